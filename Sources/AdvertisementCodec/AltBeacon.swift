@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// AltBeacon (Radius Networks' open format), in manufacturer specific data:
+///
+/// ```
+/// 1B FF        length 27, manufacturer specific data
+/// cc cc        company ID of the beacon's maker, little-endian
+/// BE AC        beacon code
+/// id * 20      beacon ID: by convention a 16-byte UUID (id1), id2 and id3 (UInt16 big-endian)
+/// PP           reference RSSI, Int8 dBm at 1 m
+/// rr           reserved for the manufacturer
+/// ```
+public struct AltBeacon: Hashable, Sendable {
+    static let beaconCode: [UInt8] = [0xBE, 0xAC]
+    /// Length of the manufacturer data, company ID included.
+    public static let manufacturerDataLength = 26
+
+    public var company: CompanyIdentifier
+    public var id1: UUID
+    public var id2: UInt16
+    public var id3: UInt16
+    /// The reference RSSI at 1 m (the specification's "Reference RSSI").
+    public var measuredPower: Int8
+    /// The manufacturer-reserved last byte.
+    public var reserved: UInt8
+
+    public init(company: CompanyIdentifier = .radiusNetworks, id1: UUID, id2: UInt16, id3: UInt16,
+                measuredPower: Int8 = IBeacon.defaultMeasuredPower, reserved: UInt8 = 0) {
+        self.company = company
+        self.id1 = id1
+        self.id2 = id2
+        self.id3 = id3
+        self.measuredPower = measuredPower
+        self.reserved = reserved
+    }
+
+    /// Whether manufacturer data carries the AltBeacon code after its company ID.
+    static func hasBeaconCode(_ manufacturerData: ArraySlice<UInt8>) -> Bool {
+        manufacturerData.count >= 4 && manufacturerData.dropFirst(2).prefix(2).elementsEqual(beaconCode)
+    }
+
+    /// Parses the 26-byte manufacturer data, company ID included.
+    /// - Throws: `CodecError` naming the first byte that is not an AltBeacon's.
+    public init(parsingManufacturerData bytes: ArraySlice<UInt8>) throws(CodecError) {
+        var reader = ByteReader(bytes, structure: "AltBeacon manufacturer data")
+        company = CompanyIdentifier(try reader.uint16LE("company ID"))
+        let codeOffset = reader.offset
+        let code = try reader.bytes(2, "beacon code")
+        guard code.elementsEqual(Self.beaconCode) else {
+            throw reader.unexpected("beacon code", expected: "BE AC", found: HexText.format(code, separator: " "),
+                                    at: codeOffset)
+        }
+        id1 = UUID(bytes: try reader.bytes(16, "beacon ID (id1)"))
+        id2 = try reader.uint16BE("beacon ID (id2)")
+        id3 = try reader.uint16BE("beacon ID (id3)")
+        measuredPower = try reader.int8("reference RSSI")
+        reserved = try reader.uint8("reserved")
+        try reader.expectEnd()
+    }
+
+    /// The 26-byte manufacturer data, company ID included.
+    public var manufacturerData: [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(Self.manufacturerDataLength)
+        out.appendLE(company.rawValue)
+        out.append(contentsOf: Self.beaconCode)
+        out.append(contentsOf: id1.bigEndianBytes)
+        out.appendBE(id2)
+        out.appendBE(id3)
+        out.append(UInt8(bitPattern: measuredPower))
+        out.append(reserved)
+        return out
+    }
+
+    /// Flags (0x06) and the manufacturer data: 31 bytes.
+    public var advertisingData: AdvertisingData {
+        AdvertisingData([
+            ADStructure(type: .flags, data: [ADFlags.beacon.rawValue]),
+            ADStructure(type: .manufacturerSpecificData, data: manufacturerData),
+        ])
+    }
+}

@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+/// Any beacon payload this codec understands.
+public enum Beacon: Hashable, Sendable {
+    case iBeacon(IBeacon)
+    case altBeacon(AltBeacon)
+    case eddystone(EddystoneFrame)
+
+    /// Every beacon in advertising data, in the order of the structures that carry them.
+    ///
+    /// A structure counts as a beacon when it carries the format's signature (Apple's company ID
+    /// and type 0x02, the AltBeacon code BE AC, service data for 0xFEAA). Other structures are
+    /// ignored; a structure with a signature but a malformed body throws.
+    /// - Throws: `CodecError` at the first byte of a beacon structure that does not fit its format.
+    public static func beacons(in data: AdvertisingData) throws(CodecError) -> [Beacon] {
+        var found: [Beacon] = []
+        for structure in data.structures {
+            if let beacon = try beacon(in: structure) { found.append(beacon) }
+        }
+        return found
+    }
+
+    /// The beacon one AD structure carries, or nil when it carries none.
+    /// - Throws: `CodecError` when the structure has a beacon's signature but not its layout.
+    public static func beacon(in structure: ADStructure) throws(CodecError) -> Beacon? {
+        if structure.type == .manufacturerSpecificData {
+            return try beacon(inManufacturerData: structure.data)
+        }
+        if let (uuid, payload) = structure.serviceData16, uuid == EddystoneFrame.serviceUUID {
+            return .eddystone(try EddystoneFrame(parsing: payload))
+        }
+        return nil
+    }
+
+    /// The beacon in manufacturer specific data (company ID first), or nil when it carries none.
+    /// - Throws: `CodecError` when the data has a beacon's signature but not its layout.
+    public static func beacon(inManufacturerData data: ArraySlice<UInt8>) throws(CodecError) -> Beacon? {
+        let s = data.startIndex
+        if data.count >= 3, data[s] == 0x4C, data[s + 1] == 0x00, data[s + 2] == IBeacon.typeByte {
+            return .iBeacon(try IBeacon(parsingManufacturerData: data))
+        }
+        if AltBeacon.hasBeaconCode(data) {
+            return .altBeacon(try AltBeacon(parsingManufacturerData: data))
+        }
+        return nil
+    }
+
+    /// The advertising data a transmitter sends for this beacon.
+    public var advertisingData: AdvertisingData {
+        switch self {
+        case let .iBeacon(beacon): beacon.advertisingData
+        case let .altBeacon(beacon): beacon.advertisingData
+        case let .eddystone(frame): frame.advertisingData
+        }
+    }
+
+    /// The calibrated RSSI at 1 m, the figure ranging uses (Eddystone's 0 m figure less 41 dB).
+    public var measuredPower: Int8? {
+        switch self {
+        case let .iBeacon(beacon): beacon.measuredPower
+        case let .altBeacon(beacon): beacon.measuredPower
+        case let .eddystone(.uid(frame)): Int8(clamping: Int(frame.txPowerAt0m) - EddystoneFrame.zeroToOneMetreLoss)
+        case let .eddystone(.url(frame)): Int8(clamping: Int(frame.txPowerAt0m) - EddystoneFrame.zeroToOneMetreLoss)
+        case .eddystone: nil
+        }
+    }
+}

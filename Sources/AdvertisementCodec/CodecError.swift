@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+/// Why a sequence of bytes (or hex text) could not be decoded, and exactly where.
+///
+/// `offset` is an index into the collection handed to the parser: for an `Array` or a slice
+/// taken from one, that is the byte offset from the start of the original input, so an error
+/// found deep inside an advertising report still points at the right byte of the event.
+public struct CodecError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What went wrong at `offset`.
+    public enum Reason: Hashable, Sendable {
+        /// The input ended while `field` still needed `needed` bytes; only `available` were left.
+        case truncated(field: String, needed: Int, available: Int)
+        /// `field` held `found` where the format requires `expected`.
+        case unexpectedValue(field: String, expected: String, found: String)
+        /// The structure was complete but `count` bytes followed it.
+        case trailingBytes(count: Int)
+        /// The input was well formed but not something this parser recognises.
+        case unrecognized(expected: String)
+    }
+
+    /// The structure being parsed, as the specification names it ("iBeacon manufacturer data").
+    public var structure: String
+    /// Index of the first offending byte (or character, for hex text).
+    public var offset: Int
+    public var reason: Reason
+
+    public init(structure: String, offset: Int, reason: Reason) {
+        self.structure = structure
+        self.offset = offset
+        self.reason = reason
+    }
+
+    public var description: String {
+        "\(structure): byte \(offset): \(reasonDescription)"
+    }
+
+    /// The reason alone, without structure and offset.
+    public var reasonDescription: String {
+        switch reason {
+        case let .truncated(field, needed, available):
+            let bytes = needed == 1 ? "byte" : "bytes"
+            return "truncated: \(field) needs \(needed) \(bytes), only \(available) left"
+        case let .unexpectedValue(field, expected, found):
+            return "\(field): expected \(expected), found \(found)"
+        case let .trailingBytes(count):
+            return "\(count) unexpected trailing byte\(count == 1 ? "" : "s")"
+        case let .unrecognized(expected):
+            return "not recognised: expected \(expected)"
+        }
+    }
+}
+
+extension UInt8 {
+    /// `0x1A`: how the codec's error messages print a byte.
+    var hexLiteral: String { "0x" + HexText.format([self]) }
+}

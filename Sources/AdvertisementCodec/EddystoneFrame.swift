@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+/// An Eddystone frame: service data for the 16-bit UUID 0xFEAA, the first byte naming the frame.
+///
+/// ```
+/// 02 01 06        Flags
+/// 03 03 AA FE     Complete List of 16-bit Service UUIDs: 0xFEAA
+/// LL 16 AA FE     Service Data - 16-bit UUID 0xFEAA, then the frame
+/// ```
+public enum EddystoneFrame: Hashable, Sendable {
+    case uid(EddystoneUID)
+    case url(EddystoneURL)
+    case tlm(EddystoneTLM)
+    /// A frame type this codec does not decode (EID 0x30, or a future one), kept whole.
+    case other(frameType: UInt8, payload: [UInt8])
+
+    /// The Eddystone service UUID, 0xFEAA.
+    public static let serviceUUID: UInt16 = 0xFEAA
+    /// Eddystone reports TX power at 0 m; the 1 m figure iBeacon calls measured power is 41 dB lower.
+    public static let zeroToOneMetreLoss = 41
+
+    /// Parses a frame: the service data after the 0xFEAA UUID.
+    /// - Throws: `CodecError` naming the field that does not fit the frame type.
+    public init(parsing bytes: ArraySlice<UInt8>) throws(CodecError) {
+        var reader = ByteReader(bytes, structure: "Eddystone frame")
+        let frameType = try reader.uint8("frame type")
+        switch frameType {
+        case EddystoneUID.frameType: self = .uid(try EddystoneUID(parsingAfterFrameType: &reader))
+        case EddystoneURL.frameType: self = .url(try EddystoneURL(parsingAfterFrameType: &reader))
+        case EddystoneTLM.frameType: self = .tlm(try EddystoneTLM(parsingAfterFrameType: &reader))
+        default: self = .other(frameType: frameType, payload: Array(reader.rest()))
+        }
+    }
+
+    /// The frame bytes (what follows 0xFEAA in the service data).
+    public var bytes: [UInt8] {
+        switch self {
+        case let .uid(frame): frame.bytes
+        case let .url(frame): frame.bytes
+        case let .tlm(frame): frame.bytes
+        case let .other(frameType, payload): [frameType] + payload
+        }
+    }
+
+    /// Flags, the 0xFEAA service UUID list and the service data holding this frame.
+    public var advertisingData: AdvertisingData {
+        var serviceData: [UInt8] = []
+        serviceData.appendLE(Self.serviceUUID)
+        serviceData.append(contentsOf: bytes)
+        var uuidList: [UInt8] = []
+        uuidList.appendLE(Self.serviceUUID)
+        return AdvertisingData([
+            ADStructure(type: .flags, data: [ADFlags.beacon.rawValue]),
+            ADStructure(type: .completeServiceUUIDs16, data: uuidList),
+            ADStructure(type: .serviceData16, data: serviceData),
+        ])
+    }
+}

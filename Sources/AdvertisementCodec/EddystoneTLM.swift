@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+/// Eddystone-TLM (frame type 0x20), unencrypted version 0x00: the beacon's telemetry.
+///
+/// ```
+/// 20           frame type
+/// 00           version
+/// bb bb        battery voltage, mV, big-endian (0 = not reported)
+/// tt tt        temperature, signed 8.8 fixed point, big-endian (0x8000 = not supported)
+/// aa * 4       advertising PDUs sent since power-up, big-endian
+/// ss * 4       time since power-up in 0.1 s, big-endian
+/// ```
+public struct EddystoneTLM: Hashable, Sendable {
+    static let frameType: UInt8 = 0x20
+    static let unencryptedVersion: UInt8 = 0x00
+    /// The raw temperature meaning "not supported".
+    public static let temperatureNotSupported: Int16 = -0x8000
+
+    public var batteryMillivolts: UInt16
+    /// Temperature in 1/256 °C (8.8 fixed point); `temperatureNotSupported` when absent.
+    public var rawTemperature: Int16
+    public var advertisingPDUCount: UInt32
+    /// Time since power-up in tenths of a second.
+    public var uptimeDeciseconds: UInt32
+
+    public init(batteryMillivolts: UInt16, rawTemperature: Int16 = temperatureNotSupported,
+                advertisingPDUCount: UInt32, uptimeDeciseconds: UInt32) {
+        self.batteryMillivolts = batteryMillivolts
+        self.rawTemperature = rawTemperature
+        self.advertisingPDUCount = advertisingPDUCount
+        self.uptimeDeciseconds = uptimeDeciseconds
+    }
+
+    /// The temperature in °C, or nil when the beacon does not report it.
+    public var temperature: Double? {
+        rawTemperature == Self.temperatureNotSupported ? nil : Double(rawTemperature) / 256
+    }
+
+    init(parsingAfterFrameType reader: inout ByteReader) throws(CodecError) {
+        let versionOffset = reader.offset
+        let version = try reader.uint8("TLM version")
+        guard version == Self.unencryptedVersion else {
+            throw reader.unexpected("TLM version", expected: "0x00 (unencrypted TLM)", found: version.hexLiteral,
+                                    at: versionOffset)
+        }
+        batteryMillivolts = try reader.uint16BE("battery voltage")
+        rawTemperature = Int16(bitPattern: try reader.uint16BE("temperature"))
+        advertisingPDUCount = try reader.uint32BE("advertising PDU count")
+        uptimeDeciseconds = try reader.uint32BE("time since power-up")
+        try reader.expectEnd()
+    }
+
+    /// The frame bytes, frame type first.
+    public var bytes: [UInt8] {
+        var out: [UInt8] = [Self.frameType, Self.unencryptedVersion]
+        out.appendBE(batteryMillivolts)
+        out.appendBE(UInt16(bitPattern: rawTemperature))
+        out.appendBE(advertisingPDUCount)
+        out.appendBE(uptimeDeciseconds)
+        return out
+    }
+}

@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+/// Eddystone-URL (frame type 0x10): a compressed URL.
+///
+/// ```
+/// 10           frame type
+/// tt           TX power at 0 m, Int8 dBm
+/// ss           scheme: 00 http://www.  01 https://www.  02 http://  03 https://
+/// uu * 1...17  URL; 0x00-0x06 expand to .com/ .org/ .edu/ .net/ .info/ .biz/ .gov/
+///              and 0x07-0x0D to the same without the slash
+/// ```
+public struct EddystoneURL: Hashable, Sendable {
+    static let frameType: UInt8 = 0x10
+    /// The encoded URL (after the scheme) holds at most 17 bytes so the frame fits 31 bytes.
+    public static let maximumEncodedLength = 17
+    static let schemes = ["http://www.", "https://www.", "http://", "https://"]
+    static let expansions = [".com/", ".org/", ".edu/", ".net/", ".info/", ".biz/", ".gov/",
+                             ".com", ".org", ".edu", ".net", ".info", ".biz", ".gov"]
+
+    /// Calibrated TX power at 0 m in dBm.
+    public var txPowerAt0m: Int8
+    /// The scheme code, 0...3.
+    public var scheme: UInt8
+    /// The URL bytes after the scheme, expansion codes unexpanded.
+    public var encodedURL: [UInt8]
+
+    /// Compresses `url` into the frame's scheme code and expansion codes.
+    /// - Throws: `CodecError` if the URL has no supported scheme, holds a character outside
+    ///   printable ASCII, or needs more than 17 bytes.
+    public init(txPowerAt0m: Int8, url: String) throws(CodecError) {
+        let text = Array(url.utf8)
+        // Longest scheme first: "https://www." before "https://".
+        guard let (code, prefix) = Self.schemes.enumerated()
+            .filter({ text.starts(with: $0.element.utf8) })
+            .max(by: { $0.element.utf8.count < $1.element.utf8.count }) else {
+            throw CodecError(structure: "Eddystone-URL", offset: 0, reason: .unexpectedValue(
+                field: "scheme", expected: "http://, https://, http://www. or https://www.", found: "'\(url)'"))
+        }
+        var encoded: [UInt8] = []
+        var index = prefix.utf8.count
+        while index < text.count {
+            let rest = text[index...]
+            // Longest expansion first: ".com/" before ".com".
+            if let (expansion, word) = Self.expansions.enumerated()
+                .filter({ rest.starts(with: $0.element.utf8) })
+                .max(by: { $0.element.utf8.count < $1.element.utf8.count }) {
+                encoded.append(UInt8(expansion))
+                index += word.utf8.count
+                continue
+            }
+            let char = text[index]
+            guard (0x21...0x7E).contains(char) else {
+                throw CodecError(structure: "Eddystone-URL", offset: index, reason: .unexpectedValue(
+                    field: "URL character", expected: "printable ASCII", found: char.hexLiteral))
+            }
+            encoded.append(char)
+            index += 1
+        }
+        guard (1...Self.maximumEncodedLength).contains(encoded.count) else {
+            throw CodecError(structure: "Eddystone-URL", offset: 0, reason: .unexpectedValue(
+                field: "encoded URL length", expected: "1 to \(Self.maximumEncodedLength) bytes after compression",
+                found: "\(encoded.count) bytes"))
+        }
+        self.txPowerAt0m = txPowerAt0m
+        self.scheme = UInt8(code)
+        self.encodedURL = encoded
+    }
+
+    init(parsingAfterFrameType reader: inout ByteReader) throws(CodecError) {
+        txPowerAt0m = try reader.int8("TX power at 0 m")
+        let schemeOffset = reader.offset
+        scheme = try reader.uint8("URL scheme")
+        guard Int(scheme) < Self.schemes.count else {
+            throw reader.unexpected("URL scheme", expected: "0x00 to 0x03", found: scheme.hexLiteral, at: schemeOffset)
+        }
+        let urlOffset = reader.offset
+        encodedURL = Array(reader.rest())
+        guard encodedURL.count <= Self.maximumEncodedLength else {
+            throw reader.unexpected("encoded URL length", expected: "at most \(Self.maximumEncodedLength) bytes",
+                                    found: "\(encodedURL.count) bytes", at: urlOffset)
+        }
+    }
+
+    /// The URL with scheme and expansions written out. Bytes the format reserves
+    /// (0x0E-0x20, 0x7F-0xFF) appear percent-encoded.
+    public var url: String {
+        var text = Self.schemes[Int(scheme) % Self.schemes.count]
+        for byte in encodedURL {
+            if Int(byte) < Self.expansions.count {
+                text += Self.expansions[Int(byte)]
+            } else if (0x21...0x7E).contains(byte) {
+                text.unicodeScalars.append(Unicode.Scalar(byte))
+            } else {
+                text += "%" + HexText.format([byte])
+            }
+        }
+        return text
+    }
+
+    /// The frame bytes, frame type first.
+    public var bytes: [UInt8] {
+        [Self.frameType, UInt8(bitPattern: txPowerAt0m), scheme] + encodedURL
+    }
+}

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+/// Hex text as people paste it: `0201061AFF`, `02 01 06`, `02:01:06`, `0x02 0x01`, `0x020106`,
+/// upper or lower case. A leading `>` or `<` (hcidump's direction marker) is ignored.
+public enum HexText {
+    /// Parses hex text into bytes.
+    ///
+    /// Bytes are separated by nothing, or by spaces, tabs, `:`, `-` or `,`; each group may carry
+    /// a `0x` prefix and must hold an even number of digits.
+    /// - Throws: `CodecError` whose offset is the character offset of the offending character.
+    public static func parse(_ text: some StringProtocol) throws(CodecError) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count / 2)
+        var pendingHigh: UInt8? = nil
+        var pendingOffset = 0
+        var digitsInGroup = 0
+        var column = 0
+        var sawDirection = false
+        for char in text.utf8 {
+            defer { column += 1 }
+            if let nibble = nibble(char) {
+                if let high = pendingHigh {
+                    bytes.append(high << 4 | nibble)
+                    pendingHigh = nil
+                } else {
+                    pendingHigh = nibble
+                    pendingOffset = column
+                }
+                digitsInGroup += 1
+                continue
+            }
+            switch char {
+            case UInt8(ascii: "x"), UInt8(ascii: "X"):
+                // A `0x` prefix: only directly after a lone `0` that starts a group.
+                guard digitsInGroup == 1, pendingHigh == 0 else { throw invalid(char, at: column) }
+                pendingHigh = nil
+                digitsInGroup = 0
+            case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: ":"), UInt8(ascii: "-"),
+                 UInt8(ascii: ","), UInt8(ascii: "\r"), UInt8(ascii: "\n"):
+                guard pendingHigh == nil else { throw oddDigits(at: pendingOffset) }
+                digitsInGroup = 0
+            case UInt8(ascii: ">"), UInt8(ascii: "<"):
+                guard bytes.isEmpty, pendingHigh == nil, !sawDirection else { throw invalid(char, at: column) }
+                sawDirection = true
+            default:
+                throw invalid(char, at: column)
+            }
+        }
+        guard pendingHigh == nil else { throw oddDigits(at: pendingOffset) }
+        guard !bytes.isEmpty else {
+            throw CodecError(structure: "hex text", offset: 0,
+                             reason: .unrecognized(expected: "at least one byte of hex"))
+        }
+        return bytes
+    }
+
+    /// Formats bytes as upper-case hex, `separator` between bytes.
+    public static func format(_ bytes: some Sequence<UInt8>, separator: String = "") -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.underestimatedCount * (2 + separator.utf8.count))
+        var first = true
+        for byte in bytes {
+            if !first { out.append(contentsOf: separator.utf8) }
+            first = false
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    private static let digits: [UInt8] = Array("0123456789ABCDEF".utf8)
+
+    @inline(__always)
+    static func nibble(_ char: UInt8) -> UInt8? {
+        switch char {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return char &- UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return char &- UInt8(ascii: "a") &+ 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return char &- UInt8(ascii: "A") &+ 10
+        default: return nil
+        }
+    }
+
+    private static func invalid(_ char: UInt8, at column: Int) -> CodecError {
+        let shown = (0x21...0x7E).contains(char) ? "'\(Character(Unicode.Scalar(char)))'" : char.hexLiteral
+        return CodecError(structure: "hex text", offset: column,
+                          reason: .unexpectedValue(field: "character", expected: "a hex digit", found: shown))
+    }
+
+    private static func oddDigits(at column: Int) -> CodecError {
+        CodecError(structure: "hex text", offset: column,
+                   reason: .unexpectedValue(field: "digit group", expected: "two hex digits per byte",
+                                            found: "an odd number of digits"))
+    }
+}

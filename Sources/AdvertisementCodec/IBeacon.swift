@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Apple's iBeacon: a proximity UUID, major, minor and the measured power at 1 m, carried in
+/// manufacturer specific data of company 0x004C.
+///
+/// ```
+/// 02 01 06     Flags: LE General Discoverable, BR/EDR not supported
+/// 1A FF        length 26, manufacturer specific data
+/// 4C 00        company 0x004C (Apple), little-endian
+/// 02 15        iBeacon type 0x02, 21 bytes follow
+/// xx * 16      proximity UUID, in written order (never byte-reversed)
+/// MM MM        major, big-endian
+/// mm mm        minor, big-endian
+/// PP           measured power, Int8 dBm at 1 m
+/// ```
+public struct IBeacon: Hashable, Sendable {
+    /// The customary calibration when none is given: -59 dBm at 1 m (0xC5).
+    public static let defaultMeasuredPower: Int8 = -59
+    static let typeByte: UInt8 = 0x02
+    static let remainingLength: UInt8 = 0x15
+    /// Length of the manufacturer data, company ID included.
+    public static let manufacturerDataLength = 25
+    /// Length of the advertising data: flags and manufacturer data.
+    public static let advertisingDataLength = 30
+
+    public var proximityUUID: UUID
+    public var major: UInt16
+    public var minor: UInt16
+    /// RSSI in dBm a receiver sees at 1 m; ranging divides by it.
+    public var measuredPower: Int8
+
+    public init(proximityUUID: UUID, major: UInt16, minor: UInt16, measuredPower: Int8 = defaultMeasuredPower) {
+        self.proximityUUID = proximityUUID
+        self.major = major
+        self.minor = minor
+        self.measuredPower = measuredPower
+    }
+
+    /// Parses the 25-byte manufacturer data (`4C 00 02 15 ...`), company ID included.
+    /// - Throws: `CodecError` naming the first byte that is not an iBeacon's.
+    public init(parsingManufacturerData bytes: ArraySlice<UInt8>) throws(CodecError) {
+        var reader = ByteReader(bytes, structure: "iBeacon manufacturer data")
+        let companyOffset = reader.offset
+        let company = try reader.uint16LE("company ID")
+        guard company == CompanyIdentifier.apple.rawValue else {
+            throw reader.unexpected("company ID", expected: "0x004C (Apple)",
+                                    found: CompanyIdentifier(company).description, at: companyOffset)
+        }
+        try self.init(parsingAppleData: &reader)
+    }
+
+    /// Parses iBeacon fields that follow the company ID.
+    init(parsingAppleData reader: inout ByteReader) throws(CodecError) {
+        let typeOffset = reader.offset
+        let type = try reader.uint8("iBeacon type")
+        guard type == Self.typeByte else {
+            throw reader.unexpected("iBeacon type", expected: "0x02", found: type.hexLiteral, at: typeOffset)
+        }
+        let lengthOffset = reader.offset
+        let length = try reader.uint8("iBeacon length")
+        guard length == Self.remainingLength else {
+            throw reader.unexpected("iBeacon length", expected: "0x15 (21)", found: "\(length.hexLiteral) (\(length))",
+                                    at: lengthOffset)
+        }
+        proximityUUID = UUID(bytes: try reader.bytes(16, "proximity UUID"))
+        major = try reader.uint16BE("major")
+        minor = try reader.uint16BE("minor")
+        measuredPower = try reader.int8("measured power")
+        try reader.expectEnd()
+    }
+
+    /// Parses advertising data holding an iBeacon (for example the 30-byte flags + manufacturer data).
+    /// - Throws: `CodecError` if the data is malformed or holds no iBeacon.
+    public init(parsingAdvertisingData bytes: ArraySlice<UInt8>) throws(CodecError) {
+        let data = try AdvertisingData(parsing: bytes)
+        for case let .iBeacon(beacon) in try Beacon.beacons(in: data) {
+            self = beacon
+            return
+        }
+        throw CodecError(structure: "advertising data", offset: bytes.startIndex,
+                         reason: .unrecognized(expected: "iBeacon manufacturer data (4C 00 02 15 ...)"))
+    }
+
+    /// The 25-byte manufacturer data, company ID included.
+    public var manufacturerData: [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(Self.manufacturerDataLength)
+        out.appendLE(CompanyIdentifier.apple.rawValue)
+        out.append(Self.typeByte)
+        out.append(Self.remainingLength)
+        out.append(contentsOf: proximityUUID.bigEndianBytes)
+        out.appendBE(major)
+        out.appendBE(minor)
+        out.append(UInt8(bitPattern: measuredPower))
+        return out
+    }
+
+    /// Flags (0x06) and the manufacturer data: the 30 bytes an iBeacon advertises.
+    public var advertisingData: AdvertisingData {
+        AdvertisingData([
+            ADStructure(type: .flags, data: [ADFlags.beacon.rawValue]),
+            ADStructure(type: .manufacturerSpecificData, data: manufacturerData),
+        ])
+    }
+}

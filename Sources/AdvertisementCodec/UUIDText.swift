@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+extension UUID {
+    /// Parses a 128-bit UUID written with or without dashes (8-4-4-4-12), in any case.
+    ///
+    /// Unlike `UUID(uuidString:)`, this accepts 32 contiguous hex digits, and says what is wrong.
+    /// - Throws: `CodecError` naming the offending character or the digit count found.
+    public init(beaconText text: some StringProtocol) throws(CodecError) {
+        let utf8 = Array(text.utf8)
+        let dashed = utf8.count == 36
+        if dashed {
+            for position in [8, 13, 18, 23] where utf8[position] != UInt8(ascii: "-") {
+                throw CodecError(structure: "UUID", offset: position, reason: .unexpectedValue(
+                    field: "separator", expected: "'-' in the form 8-4-4-4-12", found: Self.show(utf8[position])))
+            }
+        }
+        var bytes: [UInt8] = []
+        var high: UInt8? = nil
+        for (index, char) in utf8.enumerated() {
+            if dashed, [8, 13, 18, 23].contains(index) { continue }
+            guard let nibble = HexText.nibble(char) else {
+                throw CodecError(structure: "UUID", offset: index, reason: .unexpectedValue(
+                    field: "character", expected: "a hex digit", found: Self.show(char)))
+            }
+            if let h = high { bytes.append(h << 4 | nibble); high = nil } else { high = nibble }
+        }
+        guard bytes.count == 16, high == nil else {
+            let digits = utf8.filter { HexText.nibble($0) != nil }.count
+            throw CodecError(structure: "UUID", offset: 0, reason: .unexpectedValue(
+                field: "length", expected: "32 hex digits (16 bytes), with or without dashes",
+                found: "\(digits) hex digits" + (digits % 2 == 0 ? " (\(digits / 2) bytes)" : "")))
+        }
+        self.init(bytes: bytes[...])
+    }
+
+    /// Builds a UUID from 16 bytes in the order it is written as text (big-endian).
+    /// Callers guarantee `bytes.count == 16`.
+    init(bytes b: ArraySlice<UInt8>) {
+        let s = b.startIndex
+        self.init(uuid: (b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7],
+                         b[s + 8], b[s + 9], b[s + 10], b[s + 11], b[s + 12], b[s + 13], b[s + 14], b[s + 15]))
+    }
+
+    /// The 16 bytes in the order the UUID is written as text: the order iBeacon sends them.
+    public var bigEndianBytes: [UInt8] {
+        withUnsafeBytes(of: uuid) { Array($0) }
+    }
+
+    private static func show(_ char: UInt8) -> String {
+        (0x21...0x7E).contains(char) ? "'\(Character(Unicode.Scalar(char)))'" : char.hexLiteral
+    }
+}
