@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+import AdvertisementCodec
+import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Which beacon format to build; iBeacon unless a flag says otherwise.
+enum BeaconFormat: String, EnumerableFlag {
+    case ibeacon, altbeacon, eddystoneUID, eddystoneTLM
+
+    /// The flag's spelling, without dashes.
+    var flagName: String {
+        switch self {
+        case .ibeacon: "ibeacon"
+        case .altbeacon: "altbeacon"
+        case .eddystoneUID: "eddystone-uid"
+        case .eddystoneTLM: "eddystone-tlm"
+        }
+    }
+
+    static func name(for value: BeaconFormat) -> NameSpecification { .customLong(value.flagName) }
+
+    static func help(for value: BeaconFormat) -> ArgumentHelp? {
+        switch value {
+        case .ibeacon: "Apple iBeacon (the default): --uuid, --major, --minor."
+        case .altbeacon: "AltBeacon: --uuid, --major, --minor as id1, id2, id3; --company-id."
+        case .eddystoneUID: "Eddystone-UID: --namespace, --instance."
+        case .eddystoneTLM: "Eddystone-TLM telemetry: --battery, --temperature, --pdu-count, --uptime."
+        }
+    }
+}
+
+/// The options that describe one beacon, shared by every command that builds one.
+struct BeaconOptions: ParsableArguments {
+    @Flag(help: "Beacon format.")
+    var format: BeaconFormat?
+
+    @Option(name: .customLong("eddystone-url"), help: "Eddystone-URL beacon for this URL.")
+    var eddystoneURL: String?
+
+    @Option(help: "Proximity UUID (iBeacon), id1 (AltBeacon): 32 hex digits, dashes optional.")
+    var uuid: String?
+
+    @Option(help: "Major (iBeacon) or id2 (AltBeacon), 0 to 65535.")
+    var major: Int?
+
+    @Option(help: "Minor (iBeacon) or id3 (AltBeacon), 0 to 65535.")
+    var minor: Int?
+
+    @Option(help: ArgumentHelp(
+        "RSSI at 1 m in dBm, -128 to 127 (default -59). Eddystone sends it at 0 m, 41 dB higher.",
+        valueName: "dBm"))
+    var measuredPower: Int?
+
+    @Option(help: "AltBeacon company ID, 0x0000 to 0xFFFF (default 0x0118).")
+    var companyId: String?
+
+    @Option(help: "Eddystone-UID namespace: 20 hex digits (10 bytes).")
+    var namespace: String?
+
+    @Option(help: "Eddystone-UID instance: 12 hex digits (6 bytes).")
+    var instance: String?
+
+    @Option(help: "Eddystone-TLM battery voltage in mV, 0 to 65535.")
+    var battery: Int?
+
+    @Option(help: "Eddystone-TLM temperature in degrees C, -128 to 127.99 (omit: not supported).")
+    var temperature: Double?
+
+    @Option(help: "Eddystone-TLM advertising PDU count, 0 to 4294967295.")
+    var pduCount: Int?
+
+    @Option(help: "Eddystone-TLM time since power-up in seconds, 0 to 429496729.5.")
+    var uptime: Double?
+
+    func validate() throws {
+        _ = try makeBeacon()
+    }
+
+    /// The beacon these options describe.
+    /// - Throws: `ValidationError` naming the option and its range.
+    func makeBeacon() throws -> Beacon {
+        if eddystoneURL != nil, let format {
+            throw ValidationError("--eddystone-url cannot be combined with --\(format.flagName)")
+        }
+        let power = try ranged(measuredPower, "--measured-power", -128...127, default: Int(IBeacon.defaultMeasuredPower))
+        let powerAt0m = Int8(clamping: power + EddystoneFrame.zeroToOneMetreLoss)
+        if let eddystoneURL {
+            try rejectUnused(["--uuid": uuid, "--major": major, "--minor": minor])
+            do {
+                return .eddystone(.url(try EddystoneURL(txPowerAt0m: powerAt0m, url: eddystoneURL)))
+            } catch {
+                throw ValidationError("--eddystone-url: \(error.reasonDescription)")
+            }
+        }
+        switch format ?? .ibeacon {
+        case .ibeacon:
+            return .iBeacon(IBeacon(proximityUUID: try requiredUUID(), major: try required(major, "--major"),
+                                    minor: try required(minor, "--minor"), measuredPower: Int8(power)))
+        case .altbeacon:
+            let company = try companyId.map { try parseCompanyID($0) } ?? .radiusNetworks
+            return .altBeacon(AltBeacon(company: company, id1: try requiredUUID(), id2: try required(major, "--major"),
+                                        id3: try required(minor, "--minor"), measuredPower: Int8(power)))
+        case .eddystoneUID:
+            try rejectUnused(["--uuid": uuid, "--major": major, "--minor": minor])
+            let namespace = try hexBytes(namespace, "--namespace", count: 10)
+            let instance = try hexBytes(instance, "--instance", count: 6)
+            return .eddystone(.uid(try EddystoneUID(txPowerAt0m: powerAt0m, namespace: namespace, instance: instance)))
+        case .eddystoneTLM:
+            try rejectUnused(["--uuid": uuid, "--major": major, "--minor": minor])
+            let rawTemperature: Int16
+            if let temperature {
+                guard temperature >= -128, temperature < 128 else {
+                    throw ValidationError("--temperature must be from -128 to 127.99 degrees C, got \(temperature)")
+                }
+                rawTemperature = Int16((temperature * 256).rounded())
+            } else {
+                rawTemperature = EddystoneTLM.temperatureNotSupported
+            }
+            let uptimeTenths = try ranged(uptime.map { Int(($0 * 10).rounded()) }, "--uptime", 0...Int(UInt32.max),
+                                          default: 0)
+            return .eddystone(.tlm(EddystoneTLM(
+                batteryMillivolts: UInt16(try ranged(battery, "--battery", 0...65535, default: 0)),
+                rawTemperature: rawTemperature,
+                advertisingPDUCount: UInt32(try ranged(pduCount, "--pdu-count", 0...Int(UInt32.max), default: 0)),
+                uptimeDeciseconds: UInt32(uptimeTenths))))
+        }
+    }
+
+    private func requiredUUID() throws -> UUID {
+        guard let uuid else { throw ValidationError("missing --uuid (32 hex digits, dashes optional)") }
+        do {
+            return try UUID(beaconText: uuid)
+        } catch {
+            throw ValidationError("--uuid '\(uuid)': \(error.reasonDescription)")
+        }
+    }
+
+    private func required(_ value: Int?, _ name: String) throws -> UInt16 {
+        guard let value else { throw ValidationError("missing \(name) (0 to 65535)") }
+        return UInt16(try ranged(value, name, 0...65535, default: 0))
+    }
+
+    private func ranged(_ value: Int?, _ name: String, _ range: ClosedRange<Int>, default fallback: Int) throws -> Int {
+        guard let value else { return fallback }
+        guard range.contains(value) else {
+            throw ValidationError("\(name) must be from \(range.lowerBound) to \(range.upperBound)\(name == "--measured-power" ? " dBm" : ""), got \(value)")
+        }
+        return value
+    }
+
+    private func rejectUnused(_ options: [String: Any?]) throws {
+        for (name, value) in options.sorted(by: { $0.key < $1.key }) where value != nil {
+            throw ValidationError("\(name) does not apply to this beacon format")
+        }
+    }
+
+    private func hexBytes(_ text: String?, _ name: String, count: Int) throws -> [UInt8] {
+        guard let text else { throw ValidationError("missing \(name) (\(count * 2) hex digits)") }
+        let bytes: [UInt8]
+        do {
+            bytes = try HexText.parse(text)
+        } catch {
+            throw ValidationError("\(name) '\(text)': \(error.reasonDescription)")
+        }
+        guard bytes.count == count else {
+            throw ValidationError("\(name) must be \(count) bytes (\(count * 2) hex digits), got \(bytes.count) bytes")
+        }
+        return bytes
+    }
+
+    private func parseCompanyID(_ text: String) throws -> CompanyIdentifier {
+        let digits = text.lowercased().hasPrefix("0x") ? String(text.dropFirst(2)) : text
+        let value = text.lowercased().hasPrefix("0x") ? Int(digits, radix: 16) : Int(digits)
+        guard let value, (0...0xFFFF).contains(value) else {
+            throw ValidationError("--company-id must be from 0x0000 to 0xFFFF (decimal or 0x hex), got '\(text)'")
+        }
+        return CompanyIdentifier(UInt16(value))
+    }
+}

@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+import AdvertisementCodec
+import ArgumentParser
+
+/// `beacon-emit encode`: a beacon description in, exact bytes out.
+struct Encode: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print a beacon's advertising data, or the HCI command that sets it, as hex.",
+        discussion: """
+            Without --hci: the advertising data. With --hci: the H4 packet (type byte 01 first) of \
+            LE Set Advertising Data, or with --extended LE Set Extended Advertising Data for \
+            advertising set 0, one command per line.
+            """
+    )
+
+    @OptionGroup var beacon: BeaconOptions
+
+    @Flag(help: "Print the HCI command that sets the data instead of the data.")
+    var hci = false
+
+    @Flag(help: "With --hci: LE Set Extended Advertising Data (set 0) instead of the legacy command.")
+    var extended = false
+
+    @Option(help: "Text between bytes, for example ' ' or ':' (default: none).")
+    var separator: String = ""
+
+    func validate() throws {
+        if extended && !hci { throw ValidationError("--extended only applies with --hci") }
+    }
+
+    func run() throws {
+        let data = try beacon.makeBeacon().advertisingData.bytes
+        let packets: [[UInt8]]
+        if !hci {
+            packets = [data]
+        } else if extended {
+            packets = LESetExtendedAdvertisingData.fragments(handle: 0, data: data).map(\.packet.h4Bytes)
+        } else {
+            packets = [try LESetAdvertisingData(data: data).packet.h4Bytes]
+        }
+        for packet in packets { print(HexText.format(packet, separator: separator)) }
+    }
+}

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+import AdvertisementCodec
+
+/// How `decode` (and later `scan`) prints a beacon: a readable line, or a JSON line whose keys
+/// are the README's contract.
+enum SightingFormatter {
+    static func json(_ sighting: BeaconSighting) -> String {
+        var object = JSONObject()
+        switch sighting.beacon {
+        case let .iBeacon(beacon):
+            object.add("type", "ibeacon")
+            object.add("uuid", beacon.proximityUUID.uuidString)
+            object.add("major", beacon.major)
+            object.add("minor", beacon.minor)
+            object.add("measuredPower", beacon.measuredPower)
+        case let .altBeacon(beacon):
+            object.add("type", "altbeacon")
+            object.add("companyId", beacon.company.rawValue)
+            object.add("id1", beacon.id1.uuidString)
+            object.add("id2", beacon.id2)
+            object.add("id3", beacon.id3)
+            object.add("measuredPower", beacon.measuredPower)
+            object.add("reserved", beacon.reserved)
+        case let .eddystone(.uid(frame)):
+            object.add("type", "eddystone-uid")
+            object.add("namespace", HexText.format(frame.namespace))
+            object.add("instance", HexText.format(frame.instance))
+            object.add("txPowerAt0m", frame.txPowerAt0m)
+            object.add("measuredPower", sighting.beacon.measuredPower ?? 0)
+        case let .eddystone(.url(frame)):
+            object.add("type", "eddystone-url")
+            object.add("url", frame.url)
+            object.add("txPowerAt0m", frame.txPowerAt0m)
+            object.add("measuredPower", sighting.beacon.measuredPower ?? 0)
+        case let .eddystone(.tlm(frame)):
+            object.add("type", "eddystone-tlm")
+            object.add("version", 0)
+            object.add("batteryMillivolts", frame.batteryMillivolts)
+            if let temperature = frame.temperature {
+                object.add("temperature", number: String(temperature))
+            } else {
+                object.addNull("temperature")
+            }
+            object.add("advertisingPduCount", frame.advertisingPDUCount)
+            object.add("uptimeSeconds", number: deciseconds(frame.uptimeDeciseconds))
+        case let .eddystone(.other(frameType, payload)):
+            object.add("type", "eddystone")
+            object.add("frameType", frameType)
+            object.add("data", HexText.format(payload))
+        }
+        if let address = sighting.address { object.add("address", address.description) }
+        if let addressType = sighting.addressType { object.add("addressType", addressType.description) }
+        if sighting.address != nil {
+            if let rssi = sighting.rssi { object.add("rssi", rssi) } else { object.addNull("rssi") }
+        }
+        if let txPower = sighting.txPower { object.add("txPower", txPower) }
+        return object.line
+    }
+
+    static func text(_ sighting: BeaconSighting) -> String {
+        var fields: [String]
+        switch sighting.beacon {
+        case let .iBeacon(beacon):
+            fields = ["iBeacon", "uuid=\(beacon.proximityUUID.uuidString)", "major=\(beacon.major)",
+                      "minor=\(beacon.minor)", "measuredPower=\(beacon.measuredPower)dBm"]
+        case let .altBeacon(beacon):
+            fields = ["AltBeacon", "company=\(beacon.company)", "id1=\(beacon.id1.uuidString)", "id2=\(beacon.id2)",
+                      "id3=\(beacon.id3)", "measuredPower=\(beacon.measuredPower)dBm", "reserved=\(beacon.reserved)"]
+        case let .eddystone(.uid(frame)):
+            fields = ["Eddystone-UID", "namespace=\(HexText.format(frame.namespace))",
+                      "instance=\(HexText.format(frame.instance))", "txPowerAt0m=\(frame.txPowerAt0m)dBm"]
+        case let .eddystone(.url(frame)):
+            fields = ["Eddystone-URL", "url=\(frame.url)", "txPowerAt0m=\(frame.txPowerAt0m)dBm"]
+        case let .eddystone(.tlm(frame)):
+            fields = ["Eddystone-TLM", "battery=\(frame.batteryMillivolts)mV",
+                      "temperature=" + (frame.temperature.map { "\($0)C" } ?? "unsupported"),
+                      "advertisingPduCount=\(frame.advertisingPDUCount)",
+                      "uptime=\(deciseconds(frame.uptimeDeciseconds))s"]
+        case let .eddystone(.other(frameType, payload)):
+            fields = ["Eddystone", "frameType=\(HexText.format([frameType]))", "data=\(HexText.format(payload))"]
+        }
+        if let address = sighting.address {
+            fields.append("address=\(address)" + (sighting.addressType.map { " (\($0))" } ?? ""))
+            fields.append("rssi=" + (sighting.rssi.map { "\($0)dBm" } ?? "unavailable"))
+        }
+        if let txPower = sighting.txPower { fields.append("txPower=\(txPower)dBm") }
+        return fields.joined(separator: " ")
+    }
+
+    /// Tenths of a second as an exact decimal: 12345 -> "1234.5".
+    static func deciseconds(_ value: UInt32) -> String {
+        "\(value / 10).\(value % 10)"
+    }
+}
