@@ -87,7 +87,7 @@ struct BeaconOptions: ParsableArguments {
         if eddystoneURL != nil, let format {
             throw ValidationError("--eddystone-url cannot be combined with --\(format.flagName)")
         }
-        let power = try ranged(measuredPower, "--measured-power", -128...127, default: Int(IBeacon.defaultMeasuredPower))
+        let power = try ranged(measuredPower, "--measured-power", -128...127, unit: " dBm", default: Int(IBeacon.defaultMeasuredPower))
         let powerAt0m = Int8(clamping: power + EddystoneFrame.zeroToOneMetreLoss)
         if let eddystoneURL {
             try rejectUnused(["--uuid": uuid, "--major": major, "--minor": minor])
@@ -145,10 +145,11 @@ struct BeaconOptions: ParsableArguments {
         return UInt16(try ranged(value, name, 0...65535, default: 0))
     }
 
-    private func ranged(_ value: Int?, _ name: String, _ range: ClosedRange<Int>, default fallback: Int) throws -> Int {
+    private func ranged(_ value: Int?, _ name: String, _ range: ClosedRange<Int>, unit: String = "",
+                        default fallback: Int) throws -> Int {
         guard let value else { return fallback }
         guard range.contains(value) else {
-            throw ValidationError("\(name) must be from \(range.lowerBound) to \(range.upperBound)\(name == "--measured-power" ? " dBm" : ""), got \(value)")
+            throw ValidationError("\(name) must be from \(range.lowerBound) to \(range.upperBound)\(unit), got \(value)")
         }
         return value
     }

@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+@testable import AdvertisementCodec
+import Foundation
+import Testing
+
+@Suite struct AltBeaconTests {
+    let vector = hex("""
+        02 01 06                                         // Flags
+        1B FF                                            // length 27, manufacturer specific data
+        18 01                                            // company 0x0118 (Radius Networks), little-endian
+        BE AC                                            // AltBeacon code
+        39 ED 98 FF 29 00 44 1A 80 2F 9C 39 8F C1 99 D2  // beacon ID: id1
+        00 65                                            //            id2 = 101
+        00 02                                            //            id3 = 2
+        C5                                               // reference RSSI -59 dBm
+        7E                                               // reserved
+        """)
+
+    @Test func buildsAndParsesTheVector() throws {
+        let beacon = AltBeacon(id1: appleExampleUUID, id2: 101, id3: 2, measuredPower: -59, reserved: 0x7E)
+        #expect(beacon.advertisingData.bytes == vector)
+        #expect(vector.count == 31)
+        let parsed = try Beacon.beacons(in: AdvertisingData(parsing: vector))
+        #expect(parsed == [.altBeacon(beacon)])
+    }
+
+    @Test func anyCompanyCarriesTheFormat() throws {
+        var bytes = vector
+        bytes[5] = 0x59
+        bytes[6] = 0x00
+        let parsed = try Beacon.beacons(in: AdvertisingData(parsing: bytes))
+        guard case let .altBeacon(beacon) = parsed.first else {
+            Issue.record("no AltBeacon in \(parsed)")
+            return
+        }
+        #expect(beacon.company == CompanyIdentifier(0x0059))
+    }
+
+    @Test func rejectsEveryTruncationOfManufacturerData() {
+        let full = Array(vector[5...])
+        let fields: [(String, Int, Int)] = [("company ID", 0, 2), ("beacon code", 2, 2), ("beacon ID (id1)", 4, 16),
+                                            ("beacon ID (id2)", 20, 2), ("beacon ID (id3)", 22, 2),
+                                            ("reference RSSI", 24, 1), ("reserved", 25, 1)]
+        for length in 0..<full.count {
+            let (name, start, width) = fields.last { $0.1 <= length }!
+            let error = codecError { _ = try AltBeacon(parsingManufacturerData: full.prefix(length)) }
+            #expect(error?.offset == start, "length \(length)")
+            #expect(error?.reason == .truncated(field: name, needed: width, available: length - start), "length \(length)")
+        }
+    }
+
+    @Test func randomBeaconsRoundTrip() throws {
+        var generator = SeededGenerator(seed: 3)
+        for _ in 0..<500 {
+            let beacon = AltBeacon(company: CompanyIdentifier(.random(in: 0...UInt16.max, using: &generator)),
+                                   id1: .random(using: &generator), id2: .random(in: 0...UInt16.max, using: &generator),
+                                   id3: .random(in: 0...UInt16.max, using: &generator),
+                                   measuredPower: .random(in: Int8.min...Int8.max, using: &generator),
+                                   reserved: .random(in: 0...255, using: &generator))
+            #expect(try AltBeacon(parsingManufacturerData: beacon.manufacturerData[...]) == beacon)
+        }
+    }
+}
+
+@Suite struct EddystoneTests {
+    @Test func uidVector() throws {
+        let vector = hex("""
+            02 01 06                        // Flags
+            03 03 AA FE                     // Complete 16-bit UUIDs: 0xFEAA
+            17 16 AA FE                     // Service Data, 0xFEAA, 20-byte frame follows
+            00                              // frame type UID
+            EE                              // TX power at 0 m: -18 dBm
+            00 11 22 33 44 55 66 77 88 99   // namespace
+            AA BB CC DD EE FF               // instance
+            00 00                           // reserved
+            """)
+        let frame = try EddystoneUID(txPowerAt0m: -18, namespace: hex("00112233445566778899"), instance: hex("AABBCCDDEEFF"))
+        #expect(EddystoneFrame.uid(frame).advertisingData.bytes == vector)
+        #expect(try Beacon.beacons(in: AdvertisingData(parsing: vector)) == [.eddystone(.uid(frame))])
+    }
+
+    @Test func uidWithoutReservedBytesRoundTrips() throws {
+        let frameBytes = hex("00 EE 00112233445566778899 AABBCCDDEEFF")
+        let frame = try EddystoneFrame(parsing: frameBytes[...])
+        guard case let .uid(uid) = frame else {
+            Issue.record("not a UID frame: \(frame)")
+            return
+        }
+        #expect(uid.reserved == nil)
+        #expect(frame.bytes == frameBytes)
+    }
+
+    @Test func uidRejectsWrongSizes() {
+        #expect(codecError { _ = try EddystoneUID(txPowerAt0m: 0, namespace: [1, 2], instance: hex("AABBCCDDEEFF")) } != nil)
+        #expect(codecError { _ = try EddystoneUID(txPowerAt0m: 0, namespace: hex("00112233445566778899"), instance: [1]) } != nil)
+    }
+
+    @Test(arguments: [
+        ("https://www.example.com/", "10 EE 01 65 78 61 6D 70 6C 65 00"),
+        ("http://goo.gl/S6zT6P", "10 EE 02 67 6F 6F 2E 67 6C 2F 53 36 7A 54 36 50"),
+        ("https://beacon.info", "10 EE 03 62 65 61 63 6F 6E 0B"),
+        ("http://www.a.org/b.gov", "10 EE 00 61 01 62 0D"),
+    ])
+    func urlVectors(url: String, frameHex: String) throws {
+        let frame = try EddystoneURL(txPowerAt0m: -18, url: url)
+        #expect(frame.bytes == hex(frameHex))
+        guard case let .url(parsed) = try EddystoneFrame(parsing: hex(frameHex)[...]) else {
+            Issue.record("not a URL frame")
+            return
+        }
+        #expect(parsed.url == url)
+    }
+
+    @Test func urlRejectsUnknownSchemeTooLongAndControlCharacters() {
+        #expect(codecError { _ = try EddystoneURL(txPowerAt0m: 0, url: "ftp://x.com") }?.reason
+            == .unexpectedValue(field: "scheme", expected: "http://, https://, http://www. or https://www.",
+                                found: "'ftp://x.com'"))
+        #expect(codecError { _ = try EddystoneURL(txPowerAt0m: 0, url: "https://abcdefghijklmnopqr") }?.reason
+            == .unexpectedValue(field: "encoded URL length", expected: "1 to 17 bytes after compression",
+                                found: "18 bytes"))
+        #expect(codecError { _ = try EddystoneURL(txPowerAt0m: 0, url: "https://a b") }?.offset == 9)
+    }
+
+    @Test func urlParseRejectsReservedSchemeAndShowsReservedBytes() throws {
+        #expect(codecError { _ = try EddystoneFrame(parsing: hex("10 EE 04 61")[...]) }?.offset == 2)
+        guard case let .url(frame) = try EddystoneFrame(parsing: hex("10 EE 03 61 0E 62")[...]) else {
+            Issue.record("not a URL frame")
+            return
+        }
+        #expect(frame.url == "https://a%0Eb")
+    }
+
+    @Test func tlmVector() throws {
+        let vector = hex("""
+            20              // frame type TLM
+            00              // version 0 (unencrypted)
+            0B B8           // battery 3000 mV
+            15 80           // temperature 21.5 C (8.8 fixed point)
+            00 00 03 E8     // 1000 advertising PDUs
+            00 00 04 D2     // 1234 x 0.1 s since power-up
+            """)
+        let frame = EddystoneTLM(batteryMillivolts: 3000, rawTemperature: 0x1580, advertisingPDUCount: 1000,
+                                 uptimeDeciseconds: 1234)
+        #expect(frame.bytes == vector)
+        #expect(frame.temperature == 21.5)
+        #expect(try EddystoneFrame(parsing: vector[...]) == .tlm(frame))
+    }
+
+    @Test func tlmTemperatureNotSupported() throws {
+        let frame = try EddystoneFrame(parsing: hex("20 00 0000 8000 00000000 00000000")[...])
+        guard case let .tlm(tlm) = frame else {
+            Issue.record("not TLM")
+            return
+        }
+        #expect(tlm.temperature == nil)
+    }
+
+    @Test func tlmRejectsEncryptedVersionAndTruncation() {
+        #expect(codecError { _ = try EddystoneFrame(parsing: hex("20 01 0000 8000 00000000 00000000")[...]) }?.offset == 1)
+        let full = hex("20 00 0BB8 1580 000003E8 000004D2")
+        for length in 1..<full.count {
+            #expect(codecError { _ = try EddystoneFrame(parsing: full.prefix(length)) }?.reason.isTruncation == true)
+        }
+    }
+
+    @Test func unknownFrameTypesAreKept() throws {
+        let frame = try EddystoneFrame(parsing: hex("30 EE 01 02 03 04 05 06 07 08")[...])
+        #expect(frame == .other(frameType: 0x30, payload: hex("EE 01 02 03 04 05 06 07 08")))
+        #expect(frame.bytes == hex("30 EE 01 02 03 04 05 06 07 08"))
+    }
+
+    @Test func measuredPowerIsZeroMetrePowerLess41() throws {
+        let frame = try EddystoneUID(txPowerAt0m: -18, namespace: hex("00112233445566778899"), instance: hex("AABBCCDDEEFF"))
+        #expect(Beacon.eddystone(.uid(frame)).measuredPower == -59)
+    }
+}
+
+extension CodecError.Reason {
+    var isTruncation: Bool {
+        if case .truncated = self { return true }
+        return false
+    }
+}

@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+@testable import AdvertisementCodec
+import Foundation
+import Testing
+
+@Suite struct HexTextTests {
+    @Test(arguments: [
+        "0201061A",
+        "02 01 06 1a",
+        "02:01:06:1A",
+        "0x02 0x01 0x06 0x1A",
+        "0x0201061a",
+        "  02-01-06-1A  ",
+        "02,01,06,1A",
+        "> 02 01 06 1A",
+        "02 01\t06 1A\r",
+    ])
+    func acceptsCommonSpellings(text: String) throws {
+        #expect(try HexText.parse(text) == [0x02, 0x01, 0x06, 0x1A])
+    }
+
+    @Test func rejectsNonHexCharacterAtItsColumn() {
+        let error = codecError { _ = try HexText.parse("02 0g 06") }
+        #expect(error?.offset == 4)
+        #expect(error?.reason == .unexpectedValue(field: "character", expected: "a hex digit", found: "'g'"))
+    }
+
+    @Test func rejectsOddDigitGroupAtItsStart() {
+        let error = codecError { _ = try HexText.parse("02 1 06") }
+        #expect(error?.offset == 3)
+    }
+
+    @Test func rejectsTrailingOddDigit() {
+        let error = codecError { _ = try HexText.parse("02010") }
+        #expect(error?.offset == 4)
+    }
+
+    @Test func rejectsPrefixInsideAGroup() {
+        let error = codecError { _ = try HexText.parse("020x01") }
+        #expect(error?.offset == 3)
+    }
+
+    @Test func rejectsEmptyInput() {
+        let error = codecError { _ = try HexText.parse("  ") }
+        #expect(error?.reason == .unrecognized(expected: "at least one byte of hex"))
+    }
+
+    @Test func formatsUpperCaseWithSeparator() {
+        #expect(HexText.format([0x0A, 0xFF, 0x00]) == "0AFF00")
+        #expect(HexText.format([0x0A, 0xFF, 0x00], separator: ":") == "0A:FF:00")
+        #expect(HexText.format([]) == "")
+    }
+
+    @Test func roundTripsEveryByteValue() throws {
+        let all = (0...255).map { UInt8($0) }
+        #expect(try HexText.parse(HexText.format(all)) == all)
+        #expect(try HexText.parse(HexText.format(all, separator: " ").lowercased()) == all)
+    }
+}
+
+@Suite struct UUIDTextTests {
+    @Test(arguments: [
+        "39ED98FF-2900-441A-802F-9C398FC199D2",
+        "39ed98ff-2900-441a-802f-9c398fc199d2",
+        "39ED98FF2900441A802F9C398FC199D2",
+    ])
+    func acceptsWithOrWithoutDashes(text: String) throws {
+        #expect(try UUID(beaconText: text) == appleExampleUUID)
+    }
+
+    @Test func rejectsFifteenBytesSayingHowMany() {
+        let error = codecError { _ = try UUID(beaconText: "39ED98FF2900441A802F9C398FC199") }
+        #expect(error?.reason == .unexpectedValue(field: "length",
+                                                  expected: "32 hex digits (16 bytes), with or without dashes",
+                                                  found: "30 hex digits (15 bytes)"))
+    }
+
+    @Test func rejectsMisplacedDash() {
+        // The dash should stand at offset 8; 'F' stands there.
+        let error = codecError { _ = try UUID(beaconText: "39ED98F-F2900-441A-802F-9C398FC199D2") }
+        #expect(error?.offset == 8)
+        #expect(error?.reason == .unexpectedValue(field: "separator", expected: "'-' in the form 8-4-4-4-12", found: "'F'"))
+    }
+
+    @Test func bigEndianBytesAreTheWrittenOrder() {
+        #expect(appleExampleUUID.bigEndianBytes == hex("39ED98FF2900441A802F9C398FC199D2"))
+    }
+}
+
+@Suite struct BluetoothAddressTests {
+    @Test func wireOrderIsLeastSignificantFirst() throws {
+        let address = try BluetoothAddress(parsing: "DA:4C:10:DE:17:01")
+        #expect(address.littleEndianBytes == [0x01, 0x17, 0xDE, 0x10, 0x4C, 0xDA])
+        #expect(BluetoothAddress(littleEndian: [0x01, 0x17, 0xDE, 0x10, 0x4C, 0xDA]) == address)
+        #expect(address.description == "DA:4C:10:DE:17:01")
+    }
+
+    @Test func staticRandomNeedsTopTwoBitsSet() throws {
+        #expect(try BluetoothAddress(parsing: "C0:00:00:00:00:01").isStaticRandom)
+        #expect(try !BluetoothAddress(parsing: "80:00:00:00:00:01").isStaticRandom)
+    }
+
+    @Test func rejectsBadSeparatorAndDigit() {
+        #expect(codecError { _ = try BluetoothAddress(parsing: "DA:4C:10:DE:17.01") }?.offset == 14)
+        #expect(codecError { _ = try BluetoothAddress(parsing: "DA:4C:10:DE:17:0Z") }?.offset == 16)
+        #expect(codecError { _ = try BluetoothAddress(parsing: "DA:4C") }?.offset == 0)
+    }
+}
