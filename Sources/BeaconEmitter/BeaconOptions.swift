@@ -45,13 +45,13 @@ struct BeaconOptions: ParsableArguments {
     @Option(help: "Proximity UUID (iBeacon), id1 (AltBeacon): 32 hex digits, dashes optional.")
     var uuid: String?
 
-    @Option(help: "Major (iBeacon) or id2 (AltBeacon), 0 to 65535.")
+    @Option(parsing: .unconditional, help: "Major (iBeacon) or id2 (AltBeacon), 0 to 65535.")
     var major: Int?
 
-    @Option(help: "Minor (iBeacon) or id3 (AltBeacon), 0 to 65535.")
+    @Option(parsing: .unconditional, help: "Minor (iBeacon) or id3 (AltBeacon), 0 to 65535.")
     var minor: Int?
 
-    @Option(help: ArgumentHelp(
+    @Option(parsing: .unconditional, help: ArgumentHelp(
         "RSSI at 1 m in dBm, -128 to 127 (default -59). Eddystone sends it at 0 m, 41 dB higher.",
         valueName: "dBm"))
     var measuredPower: Int?
@@ -68,7 +68,7 @@ struct BeaconOptions: ParsableArguments {
     @Option(help: "Eddystone-TLM battery voltage in mV, 0 to 65535.")
     var battery: Int?
 
-    @Option(help: "Eddystone-TLM temperature in degrees C, -128 to 127.99 (omit: not supported).")
+    @Option(parsing: .unconditional, help: "Eddystone-TLM temperature in degrees C, -128 to 127.99 (omit: not supported).")
     var temperature: Double?
 
     @Option(help: "Eddystone-TLM advertising PDU count, 0 to 4294967295.")

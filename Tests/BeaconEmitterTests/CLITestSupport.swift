@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+import Foundation
+import Testing
+
+/// The result of running the built `beacon-emit`.
+struct RunResult {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+    var stdoutLines: [String] { stdout.split(separator: "\n").map(String.init) }
+}
+
+/// The `beacon-emit` binary built beside this test bundle.
+func beaconEmitPath() throws -> String {
+    let testBinary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    var directory = testBinary.deletingLastPathComponent()
+    // The test binary may sit inside a bundle directory (NAME.xctest/...); walk up to the build folder.
+    for _ in 0..<4 {
+        let candidate = directory.appendingPathComponent("beacon-emit").path
+        if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        directory = directory.deletingLastPathComponent()
+    }
+    throw CLITestError.binaryNotFound(testBinary.path)
+}
+
+enum CLITestError: Error {
+    case binaryNotFound(String)
+}
+
+/// Runs `beacon-emit` with `arguments`, feeding `input` on standard input.
+func runBeaconEmit(_ arguments: [String], input: String = "") throws -> RunResult {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: try beaconEmitPath())
+    process.arguments = arguments
+    var environment = ProcessInfo.processInfo.environment
+    environment["SWIFT_BACKTRACE"] = "enable=no"
+    process.environment = environment
+    let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+    process.standardInput = stdin
+    process.standardOutput = stdout
+    process.standardError = stderr
+    try process.run()
+    stdin.fileHandleForWriting.write(Data(input.utf8))
+    try stdin.fileHandleForWriting.close()
+    let out = stdout.fileHandleForReading.readDataToEndOfFile()
+    let err = stderr.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return RunResult(status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self),
+                     stderr: String(decoding: err, as: UTF8.self))
+}

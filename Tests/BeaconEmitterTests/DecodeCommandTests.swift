@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+import Foundation
+import Testing
+
+@Suite struct DecodeCommandTests {
+    static let reference = "0201061AFF4C00021539ED98FF2900441A802F9C398FC199D200650002C5"
+
+    @Test func jsonMatchesTheDocumentedExample() throws {
+        let result = try runBeaconEmit(["decode", "--json", Self.reference])
+        #expect(result.status == 0)
+        #expect(result.stdoutLines == [
+            #"{"type":"ibeacon","uuid":"39ED98FF-2900-441A-802F-9C398FC199D2","major":101,"minor":2,"measuredPower":-59}"#,
+        ])
+        #expect(result.stderr.isEmpty)
+    }
+
+    @Test func readableOutput() throws {
+        let result = try runBeaconEmit(["decode", Self.reference])
+        #expect(result.stdout ==
+            "iBeacon uuid=39ED98FF-2900-441A-802F-9C398FC199D2 major=101 minor=2 measuredPower=-59dBm\n")
+    }
+
+    @Test func everySpellingOfTheSameBytes() throws {
+        let spaced = stride(from: 0, to: Self.reference.count, by: 2).map { offset -> String in
+            let start = Self.reference.index(Self.reference.startIndex, offsetBy: offset)
+            return String(Self.reference[start..<Self.reference.index(start, offsetBy: 2)])
+        }
+        let inputs = [spaced.joined(separator: " "), spaced.joined(separator: ":").lowercased(),
+                      spaced.map { "0x" + $0 }.joined(separator: " "), "0x" + Self.reference]
+        let result = try runBeaconEmit(["decode", "--json"] + inputs)
+        #expect(result.status == 0)
+        #expect(result.stdoutLines.count == 4)
+        #expect(Set(result.stdoutLines).count == 1)
+    }
+
+    @Test func streamKeepsGoingPastBadLinesAndCountsThem() throws {
+        let input = """
+            # a comment, skipped
+            \(Self.reference)
+            02 01 0G
+
+            0201061AFF4C000215
+            02 01 06
+            04 3E 2A 02 01 03 00 01 17 DE 10 4C DA 1E \(Self.reference) C4
+            """
+        let result = try runBeaconEmit(["decode", "--json"], input: input)
+        #expect(result.status == 65)
+        let errors = result.stderr.split(separator: "\n").map(String.init)
+        #expect(errors == [
+            "beacon-emit: line 3: hex text: byte 7: character: expected a hex digit, found 'G'",
+            "beacon-emit: line 5: advertising data: byte 5: truncated: Manufacturer Specific Data (length 26 at byte 3) needs 25 bytes, only 4 left",
+            "beacon-emit: line 6: advertising data: byte 0: not recognised: expected a beacon (iBeacon, AltBeacon or Eddystone)",
+            "beacon-emit: 3 of 5 inputs failed to decode",
+        ])
+        #expect(result.stdoutLines.count == 2)
+        #expect(result.stdoutLines.last ==
+            #"{"type":"ibeacon","uuid":"39ED98FF-2900-441A-802F-9C398FC199D2","major":101,"minor":2,"measuredPower":-59,"address":"DA:4C:10:DE:17:01","addressType":"public","rssi":-60}"#)
+    }
+
+    @Test func singleBadArgumentIsOneLineAndExit65() throws {
+        let result = try runBeaconEmit(["decode", "zz"])
+        #expect(result.status == 65)
+        #expect(result.stderr == "beacon-emit: argument 1: hex text: byte 0: character: expected a hex digit, found 'z'\n")
+        #expect(!result.stderr.contains("Fatal"))
+    }
+
+    @Test func arbitraryBytesNeverCrash() throws {
+        var generator = SystemRandomNumberGenerator()
+        let lines = (0..<300).map { _ in
+            (0..<Int.random(in: 1...40, using: &generator))
+                .map { _ in String(format: "%02X", UInt8.random(in: 0...255, using: &generator)) }.joined()
+        }
+        let result = try runBeaconEmit(["decode"], input: lines.joined(separator: "\n"))
+        #expect(result.status == 0 || result.status == 65)
+        #expect(!result.stderr.contains("Crash"))
+        #expect(!result.stderr.contains("Fatal error"))
+    }
+}

@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+import Foundation
+import Testing
+
+@Suite struct EncodeCommandTests {
+    static let uuid = "39ED98FF-2900-441A-802F-9C398FC199D2"
+
+    @Test func iBeaconAdvertisingDataMatchesTheReference() throws {
+        for spelling in [Self.uuid, Self.uuid.lowercased(), Self.uuid.replacingOccurrences(of: "-", with: "")] {
+            let result = try runBeaconEmit(["encode", "--uuid", spelling, "--major", "101", "--minor", "2"])
+            #expect(result.status == 0)
+            #expect(result.stdout == "0201061AFF4C00021539ED98FF2900441A802F9C398FC199D200650002C5\n")
+        }
+    }
+
+    @Test func hciCommandBytes() throws {
+        let legacy = try runBeaconEmit(["encode", "--uuid", Self.uuid, "--major", "101", "--minor", "2",
+                                        "--measured-power", "-65", "--hci", "--separator", " "])
+        // H4 command, LE Set Advertising Data (0x2008), 32 parameter bytes, length 30, data, one zero pad.
+        #expect(legacy.stdout == "01 08 20 20 1E 02 01 06 1A FF 4C 00 02 15 39 ED 98 FF 29 00 44 1A 80 2F 9C 39 8F C1 99 D2 00 65 00 02 BF 00\n")
+        let extended = try runBeaconEmit(["encode", "--uuid", Self.uuid, "--major", "101", "--minor", "2",
+                                          "--hci", "--extended"])
+        // LE Set Extended Advertising Data (0x2037): handle 0, complete, no fragmenting, 30 bytes.
+        #expect(extended.stdout == "013720220003011E0201061AFF4C00021539ED98FF2900441A802F9C398FC199D200650002C5\n")
+    }
+
+    @Test(arguments: [
+        (["--major", "65536", "--minor", "2"], "--major must be from 0 to 65535, got 65536"),
+        (["--major", "1", "--minor", "-1"], "--minor must be from 0 to 65535, got -1"),
+        (["--major", "1", "--minor", "2", "--measured-power", "200"], "--measured-power must be from -128 to 127 dBm, got 200"),
+    ])
+    func outOfRangeValuesAreUsageErrors(arguments: [String], message: String) throws {
+        let result = try runBeaconEmit(["encode", "--uuid", Self.uuid] + arguments)
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("Error: \(message)"))
+        #expect(result.stdout.isEmpty)
+    }
+
+    @Test func fifteenByteUUIDIsAUsageErrorSayingTheLength() throws {
+        let result = try runBeaconEmit(["encode", "--uuid", "39ED98FF2900441A802F9C398FC199", "--major", "1", "--minor", "2"])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("expected 32 hex digits (16 bytes), with or without dashes, found 30 hex digits (15 bytes)"))
+    }
+
+    @Test func missingFieldsAndConflictingFormats() throws {
+        #expect(try runBeaconEmit(["encode", "--uuid", Self.uuid, "--minor", "2"]).stderr.contains("missing --major"))
+        let both = try runBeaconEmit(["encode", "--eddystone-uid", "--eddystone-url", "https://x.io"])
+        #expect(both.status == 64)
+        #expect(both.stderr.contains("--eddystone-url cannot be combined with --eddystone-uid"))
+        #expect(try runBeaconEmit(["encode", "--eddystone-url", "ftp://x"]).status == 64)
+        #expect(try runBeaconEmit(["encode", "--eddystone-uid", "--namespace", "0011", "--instance", "AABBCCDDEEFF"])
+            .stderr.contains("--namespace must be 10 bytes (20 hex digits), got 2 bytes"))
+    }
+
+    /// Every format encoded by the CLI decodes back to what was asked for.
+    @Test(arguments: [
+        (["--altbeacon", "--uuid", uuid, "--major", "7", "--minor", "8", "--company-id", "0x0059"],
+         #"{"type":"altbeacon","companyId":89,"id1":"39ED98FF-2900-441A-802F-9C398FC199D2","id2":7,"id3":8,"measuredPower":-59,"reserved":0}"#),
+        (["--eddystone-uid", "--namespace", "00112233445566778899", "--instance", "aabbccddeeff", "--measured-power", "-60"],
+         #"{"type":"eddystone-uid","namespace":"00112233445566778899","instance":"AABBCCDDEEFF","txPowerAt0m":-19,"measuredPower":-60}"#),
+        (["--eddystone-url", "https://www.example.com/x"],
+         #"{"type":"eddystone-url","url":"https://www.example.com/x","txPowerAt0m":-18,"measuredPower":-59}"#),
+        (["--eddystone-tlm", "--battery", "2950", "--temperature", "-3.25", "--pdu-count", "77", "--uptime", "60.5"],
+         #"{"type":"eddystone-tlm","version":0,"batteryMillivolts":2950,"temperature":-3.25,"advertisingPduCount":77,"uptimeSeconds":60.5}"#),
+        (["--eddystone-tlm"],
+         #"{"type":"eddystone-tlm","version":0,"batteryMillivolts":0,"temperature":null,"advertisingPduCount":0,"uptimeSeconds":0.0}"#),
+    ])
+    func encodeThenDecode(arguments: [String], json: String) throws {
+        let encoded = try runBeaconEmit(["encode"] + arguments)
+        #expect(encoded.status == 0, "\(encoded.stderr)")
+        let decoded = try runBeaconEmit(["decode", "--json"], input: encoded.stdout)
+        #expect(decoded.stdoutLines == [json])
+    }
+
+    @Test func helpListsTheSubcommands() throws {
+        let help = try runBeaconEmit(["--help"])
+        #expect(help.status == 0)
+        #expect(help.stdout.contains("decode"))
+        #expect(help.stdout.contains("encode"))
+    }
+}
