@@ -127,3 +127,13 @@ import Testing
         #expect(HCIOpcode.leSetAdvertisingEnable.description == "LE Set Advertising Enable (0x200A)")
     }
 }
+
+@Suite struct LegacyDataPaddingTests {
+    /// Found by the hci-command fuzz target: hosts may leave non-zero bytes after the
+    /// significant part; the length byte alone says what the data is.
+    @Test func nonZeroPaddingIsNotData() throws {
+        let parameters = [0x1E] + appleExampleAdvertisingData + [0x0F]
+        let command = try LESetAdvertisingData(parameters: parameters[...])
+        #expect(command.data == appleExampleAdvertisingData)
+    }
+}
