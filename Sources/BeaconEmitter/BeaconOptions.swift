@@ -65,16 +65,16 @@ struct BeaconOptions: ParsableArguments {
     @Option(help: "Eddystone-UID instance: 12 hex digits (6 bytes).")
     var instance: String?
 
-    @Option(help: "Eddystone-TLM battery voltage in mV, 0 to 65535.")
+    @Option(parsing: .unconditional, help: "Eddystone-TLM battery voltage in mV, 0 to 65535.")
     var battery: Int?
 
-    @Option(parsing: .unconditional, help: "Eddystone-TLM temperature in degrees C, -128 to 127.99 (omit: not supported).")
+    @Option(parsing: .unconditional, help: "Eddystone-TLM temperature in degrees C, -127.99 to 127.99 (omit: not supported).")
     var temperature: Double?
 
-    @Option(help: "Eddystone-TLM advertising PDU count, 0 to 4294967295.")
+    @Option(parsing: .unconditional, help: "Eddystone-TLM advertising PDU count, 0 to 4294967295.")
     var pduCount: Int?
 
-    @Option(help: "Eddystone-TLM time since power-up in seconds, 0 to 429496729.5.")
+    @Option(parsing: .unconditional, help: "Eddystone-TLM time since power-up in seconds, 0 to 429496729.5.")
     var uptime: Double?
 
     func validate() throws {
@@ -112,17 +112,23 @@ struct BeaconOptions: ParsableArguments {
             return .eddystone(.uid(try EddystoneUID(txPowerAt0m: powerAt0m, namespace: namespace, instance: instance)))
         case .eddystoneTLM:
             try rejectUnused(["--uuid": uuid, "--major": major, "--minor": minor])
-            let rawTemperature: Int16
+            var rawTemperature = EddystoneTLM.temperatureNotSupported
             if let temperature {
-                guard temperature >= -128, temperature < 128 else {
-                    throw ValidationError("--temperature must be from -128 to 127.99 degrees C, got \(temperature)")
+                // 8.8 fixed point; -128.0 (0x8000) is reserved for "not supported".
+                let raw = (temperature * 256).rounded()
+                guard raw.isFinite, raw > -32768, raw <= 32767 else {
+                    throw ValidationError("--temperature must be from -127.99 to 127.99 degrees C, got \(temperature)")
                 }
-                rawTemperature = Int16((temperature * 256).rounded())
-            } else {
-                rawTemperature = EddystoneTLM.temperatureNotSupported
+                rawTemperature = Int16(raw)
             }
-            let uptimeTenths = try ranged(uptime.map { Int(($0 * 10).rounded()) }, "--uptime", 0...Int(UInt32.max),
-                                          default: 0)
+            var uptimeTenths = 0
+            if let uptime {
+                let tenths = (uptime * 10).rounded()
+                guard tenths.isFinite, tenths >= 0, tenths <= Double(UInt32.max) else {
+                    throw ValidationError("--uptime must be from 0 to 429496729.5 seconds, got \(uptime)")
+                }
+                uptimeTenths = Int(tenths)
+            }
             return .eddystone(.tlm(EddystoneTLM(
                 batteryMillivolts: UInt16(try ranged(battery, "--battery", 0...65535, default: 0)),
                 rawTemperature: rawTemperature,

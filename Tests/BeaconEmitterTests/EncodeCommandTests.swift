@@ -53,6 +53,20 @@ import Testing
             .stderr.contains("--namespace must be 10 bytes (20 hex digits), got 2 bytes"))
     }
 
+    @Test(arguments: [
+        (["--temperature", "127.999"], "--temperature must be from -127.99 to 127.99 degrees C, got 127.999"),
+        (["--temperature", "-128"], "--temperature must be from -127.99 to 127.99 degrees C, got -128.0"),
+        (["--temperature", "nan"], "--temperature must be from -127.99 to 127.99 degrees C, got nan"),
+        (["--uptime", "1e300"], "--uptime must be from 0 to 429496729.5 seconds, got 1e+300"),
+        (["--uptime", "-1"], "--uptime must be from 0 to 429496729.5 seconds, got -1.0"),
+        (["--pdu-count", "4294967296"], "--pdu-count must be from 0 to 4294967295, got 4294967296"),
+    ])
+    func telemetryRangesAreUsageErrorsNotCrashes(arguments: [String], message: String) throws {
+        let result = try runBeaconEmit(["encode", "--eddystone-tlm"] + arguments)
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("Error: \(message)"), "\(result.stderr)")
+    }
+
     /// Every format encoded by the CLI decodes back to what was asked for.
     @Test(arguments: [
         (["--altbeacon", "--uuid", uuid, "--major", "7", "--minor", "8", "--company-id", "0x0059"],
