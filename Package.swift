@@ -13,6 +13,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "5.0.1"),
     ],
     targets: [
         // Pure Swift: advertising data, beacon payloads, HCI packets, H4 framing. No C, no I/O.
@@ -22,12 +23,19 @@ let package = Package(
             name: "CHCI",
             linkerSettings: [.linkedLibrary("bluetooth")]
         ),
+        // The host side: transports (kernel socket, H4 over TCP or serial), the command engine,
+        // the advertising flow. The kernel socket transport is its only file importing CHCI.
+        .target(
+            name: "BeaconHost",
+            dependencies: ["AdvertisementCodec", "CHCI"]
+        ),
         .executableTarget(
             name: "BeaconEmitter",
             dependencies: [
                 "AdvertisementCodec",
-                "CHCI",
+                "BeaconHost",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Yams", package: "Yams"),
             ]
         ),
         // libFuzzer driver over every parser; only meaningful when built with -DFUZZING.
@@ -38,6 +46,10 @@ let package = Package(
         .testTarget(
             name: "AdvertisementCodecTests",
             dependencies: ["AdvertisementCodec"]
+        ),
+        .testTarget(
+            name: "BeaconHostTests",
+            dependencies: ["BeaconHost", "AdvertisementCodec"]
         ),
         .testTarget(
             name: "BeaconEmitterTests",

@@ -2,18 +2,22 @@
 
 import ArgumentParser
 
-/// `beacon-emit`: BLE beacons from Linux. Subcommands decode and encode packets offline.
+/// `beacon-emit`: BLE beacons from Linux.
 @main
 struct BeaconEmit: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "beacon-emit",
         abstract: "Emit, encode and decode BLE beacons (iBeacon, AltBeacon, Eddystone).",
         discussion: """
-            Exit status: 0 success; 64 usage error; 65 input that holds no beacon or does not \
-            decode (decode prints one line per failure and keeps going).
+            Without a subcommand, advertises: beacon-emit --uuid UUID --major 101 --minor 2. \
+            Exit status: 0 success; 64 usage error; 65 input that does not decode; 69 no usable \
+            controller (kernel without Bluetooth, no adapter, adapter down, unsupported feature); \
+            74 the controller link failed or closed; 75 a command went unanswered; 76 the \
+            controller refused a command; 77 missing permission (CAP_NET_RAW, CAP_NET_ADMIN).
             """,
-        version: "0.1.0",
-        subcommands: [Decode.self, Encode.self]
+        version: "0.2.0",
+        subcommands: [Advertise.self, Stop.self, Info.self, Decode.self, Encode.self],
+        defaultSubcommand: Advertise.self
     )
 }
 

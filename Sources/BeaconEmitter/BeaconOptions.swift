@@ -77,8 +77,15 @@ struct BeaconOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: "Eddystone-TLM time since power-up in seconds, 0 to 429496729.5.")
     var uptime: Double?
 
+    /// Whether no beacon option was given at all (another source may describe the beacons).
+    var isEmpty: Bool {
+        format == nil && eddystoneURL == nil && uuid == nil && major == nil && minor == nil && measuredPower == nil
+            && companyId == nil && namespace == nil && instance == nil && battery == nil && temperature == nil
+            && pduCount == nil && uptime == nil
+    }
+
     func validate() throws {
-        _ = try makeBeacon()
+        if !isEmpty { _ = try makeBeacon() }
     }
 
     /// The beacon these options describe.

@@ -24,3 +24,8 @@ enum Console {
         }
     }
 }
+
+/// Pushes buffered standard output out now, so a reader of a pipe sees each event as it happens.
+func fflushStandardOutput() {
+    fflush(nil)
+}

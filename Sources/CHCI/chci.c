@@ -4,6 +4,11 @@
 
 #include <errno.h>
 #include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <bluetooth/bluetooth.h>
 #include <bluetooth/hci.h>
 #include <bluetooth/hci_lib.h>
@@ -12,19 +17,62 @@
 _Static_assert(HCI_COMMAND_PKT == 0x01, "HCI command packet type");
 _Static_assert(HCI_EVENT_PKT == 0x04, "HCI event packet type");
 
+static int negative_errno(int fallback) { return -(errno ? errno : fallback); }
+
 int chci_open_device(int dev_id) {
     errno = 0;
     int fd = hci_open_dev(dev_id);
-    return fd < 0 ? -(errno ? errno : EIO) : fd;
+    if (fd < 0) return negative_errno(EIO);
+    struct hci_filter filter;
+    hci_filter_clear(&filter);
+    hci_filter_set_ptype(HCI_EVENT_PKT, &filter);
+    hci_filter_all_events(&filter);
+    if (setsockopt(fd, SOL_HCI, HCI_FILTER, &filter, sizeof(filter)) < 0) {
+        int saved = errno;
+        hci_close_dev(fd);
+        return -saved;
+    }
+    return fd;
 }
 
 int chci_close_device(int fd) {
     errno = 0;
-    return hci_close_dev(fd) < 0 ? -(errno ? errno : EIO) : 0;
+    return hci_close_dev(fd) < 0 ? negative_errno(EIO) : 0;
 }
 
 int chci_first_up_device(void) {
     errno = 0;
     int id = hci_get_route(NULL);
-    return id < 0 ? -(errno ? errno : ENODEV) : id;
+    return id < 0 ? negative_errno(ENODEV) : id;
+}
+
+int chci_device_up(int dev_id) {
+    int ctl = socket(AF_BLUETOOTH, SOCK_RAW | SOCK_CLOEXEC, BTPROTO_HCI);
+    if (ctl < 0) return -errno;
+    int result = 0;
+    if (ioctl(ctl, HCIDEVUP, dev_id) < 0 && errno != EALREADY) result = -errno;
+    close(ctl);
+    return result;
+}
+
+int chci_device_list(int *ids, int *up, int capacity) {
+    if (capacity <= 0 || capacity > HCI_MAX_DEV) capacity = HCI_MAX_DEV;
+    int ctl = socket(AF_BLUETOOTH, SOCK_RAW | SOCK_CLOEXEC, BTPROTO_HCI);
+    if (ctl < 0) return -errno;
+    struct hci_dev_list_req *list = calloc(1, sizeof(*list) + capacity * sizeof(struct hci_dev_req));
+    if (!list) { close(ctl); return -ENOMEM; }
+    list->dev_num = capacity;
+    int result;
+    if (ioctl(ctl, HCIGETDEVLIST, list) < 0) {
+        result = -errno;
+    } else {
+        for (int i = 0; i < list->dev_num; i++) {
+            ids[i] = list->dev_req[i].dev_id;
+            up[i] = hci_test_bit(HCI_UP, &list->dev_req[i].dev_opt) ? 1 : 0;
+        }
+        result = list->dev_num;
+    }
+    free(list);
+    close(ctl);
+    return result;
 }

@@ -1,14 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 //
-// Thin shims over BlueZ's libbluetooth for kernel HCI sockets. They exist because
-// libbluetooth reports failure through errno, which Swift cannot read reliably after the
-// call returns: each shim returns -errno instead. Nothing here has protocol logic.
+// Thin shims over BlueZ's libbluetooth for kernel HCI sockets. They exist because the
+// macros and structures involved (hci_filter_*, HCIDEVUP, hci_dev_info's flags) do not
+// import into Swift, and because libbluetooth reports failure through errno, which Swift
+// cannot read reliably after the call returns: each shim returns -errno instead.
+// Nothing here has protocol logic.
 
 #ifndef CHCI_H
 #define CHCI_H
 
-/// Opens a raw HCI socket bound to adapter `dev_id` (hci_open_dev). Returns the file
-/// descriptor, or -errno (-EAFNOSUPPORT when the kernel has no Bluetooth).
+#include <stdint.h>
+
+/// Opens a raw HCI socket bound to adapter `dev_id` (hci_open_dev) with a filter that
+/// passes every event. Returns the file descriptor, or -errno (-EAFNOSUPPORT when the
+/// kernel has no Bluetooth, -ENODEV when there is no such adapter).
 int chci_open_device(int dev_id);
 
 /// Closes a descriptor from chci_open_device (hci_close_dev). Returns 0 or -errno.
@@ -16,5 +21,12 @@ int chci_close_device(int fd);
 
 /// The first adapter that is up (hci_get_route(NULL)). Returns its id, or -errno.
 int chci_first_up_device(void);
+
+/// Brings adapter `dev_id` up (ioctl HCIDEVUP). Already up is success. Returns 0 or -errno.
+int chci_device_up(int dev_id);
+
+/// Fills `ids` and `up` with up to `capacity` adapters (HCIGETDEVLIST). Returns the count,
+/// or -errno.
+int chci_device_list(int *ids, int *up, int capacity);
 
 #endif

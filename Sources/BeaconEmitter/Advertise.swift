@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+import AdvertisementCodec
+import ArgumentParser
+import BeaconHost
+
+/// `beacon-emit [advertise]`: turn the controller into one or more beacons until stopped.
+struct Advertise: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Advertise beacons until SIGINT/SIGTERM or --duration, then turn advertising off.",
+        discussion: """
+            Describe one beacon with the beacon options, or several with repeated --beacon \
+            KEY=VALUE,... (keys are the option names: uuid=...,major=1,minor=2; \
+            type=altbeacon; url=https://...), or a JSON/YAML --config file with a 'beacons' list. \
+            Several beacons get an extended advertising set each where the controller has enough, \
+            and take turns (--rotation) otherwise.
+            """
+    )
+
+    @OptionGroup var deviceOptions: DeviceOptions
+    @OptionGroup(title: "Beacon") var beacon: BeaconOptions
+
+    @Option(name: .customLong("beacon"), help: ArgumentHelp("Another beacon, as KEY=VALUE,... (repeatable).",
+                                                            valueName: "spec"))
+    var beaconSpecifications: [String] = []
+
+    @Option(help: ArgumentHelp("JSON or YAML file listing beacons.", valueName: "file"))
+    var config: String?
+
+    @Option(help: ArgumentHelp("Advertising interval in ms (default 100); sent in 0.625 ms units.", valueName: "ms"))
+    var interval: Double = 100
+
+    @Flag(help: "Connectable advertising (ADV_IND) instead of non-connectable (ADV_NONCONN_IND).")
+    var connectable = false
+
+    @Option(help: ArgumentHelp("Advertise from a random address: 'static' (made up now) or AA:BB:CC:DD:EE:FF.",
+                               valueName: "address"))
+    var randomAddress: String?
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("TX power in dBm, -127 to 20 (extended advertising).",
+                                                        valueName: "dBm"))
+    var txPower: Int?
+
+    @Flag(help: "Use legacy advertising commands even where extended ones exist.")
+    var legacy = false
+
+    @Flag(help: "Use extended advertising commands (an advertising set with legacy PDUs).")
+    var extended = false
+
+    @Option(help: ArgumentHelp("Stop after this many seconds.", valueName: "seconds"))
+    var duration: Double?
+
+    @Option(help: ArgumentHelp("With more beacons than sets, ms each beacon stays on the air (default 1000).",
+                               valueName: "ms"))
+    var rotation: Double = 1000
+
+    @Flag(help: "Leave advertising on when the program exits (set and forget).")
+    var keep = false
+
+    @Flag(help: "Print events as JSON lines.")
+    var json = false
+
+    func validate() throws {
+        if legacy && extended { throw ValidationError("--legacy and --extended exclude each other") }
+        guard AdvertisingOptions.units(milliseconds: interval) != nil else {
+            throw ValidationError("--interval must be from 0.625 to 40959 ms (it is sent in 0.625 ms units), got \(interval)")
+        }
+        if let txPower, !(-127...20).contains(txPower) {
+            throw ValidationError("--tx-power must be from -127 to 20 dBm, got \(txPower)")
+        }
+        if let duration, !(duration > 0 && duration < 1e9) {
+            throw ValidationError("--duration must be a positive number of seconds, got \(duration)")
+        }
+        if !(rotation >= 20 && rotation <= 3_600_000) {
+            throw ValidationError("--rotation must be from 20 to 3600000 ms, got \(rotation)")
+        }
+        if let randomAddress, randomAddress != "static" {
+            do {
+                _ = try BluetoothAddress(parsing: randomAddress)
+            } catch {
+                throw ValidationError("--random-address must be 'static' or AA:BB:CC:DD:EE:FF: \(error.reasonDescription)")
+            }
+        }
+        _ = try beacons()
+    }
+
+    /// Every beacon described, in order: the beacon options, each --beacon, the config file.
+    func beacons() throws -> [Beacon] {
+        var list: [Beacon] = beacon.isEmpty ? [] : [try beacon.makeBeacon()]
+        for (index, specification) in beaconSpecifications.enumerated() {
+            list.append(try BeaconList.beacon(fromSpecification: specification, label: "--beacon #\(index + 1)"))
+        }
+        if let config { list += try BeaconList.beacons(fromConfigurationFile: config) }
+        guard !list.isEmpty else {
+            throw ValidationError("describe a beacon: --uuid UUID --major N --minor N (or --altbeacon, "
+                                  + "--eddystone-uid, --eddystone-url URL, --eddystone-tlm), --beacon KEY=VALUE,..., "
+                                  + "or --config FILE")
+        }
+        return list
+    }
+
+    func run() throws {
+        let started = ContinuousClock.now
+        let interrupt = SignalWatcher.install()
+        let options = AdvertisingOptions(
+            beacons: try beacons(),
+            intervalUnits: AdvertisingOptions.units(milliseconds: interval) ?? 160,
+            connectable: connectable,
+            address: randomAddress.map { $0 == "static" ? .generatedStaticRandom
+                                                        : .random((try? BluetoothAddress(parsing: $0)) ?? BluetoothAddress(0)) }
+                ?? .publicAddress,
+            txPower: txPower.map { Int8($0) },
+            mode: legacy ? .legacy : extended ? .extended : .automatic,
+            rotationPeriod: .milliseconds(Int64(rotation)))
+        let printer = EmitterPrinter(json: json, verbose: deviceOptions.verbose, beacons: options.beacons)
+        let connection: ControllerConnection
+        do {
+            connection = try deviceOptions.open(progress: printer.progress)
+        } catch {
+            throw fail(error)
+        }
+        defer { connection.close() }
+        printer.device = connection.device.description
+        if deviceOptions.verbose { connection.controller.trace = { printer.progress("  " + $0) } }
+        let emitter = Emitter(controller: connection.controller, ownsController: connection.ownsController,
+                              started: started, report: printer.handle)
+        do {
+            let advertiser = try emitter.start(options: options)
+            if connection.virtualController != nil {
+                try showVirtualRoundTrip(connection, expected: options.beacons, printer: printer)
+            }
+            try emitter.run(advertiser, duration: duration.map { .milliseconds(Int64($0 * 1000)) }, keep: keep,
+                            interrupt: interrupt)
+        } catch {
+            throw fail(error)
+        }
+    }
+
+    /// With `--device virtual`, a second device on the virtual radio scans and reports what arrived.
+    private func showVirtualRoundTrip(_ connection: ControllerConnection, expected: [Beacon],
+                                      printer: EmitterPrinter) throws(HostError) {
+        let scanner = PassiveScanner(controller: try connection.openVirtualPeer())
+        defer { scanner.close() }
+        let enabled = ContinuousClock.now
+        try scanner.start()
+        let wanted = expected.map { $0.advertisingData.bytes }
+        let deadline = ContinuousClock.now + .seconds(3)
+        while ContinuousClock.now < deadline {
+            guard let report = try scanner.nextReport(timeout: ContinuousClock.now.duration(to: deadline)) else { break }
+            if wanted.contains(Array(report.data)) {
+                printer.received(report, after: enabled.duration(to: .now))
+                return
+            }
+        }
+        printer.progress("the virtual scanner saw nothing matching within 3 s")
+    }
+}

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+import AdvertisementCodec
+import ArgumentParser
+import Foundation
+import Yams
+
+/// Several beacons, from repeated `--beacon KEY=VALUE,...` descriptions or a config file.
+/// Each description is read with the same options and checks as a single beacon's.
+enum BeaconList {
+    /// Parses `uuid=...,major=1,minor=2` (keys are the option names without dashes;
+    /// `type=altbeacon|eddystone-uid|eddystone-tlm` and `url=` pick other formats).
+    /// - Throws: `ValidationError` naming the description and what is wrong.
+    static func beacon(fromSpecification specification: String, label: String) throws -> Beacon {
+        var pairs: [(String, String)] = []
+        for item in specification.split(separator: ",") {
+            let parts = item.split(separator: "=", maxSplits: 1).map { String($0).trimmingCharacters(in: .whitespaces) }
+            guard parts.count == 2, !parts[0].isEmpty else {
+                throw ValidationError("\(label): expected KEY=VALUE pairs separated by commas, got '\(item)'")
+            }
+            pairs.append((parts[0], parts[1]))
+        }
+        return try beacon(fromPairs: pairs, label: label)
+    }
+
+    /// Reads a JSON or YAML file: `{"beacons": [{"uuid": ..., "major": 1, "minor": 2}, ...]}`.
+    /// - Throws: `ValidationError` naming the file and the entry.
+    static func beacons(fromConfigurationFile path: String) throws -> [Beacon] {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw ValidationError("--config \(path): cannot read the file")
+        }
+        let document: Any?
+        do {
+            // YAML is a superset of JSON, so one parser reads both.
+            document = try Yams.load(yaml: text)
+        } catch {
+            throw ValidationError("--config \(path): not valid JSON or YAML: \(error)")
+        }
+        guard let root = document as? [String: Any], let entries = root["beacons"] as? [Any], !entries.isEmpty else {
+            throw ValidationError("--config \(path): expected a 'beacons' list with at least one entry")
+        }
+        return try entries.enumerated().map { index, entry in
+            let label = "--config \(path): beacon \(index + 1)"
+            guard let fields = entry as? [String: Any] else {
+                throw ValidationError("\(label): expected a map of fields such as uuid, major, minor")
+            }
+            return try beacon(fromPairs: fields.sorted { $0.key < $1.key }.map { ($0.key, "\($0.value)") }, label: label)
+        }
+    }
+
+    private static func beacon(fromPairs pairs: [(String, String)], label: String) throws -> Beacon {
+        var arguments: [String] = []
+        for (key, value) in pairs {
+            let option = kebab(key)
+            switch option {
+            case "type", "format":
+                guard let format = BeaconFormat.allCases.first(where: { $0.flagName == value.lowercased() }) else {
+                    throw ValidationError("\(label): type must be ibeacon, altbeacon, eddystone-uid, eddystone-tlm "
+                                          + "(or give url= for Eddystone-URL), got '\(value)'")
+                }
+                arguments.append("--\(format.flagName)")
+            case "url":
+                arguments += ["--eddystone-url", value]
+            default:
+                arguments += ["--\(option)", value]
+            }
+        }
+        do {
+            return try BeaconOptions.parse(arguments).makeBeacon()
+        } catch {
+            throw ValidationError("\(label): \(BeaconOptions.message(for: error))")
+        }
+    }
+
+    /// `measuredPower` -> `measured-power`.
+    private static func kebab(_ key: String) -> String {
+        var out = ""
+        for char in key {
+            if char.isUppercase {
+                out += "-" + char.lowercased()
+            } else {
+                out.append(char)
+            }
+        }
+        return out
+    }
+}

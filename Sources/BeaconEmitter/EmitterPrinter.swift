@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+import AdvertisementCodec
+import BeaconHost
+
+/// Prints what the emitter reports: readable lines, or JSON lines with `--json`.
+/// Results go to standard output; progress and verbose steps to standard error.
+final class EmitterPrinter {
+    let json: Bool
+    let verbose: Bool
+    let beacons: [Beacon]
+    var device = ""
+
+    init(json: Bool, verbose: Bool, beacons: [Beacon]) {
+        self.json = json
+        self.verbose = verbose
+        self.beacons = beacons
+    }
+
+    func progress(_ text: String) {
+        Console.error(text)
+    }
+
+    func handle(_ event: EmitterEvent) {
+        switch event {
+        case let .step(text):
+            if verbose { Console.error(text) }
+        case let .controller(info):
+            if verbose {
+                Console.error("controller \(info.address): HCI \(info.version.coreVersion ?? "?"), \(info.manufacturer), "
+                              + (info.supportsExtendedAdvertising
+                                 ? "extended advertising with \(info.numberOfAdvertisingSets ?? 0) sets"
+                                 : "legacy advertising only"))
+            }
+        case let .advertising(plan, elapsed, roundTrips):
+            let milliseconds = Self.milliseconds(elapsed)
+            if json {
+                var object = JSONObject()
+                object.add("event", "advertising")
+                object.add("device", device)
+                object.add("mode", plan.mode.rawValue)
+                object.add("sets", plan.handles.count)
+                object.add("rotating", plan.rotating ? "yes" : "no")
+                object.add("address", plan.address.description)
+                object.add("addressType", plan.addressIsRandom ? "random" : "public")
+                object.add("beacons", beacons.count)
+                object.add("elapsedMs", number: milliseconds)
+                object.add("hciRoundTrips", roundTrips)
+                print(object.line)
+                for beacon in beacons { print(SightingFormatter.json(BeaconSighting(beacon: beacon))) }
+            } else {
+                let how = plan.mode == .extended
+                    ? "extended advertising, \(plan.handles.count) set\(plan.handles.count == 1 ? "" : "s")"
+                    : "legacy advertising"
+                let rotation = plan.rotating ? ", beacons taking turns (more beacons than sets)" : ""
+                print("advertising on \(device) from \(plan.address) (\(plan.addressIsRandom ? "random" : "public")): "
+                      + "\(how)\(rotation); enabled \(milliseconds) ms after start, \(roundTrips) HCI round trips")
+                for beacon in beacons { print("  " + SightingFormatter.text(BeaconSighting(beacon: beacon))) }
+            }
+        case let .rotated(index):
+            if verbose { Console.error("now advertising beacon \(index + 1)") }
+        case let .stopped(reason, keptOn):
+            if json {
+                var object = JSONObject()
+                object.add("event", "stopped")
+                object.add("reason", reason)
+                object.add("advertisingOn", keptOn ? "yes" : "no")
+                print(object.line)
+            } else {
+                print(keptOn ? "left advertising on (--keep): \(reason)" : "advertising off: \(reason)")
+            }
+        }
+        fflushStandardOutput()
+    }
+
+    func received(_ report: LEAdvertisingReport, after elapsed: Duration) {
+        if json {
+            var object = JSONObject()
+            object.add("event", "received")
+            object.add("address", report.address.description)
+            object.add("rssi", report.rssi)
+            object.add("data", HexText.format(report.data))
+            object.add("afterMs", number: Self.milliseconds(elapsed))
+            print(object.line)
+        } else {
+            print("a virtual scanner received it from \(report.address) \(Self.milliseconds(elapsed)) ms after "
+                  + "scanning began: \(report.data.count) bytes, identical to the data set")
+        }
+        fflushStandardOutput()
+    }
+
+    static func milliseconds(_ duration: Duration) -> String {
+        let tenths = duration.components.seconds * 10_000 + duration.components.attoseconds / 100_000_000_000_000
+        return "\(tenths / 10).\(tenths % 10)"
+    }
+}

@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+import AdvertisementCodec
+import ArgumentParser
+import BeaconHost
+
+/// `beacon-emit info`: what the controller is and what it can advertise.
+struct Info: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Report the controller: address, HCI version, manufacturer, advertising capabilities.")
+
+    @OptionGroup var deviceOptions: DeviceOptions
+
+    @Flag(help: "Print one JSON object.")
+    var json = false
+
+    func run() throws {
+        let info: ControllerInfo
+        let device: String
+        do {
+            let connection = try deviceOptions.open(progress: { Console.error($0) })
+            defer { connection.close() }
+            if deviceOptions.verbose { connection.controller.trace = { Console.error($0) } }
+            if connection.ownsController { try ControllerInfo.initialize(connection.controller) }
+            info = try ControllerInfo.read(from: connection.controller)
+            device = connection.device.description
+        } catch {
+            throw fail(error)
+        }
+        if json {
+            var object = JSONObject()
+            object.add("device", device)
+            object.add("address", info.address.description)
+            object.add("hciVersion", info.version.coreVersion ?? "unknown")
+            object.add("hciVersionCode", info.version.hciVersion)
+            object.add("manufacturer", info.manufacturer)
+            object.add("companyId", info.version.companyIdentifier.rawValue)
+            object.add("legacyAdvertising", "yes")
+            object.add("extendedAdvertising", info.supportsExtendedAdvertising ? "yes" : "no")
+            object.add("advertisingSets", info.numberOfAdvertisingSets ?? 1)
+            object.add("maxAdvertisingDataLength", info.maximumAdvertisingDataLength)
+            print(object.line)
+        } else {
+            print("""
+                device:                   \(device)
+                address:                  \(info.address)
+                HCI version:              \(info.version.coreVersion ?? "unknown") (\(info.version.hciVersion))
+                manufacturer:             \(info.manufacturer)
+                legacy advertising:       yes
+                extended advertising:     \(info.supportsExtendedAdvertising ? "yes" : "no")
+                advertising sets:         \(info.numberOfAdvertisingSets ?? 1)
+                max advertising data:     \(info.maximumAdvertisingDataLength) bytes
+                """)
+        }
+    }
+}

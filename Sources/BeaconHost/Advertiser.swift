@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+import AdvertisementCodec
+
+/// Drives a controller through the advertising flow: disable, set parameters, set data,
+/// enable; and back off again when stopped.
+public final class Advertiser {
+    public let controller: HCIController
+    public let options: AdvertisingOptions
+    /// Called with each step, for `--verbose`.
+    public var log: ((String) -> Void)?
+
+    public private(set) var plan: AdvertisingPlan?
+    private var rotationIndex = 0
+    private var beaconData: [[UInt8]]
+
+    public init(controller: HCIController, options: AdvertisingOptions) {
+        self.controller = controller
+        self.options = options
+        self.beaconData = options.beacons.map { $0.advertisingData.bytes }
+    }
+
+    /// Chooses legacy or extended advertising and sets everything up, enabling last.
+    ///
+    /// On failure after the first change, advertising is disabled again before the error
+    /// is thrown, so nothing is left half-done.
+    /// - Throws: `HostError` naming the refused step.
+    @discardableResult
+    public func start(info: ControllerInfo) throws(HostError) -> AdvertisingPlan {
+        let extended: Bool
+        switch options.mode {
+        case .legacy: extended = false
+        case .extended:
+            guard info.supportsExtendedAdvertising else {
+                throw .unsupported("--extended: this controller (HCI \(info.version.coreVersion ?? "?")) does not "
+                                   + "support extended advertising; drop --extended to use legacy advertising")
+            }
+            extended = true
+        case .automatic: extended = info.supportsExtendedAdvertising
+        }
+        if options.txPower != nil && !extended {
+            throw .unsupported("--tx-power needs extended advertising, which "
+                               + (info.supportsExtendedAdvertising ? "--legacy turned off" : "this controller lacks"))
+        }
+        for (index, data) in beaconData.enumerated() where data.count > AdvertisingData.legacyMaximumLength {
+            throw .unsupported("beacon \(index + 1): \(data.count) bytes of advertising data exceed the 31 a legacy PDU holds")
+        }
+        let address: BluetoothAddress
+        let random: Bool
+        switch options.address {
+        case .publicAddress: (address, random) = (info.address, false)
+        case .generatedStaticRandom: (address, random) = (Self.makeStaticRandomAddress(), true)
+        case let .random(given): (address, random) = (given, true)
+        }
+        let setCount = extended ? min(beaconData.count, info.numberOfAdvertisingSets ?? 1) : 1
+        let rotating = beaconData.count > setCount
+        let plan = AdvertisingPlan(mode: extended ? .extended : .legacy, handles: (0..<setCount).map { UInt8($0) },
+                                   rotating: rotating, address: address, addressIsRandom: random)
+        self.plan = plan
+        do {
+            if extended {
+                try startExtended(plan)
+            } else {
+                try startLegacy(plan)
+            }
+        } catch {
+            try? stop()
+            throw error
+        }
+        return plan
+    }
+
+    private func startLegacy(_ plan: AdvertisingPlan) throws(HostError) {
+        step("disable advertising (LE Set Advertising Enable 0x00)")
+        try controller.send(LESetAdvertisingEnable(enable: false))
+        if plan.addressIsRandom {
+            step("set random address \(plan.address)")
+            try controller.send(LESetRandomAddress(address: plan.address), context: "address \(plan.address)")
+        }
+        let parameters = LESetAdvertisingParameters(
+            intervalMin: UInt16(options.intervalUnits), intervalMax: UInt16(options.intervalUnits),
+            advertisingType: options.connectable ? .connectableUndirected : .nonConnectableUndirected,
+            ownAddressType: plan.addressIsRandom ? .randomDevice : .publicDevice)
+        step("set parameters: \(parameters.advertisingType), interval \(options.intervalDescription), channels 37 38 39")
+        try controller.send(parameters, context: "interval \(options.intervalDescription)")
+        try setLegacyData(beaconData[0], label: 0)
+        step("enable advertising (LE Set Advertising Enable 0x01)")
+        try controller.send(LESetAdvertisingEnable(enable: true))
+    }
+
+    private func setLegacyData(_ data: [UInt8], label: Int) throws(HostError) {
+        step("set data for beacon \(label + 1): \(HexText.format(data))")
+        do {
+            try controller.send(try LESetAdvertisingData(data: data))
+        } catch let error as HostError {
+            throw error
+        } catch {
+            throw .unsupported("beacon \(label + 1): \(error)")
+        }
+    }
+
+    private func startExtended(_ plan: AdvertisingPlan) throws(HostError) {
+        step("disable all advertising sets (LE Set Extended Advertising Enable 0x00)")
+        try controller.send(LESetExtendedAdvertisingEnable(enable: false, sets: []))
+        for handle in plan.handles {
+            let parameters = LESetExtendedAdvertisingParameters(
+                handle: handle, eventProperties: options.connectable ? .legacyConnectable : .legacyNonConnectable,
+                primaryIntervalMin: options.intervalUnits, primaryIntervalMax: options.intervalUnits,
+                ownAddressType: plan.addressIsRandom ? .randomDevice : .publicDevice,
+                txPower: options.txPower ?? LESetExtendedAdvertisingParameters.noTxPowerPreference,
+                sid: handle)
+            let properties = "0x" + HexText.format([UInt8(parameters.eventProperties.rawValue >> 8),
+                                                    UInt8(parameters.eventProperties.rawValue & 0xFF)])
+            step("set \(handle): parameters: properties \(properties) (legacy PDU), interval \(options.intervalDescription)"
+                 + (options.txPower.map { ", TX power \($0) dBm" } ?? ""))
+            let selected = try controller.send(parameters, context: "interval \(options.intervalDescription)"
+                                               + (options.txPower.map { ", TX power \($0) dBm" } ?? ""))
+            if options.txPower != nil { step("set \(handle): controller chose TX power \(selected.selectedTxPower) dBm") }
+            if plan.addressIsRandom {
+                step("set \(handle): random address \(plan.address)")
+                try controller.send(LESetAdvertisingSetRandomAddress(handle: handle, address: plan.address))
+            }
+            try setExtendedData(handle: handle, beacon: Int(handle))
+        }
+        step("enable set(s) \(plan.handles.map(String.init).joined(separator: ", "))")
+        try controller.send(LESetExtendedAdvertisingEnable(enable: true, sets: plan.handles.map { .init(handle: $0) }))
+    }
+
+    private func setExtendedData(handle: UInt8, beacon: Int) throws(HostError) {
+        step("set \(handle): data for beacon \(beacon + 1): \(HexText.format(beaconData[beacon]))")
+        for fragment in LESetExtendedAdvertisingData.fragments(handle: handle, data: beaconData[beacon]) {
+            try controller.send(fragment)
+        }
+    }
+
+    /// With more beacons than sets, puts the next beacon on the air.
+    /// - Throws: `HostError` if the controller refuses the new data.
+    public func rotate() throws(HostError) {
+        guard let plan, plan.rotating else { return }
+        rotationIndex = (rotationIndex + 1) % beaconData.count
+        switch plan.mode {
+        case .legacy: try setLegacyData(beaconData[rotationIndex], label: rotationIndex)
+        case .extended: try setExtendedData(handle: 0, beacon: rotationIndex)
+        }
+    }
+
+    /// Disables advertising and, with extended advertising, removes the sets.
+    /// - Throws: `HostError` if the controller refuses.
+    public func stop() throws(HostError) {
+        guard let plan else { return }
+        switch plan.mode {
+        case .legacy:
+            step("disable advertising (LE Set Advertising Enable 0x00)")
+            try controller.send(LESetAdvertisingEnable(enable: false))
+        case .extended:
+            step("disable set(s) \(plan.handles.map(String.init).joined(separator: ", "))")
+            try controller.send(LESetExtendedAdvertisingEnable(enable: false, sets: plan.handles.map { .init(handle: $0) }))
+            for handle in plan.handles {
+                step("remove set \(handle)")
+                try controller.send(LERemoveAdvertisingSet(handle: handle))
+            }
+        }
+        self.plan = nil
+    }
+
+    private func step(_ text: String) { log?(text) }
+
+    /// A static random address: random, with the two most significant bits set, and the
+    /// random part neither all zeros nor all ones (Core Vol 6 Part B 1.3.2.1).
+    public static func makeStaticRandomAddress() -> BluetoothAddress {
+        var generator = SystemRandomNumberGenerator()
+        while true {
+            let random = UInt64.random(in: 0...0x3FFF_FFFF_FFFF, using: &generator)
+            if random != 0 && random != 0x3FFF_FFFF_FFFF { return BluetoothAddress(0xC000_0000_0000 | random) }
+        }
+    }
+}

@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+/// An open link to a controller, with what was started to provide it.
+public final class ControllerConnection {
+    public let controller: HCIController
+    public let device: DeviceSpecification
+    /// The private rootcanal behind `--device virtual`.
+    public let virtualController: RunningVirtualController?
+
+    /// Whether the host may reset the controller (H4 links and the virtual one; not kernel adapters).
+    public var ownsController: Bool { device.ownsController }
+
+    init(controller: HCIController, device: DeviceSpecification, virtualController: RunningVirtualController?) {
+        self.controller = controller
+        self.device = device
+        self.virtualController = virtualController
+    }
+
+    /// Opens `device`. For `.virtual` the caller must already run inside the private namespace
+    /// (`VirtualController.enterPrivateNamespace`).
+    /// - Parameter bringUp: bring a down kernel adapter up first (`--up`).
+    /// - Throws: `HostError` with the cause and what to do.
+    public static func open(_ device: DeviceSpecification, bringUp: Bool = false,
+                            commandTimeout: Duration = .seconds(2)) throws(HostError) -> ControllerConnection {
+        let transport: any HCITransport
+        var virtual: RunningVirtualController? = nil
+        switch device {
+        case let .kernel(index):
+            if bringUp, let index { try KernelSocketTransport.bringUp(index: index) }
+            transport = try KernelSocketTransport.open(index: index)
+        case let .tcp(host, port):
+            do {
+                transport = try StreamTransports.connectTCP(host: host, port: port)
+            } catch {
+                throw .transport(error, device: device.description)
+            }
+        case let .serial(path, baud):
+            do {
+                transport = try StreamTransports.openSerial(path: path, baud: baud)
+            } catch {
+                throw .transport(error, device: device.description)
+            }
+        case .virtual:
+            let running = try VirtualController.launch()
+            virtual = running
+            do {
+                transport = try StreamTransports.connectTCP(host: "127.0.0.1", port: running.port)
+            } catch {
+                running.stop()
+                throw .transport(error, device: "virtual controller")
+            }
+        }
+        return ControllerConnection(controller: HCIController(transport: transport, commandTimeout: commandTimeout),
+                                    device: device, virtualController: virtual)
+    }
+
+    /// A second device on the same virtual radio (for the virtual round trip).
+    /// - Throws: `HostError` if this is not a virtual connection or the connection fails.
+    public func openVirtualPeer() throws(HostError) -> HCIController {
+        guard let virtualController else { throw .unsupported("a second device exists only with --device virtual") }
+        do {
+            let transport = try StreamTransports.connectTCP(host: "127.0.0.1", port: virtualController.port)
+            return HCIController(transport: transport)
+        } catch {
+            throw .transport(error, device: "virtual controller")
+        }
+    }
+
+    /// Closes the link, then stops the virtual controller if one was started.
+    public func close() {
+        controller.transport.close()
+        virtualController?.stop()
+    }
+}

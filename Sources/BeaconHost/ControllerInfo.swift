@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+import AdvertisementCodec
+
+/// What a controller says about itself: the facts `info` prints and the advertising flow
+/// chooses by.
+public struct ControllerInfo: Sendable {
+    public var address: BluetoothAddress
+    public var version: ReadLocalVersionInformation.ReturnParameters
+    public var supportedCommands: ReadLocalSupportedCommands.ReturnParameters
+    public var leFeatures: LEFeatures
+    /// Advertising sets the controller offers (extended advertising only).
+    public var numberOfAdvertisingSets: Int?
+    /// The longest advertising data it takes: 31 with legacy advertising only.
+    public var maximumAdvertisingDataLength: Int
+
+    /// Extended advertising needs both the LE feature bit and the commands.
+    public var supportsExtendedAdvertising: Bool {
+        leFeatures.contains(.extendedAdvertising) && supportedCommands.supportsExtendedAdvertising
+    }
+
+    /// Reads the controller's address, version, supported commands and LE features, and with
+    /// extended advertising the number of sets and the maximum data length.
+    /// - Throws: `HostError` from the command engine.
+    public static func read(from controller: HCIController) throws(HostError) -> ControllerInfo {
+        let address = try controller.send(ReadBDAddr()).address
+        let version = try controller.send(ReadLocalVersionInformation())
+        let commands = try controller.send(ReadLocalSupportedCommands())
+        let features = try controller.send(LEReadLocalSupportedFeatures()).features
+        var info = ControllerInfo(address: address, version: version, supportedCommands: commands,
+                                  leFeatures: features, numberOfAdvertisingSets: nil,
+                                  maximumAdvertisingDataLength: AdvertisingData.legacyMaximumLength)
+        if info.supportsExtendedAdvertising {
+            info.numberOfAdvertisingSets = Int(try controller.send(LEReadNumberOfSupportedAdvertisingSets()).numberOfSets)
+            info.maximumAdvertisingDataLength = Int(try controller.send(LEReadMaximumAdvertisingDataLength()).maximumLength)
+        }
+        return info
+    }
+
+    /// Resets an owned controller and enables the events the host needs (LE Meta; advertising
+    /// reports, extended reports, set terminated). Not for kernel adapters, which the kernel
+    /// configures itself.
+    public static func initialize(_ controller: HCIController) throws(HostError) {
+        try controller.send(Reset())
+        try controller.send(SetEventMask.defaultWithLEMeta)
+        try controller.send(LESetEventMask.beaconDefault)
+    }
+
+    /// A company name for the manufacturers users meet most; the number otherwise.
+    public var manufacturer: String {
+        let names: [UInt16: String] = [
+            0x0000: "Ericsson", 0x0002: "Intel", 0x000A: "Qualcomm (CSR)", 0x000D: "Texas Instruments",
+            0x000F: "Broadcom", 0x001D: "Qualcomm", 0x003F: "Bluetooth SIG", 0x0046: "MediaTek", 0x004C: "Apple",
+            0x0059: "Nordic Semiconductor", 0x005D: "Realtek", 0x00E0: "Google", 0x02E5: "Espressif",
+            0x05F1: "The Linux Foundation",
+        ]
+        let id = version.companyIdentifier
+        return names[id.rawValue].map { "\($0) (\(id))" } ?? "\(id)"
+    }
+}

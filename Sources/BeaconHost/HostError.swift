@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+import AdvertisementCodec
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Everything that can stop the host side, each with a one-line cause and what to do,
+/// and the exit status the README documents.
+public enum HostError: Error, Sendable, CustomStringConvertible {
+    /// `--device` could not be parsed.
+    case invalidDevice(String, reason: String)
+    /// A kernel Bluetooth call failed: which call, errno, the adapter, and the adapters that exist.
+    case kernel(call: String, errno: Int32, adapter: String?, adapters: [String])
+    /// The transport failed or closed.
+    case transport(TransportError, device: String)
+    /// The controller answered a command with an error status. `context` names the values sent.
+    case controllerRefused(opcode: HCIOpcode, status: HCIStatus, context: String?)
+    /// No Command Complete or Command Status arrived in time.
+    case commandTimeout(opcode: HCIOpcode, timeout: Duration)
+    /// The controller reported a hardware error.
+    case hardwareError(code: UInt8)
+    /// The controller sent bytes that do not parse.
+    case malformedEvent(CodecError)
+    /// The controller lacks something the request needs.
+    case unsupported(String)
+    /// The private virtual controller could not be started.
+    case virtualController(String)
+
+    /// sysexits-style status for the process.
+    public var exitStatus: Int32 {
+        switch self {
+        case .invalidDevice:
+            return 64
+        case let .kernel(_, code, _, _):
+            return Self.isPermission(code) ? 77 : 69
+        case let .transport(error, _):
+            if case let .system(_, code) = error {
+                if Self.isPermission(code) { return 77 }
+                if code == ENETDOWN || code == ECONNREFUSED || code == ENOENT || code == ENODEV { return 69 }
+            }
+            return 74
+        case .controllerRefused, .hardwareError, .malformedEvent:
+            return 76
+        case .commandTimeout:
+            return 75
+        case .unsupported, .virtualController:
+            return 69
+        }
+    }
+
+    static func isPermission(_ code: Int32) -> Bool { code == EPERM || code == EACCES }
+
+    public var description: String {
+        switch self {
+        case let .invalidDevice(text, reason):
+            return "--device \(text): \(reason)"
+        case let .kernel(call, code, adapter, adapters):
+            return Self.kernelMessage(call: call, code: code, adapter: adapter, adapters: adapters)
+        case let .transport(error, device):
+            if case let .system(call, code) = error {
+                if Self.isPermission(code) || code == ENETDOWN {
+                    return Self.kernelMessage(call: call, code: code, adapter: device, adapters: [])
+                }
+                if code == ECONNREFUSED {
+                    return "\(device): connection refused: is the controller (or virtual controller) listening there?"
+                }
+            }
+            if case .closed = error {
+                return "\(device): the controller connection closed while in use; advertising on it has stopped"
+            }
+            return "\(device): \(error)"
+        case let .controllerRefused(opcode, status, context):
+            let sent = context.map { " (\($0))" } ?? ""
+            return "controller refused \(opcode.name ?? opcode.description)\(sent): \(status); "
+                + Self.hint(opcode: opcode, status: status)
+        case let .commandTimeout(opcode, timeout):
+            return "no answer from the controller to \(opcode) within \(timeout): check the device, its baud "
+                + "rate (serial), and that no other program holds it"
+        case let .hardwareError(code):
+            return "the controller reported a hardware error (code \(code.hexLiteralForMessage)): reset or replug it"
+        case let .malformedEvent(error):
+            return "the controller sent an event that does not parse: \(error)"
+        case let .unsupported(what):
+            return what
+        case let .virtualController(what):
+            return "virtual controller: \(what)"
+        }
+    }
+
+    private static func kernelMessage(call: String, code: Int32, adapter: String?, adapters: [String]) -> String {
+        let name = adapter ?? "the adapter"
+        let what = "\(call): \(SystemError.message(code)) (errno \(code))"
+        switch code {
+        case EAFNOSUPPORT:
+            return "\(what): this kernel has no Bluetooth support (AF_BLUETOOTH): load the bluetooth module "
+                + "(modprobe bluetooth), or use --device tcp:HOST:PORT, serial:PATH or virtual"
+        case ENODEV:
+            let known = adapters.isEmpty ? "no adapters exist" : "adapters: " + adapters.joined(separator: ", ")
+            return "\(what): no such adapter (\(known)): plug one in, check `hciconfig -a`, or use --device virtual"
+        case ENETDOWN:
+            return "\(what): \(name) is down: add --up to bring it up, or run `sudo hciconfig \(name) up`"
+        case EPERM, EACCES:
+            return "\(what): raw HCI access needs CAP_NET_RAW and CAP_NET_ADMIN: run as root, or grant them once "
+                + "with `sudo setcap cap_net_raw,cap_net_admin+eip \(executablePath)`"
+        case EBUSY:
+            return "\(what): \(name) is busy: another program holds it exclusively (a user channel)"
+        default:
+            return what
+        }
+    }
+
+    /// What to do about a refusal, by status and command.
+    static func hint(opcode: HCIOpcode, status: HCIStatus) -> String {
+        let parameters: Set<HCIOpcode> = [.leSetAdvertisingParameters, .leSetExtendedAdvertisingParameters]
+        switch status {
+        case .commandDisallowed where parameters.contains(opcode):
+            return "the likely cause: advertising is already active on this controller (run `beacon-emit stop`), "
+                + "or the controller was driven with the other advertising mode since its last reset "
+                + "(try --legacy or --extended), or bluetoothd is advertising on it"
+        case .commandDisallowed:
+            return "the likely cause: the controller was driven with the other advertising mode (legacy vs "
+                + "extended) since its last reset (try --legacy or --extended, or reset the adapter), advertising "
+                + "is already active (`beacon-emit stop`), or bluetoothd is managing advertising on it"
+        case .unsupportedFeatureOrParameterValue where parameters.contains(opcode):
+            return "the advertising interval is outside what the controller accepts: use 20 to 10240 ms "
+                + "(at least 100 ms for non-connectable advertising on controllers before Bluetooth 5.0); "
+                + "or --tx-power is out of range"
+        case .unsupportedFeatureOrParameterValue:
+            return "the controller does not support a value sent"
+        case .invalidCommandParameters where parameters.contains(opcode):
+            return "a parameter is invalid: interval minimum above maximum, no advertising channel, or an "
+                + "address type the controller rejects"
+        case .invalidCommandParameters where opcode == .leSetAdvertisingEnable || opcode == .leSetExtendedAdvertisingEnable:
+            return "advertising from a random address needs one set first (--random-address static)"
+        case .invalidCommandParameters:
+            return "the controller rejected a parameter value"
+        case .unknownCommand:
+            return "the controller does not implement this command: try --legacy (older controllers lack "
+                + "extended advertising)"
+        case .unknownAdvertisingIdentifier:
+            return "the advertising set does not exist on the controller"
+        case .memoryCapacityExceeded, .limitReached:
+            return "the controller has no room for more advertising sets: advertise fewer beacons"
+        default:
+            return "see the Bluetooth Core Specification, Vol 1 Part F, for this status"
+        }
+    }
+
+    /// This program's path, for the setcap line.
+    static var executablePath: String {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard count > 0 else { return "$(command -v beacon-emit)" }
+        return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}
+
+extension UInt8 {
+    var hexLiteralForMessage: String { "0x" + HexText.format([self]) }
+}

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+// The only Swift file that imports CHCI: kernel HCI sockets through libbluetooth.
+
+import CHCI
+
+/// Kernel adapters (`hci0`): opening raw HCI sockets, listing adapters, bringing one up.
+public enum KernelSocketTransport {
+    /// Opens a raw HCI socket on adapter `index`, or on the first adapter that is up.
+    ///
+    /// The corresponding C functions are `hci_get_route` and `hci_open_dev`.
+    /// - Throws: `HostError` with the cause a user can act on (no Bluetooth in the kernel,
+    ///   no such adapter, missing capability).
+    public static func open(index: Int?) throws(HostError) -> DescriptorTransport {
+        let id: Int32
+        if let index {
+            id = Int32(index)
+        } else {
+            let route = chci_first_up_device()
+            if route < 0 { throw classify(-route, call: "hci_get_route", adapter: nil) }
+            id = route
+        }
+        let fd = chci_open_device(id)
+        if fd < 0 { throw classify(-fd, call: "hci_open_dev(\(id))", adapter: Int(id)) }
+        return DescriptorTransport(name: "hci\(id)", descriptor: fd, closeDescriptor: { _ = chci_close_device($0) })
+    }
+
+    /// Brings adapter `index` up (HCIDEVUP), as `hciconfig hciN up` does.
+    /// - Throws: `HostError` naming the cause.
+    public static func bringUp(index: Int) throws(HostError) {
+        let result = chci_device_up(Int32(index))
+        if result < 0 { throw classify(-result, call: "ioctl(HCIDEVUP, hci\(index))", adapter: index) }
+    }
+
+    /// The adapters the kernel knows, with whether each is up; empty when it has none or no
+    /// Bluetooth at all.
+    public static func adapters() -> [(name: String, up: Bool)] {
+        var ids = [Int32](repeating: 0, count: 16)
+        var up = [Int32](repeating: 0, count: 16)
+        let count = chci_device_list(&ids, &up, 16)
+        guard count > 0 else { return [] }
+        return (0..<Int(count)).map { ("hci\(ids[$0])", up[$0] != 0) }
+    }
+
+    static func classify(_ code: Int32, call: String, adapter: Int?) -> HostError {
+        HostError.kernel(call: call, errno: code, adapter: adapter.map { "hci\($0)" },
+                         adapters: adapters().map { "\($0.name) (\($0.up ? "up" : "down"))" })
+    }
+}

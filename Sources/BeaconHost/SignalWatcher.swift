@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Turns SIGINT and SIGTERM into a readable descriptor (the self-pipe trick), so a wait on
+/// the controller ends the moment a stop is asked for, and the stop can disable advertising
+/// before the process lets go of the controller. Also ignores SIGPIPE, so a closed link is
+/// an error to report rather than a silent death.
+public enum SignalWatcher {
+    nonisolated(unsafe) private static var pipeDescriptors: [Int32] = [-1, -1]
+    nonisolated(unsafe) private static var lastSignal: Int32 = 0
+
+    /// Installs the handlers (once) and returns the descriptor that becomes readable on a signal.
+    public static func install() -> Int32 {
+        if pipeDescriptors[0] >= 0 { return pipeDescriptors[0] }
+        var fds: [Int32] = [-1, -1]
+        guard pipe(&fds) == 0 else { return -1 }
+        for fd in fds {
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        }
+        pipeDescriptors = fds
+        signal(SIGPIPE, SIG_IGN)
+        for signalNumber in [SIGINT, SIGTERM] {
+            signal(signalNumber) { received in
+                SignalWatcher.lastSignal = received
+                var byte: UInt8 = 1
+                _ = write(SignalWatcher.pipeDescriptors[1], &byte, 1)
+            }
+        }
+        return fds[0]
+    }
+
+    /// The name of the last signal received ("SIGTERM"), if any.
+    public static var received: String? {
+        switch lastSignal {
+        case SIGINT: "SIGINT"
+        case SIGTERM: "SIGTERM"
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Opens H4 byte-stream transports: TCP connections and serial ports.
+public enum StreamTransports {
+    /// Connects to `host:port` with Nagle off, and re-arms TCP_QUICKACK after every read so
+    /// delayed ACKs do not add tens of milliseconds to each command round trip.
+    /// - Throws: `TransportError.system` naming the failing call.
+    public static func connectTCP(host: String, port: UInt16) throws(TransportError) -> DescriptorTransport {
+        let name = "tcp:\(host):\(port)"
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var list: UnsafeMutablePointer<addrinfo>?
+        let status = getaddrinfo(host, String(port), &hints, &list)
+        guard status == 0, let first = list else {
+            throw .system(call: "getaddrinfo(\(host))", errno: status == EAI_SYSTEM ? errno : ENOENT)
+        }
+        defer { freeaddrinfo(list) }
+        var lastError: Int32 = ECONNREFUSED
+        var entry: UnsafeMutablePointer<addrinfo>? = first
+        while let info = entry {
+            entry = info.pointee.ai_next
+            let fd = socket(info.pointee.ai_family, info.pointee.ai_socktype | Int32(SOCK_CLOEXEC.rawValue),
+                            info.pointee.ai_protocol)
+            if fd < 0 {
+                lastError = errno
+                continue
+            }
+            if connect(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0 {
+                var on: Int32 = 1
+                setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
+                setsockopt(fd, Int32(IPPROTO_TCP), TCP_QUICKACK, &on, socklen_t(MemoryLayout<Int32>.size))
+                return DescriptorTransport(name: name, descriptor: fd, afterRead: { fd in
+                    var on: Int32 = 1
+                    setsockopt(fd, Int32(IPPROTO_TCP), TCP_QUICKACK, &on, socklen_t(MemoryLayout<Int32>.size))
+                })
+            }
+            lastError = errno
+            _ = Glibc.close(fd)
+        }
+        throw .system(call: "connect(\(name))", errno: lastError)
+    }
+
+    /// Opens a serial port raw, 8N1, with RTS/CTS flow control, at `baud`.
+    /// - Throws: `TransportError.system` naming the failing call.
+    public static func openSerial(path: String, baud: Int) throws(TransportError) -> DescriptorTransport {
+        let fd = open(path, O_RDWR | O_NOCTTY | O_CLOEXEC)
+        guard fd >= 0 else { throw .system(call: "open(\(path))", errno: errno) }
+        var settings = termios()
+        guard tcgetattr(fd, &settings) == 0 else {
+            let code = errno
+            _ = Glibc.close(fd)
+            throw .system(call: "tcgetattr(\(path))", errno: code)
+        }
+        cfmakeraw(&settings)
+        settings.c_cflag |= tcflag_t(CLOCAL) | tcflag_t(CREAD) | tcflag_t(CRTSCTS)
+        let speed = speedConstant(baud)
+        cfsetispeed(&settings, speed)
+        cfsetospeed(&settings, speed)
+        guard tcsetattr(fd, TCSANOW, &settings) == 0 else {
+            let code = errno
+            _ = Glibc.close(fd)
+            throw .system(call: "tcsetattr(\(path))", errno: code)
+        }
+        tcflush(fd, TCIOFLUSH)
+        return DescriptorTransport(name: "serial:\(path)", descriptor: fd)
+    }
+
+    private static func speedConstant(_ baud: Int) -> speed_t {
+        switch baud {
+        case 9600: speed_t(B9600)
+        case 19200: speed_t(B19200)
+        case 38400: speed_t(B38400)
+        case 57600: speed_t(B57600)
+        case 230_400: speed_t(B230400)
+        case 460_800: speed_t(B460800)
+        case 500_000: speed_t(B500000)
+        case 576_000: speed_t(B576000)
+        case 921_600: speed_t(B921600)
+        case 1_000_000: speed_t(B1000000)
+        case 1_152_000: speed_t(B1152000)
+        case 1_500_000: speed_t(B1500000)
+        case 2_000_000: speed_t(B2000000)
+        case 2_500_000: speed_t(B2500000)
+        case 3_000_000: speed_t(B3000000)
+        case 3_500_000: speed_t(B3500000)
+        case 4_000_000: speed_t(B4000000)
+        default: speed_t(B115200)
+        }
+    }
+}

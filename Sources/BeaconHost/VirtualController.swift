@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// `--device virtual`: a private rootcanal (Android's virtual controller), pinned, installed
+/// from PyPI into a cache on first use, running in a private network namespace so its ports
+/// are reachable from nowhere else, and bound to die with this program (parent-death signal).
+public enum VirtualController {
+    /// 1.11 and later need glibc 2.38 and do not start on Debian 12.
+    public static let rootcanalVersion = "1.10.0"
+    public static let hciPort: UInt16 = 6402
+    static let insideMarker = "BEACON_EMIT_PRIVATE_NAMESPACE"
+    /// Environment variable naming a rootcanal binary to use instead of the cached install.
+    public static let binaryVariable = "BEACON_EMIT_ROOTCANAL"
+
+    /// Whether this process already runs inside the private namespace.
+    public static var isInsidePrivateNamespace: Bool { getenv(insideMarker).map { String(cString: $0) } == "1" }
+
+    /// Makes sure rootcanal is installed, then re-executes this program inside a new network
+    /// namespace (through `unshare`). Returns only when already inside.
+    /// - Throws: `HostError.virtualController` saying what is missing.
+    public static func enterPrivateNamespace(arguments: [String], progress: (String) -> Void) throws(HostError) {
+        if isInsidePrivateNamespace { return }
+        let binary = try rootcanalBinary(progress: progress)
+        setenv(binaryVariable, binary, 1)
+        setenv(insideMarker, "1", 1)
+        // No --fork: unshare execs this program in place, so signals reach it directly.
+        var command = ["unshare", "--net"]
+        if getuid() != 0 { command.append("--map-root-user") }
+        command += ["--", HostError.executablePath] + arguments.dropFirst()
+        var argv: [UnsafeMutablePointer<CChar>?] = command.map { strdup($0) } + [nil]
+        execvp("unshare", &argv)
+        let code = errno
+        argv.forEach { free($0) }
+        throw .virtualController("cannot create a private network namespace with unshare (util-linux): "
+                                 + "\(SystemError.message(code)); use --device tcp:HOST:PORT with a controller "
+                                 + "you run yourself")
+    }
+
+    /// The rootcanal binary: `$BEACON_EMIT_ROOTCANAL`, or the cached install (made on first use).
+    static func rootcanalBinary(progress: (String) -> Void) throws(HostError) -> String {
+        if let given = getenv(binaryVariable).map({ String(cString: $0) }), !given.isEmpty {
+            guard access(given, X_OK) == 0 else { throw .virtualController("\(binaryVariable)=\(given) is not executable") }
+            return given
+        }
+        let cacheRoot = getenv("XDG_CACHE_HOME").map { String(cString: $0) }
+            ?? ((getenv("HOME").map { String(cString: $0) } ?? "/tmp") + "/.cache")
+        let venv = "\(cacheRoot)/beacon-emit/rootcanal-\(rootcanalVersion)"
+        let python = "\(venv)/bin/python"
+        if access(python, X_OK) != 0 || (try? locate(python: python)) == nil {
+            progress("installing rootcanal \(rootcanalVersion) (the virtual controller) from PyPI into \(venv); "
+                     + "first use only, about 20 MB")
+            _ = mkdir("\(cacheRoot)", 0o755)
+            _ = mkdir("\(cacheRoot)/beacon-emit", 0o755)
+            guard try Subprocess.run(["python3", "-m", "venv", venv]).status == 0 else {
+                throw .virtualController("`python3 -m venv` failed: install python3 and python3-venv")
+            }
+            guard try Subprocess.run(["\(venv)/bin/pip", "install", "--quiet", "rootcanal==\(rootcanalVersion)"]).status == 0
+            else {
+                throw .virtualController("`pip install rootcanal==\(rootcanalVersion)` failed: check access to PyPI")
+            }
+        }
+        return try locate(python: python)
+    }
+
+    private static func locate(python: String) throws(HostError) -> String {
+        let (status, output) = try Subprocess.run([python, "-c",
+            "import rootcanal.binaries as b; print(b.get_package_binary_resource_path('rootcanal'))"])
+        let path = output.split(separator: "\n").last.map(String.init) ?? ""
+        guard status == 0, access(path, X_OK) == 0 else {
+            throw .virtualController("rootcanal \(rootcanalVersion) is installed but its binary was not found")
+        }
+        return path
+    }
+
+    /// Inside the namespace: brings loopback up and starts rootcanal, waiting until its HCI
+    /// port accepts connections.
+    /// - Throws: `HostError.virtualController` if it does not come up within 5 s.
+    public static func launch() throws(HostError) -> RunningVirtualController {
+        try bringLoopbackUp()
+        let binary = try rootcanalBinary(progress: { _ in })
+        // setpriv --pdeathsig: rootcanal dies with this process, however this process ends.
+        let (pid, _) = try Subprocess.spawn(["setpriv", "--pdeathsig", "KILL", "--", binary, "-test_port=6401", "-hci_port=\(hciPort)",
+                                             "-link_port=6403", "-link_ble_port=6404"], ownProcessGroup: true)
+        let running = RunningVirtualController(pid: pid)
+        let deadline = ContinuousClock.now + .seconds(5)
+        while ContinuousClock.now < deadline {
+            if isListening(port: hciPort) { return running }
+            var status: Int32 = 0
+            if waitpid(pid, &status, WNOHANG) == pid {
+                throw .virtualController("rootcanal exited at start (status \(status)); "
+                                         + "rootcanal \(rootcanalVersion) needs glibc 2.36 or later")
+            }
+            usleep(10_000)
+        }
+        running.stop()
+        throw .virtualController("rootcanal did not accept connections within 5 s")
+    }
+
+    /// Whether a TCP socket listens on `port` (read from /proc/net/tcp, without connecting:
+    /// each connection to rootcanal's HCI port would add a device to the radio).
+    static func isListening(port: UInt16) -> Bool {
+        guard let file = fopen("/proc/net/tcp", "r") else { return false }
+        defer { fclose(file) }
+        let wanted = ":" + String(port, radix: 16, uppercase: true).leftPadded(to: 4) + " 00000000:0000 0A"
+        var line = [CChar](repeating: 0, count: 512)
+        while fgets(&line, Int32(line.count), file) != nil {
+            if String(cString: line).contains(wanted) { return true }
+        }
+        return false
+    }
+
+    private static func bringLoopbackUp() throws(HostError) {
+        let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        guard fd >= 0 else { throw .virtualController("socket: \(SystemError.message(errno))") }
+        defer { _ = close(fd) }
+        var request = ifreq()
+        withUnsafeMutableBytes(of: &request.ifr_ifrn.ifrn_name) { name in
+            name.copyBytes(from: Array("lo".utf8))
+        }
+        guard ioctl(fd, UInt(SIOCGIFFLAGS), &request) == 0 else {
+            throw .virtualController("reading loopback flags: \(SystemError.message(errno))")
+        }
+        request.ifr_ifru.ifru_flags |= Int16(IFF_UP)
+        guard ioctl(fd, UInt(SIOCSIFFLAGS), &request) == 0 else {
+            throw .virtualController("bringing loopback up in the private namespace: \(SystemError.message(errno))")
+        }
+    }
+}
+
+/// A rootcanal started by `VirtualController.launch`; stopped by the PID it was started with.
+public final class RunningVirtualController {
+    let pid: pid_t
+    private var stopped = false
+
+    init(pid: pid_t) { self.pid = pid }
+    deinit { stop() }
+
+    public var port: UInt16 { VirtualController.hciPort }
+
+    /// Terminates rootcanal and reaps it.
+    public func stop() {
+        guard !stopped else { return }
+        stopped = true
+        kill(pid, SIGTERM)
+        _ = Subprocess.wait(pid)
+    }
+}
+
+extension String {
+    func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
+}
