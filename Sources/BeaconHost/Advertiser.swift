@@ -52,7 +52,8 @@ public final class Advertiser {
         case .generatedStaticRandom: (address, random) = (Self.makeStaticRandomAddress(), true)
         case let .random(given): (address, random) = (given, true)
         }
-        let setCount = extended ? min(beaconData.count, info.numberOfAdvertisingSets ?? 1) : 1
+        // One set per beacon where the controller has enough; otherwise one set they take turns on.
+        let setCount = extended && beaconData.count <= (info.numberOfAdvertisingSets ?? 1) ? beaconData.count : 1
         let rotating = beaconData.count > setCount
         let plan = AdvertisingPlan(mode: extended ? .extended : .legacy, handles: (0..<setCount).map { UInt8($0) },
                                    rotating: rotating, address: address, addressIsRandom: random)

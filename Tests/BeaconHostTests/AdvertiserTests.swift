@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+@testable import AdvertisementCodec
+@testable import BeaconHost
+import Foundation
+import Testing
+
+let referenceData = hex("0201061AFF4C00021539ED98FF2900441A802F9C398FC199D200650002C5")
+let referenceBeacon = Beacon.iBeacon(IBeacon(proximityUUID: UUID(uuidString: "39ED98FF-2900-441A-802F-9C398FC199D2")!,
+                                             major: 101, minor: 2))
+
+func controllerInfo(extended: Bool, sets: Int = 16) -> ControllerInfo {
+    var bitmap = [UInt8](repeating: 0, count: 64)
+    if extended { bitmap[36] = 0x40 }
+    return ControllerInfo(
+        address: BluetoothAddress(0x00AA_0100_0000),
+        version: .init(hciVersion: extended ? 0x0C : 0x06, hciSubversion: 0, lmpVersion: 0,
+                       companyIdentifier: CompanyIdentifier(0x00E0), lmpSubversion: 0),
+        supportedCommands: .init(bitmap: bitmap),
+        leFeatures: extended ? .extendedAdvertising : [],
+        numberOfAdvertisingSets: extended ? sets : nil,
+        maximumAdvertisingDataLength: extended ? 512 : 31)
+}
+
+/// The legacy flow, command by command, with btmon-style notes.
+let legacySteps: [ScriptedTransport.Step] = [
+    .init(command: hex("0A 20 01 00              // LE Set Advertising Enable: disabled"), answers: [complete(0x200A)]),
+    .init(command: hex("""
+        06 20 0F                                   // LE Set Advertising Parameters
+        A0 00 A0 00                                // interval 100 ms
+        03                                         // ADV_NONCONN_IND
+        00 00 00 00 00 00 00 00                    // public own address; no peer
+        07 00                                      // channels 37 38 39, no filter
+        """), answers: [complete(0x2006)]),
+    .init(command: hex("08 20 20 1E") + referenceData + [0x00], answers: [complete(0x2008)]),
+    .init(command: hex("0A 20 01 01              // LE Set Advertising Enable: enabled"), answers: [complete(0x200A)]),
+]
+let legacyStop = ScriptedTransport.Step(command: hex("0A 20 01 00"), answers: [complete(0x200A)])
+
+let extendedSteps: [ScriptedTransport.Step] = [
+    .init(command: hex("39 20 02 00 00            // LE Set Extended Advertising Enable: disable all"),
+          answers: [complete(0x2039)]),
+    .init(command: hex("""
+        36 20 19 00                                // LE Set Extended Advertising Parameters, set 0
+        10 00                                      // legacy PDU, non-connectable
+        A0 00 00 A0 00 00 07                       // interval 100 ms, channels 37 38 39
+        00 00 00 00 00 00 00 00 00                 // public own address; no peer; no filter
+        7F 01 00 01 00 00                          // no TX power preference, 1M, SID 0
+        """), answers: [complete(0x2036, returning: [0x05])]),
+    .init(command: hex("37 20 22 00 03 01 1E") + referenceData, answers: [complete(0x2037)]),
+    .init(command: hex("39 20 06 01 01 00 00 00 00 // enable set 0"), answers: [complete(0x2039)]),
+]
+let extendedStop: [ScriptedTransport.Step] = [
+    .init(command: hex("39 20 06 00 01 00 00 00 00 // disable set 0"), answers: [complete(0x2039)]),
+    .init(command: hex("3C 20 01 00               // remove set 0"), answers: [complete(0x203C)]),
+]
+
+@Suite struct AdvertiserTests {
+    @Test func legacyFlowInOrder() throws {
+        let transport = ScriptedTransport(legacySteps + [legacyStop])
+        let advertiser = Advertiser(controller: HCIController(transport: transport),
+                                    options: AdvertisingOptions(beacons: [referenceBeacon]))
+        let plan = try advertiser.start(info: controllerInfo(extended: false))
+        #expect(plan.mode == .legacy)
+        #expect(!plan.rotating)
+        try advertiser.stop()
+        #expect(transport.remainingSteps == 0)
+    }
+
+    @Test func extendedFlowInOrderWhenSupported() throws {
+        let transport = ScriptedTransport(extendedSteps + extendedStop)
+        let advertiser = Advertiser(controller: HCIController(transport: transport),
+                                    options: AdvertisingOptions(beacons: [referenceBeacon]))
+        let plan = try advertiser.start(info: controllerInfo(extended: true))
+        #expect(plan.mode == .extended)
+        #expect(plan.handles == [0])
+        try advertiser.stop()
+        #expect(transport.remainingSteps == 0)
+    }
+
+    @Test func legacyOptionOverridesExtendedSupport() throws {
+        let transport = ScriptedTransport(legacySteps)
+        let advertiser = Advertiser(controller: HCIController(transport: transport),
+                                    options: AdvertisingOptions(beacons: [referenceBeacon], mode: .legacy))
+        #expect(try advertiser.start(info: controllerInfo(extended: true)).mode == .legacy)
+    }
+
+    @Test func extendedOptionOnALegacyControllerIsRefusedBeforeSendingAnything() {
+        let transport = ScriptedTransport([])
+        let advertiser = Advertiser(controller: HCIController(transport: transport),
+                                    options: AdvertisingOptions(beacons: [referenceBeacon], mode: .extended))
+        #expect(throws: HostError.self) { try advertiser.start(info: controllerInfo(extended: false)) }
+        #expect(transport.sent.isEmpty)
+    }
+
+    @Test func txPowerNeedsExtended() {
+        let advertiser = Advertiser(controller: HCIController(transport: ScriptedTransport([])),
+                                    options: AdvertisingOptions(beacons: [referenceBeacon], txPower: -4, mode: .legacy))
+        #expect(throws: HostError.self) { try advertiser.start(info: controllerInfo(extended: true)) }
+    }
+
+    /// Each step of the legacy flow refused in turn: the error names that step's command,
+    /// and advertising is disabled again before the error reaches the caller.
+    @Test(arguments: 0..<4)
+    func legacyStepRefusedLeavesAdvertisingOff(failing index: Int) throws {
+        var steps = Array(legacySteps[..<index])
+        let failing = legacySteps[index]
+        let opcode = UInt16(failing.command![0]) | UInt16(failing.command![1]) << 8
+        steps.append(.init(command: failing.command, answers: [complete(opcode, status: 0x12)]))
+        steps.append(legacyStop)
+        let transport = ScriptedTransport(steps)
+        let advertiser = Advertiser(controller: HCIController(transport: transport),
+                                    options: AdvertisingOptions(beacons: [referenceBeacon]))
+        do {
+            try advertiser.start(info: controllerInfo(extended: false))
+            Issue.record("no error")
+        } catch let HostError.controllerRefused(refused, status, _) {
+            #expect(refused.rawValue == opcode)
+            #expect(status == .invalidCommandParameters)
+        } catch {
+            Issue.record("wrong error \(error)")
+        }
+        #expect(transport.sent.last == hex("0A 20 01 00"))
+        #expect(transport.remainingSteps == 0)
+    }
+
+    @Test(arguments: 0..<4)
+    func extendedStepRefusedLeavesAdvertisingOff(failing index: Int) throws {
+        var steps = Array(extendedSteps[..<index])
+        let failing = extendedSteps[index]
+        let opcode = UInt16(failing.command![0]) | UInt16(failing.command![1]) << 8
+        steps.append(.init(command: failing.command, answers: [complete(opcode, status: 0x0C)]))
+        steps += extendedStop
+        let transport = ScriptedTransport(steps)
+        let advertiser = Advertiser(controller: HCIController(transport: transport),
+                                    options: AdvertisingOptions(beacons: [referenceBeacon]))
+        #expect(throws: HostError.self) { try advertiser.start(info: controllerInfo(extended: true)) }
+        #expect(transport.sent.suffix(2) == [hex("39 20 06 00 01 00 00 00 00"), hex("3C 20 01 00")])
+    }
+
+    @Test func staticRandomAddressIsSetBeforeParameters() throws {
+        let transport = ScriptedTransport(answeringEverything: true)
+        let advertiser = Advertiser(controller: HCIController(transport: transport),
+                                    options: AdvertisingOptions(beacons: [referenceBeacon], address: .generatedStaticRandom))
+        // The address is random, so check the commands' shape rather than a script.
+        try advertiser.start(info: controllerInfo(extended: false))
+        #expect(transport.sent.count >= 2)
+        #expect(transport.sent[1].prefix(3) == [0x05, 0x20, 0x06])
+        #expect(transport.sent[2][8] == 0x01, "own address type random in the parameters")
+        let address = BluetoothAddress(littleEndian: transport.sent[1].dropFirst(3))
+        #expect(address.isStaticRandom)
+    }
+
+    @Test func threeBeaconsGetThreeSets() throws {
+        let beacons = (1...3).map { Beacon.iBeacon(IBeacon(proximityUUID: UUID(), major: 1, minor: UInt16($0))) }
+        let transport = ScriptedTransport(answeringEverything: true)
+        let advertiser = Advertiser(controller: HCIController(transport: transport), options: AdvertisingOptions(beacons: beacons))
+        try advertiser.start(info: controllerInfo(extended: true, sets: 16))
+        // disable all; then per set: parameters, data; then one enable of sets 0, 1, 2.
+        #expect(transport.sent.map { $0[0] } == [0x39, 0x36, 0x37, 0x36, 0x37, 0x36, 0x37, 0x39])
+        #expect(transport.sent.last == hex("39 20 0E 01 03  00 0000 00  01 0000 00  02 0000 00"))
+    }
+
+    @Test func moreBeaconsThanSetsTakeTurnsOnOneSet() throws {
+        let beacons = (1...3).map { Beacon.iBeacon(IBeacon(proximityUUID: UUID(), major: 1, minor: UInt16($0))) }
+        let transport = ScriptedTransport(answeringEverything: true)
+        let advertiser = Advertiser(controller: HCIController(transport: transport), options: AdvertisingOptions(beacons: beacons))
+        try advertiser.start(info: controllerInfo(extended: true, sets: 2))
+        try advertiser.rotate()
+        // The rotation puts beacon 2's data on set 0.
+        #expect(transport.sent.last == [0x37, 0x20, 0x22, 0x00, 0x03, 0x01, 0x1E] + beacons[1].advertisingData.bytes)
+        #expect(advertiser.plan?.rotating == true)
+        #expect(advertiser.plan?.handles == [0])
+    }
+}

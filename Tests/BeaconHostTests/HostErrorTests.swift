@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+@testable import AdvertisementCodec
+@testable import BeaconHost
+import Foundation
+import Testing
+
+@Suite struct HostErrorTests {
+    @Test func kernelWithoutBluetooth() {
+        let error = HostError.kernel(call: "hci_open_dev(0)", errno: 97, adapter: "hci0", adapters: [])
+        #expect(error.description.hasPrefix("hci_open_dev(0): Address family not supported by protocol (errno 97): "
+                                            + "this kernel has no Bluetooth support"))
+        #expect(error.exitStatus == 69)
+    }
+
+    @Test func noSuchAdapterListsWhatExists() {
+        let error = HostError.kernel(call: "hci_open_dev(3)", errno: 19, adapter: "hci3", adapters: ["hci0 (up)"])
+        #expect(error.description.contains("no such adapter (adapters: hci0 (up))"))
+        #expect(error.exitStatus == 69)
+    }
+
+    @Test func adapterDownOffersUp() {
+        let error = HostError.transport(.system(call: "write(hci0)", errno: 100), device: "hci0")
+        #expect(error.description.contains("hci0 is down: add --up"))
+        #expect(error.exitStatus == 69)
+    }
+
+    @Test func missingCapabilityPrintsTheSetcapLine() {
+        for code: Int32 in [1, 13] {
+            let error = HostError.transport(.system(call: "write(hci0)", errno: code), device: "hci0")
+            #expect(error.description.contains("sudo setcap cap_net_raw,cap_net_admin+eip /"))
+            #expect(error.exitStatus == 77)
+        }
+    }
+
+    @Test func commandDisallowedNamesTheLikelyCauses() {
+        let error = HostError.controllerRefused(opcode: .leSetAdvertisingEnable, status: .commandDisallowed, context: nil)
+        #expect(error.description.hasPrefix("controller refused LE Set Advertising Enable: Command Disallowed (0x0C); "))
+        #expect(error.description.contains("other advertising mode"))
+        #expect(error.description.contains("bluetoothd"))
+        #expect(error.exitStatus == 76)
+        let parameters = HostError.controllerRefused(opcode: .leSetAdvertisingParameters, status: .commandDisallowed,
+                                                     context: nil)
+        #expect(parameters.description.contains("advertising is already active"))
+    }
+
+    @Test func parameterRefusalsSayWhichParameter() {
+        let interval = HostError.controllerRefused(opcode: .leSetAdvertisingParameters,
+                                                   status: .unsupportedFeatureOrParameterValue,
+                                                   context: "interval 10 ms = 16 x 0.625 ms")
+        #expect(interval.description.contains("(interval 10 ms = 16 x 0.625 ms)"))
+        #expect(interval.description.contains("use 20 to 10240 ms"))
+        let invalid = HostError.controllerRefused(opcode: .leSetExtendedAdvertisingParameters,
+                                                  status: .invalidCommandParameters, context: nil)
+        #expect(invalid.description.contains("interval minimum above maximum"))
+    }
+
+    @Test func timeoutAndClosedLink() {
+        #expect(HostError.commandTimeout(opcode: .reset, timeout: .seconds(2)).exitStatus == 75)
+        let closed = HostError.transport(.closed(transport: "tcp:x:1"), device: "tcp:x:1")
+        #expect(closed.description == "tcp:x:1: the controller connection closed while in use; advertising on it has stopped")
+        #expect(closed.exitStatus == 74)
+    }
+}
+
+@Suite struct DeviceSpecificationTests {
+    @Test(arguments: [
+        ("hci0", DeviceSpecification.kernel(index: 0)),
+        ("1", .kernel(index: 1)),
+        ("tcp:127.0.0.1:6402", .tcp(host: "127.0.0.1", port: 6402)),
+        ("tcp:[::1]:6402", .tcp(host: "::1", port: 6402)),
+        ("serial:/dev/ttyACM0", .serial(path: "/dev/ttyACM0", baud: 115_200)),
+        ("serial:/dev/ttyUSB1:1000000", .serial(path: "/dev/ttyUSB1", baud: 1_000_000)),
+        ("virtual", .virtual),
+    ])
+    func parses(text: String, expected: DeviceSpecification) throws {
+        #expect(try DeviceSpecification(parsing: text) == expected)
+    }
+
+    @Test(arguments: ["hciX", "tcp:host", "tcp::6402", "tcp:h:70000", "serial:ttyS0", "serial:/dev/ttyS0:1234", "usb"])
+    func rejects(text: String) {
+        #expect(throws: HostError.self) { try DeviceSpecification(parsing: text) }
+    }
+
+    @Test func onlyKernelAdaptersAreShared() {
+        #expect(!DeviceSpecification.kernel(index: 0).ownsController)
+        #expect(DeviceSpecification.tcp(host: "h", port: 1).ownsController)
+        #expect(DeviceSpecification.virtual.ownsController)
+    }
+}
+
+@Suite struct EmitterTests {
+    @Test func signalDisablesAdvertisingBeforeReturning() throws {
+        let transport = ScriptedTransport(extendedSteps + extendedStop)
+        let controller = HCIController(transport: transport)
+        var events: [String] = []
+        let emitter = Emitter(controller: controller, ownsController: false) { event in
+            if case let .stopped(reason, keptOn) = event { events.append("\(reason) \(keptOn)") }
+        }
+        let advertiser = Advertiser(controller: controller, options: AdvertisingOptions(beacons: [referenceBeacon]))
+        try advertiser.start(info: controllerInfo(extended: true))
+        var fds: [Int32] = [-1, -1]
+        #expect(pipe(&fds) == 0)
+        var byte: UInt8 = 1
+        #expect(write(fds[1], &byte, 1) == 1)
+        try emitter.run(advertiser, duration: .seconds(5), keep: false, interrupt: fds[0])
+        #expect(transport.remainingSteps == 0, "disable and remove were sent")
+        #expect(events.count == 1)
+        close(fds[0])
+        close(fds[1])
+    }
+
+    @Test func keepLeavesAdvertisingOn() throws {
+        let transport = ScriptedTransport(extendedSteps)
+        let controller = HCIController(transport: transport)
+        let emitter = Emitter(controller: controller, ownsController: false) { _ in }
+        let advertiser = Advertiser(controller: controller, options: AdvertisingOptions(beacons: [referenceBeacon]))
+        try advertiser.start(info: controllerInfo(extended: true))
+        try emitter.run(advertiser, duration: .milliseconds(20), keep: true, interrupt: nil)
+        #expect(transport.sent.count == extendedSteps.count, "nothing sent after enabling")
+    }
+
+    @Test func linkClosingMidRunIsAnErrorAfterTryingToDisable() throws {
+        let transport = ScriptedTransport(extendedSteps)
+        transport.closeWhenDone = true
+        let controller = HCIController(transport: transport)
+        let emitter = Emitter(controller: controller, ownsController: false) { _ in }
+        let advertiser = Advertiser(controller: controller, options: AdvertisingOptions(beacons: [referenceBeacon]))
+        try advertiser.start(info: controllerInfo(extended: true))
+        #expect(throws: HostError.self) { try emitter.run(advertiser, duration: .seconds(5), keep: false, interrupt: nil) }
+    }
+}
