@@ -53,7 +53,7 @@ let package = Package(
         ),
         .testTarget(
             name: "BeaconEmitterTests",
-            dependencies: ["BeaconEmitter", "AdvertisementCodec"]
+            dependencies: ["BeaconEmitter", "BeaconHost", "AdvertisementCodec"]
         ),
     ]
 )

@@ -25,6 +25,12 @@ public enum SignalWatcher {
         }
         pipeDescriptors = fds
         signal(SIGPIPE, SIG_IGN)
+        // A parent may have started this process with the signals blocked; unblock them.
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, SIGINT)
+        sigaddset(&set, SIGTERM)
+        sigprocmask(SIG_UNBLOCK, &set, nil)
         for signalNumber in [SIGINT, SIGTERM] {
             signal(signalNumber) { received in
                 SignalWatcher.lastSignal = received

@@ -142,11 +142,18 @@ public final class RunningVirtualController {
 
     public var port: UInt16 { VirtualController.hciPort }
 
-    /// Terminates rootcanal and reaps it.
+    /// Terminates rootcanal and reaps it (SIGKILL if it has not gone within a second).
     public func stop() {
         guard !stopped else { return }
         stopped = true
         kill(pid, SIGTERM)
+        let deadline = ContinuousClock.now + .seconds(1)
+        var status: Int32 = 0
+        while ContinuousClock.now < deadline {
+            if waitpid(pid, &status, WNOHANG) == pid { return }
+            usleep(5_000)
+        }
+        kill(pid, SIGKILL)
         _ = Subprocess.wait(pid)
     }
 }

@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+import Foundation
+import Testing
+
+/// A `beacon-emit` (or other program) running while the test does something else, its output
+/// collected as it arrives.
+final class BackgroundProcess: @unchecked Sendable {
+    let process = Process()
+    private let lock = NSLock()
+    private var stdoutText = ""
+    private var stderrText = ""
+    private let done = DispatchGroup()
+
+    init(_ executable: String, _ arguments: [String]) throws {
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["SWIFT_BACKTRACE"] = "enable=no"
+        process.environment = environment
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        for (pipe, isOut) in [(out, true), (err, false)] {
+            done.enter()
+            Thread.detachNewThread { [self] in
+                while true {
+                    let data = pipe.fileHandleForReading.availableData
+                    if data.isEmpty { break }
+                    lock.withLock {
+                        if isOut { stdoutText += String(decoding: data, as: UTF8.self) }
+                        else { stderrText += String(decoding: data, as: UTF8.self) }
+                    }
+                }
+                done.leave()
+            }
+        }
+    }
+
+    static func beaconEmit(_ arguments: [String]) throws -> BackgroundProcess {
+        try BackgroundProcess(try beaconEmitPath(), arguments)
+    }
+
+    var stdout: String { lock.withLock { stdoutText } }
+    var stderr: String { lock.withLock { stderrText } }
+
+    /// Waits until standard output contains `text`; false on timeout or exit.
+    func waitForOutput(_ text: String, timeout: Duration = .seconds(10)) -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if stdout.contains(text) { return true }
+            if !process.isRunning { return stdout.contains(text) }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        return false
+    }
+
+    func signal(_ number: Int32) { kill(process.processIdentifier, number) }
+
+    /// Waits for exit (killing it after `timeout`) and returns the exit status.
+    @discardableResult
+    func wait(timeout: Duration = .seconds(10)) -> Int32 {
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning && ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.005) }
+        if process.isRunning {
+            Issue.record("process still running after \(timeout); killing it")
+            kill(process.processIdentifier, SIGKILL)
+        }
+        process.waitUntilExit()
+        done.wait()
+        return process.terminationStatus
+    }
+}

@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+@testable import AdvertisementCodec
+import Foundation
+import Testing
+
+/// A TCP proxy between beacon-emit and rootcanal that records every H4 packet each way, so a
+/// test can check the commands on the wire (rootcanal forgets a device whose link closes, so
+/// only the wire shows whether advertising was disabled before the program let go).
+/// It can also slip extra commands to the controller right after it answers a given command,
+/// to put the controller in a state the program did not ask for.
+final class LoggingProxy: @unchecked Sendable {
+    let port: UInt16
+    private let listener: Int32
+    private let upstreamPort: UInt16
+    private let lock = NSLock()
+    private var toController: [H4Packet] = []
+    private var toHost: [H4Packet] = []
+    private var closedByHost = false
+    /// After the controller's Command Complete for this opcode, send these commands first.
+    private let injectAfter: (opcode: HCIOpcode, commands: [HCICommandPacket])?
+
+    init(upstreamPort: UInt16, injectAfter: (opcode: HCIOpcode, commands: [HCICommandPacket])? = nil) throws {
+        self.upstreamPort = upstreamPort
+        self.injectAfter = injectAfter
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) }
+        }
+        guard bound == 0, listen(listener, 1) == 0 else { throw ProxyError.setup(errno) }
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
+        }
+        self.listener = listener
+        port = UInt16(bigEndian: address.sin_port)
+        Thread.detachNewThread { [self] in serve() }
+    }
+
+    enum ProxyError: Error { case setup(Int32) }
+
+    /// Commands the host sent, in order.
+    var commands: [HCICommandPacket] {
+        lock.withLock { toController.compactMap { try? $0.command() } }
+    }
+
+    /// Events the controller sent to the host, in order.
+    var events: [HCIEvent] {
+        lock.withLock { toHost.compactMap { try? $0.event() } }
+    }
+
+    var hostClosed: Bool { lock.withLock { closedByHost } }
+
+    private func serve() {
+        let client = accept(listener, nil, nil)
+        close(listener)
+        guard client >= 0 else { return }
+        let upstream = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = upstreamPort.bigEndian
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(upstream, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else {
+            close(client)
+            return
+        }
+        var on: Int32 = 1
+        setsockopt(upstream, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
+        setsockopt(client, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
+        Thread.detachNewThread { [self] in relayEvents(from: upstream, to: client) }
+        var decoder = H4StreamDecoder()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = read(client, &buffer, buffer.count)
+            if count <= 0 { break }
+            decoder.append(buffer[0..<count])
+            while let packet = try? decoder.next() {
+                lock.withLock { toController.append(packet) }
+                writeAll(upstream, packet.bytes)
+            }
+        }
+        lock.withLock { closedByHost = true }
+        shutdown(upstream, Int32(SHUT_RDWR))
+        close(client)
+    }
+
+    private func relayEvents(from upstream: Int32, to client: Int32) {
+        var decoder = H4StreamDecoder()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        var injected = false
+        while true {
+            let count = read(upstream, &buffer, buffer.count)
+            if count <= 0 { break }
+            decoder.append(buffer[0..<count])
+            while let packet = try? decoder.next() {
+                if !injected, let injectAfter, case let .commandComplete(complete)?? = try? packet.event(),
+                   complete.opcode == injectAfter.opcode {
+                    injected = true
+                    inject(injectAfter.commands, upstream: upstream, decoder: &decoder)
+                }
+                lock.withLock { toHost.append(packet) }
+                writeAll(client, packet.bytes)
+            }
+        }
+        close(upstream)
+    }
+
+    /// Sends each command and swallows the controller's answer to it.
+    private func inject(_ commands: [HCICommandPacket], upstream: Int32, decoder: inout H4StreamDecoder) {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        for command in commands {
+            writeAll(upstream, command.h4Bytes)
+            answered: while true {
+                while let packet = try? decoder.next() {
+                    if case let .commandComplete(complete)?? = try? packet.event(), complete.opcode == command.opcode {
+                        break answered
+                    }
+                }
+                let count = read(upstream, &buffer, buffer.count)
+                if count <= 0 { return }
+                decoder.append(buffer[0..<count])
+            }
+        }
+    }
+
+    private func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, bytes.count - offset) }
+            if written <= 0 { return }
+            offset += written
+        }
+    }
+}

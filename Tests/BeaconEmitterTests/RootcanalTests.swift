@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+//
+// Against a real controller implementation: rootcanal, started by scripts/with-rootcanal in
+// a private network namespace (ROOTCANAL_HCI_PORT). Every connection to its HCI port is a new
+// device on one shared radio.
+
+@testable import AdvertisementCodec
+@testable import BeaconHost
+import Foundation
+import Testing
+
+let rigPort: UInt16? = ProcessInfo.processInfo.environment["ROOTCANAL_HCI_PORT"].flatMap(UInt16.init)
+let rigRequired = ProcessInfo.processInfo.environment["BEACON_EMIT_REQUIRE_RIG"] == "1"
+
+/// The reference iBeacon, and the same with minors 1, 2, 3 (bytes written out by hand).
+let referenceAdvertisingData = hex("0201061AFF4C00021539ED98FF2900441A802F9C398FC199D200650002C5")
+let threeBeaconData = [
+    hex("0201061AFF4C00021539ED98FF2900441A802F9C398FC199D200650001C5"),
+    hex("0201061AFF4C00021539ED98FF2900441A802F9C398FC199D200650002C5"),
+    hex("0201061AFF4C00021539ED98FF2900441A802F9C398FC199D200650003C5"),
+]
+let referenceArguments = ["--uuid", "39ED98FF-2900-441A-802F-9C398FC199D2", "--major", "101", "--minor", "2"]
+
+func hex(_ text: String) -> [UInt8] {
+    (try? HexText.parse(text)) ?? []
+}
+
+@Suite struct RigPresenceTests {
+    @Test func rigIsThereWhenTheTestScriptRequiresIt() {
+        if rigRequired { #expect(rigPort != nil, "scripts/test runs the tests beside rootcanal; ROOTCANAL_HCI_PORT is unset") }
+    }
+}
+
+/// A second device on the rootcanal radio that scans passively and collects advertising data.
+final class TestScanner {
+    let scanner: PassiveScanner
+
+    init(port: UInt16) throws {
+        scanner = PassiveScanner(controller: HCIController(transport: try StreamTransports.connectTCP(host: "127.0.0.1",
+                                                                                                        port: port)))
+        try scanner.start()
+    }
+
+    /// Reports received until `stop` returns true or `timeout` passes.
+    func collect(timeout: Duration, until stop: ([LEAdvertisingReport]) -> Bool) throws -> [LEAdvertisingReport] {
+        var reports: [LEAdvertisingReport] = []
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline, !stop(reports) {
+            if let report = try scanner.nextReport(timeout: ContinuousClock.now.duration(to: deadline)) {
+                reports.append(report)
+            }
+        }
+        return reports
+    }
+
+    deinit { scanner.close() }
+}
+
+@Suite(.serialized, .enabled(if: rigPort != nil, "needs scripts/with-rootcanal"))
+struct RootcanalTests {
+    let port = rigPort ?? 0
+    var device: String { "tcp:127.0.0.1:\(port)" }
+
+    @Test(arguments: [["--legacy"], ["--extended"]])
+    func advertisementArrivesByteForByte(mode: [String]) throws {
+        let scanner = try TestScanner(port: port)
+        let emitter = try BackgroundProcess.beaconEmit(["-i", device, "--duration", "2"] + referenceArguments + mode)
+        let reports = try scanner.collect(timeout: .seconds(3)) { $0.contains { Array($0.data) == referenceAdvertisingData } }
+        let match = reports.first { Array($0.data) == referenceAdvertisingData }
+        #expect(match != nil, "saw \(reports.map { HexText.format($0.data) })")
+        #expect(match?.eventType == .advNonconnInd)
+        #expect(emitter.wait() == 0, "\(emitter.stderr)")
+        #expect(emitter.stdout.contains(mode == ["--legacy"] ? "legacy advertising" : "extended advertising, 1 set"))
+    }
+
+    @Test func threeBeaconsFromOneController() throws {
+        let scanner = try TestScanner(port: port)
+        let specifications = (1...3).map { "uuid=39ED98FF2900441A802F9C398FC199D2,major=101,minor=\($0)" }
+        let emitter = try BackgroundProcess.beaconEmit(["-i", device, "--duration", "3"]
+                                                       + specifications.flatMap { ["--beacon", $0] })
+        let reports = try scanner.collect(timeout: .seconds(4)) { reports in
+            threeBeaconData.allSatisfy { data in reports.contains { Array($0.data) == data } }
+        }
+        for data in threeBeaconData {
+            #expect(reports.contains { Array($0.data) == data }, "missing \(HexText.format(data))")
+        }
+        #expect(emitter.wait() == 0, "\(emitter.stderr)")
+        #expect(emitter.stdout.contains("extended advertising, 3 sets"))
+    }
+
+    @Test(arguments: [["--legacy"], ["--extended"]])
+    func sigtermDisablesAdvertisingOnTheWireBeforeLettingGo(mode: [String]) throws {
+        let proxy = try LoggingProxy(upstreamPort: port)
+        let emitter = try BackgroundProcess.beaconEmit(["-i", "tcp:127.0.0.1:\(proxy.port)"] + referenceArguments + mode)
+        #expect(emitter.waitForOutput("advertising on"), "\(emitter.stderr)")
+        emitter.signal(SIGTERM)
+        #expect(emitter.wait() == 0, "\(emitter.stderr)")
+        #expect(emitter.stdout.contains("advertising off: received SIGTERM"))
+        Thread.sleep(forTimeInterval: 0.1)
+        let commands = proxy.commands.map { HexText.format($0.bytes, separator: " ") }
+        let expectedTail = mode == ["--legacy"]
+            ? ["0A 20 01 01", "0A 20 01 00"]                          // enable, then disable
+            : ["39 20 06 01 01 00 00 00 00", "39 20 06 00 01 00 00 00 00", "3C 20 01 00"] // enable; disable; remove
+        #expect(Array(commands.suffix(expectedTail.count)) == expectedTail, "\(commands)")
+        // The controller answered every command, the last disable (and removal) included,
+        // before the program closed the link.
+        let completes = proxy.events.compactMap { event -> CommandComplete? in
+            if case let .commandComplete(complete) = event { return complete }
+            return nil
+        }
+        #expect(completes.count == proxy.commands.count)
+        #expect(completes.last?.opcode == proxy.commands.last?.opcode)
+        #expect(completes.allSatisfy { $0.status == .success })
+        #expect(proxy.hostClosed)
+    }
+
+    @Test func intervalBelow20MillisecondsIsRefusedByTheController() throws {
+        let emitter = try BackgroundProcess.beaconEmit(["-i", device, "--interval", "10", "--duration", "1"]
+                                                       + referenceArguments)
+        #expect(emitter.wait() == 76)
+        #expect(emitter.stderr.contains("controller refused LE Set Extended Advertising Parameters (interval 10 ms = 16 x 0.625 ms): "
+                                        + "Unsupported Feature or Parameter Value (0x11); the advertising interval is outside"))
+    }
+
+    @Test func parametersWhileAdvertisingAreRefused() throws {
+        // Right after the program disables advertising, something else (as bluetoothd might)
+        // turns it back on; the parameters that follow are then refused with 0x0C.
+        let parameters = LESetAdvertisingParameters().packet
+        let enable = LESetAdvertisingEnable(enable: true).packet
+        let proxy = try LoggingProxy(upstreamPort: port, injectAfter: (.leSetAdvertisingEnable, [parameters, enable]))
+        let emitter = try BackgroundProcess.beaconEmit(["-i", "tcp:127.0.0.1:\(proxy.port)", "--legacy", "--duration", "1"]
+                                                       + referenceArguments)
+        #expect(emitter.wait() == 76)
+        #expect(emitter.stderr.contains("controller refused LE Set Advertising Parameters (interval 100 ms = 160 x 0.625 ms): "
+                                        + "Command Disallowed (0x0C); the likely cause: advertising is already active"))
+        // Nothing is left half-done: the program disabled advertising again before exiting.
+        #expect(proxy.commands.last.map { HexText.format($0.bytes) } == "0A200100")
+    }
+
+    @Test func controllerStoppingMidRunEndsTheEmitterWithinASecond() throws {
+        let binary = try #require(ProcessInfo.processInfo.environment["BEACON_EMIT_ROOTCANAL"])
+        let ownPort: UInt16 = 7402
+        let rootcanal = try BackgroundProcess(binary, ["-test_port=7401", "-hci_port=\(ownPort)", "-link_port=7403",
+                                                       "-link_ble_port=7404"])
+        let listening = ContinuousClock.now + .seconds(5)
+        while !VirtualController.isListening(port: ownPort) && ContinuousClock.now < listening {
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        let emitter = try BackgroundProcess.beaconEmit(["-i", "tcp:127.0.0.1:\(ownPort)"] + referenceArguments)
+        #expect(emitter.waitForOutput("advertising on"), "\(emitter.stderr)")
+        let stopped = ContinuousClock.now
+        rootcanal.signal(SIGKILL)
+        let status = emitter.wait(timeout: .seconds(5))
+        let took = stopped.duration(to: .now)
+        rootcanal.wait()
+        #expect(status == 74)
+        #expect(took < .seconds(1), "took \(took)")
+        #expect(emitter.stderr.contains("the controller connection closed while in use"))
+    }
+
+    @Test func infoReportsTheController() throws {
+        let info = try BackgroundProcess.beaconEmit(["info", "-i", device, "--json"])
+        #expect(info.wait() == 0)
+        #expect(info.stdout.contains(#""hciVersion":"5.3""#))
+        #expect(info.stdout.contains(#""extendedAdvertising":"yes","advertisingSets":16,"maxAdvertisingDataLength":512"#))
+    }
+
+    @Test func stopSucceedsWhenNothingAdvertises() throws {
+        let stop = try BackgroundProcess.beaconEmit(["stop", "-i", device])
+        #expect(stop.wait() == 0)
+        #expect(stop.stdout.contains("advertising off"))
+    }
+
+    @Test func virtualDeviceShowsTheRoundTrip() throws {
+        let emitter = try BackgroundProcess.beaconEmit(["--device", "virtual", "--duration", "1"] + referenceArguments)
+        #expect(emitter.wait() == 0, "\(emitter.stderr)")
+        #expect(emitter.stdout.contains("a virtual scanner received it from"))
+        #expect(emitter.stdout.contains("30 bytes, identical to the data set"))
+    }
+}
+
+@Suite struct KernelSocketTests {
+    /// On a kernel without Bluetooth (these build machines), hci0 gives the documented error.
+    @Test(.enabled(if: socket(AF_BLUETOOTH, Int32(SOCK_RAW.rawValue), 1) < 0 && errno == EAFNOSUPPORT))
+    func kernelWithoutBluetoothIsAClearError() throws {
+        let result = try runBeaconEmit(["-i", "hci0"] + referenceArguments)
+        #expect(result.status == 69)
+        #expect(result.stderr.contains("this kernel has no Bluetooth support (AF_BLUETOOTH)"))
+        #expect(!result.stderr.contains("Fatal"))
+    }
+}
