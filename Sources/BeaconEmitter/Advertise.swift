@@ -27,7 +27,7 @@ struct Advertise: ParsableCommand {
     @Option(help: ArgumentHelp("JSON or YAML file listing beacons.", valueName: "file"))
     var config: String?
 
-    @Option(help: ArgumentHelp("Advertising interval in ms (default 100); sent in 0.625 ms units.", valueName: "ms"))
+    @Option(help: ArgumentHelp("Advertising interval in ms; sent in 0.625 ms units.", valueName: "ms"))
     var interval: Double = 100
 
     @Flag(help: "Connectable advertising (ADV_IND) instead of non-connectable (ADV_NONCONN_IND).")
@@ -50,7 +50,7 @@ struct Advertise: ParsableCommand {
     @Option(help: ArgumentHelp("Stop after this many seconds.", valueName: "seconds"))
     var duration: Double?
 
-    @Option(help: ArgumentHelp("With more beacons than sets, ms each beacon stays on the air (default 1000).",
+    @Option(help: ArgumentHelp("With more beacons than sets, ms each beacon stays on the air.",
                                valueName: "ms"))
     var rotation: Double = 1000
 

@@ -53,6 +53,8 @@ enum BeaconList {
         for (key, value) in pairs {
             let option = kebab(key)
             switch option {
+            case "type" where value.lowercased() == "eddystone-url", "format" where value.lowercased() == "eddystone-url":
+                continue // the url= key selects Eddystone-URL
             case "type", "format":
                 guard let format = BeaconFormat.allCases.first(where: { $0.flagName == value.lowercased() }) else {
                     throw ValidationError("\(label): type must be ibeacon, altbeacon, eddystone-uid, eddystone-tlm "

@@ -189,3 +189,50 @@ struct RootcanalTests {
         #expect(!result.stderr.contains("Fatal"))
     }
 }
+
+@Suite(.serialized, .enabled(if: rigPort != nil, "needs scripts/with-rootcanal"))
+struct ConfigFileTests {
+    @Test(arguments: [
+        """
+        beacons:
+          - uuid: 39ED98FF-2900-441A-802F-9C398FC199D2
+            major: 101
+            minor: 2
+          - url: https://www.example.com/x
+        """,
+        #"{"beacons": [{"uuid": "39ED98FF2900441A802F9C398FC199D2", "major": 101, "minor": 2}, {"type": "eddystone-url", "url": "https://www.example.com/x"}]}"#,
+    ])
+    func yamlAndJSONConfigurationsBothArrive(text: String) throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("beacons-\(UUID().uuidString).conf").path
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let expected = [
+            referenceAdvertisingData,
+            hex("""
+                02 01 06  03 03 AA FE             // flags; 16-bit UUIDs: FEAA
+                0F 16 AA FE                       // service data FEAA, 14 bytes follow
+                10 EE 01                          // URL frame, -18 dBm at 0 m, https://www.
+                65 78 61 6D 70 6C 65 00 78        // "example" ".com/" "x"
+                """.split(separator: "\n").map { $0.split(separator: "//")[0] }.joined(separator: " ")),
+        ]
+        let scanner = try TestScanner(port: rigPort ?? 0)
+        let emitter = try BackgroundProcess.beaconEmit(["-i", "tcp:127.0.0.1:\(rigPort ?? 0)", "--config", path,
+                                                        "--duration", "2"])
+        let reports = try scanner.collect(timeout: .seconds(3)) { reports in
+            expected.allSatisfy { data in reports.contains { Array($0.data) == data } }
+        }
+        for data in expected { #expect(reports.contains { Array($0.data) == data }, "missing \(HexText.format(data))") }
+        #expect(emitter.wait() == 0, "\(emitter.stderr)")
+    }
+
+    @Test func badEntryIsAUsageErrorNamingIt() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("bad-\(UUID().uuidString).yaml").path
+        try "beacons:\n  - uuid: 39ED98FF2900441A802F9C398FC199D2\n    major: 70000\n    minor: 1\n"
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let result = try runBeaconEmit(["-i", "tcp:127.0.0.1:1", "--config", path])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("--config \(path): beacon 1: "))
+        #expect(result.stderr.contains("--major must be from 0 to 65535, got 70000"))
+    }
+}
