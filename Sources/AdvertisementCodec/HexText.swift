@@ -54,6 +54,16 @@ public enum HexText {
         return bytes
     }
 
+    /// Parses annotated hex: several lines, each possibly ending in a `//` comment (the way
+    /// fixtures and btmon-style notes are written).
+    /// - Throws: `CodecError` whose offset counts characters of the comment-free text.
+    public static func parse(annotated text: some StringProtocol) throws(CodecError) -> [UInt8] {
+        let stripped = text.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
+            String(line.firstRange(of: "//").map { line[..<$0.lowerBound] } ?? line)
+        }.joined(separator: " ")
+        return try parse(stripped)
+    }
+
     /// Formats bytes as upper-case hex, `separator` between bytes.
     public static func format(_ bytes: some Sequence<UInt8>, separator: String = "") -> String {
         var out: [UInt8] = []

@@ -46,6 +46,15 @@ import Testing
         #expect(error?.reason == .unrecognized(expected: "at least one byte of hex"))
     }
 
+    @Test func annotatedHexDropsComments() throws {
+        let text = """
+            02 01 06   // Flags
+            03 FF      // manufacturer data, 2 bytes
+            4C 00
+            """
+        #expect(try HexText.parse(annotated: text) == [0x02, 0x01, 0x06, 0x03, 0xFF, 0x4C, 0x00])
+    }
+
     @Test func formatsUpperCaseWithSeparator() {
         #expect(HexText.format([0x0A, 0xFF, 0x00]) == "0AFF00")
         #expect(HexText.format([0x0A, 0xFF, 0x00], separator: ":") == "0A:FF:00")

@@ -21,8 +21,9 @@ let threeBeaconData = [
 ]
 let referenceArguments = ["--uuid", "39ED98FF-2900-441A-802F-9C398FC199D2", "--major", "101", "--minor", "2"]
 
-func hex(_ text: String) -> [UInt8] {
-    (try? HexText.parse(text)) ?? []
+/// Bytes from annotated hex (everything after `//` is a comment).
+func hex(_ annotated: String) -> [UInt8] {
+    (try? HexText.parse(annotated: annotated)) ?? []
 }
 
 @Suite struct RigPresenceTests {
@@ -213,7 +214,7 @@ struct ConfigFileTests {
                 0F 16 AA FE                       // service data FEAA, 14 bytes follow
                 10 EE 01                          // URL frame, -18 dBm at 0 m, https://www.
                 65 78 61 6D 70 6C 65 00 78        // "example" ".com/" "x"
-                """.split(separator: "\n").map { $0.split(separator: "//")[0] }.joined(separator: " ")),
+                """),
         ]
         let scanner = try TestScanner(port: rigPort ?? 0)
         let emitter = try BackgroundProcess.beaconEmit(["-i", "tcp:127.0.0.1:\(rigPort ?? 0)", "--config", path,

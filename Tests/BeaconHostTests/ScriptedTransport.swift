@@ -83,15 +83,5 @@ func complete(_ opcode: UInt16, status: UInt8 = 0x00, returning extra: [UInt8] =
 
 /// Bytes from annotated hex (everything after `//` is a comment).
 func hex(_ annotated: String) -> [UInt8] {
-    let digits = annotated.split(separator: "\n")
-        .map { line in line.range(of: "//").map { String(line[..<$0.lowerBound]) } ?? String(line) }
-        .joined().filter { !$0.isWhitespace }
-    var bytes: [UInt8] = []
-    var index = digits.startIndex
-    while index < digits.endIndex {
-        let next = digits.index(index, offsetBy: 2)
-        bytes.append(UInt8(digits[index..<next], radix: 16)!)
-        index = next
-    }
-    return bytes
+    (try? HexText.parse(annotated: annotated)) ?? []
 }
