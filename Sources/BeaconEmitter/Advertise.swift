@@ -112,7 +112,7 @@ struct Advertise: ParsableCommand {
             txPower: txPower.map { Int8($0) },
             mode: legacy ? .legacy : extended ? .extended : .automatic,
             rotationPeriod: .milliseconds(Int64(rotation)))
-        let printer = EmitterPrinter(json: json, verbose: deviceOptions.verbose, beacons: options.beacons)
+        let printer = EmitterPrinter(json: json, verbose: deviceOptions.verbose, options: options)
         let connection: ControllerConnection
         do {
             connection = try deviceOptions.open(progress: printer.progress)

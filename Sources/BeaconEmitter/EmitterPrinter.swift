@@ -9,12 +9,17 @@ final class EmitterPrinter {
     let json: Bool
     let verbose: Bool
     let beacons: [Beacon]
+    /// The interval as the user reads it: "100 ms = 160 x 0.625 ms".
+    let interval: String
+    let intervalUnits: UInt32
     var device = ""
 
-    init(json: Bool, verbose: Bool, beacons: [Beacon]) {
+    init(json: Bool, verbose: Bool, options: AdvertisingOptions) {
         self.json = json
         self.verbose = verbose
-        self.beacons = beacons
+        self.beacons = options.beacons
+        self.interval = options.intervalDescription
+        self.intervalUnits = options.intervalUnits
     }
 
     func progress(_ text: String) {
@@ -40,10 +45,11 @@ final class EmitterPrinter {
                 object.add("device", device)
                 object.add("mode", plan.mode.rawValue)
                 object.add("sets", plan.handles.count)
-                object.add("rotating", plan.rotating ? "yes" : "no")
+                object.add("rotating", plan.rotating)
                 object.add("address", plan.address.description)
                 object.add("addressType", plan.addressIsRandom ? "random" : "public")
                 object.add("beacons", beacons.count)
+                object.add("intervalUnits", intervalUnits)
                 object.add("elapsedMs", number: milliseconds)
                 object.add("hciRoundTrips", roundTrips)
                 print(object.line)
@@ -54,7 +60,8 @@ final class EmitterPrinter {
                     : "legacy advertising"
                 let rotation = plan.rotating ? ", beacons taking turns (more beacons than sets)" : ""
                 print("advertising on \(device) from \(plan.address) (\(plan.addressIsRandom ? "random" : "public")): "
-                      + "\(how)\(rotation); enabled \(milliseconds) ms after start, \(roundTrips) HCI round trips")
+                      + "\(how)\(rotation), every \(interval); enabled \(milliseconds) ms after start, "
+                      + "\(roundTrips) HCI round trips")
                 for beacon in beacons { print("  " + SightingFormatter.text(BeaconSighting(beacon: beacon))) }
             }
         case let .rotated(index):
@@ -64,7 +71,7 @@ final class EmitterPrinter {
                 var object = JSONObject()
                 object.add("event", "stopped")
                 object.add("reason", reason)
-                object.add("advertisingOn", keptOn ? "yes" : "no")
+                object.add("advertisingOn", keptOn)
                 print(object.line)
             } else {
                 print(keptOn ? "left advertising on (--keep): \(reason)" : "advertising off: \(reason)")

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
 /// One flat JSON object written as a single line, keys in insertion order (so output reads
-/// the same way every time: `type` first). Values are strings, integers, decimals or null.
+/// the same way every time: `type` first). Values are strings, integers, decimals, booleans or null.
 struct JSONObject {
     private var text = "{"
     private var empty = true
@@ -14,6 +14,11 @@ struct JSONObject {
     mutating func add<T: BinaryInteger>(_ key: String, _ value: T) {
         appendKey(key)
         text += String(value)
+    }
+
+    mutating func add(_ key: String, _ value: Bool) {
+        appendKey(key)
+        text += value ? "true" : "false"
     }
 
     /// A number already formatted as a JSON number (callers guarantee the form).

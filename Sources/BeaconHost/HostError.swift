@@ -97,6 +97,10 @@ public enum HostError: Error, Sendable, CustomStringConvertible {
         case EAFNOSUPPORT:
             return "\(what): this kernel has no Bluetooth support (AF_BLUETOOTH): load the bluetooth module "
                 + "(modprobe bluetooth), or use --device tcp:HOST:PORT, serial:PATH or virtual"
+        case ENODEV where adapter == nil:
+            let known = adapters.isEmpty ? "no adapters exist" : "adapters: " + adapters.joined(separator: ", ")
+            return "\(what): no adapter is up (\(known)): bring one up with --device hci0 --up, plug one in, "
+                + "or use --device virtual"
         case ENODEV:
             let known = adapters.isEmpty ? "no adapters exist" : "adapters: " + adapters.joined(separator: ", ")
             return "\(what): no such adapter (\(known)): plug one in, check `hciconfig -a`, or use --device virtual"

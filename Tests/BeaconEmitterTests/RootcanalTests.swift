@@ -115,6 +115,31 @@ struct RootcanalTests {
         #expect(proxy.hostClosed)
     }
 
+    @Test func keepLeavesAdvertisingOnTheWire() throws {
+        let proxy = try LoggingProxy(upstreamPort: port)
+        let emitter = try BackgroundProcess.beaconEmit(["-i", "tcp:127.0.0.1:\(proxy.port)", "--keep", "--duration", "0.5"]
+                                                       + referenceArguments)
+        #expect(emitter.wait() == 0, "\(emitter.stderr)")
+        #expect(emitter.stdout.contains("left advertising on (--keep)"))
+        Thread.sleep(forTimeInterval: 0.1)
+        #expect(proxy.commands.last.map { HexText.format($0.bytes, separator: " ") } == "39 20 06 01 01 00 00 00 00")
+    }
+
+    @Test func legacyBeaconsTakeTurns() throws {
+        let scanner = try TestScanner(port: port)
+        let emitter = try BackgroundProcess.beaconEmit(
+            ["-i", device, "--legacy", "--rotation", "200", "--duration", "2",
+             "--beacon", "uuid=39ED98FF2900441A802F9C398FC199D2,major=101,minor=1",
+             "--beacon", "uuid=39ED98FF2900441A802F9C398FC199D2,major=101,minor=3"])
+        let wanted = [threeBeaconData[0], threeBeaconData[2]]
+        let reports = try scanner.collect(timeout: .seconds(3)) { reports in
+            wanted.allSatisfy { data in reports.contains { Array($0.data) == data } }
+        }
+        for data in wanted { #expect(reports.contains { Array($0.data) == data }, "missing \(HexText.format(data))") }
+        #expect(emitter.wait() == 0, "\(emitter.stderr)")
+        #expect(emitter.stdout.contains("legacy advertising, beacons taking turns"))
+    }
+
     @Test func intervalBelow20MillisecondsIsRefusedByTheController() throws {
         let emitter = try BackgroundProcess.beaconEmit(["-i", device, "--interval", "10", "--duration", "1"]
                                                        + referenceArguments)
@@ -159,11 +184,33 @@ struct RootcanalTests {
         #expect(emitter.stderr.contains("the controller connection closed while in use"))
     }
 
+    @Test func serialPathThroughAPseudoTerminal() throws {
+        // A pty bridged to the virtual controller stands in for a UART board.
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("beacon-emit-pty-\(getpid())").path
+        let bridge = try BackgroundProcess("/usr/bin/socat", ["PTY,link=\(path),rawer", "TCP:127.0.0.1:\(port)"])
+        defer {
+            // Children of the test runner may start with SIGTERM blocked.
+            bridge.signal(SIGKILL)
+            bridge.wait()
+        }
+        let appeared = ContinuousClock.now + .seconds(5)
+        while !FileManager.default.fileExists(atPath: path) && ContinuousClock.now < appeared {
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        let scanner = try TestScanner(port: port)
+        let emitter = try BackgroundProcess.beaconEmit(["-i", "serial:\(path):1000000", "--duration", "2"]
+                                                       + referenceArguments)
+        let reports = try scanner.collect(timeout: .seconds(3)) { $0.contains { Array($0.data) == referenceAdvertisingData } }
+        #expect(reports.contains { Array($0.data) == referenceAdvertisingData })
+        #expect(emitter.wait() == 0, "\(emitter.stderr)")
+        #expect(emitter.stdout.contains("advertising on serial:\(path):1000000"))
+    }
+
     @Test func infoReportsTheController() throws {
         let info = try BackgroundProcess.beaconEmit(["info", "-i", device, "--json"])
         #expect(info.wait() == 0)
         #expect(info.stdout.contains(#""hciVersion":"5.3""#))
-        #expect(info.stdout.contains(#""extendedAdvertising":"yes","advertisingSets":16,"maxAdvertisingDataLength":512"#))
+        #expect(info.stdout.contains(#""extendedAdvertising":true,"advertisingSets":16,"maxAdvertisingDataLength":512"#))
     }
 
     @Test func stopSucceedsWhenNothingAdvertises() throws {

@@ -19,6 +19,11 @@ import Testing
         #expect(error.exitStatus == 69)
     }
 
+    @Test func noAdapterUpByDefaultSaysSo() {
+        let error = HostError.kernel(call: "hci_get_route", errno: 19, adapter: nil, adapters: ["hci0 (down)"])
+        #expect(error.description.contains("no adapter is up (adapters: hci0 (down)): bring one up with --device hci0 --up"))
+    }
+
     @Test func adapterDownOffersUp() {
         let error = HostError.transport(.system(call: "write(hci0)", errno: 100), device: "hci0")
         #expect(error.description.contains("hci0 is down: add --up"))
