@@ -31,13 +31,13 @@ public struct BluetoothAddress: Hashable, Sendable, Comparable, CustomStringConv
             if index % 3 == 2 {
                 guard char == UInt8(ascii: ":") || char == UInt8(ascii: "-") else {
                     throw CodecError(structure: "Bluetooth address", offset: index, reason: .unexpectedValue(
-                        field: "separator", expected: "':'", found: "'\(Character(Unicode.Scalar(char)))'"))
+                        field: "separator", expected: "':'", found: char.quotedCharacter))
                 }
                 continue
             }
             guard let nibble = HexText.nibble(char) else {
                 throw CodecError(structure: "Bluetooth address", offset: index, reason: .unexpectedValue(
-                    field: "character", expected: "a hex digit", found: "'\(Character(Unicode.Scalar(char)))'"))
+                    field: "character", expected: "a hex digit", found: char.quotedCharacter))
             }
             value = value << 4 | UInt64(nibble)
         }

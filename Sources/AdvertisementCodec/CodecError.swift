@@ -53,4 +53,9 @@ public struct CodecError: Error, Hashable, Sendable, CustomStringConvertible {
 extension UInt8 {
     /// `0x1A`: how the codec's error messages print a byte.
     var hexLiteral: String { "0x" + HexText.format([self]) }
+
+    /// How error messages show a byte of text: `'g'` when printable, `0x07` otherwise.
+    var quotedCharacter: String {
+        (0x21...0x7E).contains(self) ? "'\(Character(Unicode.Scalar(self)))'" : hexLiteral
+    }
 }

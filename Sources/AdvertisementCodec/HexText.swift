@@ -91,9 +91,8 @@ public enum HexText {
     }
 
     private static func invalid(_ char: UInt8, at column: Int) -> CodecError {
-        let shown = (0x21...0x7E).contains(char) ? "'\(Character(Unicode.Scalar(char)))'" : char.hexLiteral
-        return CodecError(structure: "hex text", offset: column,
-                          reason: .unexpectedValue(field: "character", expected: "a hex digit", found: shown))
+        CodecError(structure: "hex text", offset: column,
+                   reason: .unexpectedValue(field: "character", expected: "a hex digit", found: char.quotedCharacter))
     }
 
     private static func oddDigits(at column: Int) -> CodecError {

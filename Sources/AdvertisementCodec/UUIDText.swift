@@ -17,7 +17,7 @@ extension UUID {
         if dashed {
             for position in [8, 13, 18, 23] where utf8[position] != UInt8(ascii: "-") {
                 throw CodecError(structure: "UUID", offset: position, reason: .unexpectedValue(
-                    field: "separator", expected: "'-' in the form 8-4-4-4-12", found: Self.show(utf8[position])))
+                    field: "separator", expected: "'-' in the form 8-4-4-4-12", found: utf8[position].quotedCharacter))
             }
         }
         var bytes: [UInt8] = []
@@ -26,7 +26,7 @@ extension UUID {
             if dashed, [8, 13, 18, 23].contains(index) { continue }
             guard let nibble = HexText.nibble(char) else {
                 throw CodecError(structure: "UUID", offset: index, reason: .unexpectedValue(
-                    field: "character", expected: "a hex digit", found: Self.show(char)))
+                    field: "character", expected: "a hex digit", found: char.quotedCharacter))
             }
             if let h = high { bytes.append(h << 4 | nibble); high = nil } else { high = nibble }
         }
@@ -50,9 +50,5 @@ extension UUID {
     /// The 16 bytes in the order the UUID is written as text: the order iBeacon sends them.
     public var bigEndianBytes: [UInt8] {
         withUnsafeBytes(of: uuid) { Array($0) }
-    }
-
-    private static func show(_ char: UInt8) -> String {
-        (0x21...0x7E).contains(char) ? "'\(Character(Unicode.Scalar(char)))'" : char.hexLiteral
     }
 }

@@ -31,7 +31,7 @@ public final class HCIController {
     public func send<C: HCICommand>(_ command: C, context: String? = nil) throws(HostError) -> C.ReturnParameters {
         let deadline = ContinuousClock.now + commandTimeout
         while credits == 0 {
-            guard let event = try nextPacketEvent(until: deadline, opcode: C.opcode) else {
+            guard let event = try receiveEvent(until: deadline) else {
                 throw .commandTimeout(opcode: C.opcode, timeout: commandTimeout)
             }
             absorbCredits(event)
@@ -46,7 +46,7 @@ public final class HCIController {
         credits -= 1
         roundTrips += 1
         while true {
-            guard let event = try nextPacketEvent(until: deadline, opcode: C.opcode) else {
+            guard let event = try receiveEvent(until: deadline) else {
                 throw .commandTimeout(opcode: C.opcode, timeout: commandTimeout)
             }
             switch event {
@@ -85,36 +85,24 @@ public final class HCIController {
     public func nextEvent(timeout: Duration, interrupt: Int32? = nil) throws(HostError) -> HCIEvent? {
         if !pendingEvents.isEmpty { return pendingEvents.removeFirst() }
         let deadline = ContinuousClock.now + timeout
+        while let event = try receiveEvent(until: deadline, interrupt: interrupt) {
+            switch event {
+            case .commandComplete, .commandStatus: absorbCredits(event)
+            case let .hardwareError(code): throw .hardwareError(code: code)
+            default: return event
+            }
+        }
+        return nil
+    }
+
+    /// The next event from the transport; nil once `deadline` passes or `interrupt` is readable.
+    private func receiveEvent(until deadline: ContinuousClock.Instant, interrupt: Int32? = nil) throws(HostError)
+        -> HCIEvent? {
         while true {
             let remaining = ContinuousClock.now.duration(to: deadline)
             let result: ReceiveResult
             do {
                 result = try transport.receive(timeout: max(remaining, .zero), interrupt: interrupt)
-            } catch {
-                throw .transport(error, device: transport.name)
-            }
-            switch result {
-            case .timedOut, .interrupted:
-                return nil
-            case let .packet(packet):
-                guard let event = try decodeEvent(packet) else { continue }
-                switch event {
-                case .commandComplete, .commandStatus: absorbCredits(event)
-                case let .hardwareError(code): throw .hardwareError(code: code)
-                default: return event
-                }
-            }
-        }
-    }
-
-    private func nextPacketEvent(until deadline: ContinuousClock.Instant, opcode: HCIOpcode) throws(HostError)
-        -> HCIEvent? {
-        while true {
-            let remaining = ContinuousClock.now.duration(to: deadline)
-            guard remaining > .zero else { return nil }
-            let result: ReceiveResult
-            do {
-                result = try transport.receive(timeout: remaining, interrupt: nil)
             } catch {
                 throw .transport(error, device: transport.name)
             }

@@ -80,7 +80,7 @@ public enum HostError: Error, Sendable, CustomStringConvertible {
             return "no answer from the controller to \(opcode) within \(timeout): check the device, its baud "
                 + "rate (serial), and that no other program holds it"
         case let .hardwareError(code):
-            return "the controller reported a hardware error (code \(code.hexLiteralForMessage)): reset or replug it"
+            return "the controller reported a hardware error (code 0x\(HexText.format([code]))): reset or replug it"
         case let .malformedEvent(error):
             return "the controller sent an event that does not parse: \(error)"
         case let .unsupported(what):
@@ -160,8 +160,4 @@ public enum HostError: Error, Sendable, CustomStringConvertible {
         guard count > 0 else { return "$(command -v beacon-emit)" }
         return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
-}
-
-extension UInt8 {
-    var hexLiteralForMessage: String { "0x" + HexText.format([self]) }
 }

@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+/// Event_Type of a legacy advertising report: which PDU was received.
+public struct AdvertisingReportEventType: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public var rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+
+    public static let advInd = AdvertisingReportEventType(rawValue: 0x00)
+    public static let advDirectInd = AdvertisingReportEventType(rawValue: 0x01)
+    public static let advScanInd = AdvertisingReportEventType(rawValue: 0x02)
+    public static let advNonconnInd = AdvertisingReportEventType(rawValue: 0x03)
+    public static let scanRsp = AdvertisingReportEventType(rawValue: 0x04)
+
+    public var description: String {
+        switch rawValue {
+        case 0x00: "ADV_IND"
+        case 0x01: "ADV_DIRECT_IND"
+        case 0x02: "ADV_SCAN_IND"
+        case 0x03: "ADV_NONCONN_IND"
+        case 0x04: "SCAN_RSP"
+        default: "event type \(rawValue.hexLiteral)"
+        }
+    }
+}
+
+/// One report of an LE Advertising Report subevent (0x02).
+///
+/// ```
+/// tt            event type
+/// aa            address type
+/// xx * 6        address, least significant byte first
+/// ll            data length (0...31)
+/// dd * ll       advertising data
+/// rr            RSSI, Int8 dBm; 127 = not available
+/// ```
+public struct LEAdvertisingReport: Hashable, Sendable {
+    /// RSSI value meaning "not available".
+    public static let rssiNotAvailable: Int8 = 127
+
+    public var eventType: AdvertisingReportEventType
+    public var addressType: AddressType
+    public var address: BluetoothAddress
+    /// The advertising data as received; parse it with `AdvertisingData(parsing:)`.
+    public var data: ArraySlice<UInt8>
+    public var rssi: Int8
+
+    public init(eventType: AdvertisingReportEventType, addressType: AddressType, address: BluetoothAddress,
+                data: some Sequence<UInt8>, rssi: Int8) {
+        self.eventType = eventType
+        self.addressType = addressType
+        self.address = address
+        self.data = ArraySlice(data)
+        self.rssi = rssi
+    }
+
+    init(reader: inout ByteReader) throws(CodecError) {
+        eventType = AdvertisingReportEventType(rawValue: try reader.uint8("event type"))
+        addressType = AddressType(rawValue: try reader.uint8("address type"))
+        address = try reader.address("address")
+        let length = try reader.uint8("data length")
+        data = try reader.bytes(Int(length), "advertising data")
+        rssi = try reader.int8("RSSI")
+    }
+
+    func encode(into out: inout [UInt8]) {
+        out.append(eventType.rawValue)
+        out.append(addressType.rawValue)
+        out.append(contentsOf: address.littleEndianBytes)
+        out.append(UInt8(truncatingIfNeeded: data.count))
+        out.append(contentsOf: data)
+        out.append(UInt8(bitPattern: rssi))
+    }
+}
