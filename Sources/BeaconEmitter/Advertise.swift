@@ -139,7 +139,7 @@ struct Advertise: ParsableCommand {
     /// With `--device virtual`, a second device on the virtual radio scans and reports what arrived.
     private func showVirtualRoundTrip(_ connection: ControllerConnection, expected: [Beacon],
                                       printer: EmitterPrinter) throws(HostError) {
-        let scanner = PassiveScanner(controller: try connection.openVirtualPeer())
+        let scanner = AdvertisementScanner(controller: try connection.openVirtualPeer())
         defer { scanner.close() }
         let enabled = ContinuousClock.now
         try scanner.start()
@@ -147,7 +147,7 @@ struct Advertise: ParsableCommand {
         let deadline = ContinuousClock.now + .seconds(3)
         while ContinuousClock.now < deadline {
             guard let report = try scanner.nextReport(timeout: ContinuousClock.now.duration(to: deadline)) else { break }
-            if wanted.contains(Array(report.data)) {
+            if wanted.contains(report.data) {
                 printer.received(report, after: enabled.duration(to: .now))
                 return
             }

@@ -80,12 +80,12 @@ final class EmitterPrinter {
         fflushStandardOutput()
     }
 
-    func received(_ report: LEAdvertisingReport, after elapsed: Duration) {
+    func received(_ report: ScanReport, after elapsed: Duration) {
         if json {
             var object = JSONObject()
             object.add("event", "received")
             object.add("address", report.address.description)
-            object.add("rssi", report.rssi)
+            if let rssi = report.rssi { object.add("rssi", rssi) } else { object.addNull("rssi") }
             object.add("data", HexText.format(report.data))
             object.add("afterMs", number: Self.milliseconds(elapsed))
             print(object.line)

@@ -34,17 +34,17 @@ func hex(_ annotated: String) -> [UInt8] {
 
 /// A second device on the rootcanal radio that scans passively and collects advertising data.
 final class TestScanner {
-    let scanner: PassiveScanner
+    let scanner: AdvertisementScanner
 
     init(port: UInt16) throws {
-        scanner = PassiveScanner(controller: HCIController(transport: try StreamTransports.connectTCP(host: "127.0.0.1",
+        scanner = AdvertisementScanner(controller: HCIController(transport: try StreamTransports.connectTCP(host: "127.0.0.1",
                                                                                                         port: port)))
         try scanner.start()
     }
 
     /// Reports received until `stop` returns true or `timeout` passes.
-    func collect(timeout: Duration, until stop: ([LEAdvertisingReport]) -> Bool) throws -> [LEAdvertisingReport] {
-        var reports: [LEAdvertisingReport] = []
+    func collect(timeout: Duration, until stop: ([ScanReport]) -> Bool) throws -> [ScanReport] {
+        var reports: [ScanReport] = []
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline, !stop(reports) {
             if let report = try scanner.nextReport(timeout: ContinuousClock.now.duration(to: deadline)) {
@@ -69,7 +69,6 @@ struct RootcanalTests {
         let reports = try scanner.collect(timeout: .seconds(3)) { $0.contains { Array($0.data) == referenceAdvertisingData } }
         let match = reports.first { Array($0.data) == referenceAdvertisingData }
         #expect(match != nil, "saw \(reports.map { HexText.format($0.data) })")
-        #expect(match?.eventType == .advNonconnInd)
         #expect(emitter.wait() == 0, "\(emitter.stderr)")
         #expect(emitter.stdout.contains(mode == ["--legacy"] ? "legacy advertising" : "extended advertising, 1 set"))
     }

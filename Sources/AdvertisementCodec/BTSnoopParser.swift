@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+/// Reads btsnoop captures (what `btmon -w` and Android's HCI snoop log write) from bytes that
+/// arrive in chunks, so a capture of any length is read in constant memory.
+///
+/// ```
+/// header:  62 74 73 6E 6F 6F 70 00   "btsnoop\0"
+///          00 00 00 01               version 1
+///          dd dd dd dd               datalink: 1001 HCI, 1002 HCI UART (H4), 2001 Linux monitor
+/// record:  oo oo oo oo  ii ii ii ii  original and included length
+///          ff ff ff ff  cc cc cc cc  flags, cumulative drops
+///          tt * 8                    microseconds since 0000-01-01, big-endian
+///          data * included length
+/// ```
+public struct BTSnoopParser: Sendable {
+    /// One HCI packet from the capture.
+    public struct Record: Sendable, Hashable {
+        /// Microseconds since midnight, 1 January of year 0.
+        public var timestamp: Int64
+        public var packet: H4Packet
+    }
+
+    public struct Datalink: RawRepresentable, Hashable, Sendable {
+        public var rawValue: UInt32
+        public init(rawValue: UInt32) { self.rawValue = rawValue }
+        public static let hci = Datalink(rawValue: 1001)
+        public static let hciUART = Datalink(rawValue: 1002)
+        public static let linuxMonitor = Datalink(rawValue: 2001)
+    }
+
+    static let magic: [UInt8] = Array("btsnoop".utf8) + [0]
+    /// Microseconds from 0000-01-01 to 1970-01-01, for converting timestamps to Unix time.
+    public static let unixEpochOffset: Int64 = 0x00DC_DDB3_0F2F_8000
+
+    private var buffer: [UInt8] = []
+    private var readIndex = 0
+    private var consumed = 0
+    public private(set) var datalink: Datalink?
+
+    public init() {}
+
+    public mutating func append(_ bytes: some Sequence<UInt8>) {
+        if readIndex > 0, readIndex >= buffer.count / 2 {
+            buffer.removeFirst(readIndex)
+            consumed += readIndex
+            readIndex = 0
+        }
+        buffer.append(contentsOf: bytes)
+    }
+
+    /// Bytes received but not yet returned.
+    public var bufferedByteCount: Int { buffer.count - readIndex }
+
+    /// The next HCI packet, or nil when more bytes are needed. Records that carry no HCI
+    /// packet (monitor notes, index events) are skipped.
+    /// - Throws: `CodecError` with the file offset when the header or a record is malformed.
+    public mutating func next() throws(CodecError) -> Record? {
+        if datalink == nil {
+            guard bufferedByteCount >= 16 else { return nil }
+            var reader = ByteReader(buffer[readIndex..<(readIndex + 16)], structure: "btsnoop header")
+            let magic = try reader.bytes(8, "magic")
+            guard magic.elementsEqual(Self.magic) else {
+                throw error(.unexpectedValue(field: "magic", expected: "\"btsnoop\\0\"",
+                                             found: HexText.format(magic, separator: " ")), at: readIndex)
+            }
+            let version = try reader.uint32BE("version")
+            guard version == 1 else {
+                throw error(.unexpectedValue(field: "version", expected: "1", found: "\(version)"), at: readIndex + 8)
+            }
+            let link = Datalink(rawValue: try reader.uint32BE("datalink"))
+            guard [.hci, .hciUART, .linuxMonitor].contains(link) else {
+                throw error(.unexpectedValue(field: "datalink", expected: "1001, 1002 or 2001", found: "\(link.rawValue)"),
+                            at: readIndex + 12)
+            }
+            datalink = link
+            readIndex += 16
+        }
+        while bufferedByteCount >= 24 {
+            var reader = ByteReader(buffer[readIndex..<(readIndex + 24)], structure: "btsnoop record")
+            _ = try reader.uint32BE("original length")
+            let included = Int(try reader.uint32BE("included length"))
+            let flags = try reader.uint32BE("flags")
+            _ = try reader.uint32BE("cumulative drops")
+            let high = Int64(try reader.uint32BE("timestamp"))
+            let low = Int64(try reader.uint32BE("timestamp"))
+            guard included <= 65_535 + 5 else {
+                throw error(.unexpectedValue(field: "included length", expected: "at most 65540", found: "\(included)"),
+                            at: readIndex + 4)
+            }
+            guard bufferedByteCount >= 24 + included else { return nil }
+            let start = readIndex + 24
+            let data = buffer[start..<(start + included)]
+            let recordOffset = readIndex
+            readIndex = start + included
+            if let packet = try packet(from: data, flags: flags, offset: recordOffset) {
+                return Record(timestamp: high << 32 | low, packet: packet)
+            }
+        }
+        return nil
+    }
+
+    private func packet(from data: ArraySlice<UInt8>, flags: UInt32, offset: Int) throws(CodecError) -> H4Packet? {
+        switch datalink {
+        case .hciUART:
+            guard let type = data.first else {
+                throw error(.truncated(field: "H4 packet type", needed: 1, available: 0), at: offset + 24)
+            }
+            return H4Packet(type: H4PacketType(rawValue: type), body: Array(data.dropFirst()))
+        case .hci:
+            // Bit 0: received (1) or sent (0); bit 1: command/event (1) or data (0).
+            let received = flags & 1 != 0
+            let control = flags & 2 != 0
+            let type: H4PacketType = control ? (received ? .event : .command) : .aclData
+            return H4Packet(type: type, body: Array(data))
+        default:
+            // Linux monitor: the low 16 bits are the opcode. 2 command, 3 event, 4/5 ACL.
+            switch flags & 0xFFFF {
+            case 2: return H4Packet(type: .command, body: Array(data))
+            case 3: return H4Packet(type: .event, body: Array(data))
+            case 4, 5: return H4Packet(type: .aclData, body: Array(data))
+            default: return nil
+            }
+        }
+    }
+
+    private func error(_ reason: CodecError.Reason, at index: Int) -> CodecError {
+        CodecError(structure: "btsnoop capture", offset: consumed + index, reason: reason)
+    }
+}

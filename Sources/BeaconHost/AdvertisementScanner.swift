@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+import AdvertisementCodec
+
+/// One advertising report, legacy or extended, in one shape.
+public struct ScanReport: Sendable, Hashable {
+    public var address: BluetoothAddress
+    public var addressType: AddressType
+    /// dBm; nil when the controller reports 127 ("not available").
+    public var rssi: Int8?
+    /// dBm from an extended report; nil when absent.
+    public var txPower: Int8?
+    public var data: [UInt8]
+
+    public init(address: BluetoothAddress, addressType: AddressType, rssi: Int8?, txPower: Int8? = nil, data: [UInt8]) {
+        self.address = address
+        self.addressType = addressType
+        self.rssi = rssi
+        self.txPower = txPower
+        self.data = data
+    }
+
+    /// The reports an event carries (none for other events).
+    public static func reports(in event: HCIEvent) -> [ScanReport] {
+        let missing = LEAdvertisingReport.rssiNotAvailable
+        switch event {
+        case let .leMeta(.advertisingReport(reports)):
+            return reports.map {
+                ScanReport(address: $0.address, addressType: $0.addressType, rssi: $0.rssi == missing ? nil : $0.rssi,
+                           data: Array($0.data))
+            }
+        case let .leMeta(.extendedAdvertisingReport(reports)):
+            return reports.map {
+                ScanReport(address: $0.address, addressType: $0.addressType, rssi: $0.rssi == missing ? nil : $0.rssi,
+                           txPower: $0.txPower == missing ? nil : $0.txPower, data: Array($0.data))
+            }
+        default:
+            return []
+        }
+    }
+
+    /// The beacons in the report's data with the sender's details; a report whose data does
+    /// not parse throws, so the caller can show it raw.
+    public func sightings() throws(CodecError) -> [BeaconSighting] {
+        let parsed = try AdvertisingData(parsing: data)
+        return try PacketDecoder.sightings(in: parsed, address: address, addressType: addressType, rssi: rssi ?? 127,
+                                           reportedTxPower: txPower)
+    }
+}
+
+/// Scanning on a controller with legacy scan commands (which also report legacy PDUs sent
+/// from extended advertising sets, the kind beacons use).
+public final class AdvertisementScanner {
+    public struct Options: Sendable {
+        public var active: Bool
+        /// 0.625 ms units.
+        public var intervalUnits: UInt16
+        public var windowUnits: UInt16
+        /// Let the controller drop duplicate reports (ranging and monitoring want them all).
+        public var controllerFiltersDuplicates: Bool
+
+        public init(active: Bool = false, intervalUnits: UInt16 = 0x0010, windowUnits: UInt16 = 0x0010,
+                    controllerFiltersDuplicates: Bool = false) {
+            self.active = active
+            self.intervalUnits = intervalUnits
+            self.windowUnits = windowUnits
+            self.controllerFiltersDuplicates = controllerFiltersDuplicates
+        }
+    }
+
+    public let controller: HCIController
+    private var queued: [ScanReport] = []
+
+    public init(controller: HCIController) {
+        self.controller = controller
+    }
+
+    /// Sets the scan up and enables it; owned controllers are reset first.
+    /// - Throws: `HostError` naming a refused step.
+    public func start(options: Options = Options(), ownsController: Bool = true) throws(HostError) {
+        if ownsController { try ControllerInfo.initialize(controller) }
+        try controller.send(LESetScanEnable(enable: false))
+        try controller.send(LESetScanParameters(scanType: options.active ? .active : .passive,
+                                                interval: options.intervalUnits, window: options.windowUnits),
+                            context: "interval \(options.intervalUnits) x 0.625 ms, window \(options.windowUnits) x 0.625 ms")
+        try controller.send(LESetScanEnable(enable: true, filterDuplicates: options.controllerFiltersDuplicates))
+    }
+
+    /// The next report, or nil on timeout or interrupt.
+    /// - Throws: `HostError` when the link fails.
+    public func nextReport(timeout: Duration, interrupt: Int32? = nil) throws(HostError) -> ScanReport? {
+        if !queued.isEmpty { return queued.removeFirst() }
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let remaining = ContinuousClock.now.duration(to: deadline)
+            guard remaining > .zero, let event = try controller.nextEvent(timeout: remaining, interrupt: interrupt) else {
+                return nil
+            }
+            queued = ScanReport.reports(in: event)
+            if !queued.isEmpty { return queued.removeFirst() }
+        }
+    }
+
+    /// Stops scanning (best effort).
+    public func stop() {
+        _ = try? controller.send(LESetScanEnable(enable: false))
+    }
+
+    /// Stops scanning and closes the link.
+    public func close() {
+        stop()
+        controller.transport.close()
+    }
+}
