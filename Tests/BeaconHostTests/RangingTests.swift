@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+@testable import AdvertisementCodec
+@testable import BeaconHost
+import Foundation
+import Testing
+
+@Suite struct RangingTests {
+    @Test func referenceVectors() {
+        #expect(abs(Ranging.accuracy(rssi: -60, measuredPower: -59) - 1.1352362990362899) < 1e-12)
+        #expect(abs(Ranging.accuracy(rssi: -3, measuredPower: -3) - 1.01076) < 1e-4)
+        #expect(abs(Ranging.accuracy(rssi: -3, measuredPower: -4) - 0.056313514709472656) < 1e-12)
+    }
+
+    @Test func zeroRSSIIsUnknown() {
+        #expect(Ranging.accuracy(rssi: 0, measuredPower: -59) == -1)
+        #expect(Proximity(accuracy: -1) == .unknown)
+    }
+
+    @Test(arguments: [(0.0, Proximity.immediate), (0.4999, .immediate), (0.5, .near), (4.0, .near),
+                      (4.0001, .far), (-0.1, .unknown)])
+    func proximityBoundaries(accuracy: Double, expected: Proximity) {
+        #expect(Proximity(accuracy: accuracy) == expected)
+    }
+}
+
+@Suite struct RSSIWindowTests {
+    @Test func trimmedMeanDropsTopAndBottomTenPercent() {
+        var window = RSSIWindow(length: 20)
+        // Ten samples: -100 and -10 are the outliers dropped; the mean of the other eight is -60.
+        for (index, rssi) in [-100, -60, -60, -60, -60, -60, -60, -60, -60, -10].enumerated() {
+            window.add(rssi, at: Double(index))
+        }
+        #expect(window.mean == -60)
+    }
+
+    @Test func fewerThanTenSamplesAreAllKept() {
+        var window = RSSIWindow(length: 20)
+        window.add(-50, at: 0)
+        window.add(-70, at: 1)
+        #expect(window.mean == -60)
+    }
+
+    @Test func samplesOlderThanTheWindowAreForgotten() {
+        var window = RSSIWindow(length: 20)
+        window.add(-90, at: 0)
+        window.add(-50, at: 21)
+        #expect(window.count == 1)
+        #expect(window.mean == -50)
+        window.prune(now: 50)
+        #expect(window.mean == nil)
+    }
+}
+
+@Suite struct RegionTests {
+    let uuid = UUID(uuidString: "39ED98FF-2900-441A-802F-9C398FC199D2")!
+    var beacon: Beacon { .iBeacon(IBeacon(proximityUUID: uuid, major: 101, minor: 2)) }
+
+    @Test func uuidMajorMinorNarrowTheRegion() {
+        #expect(BeaconRegion(uuid: uuid).matches(beacon))
+        #expect(BeaconRegion(uuid: uuid, major: 101).matches(beacon))
+        #expect(BeaconRegion(uuid: uuid, major: 101, minor: 2).matches(beacon))
+        #expect(!BeaconRegion(uuid: uuid, major: 101, minor: 3).matches(beacon))
+        #expect(!BeaconRegion(uuid: uuid, major: 100).matches(beacon))
+        #expect(!BeaconRegion(uuid: UUID()).matches(beacon))
+    }
+
+    @Test func altBeaconMatchesOnItsIdentifiers() {
+        #expect(BeaconRegion(uuid: uuid, major: 7).matches(.altBeacon(AltBeacon(id1: uuid, id2: 7, id3: 9))))
+    }
+}
+
+@Suite struct RegionMonitorTests {
+    @Test func initialInsideThenExitAfterSilenceThenEnter() {
+        var monitor = RegionMonitor(start: 0, exitAfter: 30)
+        #expect(monitor.sighted(at: 0.5) == [.initialState(.inside, at: 0.5)])
+        #expect(monitor.sighted(at: 10) == [])
+        #expect(monitor.tick(now: 39.9) == [])
+        #expect(monitor.tick(now: 40) == [.exit(at: 40)])
+        #expect(monitor.tick(now: 100) == [])
+        #expect(monitor.sighted(at: 101) == [.enter(at: 101)])
+    }
+
+    @Test func initialOutsideOnlyOnceThenEnter() {
+        var monitor = RegionMonitor(start: 0, exitAfter: 5, initialWindow: 2)
+        #expect(monitor.tick(now: 1) == [])
+        #expect(monitor.tick(now: 2) == [.initialState(.outside, at: 2)])
+        #expect(monitor.tick(now: 3) == [])
+        #expect(monitor.sighted(at: 4) == [.enter(at: 4)])
+        #expect(monitor.nextDeadline == 9)
+    }
+
+    @Test func briefGapsDoNotExit() {
+        var monitor = RegionMonitor(start: 0, exitAfter: 30)
+        _ = monitor.sighted(at: 0)
+        for second in stride(from: 1.0, through: 120, by: 20) {
+            #expect(monitor.tick(now: second) == [])
+            #expect(monitor.sighted(at: second) == [])
+        }
+    }
+}
+
+@Suite struct BeaconTrackerTests {
+    func sighting(minor: UInt16, rssi: Int8) -> BeaconSighting {
+        BeaconSighting(beacon: .iBeacon(IBeacon(proximityUUID: UUID(uuidString: "39ED98FF-2900-441A-802F-9C398FC199D2")!,
+                                                major: 1, minor: minor)),
+                       address: BluetoothAddress(UInt64(minor)), addressType: .publicDevice, rssi: rssi)
+    }
+
+    @Test func rangesClosestFirst() {
+        var tracker = BeaconTracker()
+        tracker.observe(sighting(minor: 1, rssi: -80), at: 0)
+        tracker.observe(sighting(minor: 2, rssi: -50), at: 0)
+        tracker.observe(sighting(minor: 3, rssi: -65), at: 0)
+        #expect(tracker.ranged.map { $0.sighting.address?.value } == [2, 3, 1])
+        #expect(tracker.ranged.first?.proximity == .immediate)
+    }
+
+    @Test func entriesAgeOutAndCapacityIsBounded() {
+        var tracker = BeaconTracker(ageOut: 10, capacity: 100)
+        for minor in 0..<1000 { tracker.observe(sighting(minor: UInt16(minor), rssi: -60), at: Double(minor) / 100) }
+        #expect(tracker.entries.count == 100)
+        tracker.prune(now: 1000)
+        #expect(tracker.entries.isEmpty)
+    }
+
+    @Test func smoothedRSSIUsesTheWindow() {
+        var tracker = BeaconTracker(windowLength: 20)
+        tracker.observe(sighting(minor: 1, rssi: -50), at: 0)
+        let entry = tracker.observe(sighting(minor: 1, rssi: -70), at: 1)
+        #expect(entry.smoothedRSSI == -60)
+        #expect(entry.reports == 2)
+    }
+}
+
+@Suite struct BTSnoopParserTests {
+    /// A two-record H4 capture written out by hand.
+    let capture = hex("""
+        62 74 73 6E 6F 6F 70 00  00 00 00 01  00 00 03 EA   // "btsnoop", version 1, datalink 1002
+        00 00 00 04  00 00 00 04  00 00 00 00  00 00 00 00  // record 1: 4 bytes, sent
+        00 E0 3F 3A 2B 5C 40 00                              // timestamp
+        01 03 0C 00                                          // H4 command: Reset
+        00 00 00 07  00 00 00 07  00 00 00 03  00 00 00 00  // record 2: 7 bytes, received event
+        00 E0 3F 3A 2B 5C 40 10                              // 16 microseconds later
+        04 0E 04 01 03 0C 00                                 // H4 event: Command Complete
+        """)
+
+    @Test func readsRecordsSplitAtEveryPoint() throws {
+        for cut in 0...capture.count {
+            var parser = BTSnoopParser()
+            var records: [BTSnoopParser.Record] = []
+            parser.append(capture[..<cut])
+            while let record = try parser.next() { records.append(record) }
+            parser.append(capture[cut...])
+            while let record = try parser.next() { records.append(record) }
+            #expect(records.map(\.packet) == [H4Packet(type: .command, body: hex("03 0C 00")),
+                                              H4Packet(type: .event, body: hex("0E 04 01 03 0C 00"))], "cut \(cut)")
+            #expect(records.last.map { $0.timestamp - records[0].timestamp } == 16)
+        }
+    }
+
+    @Test func rejectsSomethingElse() {
+        var parser = BTSnoopParser()
+        parser.append(Array("not a capture at all".utf8))
+        #expect(throws: CodecError.self) { _ = try parser.next() }
+    }
+
+    @Test func linuxMonitorOpcodesPickThePacketType() throws {
+        var bytes = capture
+        bytes[14] = 0x07 // datalink 2001 (0x07D1)
+        bytes[15] = 0xD1
+        bytes[16 + 11] = 0x02 // record 1 flags: index 0, opcode 2 (command), no H4 type byte
+        var parser = BTSnoopParser()
+        parser.append(bytes.prefix(16 + 24) + hex("03 0C 00 00"))
+        let record = try parser.next()
+        #expect(record?.packet.type == .command)
+    }
+}
