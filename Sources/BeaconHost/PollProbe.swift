@@ -7,9 +7,9 @@ import Musl
 #endif
 
 /// Non-blocking readiness checks.
-enum PollProbe {
+public enum PollProbe {
     /// Whether `descriptor` has something to read right now.
-    static func readable(_ descriptor: Int32) -> Bool {
+    public static func readable(_ descriptor: Int32) -> Bool {
         var fd = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
         return poll(&fd, 1, 0) > 0 && fd.revents & Int16(POLLIN) != 0
     }

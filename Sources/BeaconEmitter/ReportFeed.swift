@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+import AdvertisementCodec
+import BeaconHost
+import Foundation
+
+/// Advertising reports from a live scan or a btsnoop capture, each with its time: seconds
+/// since the feed began (for windows and timers) and Unix time (for timestamps).
+enum ReportFeed {
+    struct Timed {
+        var elapsed: Double
+        var unixTime: Double
+        var report: ScanReport
+    }
+
+    /// Scans until `duration`, a signal, or `handle` returns false; `tick` runs at least every
+    /// 200 ms with the elapsed time.
+    static func live(_ scanner: AdvertisementScanner, duration: Double?, interrupt: Int32,
+                     handle: (Timed) -> Bool, tick: (Double) -> Void) throws(HostError) {
+        let start = ContinuousClock.now
+        let end = duration.map { start + .milliseconds(Int64($0 * 1000)) }
+        while true {
+            let now = ContinuousClock.now
+            if let end, now >= end { return }
+            var wait = Duration.milliseconds(200)
+            if let end { wait = min(wait, now.duration(to: end)) }
+            let report = try scanner.nextReport(timeout: wait, interrupt: interrupt)
+            let elapsed = seconds(start.duration(to: .now))
+            if let report {
+                if !handle(Timed(elapsed: elapsed, unixTime: Date().timeIntervalSince1970, report: report)) { return }
+            } else if PollProbe.readable(interrupt) {
+                return
+            }
+            tick(elapsed)
+        }
+    }
+
+    /// Replays a btsnoop capture (read in chunks, constant memory) through `handle`.
+    /// - Throws: `CodecError` for a malformed capture, with its file offset.
+    static func replay(path: String, handle: (Timed) -> Bool, tick: (Double) -> Void) throws {
+        guard let file = FileHandle(forReadingAtPath: path) else {
+            throw ReplayError(message: "--replay \(path): cannot open the file")
+        }
+        defer { try? file.close() }
+        var parser = BTSnoopParser()
+        var first: Int64?
+        while true {
+            let chunk = file.readData(ofLength: 1 << 16)
+            if chunk.isEmpty { break }
+            parser.append(chunk)
+            while let record = try parser.next() {
+                guard let event = try? record.packet.event() else { continue }
+                let origin = first ?? record.timestamp
+                first = origin
+                let elapsed = Double(record.timestamp - origin) / 1_000_000
+                let unix = Double(record.timestamp - BTSnoopParser.unixEpochOffset) / 1_000_000
+                for report in ScanReport.reports(in: event) {
+                    if !handle(Timed(elapsed: elapsed, unixTime: unix, report: report)) { return }
+                }
+                tick(elapsed)
+            }
+        }
+        if parser.datalink == nil {
+            throw ReplayError(message: "--replay \(path): not a btsnoop capture (too short for its header)")
+        }
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+}
+
+struct ReplayError: Error, CustomStringConvertible {
+    var message: String
+    var description: String { message }
+}
+
+/// ISO 8601 UTC with milliseconds, from Unix time.
+enum Timestamp {
+    static func iso8601(_ unix: Double) -> String {
+        let milliseconds = Int64((unix * 1000).rounded(.down))
+        let days = milliseconds >= 0 ? milliseconds / 86_400_000 : (milliseconds - 86_399_999) / 86_400_000
+        let rest = milliseconds - days * 86_400_000
+        // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let day = doy - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
+        func pad(_ value: Int64, _ width: Int) -> String {
+            let text = String(value)
+            return String(repeating: "0", count: max(0, width - text.count)) + text
+        }
+        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(rest / 3_600_000, 2)):"
+            + "\(pad(rest / 60000 % 60, 2)):\(pad(rest / 1000 % 60, 2)).\(pad(rest % 1000, 3))Z"
+    }
+}

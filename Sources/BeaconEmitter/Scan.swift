@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+import AdvertisementCodec
+import ArgumentParser
+import BeaconHost
+import Foundation
+
+/// `beacon-emit scan`: what is on the air, decoded and ranged.
+struct Scan: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Scan for advertisements: decode beacons, range them, show unknown data raw.",
+        discussion: """
+            On a terminal (without --json) a table of the beacons in range, closest first, is \
+            refreshed in place; otherwise one line per report. Distances are smoothed over \
+            --window seconds (a trimmed mean of RSSI, as the AltBeacon library does). Without \
+            --duplicates each distinct advertisement from each sender prints once.
+            """
+    )
+
+    @OptionGroup var deviceOptions: DeviceOptions
+    @OptionGroup(title: "Filters") var filter: ScanFilterOptions
+
+    @Flag(help: "Active scanning (send scan requests); passive by default.")
+    var active = false
+
+    @Option(help: ArgumentHelp("Scan interval in ms, 2.5 to 10240.", valueName: "ms"))
+    var scanInterval: Double = 10
+
+    @Option(help: ArgumentHelp("Scan window in ms, 2.5 to the interval.", valueName: "ms"))
+    var scanWindow: Double = 10
+
+    @Flag(help: "Print every report, not only the first of each distinct advertisement.")
+    var duplicates = false
+
+    @Option(help: ArgumentHelp("Stop after this many seconds.", valueName: "seconds"))
+    var duration: Double?
+
+    @Option(help: ArgumentHelp("Read a btsnoop capture (btmon -w, Android HCI snoop log) instead of a device.",
+                               valueName: "file"))
+    var replay: String?
+
+    @Option(help: ArgumentHelp("Seconds of RSSI averaged for distance.", valueName: "seconds"))
+    var window: Double = 20
+
+    @Flag(help: "One JSON object per report per line.")
+    var json = false
+
+    func validate() throws {
+        for (name, value) in [("--scan-interval", scanInterval), ("--scan-window", scanWindow)] {
+            guard AdvertisingOptions.units(milliseconds: value).map({ $0 >= 4 && $0 <= 0x4000 }) == true else {
+                throw ValidationError("\(name) must be from 2.5 to 10240 ms, got \(value)")
+            }
+        }
+        if scanWindow > scanInterval { throw ValidationError("--scan-window must not exceed --scan-interval") }
+        if !(window > 0 && window <= 3600) { throw ValidationError("--window must be from 0 to 3600 seconds, got \(window)") }
+        if let duration, !(duration > 0) { throw ValidationError("--duration must be a positive number of seconds") }
+        if replay != nil && deviceOptions.device != nil { throw ValidationError("--replay reads a file instead of --device") }
+    }
+
+    func run() throws {
+        let region = try filter.region()
+        let printer = ScanPrinter(json: json, table: !json && isatty(STDOUT_FILENO) == 1, duplicates: duplicates,
+                                  tracker: BeaconTracker(windowLength: window, ageOut: max(window, 30)))
+        let handle: (ReportFeed.Timed) -> Bool = { timed in
+            printer.handle(timed, filter: filter, region: region)
+            return true
+        }
+        if let replay {
+            do {
+                try ReportFeed.replay(path: replay, handle: handle, tick: printer.tick)
+            } catch {
+                Console.error("\(error)")
+                throw ExitStatus.dataError
+            }
+            printer.finish()
+            return
+        }
+        do {
+            try scanLive(handle: handle, tick: printer.tick)
+        } catch {
+            throw fail(error)
+        }
+        printer.finish()
+    }
+
+    private func scanLive(handle: (ReportFeed.Timed) -> Bool, tick: (Double) -> Void) throws(HostError) {
+        let interrupt = SignalWatcher.install()
+        let connection = try deviceOptions.open(progress: { Console.error($0) })
+        defer { connection.close() }
+        if deviceOptions.verbose { connection.controller.trace = { Console.error($0) } }
+        let scanner = AdvertisementScanner(controller: connection.controller)
+        try scanner.start(options: .init(active: active,
+                                         intervalUnits: UInt16(AdvertisingOptions.units(milliseconds: scanInterval) ?? 16),
+                                         windowUnits: UInt16(AdvertisingOptions.units(milliseconds: scanWindow) ?? 16)),
+                          ownsController: connection.ownsController)
+        defer { scanner.stop() }
+        try ReportFeed.live(scanner, duration: duration, interrupt: interrupt, handle: handle, tick: tick)
+    }
+}
+
+/// Prints scan results: lines, JSON lines, or a live table.
+final class ScanPrinter {
+    let json: Bool
+    let table: Bool
+    let duplicates: Bool
+    var tracker: BeaconTracker
+    private var printed = Set<[UInt8]>()
+    private var printedOrder: [[UInt8]] = []
+    private var lastDraw = -1.0
+
+    init(json: Bool, table: Bool, duplicates: Bool, tracker: BeaconTracker) {
+        self.json = json
+        self.table = table
+        self.duplicates = duplicates
+        self.tracker = tracker
+    }
+
+    func handle(_ timed: ReportFeed.Timed, filter: ScanFilterOptions, region: BeaconRegion?) {
+        let report = timed.report
+        let sightings: [BeaconSighting]
+        var parseError: CodecError? = nil
+        do {
+            sightings = try report.sightings()
+        } catch {
+            sightings = []
+            parseError = error
+        }
+        if sightings.isEmpty {
+            guard filter.accepts(nil, rssi: report.rssi, region: region), firstTime(report, key: report.data) else { return }
+            if !table { print(unknownLine(timed, error: parseError)) }
+            return
+        }
+        for sighting in sightings where filter.accepts(sighting, rssi: report.rssi, region: region) {
+            let entry = tracker.observe(sighting, at: timed.elapsed)
+            guard !table else { continue }
+            guard firstTime(report, key: Array(BeaconTracker.identity(of: sighting).utf8)) else { continue }
+            print(json ? jsonLine(sighting, entry: entry, timed: timed) : textLine(sighting, entry: entry, timed: timed))
+        }
+        if table { tick(timed.elapsed) }
+        fflushStandardOutput()
+    }
+
+    /// Whether this (sender, advertisement) has not been printed yet; always true with --duplicates.
+    /// Remembers at most 4096, oldest forgotten first, so memory stays bounded.
+    private func firstTime(_ report: ScanReport, key: [UInt8]) -> Bool {
+        if duplicates { return true }
+        let full = report.address.littleEndianBytes + key
+        guard printed.insert(full).inserted else { return false }
+        printedOrder.append(full)
+        if printedOrder.count > 4096 { printed.remove(printedOrder.removeFirst()) }
+        return true
+    }
+
+    func tick(_ elapsed: Double) {
+        tracker.prune(now: elapsed)
+        guard table, elapsed - lastDraw >= 0.5 else { return }
+        lastDraw = elapsed
+        var lines = ["\u{1B}[H\u{1B}[2J" + "beacons in range, closest first (\(tracker.entries.count))",
+                     "distance  proximity  rssi   address            beacon"]
+        for entry in tracker.ranged.prefix(40) {
+            let distance = entry.accuracy < 0 ? "   ?    " : Self.metres(entry.accuracy).padding(toLength: 8, withPad: " ", startingAt: 0)
+            let rssi = entry.smoothedRSSI.map { String(Int($0.rounded())) } ?? "?"
+            lines.append("\(distance)  \(entry.proximity.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0))  "
+                         + "\(rssi.padding(toLength: 5, withPad: " ", startingAt: 0))  "
+                         + "\(entry.sighting.address?.description ?? "?")  "
+                         + SightingFormatter.text(BeaconSighting(beacon: entry.sighting.beacon)))
+        }
+        print(lines.joined(separator: "\n"))
+        fflushStandardOutput()
+    }
+
+    func finish() {
+        if table { lastDraw = -1; tick(lastDraw + 1e9) }
+    }
+
+    private func jsonLine(_ sighting: BeaconSighting, entry: BeaconTracker.Entry, timed: ReportFeed.Timed) -> String {
+        var line = SightingFormatter.json(sighting)
+        line.removeLast()
+        var extra = JSONObject()
+        if sighting.txPower == nil { extra.addNull("txPower") }
+        extra.add("accuracy", number: entry.accuracy < 0 ? "-1" : Self.metres(entry.accuracy))
+        extra.add("proximity", entry.proximity.rawValue)
+        extra.add("timestamp", Timestamp.iso8601(timed.unixTime))
+        return line + "," + extra.line.dropFirst()
+    }
+
+    private func textLine(_ sighting: BeaconSighting, entry: BeaconTracker.Entry, timed: ReportFeed.Timed) -> String {
+        let distance = entry.accuracy < 0 ? "distance unknown" : "~\(Self.metres(entry.accuracy)) m \(entry.proximity.rawValue)"
+        return "\(Timestamp.iso8601(timed.unixTime)) \(SightingFormatter.text(sighting)) \(distance)"
+    }
+
+    private func unknownLine(_ timed: ReportFeed.Timed, error: CodecError?) -> String {
+        let report = timed.report
+        if json {
+            var object = JSONObject()
+            object.add("type", "unknown")
+            object.add("address", report.address.description)
+            object.add("addressType", report.addressType.description)
+            if let rssi = report.rssi { object.add("rssi", rssi) } else { object.addNull("rssi") }
+            if let tx = report.txPower { object.add("txPower", tx) } else { object.addNull("txPower") }
+            object.add("data", HexText.format(report.data))
+            if let error { object.add("error", error.description) }
+            object.add("timestamp", Timestamp.iso8601(timed.unixTime))
+            return object.line
+        }
+        return "\(Timestamp.iso8601(timed.unixTime)) unknown address=\(report.address) (\(report.addressType)) "
+            + "rssi=\(report.rssi.map { "\($0)dBm" } ?? "unavailable") data=\(HexText.format(report.data))"
+            + (error.map { " (\($0))" } ?? "")
+    }
+
+    static func metres(_ value: Double) -> String {
+        let hundredths = Int((value * 100).rounded())
+        let fraction = hundredths % 100
+        return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)"
+    }
+}

@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+import AdvertisementCodec
+import ArgumentParser
+import BeaconHost
+import Foundation
+
+/// `--uuid/--major/--minor` (a region), `--min-rssi`, `--format`: which reports to show.
+struct ScanFilterOptions: ParsableArguments {
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case ibeacon, altbeacon, eddystone, any
+    }
+
+    @Option(help: "Only beacons of this region's UUID (iBeacon proximity UUID, AltBeacon id1).")
+    var uuid: String?
+
+    @Option(parsing: .unconditional, help: "With --uuid: only this major (AltBeacon id2), 0 to 65535.")
+    var major: Int?
+
+    @Option(parsing: .unconditional, help: "With --major: only this minor (AltBeacon id3), 0 to 65535.")
+    var minor: Int?
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("Only reports at least this strong.", valueName: "dBm"))
+    var minRssi: Int?
+
+    @Option(help: "Only this beacon format: ibeacon, altbeacon, eddystone or any (default; unknown data shown raw).")
+    var format: Format = .any
+
+    func validate() throws { _ = try region() }
+
+    /// The region the options describe, or nil for "every beacon".
+    func region() throws -> BeaconRegion? {
+        if minor != nil && major == nil { throw ValidationError("--minor needs --major (a region is UUID, UUID+major, or all three)") }
+        if major != nil && uuid == nil { throw ValidationError("--major needs --uuid (a region is UUID, UUID+major, or all three)") }
+        guard let uuid else { return nil }
+        let parsed: UUID
+        do {
+            parsed = try UUID(beaconText: uuid)
+        } catch {
+            throw ValidationError("--uuid '\(uuid)': \(error.reasonDescription)")
+        }
+        for (name, value) in [("--major", major), ("--minor", minor)] {
+            if let value, !(0...65535).contains(value) {
+                throw ValidationError("\(name) must be from 0 to 65535, got \(value)")
+            }
+        }
+        return BeaconRegion(uuid: parsed, major: major.map(UInt16.init), minor: minor.map(UInt16.init))
+    }
+
+    /// Whether a report's sighting passes (nil sighting: data that holds no known beacon).
+    func accepts(_ sighting: BeaconSighting?, rssi: Int8?, region: BeaconRegion?) -> Bool {
+        if let minRssi, (rssi.map(Int.init) ?? Int.min) < minRssi { return false }
+        guard let sighting else { return format == .any && region == nil }
+        if let region, !region.matches(sighting.beacon) { return false }
+        switch (format, sighting.beacon) {
+        case (.any, _), (.ibeacon, .iBeacon), (.altbeacon, .altBeacon), (.eddystone, .eddystone): return true
+        default: return false
+        }
+    }
+}
