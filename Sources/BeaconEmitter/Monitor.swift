@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+import AdvertisementCodec
+import ArgumentParser
+import BeaconHost
+import Foundation
+
+/// `beacon-emit monitor`: region enter and exit events, with Core Location's semantics.
+struct Monitor: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Monitor a region: report its initial state, then enter and exit events.",
+        discussion: """
+            The region is --uuid, optionally with --major, optionally with --minor. The initial \
+            state (inside or outside) is reported once; `enter` follows the first matching \
+            sighting while outside, and `exit` only after no matching beacon for --exit-after \
+            seconds. Lines (or --json lines) carry timestamps, so a rig script can wait for them.
+            """
+    )
+
+    @OptionGroup var deviceOptions: DeviceOptions
+    @OptionGroup(title: "Region") var filter: ScanFilterOptions
+
+    @Option(help: ArgumentHelp("Seconds without a matching beacon before `exit`.", valueName: "seconds"))
+    var exitAfter: Double = 30
+
+    @Option(help: ArgumentHelp("Stop after this many seconds.", valueName: "seconds"))
+    var duration: Double?
+
+    @Option(help: ArgumentHelp("Read a btsnoop capture instead of a device.", valueName: "file"))
+    var replay: String?
+
+    @Flag(help: "Events as JSON lines.")
+    var json = false
+
+    func validate() throws {
+        if filter.uuid == nil { throw ValidationError("monitor needs a region: --uuid UUID [--major N [--minor N]]") }
+        if !(exitAfter > 0) { throw ValidationError("--exit-after must be a positive number of seconds") }
+        if replay != nil && deviceOptions.device != nil { throw ValidationError("--replay reads a file instead of --device") }
+    }
+
+    func run() throws {
+        guard let region = try filter.region() else { return }
+        var monitor = RegionMonitor(start: 0, exitAfter: exitAfter)
+        var lastUnix = 0.0
+        var unixAtZero: Double? = nil
+        let report: ([RegionMonitor.Event]) -> Void = { events in
+            for event in events { print(Self.line(event, region: region, unixAtZero: unixAtZero ?? lastUnix, json: json)) }
+            if !events.isEmpty { fflushStandardOutput() }
+        }
+        let handle: (ReportFeed.Timed) -> Bool = { timed in
+            lastUnix = timed.unixTime
+            if unixAtZero == nil { unixAtZero = timed.unixTime - timed.elapsed }
+            report(monitor.tick(now: timed.elapsed))
+            let sightings = (try? timed.report.sightings()) ?? []
+            if sightings.contains(where: { filter.accepts($0, rssi: timed.report.rssi, region: region) }) {
+                report(monitor.sighted(at: timed.elapsed))
+            }
+            return true
+        }
+        let tick: (Double) -> Void = { elapsed in report(monitor.tick(now: elapsed)) }
+        if let replay {
+            do {
+                try ReportFeed.replay(path: replay, handle: handle, tick: tick)
+            } catch {
+                Console.error("\(error)")
+                throw ExitStatus.dataError
+            }
+            return
+        }
+        unixAtZero = Date().timeIntervalSince1970
+        do {
+            try monitorLive(handle: handle, tick: tick)
+        } catch {
+            throw fail(error)
+        }
+    }
+
+    private func monitorLive(handle: (ReportFeed.Timed) -> Bool, tick: (Double) -> Void) throws(HostError) {
+        let interrupt = SignalWatcher.install()
+        let connection = try deviceOptions.open(progress: { Console.error($0) })
+        defer { connection.close() }
+        let scanner = AdvertisementScanner(controller: connection.controller)
+        try scanner.start(ownsController: connection.ownsController)
+        defer { scanner.stop() }
+        try ReportFeed.live(scanner, duration: duration, interrupt: interrupt, handle: handle, tick: tick)
+    }
+
+    static func line(_ event: RegionMonitor.Event, region: BeaconRegion, unixAtZero: Double, json: Bool) -> String {
+        let (name, state, at): (String, String?, Double)
+        switch event {
+        case let .initialState(value, time): (name, state, at) = ("state", value.rawValue, time)
+        case let .enter(time): (name, state, at) = ("enter", nil, time)
+        case let .exit(time): (name, state, at) = ("exit", nil, time)
+        }
+        let timestamp = Timestamp.iso8601(unixAtZero + at)
+        if json {
+            var object = JSONObject()
+            object.add("event", name)
+            if let state { object.add("state", state) }
+            if let uuid = region.uuid { object.add("uuid", uuid.uuidString) }
+            if let major = region.major { object.add("major", major) }
+            if let minor = region.minor { object.add("minor", minor) }
+            object.add("timestamp", timestamp)
+            return object.line
+        }
+        return "\(timestamp) \(name)\(state.map { " \($0)" } ?? "") region \(region)"
+    }
+}
