@@ -26,6 +26,11 @@ func hex(_ annotated: String) -> [UInt8] {
     (try? HexText.parse(annotated: annotated)) ?? []
 }
 
+/// Every test against the shared rootcanal radio, one at a time: advertisements from one test
+/// would otherwise reach another's scanner.
+@Suite(.serialized, .enabled(if: rigPort != nil, "needs scripts/with-rootcanal"))
+enum Rig {}
+
 @Suite struct RigPresenceTests {
     @Test func rigIsThereWhenTheTestScriptRequiresIt() {
         if rigRequired { #expect(rigPort != nil, "scripts/test runs the tests beside rootcanal; ROOTCANAL_HCI_PORT is unset") }
@@ -57,8 +62,8 @@ final class TestScanner {
     deinit { scanner.close() }
 }
 
-@Suite(.serialized, .enabled(if: rigPort != nil, "needs scripts/with-rootcanal"))
-struct RootcanalTests {
+extension Rig {
+@Suite struct RootcanalTests {
     let port = rigPort ?? 0
     var device: String { "tcp:127.0.0.1:\(port)" }
 
@@ -225,6 +230,7 @@ struct RootcanalTests {
         #expect(emitter.stdout.contains("30 bytes, identical to the data set"))
     }
 }
+}
 
 @Suite struct KernelSocketTests {
     /// On a kernel without Bluetooth (these build machines), hci0 gives the documented error.
@@ -237,8 +243,8 @@ struct RootcanalTests {
     }
 }
 
-@Suite(.serialized, .enabled(if: rigPort != nil, "needs scripts/with-rootcanal"))
-struct ConfigFileTests {
+extension Rig {
+@Suite struct ConfigFileTests {
     @Test(arguments: [
         """
         beacons:
@@ -282,4 +288,5 @@ struct ConfigFileTests {
         #expect(result.stderr.contains("--config \(path): beacon 1: "))
         #expect(result.stderr.contains("--major must be from 0 to 65535, got 70000"))
     }
+}
 }

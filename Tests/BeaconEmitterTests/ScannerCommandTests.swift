@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+import Foundation
+import Testing
+
+/// The capture made by scripts/make-capture: rootcanal, an iBeacon and an Eddystone-URL
+/// advertising, beacon-emit scanning through a recording bridge.
+let capturePath = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .appendingPathComponent("Fixtures/rootcanal-scan.btsnoop").path
+
+/// Advertising report events in the capture, counted straight from the btsnoop layout.
+func reportEventsInCapture() throws -> Int {
+    let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: capturePath)))
+    var offset = 16, reports = 0
+    while offset + 24 <= bytes.count {
+        let length = Int(bytes[offset + 4]) << 24 | Int(bytes[offset + 5]) << 16 | Int(bytes[offset + 6]) << 8
+            | Int(bytes[offset + 7])
+        let data = bytes[(offset + 24)..<(offset + 24 + length)]
+        // 04 3E ll 02 nn: an H4 LE Meta event, Advertising Report subevent, nn reports.
+        if data.count > 4, data[data.startIndex] == 0x04, data[data.startIndex + 1] == 0x3E,
+           data[data.startIndex + 3] == 0x02 {
+            reports += Int(data[data.startIndex + 4])
+        }
+        offset += 24 + length
+    }
+    return reports
+}
+
+@Suite struct ReplayTests {
+    @Test func replayShowsEachBeaconOnceWithRangingKeys() throws {
+        let result = try runBeaconEmit(["scan", "--replay", capturePath, "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdoutLines
+        #expect(lines.count == 2)
+        #expect(lines.contains { $0.hasPrefix(#"{"type":"ibeacon","uuid":"39ED98FF-2900-441A-802F-9C398FC199D2","major":101,"minor":2,"measuredPower":-59,"address":"DA:4C:10:DE:17:00","addressType":"public","rssi":"#) })
+        #expect(lines.contains { $0.hasPrefix(#"{"type":"eddystone-url","url":"https://www.example.com/x","#) })
+        for line in lines {
+            #expect(line.contains(#""proximity":"#))
+            #expect(line.contains(#""accuracy":"#))
+            #expect(line.contains(#""timestamp":"2026-"#) || line.contains(#""timestamp":"20"#))
+        }
+    }
+
+    @Test func duplicatesShowEveryReport() throws {
+        let result = try runBeaconEmit(["scan", "--replay", capturePath, "--json", "--duplicates"])
+        #expect(result.stdoutLines.count == (try reportEventsInCapture()))
+        #expect(try reportEventsInCapture() > 10)
+    }
+
+    @Test func filtersApply() throws {
+        let region = try runBeaconEmit(["scan", "--replay", capturePath, "--json", "--uuid", "39ED98FF2900441A802F9C398FC199D2"])
+        #expect(region.stdoutLines.count == 1)
+        #expect(region.stdoutLines.first?.contains(#""type":"ibeacon""#) == true)
+        let eddystone = try runBeaconEmit(["scan", "--replay", capturePath, "--json", "--format", "eddystone"])
+        #expect(eddystone.stdoutLines.count == 1)
+        #expect(eddystone.stdoutLines.first?.contains(#""type":"eddystone-url""#) == true)
+        let strong = try runBeaconEmit(["scan", "--replay", capturePath, "--json", "--min-rssi", "0"])
+        #expect(strong.stdoutLines.isEmpty)
+    }
+
+    @Test func monitorReplayReportsInside() throws {
+        let result = try runBeaconEmit(["monitor", "--replay", capturePath, "--uuid", "39ED98FF-2900-441A-802F-9C398FC199D2",
+                                        "--major", "101", "--json"])
+        #expect(result.status == 0)
+        #expect(result.stdoutLines.count == 1)
+        #expect(result.stdoutLines.first?.hasPrefix(#"{"event":"state","state":"inside","uuid":"39ED98FF-2900-441A-802F-9C398FC199D2","major":101,"timestamp":"#) == true)
+    }
+
+    @Test func notACaptureIsAClearError() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("not-\(UUID().uuidString).btsnoop").path
+        try Data("hello, this is not btsnoop".utf8).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let result = try runBeaconEmit(["scan", "--replay", path])
+        #expect(result.status == 65)
+        #expect(result.stderr.contains("btsnoop capture: byte 0: magic: expected"))
+    }
+
+    @Test func regionNeedsItsParts() throws {
+        #expect(try runBeaconEmit(["scan", "--replay", capturePath, "--major", "1"]).stderr.contains("--major needs --uuid"))
+        #expect(try runBeaconEmit(["monitor", "--replay", capturePath]).status == 64)
+    }
+}
+
+extension Rig {
+@Suite struct ScanVerifyMonitorRootcanalTests {
+    var device: String { "tcp:127.0.0.1:\(rigPort ?? 0)" }
+
+    @Test(arguments: [
+        (["--uuid", "39ED98FF-2900-441A-802F-9C398FC199D2", "--major", "101", "--minor", "2"], #""type":"ibeacon","uuid":"39ED98FF-2900-441A-802F-9C398FC199D2","major":101,"minor":2"#),
+        (["--altbeacon", "--uuid", "39ED98FF-2900-441A-802F-9C398FC199D2", "--major", "7", "--minor", "8"], #""type":"altbeacon","companyId":280,"id1":"39ED98FF-2900-441A-802F-9C398FC199D2","id2":7,"id3":8"#),
+        (["--eddystone-uid", "--namespace", "00112233445566778899", "--instance", "AABBCCDDEEFF"], #""type":"eddystone-uid","namespace":"00112233445566778899","instance":"AABBCCDDEEFF""#),
+        (["--eddystone-url", "https://www.example.com/x"], #""type":"eddystone-url","url":"https://www.example.com/x""#),
+        (["--eddystone-tlm", "--battery", "3000", "--temperature", "21.5"], #""type":"eddystone-tlm","version":0,"batteryMillivolts":3000,"temperature":21.5"#),
+    ])
+    func scanSeesEachFormat(beacon: [String], expected: String) throws {
+        let scan = try BackgroundProcess.beaconEmit(["scan", "-i", device, "--json", "--duration", "2"])
+        Thread.sleep(forTimeInterval: 0.3)
+        let emitter = try BackgroundProcess.beaconEmit(["-i", device, "--duration", "1.2"] + beacon)
+        #expect(emitter.wait() == 0, "\(emitter.stderr)")
+        #expect(scan.wait() == 0, "\(scan.stderr)")
+        let line = scan.stdout.split(separator: "\n").first { $0.contains(expected) }
+        #expect(line != nil, "\(scan.stdout)")
+        #expect(line?.contains(#""address":"DA:4C:10:DE:17:"#) == true)
+        #expect(line?.contains(#""proximity":"#) == true)
+    }
+
+    @Test func verifySucceedsWithLatency() throws {
+        let result = try runBeaconEmit(["verify", "--device", device, "--scanner", device] + referenceArguments)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.hasPrefix("verified: 30 bytes arrived intact from DA:4C:10:DE:17:"))
+        #expect(result.stdout.contains("ms after advertising was enabled"))
+    }
+
+    @Test func verifyOfAWrongUUIDFailsShowingTheClosestMismatch() throws {
+        let emitter = try BackgroundProcess.beaconEmit(["-i", device, "--duration", "3"] + referenceArguments)
+        #expect(emitter.waitForOutput("advertising on"))
+        let result = try runBeaconEmit(["verify", "--scanner", device, "--uuid", "11111111-2900-441A-802F-9C398FC199D2",
+                                        "--major", "101", "--minor", "2", "--timeout", "1"])
+        #expect(result.status == 1)
+        #expect(result.stdout.contains("verify failed: the closest of"))
+        #expect(result.stdout.contains("(iBeacon uuid=39ED98FF-2900-441A-802F-9C398FC199D2 major=101 minor=2"))
+        #expect(result.stdout.contains("first difference at byte 9: expected 0x11, saw 0x39"))
+        emitter.wait()
+    }
+
+    @Test func verifyWithNothingOnTheAirSaysSo() throws {
+        let result = try runBeaconEmit(["verify", "--scanner", device, "--timeout", "0.5"] + referenceArguments)
+        #expect(result.status == 1)
+        #expect(result.stdout.hasPrefix("verify failed: nothing arrived within the timeout"))
+    }
+
+    @Test func monitorEntersWhenTheEmitterStartsAndExitsAfterItStops() throws {
+        let monitor = try BackgroundProcess.beaconEmit(["monitor", "-i", device, "--uuid", "39ED98FF-2900-441A-802F-9C398FC199D2",
+                                                        "--exit-after", "1", "--duration", "6", "--json"])
+        #expect(monitor.waitForOutput(#""state":"outside""#, timeout: .seconds(4)))
+        let emitter = try BackgroundProcess.beaconEmit(["-i", device, "--duration", "1"] + referenceArguments)
+        #expect(monitor.waitForOutput(#"{"event":"enter""#, timeout: .seconds(3)))
+        #expect(emitter.wait() == 0)
+        let stopped = ContinuousClock.now
+        #expect(monitor.waitForOutput(#"{"event":"exit""#, timeout: .seconds(4)))
+        let exitTook = stopped.duration(to: .now)
+        #expect(exitTook >= .milliseconds(700) && exitTook < .seconds(3), "exit after \(exitTook)")
+        #expect(monitor.wait() == 0)
+        let events = monitor.stdout.split(separator: "\n").map { $0.split(separator: ",").first.map(String.init) ?? "" }
+        #expect(events == [#"{"event":"state""#, #"{"event":"enter""#, #"{"event":"exit""#])
+    }
+}
+}
