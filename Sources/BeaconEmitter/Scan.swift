@@ -155,6 +155,11 @@ final class ScanPrinter {
         tracker.prune(now: elapsed)
         guard table, elapsed - lastDraw >= 0.5 else { return }
         lastDraw = elapsed
+        draw()
+    }
+
+    /// Redraws the table of beacons in range in place.
+    private func draw() {
         var lines = ["\u{1B}[H\u{1B}[2J" + "beacons in range, closest first (\(tracker.entries.count))",
                      "distance  proximity  rssi   address            beacon"]
         for entry in tracker.ranged.prefix(40) {
@@ -169,8 +174,9 @@ final class ScanPrinter {
         fflushStandardOutput()
     }
 
+    /// The table as it stands when the scan ends.
     func finish() {
-        if table { lastDraw = -1; tick(lastDraw + 1e9) }
+        if table { draw() }
     }
 
     private func jsonLine(_ sighting: BeaconSighting, entry: BeaconTracker.Entry, timed: ReportFeed.Timed) -> String {

@@ -23,7 +23,7 @@ struct ScanFilterOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: ArgumentHelp("Only reports at least this strong.", valueName: "dBm"))
     var minRssi: Int?
 
-    @Option(help: "Only this beacon format: ibeacon, altbeacon, eddystone or any (default; unknown data shown raw).")
+    @Option(help: "Only this beacon format (any also shows unknown data raw).")
     var format: Format = .any
 
     func validate() throws { _ = try region() }
