@@ -186,13 +186,15 @@ final class ScanPrinter {
         if sighting.txPower == nil { extra.addNull("txPower") }
         extra.add("accuracy", number: entry.accuracy < 0 ? "-1" : Self.metres(entry.accuracy))
         extra.add("proximity", entry.proximity.rawValue)
+        extra.add("data", HexText.format(timed.report.data))
         extra.add("timestamp", Timestamp.iso8601(timed.unixTime))
         return line + "," + extra.line.dropFirst()
     }
 
     private func textLine(_ sighting: BeaconSighting, entry: BeaconTracker.Entry, timed: ReportFeed.Timed) -> String {
         let distance = entry.accuracy < 0 ? "distance unknown" : "~\(Self.metres(entry.accuracy)) m \(entry.proximity.rawValue)"
-        return "\(Timestamp.iso8601(timed.unixTime)) \(SightingFormatter.text(sighting)) \(distance)"
+        return "\(Timestamp.iso8601(timed.unixTime)) \(SightingFormatter.text(sighting)) \(distance) "
+            + "data=\(HexText.format(timed.report.data))"
     }
 
     private func unknownLine(_ timed: ReportFeed.Timed, error: CodecError?) -> String {

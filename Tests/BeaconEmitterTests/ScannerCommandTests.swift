@@ -34,6 +34,7 @@ func reportEventsInCapture() throws -> Int {
         #expect(lines.count == 2)
         #expect(lines.contains { $0.hasPrefix(#"{"type":"ibeacon","uuid":"39ED98FF-2900-441A-802F-9C398FC199D2","major":101,"minor":2,"measuredPower":-59,"address":"DA:4C:10:DE:17:00","addressType":"public","rssi":"#) })
         #expect(lines.contains { $0.hasPrefix(#"{"type":"eddystone-url","url":"https://www.example.com/x","#) })
+        #expect(lines.contains { $0.contains(#""data":"0201061AFF4C00021539ED98FF2900441A802F9C398FC199D200650002C5""#) })
         for line in lines {
             #expect(line.contains(#""proximity":"#))
             #expect(line.contains(#""accuracy":"#))
