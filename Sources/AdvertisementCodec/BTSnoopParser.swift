@@ -32,51 +32,46 @@ public struct BTSnoopParser: Sendable {
     /// Microseconds from 0000-01-01 to 1970-01-01, for converting timestamps to Unix time.
     public static let unixEpochOffset: Int64 = 0x00DC_DDB3_0F2F_8000
 
-    private var buffer: [UInt8] = []
-    private var readIndex = 0
-    private var consumed = 0
+    private var buffer = ChunkBuffer()
     public private(set) var datalink: Datalink?
 
     public init() {}
 
     public mutating func append(_ bytes: some Sequence<UInt8>) {
-        if readIndex > 0, readIndex >= buffer.count / 2 {
-            buffer.removeFirst(readIndex)
-            consumed += readIndex
-            readIndex = 0
-        }
-        buffer.append(contentsOf: bytes)
+        buffer.append(bytes)
     }
 
     /// Bytes received but not yet returned.
-    public var bufferedByteCount: Int { buffer.count - readIndex }
+    public var bufferedByteCount: Int { buffer.count }
 
     /// The next HCI packet, or nil when more bytes are needed. Records that carry no HCI
     /// packet (monitor notes, index events) are skipped.
     /// - Throws: `CodecError` with the file offset when the header or a record is malformed.
     public mutating func next() throws(CodecError) -> Record? {
         if datalink == nil {
-            guard bufferedByteCount >= 16 else { return nil }
-            var reader = ByteReader(buffer[readIndex..<(readIndex + 16)], structure: "btsnoop header")
+            guard buffer.count >= 16 else { return nil }
+            let header = buffer.slice(from: 0, length: 16)
+            var reader = ByteReader(header, structure: "btsnoop header")
             let magic = try reader.bytes(8, "magic")
             guard magic.elementsEqual(Self.magic) else {
                 throw error(.unexpectedValue(field: "magic", expected: "\"btsnoop\\0\"",
-                                             found: HexText.format(magic, separator: " ")), at: readIndex)
+                                             found: HexText.format(magic, separator: " ")), at: header.startIndex)
             }
             let version = try reader.uint32BE("version")
             guard version == 1 else {
-                throw error(.unexpectedValue(field: "version", expected: "1", found: "\(version)"), at: readIndex + 8)
+                throw error(.unexpectedValue(field: "version", expected: "1", found: "\(version)"), at: header.startIndex + 8)
             }
             let link = Datalink(rawValue: try reader.uint32BE("datalink"))
             guard [.hci, .hciUART, .linuxMonitor].contains(link) else {
                 throw error(.unexpectedValue(field: "datalink", expected: "1001, 1002 or 2001", found: "\(link.rawValue)"),
-                            at: readIndex + 12)
+                            at: header.startIndex + 12)
             }
             datalink = link
-            readIndex += 16
+            buffer.consume(16)
         }
-        while bufferedByteCount >= 24 {
-            var reader = ByteReader(buffer[readIndex..<(readIndex + 24)], structure: "btsnoop record")
+        while buffer.count >= 24 {
+            let recordHeader = buffer.slice(from: 0, length: 24)
+            var reader = ByteReader(recordHeader, structure: "btsnoop record")
             _ = try reader.uint32BE("original length")
             let included = Int(try reader.uint32BE("included length"))
             let flags = try reader.uint32BE("flags")
@@ -85,14 +80,14 @@ public struct BTSnoopParser: Sendable {
             let low = Int64(try reader.uint32BE("timestamp"))
             guard included <= 65_535 + 5 else {
                 throw error(.unexpectedValue(field: "included length", expected: "at most 65540", found: "\(included)"),
-                            at: readIndex + 4)
+                            at: recordHeader.startIndex + 4)
             }
-            guard bufferedByteCount >= 24 + included else { return nil }
-            let start = readIndex + 24
-            let data = buffer[start..<(start + included)]
-            let recordOffset = readIndex
-            readIndex = start + included
-            if let packet = try packet(from: data, flags: flags, offset: recordOffset) {
+            guard buffer.count >= 24 + included else { return nil }
+            let data = buffer.slice(from: 24, length: included)
+            let recordOffset = recordHeader.startIndex
+            let parsed = try packet(from: data, flags: flags, offset: recordOffset)
+            buffer.consume(24 + included)
+            if let packet = parsed {
                 return Record(timestamp: high << 32 | low, packet: packet)
             }
         }
@@ -124,6 +119,6 @@ public struct BTSnoopParser: Sendable {
     }
 
     private func error(_ reason: CodecError.Reason, at index: Int) -> CodecError {
-        CodecError(structure: "btsnoop capture", offset: consumed + index, reason: reason)
+        CodecError(structure: "btsnoop capture", offset: buffer.streamOffset(ofStorageIndex: index), reason: reason)
     }
 }

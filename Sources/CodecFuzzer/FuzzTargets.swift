@@ -20,6 +20,7 @@ enum FuzzTarget: String, CaseIterable {
     case h4Stream = "h4-stream"
     case hexText = "hex-text"
     case packet
+    case btsnoop
 
     func run(_ bytes: [UInt8]) {
         switch self {
@@ -86,6 +87,20 @@ enum FuzzTarget: String, CaseIterable {
             if let packet = try? PacketDecoder.decode(bytes) {
                 _ = try? packet.requireBeacons()
             }
+        case .btsnoop:
+            // Whole, then split in two: the same records either way.
+            var whole = BTSnoopParser()
+            whole.append(bytes)
+            var first: [BTSnoopParser.Record] = []
+            while let record = try? whole.next() { first.append(record) }
+            var split = BTSnoopParser()
+            var second: [BTSnoopParser.Record] = []
+            let cut = bytes.count / 2
+            split.append(bytes[..<cut])
+            while let record = try? split.next() { second.append(record) }
+            split.append(bytes[cut...])
+            while let record = try? split.next() { second.append(record) }
+            require(second.starts(with: first) || first.starts(with: second), "btsnoop records independent of chunking")
         }
     }
 
