@@ -53,7 +53,9 @@ let package = Package(
         ),
         .testTarget(
             name: "BeaconEmitterTests",
-            dependencies: ["BeaconEmitter", "BeaconHost", "AdvertisementCodec"]
+            dependencies: ["BeaconEmitter", "BeaconHost", "AdvertisementCodec"],
+            // Read by path (#filePath) in the replay tests, not bundled.
+            exclude: ["Fixtures"]
         ),
     ]
 )

@@ -109,7 +109,8 @@ public enum VirtualController {
         let wanted = ":" + String(port, radix: 16, uppercase: true).leftPadded(to: 4) + " 00000000:0000 0A"
         var line = [CChar](repeating: 0, count: 512)
         while fgets(&line, Int32(line.count), file) != nil {
-            if String(cString: line).contains(wanted) { return true }
+            let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if text.contains(wanted) { return true }
         }
         return false
     }
