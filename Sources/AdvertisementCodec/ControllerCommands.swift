@@ -87,8 +87,14 @@ public struct ReadLocalSupportedCommands: ParameterlessHCICommand {
             octet >= 0 && octet < bitmap.count && bit >= 0 && bit < 8 && bitmap[octet] & (1 << bit) != 0
         }
 
-        /// LE Set Extended Advertising Parameters: octet 36, bit 6.
-        public var supportsExtendedAdvertising: Bool { supports(octet: 36, bit: 6) }
+        /// LE Set Extended Advertising Parameters: octet 36, bit 2.
+        public var supportsExtendedAdvertising: Bool { supports(octet: 36, bit: 2) }
+        /// LE Read Maximum Advertising Data Length: octet 36, bit 6.
+        public var supportsReadMaximumAdvertisingDataLength: Bool { supports(octet: 36, bit: 6) }
+        /// LE Read Number of Supported Advertising Sets: octet 36, bit 7.
+        public var supportsReadNumberOfSupportedAdvertisingSets: Bool { supports(octet: 36, bit: 7) }
+        /// LE Set Extended Scan Parameters and Enable: octet 37, bits 5 and 6.
+        public var supportsExtendedScanning: Bool { supports(octet: 37, bit: 5) && supports(octet: 37, bit: 6) }
     }
 }
 

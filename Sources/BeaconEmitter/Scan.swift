@@ -29,6 +29,9 @@ struct Scan: ParsableCommand {
     @Option(help: ArgumentHelp("Scan window in ms, 2.5 to the interval.", valueName: "ms"))
     var scanWindow: Double = 10
 
+    @Flag(help: "Use legacy scanning commands on a kernel adapter that has extended ones.")
+    var legacy = false
+
     @Flag(help: "Print every report, not only the first of each distinct advertisement.")
     var duplicates = false
 
@@ -92,7 +95,7 @@ struct Scan: ParsableCommand {
         try scanner.start(options: .init(active: active,
                                          intervalUnits: UInt16(AdvertisingOptions.units(milliseconds: scanInterval) ?? 16),
                                          windowUnits: UInt16(AdvertisingOptions.units(milliseconds: scanWindow) ?? 16)),
-                          ownsController: connection.ownsController)
+                          ownsController: connection.ownsController, legacy: legacy)
         defer { scanner.stop() }
         try ReportFeed.live(scanner, duration: duration, interrupt: interrupt, handle: handle, tick: tick)
     }

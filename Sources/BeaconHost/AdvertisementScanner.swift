@@ -70,20 +70,57 @@ public final class AdvertisementScanner {
 
     public let controller: HCIController
     private var queued: [ScanReport] = []
+    /// Whether the scan runs with the extended scanning commands.
+    public private(set) var usesExtendedCommands = false
 
     public init(controller: HCIController) {
         self.controller = controller
     }
 
-    /// Sets the scan up and enables it; owned controllers are reset first.
+    /// Sets the scan up and enables it. Owned controllers are reset first and scanned with
+    /// legacy commands; kernel adapters with the extended commands where they have them,
+    /// because the kernel itself drives such controllers with extended commands and the
+    /// controller then refuses legacy ones (0x0C).
+    /// - Parameter legacy: use the legacy commands even where extended ones exist.
     /// - Throws: `HostError` naming a refused step.
-    public func start(options: Options = Options(), ownsController: Bool = true) throws(HostError) {
-        if ownsController { try ControllerInfo.initialize(controller) }
-        try controller.send(LESetScanEnable(enable: false))
-        try controller.send(LESetScanParameters(scanType: options.active ? .active : .passive,
-                                                interval: options.intervalUnits, window: options.windowUnits),
-                            context: "interval \(options.intervalUnits) x 0.625 ms, window \(options.windowUnits) x 0.625 ms")
-        try controller.send(LESetScanEnable(enable: true, filterDuplicates: options.controllerFiltersDuplicates))
+    public func start(options: Options = Options(), ownsController: Bool = true, legacy: Bool = false) throws(HostError) {
+        let context = "interval \(options.intervalUnits) x 0.625 ms, window \(options.windowUnits) x 0.625 ms"
+        if ownsController {
+            try ControllerInfo.initialize(controller)
+        } else if !legacy {
+            usesExtendedCommands = try controller.send(ReadLocalSupportedCommands()).supportsExtendedScanning
+        }
+        if usesExtendedCommands {
+            let phy = LESetExtendedScanParameters.PHYParameters(scanType: options.active ? .active : .passive,
+                                                                interval: options.intervalUnits,
+                                                                window: options.windowUnits)
+            try disableTolerantly(LESetExtendedScanEnable(enable: false))
+            do {
+                try controller.send(try LESetExtendedScanParameters(phys: [phy]), context: context)
+            } catch let error as HostError {
+                throw error
+            } catch {
+                throw .unsupported("\(error)")
+            }
+            try controller.send(LESetExtendedScanEnable(enable: true,
+                                                        filterDuplicates: options.controllerFiltersDuplicates ? 1 : 0))
+        } else {
+            try disableTolerantly(LESetScanEnable(enable: false))
+            try controller.send(LESetScanParameters(scanType: options.active ? .active : .passive,
+                                                    interval: options.intervalUnits, window: options.windowUnits),
+                                context: context)
+            try controller.send(LESetScanEnable(enable: true, filterDuplicates: options.controllerFiltersDuplicates))
+        }
+    }
+
+    /// Disabling a scan that is not running: success on most controllers, Command Disallowed
+    /// on some (BlueZ's emulator); either way scanning is off.
+    private func disableTolerantly<C: HCICommand>(_ command: C) throws(HostError) {
+        do {
+            try controller.send(command)
+        } catch let HostError.controllerRefused(_, status, _) where status == .commandDisallowed {
+            return
+        }
     }
 
     /// The next report, or nil on timeout or interrupt.
@@ -103,7 +140,11 @@ public final class AdvertisementScanner {
 
     /// Stops scanning (best effort).
     public func stop() {
-        _ = try? controller.send(LESetScanEnable(enable: false))
+        if usesExtendedCommands {
+            _ = try? controller.send(LESetExtendedScanEnable(enable: false))
+        } else {
+            _ = try? controller.send(LESetScanEnable(enable: false))
+        }
     }
 
     /// Stops scanning and closes the link.

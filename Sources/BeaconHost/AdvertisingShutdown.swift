@@ -15,7 +15,7 @@ public enum AdvertisingShutdown {
             try controller.send(Reset())
             return "controller reset"
         }
-        let info = try ControllerInfo.read(from: controller)
+        let info = try ControllerInfo.read(from: controller, dataLength: false)
         if info.supportsExtendedAdvertising {
             do {
                 try controller.send(LESetExtendedAdvertisingEnable(enable: false, sets: []))

@@ -20,9 +20,12 @@ public struct ControllerInfo: Sendable {
     }
 
     /// Reads the controller's address, version, supported commands and LE features, and with
-    /// extended advertising the number of sets and the maximum data length.
+    /// extended advertising the number of sets and (for `info`) the maximum data length, each
+    /// only where the supported-commands bitmap lists the command: some controllers (BlueZ's
+    /// emulator among them) offer extended advertising without every read command.
+    /// - Parameter dataLength: also read the maximum advertising data length (beacons do not need it).
     /// - Throws: `HostError` from the command engine.
-    public static func read(from controller: HCIController) throws(HostError) -> ControllerInfo {
+    public static func read(from controller: HCIController, dataLength: Bool = true) throws(HostError) -> ControllerInfo {
         let address = try controller.send(ReadBDAddr()).address
         let version = try controller.send(ReadLocalVersionInformation())
         let commands = try controller.send(ReadLocalSupportedCommands())
@@ -31,8 +34,15 @@ public struct ControllerInfo: Sendable {
                                   leFeatures: features, numberOfAdvertisingSets: nil,
                                   maximumAdvertisingDataLength: AdvertisingData.legacyMaximumLength)
         if info.supportsExtendedAdvertising {
-            info.numberOfAdvertisingSets = Int(try controller.send(LEReadNumberOfSupportedAdvertisingSets()).numberOfSets)
-            info.maximumAdvertisingDataLength = Int(try controller.send(LEReadMaximumAdvertisingDataLength()).maximumLength)
+            info.numberOfAdvertisingSets = commands.supportsReadNumberOfSupportedAdvertisingSets
+                ? Int(try controller.send(LEReadNumberOfSupportedAdvertisingSets()).numberOfSets) : 1
+            if dataLength && commands.supportsReadMaximumAdvertisingDataLength {
+                do {
+                    info.maximumAdvertisingDataLength = Int(try controller.send(LEReadMaximumAdvertisingDataLength()).maximumLength)
+                } catch let HostError.controllerRefused(_, status, _) where status == .unknownCommand {
+                    // Listed in the bitmap but not implemented (BlueZ's emulator): keep 31.
+                }
+            }
         }
         return info
     }

@@ -41,13 +41,21 @@ public final class Emitter {
             try ControllerInfo.initialize(controller)
         }
         report(.step("read the controller's address, version, supported commands and LE features"))
-        let info = try ControllerInfo.read(from: controller)
+        let info = try ControllerInfo.read(from: controller, dataLength: false)
         report(.controller(info))
         let advertiser = Advertiser(controller: controller, options: options)
         advertiser.log = { [report] in report(.step($0)) }
         let plan = try advertiser.start(info: info)
         report(.advertising(plan, elapsed: started.duration(to: .now), roundTrips: controller.roundTrips))
         return advertiser
+    }
+
+    private func checkHealth() throws(HostError) {
+        do {
+            try controller.transport.checkHealth()
+        } catch {
+            throw .transport(error, device: controller.transport.name)
+        }
     }
 
     /// Keeps advertising until `interrupt` is readable or `duration` passes, rotating beacons
@@ -57,18 +65,23 @@ public final class Emitter {
     public func run(_ advertiser: Advertiser, duration: Duration?, keep: Bool, interrupt: Int32?) throws(HostError) {
         let end = duration.map { ContinuousClock.now + $0 }
         var nextRotation = ContinuousClock.now + advertiser.options.rotationPeriod
+        var nextHealthCheck = ContinuousClock.now + .seconds(1)
         var reason = "duration elapsed"
         do {
             while true {
                 let now = ContinuousClock.now
                 if let end, now >= end { break }
-                var wait = Duration.seconds(3600)
+                var wait = max(.zero, now.duration(to: nextHealthCheck))
                 if let end { wait = min(wait, now.duration(to: end)) }
                 if advertiser.plan?.rotating == true { wait = min(wait, max(.zero, now.duration(to: nextRotation))) }
                 let event = try controller.nextEvent(timeout: wait, interrupt: interrupt)
                 if event == nil, let interrupt, PollProbe.readable(interrupt) {
                     reason = "received \(SignalWatcher.received ?? "a signal")"
                     break
+                }
+                if ContinuousClock.now >= nextHealthCheck {
+                    try checkHealth()
+                    nextHealthCheck = ContinuousClock.now + .seconds(1)
                 }
                 if advertiser.plan?.rotating == true, ContinuousClock.now >= nextRotation {
                     try advertiser.rotate()

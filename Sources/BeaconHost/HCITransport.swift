@@ -28,6 +28,15 @@ public protocol HCITransport: AnyObject {
 
     /// Releases the transport. Safe to call more than once.
     func close()
+
+    /// Checks that the controller is still usable where silence would not show it (a kernel
+    /// adapter taken down delivers no error, only no events).
+    /// - Throws: `TransportError` when it is not.
+    func checkHealth() throws(TransportError)
+}
+
+extension HCITransport {
+    public func checkHealth() throws(TransportError) {}
 }
 
 /// Why a transport failed.

@@ -3,6 +3,9 @@
 // The only Swift file that imports CHCI: kernel HCI sockets through libbluetooth.
 
 import CHCI
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Kernel adapters (`hci0`): opening raw HCI sockets, listing adapters, bringing one up.
 public enum KernelSocketTransport {
@@ -22,7 +25,12 @@ public enum KernelSocketTransport {
         }
         let fd = chci_open_device(id)
         if fd < 0 { throw classify(-fd, call: "hci_open_dev(\(id))", adapter: Int(id)) }
-        return DescriptorTransport(name: "hci\(id)", descriptor: fd, closeDescriptor: { _ = chci_close_device($0) })
+        return DescriptorTransport(name: "hci\(id)", descriptor: fd, closeDescriptor: { _ = chci_close_device($0) },
+                                   health: {
+                                       // A socket on an adapter taken down reports nothing; ask the kernel.
+                                       let state = chci_device_is_up(id)
+                                       return state == 1 ? nil : state == 0 ? ENETDOWN : -state
+                                   })
     }
 
     /// Brings adapter `index` up (HCIDEVUP), as `hciconfig hciN up` does.

@@ -55,6 +55,13 @@ int chci_device_up(int dev_id) {
     return result;
 }
 
+int chci_device_is_up(int dev_id) {
+    struct hci_dev_info info;
+    errno = 0;
+    if (hci_devinfo(dev_id, &info) < 0) return negative_errno(ENODEV);
+    return hci_test_bit(HCI_UP, &info.flags) ? 1 : 0;
+}
+
 int chci_device_list(int *ids, int *up, int capacity) {
     if (capacity <= 0 || capacity > HCI_MAX_DEV) capacity = HCI_MAX_DEV;
     int ctl = socket(AF_BLUETOOTH, SOCK_RAW | SOCK_CLOEXEC, BTPROTO_HCI);

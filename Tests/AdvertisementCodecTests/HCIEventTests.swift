@@ -164,3 +164,21 @@ let threeReportEvent: [UInt8] = {
         #expect(codecError { _ = try HCIEvent(parsing: hex("3E 05 12 00 02 FF 0F")) }?.reason.isTruncation == true)
     }
 }
+
+@Suite struct SupportedCommandsTests {
+    /// Octet and bit positions from the Core specification's Supported_Commands table.
+    @Test func extendedAdvertisingAndScanningBits() throws {
+        var bitmap = [UInt8](repeating: 0, count: 64)
+        bitmap[36] = 0b0000_0100 // bit 2: LE Set Extended Advertising Parameters
+        bitmap[37] = 0b0110_0000 // bits 5, 6: LE Set Extended Scan Parameters, Enable
+        let commands = try ReadLocalSupportedCommands.ReturnParameters(parsing: bitmap[...])
+        #expect(commands.supportsExtendedAdvertising)
+        #expect(commands.supportsExtendedScanning)
+        #expect(!commands.supportsReadMaximumAdvertisingDataLength)
+        #expect(!commands.supportsReadNumberOfSupportedAdvertisingSets)
+        bitmap[36] = 0b1100_0000 // bit 6: Read Maximum Advertising Data Length; bit 7: Number of Sets
+        let reads = try ReadLocalSupportedCommands.ReturnParameters(parsing: bitmap[...])
+        #expect(!reads.supportsExtendedAdvertising)
+        #expect(reads.supportsReadMaximumAdvertisingDataLength && reads.supportsReadNumberOfSupportedAdvertisingSets)
+    }
+}

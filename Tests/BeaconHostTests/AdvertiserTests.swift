@@ -11,7 +11,10 @@ let referenceBeacon = Beacon.iBeacon(IBeacon(proximityUUID: UUID(uuidString: "39
 
 func controllerInfo(extended: Bool, sets: Int = 16) -> ControllerInfo {
     var bitmap = [UInt8](repeating: 0, count: 64)
-    if extended { bitmap[36] = 0x40 }
+    if extended {
+        bitmap[36] = 0xC4 // Set Extended Advertising Parameters, Read Maximum Data Length, Read Number of Sets
+        bitmap[37] = 0x60 // Set Extended Scan Parameters and Enable
+    }
     return ControllerInfo(
         address: BluetoothAddress(0x00AA_0100_0000),
         version: .init(hciVersion: extended ? 0x0C : 0x06, hciSubversion: 0, lmpVersion: 0,

@@ -25,6 +25,9 @@ int chci_first_up_device(void);
 /// Brings adapter `dev_id` up (ioctl HCIDEVUP). Already up is success. Returns 0 or -errno.
 int chci_device_up(int dev_id);
 
+/// Whether adapter `dev_id` is up (HCIGETDEVINFO): 1 up, 0 down, or -errno.
+int chci_device_is_up(int dev_id);
+
 /// Fills `ids` and `up` with up to `capacity` adapters (HCIGETDEVLIST). Returns the count,
 /// or -errno.
 int chci_device_list(int *ids, int *up, int capacity);
