@@ -69,26 +69,22 @@ public enum PacketDecoder {
 
     private static func decodeEvent(_ bytes: ArraySlice<UInt8>, kind: PacketKind) throws(CodecError) -> DecodedPacket {
         let event = try HCIEvent(parsing: bytes)
-        var found: [BeaconSighting] = []
-        var firstData: Int? = nil
+        // Legacy and extended reports in one shape: sender, type, RSSI, TX power, data.
+        let reports: [(BluetoothAddress, AddressType, Int8, Int8?, ArraySlice<UInt8>)]
         switch event {
-        case let .leMeta(.advertisingReport(reports)):
-            for report in reports {
-                firstData = firstData ?? report.data.startIndex
-                let data = try AdvertisingData(parsing: report.data)
-                found += try sightings(in: data, address: report.address, addressType: report.addressType,
-                                       rssi: report.rssi, reportedTxPower: nil)
-            }
-        case let .leMeta(.extendedAdvertisingReport(reports)):
-            for report in reports {
-                firstData = firstData ?? report.data.startIndex
-                let data = try AdvertisingData(parsing: report.data)
-                found += try sightings(in: data, address: report.address, addressType: report.addressType,
-                                       rssi: report.rssi, reportedTxPower: report.txPower)
-            }
+        case let .leMeta(.advertisingReport(legacy)):
+            reports = legacy.map { ($0.address, $0.addressType, $0.rssi, nil, $0.data) }
+        case let .leMeta(.extendedAdvertisingReport(extended)):
+            reports = extended.map { ($0.address, $0.addressType, $0.rssi, $0.txPower, $0.data) }
         default:
-            break
+            reports = []
         }
+        var found: [BeaconSighting] = []
+        for (address, addressType, rssi, txPower, data) in reports {
+            found += try sightings(in: try AdvertisingData(parsing: data), address: address, addressType: addressType,
+                                   rssi: rssi, reportedTxPower: txPower)
+        }
+        let firstData = reports.first?.4.startIndex
         return DecodedPacket(kind: kind, sightings: found, advertisingDataOffset: firstData ?? bytes.startIndex)
     }
 
