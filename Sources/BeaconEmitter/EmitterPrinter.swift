@@ -64,8 +64,6 @@ final class EmitterPrinter {
                       + "\(roundTrips) HCI round trips")
                 for beacon in beacons { print("  " + SightingFormatter.text(BeaconSighting(beacon: beacon))) }
             }
-        case let .rotated(index):
-            if verbose { Console.error("now advertising beacon \(index + 1)") }
         case let .stopped(reason, keptOn):
             if json {
                 var object = JSONObject()

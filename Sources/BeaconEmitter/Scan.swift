@@ -183,15 +183,13 @@ final class ScanPrinter {
     }
 
     private func jsonLine(_ sighting: BeaconSighting, entry: BeaconTracker.Entry, timed: ReportFeed.Timed) -> String {
-        var line = SightingFormatter.json(sighting)
-        line.removeLast()
-        var extra = JSONObject()
-        if sighting.txPower == nil { extra.addNull("txPower") }
-        extra.add("accuracy", number: entry.accuracy < 0 ? "-1" : Self.metres(entry.accuracy))
-        extra.add("proximity", entry.proximity.rawValue)
-        extra.add("data", HexText.format(timed.report.data))
-        extra.add("timestamp", Timestamp.iso8601(timed.unixTime))
-        return line + "," + extra.line.dropFirst()
+        var object = SightingFormatter.object(sighting)
+        if sighting.txPower == nil { object.addNull("txPower") }
+        object.add("accuracy", number: entry.accuracy < 0 ? "-1" : Self.metres(entry.accuracy))
+        object.add("proximity", entry.proximity.rawValue)
+        object.add("data", HexText.format(timed.report.data))
+        object.add("timestamp", Timestamp.iso8601(timed.unixTime))
+        return object.line
     }
 
     private func textLine(_ sighting: BeaconSighting, entry: BeaconTracker.Entry, timed: ReportFeed.Timed) -> String {

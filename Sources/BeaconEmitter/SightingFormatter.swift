@@ -6,6 +6,11 @@ import AdvertisementCodec
 /// are the README's contract.
 enum SightingFormatter {
     static func json(_ sighting: BeaconSighting) -> String {
+        object(sighting).line
+    }
+
+    /// The decode keys of a sighting, for callers that add keys of their own after them.
+    static func object(_ sighting: BeaconSighting) -> JSONObject {
         var object = JSONObject()
         switch sighting.beacon {
         case let .iBeacon(beacon):
@@ -55,7 +60,7 @@ enum SightingFormatter {
             if let rssi = sighting.rssi { object.add("rssi", rssi) } else { object.addNull("rssi") }
         }
         if let txPower = sighting.txPower { object.add("txPower", txPower) }
-        return object.line
+        return object
     }
 
     static func text(_ sighting: BeaconSighting) -> String {

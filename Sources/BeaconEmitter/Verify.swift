@@ -43,10 +43,11 @@ struct Verify: ParsableCommand {
     }
 
     func run() throws {
-        let expected = try beacon.makeBeacon().advertisingData.bytes
+        let described = try beacon.makeBeacon()
+        let expected = described.advertisingData.bytes
         let outcome: VerifyOutcome
         do {
-            outcome = try verify(expected: expected)
+            outcome = try verify(described, expected: expected)
         } catch {
             throw fail(error)
         }
@@ -54,7 +55,7 @@ struct Verify: ParsableCommand {
         if !outcome.passed { throw ExitCode(1) }
     }
 
-    private func verify(expected: [UInt8]) throws(HostError) -> VerifyOutcome {
+    private func verify(_ described: Beacon, expected: [UInt8]) throws(HostError) -> VerifyOutcome {
         let scannerSpecification = (try? DeviceSpecification(parsing: scanner)) ?? .virtual
         let emitting = deviceOptions.device != nil
         if scannerSpecification == .virtual || (emitting && deviceOptions.specification == .virtual) {
@@ -83,7 +84,7 @@ struct Verify: ParsableCommand {
             let emitter = Emitter(controller: emitterConnection.controller, ownsController: emitterConnection.ownsController) {
                 if case let .step(text) = $0, deviceOptions.verbose { Console.error(text) }
             }
-            advertiser = try emitter.start(options: AdvertisingOptions(beacons: [try beacon.makeBeaconForHost()],
+            advertiser = try emitter.start(options: AdvertisingOptions(beacons: [described],
                                                                        mode: legacy ? .legacy : .automatic))
         }
         defer { try? advertiser?.stop() }
@@ -107,17 +108,6 @@ struct Verify: ParsableCommand {
     /// Bytes equal at the same position: how close a mismatch came.
     static func similarity(_ data: [UInt8], _ expected: [UInt8]) -> Int {
         zip(data, expected).filter { $0 == $1 }.count - abs(data.count - expected.count)
-    }
-}
-
-extension BeaconOptions {
-    /// The beacon, for host code that cannot throw ArgumentParser errors (validated already).
-    func makeBeaconForHost() throws(HostError) -> Beacon {
-        do {
-            return try makeBeacon()
-        } catch {
-            throw .unsupported("\(error)")
-        }
     }
 }
 

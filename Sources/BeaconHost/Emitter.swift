@@ -9,7 +9,6 @@ public enum EmitterEvent: Sendable {
     case controller(ControllerInfo)
     /// Advertising is on: the plan, time since start and command round trips so far.
     case advertising(AdvertisingPlan, elapsed: Duration, roundTrips: Int)
-    case rotated(beacon: Int)
     /// Stopped, and whether advertising was left on (`--keep`).
     case stopped(reason: String, keptOn: Bool)
 }
