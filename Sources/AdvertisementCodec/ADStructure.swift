@@ -11,6 +11,12 @@ public struct ADStructure: Hashable, Sendable {
         self.data = ArraySlice(data)
     }
 
+    /// A structure over a slice of the input, sharing its storage.
+    init(type: ADType, slice: ArraySlice<UInt8>) {
+        self.type = type
+        self.data = slice
+    }
+
     /// The structure as sent: length, type, data.
     public var bytes: [UInt8] {
         var out: [UInt8] = []
@@ -31,6 +37,12 @@ public struct ADStructure: Hashable, Sendable {
         guard type == .manufacturerSpecificData, data.count >= 2 else { return nil }
         let s = data.startIndex
         return (CompanyIdentifier(UInt16(data[s]) | UInt16(data[s + 1]) << 8), data[(s + 2)...])
+    }
+
+    /// The TX power level in dBm, if this is one (AD type 0x0A, one byte).
+    public var txPowerLevel: Int8? {
+        guard type == .txPowerLevel, data.count == 1 else { return nil }
+        return Int8(bitPattern: data[data.startIndex])
     }
 
     /// 16-bit service data split into the UUID and the bytes after it, if this is one.

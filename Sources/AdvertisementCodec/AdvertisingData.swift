@@ -29,25 +29,10 @@ public struct AdvertisingData: Hashable, Sendable {
     /// Parses a sequence of AD structures, stopping early at a zero length byte.
     /// - Throws: `CodecError` when a structure's length runs past the end of the input.
     public init(parsing bytes: ArraySlice<UInt8>) throws(CodecError) {
-        var reader = ByteReader(bytes, structure: "advertising data")
+        var reader = ADStructureReader(bytes)
         var structures: [ADStructure] = []
-        var padding: [UInt8] = []
-        while !reader.isAtEnd {
-            let lengthOffset = reader.offset
-            let length = try reader.uint8("AD length")
-            if length == 0 {
-                padding = [0] + reader.rest()
-                break
-            }
-            let type = ADType(try reader.uint8("AD type"))
-            guard reader.remaining.count >= Int(length) - 1 else {
-                throw reader.error(.truncated(field: "\(type) (length \(length) at byte \(lengthOffset))",
-                                              needed: Int(length) - 1, available: reader.remaining.count))
-            }
-            let data = try reader.bytes(Int(length) - 1, "AD data")
-            structures.append(ADStructure(type: type, data: data))
-        }
-        self.init(structures, padding: padding)
+        while let structure = try reader.next() { structures.append(structure) }
+        self.init(structures, padding: Array(reader.padding))
     }
 
     /// Parses a sequence of AD structures from an array.
@@ -105,9 +90,7 @@ public struct AdvertisingData: Hashable, Sendable {
 
     /// The advertised TX power level in dBm (the AD type 0x0A), if present.
     public var txPowerLevel: Int8? {
-        guard let structure = self[.txPowerLevel], structure.data.count == 1, let byte = structure.data.first
-        else { return nil }
-        return Int8(bitPattern: byte)
+        structures.lazy.compactMap(\.txPowerLevel).first
     }
 
     /// Every 16-bit service UUID from complete and incomplete lists, in order.

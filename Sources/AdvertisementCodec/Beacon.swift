@@ -20,6 +20,17 @@ public enum Beacon: Hashable, Sendable {
         return found
     }
 
+    /// Calls `body` with every beacon in advertising data, in order, without collecting them.
+    /// - Throws: `CodecError` at the first structure that does not fit (advertising data or a
+    ///   beacon's format), after `body` has seen the beacons before it.
+    public static func forEachBeacon(inAdvertisingData bytes: ArraySlice<UInt8>,
+                                     _ body: (Beacon) -> Void) throws(CodecError) {
+        var structures = ADStructureReader(bytes)
+        while let structure = try structures.next() {
+            if let beacon = try beacon(in: structure) { body(beacon) }
+        }
+    }
+
     /// The beacon one AD structure carries, or nil when it carries none.
     /// - Throws: `CodecError` when the structure has a beacon's signature but not its layout.
     public static func beacon(in structure: ADStructure) throws(CodecError) -> Beacon? {

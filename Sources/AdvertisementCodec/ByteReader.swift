@@ -27,9 +27,10 @@ struct ByteReader {
     }
 
     /// Takes the next `count` bytes.
-    mutating func bytes(_ count: Int, _ field: String) throws(CodecError) -> ArraySlice<UInt8> {
+    /// The field name is built only for an error (callers interpolate it).
+    mutating func bytes(_ count: Int, _ field: @autoclosure () -> String) throws(CodecError) -> ArraySlice<UInt8> {
         guard count >= 0, remaining.count >= count else {
-            throw error(.truncated(field: field, needed: count, available: remaining.count))
+            throw error(.truncated(field: field(), needed: count, available: remaining.count))
         }
         let start = remaining.startIndex
         let end = start + count

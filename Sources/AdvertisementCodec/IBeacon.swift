@@ -78,13 +78,17 @@ public struct IBeacon: Hashable, Sendable {
     /// Parses advertising data holding an iBeacon (for example the 30-byte flags + manufacturer data).
     /// - Throws: `CodecError` if the data is malformed or holds no iBeacon.
     public init(parsingAdvertisingData bytes: ArraySlice<UInt8>) throws(CodecError) {
-        let data = try AdvertisingData(parsing: bytes)
-        for case let .iBeacon(beacon) in try Beacon.beacons(in: data) {
-            self = beacon
-            return
+        // A walk over the input's own bytes: finding an iBeacon allocates nothing.
+        var structures = ADStructureReader(bytes)
+        var found: IBeacon? = nil
+        while let structure = try structures.next() {
+            if case let .iBeacon(beacon)? = try Beacon.beacon(in: structure), found == nil { found = beacon }
         }
-        throw CodecError(structure: "advertising data", offset: bytes.startIndex,
-                         reason: .unrecognized(expected: "iBeacon manufacturer data (4C 00 02 15 ...)"))
+        guard let found else {
+            throw CodecError(structure: "advertising data", offset: bytes.startIndex,
+                             reason: .unrecognized(expected: "iBeacon manufacturer data (4C 00 02 15 ...)"))
+        }
+        self = found
     }
 
     /// The 25-byte manufacturer data, company ID included.

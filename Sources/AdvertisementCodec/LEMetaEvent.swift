@@ -18,11 +18,10 @@ public enum LEMetaEvent: Hashable, Sendable {
         let subevent = try reader.uint8("subevent code")
         switch subevent {
         case Self.advertisingReportCode:
-            self = .advertisingReport(try Self.reports(&reader, structure: "LE Advertising Report",
-                                                       parse: LEAdvertisingReport.init(reader:)))
+            self = .advertisingReport(try Self.reports(&reader, structure: "LE Advertising Report", of: LEAdvertisingReport.self))
         case Self.extendedAdvertisingReportCode:
             self = .extendedAdvertisingReport(try Self.reports(&reader, structure: "LE Extended Advertising Report",
-                                                               parse: LEExtendedAdvertisingReport.init(reader:)))
+                                                               of: LEExtendedAdvertisingReport.self))
         case Self.advertisingSetTerminatedCode:
             var inner = ByteReader(reader.rest(), structure: "LE Advertising Set Terminated")
             self = .advertisingSetTerminated(try LEAdvertisingSetTerminated(reader: &inner))
@@ -32,14 +31,12 @@ public enum LEMetaEvent: Hashable, Sendable {
     }
 
     /// Num_Reports, then each report laid out one after another (as controllers and BlueZ do).
-    private static func reports<R>(_ outer: inout ByteReader, structure: String,
-                                   parse: (inout ByteReader) throws(CodecError) -> R) throws(CodecError) -> [R] {
-        var reader = ByteReader(outer.rest(), structure: structure)
-        let count = try reader.uint8("Num_Reports")
+    private static func reports<R: AdvertisingReportLayout>(_ outer: inout ByteReader, structure: String,
+                                                            of type: R.Type) throws(CodecError) -> [R] {
+        var reader = try ReportReader<R>(outer.rest(), structure: structure)
         var reports: [R] = []
-        reports.reserveCapacity(Int(count))
-        for _ in 0..<count { reports.append(try parse(&reader)) }
-        try reader.expectEnd()
+        reports.reserveCapacity(reader.left)
+        while let report = try reader.next() { reports.append(report) }
         return reports
     }
 
@@ -68,5 +65,46 @@ public enum LEMetaEvent: Hashable, Sendable {
             out.append(contentsOf: parameters)
         }
         return out
+    }
+}
+
+/// What legacy and extended advertising reports share, for code that handles both alike.
+protocol AdvertisingReportLayout {
+    init(reader: inout ByteReader) throws(CodecError)
+    var address: BluetoothAddress { get }
+    var addressType: AddressType { get }
+    var rssi: Int8 { get }
+    /// TX power as reported (127 = not available); nil for legacy reports, which carry none.
+    var reportedTxPower: Int8? { get }
+    var data: ArraySlice<UInt8> { get }
+}
+
+extension LEAdvertisingReport: AdvertisingReportLayout {
+    var reportedTxPower: Int8? { nil }
+}
+
+extension LEExtendedAdvertisingReport: AdvertisingReportLayout {
+    var reportedTxPower: Int8? { txPower }
+}
+
+/// Reads the reports of an advertising report subevent one at a time, without collecting them.
+struct ReportReader<Report: AdvertisingReportLayout> {
+    private var reader: ByteReader
+    private(set) var left: Int
+
+    /// - Parameter parameters: the subevent's parameters after the subevent code (Num_Reports first).
+    init(_ parameters: ArraySlice<UInt8>, structure: String) throws(CodecError) {
+        reader = ByteReader(parameters, structure: structure)
+        left = Int(try reader.uint8("Num_Reports"))
+    }
+
+    /// The next report; nil after the last, once the parameters are checked to end there.
+    mutating func next() throws(CodecError) -> Report? {
+        guard left > 0 else {
+            try reader.expectEnd()
+            return nil
+        }
+        left -= 1
+        return try Report(reader: &reader)
     }
 }

@@ -12,6 +12,22 @@ public enum PacketKind: String, Hashable, Sendable, CustomStringConvertible {
     public var description: String { rawValue }
 }
 
+/// What a packet held, for a caller that took its beacons one at a time.
+public struct PacketSummary: Hashable, Sendable {
+    public var kind: PacketKind
+    public var beaconCount: Int
+    /// Offset of the first advertising data in the input, where "no beacon here" points.
+    public var advertisingDataOffset: Int
+
+    /// Throws unless at least one beacon was found.
+    /// - Throws: `CodecError` at the start of the advertising data that held none.
+    public func requireBeacons() throws(CodecError) {
+        guard beaconCount == 0 else { return }
+        throw CodecError(structure: kind.rawValue, offset: advertisingDataOffset, reason: .unrecognized(
+            expected: "a beacon (iBeacon, AltBeacon or Eddystone)"))
+    }
+}
+
 /// The beacons found in one packet, and what kind of packet it was.
 public struct DecodedPacket: Hashable, Sendable {
     public var kind: PacketKind
@@ -22,9 +38,8 @@ public struct DecodedPacket: Hashable, Sendable {
     /// Throws unless at least one beacon was found.
     /// - Throws: `CodecError` at the start of the advertising data that held none.
     public func requireBeacons() throws(CodecError) {
-        guard sightings.isEmpty else { return }
-        throw CodecError(structure: kind.rawValue, offset: advertisingDataOffset, reason: .unrecognized(
-            expected: "a beacon (iBeacon, AltBeacon or Eddystone)"))
+        try PacketSummary(kind: kind, beaconCount: sightings.count, advertisingDataOffset: advertisingDataOffset)
+            .requireBeacons()
     }
 }
 
@@ -40,55 +55,84 @@ public enum PacketDecoder {
     /// otherwise advertising data.
     /// - Throws: `CodecError` with the offset in `bytes` of the first byte that does not fit.
     public static func decode(_ bytes: [UInt8]) throws(CodecError) -> DecodedPacket {
+        var sightings: [BeaconSighting] = []
+        let summary = try decode(bytes[...]) { sightings.append($0) }
+        return DecodedPacket(kind: summary.kind, sightings: sightings, advertisingDataOffset: summary.advertisingDataOffset)
+    }
+
+    /// Detects the kind of packet as `decode(_:)` does and calls `body` with each beacon as it
+    /// is found, collecting nothing: for a packet of the usual shapes this allocates nothing.
+    /// - Throws: `CodecError` with the offset in `bytes` of the first byte that does not fit;
+    ///   `body` may have been called for beacons before that point.
+    public static func decode(_ bytes: ArraySlice<UInt8>,
+                              each body: (BeaconSighting) -> Void) throws(CodecError) -> PacketSummary {
+        let s = bytes.startIndex
         let count = bytes.count
-        if count >= 3, bytes[0] == H4PacketType.event.rawValue, Int(bytes[2]) == count - 3 {
-            return try decodeEvent(bytes[1...], kind: .h4Event)
+        if count >= 3, bytes[s] == H4PacketType.event.rawValue, Int(bytes[s + 2]) == count - 3 {
+            return try decodeEvent(bytes.dropFirst(), kind: .h4Event, body)
         }
-        if count >= 4, bytes[0] == H4PacketType.command.rawValue, Int(bytes[3]) == count - 4 {
-            return try decodeCommand(bytes[1...], kind: .h4Command)
+        if count >= 4, bytes[s] == H4PacketType.command.rawValue, Int(bytes[s + 3]) == count - 4 {
+            return try decodeCommand(bytes.dropFirst(), kind: .h4Command, body)
         }
-        if count >= 2, Int(bytes[1]) == count - 2, knownEvents.contains(HCIEventCode(bytes[0])) {
-            return try decodeEvent(bytes[...], kind: .hciEvent)
+        if count >= 2, Int(bytes[s + 1]) == count - 2, knownEvents.contains(HCIEventCode(bytes[s])) {
+            return try decodeEvent(bytes, kind: .hciEvent, body)
         }
-        if count >= 3, Int(bytes[2]) == count - 3,
-           dataCommands.contains(HCIOpcode(UInt16(bytes[0]) | UInt16(bytes[1]) << 8)) {
-            return try decodeCommand(bytes[...], kind: .hciCommand)
+        if count >= 3, Int(bytes[s + 2]) == count - 3,
+           dataCommands.contains(HCIOpcode(UInt16(bytes[s]) | UInt16(bytes[s + 1]) << 8)) {
+            return try decodeCommand(bytes, kind: .hciCommand, body)
         }
         if count == IBeacon.manufacturerDataLength || count == AltBeacon.manufacturerDataLength,
-           let beacon = try Beacon.beacon(inManufacturerData: bytes[...]) {
-            return DecodedPacket(kind: .manufacturerData, sightings: [BeaconSighting(beacon: beacon)],
-                                 advertisingDataOffset: 0)
+           let beacon = try Beacon.beacon(inManufacturerData: bytes) {
+            body(BeaconSighting(beacon: beacon))
+            return PacketSummary(kind: .manufacturerData, beaconCount: 1, advertisingDataOffset: s)
         }
-        let data = try AdvertisingData(parsing: bytes[...])
-        return DecodedPacket(kind: .advertisingData, sightings: try sightings(in: data), advertisingDataOffset: 0)
+        let found = try forEachSighting(inAdvertisingData: bytes, body)
+        return PacketSummary(kind: .advertisingData, beaconCount: found, advertisingDataOffset: s)
     }
 
     static let knownEvents: Set<HCIEventCode> = [.commandComplete, .commandStatus, .hardwareError, .leMeta]
     static let dataCommands: Set<HCIOpcode> = [.leSetAdvertisingData, .leSetScanResponseData,
                                                .leSetExtendedAdvertisingData]
 
-    private static func decodeEvent(_ bytes: ArraySlice<UInt8>, kind: PacketKind) throws(CodecError) -> DecodedPacket {
-        let event = try HCIEvent(parsing: bytes)
-        // Legacy and extended reports in one shape: sender, type, RSSI, TX power, data.
-        let reports: [(BluetoothAddress, AddressType, Int8, Int8?, ArraySlice<UInt8>)]
-        switch event {
-        case let .leMeta(.advertisingReport(legacy)):
-            reports = legacy.map { ($0.address, $0.addressType, $0.rssi, nil, $0.data) }
-        case let .leMeta(.extendedAdvertisingReport(extended)):
-            reports = extended.map { ($0.address, $0.addressType, $0.rssi, $0.txPower, $0.data) }
-        default:
-            reports = []
+    private static func decodeEvent(_ bytes: ArraySlice<UInt8>, kind: PacketKind,
+                                    _ body: (BeaconSighting) -> Void) throws(CodecError) -> PacketSummary {
+        var reader = ByteReader(bytes, structure: "HCI event")
+        let code = HCIEventCode(try reader.uint8("event code"))
+        let length = try reader.uint8("parameter length")
+        let parameters = try reader.bytes(Int(length), "\(code) parameters")
+        try reader.expectEnd()
+        let subevent = parameters.first
+        guard code == .leMeta, subevent == LEMetaEvent.advertisingReportCode
+                || subevent == LEMetaEvent.extendedAdvertisingReportCode else {
+            _ = try HCIEvent(parsing: bytes)  // checked like any other event; it carries no beacons
+            return PacketSummary(kind: kind, beaconCount: 0, advertisingDataOffset: bytes.startIndex)
         }
-        var found: [BeaconSighting] = []
-        for (address, addressType, rssi, txPower, data) in reports {
-            found += try sightings(in: try AdvertisingData(parsing: data), address: address, addressType: addressType,
-                                   rssi: rssi, reportedTxPower: txPower)
+        var summary = PacketSummary(kind: kind, beaconCount: 0, advertisingDataOffset: bytes.startIndex)
+        if subevent == LEMetaEvent.advertisingReportCode {
+            var reports = try ReportReader<LEAdvertisingReport>(parameters.dropFirst(), structure: "LE Advertising Report")
+            try forEachSighting(in: &reports, summary: &summary, body)
+        } else {
+            var reports = try ReportReader<LEExtendedAdvertisingReport>(parameters.dropFirst(),
+                                                                        structure: "LE Extended Advertising Report")
+            try forEachSighting(in: &reports, summary: &summary, body)
         }
-        let firstData = reports.first?.4.startIndex
-        return DecodedPacket(kind: kind, sightings: found, advertisingDataOffset: firstData ?? bytes.startIndex)
+        return summary
     }
 
-    private static func decodeCommand(_ bytes: ArraySlice<UInt8>, kind: PacketKind) throws(CodecError) -> DecodedPacket {
+    private static func forEachSighting<R>(in reports: inout ReportReader<R>, summary: inout PacketSummary,
+                                           _ body: (BeaconSighting) -> Void) throws(CodecError) {
+        var first = true
+        while let report = try reports.next() {
+            if first { summary.advertisingDataOffset = report.data.startIndex }
+            first = false
+            summary.beaconCount += try forEachSighting(inAdvertisingData: report.data, address: report.address,
+                                                       addressType: report.addressType, rssi: report.rssi,
+                                                       reportedTxPower: report.reportedTxPower, body)
+        }
+    }
+
+    private static func decodeCommand(_ bytes: ArraySlice<UInt8>, kind: PacketKind,
+                                      _ body: (BeaconSighting) -> Void) throws(CodecError) -> PacketSummary {
         var reader = ByteReader(bytes, structure: kind.rawValue)
         let opcode = HCIOpcode(try reader.uint16LE("opcode"))
         _ = try reader.uint8("parameter length")
@@ -108,21 +152,31 @@ public enum PacketDecoder {
             dataLength = try LESetExtendedAdvertisingData(parameters: parameters).data.count
             dataStart = parameters.startIndex + 4
         default:
-            return DecodedPacket(kind: kind, sightings: [], advertisingDataOffset: bytes.startIndex)
+            return PacketSummary(kind: kind, beaconCount: 0, advertisingDataOffset: bytes.startIndex)
         }
-        let data = try AdvertisingData(parsing: bytes[dataStart..<(dataStart + dataLength)])
-        return DecodedPacket(kind: kind, sightings: try sightings(in: data), advertisingDataOffset: dataStart)
+        let found = try forEachSighting(inAdvertisingData: bytes[dataStart..<(dataStart + dataLength)], body)
+        return PacketSummary(kind: kind, beaconCount: found, advertisingDataOffset: dataStart)
     }
 
-    /// Every beacon in advertising data, with the sender's details when a report gave them.
-    public static func sightings(in data: AdvertisingData, address: BluetoothAddress? = nil,
-                                 addressType: AddressType? = nil, rssi: Int8? = nil,
-                                 reportedTxPower: Int8? = nil) throws(CodecError) -> [BeaconSighting] {
+    /// Calls `body` with every beacon in advertising data, with the sender's details when a
+    /// report gave them, and returns how many there were.
+    /// - Throws: `CodecError` as `Beacon.forEachBeacon(inAdvertisingData:_:)` does.
+    @discardableResult
+    public static func forEachSighting(inAdvertisingData data: ArraySlice<UInt8>, address: BluetoothAddress? = nil,
+                                       addressType: AddressType? = nil, rssi: Int8? = nil,
+                                       reportedTxPower: Int8? = nil,
+                                       _ body: (BeaconSighting) -> Void) throws(CodecError) -> Int {
         let notAvailable = LEAdvertisingReport.rssiNotAvailable
-        let txPower = reportedTxPower.flatMap { $0 == notAvailable ? nil : $0 } ?? data.txPowerLevel
-        return try Beacon.beacons(in: data).map { beacon in
-            BeaconSighting(beacon: beacon, address: address, addressType: addressType,
-                           rssi: rssi.flatMap { $0 == notAvailable ? nil : $0 }, txPower: txPower)
+        // The first walk checks the whole data (nothing is reported from malformed data) and
+        // finds the advertised TX power, which may come after the beacon.
+        let advertised = try ADStructureReader.txPowerLevel(in: data)
+        let txPower = reportedTxPower.flatMap { $0 == notAvailable ? nil : $0 } ?? advertised
+        let rssi = rssi.flatMap { $0 == notAvailable ? nil : $0 }
+        var found = 0
+        try Beacon.forEachBeacon(inAdvertisingData: data) { beacon in
+            found += 1
+            body(BeaconSighting(beacon: beacon, address: address, addressType: addressType, rssi: rssi, txPower: txPower))
         }
+        return found
     }
 }

@@ -42,9 +42,10 @@ public struct ScanReport: Sendable, Hashable {
     /// The beacons in the report's data with the sender's details; a report whose data does
     /// not parse throws, so the caller can show it raw.
     public func sightings() throws(CodecError) -> [BeaconSighting] {
-        let parsed = try AdvertisingData(parsing: data)
-        return try PacketDecoder.sightings(in: parsed, address: address, addressType: addressType, rssi: rssi ?? 127,
-                                           reportedTxPower: txPower)
+        var found: [BeaconSighting] = []
+        try PacketDecoder.forEachSighting(inAdvertisingData: data[...], address: address, addressType: addressType,
+                                          rssi: rssi, reportedTxPower: txPower) { found.append($0) }
+        return found
     }
 }
 
