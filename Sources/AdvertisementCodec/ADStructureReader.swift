@@ -17,17 +17,16 @@ public struct ADStructureReader {
     public mutating func next() throws(CodecError) -> ADStructure? {
         guard !reader.isAtEnd else { return nil }
         let lengthOffset = reader.offset
-        let unread = reader.remaining
         let length = try reader.uint8("AD length")
         if length == 0 {
-            padding = unread
             _ = reader.rest()
+            padding = reader.input[lengthOffset...]
             return nil
         }
         let type = ADType(try reader.uint8("AD type"))
-        guard reader.remaining.count >= Int(length) - 1 else {
+        guard reader.count >= Int(length) - 1 else {
             throw reader.error(.truncated(field: "\(type) (length \(length) at byte \(lengthOffset))",
-                                          needed: Int(length) - 1, available: reader.remaining.count))
+                                          needed: Int(length) - 1, available: reader.count))
         }
         return ADStructure(type: type, slice: try reader.bytes(Int(length) - 1, "AD data"))
     }

@@ -6,17 +6,26 @@
 /// Indices always come from `startIndex`, never from zero: offsets in errors are positions in
 /// the caller's buffer.
 struct ByteReader {
-    private(set) var remaining: ArraySlice<UInt8>
+    /// The whole input and the index of the next byte: reading moves an index, never a slice,
+    /// so a field costs a bounds check and no reference counting.
+    private let bytes: ArraySlice<UInt8>
+    /// Index of the next byte to be read.
+    private(set) var offset: Int
     let structure: String
 
     init(_ bytes: ArraySlice<UInt8>, structure: String) {
-        self.remaining = bytes
+        self.bytes = bytes
+        self.offset = bytes.startIndex
         self.structure = structure
     }
 
-    /// Index of the next byte to be read.
-    var offset: Int { remaining.startIndex }
-    var isAtEnd: Bool { remaining.isEmpty }
+    var isAtEnd: Bool { offset == bytes.endIndex }
+    /// How many bytes are left.
+    var count: Int { bytes.endIndex - offset }
+    /// Everything the reader was given.
+    var input: ArraySlice<UInt8> { bytes }
+    /// The bytes not read yet.
+    var remaining: ArraySlice<UInt8> { bytes[offset...] }
 
     func error(_ reason: CodecError.Reason, at offset: Int? = nil) -> CodecError {
         CodecError(structure: structure, offset: offset ?? self.offset, reason: reason)
@@ -26,40 +35,45 @@ struct ByteReader {
         error(.unexpectedValue(field: field, expected: expected, found: found), at: offset)
     }
 
-    /// Takes the next `count` bytes.
-    /// The field name is built only for an error (callers interpolate it).
+    /// Takes the next `count` bytes. The field name is built only for an error (callers interpolate it).
+    @inline(__always)
     mutating func bytes(_ count: Int, _ field: @autoclosure () -> String) throws(CodecError) -> ArraySlice<UInt8> {
-        guard count >= 0, remaining.count >= count else {
-            throw error(.truncated(field: field(), needed: count, available: remaining.count))
+        guard count >= 0, self.count >= count else {
+            throw error(.truncated(field: field(), needed: count, available: self.count))
         }
-        let start = remaining.startIndex
-        let end = start + count
-        defer { remaining = remaining[end...] }
-        return remaining[start..<end]
+        let start = offset
+        offset += count
+        return bytes[start..<offset]
     }
 
     /// Takes everything that is left.
+    @inline(__always)
     mutating func rest() -> ArraySlice<UInt8> {
-        defer { remaining = remaining[remaining.endIndex...] }
-        return remaining
+        let start = offset
+        offset = bytes.endIndex
+        return bytes[start...]
     }
 
+    @inline(__always)
     mutating func uint8(_ field: String) throws(CodecError) -> UInt8 {
-        guard let byte = remaining.first else {
+        guard offset < bytes.endIndex else {
             throw error(.truncated(field: field, needed: 1, available: 0))
         }
-        remaining = remaining.dropFirst()
-        return byte
+        defer { offset += 1 }
+        return bytes[offset]
     }
 
+    @inline(__always)
     mutating func int8(_ field: String) throws(CodecError) -> Int8 {
         Int8(bitPattern: try uint8(field))
     }
 
+    @inline(__always)
     mutating func uint16LE(_ field: String) throws(CodecError) -> UInt16 {
         UInt16(truncatingIfNeeded: try unsigned(2, field, bigEndian: false))
     }
 
+    @inline(__always)
     mutating func uint16BE(_ field: String) throws(CodecError) -> UInt16 {
         UInt16(truncatingIfNeeded: try unsigned(2, field, bigEndian: true))
     }
@@ -80,20 +94,24 @@ struct ByteReader {
         BluetoothAddress(littleEndian: try bytes(6, field))
     }
 
+    @inline(__always)
     private mutating func unsigned(_ width: Int, _ field: String, bigEndian: Bool) throws(CodecError) -> UInt64 {
-        let raw = try bytes(width, field)
-        var value: UInt64 = 0
-        if bigEndian {
-            for byte in raw { value = value << 8 | UInt64(byte) }
-        } else {
-            for byte in raw.reversed() { value = value << 8 | UInt64(byte) }
+        guard count >= width else {
+            throw error(.truncated(field: field, needed: width, available: count))
         }
+        var value: UInt64 = 0
+        for index in 0..<width {
+            let byte = UInt64(bytes[bigEndian ? offset + index : offset + width - 1 - index])
+            value = value << 8 | byte
+        }
+        offset += width
         return value
     }
 
     /// Throws unless every byte has been consumed.
+    @inline(__always)
     func expectEnd() throws(CodecError) {
-        guard remaining.isEmpty else { throw error(.trailingBytes(count: remaining.count)) }
+        guard isAtEnd else { throw error(.trailingBytes(count: count)) }
     }
 }
 

@@ -9,15 +9,35 @@ public enum HexText {
     /// a `0x` prefix and must hold an even number of digits.
     /// - Throws: `CodecError` whose offset is the character offset of the offending character.
     public static func parse(_ text: some StringProtocol) throws(CodecError) -> [UInt8] {
+        var string = String(text)
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(text.utf8.count / 2)
+        var failure: CodecError? = nil
+        string.withUTF8 { utf8 in
+            do throws(CodecError) { try parse(utf8: utf8, into: &bytes) } catch { failure = error }
+        }
+        if let failure { throw failure }
+        return bytes
+    }
+
+    /// Parses hex text given as UTF-8, appending the bytes to `bytes` (which a caller decoding
+    /// many lines reuses, so a line costs no allocation).
+    /// - Throws: `CodecError` whose offset is the byte offset in `text` of the offending character.
+    public static func parse(utf8 text: UnsafeBufferPointer<UInt8>, into bytes: inout [UInt8]) throws(CodecError) {
+        let initialCount = bytes.count
+        bytes.reserveCapacity(initialCount + text.count / 2)
+        // The usual line is contiguous digits: take them two at a time while they last, then
+        // go on with the general state machine (in the state these digits leave it).
+        var start = 0
+        while start + 1 < text.count, let high = nibble(text[start]), let low = nibble(text[start + 1]) {
+            bytes.append(high << 4 | low)
+            start += 2
+        }
         var pendingHigh: UInt8? = nil
         var pendingOffset = 0
-        var digitsInGroup = 0
-        var column = 0
+        var digitsInGroup = start
         var sawDirection = false
-        for char in text.utf8 {
-            defer { column += 1 }
+        for column in start..<text.count {
+            let char = text[column]
             if let nibble = nibble(char) {
                 if let high = pendingHigh {
                     bytes.append(high << 4 | nibble)
@@ -40,18 +60,17 @@ public enum HexText {
                 guard pendingHigh == nil else { throw oddDigits(at: pendingOffset) }
                 digitsInGroup = 0
             case UInt8(ascii: ">"), UInt8(ascii: "<"):
-                guard bytes.isEmpty, pendingHigh == nil, !sawDirection else { throw invalid(char, at: column) }
+                guard bytes.count == initialCount, pendingHigh == nil, !sawDirection else { throw invalid(char, at: column) }
                 sawDirection = true
             default:
                 throw invalid(char, at: column)
             }
         }
         guard pendingHigh == nil else { throw oddDigits(at: pendingOffset) }
-        guard !bytes.isEmpty else {
+        guard bytes.count > initialCount else {
             throw CodecError(structure: "hex text", offset: 0,
                              reason: .unrecognized(expected: "at least one byte of hex"))
         }
-        return bytes
     }
 
     /// Parses annotated hex: several lines, each possibly ending in a `//` comment (the way

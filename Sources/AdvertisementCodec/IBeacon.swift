@@ -78,7 +78,12 @@ public struct IBeacon: Hashable, Sendable {
     /// Parses advertising data holding an iBeacon (for example the 30-byte flags + manufacturer data).
     /// - Throws: `CodecError` if the data is malformed or holds no iBeacon.
     public init(parsingAdvertisingData bytes: ArraySlice<UInt8>) throws(CodecError) {
-        // A walk over the input's own bytes: finding an iBeacon allocates nothing.
+        if let (beacon, _) = Self.quickScan(bytes) {
+            self = beacon
+            return
+        }
+        // The general walk over the input's own bytes (it allocates nothing either), which also
+        // says exactly what is wrong.
         var structures = ADStructureReader(bytes)
         var found: IBeacon? = nil
         while let structure = try structures.next() {
@@ -89,6 +94,45 @@ public struct IBeacon: Hashable, Sendable {
                              reason: .unrecognized(expected: "iBeacon manufacturer data (4C 00 02 15 ...)"))
         }
         self = found
+    }
+
+    /// The common case in one pass over the bytes: well-formed advertising data holding one
+    /// iBeacon and no other beacon's signature. Returns the beacon and the advertised TX power
+    /// level (AD type 0x0A), or nil for anything else, which the general walk then decides and
+    /// explains. `IBeaconQuickScanTests` holds the two to the same answers.
+    static func quickScan(_ bytes: ArraySlice<UInt8>) -> (IBeacon, txPowerLevel: Int8?)? {
+        bytes.withUnsafeBufferPointer { p -> (IBeacon, txPowerLevel: Int8?)? in
+            var found: IBeacon? = nil
+            var txPowerLevel: Int8? = nil
+            var i = 0
+            while i < p.count {
+                let length = Int(p[i])
+                if length == 0 { break }  // early end; padding follows
+                guard i + 1 + length <= p.count else { return nil }
+                let type = p[i + 1]
+                let dataCount = length - 1
+                if type == ADType.manufacturerSpecificData.rawValue, dataCount >= 3 {
+                    if p[i + 2] == 0x4C, p[i + 3] == 0x00, p[i + 4] == Self.typeByte {
+                        guard found == nil, dataCount == Self.manufacturerDataLength, p[i + 5] == Self.remainingLength
+                        else { return nil }
+                        let fields = UnsafeRawPointer(p.baseAddress! + i + 6)
+                        found = IBeacon(proximityUUID: UUID(uuid: fields.loadUnaligned(as: uuid_t.self)),
+                                        major: UInt16(p[i + 22]) << 8 | UInt16(p[i + 23]),
+                                        minor: UInt16(p[i + 24]) << 8 | UInt16(p[i + 25]),
+                                        measuredPower: Int8(bitPattern: p[i + 26]))
+                    } else if dataCount >= 4, p[i + 4] == AltBeacon.beaconCode[0], p[i + 5] == AltBeacon.beaconCode[1] {
+                        return nil
+                    }
+                } else if type == ADType.serviceData16.rawValue, dataCount >= 2,
+                          UInt16(p[i + 2]) | UInt16(p[i + 3]) << 8 == EddystoneFrame.serviceUUID {
+                    return nil
+                } else if type == ADType.txPowerLevel.rawValue, dataCount == 1, txPowerLevel == nil {
+                    txPowerLevel = Int8(bitPattern: p[i + 2])
+                }
+                i += 1 + length
+            }
+            return found.map { ($0, txPowerLevel) }
+        }
     }
 
     /// The 25-byte manufacturer data, company ID included.

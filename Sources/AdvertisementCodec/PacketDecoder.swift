@@ -167,11 +167,17 @@ public enum PacketDecoder {
                                        reportedTxPower: Int8? = nil,
                                        _ body: (BeaconSighting) -> Void) throws(CodecError) -> Int {
         let notAvailable = LEAdvertisingReport.rssiNotAvailable
+        let rssi = rssi.flatMap { $0 == notAvailable ? nil : $0 }
+        let reported = reportedTxPower.flatMap { $0 == notAvailable ? nil : $0 }
+        if let (beacon, advertised) = IBeacon.quickScan(data) {
+            body(BeaconSighting(beacon: .iBeacon(beacon), address: address, addressType: addressType, rssi: rssi,
+                                txPower: reported ?? advertised))
+            return 1
+        }
         // The first walk checks the whole data (nothing is reported from malformed data) and
         // finds the advertised TX power, which may come after the beacon.
         let advertised = try ADStructureReader.txPowerLevel(in: data)
-        let txPower = reportedTxPower.flatMap { $0 == notAvailable ? nil : $0 } ?? advertised
-        let rssi = rssi.flatMap { $0 == notAvailable ? nil : $0 }
+        let txPower = reported ?? advertised
         var found = 0
         try Beacon.forEachBeacon(inAdvertisingData: data) { beacon in
             found += 1

@@ -27,4 +27,6 @@ enum ExitStatus {
     static let usage = ExitCode(64)
     /// EX_DATAERR: input that does not decode, or holds no beacon.
     static let dataError = ExitCode(65)
+    /// EX_IOERR: standard input could not be read.
+    static let ioError = ExitCode(74)
 }

@@ -2,6 +2,13 @@
 
 import AdvertisementCodec
 import ArgumentParser
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// `beacon-emit decode`: hex in, beacons out.
 struct Decode: ParsableCommand {
@@ -25,18 +32,26 @@ struct Decode: ParsableCommand {
     var hex: [String] = []
 
     func run() throws {
-        var decoder = LineDecoder(json: json)
+        let decoder = LineDecoder(json: json)
         if hex.isEmpty {
             var number = 0
-            while let line = readLine(strippingNewline: true) {
-                number += 1
-                decoder.decode(line, label: "line \(number)")
+            do {
+                try LineReader.forEachLine(of: STDIN_FILENO, line: { line in
+                    number += 1
+                    decoder.decode(line, label: "line \(number)")
+                }, chunkEnd: decoder.flush)
+            } catch {
+                decoder.flush()
+                Console.error("\(error)")
+                throw ExitStatus.ioError
             }
         } else {
             for (index, argument) in hex.enumerated() {
-                decoder.decode(argument, label: "argument \(index + 1)")
+                var text = argument
+                text.withUTF8 { decoder.decode($0, label: "argument \(index + 1)") }
             }
         }
+        decoder.flush()
         if decoder.failed > 0 {
             if decoder.attempted > 1 {
                 Console.error("\(decoder.failed) of \(decoder.attempted) inputs failed to decode")
@@ -46,27 +61,54 @@ struct Decode: ParsableCommand {
     }
 }
 
-/// Decodes inputs one at a time, printing beacons and counting failures.
-struct LineDecoder {
+/// Decodes inputs one at a time, writing beacons to standard output and failures to standard
+/// error, both buffered; a line's bytes, its packet and its output reuse the same storage.
+final class LineDecoder {
     let json: Bool
     private(set) var attempted = 0
     private(set) var failed = 0
+    private var packet: [UInt8] = []
+    private let output = OutputBuffer(descriptor: STDOUT_FILENO)
+    private let errors = OutputBuffer(descriptor: STDERR_FILENO)
 
-    init(json: Bool) { self.json = json }
+    init(json: Bool) {
+        self.json = json
+        packet.reserveCapacity(512)
+    }
 
-    mutating func decode(_ line: String, label: String) {
-        let trimmed = line.drop { $0 == " " || $0 == "\t" }
-        if trimmed.isEmpty || trimmed.hasPrefix("#") { return }
+    /// Decodes one line of hex (UTF-8); `label` names it in an error message.
+    func decode(_ line: UnsafeBufferPointer<UInt8>, label: @autoclosure () -> String) {
+        guard let first = line.firstIndex(where: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }),
+              line[first] != UInt8(ascii: "#") else { return }
         attempted += 1
-        do {
-            let packet = try PacketDecoder.decode(try HexText.parse(line))
-            try packet.requireBeacons()
-            for sighting in packet.sightings {
-                print(json ? SightingFormatter.json(sighting) : SightingFormatter.text(sighting))
-            }
+        let mark = output.bytes.count
+        do throws(CodecError) {
+            packet.removeAll(keepingCapacity: true)
+            try HexText.parse(utf8: line, into: &packet)
+            let summary = try PacketDecoder.decode(packet[...]) { write($0) }
+            try summary.requireBeacons()
         } catch {
+            output.bytes.removeSubrange(mark...)  // nothing printed for a line that failed part way
             failed += 1
-            Console.error("\(label): \(error)")
+            errors.append(line: "beacon-emit: \(label()): \(error)")
         }
+        output.flushIfFull()
+    }
+
+    private func write(_ sighting: BeaconSighting) {
+        if json {
+            var object = JSONObject(continuing: &output.bytes)
+            SightingFormatter.add(sighting, to: &object)
+            output.bytes = object.finish()
+            output.bytes.append(UInt8(ascii: "\n"))
+        } else {
+            output.append(line: SightingFormatter.text(sighting))
+        }
+    }
+
+    /// Writes what is buffered: results first, then the errors of the same lines.
+    func flush() {
+        output.flush()
+        errors.flush()
     }
 }

@@ -12,34 +12,40 @@ enum SightingFormatter {
     /// The decode keys of a sighting, for callers that add keys of their own after them.
     static func object(_ sighting: BeaconSighting) -> JSONObject {
         var object = JSONObject()
+        add(sighting, to: &object)
+        return object
+    }
+
+    /// Writes the decode keys of a sighting into an object.
+    static func add(_ sighting: BeaconSighting, to object: inout JSONObject) {
         switch sighting.beacon {
         case let .iBeacon(beacon):
-            object.add("type", "ibeacon")
-            object.add("uuid", beacon.proximityUUID.uuidString)
+            object.add("type", literal: "ibeacon")
+            object.add("uuid", uuid: beacon.proximityUUID)
             object.add("major", beacon.major)
             object.add("minor", beacon.minor)
             object.add("measuredPower", beacon.measuredPower)
         case let .altBeacon(beacon):
-            object.add("type", "altbeacon")
+            object.add("type", literal: "altbeacon")
             object.add("companyId", beacon.company.rawValue)
-            object.add("id1", beacon.id1.uuidString)
+            object.add("id1", uuid: beacon.id1)
             object.add("id2", beacon.id2)
             object.add("id3", beacon.id3)
             object.add("measuredPower", beacon.measuredPower)
             object.add("reserved", beacon.reserved)
         case let .eddystone(.uid(frame)):
-            object.add("type", "eddystone-uid")
-            object.add("namespace", HexText.format(frame.namespace))
-            object.add("instance", HexText.format(frame.instance))
+            object.add("type", literal: "eddystone-uid")
+            object.add("namespace", hex: frame.namespace)
+            object.add("instance", hex: frame.instance)
             object.add("txPowerAt0m", frame.txPowerAt0m)
             object.add("measuredPower", sighting.beacon.measuredPower ?? 0)
         case let .eddystone(.url(frame)):
-            object.add("type", "eddystone-url")
+            object.add("type", literal: "eddystone-url")
             object.add("url", frame.url)
             object.add("txPowerAt0m", frame.txPowerAt0m)
             object.add("measuredPower", sighting.beacon.measuredPower ?? 0)
         case let .eddystone(.tlm(frame)):
-            object.add("type", "eddystone-tlm")
+            object.add("type", literal: "eddystone-tlm")
             object.add("version", 0)
             object.add("batteryMillivolts", frame.batteryMillivolts)
             if let temperature = frame.temperature {
@@ -50,9 +56,9 @@ enum SightingFormatter {
             object.add("advertisingPduCount", frame.advertisingPDUCount)
             object.add("uptimeSeconds", number: deciseconds(frame.uptimeDeciseconds))
         case let .eddystone(.other(frameType, payload)):
-            object.add("type", "eddystone")
+            object.add("type", literal: "eddystone")
             object.add("frameType", frameType)
-            object.add("data", HexText.format(payload))
+            object.add("data", hex: payload)
         }
         if let address = sighting.address { object.add("address", address.description) }
         if let addressType = sighting.addressType { object.add("addressType", addressType.description) }
@@ -60,7 +66,6 @@ enum SightingFormatter {
             if let rssi = sighting.rssi { object.add("rssi", rssi) } else { object.addNull("rssi") }
         }
         if let txPower = sighting.txPower { object.add("txPower", txPower) }
-        return object
     }
 
     static func text(_ sighting: BeaconSighting) -> String {

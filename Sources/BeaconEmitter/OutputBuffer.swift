@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Lines collected in memory and written to a file descriptor in large writes: when the
+/// buffer passes 64 KiB, or when the caller flushes (the line-oriented commands flush after
+/// each chunk of input, so a reader of a pipe sees results as soon as their input arrived).
+final class OutputBuffer {
+    let descriptor: Int32
+    var bytes: [UInt8] = []
+    private static let limit = 1 << 16
+
+    init(descriptor: Int32) {
+        self.descriptor = descriptor
+        bytes.reserveCapacity(Self.limit + 4096)
+    }
+
+    func append(line: String) {
+        bytes.append(contentsOf: line.utf8)
+        bytes.append(UInt8(ascii: "\n"))
+    }
+
+    func flushIfFull() {
+        if bytes.count >= Self.limit { flush() }
+    }
+
+    func flush() {
+        bytes.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 && errno == EINTR { continue }
+                guard written > 0 else { return }
+                offset += written
+            }
+        }
+        bytes.removeAll(keepingCapacity: true)
+    }
+}
+
+/// Reads a file descriptor in large chunks and hands out its lines, each without its line
+/// end (`\n` or `\r\n`), straight from the read buffer.
+enum LineReader {
+    struct ReadError: Error, CustomStringConvertible {
+        var code: Int32
+        var description: String { "cannot read standard input: \(String(cString: strerror(code)))" }
+    }
+
+    /// Calls `line` with each line, and `chunkEnd` after the lines of each read.
+    static func forEachLine(of descriptor: Int32, line: (UnsafeBufferPointer<UInt8>) -> Void,
+                            chunkEnd: () -> Void) throws(ReadError) {
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        var start = 0  // first byte of the line in progress
+        var end = 0  // bytes read so far
+        while true {
+            if end == buffer.count {
+                if start > 0 {
+                    buffer.withUnsafeMutableBytes { raw in
+                        _ = memmove(raw.baseAddress!, raw.baseAddress! + start, end - start)
+                    }
+                    end -= start
+                    start = 0
+                } else {
+                    buffer.append(contentsOf: repeatElement(0, count: buffer.count))  // one line longer than the buffer
+                }
+            }
+            let count = buffer.withUnsafeMutableBytes { raw in read(descriptor, raw.baseAddress! + end, raw.count - end) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw ReadError(code: errno)
+            }
+            buffer.withUnsafeBufferPointer { all in
+                let base = all.baseAddress!
+                if count == 0 {
+                    if start < end { line(trimmed(UnsafeBufferPointer(start: base + start, count: end - start))) }
+                    return
+                }
+                var scan = end
+                end += count
+                while let newline = memchr(base + scan, Int32(UInt8(ascii: "\n")), end - scan) {
+                    let stop = base.distance(to: newline.assumingMemoryBound(to: UInt8.self))
+                    line(trimmed(UnsafeBufferPointer(start: base + start, count: stop - start)))
+                    start = stop + 1
+                    scan = start
+                }
+            }
+            chunkEnd()
+            if count == 0 { return }
+        }
+    }
+
+    private static func trimmed(_ line: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
+        guard let last = line.last, last == UInt8(ascii: "\r") else { return line }
+        return UnsafeBufferPointer(rebasing: line.dropLast())
+    }
+}
