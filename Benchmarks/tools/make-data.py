@@ -7,7 +7,9 @@
                                     advertising data without a beacon 5 %, invalid 5 %
     make-data.py btsnoop OUT COUNT  a btsnoop capture (datalink 1002, H4) holding COUNT LE
                                     advertising reports, one per event as controllers send them,
-                                    with the commands and completes a scan starts with
+                                    with the commands and completes a scan starts with: a busy
+                                    room of 1000 transmitters, each repeating its advertisement
+                                    (telemetry frames change each time) at a varying RSSI
 """
 import random
 import struct
@@ -101,13 +103,19 @@ def btsnoop(path, count):
         for opcode, parameters in ((0x200B, b"\x00\x10\x00\x10\x00\x00\x00"), (0x200C, b"\x01\x00")):
             out.write(record(command(opcode, parameters), False))
             out.write(record(complete(opcode), True))
-        addresses = [rng.randbytes(6) for _ in range(64)]
-        chunk = []
-        for index in range(count):
+        def well_formed():
             data = advertisement(rng)
             while data[0] + 1 > len(data):  # keep the capture's reports well formed
                 data = advertisement(rng)
-            report = (b"\x01" + bytes([rng.choice([0, 3]), rng.randrange(2)]) + rng.choice(addresses)
+            return data
+
+        transmitters = [(rng.randbytes(6), rng.randrange(2), well_formed()) for _ in range(1000)]
+        chunk = []
+        for index in range(count):
+            address, address_type, data = rng.choice(transmitters)
+            if data.startswith(b"\x02\x01\x06\x03\x03\xaa\xfe") and data[11] == 0x20:  # telemetry moves on
+                data = data[:14] + rng.randbytes(len(data) - 14)
+            report = (b"\x01" + bytes([rng.choice([0, 3]), address_type]) + address
                       + bytes([len(data)]) + data + struct.pack("b", rng.randrange(-100, -30)))
             event = b"\x3e" + bytes([len(report) + 1]) + b"\x02" + report
             chunk.append(record(b"\x04" + event, True))

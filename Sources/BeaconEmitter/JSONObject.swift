@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
+import AdvertisementCodec
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -100,6 +102,27 @@ struct JSONObject {
             bytes.append(Self.hexDigit(byte >> 4))
             bytes.append(Self.hexDigit(byte & 0x0F))
         }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// A Bluetooth address as `AA:BB:CC:DD:EE:FF`, written without building a string.
+    mutating func add(_ key: StaticString, address: BluetoothAddress) {
+        appendKey(key)
+        bytes.append(UInt8(ascii: "\""))
+        for shift in stride(from: 40, through: 0, by: -8) {
+            let byte = UInt8(truncatingIfNeeded: address.value >> UInt64(shift))
+            bytes.append(Self.hexDigit(byte >> 4))
+            bytes.append(Self.hexDigit(byte & 0x0F))
+            if shift > 0 { bytes.append(UInt8(ascii: ":")) }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// Unix time as ISO 8601 UTC with milliseconds (`Timestamp.iso8601`), written without building a string.
+    mutating func add(_ key: StaticString, timestamp unix: Double) {
+        appendKey(key)
+        bytes.append(UInt8(ascii: "\""))
+        Timestamp.append(unix, to: &bytes)
         bytes.append(UInt8(ascii: "\""))
     }
 

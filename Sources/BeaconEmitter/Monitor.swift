@@ -39,7 +39,8 @@ struct Monitor: ParsableCommand {
     }
 
     func run() throws {
-        guard let region = try filter.region() else { return }
+        let scanFilter = try filter.filter()
+        guard let region = scanFilter.region else { return }
         var monitor = RegionMonitor(start: 0, exitAfter: exitAfter)
         var lastUnix = 0.0
         var unixAtZero: Double? = nil
@@ -52,7 +53,7 @@ struct Monitor: ParsableCommand {
             if unixAtZero == nil { unixAtZero = timed.unixTime - timed.elapsed }
             report(monitor.tick(now: timed.elapsed))
             let sightings = (try? timed.report.sightings()) ?? []
-            if sightings.contains(where: { filter.accepts($0, rssi: timed.report.rssi, region: region) }) {
+            if sightings.contains(where: { scanFilter.accepts($0, rssi: timed.report.rssi) }) {
                 report(monitor.sighted(at: timed.elapsed))
             }
             return true

@@ -77,25 +77,60 @@ struct ReplayError: Error, CustomStringConvertible {
 
 /// ISO 8601 UTC with milliseconds, from Unix time.
 enum Timestamp {
-    static func iso8601(_ unix: Double) -> String {
-        let milliseconds = Int64((unix * 1000).rounded(.down))
-        let days = milliseconds >= 0 ? milliseconds / 86_400_000 : (milliseconds - 86_399_999) / 86_400_000
-        let rest = milliseconds - days * 86_400_000
-        // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let day = doy - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
-        func pad(_ value: Int64, _ width: Int) -> String {
-            let text = String(value)
-            return String(repeating: "0", count: max(0, width - text.count)) + text
+    /// The calendar fields of a moment, UTC (years before 1 or after 9999 are not padded).
+    struct Civil {
+        var year, month, day, hour, minute, second, millisecond: Int64
+
+        init(_ unix: Double) {
+            let milliseconds = Int64((unix * 1000).rounded(.down))
+            let days = milliseconds >= 0 ? milliseconds / 86_400_000 : (milliseconds - 86_399_999) / 86_400_000
+            let rest = milliseconds - days * 86_400_000
+            // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+            let z = days + 719_468
+            let era = (z >= 0 ? z : z - 146_096) / 146_097
+            let doe = z - era * 146_097
+            let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
+            let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+            let mp = (5 * doy + 2) / 153
+            day = doy - (153 * mp + 2) / 5 + 1
+            month = mp < 10 ? mp + 3 : mp - 9
+            year = yoe + era * 400 + (month <= 2 ? 1 : 0)
+            hour = rest / 3_600_000
+            minute = rest / 60000 % 60
+            second = rest / 1000 % 60
+            millisecond = rest % 1000
         }
-        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(rest / 3_600_000, 2)):"
-            + "\(pad(rest / 60000 % 60, 2)):\(pad(rest / 1000 % 60, 2)).\(pad(rest % 1000, 3))Z"
+    }
+
+    static func iso8601(_ unix: Double) -> String {
+        var out: [UInt8] = []
+        append(unix, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Writes the ISO 8601 form of `unix` as UTF-8.
+    static func append(_ unix: Double, to out: inout [UInt8]) {
+        let time = Civil(unix)
+        func field(_ value: Int64, width: Int, then separator: Unicode.Scalar) {
+            var limit: Int64 = 1
+            for _ in 0..<width { limit *= 10 }
+            if value >= 0 && value < limit {
+                var divisor = limit / 10
+                while divisor > 0 {
+                    out.append(UInt8(ascii: "0") + UInt8(value / divisor % 10))
+                    divisor /= 10
+                }
+            } else {
+                out.append(contentsOf: String(value).utf8)  // a year outside 0...9999
+            }
+            out.append(UInt8(separator.value))
+        }
+        field(time.year, width: 4, then: "-")
+        field(time.month, width: 2, then: "-")
+        field(time.day, width: 2, then: "T")
+        field(time.hour, width: 2, then: ":")
+        field(time.minute, width: 2, then: ":")
+        field(time.second, width: 2, then: ".")
+        field(time.millisecond, width: 3, then: "Z")
     }
 }

@@ -61,17 +61,19 @@ struct Scan: ParsableCommand {
     }
 
     func run() throws {
-        let region = try filter.region()
+        let filter = try self.filter.filter()
         let printer = ScanPrinter(json: json, table: !json && isatty(STDOUT_FILENO) == 1, duplicates: duplicates,
                                   tracker: BeaconTracker(windowLength: window, ageOut: max(window, 30)))
         let handle: (ReportFeed.Timed) -> Bool = { timed in
-            printer.handle(timed, filter: filter, region: region)
+            printer.handle(timed, filter: filter)
             return true
         }
         if let replay {
+            printer.flushEachReport = false
             do {
                 try ReportFeed.replay(path: replay, handle: handle, tick: printer.tick)
             } catch {
+                printer.flush()
                 Console.error("\(error)")
                 throw ExitStatus.dataError
             }
@@ -107,9 +109,20 @@ final class ScanPrinter {
     let table: Bool
     let duplicates: Bool
     var tracker: BeaconTracker
-    private var printed = Set<[UInt8]>()
-    private var printedOrder: [[UInt8]] = []
+    /// Write each report out as it is handled (live scans); a replay flushes per chunk instead.
+    var flushEachReport = true
+    private let output = OutputBuffer(descriptor: STDOUT_FILENO)
+    /// What has been printed once: a set and a ring of at most `printedLimit` keys, oldest forgotten first.
+    private var printed = Set<PrintedKey>()
+    private var printedOrder: [PrintedKey] = []
+    private var printedNext = 0
+    private static let printedLimit = 4096
     private var lastDraw = -1.0
+
+    private enum PrintedKey: Hashable {
+        case beacon(BluetoothAddress, BeaconIdentity)
+        case data(BluetoothAddress, [UInt8])
+    }
 
     init(json: Bool, table: Bool, duplicates: Bool, tracker: BeaconTracker) {
         self.json = json
@@ -118,7 +131,7 @@ final class ScanPrinter {
         self.tracker = tracker
     }
 
-    func handle(_ timed: ReportFeed.Timed, filter: ScanFilterOptions, region: BeaconRegion?) {
+    func handle(_ timed: ReportFeed.Timed, filter: ScanFilter) {
         let report = timed.report
         let sightings: [BeaconSighting]
         var parseError: CodecError? = nil
@@ -129,28 +142,37 @@ final class ScanPrinter {
             parseError = error
         }
         if sightings.isEmpty {
-            guard filter.accepts(nil, rssi: report.rssi, region: region), firstTime(report, key: report.data) else { return }
-            if !table { print(unknownLine(timed, error: parseError)) }
-            return
+            guard filter.accepts(nil, rssi: report.rssi),
+                  firstTime(.data(report.address, report.data)) else { return }
+            if !table { unknownLine(timed, error: parseError) }
         }
-        for sighting in sightings where filter.accepts(sighting, rssi: report.rssi, region: region) {
+        for sighting in sightings where filter.accepts(sighting, rssi: report.rssi) {
             let entry = tracker.observe(sighting, at: timed.elapsed)
             guard !table else { continue }
-            guard firstTime(report, key: Array(BeaconTracker.identity(of: sighting).utf8)) else { continue }
-            print(json ? jsonLine(sighting, entry: entry, timed: timed) : textLine(sighting, entry: entry, timed: timed))
+            guard firstTime(.beacon(report.address, BeaconTracker.identity(of: sighting))) else { continue }
+            if json { jsonLine(sighting, entry: entry, timed: timed) } else { textLine(sighting, entry: entry, timed: timed) }
         }
         if table { tick(timed.elapsed) }
-        fflushStandardOutput()
+        if flushEachReport { output.flush() } else { output.flushIfFull() }
+    }
+
+    /// Writes out what is buffered.
+    func flush() {
+        output.flush()
     }
 
     /// Whether this (sender, advertisement) has not been printed yet; always true with --duplicates.
     /// Remembers at most 4096, oldest forgotten first, so memory stays bounded.
-    private func firstTime(_ report: ScanReport, key: [UInt8]) -> Bool {
+    private func firstTime(_ key: PrintedKey) -> Bool {
         if duplicates { return true }
-        let full = report.address.littleEndianBytes + key
-        guard printed.insert(full).inserted else { return false }
-        printedOrder.append(full)
-        if printedOrder.count > 4096 { printed.remove(printedOrder.removeFirst()) }
+        guard printed.insert(key).inserted else { return false }
+        if printedOrder.count < Self.printedLimit {
+            printedOrder.append(key)
+        } else {
+            printed.remove(printedOrder[printedNext])
+            printedOrder[printedNext] = key
+            printedNext = (printedNext + 1) % Self.printedLimit
+        }
         return true
     }
 
@@ -163,6 +185,7 @@ final class ScanPrinter {
 
     /// Redraws the table of beacons in range in place.
     private func draw() {
+        output.flush()
         var lines = ["\u{1B}[H\u{1B}[2J" + "beacons in range, closest first (\(tracker.entries.count))",
                      "distance  proximity  rssi   address            beacon"]
         for entry in tracker.ranged.prefix(40) {
@@ -180,29 +203,33 @@ final class ScanPrinter {
     /// The table as it stands when the scan ends.
     func finish() {
         if table { draw() }
+        output.flush()
     }
 
-    private func jsonLine(_ sighting: BeaconSighting, entry: BeaconTracker.Entry, timed: ReportFeed.Timed) -> String {
-        var object = SightingFormatter.object(sighting)
+    private func jsonLine(_ sighting: BeaconSighting, entry: BeaconTracker.Entry, timed: ReportFeed.Timed) {
+        var object = JSONObject(continuing: &output.bytes)
+        SightingFormatter.add(sighting, to: &object)
         if sighting.txPower == nil { object.addNull("txPower") }
-        object.add("accuracy", number: entry.accuracy < 0 ? "-1" : Self.metres(entry.accuracy))
-        object.add("proximity", entry.proximity.rawValue)
-        object.add("data", HexText.format(timed.report.data))
-        object.add("timestamp", Timestamp.iso8601(timed.unixTime))
-        return object.line
+        let accuracy = entry.accuracy
+        object.add("accuracy", number: accuracy < 0 ? "-1" : Self.metres(accuracy))
+        object.add("proximity", Proximity(accuracy: accuracy).rawValue)
+        object.add("data", hex: timed.report.data)
+        object.add("timestamp", timestamp: timed.unixTime)
+        output.bytes = object.finish()
+        output.bytes.append(UInt8(ascii: "\n"))
     }
 
-    private func textLine(_ sighting: BeaconSighting, entry: BeaconTracker.Entry, timed: ReportFeed.Timed) -> String {
+    private func textLine(_ sighting: BeaconSighting, entry: BeaconTracker.Entry, timed: ReportFeed.Timed) {
         let distance = entry.accuracy < 0 ? "distance unknown" : "~\(Self.metres(entry.accuracy)) m \(entry.proximity.rawValue)"
-        return "\(Timestamp.iso8601(timed.unixTime)) \(SightingFormatter.text(sighting)) \(distance) "
-            + "data=\(HexText.format(timed.report.data))"
+        output.append(line: "\(Timestamp.iso8601(timed.unixTime)) \(SightingFormatter.text(sighting)) \(distance) "
+            + "data=\(HexText.format(timed.report.data))")
     }
 
-    private func unknownLine(_ timed: ReportFeed.Timed, error: CodecError?) -> String {
+    private func unknownLine(_ timed: ReportFeed.Timed, error: CodecError?) {
         let report = timed.report
         if json {
             var object = JSONObject()
-            object.add("type", "unknown")
+            object.add("type", literal: "unknown")
             object.add("address", report.address.description)
             object.add("addressType", report.addressType.description)
             if let rssi = report.rssi { object.add("rssi", rssi) } else { object.addNull("rssi") }
@@ -210,11 +237,12 @@ final class ScanPrinter {
             object.add("data", HexText.format(report.data))
             if let error { object.add("error", error.description) }
             object.add("timestamp", Timestamp.iso8601(timed.unixTime))
-            return object.line
+            output.append(line: object.line)
+            return
         }
-        return "\(Timestamp.iso8601(timed.unixTime)) unknown address=\(report.address) (\(report.addressType)) "
+        output.append(line: "\(Timestamp.iso8601(timed.unixTime)) unknown address=\(report.address) (\(report.addressType)) "
             + "rssi=\(report.rssi.map { "\($0)dBm" } ?? "unavailable") data=\(HexText.format(report.data))"
-            + (error.map { " (\($0))" } ?? "")
+            + (error.map { " (\($0))" } ?? ""))
     }
 
     static func metres(_ value: Double) -> String {

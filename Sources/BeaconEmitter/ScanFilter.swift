@@ -47,8 +47,20 @@ struct ScanFilterOptions: ParsableArguments {
         return BeaconRegion(uuid: parsed, major: major.map(UInt16.init), minor: minor.map(UInt16.init))
     }
 
+    /// The filter the options describe, as plain values (read once, not per report).
+    func filter() throws -> ScanFilter {
+        ScanFilter(minRssi: minRssi, format: format, region: try region())
+    }
+}
+
+/// Which reports to show, decided per report.
+struct ScanFilter {
+    let minRssi: Int?
+    let format: ScanFilterOptions.Format
+    let region: BeaconRegion?
+
     /// Whether a report's sighting passes (nil sighting: data that holds no known beacon).
-    func accepts(_ sighting: BeaconSighting?, rssi: Int8?, region: BeaconRegion?) -> Bool {
+    func accepts(_ sighting: BeaconSighting?, rssi: Int8?) -> Bool {
         if let minRssi, (rssi.map(Int.init) ?? Int.min) < minRssi { return false }
         guard let sighting else { return format == .any && region == nil }
         if let region, !region.matches(sighting.beacon) { return false }

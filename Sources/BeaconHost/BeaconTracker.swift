@@ -1,10 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
 import AdvertisementCodec
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// The beacons in range: one entry per beacon identity, with smoothed RSSI, distance and
 /// proximity. Entries age out, and the table has a fixed capacity (the least recently seen
-/// entry gives way), so memory stays bounded however many beacons pass by.
+/// entries give way, an eighth of the table at a time), so memory stays bounded however many
+/// beacons pass by.
 public struct BeaconTracker: Sendable {
     /// One beacon in range.
     public struct Entry: Sendable {
@@ -29,7 +35,10 @@ public struct BeaconTracker: Sendable {
     public let windowLength: Double
     public let ageOut: Double
     public let capacity: Int
-    public private(set) var entries: [String: Entry] = [:]
+    public private(set) var entries: [BeaconIdentity: Entry] = [:]
+    /// No entry was last seen before this (entries only grow newer), so `prune` need not look
+    /// at the table until `now - ageOut` passes it.
+    private var oldestBound = Double.infinity
 
     /// - Parameters:
     ///   - windowLength: seconds of RSSI averaged (20, as AltBeacon).
@@ -51,16 +60,25 @@ public struct BeaconTracker: Sendable {
         entry.lastSeen = time
         entry.reports += 1
         if let rssi = sighting.rssi { entry.window.add(Int(rssi), at: time) } else { entry.window.prune(now: time) }
-        if entries[key] == nil && entries.count >= capacity, let oldest = entries.min(by: { $0.value.lastSeen < $1.value.lastSeen }) {
-            entries.removeValue(forKey: oldest.key)
+        if entries[key] == nil {
+            // A full table gives up its least recently seen eighth at once, so that a stream of
+            // new beacons costs a sort per capacity / 8 of them rather than a scan each.
+            if entries.count >= capacity {
+                let evict = max(1, capacity / 8)
+                let oldest = entries.sorted { $0.value.lastSeen < $1.value.lastSeen }.prefix(evict)
+                for (key, _) in oldest { entries.removeValue(forKey: key) }
+            }
+            oldestBound = min(oldestBound, time)
         }
         entries[key] = entry
         return entry
     }
 
-    /// Drops beacons not seen for `ageOut` seconds as of `now`.
+    /// Drops beacons not seen for `ageOut` seconds as of `now`. Cheap when none can have aged out.
     public mutating func prune(now: Double) {
+        guard now - oldestBound >= ageOut else { return }
         entries = entries.filter { now - $0.value.lastSeen < ageOut }
+        oldestBound = entries.values.lazy.map(\.lastSeen).min() ?? .infinity
     }
 
     /// The beacons in range, closest first; those of unknown distance last.
@@ -69,19 +87,39 @@ public struct BeaconTracker: Sendable {
             let (a, b) = (lhs.accuracy, rhs.accuracy)
             if (a < 0) != (b < 0) { return b < 0 }
             if a != b { return a < b }
-            return Self.identity(of: lhs.sighting) < Self.identity(of: rhs.sighting)
+            return Self.identity(of: lhs.sighting).description < Self.identity(of: rhs.sighting).description
         }
     }
 
     /// What makes two sightings the same beacon: its identifiers (telemetry, which changes
     /// with every frame, by sender address).
-    public static func identity(of sighting: BeaconSighting) -> String {
+    public static func identity(of sighting: BeaconSighting) -> BeaconIdentity {
         switch sighting.beacon {
-        case let .iBeacon(b): "ibeacon \(b.proximityUUID.uuidString) \(b.major) \(b.minor)"
-        case let .altBeacon(b): "altbeacon \(b.id1.uuidString) \(b.id2) \(b.id3)"
-        case let .eddystone(.uid(f)): "eddystone-uid \(HexText.format(f.namespace)) \(HexText.format(f.instance))"
-        case let .eddystone(.url(f)): "eddystone-url \(f.url)"
-        case .eddystone: "eddystone \(sighting.address?.description ?? "?")"
+        case let .iBeacon(b): .iBeacon(b.proximityUUID, major: b.major, minor: b.minor)
+        case let .altBeacon(b): .altBeacon(b.id1, id2: b.id2, id3: b.id3)
+        case let .eddystone(.uid(f)): .eddystoneUID(namespace: f.namespace, instance: f.instance)
+        case let .eddystone(.url(f)): .eddystoneURL(f.url)
+        case .eddystone: .eddystoneSender(sighting.address)
+        }
+    }
+}
+
+/// A beacon's identifiers, the key the tracker and the scan printer keep beacons by.
+public enum BeaconIdentity: Hashable, Sendable, CustomStringConvertible {
+    case iBeacon(UUID, major: UInt16, minor: UInt16)
+    case altBeacon(UUID, id2: UInt16, id3: UInt16)
+    case eddystoneUID(namespace: [UInt8], instance: [UInt8])
+    case eddystoneURL(String)
+    /// Eddystone telemetry and unknown frames: only the sender tells them apart.
+    case eddystoneSender(BluetoothAddress?)
+
+    public var description: String {
+        switch self {
+        case let .iBeacon(uuid, major, minor): "ibeacon \(uuid.uuidString) \(major) \(minor)"
+        case let .altBeacon(id1, id2, id3): "altbeacon \(id1.uuidString) \(id2) \(id3)"
+        case let .eddystoneUID(namespace, instance): "eddystone-uid \(HexText.format(namespace)) \(HexText.format(instance))"
+        case let .eddystoneURL(url): "eddystone-url \(url)"
+        case let .eddystoneSender(address): "eddystone \(address?.description ?? "?")"
         }
     }
 }
