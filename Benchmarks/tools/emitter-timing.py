@@ -1,0 +1,224 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Times beacon-emit's start against the shortest possible HCI sequence, on a controller at
+127.0.0.1:PORT (each connection a new device on one radio, as rootcanal does).
+
+For each run: a scanner (a second device, driven here) scans; then the emitter starts behind a
+relay that timestamps every packet. Measured from just before the process is started:
+  - advertising enabled: the Command Complete (status 0) of the advertising enable;
+  - first report: the scanner's first report carrying the beacon's UUID.
+The minimal client then does the same on a new connection with Reset and only the advertising
+commands beacon-emit itself sent (copied from the relay's record, byte for byte).
+
+    emitter-timing.py PORT BEACON_EMIT RUNS      prints one JSON object
+"""
+import json
+import os
+import select
+import signal
+import socket
+import statistics
+import struct
+import subprocess
+import sys
+import threading
+import time
+import uuid
+
+HEADER = {1: (3, 2, 1), 2: (4, 2, 2), 3: (3, 2, 1), 4: (2, 1, 1)}  # type: (header, length offset, width)
+ENABLES = {0x200A: lambda p: p[:1] == b"\x01", 0x2039: lambda p: p[:1] == b"\x01"}
+DATA_COMMANDS = {0x2008, 0x2037}  # the data carries the UUID; the flow's advertising part starts at
+ADVERTISING_OPCODES = {0x2006, 0x2008, 0x200A, 0x2035, 0x2036, 0x2037, 0x2039, 0x203C}
+
+
+def packets(sock, buffer=b""):
+    """Yields H4 packets from a socket until it closes."""
+    while True:
+        while buffer:
+            kind = buffer[0]
+            header, offset, width = HEADER[kind]
+            if len(buffer) < 1 + header:
+                break
+            total = 1 + header + int.from_bytes(buffer[1 + offset:1 + offset + width], "little")
+            if len(buffer) < total:
+                break
+            yield buffer[:total]
+            buffer = buffer[total:]
+        chunk = sock.recv(65536)
+        if not chunk:
+            return
+        # rootcanal writes an event in pieces; without an immediate ACK, Nagle on its side holds
+        # the rest for the 40 ms of a delayed ACK. (beacon-emit's TCP transport does the same.)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_QUICKACK, 1)
+        buffer += chunk
+
+
+def connect(port):
+    sock = socket.create_connection(("127.0.0.1", port))
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    return sock
+
+
+def command(sock, stream, opcode, parameters=b""):
+    """Sends a command and waits for its Command Complete; returns the return parameters."""
+    sock.sendall(struct.pack("<BHB", 1, opcode, len(parameters)) + parameters)
+    for packet in stream:
+        if packet[:2] == b"\x04\x0e" and struct.unpack_from("<H", packet, 4)[0] == opcode:
+            return packet[6:]
+        if packet[:2] == b"\x04\x0f" and struct.unpack_from("<H", packet, 5)[0] == opcode and packet[3] != 0:
+            raise RuntimeError(f"command {opcode:#06x} refused: status {packet[3]:#04x}")
+    raise RuntimeError("controller closed the connection")
+
+
+class Scanner(threading.Thread):
+    """A second device scanning; records when a report carrying `needle` first arrives."""
+
+    def __init__(self, port):
+        super().__init__(daemon=True)
+        self.sock = connect(port)
+        self.stream = packets(self.sock)
+        command(self.sock, self.stream, 0x0C03)  # Reset
+        command(self.sock, self.stream, 0x0C01, b"\xff" * 8)  # Set Event Mask
+        command(self.sock, self.stream, 0x2001, b"\xff" * 8)  # LE Set Event Mask
+        command(self.sock, self.stream, 0x200B, b"\x00\x10\x00\x10\x00\x00\x00")  # passive, 10 ms
+        command(self.sock, self.stream, 0x200C, b"\x01\x00")  # enable, duplicates kept
+        self.needle = None
+        self.seen = {}
+        self.lock = threading.Lock()
+        self.start()
+
+    def run(self):
+        try:
+            for packet in self.stream:
+                if packet[:2] == b"\x04\x3e":
+                    now = time.monotonic()
+                    with self.lock:
+                        if self.needle and self.needle in packet and self.needle not in self.seen:
+                            self.seen[self.needle] = now
+        except OSError:
+            return
+
+    def wait_for(self, needle, timeout=5):
+        with self.lock:
+            self.needle = needle
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            with self.lock:
+                if needle in self.seen:
+                    return self.seen[needle]
+            time.sleep(0.0005)
+        return None
+
+
+class Relay(threading.Thread):
+    """Listens for one host, relays it to the controller, records commands and the enable's completion."""
+
+    def __init__(self, port):
+        super().__init__(daemon=True)
+        self.server = socket.socket()
+        self.server.bind(("127.0.0.1", 0))
+        self.server.listen(1)
+        self.port = self.server.getsockname()[1]
+        self.upstream = port
+        self.commands = []
+        self.enabled_at = None
+        self.start()
+
+    def run(self):
+        host, _ = self.server.accept()
+        host.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        controller = connect(self.upstream)
+        pending_enable = set()
+
+        def down():
+            try:
+                for packet in packets(host):
+                    if packet[0] == 1:
+                        opcode, = struct.unpack_from("<H", packet, 1)
+                        self.commands.append(packet)
+                        if opcode in ENABLES and ENABLES[opcode](packet[4:]):
+                            pending_enable.add(opcode)
+                    controller.sendall(packet)
+            except OSError:
+                pass
+            controller.close()
+
+        threading.Thread(target=down, daemon=True).start()
+        try:
+            for packet in packets(controller):
+                if packet[:2] == b"\x04\x0e" and self.enabled_at is None:
+                    opcode, = struct.unpack_from("<H", packet, 4)
+                    if opcode in pending_enable and packet[6] == 0:
+                        self.enabled_at = time.monotonic()
+                host.sendall(packet)
+        except OSError:
+            pass
+        host.close()
+
+
+def run_ours(port, binary, scanner):
+    beacon = uuid.uuid4()
+    relay = Relay(port)
+    start = time.monotonic()
+    process = subprocess.Popen([binary, "-i", f"tcp:127.0.0.1:{relay.port}", "--uuid", str(beacon).upper(),
+                                "--major", "1", "--minor", "2", "--duration", "3"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    seen = scanner.wait_for(beacon.bytes)
+    while relay.enabled_at is None and time.monotonic() - start < 5:
+        time.sleep(0.0005)
+    process.send_signal(signal.SIGTERM)
+    process.wait(timeout=10)
+    if relay.enabled_at is None or seen is None:
+        raise RuntimeError("beacon-emit did not enable advertising, or nothing was seen")
+    flow = [c for c in relay.commands]
+    first_advertising = next(i for i, c in enumerate(flow) if struct.unpack_from("<H", c, 1)[0] in ADVERTISING_OPCODES)
+    enable_index = next(i for i, c in enumerate(flow) if struct.unpack_from("<H", c, 1)[0] in ENABLES
+                        and ENABLES[struct.unpack_from("<H", c, 1)[0]](c[4:]))
+    return {"enabled": relay.enabled_at - start, "seen": seen - start, "roundTrips": enable_index + 1,
+            "commands": [struct.unpack_from("<H", c, 1)[0] for c in flow[:enable_index + 1]],
+            "advertising": flow[first_advertising:enable_index + 1], "uuid": beacon.bytes}
+
+
+def run_minimal(port, advertising, old_uuid, scanner):
+    """Reset, then beacon-emit's own advertising commands (a fresh UUID swapped into the data)."""
+    beacon = uuid.uuid4()
+    start = time.monotonic()
+    sock = connect(port)
+    stream = packets(sock)
+    command(sock, stream, 0x0C03)
+    for packet in advertising:
+        opcode, = struct.unpack_from("<H", packet, 1)
+        if opcode in (0x200A, 0x2039) and not ENABLES[opcode](packet[4:]):
+            continue  # a disable: after Reset nothing advertises
+        command(sock, stream, opcode, packet[4:].replace(old_uuid, beacon.bytes))
+    enabled = time.monotonic()
+    seen = scanner.wait_for(beacon.bytes)
+    sock.close()
+    if seen is None:
+        raise RuntimeError("the minimal client's beacon was not seen")
+    rounds = 1 + sum(1 for p in advertising if struct.unpack_from("<H", p, 1)[0] not in (0x200A, 0x2039)
+                     or ENABLES[struct.unpack_from("<H", p, 1)[0]](p[4:]))
+    return {"enabled": enabled - start, "seen": seen - start, "roundTrips": rounds}
+
+
+def main():
+    port, binary, runs = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+    scanner = Scanner(port)
+    ours, minimal = [], []
+    for _ in range(runs):
+        result = run_ours(port, binary, scanner)
+        ours.append(result)
+        time.sleep(0.2)
+        minimal.append(run_minimal(port, result["advertising"], result["uuid"], scanner))
+        time.sleep(0.2)
+    median = lambda rows, key: statistics.median(r[key] for r in rows) * 1000
+    print(json.dumps({
+        "oursEnabledMs": median(ours, "enabled"), "oursSeenMs": median(ours, "seen"),
+        "minimalEnabledMs": median(minimal, "enabled"), "minimalSeenMs": median(minimal, "seen"),
+        "oursRoundTrips": ours[0]["roundTrips"], "minimalRoundTrips": minimal[0]["roundTrips"],
+        "oursCommands": [f"{c:#06x}" for c in ours[0]["commands"]], "runs": runs,
+    }))
+
+
+if __name__ == "__main__":
+    main()
