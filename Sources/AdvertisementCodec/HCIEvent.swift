@@ -39,11 +39,7 @@ public enum HCIEvent: Hashable, Sendable {
     /// - Throws: `CodecError` if the length byte disagrees with the bytes present, or the
     ///   parameters of a decoded event do not fit its layout.
     public init(parsing bytes: ArraySlice<UInt8>) throws(CodecError) {
-        var reader = ByteReader(bytes, structure: "HCI event")
-        let code = HCIEventCode(try reader.uint8("event code"))
-        let length = try reader.uint8("parameter length")
-        let parameters = try reader.bytes(Int(length), "\(code) parameters")
-        try reader.expectEnd()
+        let (code, parameters) = try Self.split(bytes)
         switch code {
         case .commandComplete: self = .commandComplete(try CommandComplete(parameters: parameters))
         case .commandStatus: self = .commandStatus(try CommandStatus(parameters: parameters))
@@ -58,6 +54,16 @@ public enum HCIEvent: Hashable, Sendable {
 
     public init(parsing bytes: [UInt8]) throws(CodecError) {
         try self.init(parsing: bytes[...])
+    }
+
+    /// An event's code and parameters, the length byte checked against the bytes present.
+    static func split(_ bytes: ArraySlice<UInt8>) throws(CodecError) -> (HCIEventCode, ArraySlice<UInt8>) {
+        var reader = ByteReader(bytes, structure: "HCI event")
+        let code = HCIEventCode(try reader.uint8("event code"))
+        let length = try reader.uint8("parameter length")
+        let parameters = try reader.bytes(Int(length), "\(code) parameters")
+        try reader.expectEnd()
+        return (code, parameters)
     }
 
     public var code: HCIEventCode {

@@ -84,10 +84,9 @@ public struct IBeacon: Hashable, Sendable {
         }
         // The general walk over the input's own bytes (it allocates nothing either), which also
         // says exactly what is wrong.
-        var structures = ADStructureReader(bytes)
         var found: IBeacon? = nil
-        while let structure = try structures.next() {
-            if case let .iBeacon(beacon)? = try Beacon.beacon(in: structure), found == nil { found = beacon }
+        try Beacon.forEachBeacon(inAdvertisingData: bytes) { beacon in
+            if case let .iBeacon(iBeacon) = beacon, found == nil { found = iBeacon }
         }
         guard let found else {
             throw CodecError(structure: "advertising data", offset: bytes.startIndex,

@@ -96,11 +96,7 @@ public enum PacketDecoder {
 
     private static func decodeEvent(_ bytes: ArraySlice<UInt8>, kind: PacketKind,
                                     _ body: (BeaconSighting) -> Void) throws(CodecError) -> PacketSummary {
-        var reader = ByteReader(bytes, structure: "HCI event")
-        let code = HCIEventCode(try reader.uint8("event code"))
-        let length = try reader.uint8("parameter length")
-        let parameters = try reader.bytes(Int(length), "\(code) parameters")
-        try reader.expectEnd()
+        let (code, parameters) = try HCIEvent.split(bytes)
         let subevent = parameters.first
         guard code == .leMeta, subevent == LEMetaEvent.advertisingReportCode
                 || subevent == LEMetaEvent.extendedAdvertisingReportCode else {
