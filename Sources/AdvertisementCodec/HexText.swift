@@ -87,17 +87,27 @@ public enum HexText {
     public static func format(_ bytes: some Sequence<UInt8>, separator: String = "") -> String {
         var out: [UInt8] = []
         out.reserveCapacity(bytes.underestimatedCount * (2 + separator.utf8.count))
+        append(bytes, separator: separator, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends what `format` returns, as UTF-8, to `out` (for writers that build bytes, not strings).
+    @inlinable
+    public static func append(_ bytes: some Sequence<UInt8>, separator: String = "", to out: inout [UInt8]) {
         var first = true
         for byte in bytes {
             if !first { out.append(contentsOf: separator.utf8) }
             first = false
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0F)])
+            out.append(digit(byte >> 4))
+            out.append(digit(byte & 0x0F))
         }
-        return String(decoding: out, as: UTF8.self)
     }
 
-    private static let digits: [UInt8] = Array("0123456789ABCDEF".utf8)
+    /// The upper-case hex digit of a value 0...15.
+    @inlinable
+    public static func digit(_ value: UInt8) -> UInt8 {
+        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "A") - 10 + value
+    }
 
     @inline(__always)
     static func nibble(_ char: UInt8) -> UInt8? {

@@ -12,16 +12,7 @@ import Darwin
 enum Console {
     /// Writes one line to standard error, prefixed with the program name.
     static func error(_ message: String) {
-        let line = Array("beacon-emit: \(message)\n".utf8)
-        line.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = write(STDERR_FILENO, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0 && errno == EINTR { continue }
-                guard written > 0 else { return }
-                offset += written
-            }
-        }
+        OutputBuffer.writeAll(Array("beacon-emit: \(message)\n".utf8), to: STDERR_FILENO)
     }
 }
 

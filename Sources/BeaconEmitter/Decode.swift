@@ -97,10 +97,7 @@ final class LineDecoder {
 
     private func write(_ sighting: BeaconSighting) {
         if json {
-            var object = JSONObject(continuing: &output.bytes)
-            SightingFormatter.add(sighting, to: &object)
-            output.bytes = object.finish()
-            output.bytes.append(UInt8(ascii: "\n"))
+            output.appendJSONLine { SightingFormatter.add(sighting, to: &$0) }
         } else {
             output.append(line: SightingFormatter.text(sighting))
         }

@@ -84,8 +84,8 @@ struct JSONObject {
                         out[position] = UInt8(ascii: "-")
                         position += 1
                     }
-                    out[position] = Self.hexDigit(raw[index] >> 4)
-                    out[position + 1] = Self.hexDigit(raw[index] & 0x0F)
+                    out[position] = HexText.digit(raw[index] >> 4)
+                    out[position + 1] = HexText.digit(raw[index] & 0x0F)
                     position += 2
                 }
                 out[position] = UInt8(ascii: "\"")
@@ -98,10 +98,7 @@ struct JSONObject {
     mutating func add(_ key: StaticString, hex: some Sequence<UInt8>) {
         appendKey(key)
         bytes.append(UInt8(ascii: "\""))
-        for byte in hex {
-            bytes.append(Self.hexDigit(byte >> 4))
-            bytes.append(Self.hexDigit(byte & 0x0F))
-        }
+        HexText.append(hex, to: &bytes)
         bytes.append(UInt8(ascii: "\""))
     }
 
@@ -109,12 +106,10 @@ struct JSONObject {
     mutating func add(_ key: StaticString, address: BluetoothAddress) {
         appendKey(key)
         bytes.append(UInt8(ascii: "\""))
-        for shift in stride(from: 40, through: 0, by: -8) {
-            let byte = UInt8(truncatingIfNeeded: address.value >> UInt64(shift))
-            bytes.append(Self.hexDigit(byte >> 4))
-            bytes.append(Self.hexDigit(byte & 0x0F))
-            if shift > 0 { bytes.append(UInt8(ascii: ":")) }
+        let mostSignificantFirst = stride(from: 40, through: 0, by: -8).lazy.map {
+            UInt8(truncatingIfNeeded: address.value >> UInt64($0))
         }
+        HexText.append(mostSignificantFirst, separator: ":", to: &bytes)
         bytes.append(UInt8(ascii: "\""))
     }
 
@@ -138,12 +133,6 @@ struct JSONObject {
         key.withUTF8Buffer { bytes.append(contentsOf: $0) }  // keys are plain ASCII names
         bytes.append(UInt8(ascii: "\""))
         bytes.append(UInt8(ascii: ":"))
-    }
-
-    /// The upper-case hex digit of a value 0...15.
-    @inline(__always)
-    private static func hexDigit(_ value: UInt8) -> UInt8 {
-        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "A") - 10 + value
     }
 
 
@@ -175,8 +164,8 @@ struct JSONObject {
             case UInt8(ascii: "\t"): out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "t"))
             case 0..<0x20:
                 out.append(contentsOf: "\\u00".utf8)
-                out.append(hexDigit(byte >> 4))
-                out.append(hexDigit(byte & 0x0F))
+                out.append(HexText.digit(byte >> 4))
+                out.append(HexText.digit(byte & 0x0F))
             default: out.append(byte)  // UTF-8 of everything else passes as it is
             }
         }

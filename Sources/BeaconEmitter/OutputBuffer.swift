@@ -26,11 +26,26 @@ final class OutputBuffer {
         bytes.append(UInt8(ascii: "\n"))
     }
 
+    /// Appends one JSON object as a line, written straight into the buffer.
+    func appendJSONLine(_ fill: (inout JSONObject) -> Void) {
+        var object = JSONObject(continuing: &bytes)
+        fill(&object)
+        bytes = object.finish()
+        bytes.append(UInt8(ascii: "\n"))
+    }
+
     func flushIfFull() {
         if bytes.count >= Self.limit { flush() }
     }
 
     func flush() {
+        Self.writeAll(bytes, to: descriptor)
+        bytes.removeAll(keepingCapacity: true)
+    }
+
+    /// Writes all of `bytes`, resuming after interrupted and partial writes; gives up silently
+    /// on an error (a closed pipe: there is no one left to tell).
+    static func writeAll(_ bytes: [UInt8], to descriptor: Int32) {
         bytes.withUnsafeBytes { buffer in
             var offset = 0
             while offset < buffer.count {
@@ -40,7 +55,6 @@ final class OutputBuffer {
                 offset += written
             }
         }
-        bytes.removeAll(keepingCapacity: true)
     }
 }
 

@@ -207,16 +207,15 @@ final class ScanPrinter {
     }
 
     private func jsonLine(_ sighting: BeaconSighting, entry: BeaconTracker.Entry, timed: ReportFeed.Timed) {
-        var object = JSONObject(continuing: &output.bytes)
-        SightingFormatter.add(sighting, to: &object)
-        if sighting.txPower == nil { object.addNull("txPower") }
         let accuracy = entry.accuracy
-        object.add("accuracy", number: accuracy < 0 ? "-1" : Self.metres(accuracy))
-        object.add("proximity", Proximity(accuracy: accuracy).rawValue)
-        object.add("data", hex: timed.report.data)
-        object.add("timestamp", timestamp: timed.unixTime)
-        output.bytes = object.finish()
-        output.bytes.append(UInt8(ascii: "\n"))
+        output.appendJSONLine { object in
+            SightingFormatter.add(sighting, to: &object)
+            if sighting.txPower == nil { object.addNull("txPower") }
+            object.add("accuracy", number: accuracy < 0 ? "-1" : Self.metres(accuracy))
+            object.add("proximity", Proximity(accuracy: accuracy).rawValue)
+            object.add("data", hex: timed.report.data)
+            object.add("timestamp", timestamp: timed.unixTime)
+        }
     }
 
     private func textLine(_ sighting: BeaconSighting, entry: BeaconTracker.Entry, timed: ReportFeed.Timed) {
@@ -228,16 +227,16 @@ final class ScanPrinter {
     private func unknownLine(_ timed: ReportFeed.Timed, error: CodecError?) {
         let report = timed.report
         if json {
-            var object = JSONObject()
-            object.add("type", literal: "unknown")
-            object.add("address", report.address.description)
-            object.add("addressType", report.addressType.description)
-            if let rssi = report.rssi { object.add("rssi", rssi) } else { object.addNull("rssi") }
-            if let tx = report.txPower { object.add("txPower", tx) } else { object.addNull("txPower") }
-            object.add("data", HexText.format(report.data))
-            if let error { object.add("error", error.description) }
-            object.add("timestamp", Timestamp.iso8601(timed.unixTime))
-            output.append(line: object.line)
+            output.appendJSONLine { object in
+                object.add("type", literal: "unknown")
+                object.add("address", address: report.address)
+                object.add("addressType", report.addressType.description)
+                if let rssi = report.rssi { object.add("rssi", rssi) } else { object.addNull("rssi") }
+                if let tx = report.txPower { object.add("txPower", tx) } else { object.addNull("txPower") }
+                object.add("data", hex: report.data)
+                if let error { object.add("error", error.description) }
+                object.add("timestamp", timestamp: timed.unixTime)
+            }
             return
         }
         output.append(line: "\(Timestamp.iso8601(timed.unixTime)) unknown address=\(report.address) (\(report.addressType)) "
