@@ -26,9 +26,18 @@ import time
 import uuid
 
 HEADER = {1: (3, 2, 1), 2: (4, 2, 2), 3: (3, 2, 1), 4: (2, 1, 1)}  # type: (header, length offset, width)
-ENABLES = {0x200A: lambda p: p[:1] == b"\x01", 0x2039: lambda p: p[:1] == b"\x01"}
-DATA_COMMANDS = {0x2008, 0x2037}  # the data carries the UUID; the flow's advertising part starts at
+ENABLE_OPCODES = {0x200A, 0x2039}  # LE Set (Extended) Advertising Enable; first parameter 1 = on
 ADVERTISING_OPCODES = {0x2006, 0x2008, 0x200A, 0x2035, 0x2036, 0x2037, 0x2039, 0x203C}
+
+
+def opcode(packet):
+    """The opcode of an H4 command packet."""
+    return struct.unpack_from("<H", packet, 1)[0]
+
+
+def is_enable(packet):
+    """Whether an H4 command packet switches advertising on."""
+    return opcode(packet) in ENABLE_OPCODES and packet[4:5] == b"\x01"
 
 
 def packets(sock, buffer=b""):
@@ -59,14 +68,14 @@ def connect(port):
     return sock
 
 
-def command(sock, stream, opcode, parameters=b""):
+def command(sock, stream, code, parameters=b""):
     """Sends a command and waits for its Command Complete; returns the return parameters."""
-    sock.sendall(struct.pack("<BHB", 1, opcode, len(parameters)) + parameters)
+    sock.sendall(struct.pack("<BHB", 1, code, len(parameters)) + parameters)
     for packet in stream:
-        if packet[:2] == b"\x04\x0e" and struct.unpack_from("<H", packet, 4)[0] == opcode:
+        if packet[:2] == b"\x04\x0e" and struct.unpack_from("<H", packet, 4)[0] == code:
             return packet[6:]
-        if packet[:2] == b"\x04\x0f" and struct.unpack_from("<H", packet, 5)[0] == opcode and packet[3] != 0:
-            raise RuntimeError(f"command {opcode:#06x} refused: status {packet[3]:#04x}")
+        if packet[:2] == b"\x04\x0f" and struct.unpack_from("<H", packet, 5)[0] == code and packet[3] != 0:
+            raise RuntimeError(f"command {code:#06x} refused: status {packet[3]:#04x}")
     raise RuntimeError("controller closed the connection")
 
 
@@ -134,10 +143,9 @@ class Relay(threading.Thread):
             try:
                 for packet in packets(host):
                     if packet[0] == 1:
-                        opcode, = struct.unpack_from("<H", packet, 1)
                         self.commands.append(packet)
-                        if opcode in ENABLES and ENABLES[opcode](packet[4:]):
-                            pending_enable.add(opcode)
+                        if is_enable(packet):
+                            pending_enable.add(opcode(packet))
                     controller.sendall(packet)
             except OSError:
                 pass
@@ -147,8 +155,8 @@ class Relay(threading.Thread):
         try:
             for packet in packets(controller):
                 if packet[:2] == b"\x04\x0e" and self.enabled_at is None:
-                    opcode, = struct.unpack_from("<H", packet, 4)
-                    if opcode in pending_enable and packet[6] == 0:
+                    completed, = struct.unpack_from("<H", packet, 4)
+                    if completed in pending_enable and packet[6] == 0:
                         self.enabled_at = time.monotonic()
                 host.sendall(packet)
         except OSError:
@@ -170,12 +178,11 @@ def run_ours(port, binary, scanner):
     process.wait(timeout=10)
     if relay.enabled_at is None or seen is None:
         raise RuntimeError("beacon-emit did not enable advertising, or nothing was seen")
-    flow = [c for c in relay.commands]
-    first_advertising = next(i for i, c in enumerate(flow) if struct.unpack_from("<H", c, 1)[0] in ADVERTISING_OPCODES)
-    enable_index = next(i for i, c in enumerate(flow) if struct.unpack_from("<H", c, 1)[0] in ENABLES
-                        and ENABLES[struct.unpack_from("<H", c, 1)[0]](c[4:]))
+    flow = relay.commands
+    first_advertising = next(i for i, c in enumerate(flow) if opcode(c) in ADVERTISING_OPCODES)
+    enable_index = next(i for i, c in enumerate(flow) if is_enable(c))
     return {"enabled": relay.enabled_at - start, "seen": seen - start, "roundTrips": enable_index + 1,
-            "commands": [struct.unpack_from("<H", c, 1)[0] for c in flow[:enable_index + 1]],
+            "commands": [opcode(c) for c in flow[:enable_index + 1]],
             "advertising": flow[first_advertising:enable_index + 1], "uuid": beacon.bytes}
 
 
@@ -186,19 +193,16 @@ def run_minimal(port, advertising, old_uuid, scanner):
     sock = connect(port)
     stream = packets(sock)
     command(sock, stream, 0x0C03)
-    for packet in advertising:
-        opcode, = struct.unpack_from("<H", packet, 1)
-        if opcode in (0x200A, 0x2039) and not ENABLES[opcode](packet[4:]):
-            continue  # a disable: after Reset nothing advertises
-        command(sock, stream, opcode, packet[4:].replace(old_uuid, beacon.bytes))
+    # A disable is left out: after Reset nothing advertises.
+    needed = [p for p in advertising if opcode(p) not in ENABLE_OPCODES or is_enable(p)]
+    for packet in needed:
+        command(sock, stream, opcode(packet), packet[4:].replace(old_uuid, beacon.bytes))
     enabled = time.monotonic()
     seen = scanner.wait_for(beacon.bytes)
     sock.close()
     if seen is None:
         raise RuntimeError("the minimal client's beacon was not seen")
-    rounds = 1 + sum(1 for p in advertising if struct.unpack_from("<H", p, 1)[0] not in (0x200A, 0x2039)
-                     or ENABLES[struct.unpack_from("<H", p, 1)[0]](p[4:]))
-    return {"enabled": enabled - start, "seen": seen - start, "roundTrips": rounds}
+    return {"enabled": enabled - start, "seen": seen - start, "roundTrips": 1 + len(needed)}
 
 
 def main():
