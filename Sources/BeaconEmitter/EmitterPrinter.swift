@@ -30,12 +30,10 @@ final class EmitterPrinter {
         switch event {
         case let .step(text):
             if verbose { Console.error(text) }
-        case let .controller(info):
+        case let .capabilities(capabilities):
             if verbose {
-                Console.error("controller \(info.address): HCI \(info.version.coreVersion ?? "?"), \(info.manufacturer), "
-                              + (info.supportsExtendedAdvertising
-                                 ? "extended advertising with \(info.numberOfAdvertisingSets ?? 0) sets"
-                                 : "legacy advertising only"))
+                Console.error("controller: " + (!capabilities.supportsExtendedAdvertising ? "legacy advertising only"
+                    : "extended advertising" + (capabilities.numberOfAdvertisingSets.map { " with \($0) sets" } ?? "")))
             }
         case let .advertising(plan, elapsed, roundTrips):
             let milliseconds = Self.milliseconds(elapsed)
@@ -46,7 +44,7 @@ final class EmitterPrinter {
                 object.add("mode", plan.mode.rawValue)
                 object.add("sets", plan.handles.count)
                 object.add("rotating", plan.rotating)
-                object.add("address", plan.address.description)
+                object.add("address", plan.address?.description ?? "")
                 object.add("addressType", plan.addressIsRandom ? "random" : "public")
                 object.add("beacons", beacons.count)
                 object.add("intervalUnits", intervalUnits)
@@ -59,7 +57,7 @@ final class EmitterPrinter {
                     ? "extended advertising, \(plan.handles.count) set\(plan.handles.count == 1 ? "" : "s")"
                     : "legacy advertising"
                 let rotation = plan.rotating ? ", beacons taking turns (more beacons than sets)" : ""
-                print("advertising on \(device) from \(plan.address) (\(plan.addressIsRandom ? "random" : "public")): "
+                print("advertising on \(device) from \(plan.address?.description ?? "?") (\(plan.addressIsRandom ? "random" : "public")): "
                       + "\(how)\(rotation), every \(interval); enabled \(milliseconds) ms after start, "
                       + "\(roundTrips) HCI round trips")
                 for beacon in beacons { print("  " + SightingFormatter.text(BeaconSighting(beacon: beacon))) }

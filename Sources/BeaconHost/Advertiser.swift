@@ -24,45 +24,51 @@ public final class Advertiser {
     ///
     /// On failure after the first change, advertising is disabled again before the error
     /// is thrown, so nothing is left half-done.
+    /// - Parameters:
+    ///   - capabilities: what the controller offers (`AdvertisingCapabilities.read`).
+    ///   - controllerWasReset: the host has just reset the controller, so nothing advertises
+    ///     and the first disable is left out.
+    /// - Returns: the plan; its address is nil for the controller's public address, which the
+    ///   flow itself never needs (read it with Read BD_ADDR to show it).
     /// - Throws: `HostError` naming the refused step.
     @discardableResult
-    public func start(info: ControllerInfo) throws(HostError) -> AdvertisingPlan {
+    public func start(capabilities: AdvertisingCapabilities, controllerWasReset: Bool = false) throws(HostError)
+        -> AdvertisingPlan {
         let extended: Bool
         switch options.mode {
         case .legacy: extended = false
         case .extended:
-            guard info.supportsExtendedAdvertising else {
-                throw .unsupported("--extended: this controller (HCI \(info.version.coreVersion ?? "?")) does not "
-                                   + "support extended advertising; drop --extended to use legacy advertising")
+            guard capabilities.supportsExtendedAdvertising else {
+                throw .unsupported("--extended: this controller does not support extended advertising "
+                                   + "(the LE feature and its commands); drop --extended to use legacy advertising")
             }
             extended = true
-        case .automatic: extended = info.supportsExtendedAdvertising
+        case .automatic: extended = capabilities.supportsExtendedAdvertising
         }
         if options.txPower != nil && !extended {
             throw .unsupported("--tx-power needs extended advertising, which "
-                               + (info.supportsExtendedAdvertising ? "--legacy turned off" : "this controller lacks"))
+                               + (options.mode == .legacy ? "--legacy turned off" : "this controller lacks"))
         }
         for (index, data) in beaconData.enumerated() where data.count > AdvertisingData.legacyMaximumLength {
             throw .unsupported("beacon \(index + 1): \(data.count) bytes of advertising data exceed the 31 a legacy PDU holds")
         }
-        let address: BluetoothAddress
-        let random: Bool
+        let address: BluetoothAddress?
         switch options.address {
-        case .publicAddress: (address, random) = (info.address, false)
-        case .generatedStaticRandom: (address, random) = (Self.makeStaticRandomAddress(), true)
-        case let .random(given): (address, random) = (given, true)
+        case .publicAddress: address = nil
+        case .generatedStaticRandom: address = Self.makeStaticRandomAddress()
+        case let .random(given): address = given
         }
         // One set per beacon where the controller has enough; otherwise one set they take turns on.
-        let setCount = extended && beaconData.count <= (info.numberOfAdvertisingSets ?? 1) ? beaconData.count : 1
+        let setCount = extended && beaconData.count <= (capabilities.numberOfAdvertisingSets ?? 1) ? beaconData.count : 1
         let rotating = beaconData.count > setCount
         let plan = AdvertisingPlan(mode: extended ? .extended : .legacy, handles: (0..<setCount).map { UInt8($0) },
-                                   rotating: rotating, address: address, addressIsRandom: random)
+                                   rotating: rotating, address: address, addressIsRandom: address != nil)
         self.plan = plan
         do {
             if extended {
-                try startExtended(plan)
+                try startExtended(plan, disableFirst: !controllerWasReset)
             } else {
-                try startLegacy(plan)
+                try startLegacy(plan, disableFirst: !controllerWasReset)
             }
         } catch {
             try? stop()
@@ -71,12 +77,14 @@ public final class Advertiser {
         return plan
     }
 
-    private func startLegacy(_ plan: AdvertisingPlan) throws(HostError) {
-        step("disable advertising (LE Set Advertising Enable 0x00)")
-        try controller.send(LESetAdvertisingEnable(enable: false))
-        if plan.addressIsRandom {
-            step("set random address \(plan.address)")
-            try controller.send(LESetRandomAddress(address: plan.address), context: "address \(plan.address)")
+    private func startLegacy(_ plan: AdvertisingPlan, disableFirst: Bool) throws(HostError) {
+        if disableFirst {
+            step("disable advertising (LE Set Advertising Enable 0x00)")
+            try controller.send(LESetAdvertisingEnable(enable: false))
+        }
+        if let address = plan.address {
+            step("set random address \(address)")
+            try controller.send(LESetRandomAddress(address: address), context: "address \(address)")
         }
         let parameters = LESetAdvertisingParameters(
             intervalMin: UInt16(options.intervalUnits), intervalMax: UInt16(options.intervalUnits),
@@ -100,9 +108,11 @@ public final class Advertiser {
         }
     }
 
-    private func startExtended(_ plan: AdvertisingPlan) throws(HostError) {
-        step("disable all advertising sets (LE Set Extended Advertising Enable 0x00)")
-        try controller.send(LESetExtendedAdvertisingEnable(enable: false, sets: []))
+    private func startExtended(_ plan: AdvertisingPlan, disableFirst: Bool) throws(HostError) {
+        if disableFirst {
+            step("disable all advertising sets (LE Set Extended Advertising Enable 0x00)")
+            try controller.send(LESetExtendedAdvertisingEnable(enable: false, sets: []))
+        }
         for handle in plan.handles {
             let parameters = LESetExtendedAdvertisingParameters(
                 handle: handle, eventProperties: options.connectable ? .legacyConnectable : .legacyNonConnectable,
@@ -117,9 +127,9 @@ public final class Advertiser {
             let selected = try controller.send(parameters, context: "interval \(options.intervalDescription)"
                                                + (options.txPower.map { ", TX power \($0) dBm" } ?? ""))
             if options.txPower != nil { step("set \(handle): controller chose TX power \(selected.selectedTxPower) dBm") }
-            if plan.addressIsRandom {
-                step("set \(handle): random address \(plan.address)")
-                try controller.send(LESetAdvertisingSetRandomAddress(handle: handle, address: plan.address))
+            if let address = plan.address {
+                step("set \(handle): random address \(address)")
+                try controller.send(LESetAdvertisingSetRandomAddress(handle: handle, address: address))
             }
             try setExtendedData(handle: handle, beacon: Int(handle))
         }

@@ -66,6 +66,8 @@ public struct AdvertisingPlan: Sendable {
     public var handles: [UInt8]
     /// Whether beacons take turns on one set (or legacy advertising).
     public var rotating: Bool
-    public var address: BluetoothAddress
+    /// The random address advertised from; nil for the controller's public address until
+    /// read (`Emitter` reads it once advertising is on, to show it).
+    public var address: BluetoothAddress?
     public var addressIsRandom: Bool
 }

@@ -15,8 +15,8 @@ public enum AdvertisingShutdown {
             try controller.send(Reset())
             return "controller reset"
         }
-        let info = try ControllerInfo.read(from: controller, dataLength: false)
-        if info.supportsExtendedAdvertising {
+        let capabilities = try AdvertisingCapabilities.read(from: controller, for: AdvertisingOptions(beacons: []))
+        if capabilities.supportsExtendedAdvertising {
             do {
                 try controller.send(LESetExtendedAdvertisingEnable(enable: false, sets: []))
                 return "all extended advertising sets disabled"

@@ -19,6 +19,12 @@ public struct ControllerInfo: Sendable {
         leFeatures.contains(.extendedAdvertising) && supportedCommands.supportsExtendedAdvertising
     }
 
+    /// The part the advertising flow chooses by.
+    public var advertising: AdvertisingCapabilities {
+        AdvertisingCapabilities(supportsExtendedAdvertising: supportsExtendedAdvertising,
+                                numberOfAdvertisingSets: numberOfAdvertisingSets)
+    }
+
     /// Reads the controller's address, version, supported commands and LE features, and with
     /// extended advertising the number of sets and (for `info`) the maximum data length, each
     /// only where the supported-commands bitmap lists the command: some controllers (BlueZ's
@@ -66,5 +72,38 @@ public struct ControllerInfo: Sendable {
         ]
         let id = version.companyIdentifier
         return names[id.rawValue].map { "\($0) (\(id))" } ?? "\(id)"
+    }
+}
+
+/// What the advertising flow needs to know about a controller, and no more: whether it does
+/// extended advertising and, for more than one beacon, with how many sets.
+public struct AdvertisingCapabilities: Sendable, Equatable {
+    public var supportsExtendedAdvertising: Bool
+    /// Advertising sets the controller offers; nil when not read (one beacon needs one set).
+    public var numberOfAdvertisingSets: Int?
+
+    public init(supportsExtendedAdvertising: Bool, numberOfAdvertisingSets: Int? = nil) {
+        self.supportsExtendedAdvertising = supportsExtendedAdvertising
+        self.numberOfAdvertisingSets = numberOfAdvertisingSets
+    }
+
+    /// Reads only what advertising `options` needs to choose its flow: nothing with `--legacy`;
+    /// otherwise the supported commands, the LE features only when the commands include extended
+    /// advertising (both must say yes), and the number of sets only for more than one beacon.
+    /// - Throws: `HostError` from the command engine.
+    public static func read(from controller: HCIController, for options: AdvertisingOptions) throws(HostError)
+        -> AdvertisingCapabilities {
+        guard options.mode != .legacy else { return AdvertisingCapabilities(supportsExtendedAdvertising: false) }
+        let commands = try controller.send(ReadLocalSupportedCommands())
+        guard commands.supportsExtendedAdvertising,
+              try controller.send(LEReadLocalSupportedFeatures()).features.contains(.extendedAdvertising) else {
+            return AdvertisingCapabilities(supportsExtendedAdvertising: false)
+        }
+        var capabilities = AdvertisingCapabilities(supportsExtendedAdvertising: true)
+        if options.beacons.count > 1 {
+            capabilities.numberOfAdvertisingSets = commands.supportsReadNumberOfSupportedAdvertisingSets
+                ? Int(try controller.send(LEReadNumberOfSupportedAdvertisingSets()).numberOfSets) : 1
+        }
+        return capabilities
     }
 }

@@ -6,8 +6,10 @@ import AdvertisementCodec
 public enum EmitterEvent: Sendable {
     /// One step of the flow, for `--verbose`.
     case step(String)
-    case controller(ControllerInfo)
-    /// Advertising is on: the plan, time since start and command round trips so far.
+    /// What the controller offers, when the flow had to ask (not with `--legacy`).
+    case capabilities(AdvertisingCapabilities)
+    /// Advertising is on: the plan (with the address advertised from), time from start to the
+    /// enable's completion and the command round trips up to it.
     case advertising(AdvertisingPlan, elapsed: Duration, roundTrips: Int)
     /// Stopped, and whether advertising was left on (`--keep`).
     case stopped(reason: String, keptOn: Bool)
@@ -32,20 +34,38 @@ public final class Emitter {
         self.report = report
     }
 
-    /// Sets up the controller and starts advertising.
+    /// Sets up the controller and starts advertising, asking the controller only what the flow
+    /// needs: an owned controller is reset (event masks stay at their defaults: advertising
+    /// needs no LE events) and not disabled again; capabilities are read as
+    /// `AdvertisingCapabilities.read` describes; the public address, which only the report
+    /// shows, is read after advertising is on.
     /// - Throws: `HostError`; advertising is off again when it throws.
     public func start(options: AdvertisingOptions) throws(HostError) -> Advertiser {
         if ownsController {
-            report(.step("reset the controller and enable LE events"))
-            try ControllerInfo.initialize(controller)
+            report(.step("reset the controller (HCI Reset)"))
+            try controller.send(Reset())
         }
-        report(.step("read the controller's address, version, supported commands and LE features"))
-        let info = try ControllerInfo.read(from: controller, dataLength: false)
-        report(.controller(info))
+        if options.mode != .legacy {
+            report(.step("read the supported commands and LE features"
+                         + (options.beacons.count > 1 ? ", and the number of advertising sets" : "")))
+        }
+        let capabilities = try AdvertisingCapabilities.read(from: controller, for: options)
+        if options.mode != .legacy { report(.capabilities(capabilities)) }
         let advertiser = Advertiser(controller: controller, options: options)
         advertiser.log = { [report] in report(.step($0)) }
-        let plan = try advertiser.start(info: info)
-        report(.advertising(plan, elapsed: started.duration(to: .now), roundTrips: controller.roundTrips))
+        var plan = try advertiser.start(capabilities: capabilities, controllerWasReset: ownsController)
+        let elapsed = started.duration(to: .now)
+        let roundTrips = controller.roundTrips
+        if plan.address == nil {
+            report(.step("read the controller's public address (Read BD_ADDR)"))
+            do {
+                plan.address = try controller.send(ReadBDAddr()).address
+            } catch {
+                try? advertiser.stop()
+                throw error
+            }
+        }
+        report(.advertising(plan, elapsed: elapsed, roundTrips: roundTrips))
         return advertiser
     }
 

@@ -9,20 +9,8 @@ let referenceData = hex("0201061AFF4C00021539ED98FF2900441A802F9C398FC199D200650
 let referenceBeacon = Beacon.iBeacon(IBeacon(proximityUUID: UUID(uuidString: "39ED98FF-2900-441A-802F-9C398FC199D2")!,
                                              major: 101, minor: 2))
 
-func controllerInfo(extended: Bool, sets: Int = 16) -> ControllerInfo {
-    var bitmap = [UInt8](repeating: 0, count: 64)
-    if extended {
-        bitmap[36] = 0xC4 // Set Extended Advertising Parameters, Read Maximum Data Length, Read Number of Sets
-        bitmap[37] = 0x60 // Set Extended Scan Parameters and Enable
-    }
-    return ControllerInfo(
-        address: BluetoothAddress(0x00AA_0100_0000),
-        version: .init(hciVersion: extended ? 0x0C : 0x06, hciSubversion: 0, lmpVersion: 0,
-                       companyIdentifier: CompanyIdentifier(0x00E0), lmpSubversion: 0),
-        supportedCommands: .init(bitmap: bitmap),
-        leFeatures: extended ? .extendedAdvertising : [],
-        numberOfAdvertisingSets: extended ? sets : nil,
-        maximumAdvertisingDataLength: extended ? 512 : 31)
+func capabilities(extended: Bool, sets: Int = 16) -> AdvertisingCapabilities {
+    AdvertisingCapabilities(supportsExtendedAdvertising: extended, numberOfAdvertisingSets: extended ? sets : nil)
 }
 
 /// The legacy flow, command by command, with btmon-style notes.
@@ -63,7 +51,7 @@ let extendedStop: [ScriptedTransport.Step] = [
         let transport = ScriptedTransport(legacySteps + [legacyStop])
         let advertiser = Advertiser(controller: HCIController(transport: transport),
                                     options: AdvertisingOptions(beacons: [referenceBeacon]))
-        let plan = try advertiser.start(info: controllerInfo(extended: false))
+        let plan = try advertiser.start(capabilities: capabilities(extended: false))
         #expect(plan.mode == .legacy)
         #expect(!plan.rotating)
         try advertiser.stop()
@@ -74,7 +62,7 @@ let extendedStop: [ScriptedTransport.Step] = [
         let transport = ScriptedTransport(extendedSteps + extendedStop)
         let advertiser = Advertiser(controller: HCIController(transport: transport),
                                     options: AdvertisingOptions(beacons: [referenceBeacon]))
-        let plan = try advertiser.start(info: controllerInfo(extended: true))
+        let plan = try advertiser.start(capabilities: capabilities(extended: true))
         #expect(plan.mode == .extended)
         #expect(plan.handles == [0])
         try advertiser.stop()
@@ -85,21 +73,21 @@ let extendedStop: [ScriptedTransport.Step] = [
         let transport = ScriptedTransport(legacySteps)
         let advertiser = Advertiser(controller: HCIController(transport: transport),
                                     options: AdvertisingOptions(beacons: [referenceBeacon], mode: .legacy))
-        #expect(try advertiser.start(info: controllerInfo(extended: true)).mode == .legacy)
+        #expect(try advertiser.start(capabilities: capabilities(extended: true)).mode == .legacy)
     }
 
     @Test func extendedOptionOnALegacyControllerIsRefusedBeforeSendingAnything() {
         let transport = ScriptedTransport([])
         let advertiser = Advertiser(controller: HCIController(transport: transport),
                                     options: AdvertisingOptions(beacons: [referenceBeacon], mode: .extended))
-        #expect(throws: HostError.self) { try advertiser.start(info: controllerInfo(extended: false)) }
+        #expect(throws: HostError.self) { try advertiser.start(capabilities: capabilities(extended: false)) }
         #expect(transport.sent.isEmpty)
     }
 
     @Test func txPowerNeedsExtended() {
         let advertiser = Advertiser(controller: HCIController(transport: ScriptedTransport([])),
                                     options: AdvertisingOptions(beacons: [referenceBeacon], txPower: -4, mode: .legacy))
-        #expect(throws: HostError.self) { try advertiser.start(info: controllerInfo(extended: true)) }
+        #expect(throws: HostError.self) { try advertiser.start(capabilities: capabilities(extended: true)) }
     }
 
     /// Each step of the legacy flow refused in turn: the error names that step's command,
@@ -115,7 +103,7 @@ let extendedStop: [ScriptedTransport.Step] = [
         let advertiser = Advertiser(controller: HCIController(transport: transport),
                                     options: AdvertisingOptions(beacons: [referenceBeacon]))
         do {
-            try advertiser.start(info: controllerInfo(extended: false))
+            try advertiser.start(capabilities: capabilities(extended: false))
             Issue.record("no error")
         } catch let HostError.controllerRefused(refused, status, _) {
             #expect(refused.rawValue == opcode)
@@ -137,7 +125,7 @@ let extendedStop: [ScriptedTransport.Step] = [
         let transport = ScriptedTransport(steps)
         let advertiser = Advertiser(controller: HCIController(transport: transport),
                                     options: AdvertisingOptions(beacons: [referenceBeacon]))
-        #expect(throws: HostError.self) { try advertiser.start(info: controllerInfo(extended: true)) }
+        #expect(throws: HostError.self) { try advertiser.start(capabilities: capabilities(extended: true)) }
         #expect(transport.sent.suffix(2) == [hex("39 20 06 00 01 00 00 00 00"), hex("3C 20 01 00")])
     }
 
@@ -146,8 +134,8 @@ let extendedStop: [ScriptedTransport.Step] = [
         let advertiser = Advertiser(controller: HCIController(transport: transport),
                                     options: AdvertisingOptions(beacons: [referenceBeacon], address: .generatedStaticRandom))
         // The address is random, so check the commands' shape rather than a script.
-        try advertiser.start(info: controllerInfo(extended: false))
-        #expect(transport.sent.count >= 2)
+        try advertiser.start(capabilities: capabilities(extended: false))
+        #expect(transport.sent.count >= 3)
         #expect(transport.sent[1].prefix(3) == [0x05, 0x20, 0x06])
         #expect(transport.sent[2][8] == 0x01, "own address type random in the parameters")
         let address = BluetoothAddress(littleEndian: transport.sent[1].dropFirst(3))
@@ -158,7 +146,7 @@ let extendedStop: [ScriptedTransport.Step] = [
         let beacons = (1...3).map { Beacon.iBeacon(IBeacon(proximityUUID: UUID(), major: 1, minor: UInt16($0))) }
         let transport = ScriptedTransport(answeringEverything: true)
         let advertiser = Advertiser(controller: HCIController(transport: transport), options: AdvertisingOptions(beacons: beacons))
-        try advertiser.start(info: controllerInfo(extended: true, sets: 16))
+        try advertiser.start(capabilities: capabilities(extended: true, sets: 16))
         // disable all; then per set: parameters, data; then one enable of sets 0, 1, 2.
         #expect(transport.sent.map { $0[0] } == [0x39, 0x36, 0x37, 0x36, 0x37, 0x36, 0x37, 0x39])
         #expect(transport.sent.last == hex("39 20 0E 01 03  00 0000 00  01 0000 00  02 0000 00"))
@@ -168,11 +156,94 @@ let extendedStop: [ScriptedTransport.Step] = [
         let beacons = (1...3).map { Beacon.iBeacon(IBeacon(proximityUUID: UUID(), major: 1, minor: UInt16($0))) }
         let transport = ScriptedTransport(answeringEverything: true)
         let advertiser = Advertiser(controller: HCIController(transport: transport), options: AdvertisingOptions(beacons: beacons))
-        try advertiser.start(info: controllerInfo(extended: true, sets: 2))
+        try advertiser.start(capabilities: capabilities(extended: true, sets: 2))
         try advertiser.rotate()
         // The rotation puts beacon 2's data on set 0.
         #expect(transport.sent.last == [0x37, 0x20, 0x22, 0x00, 0x03, 0x01, 0x1E] + beacons[1].advertisingData.bytes)
         #expect(advertiser.plan?.rotating == true)
         #expect(advertiser.plan?.handles == [0])
+    }
+}
+
+/// Emitter.start asks the controller only what the flow needs (the issue's "no round trip
+/// beyond what the flow needs"): each script is the whole conversation, read commands included.
+@Suite struct EmitterStartTests {
+    static let reset = ScriptedTransport.Step(command: hex("03 0C 00"), answers: [complete(0x0C03)])
+    /// Read Local Supported Commands answering a bitmap with (or without) extended advertising.
+    static func readCommands(extended: Bool) -> ScriptedTransport.Step {
+        var bitmap = [UInt8](repeating: 0, count: 64)
+        if extended { bitmap[36] = 0x84 } // Set Extended Advertising Parameters; Read Number of Sets
+        return .init(command: hex("02 10 00"), answers: [complete(0x1002, returning: bitmap)])
+    }
+    static let readFeatures = ScriptedTransport.Step(
+        command: hex("03 20 00"), answers: [complete(0x2003, returning: [0x00, 0x10, 0, 0, 0, 0, 0, 0])]) // bit 12
+    static let readAddress = ScriptedTransport.Step(
+        command: hex("09 10 00"), answers: [complete(0x1009, returning: [0x66, 0x55, 0x44, 0x33, 0x22, 0x11])])
+
+    /// Runs Emitter.start over `steps` and returns the reported plan and round trips.
+    func start(_ steps: [ScriptedTransport.Step], owns: Bool, options: AdvertisingOptions) throws
+        -> (plan: AdvertisingPlan?, roundTrips: Int?, transport: ScriptedTransport) {
+        let transport = ScriptedTransport(steps)
+        var reported: (AdvertisingPlan, Int)? = nil
+        let emitter = Emitter(controller: HCIController(transport: transport), ownsController: owns) { event in
+            if case let .advertising(plan, _, roundTrips) = event { reported = (plan, roundTrips) }
+        }
+        _ = try emitter.start(options: options)
+        #expect(transport.remainingSteps == 0, "the whole script was used")
+        return (reported?.0, reported?.1, transport)
+    }
+
+    @Test func ownedExtendedControllerOneBeacon() throws {
+        // Reset, the two reads that choose the mode, parameters, data, enable; the address after.
+        let steps = [Self.reset, Self.readCommands(extended: true), Self.readFeatures]
+            + extendedSteps.dropFirst() + [Self.readAddress]
+        let result = try start(steps, owns: true, options: AdvertisingOptions(beacons: [referenceBeacon]))
+        #expect(result.plan?.mode == .extended)
+        #expect(result.roundTrips == 6, "round trips counted up to the enable")
+        #expect(result.plan?.address == BluetoothAddress(0x1122_3344_5566))
+        #expect(result.plan?.addressIsRandom == false)
+    }
+
+    @Test func ownedControllerWithLegacyAsksNothing() throws {
+        let steps = [Self.reset] + legacySteps.dropFirst() + [Self.readAddress]
+        let result = try start(steps, owns: true, options: AdvertisingOptions(beacons: [referenceBeacon], mode: .legacy))
+        #expect(result.plan?.mode == .legacy)
+        #expect(result.roundTrips == 4)
+    }
+
+    @Test func legacyOnlyCommandsSkipTheFeatureRead() throws {
+        let steps = [Self.reset, Self.readCommands(extended: false)] + legacySteps.dropFirst() + [Self.readAddress]
+        let result = try start(steps, owns: true, options: AdvertisingOptions(beacons: [referenceBeacon]))
+        #expect(result.plan?.mode == .legacy)
+        #expect(result.roundTrips == 5)
+    }
+
+    @Test func kernelAdapterIsDisabledFirstAndNotReset() throws {
+        let steps = [Self.readCommands(extended: true), Self.readFeatures] + extendedSteps + [Self.readAddress]
+        let result = try start(steps, owns: false, options: AdvertisingOptions(beacons: [referenceBeacon]))
+        #expect(result.roundTrips == 6)
+    }
+
+    @Test func randomAddressNeedsNoAddressRead() throws {
+        let transport = ScriptedTransport(answeringEverything: true)
+        let emitter = Emitter(controller: HCIController(transport: transport), ownsController: true) { _ in }
+        _ = try emitter.start(options: AdvertisingOptions(beacons: [referenceBeacon], address: .generatedStaticRandom,
+                                                          mode: .legacy))
+        // Reset, random address, parameters, data, enable: no Read BD_ADDR (0x1009) anywhere.
+        #expect(transport.sent.map { UInt16($0[0]) | UInt16($0[1]) << 8 } == [0x0C03, 0x2005, 0x2006, 0x2008, 0x200A])
+    }
+
+    @Test func setsAreReadOnlyForSeveralBeacons() throws {
+        let beacons = (1...3).map { Beacon.iBeacon(IBeacon(proximityUUID: UUID(), major: 1, minor: UInt16($0))) }
+        let transport = ScriptedTransport(answeringEverything: true)
+        let emitter = Emitter(controller: HCIController(transport: transport), ownsController: true) { _ in }
+        _ = try? emitter.start(options: AdvertisingOptions(beacons: beacons))
+        // The zeroed answers say "no extended advertising", so the flow stops at the commands.
+        #expect(transport.sent.prefix(2).map { UInt16($0[0]) | UInt16($0[1]) << 8 } == [0x0C03, 0x1002])
+        let capabilities = try AdvertisingCapabilities.read(
+            from: HCIController(transport: ScriptedTransport([Self.readCommands(extended: true), Self.readFeatures,
+                .init(command: hex("3B 20 00"), answers: [complete(0x203B, returning: [0x04])])])),
+            for: AdvertisingOptions(beacons: beacons))
+        #expect(capabilities == AdvertisingCapabilities(supportsExtendedAdvertising: true, numberOfAdvertisingSets: 4))
     }
 }

@@ -103,7 +103,7 @@ import Testing
             if case let .stopped(reason, keptOn) = event { events.append("\(reason) \(keptOn)") }
         }
         let advertiser = Advertiser(controller: controller, options: AdvertisingOptions(beacons: [referenceBeacon]))
-        try advertiser.start(info: controllerInfo(extended: true))
+        try advertiser.start(capabilities: capabilities(extended: true))
         var fds: [Int32] = [-1, -1]
         #expect(pipe(&fds) == 0)
         var byte: UInt8 = 1
@@ -120,7 +120,7 @@ import Testing
         let controller = HCIController(transport: transport)
         let emitter = Emitter(controller: controller, ownsController: false) { _ in }
         let advertiser = Advertiser(controller: controller, options: AdvertisingOptions(beacons: [referenceBeacon]))
-        try advertiser.start(info: controllerInfo(extended: true))
+        try advertiser.start(capabilities: capabilities(extended: true))
         try emitter.run(advertiser, duration: .milliseconds(20), keep: true, interrupt: nil)
         #expect(transport.sent.count == extendedSteps.count, "nothing sent after enabling")
     }
@@ -131,7 +131,7 @@ import Testing
         let controller = HCIController(transport: transport)
         let emitter = Emitter(controller: controller, ownsController: false) { _ in }
         let advertiser = Advertiser(controller: controller, options: AdvertisingOptions(beacons: [referenceBeacon]))
-        try advertiser.start(info: controllerInfo(extended: true))
+        try advertiser.start(capabilities: capabilities(extended: true))
         #expect(throws: HostError.self) { try emitter.run(advertiser, duration: .seconds(5), keep: false, interrupt: nil) }
     }
 }
