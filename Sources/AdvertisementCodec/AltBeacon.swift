@@ -18,6 +18,8 @@ import Foundation
 /// ```
 public struct AltBeacon: Hashable, Sendable {
     static let beaconCode: [UInt8] = [0xBE, 0xAC]
+    /// The beacon code as one big-endian number, for comparing without an array.
+    static let beaconCodeValue: UInt16 = 0xBEAC
     /// Length of the manufacturer data, company ID included.
     public static let manufacturerDataLength = 26
 

@@ -110,3 +110,20 @@ import Testing
         #expect(try Beacon.beacons(in: data).isEmpty)
     }
 }
+
+@Suite struct UUIDFromBytesTests {
+    /// The hot-path constructor (two words copied in where Foundation stores the bytes) against
+    /// Foundation's own `UUID(uuid:)`, at every alignment.
+    @Test func pointerConstructorMatchesFoundation() {
+        var generator = SystemRandomNumberGenerator()
+        for offset in 0..<8 {
+            for _ in 0..<64 {
+                let bytes = (0..<(offset + 16)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+                let built = bytes.withUnsafeBytes { UUID($0.baseAddress! + offset) }
+                let expected = UUID(bytes: bytes[offset...])
+                #expect(built == expected)
+                #expect(built.bigEndianBytes == Array(bytes[offset...]))
+            }
+        }
+    }
+}
