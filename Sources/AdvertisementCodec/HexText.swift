@@ -24,14 +24,30 @@ public enum HexText {
     /// - Throws: `CodecError` whose offset is the byte offset in `text` of the offending character.
     public static func parse(utf8 text: UnsafeBufferPointer<UInt8>, into bytes: inout [UInt8]) throws(CodecError) {
         let initialCount = bytes.count
-        bytes.reserveCapacity(initialCount + text.count / 2)
         // The usual line is contiguous digits: take them two at a time while they last, then
         // go on with the general state machine (in the state these digits leave it).
+        // The output is sized for the most the text can hold, written through a pointer and cut
+        // back to what the run of pairs filled (appending byte by byte costs a uniqueness and a
+        // capacity check each).
         var start = 0
-        while start + 1 < text.count, let high = nibble(text[start]), let low = nibble(text[start + 1]) {
-            bytes.append(high << 4 | low)
-            start += 2
+        let most = text.count / 2
+        bytes.append(contentsOf: repeatElement(0, count: most))
+        let filled = nibbleTable.withUnsafeBufferPointer { table in
+            bytes.withUnsafeMutableBufferPointer { out -> Int in
+                // A table rather than comparisons: random hex mixes digits and letters, which
+                // branches cannot predict; the one branch here (a non-digit) almost never turns.
+                var written = initialCount
+                while start + 1 < text.count {
+                    let high = table[Int(text[start])], low = table[Int(text[start + 1])]
+                    if (high | low) > 0x0F { break }
+                    out[written] = high << 4 | low
+                    written += 1
+                    start += 2
+                }
+                return written - initialCount
+            }
         }
+        bytes.removeLast(most - filled)
         var pendingHigh: UInt8? = nil
         var pendingOffset = 0
         var digitsInGroup = start
@@ -109,14 +125,15 @@ public enum HexText {
         value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "A") - 10 + value
     }
 
+    /// The value of each byte as a hex digit, 0xFF for anything else.
+    static let nibbleTable: [UInt8] = (0...255).map { nibble(UInt8($0)) ?? 0xFF }
+
     @inline(__always)
     static func nibble(_ char: UInt8) -> UInt8? {
-        switch char {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return char &- UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return char &- UInt8(ascii: "a") &+ 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return char &- UInt8(ascii: "A") &+ 10
-        default: return nil
-        }
+        let digit = char &- UInt8(ascii: "0")
+        if digit < 10 { return digit }
+        let letter = (char | 0x20) &- UInt8(ascii: "a")  // 0x20 makes A-F a-f (and nothing else a-f)
+        return letter < 6 ? letter &+ 10 : nil
     }
 
     private static func invalid(_ char: UInt8, at column: Int) -> CodecError {

@@ -2,6 +2,7 @@
 
 import AdvertisementCodec
 import ArgumentParser
+import Dispatch
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -32,32 +33,78 @@ struct Decode: ParsableCommand {
     var hex: [String] = []
 
     func run() throws {
-        let decoder = LineDecoder(json: json)
+        let decoders = LineDecoders(json: json)
         if hex.isEmpty {
             var number = 0
             do {
-                try LineReader.forEachLine(of: STDIN_FILENO, line: { line in
-                    number += 1
-                    decoder.decode(line, label: "line \(number)")
-                }, chunkEnd: decoder.flush)
+                try LineReader.forEachChunk(of: STDIN_FILENO) { lines in
+                    decoders.decode(lines, firstNumber: number + 1)
+                    number += lines.count
+                }
             } catch {
-                decoder.flush()
                 Console.error("\(error)")
                 throw ExitStatus.ioError
             }
         } else {
             for (index, argument) in hex.enumerated() {
                 var text = argument
-                text.withUTF8 { decoder.decode($0, label: "argument \(index + 1)") }
+                text.withUTF8 { decoders.first.decode($0, label: "argument \(index + 1)") }
             }
+            decoders.flush()
         }
-        decoder.flush()
-        if decoder.failed > 0 {
-            if decoder.attempted > 1 {
-                Console.error("\(decoder.failed) of \(decoder.attempted) inputs failed to decode")
+        if decoders.failed > 0 {
+            if decoders.attempted > 1 {
+                Console.error("\(decoders.failed) of \(decoders.attempted) inputs failed to decode")
             }
             throw ExitStatus.dataError
         }
+    }
+}
+
+/// Decodes chunks of lines, a large chunk in halves on two threads, and writes what each chunk
+/// gave in input order: its results, then its errors.
+final class LineDecoders {
+    private let decoders: [LineDecoder]
+    /// Below this many lines a chunk is decoded on one thread (interactive use, short files).
+    private static let parallelLines = 2048
+
+    init(json: Bool) {
+        // Two workers at most: the output must be written in order, and past two the writing
+        // and reading dominate.
+        let workers = min(2, max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+        decoders = (0..<workers).map { _ in LineDecoder(json: json) }
+    }
+
+    var first: LineDecoder { decoders[0] }
+    var attempted: Int { decoders.reduce(0) { $0 + $1.attempted } }
+    var failed: Int { decoders.reduce(0) { $0 + $1.failed } }
+
+    /// Decodes `lines` (numbered from `firstNumber` in error messages), then writes their output.
+    func decode(_ lines: [UnsafeBufferPointer<UInt8>], firstNumber: Int) {
+        let parts = lines.count >= Self.parallelLines ? decoders.count : 1
+        let share = (lines.count + parts - 1) / parts
+        // Each worker has a decoder (and its buffers) of its own, and reads its own lines from
+        // the read buffer, which nothing changes until this returns.
+        nonisolated(unsafe) let decoders = self.decoders
+        nonisolated(unsafe) let lines = lines
+        let work: @Sendable (Int) -> Void = { part in
+            let decoder = decoders[part]
+            for index in part * share..<min(lines.count, (part + 1) * share) {
+                decoder.decode(lines[index], label: "line \(firstNumber + index)")
+            }
+        }
+        if parts == 1 {
+            work(0)
+        } else {
+            DispatchQueue.concurrentPerform(iterations: parts, execute: work)
+        }
+        flush()
+    }
+
+    /// Writes what is buffered: every worker's results in order, then their errors.
+    func flush() {
+        for decoder in decoders { decoder.output.flush() }
+        for decoder in decoders { decoder.errors.flush() }
     }
 }
 
@@ -68,8 +115,9 @@ final class LineDecoder {
     private(set) var attempted = 0
     private(set) var failed = 0
     private var packet: [UInt8] = []
-    private let output = OutputBuffer(descriptor: STDOUT_FILENO)
-    private let errors = OutputBuffer(descriptor: STDERR_FILENO)
+    /// Results and errors, written by `LineDecoders` once a chunk is decoded.
+    let output = OutputBuffer(descriptor: STDOUT_FILENO)
+    let errors = OutputBuffer(descriptor: STDERR_FILENO)
 
     init(json: Bool) {
         self.json = json
@@ -92,7 +140,6 @@ final class LineDecoder {
             failed += 1
             errors.append(line: "beacon-emit: \(label()): \(error)")
         }
-        output.flushIfFull()
     }
 
     private func write(_ sighting: BeaconSighting) {
@@ -103,9 +150,4 @@ final class LineDecoder {
         }
     }
 
-    /// Writes what is buffered: results first, then the errors of the same lines.
-    func flush() {
-        output.flush()
-        errors.flush()
-    }
 }

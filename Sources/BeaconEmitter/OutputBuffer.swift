@@ -58,18 +58,19 @@ final class OutputBuffer {
     }
 }
 
-/// Reads a file descriptor in large chunks and hands out its lines, each without its line
-/// end (`\n` or `\r\n`), straight from the read buffer.
+/// Reads a file descriptor in large chunks and hands out the lines of each, each without its
+/// line end (`\n` or `\r\n`), straight from the read buffer.
 enum LineReader {
     struct ReadError: Error, CustomStringConvertible {
         var code: Int32
         var description: String { "cannot read standard input: \(String(cString: strerror(code)))" }
     }
 
-    /// Calls `line` with each line, and `chunkEnd` after the lines of each read.
-    static func forEachLine(of descriptor: Int32, line: (UnsafeBufferPointer<UInt8>) -> Void,
-                            chunkEnd: () -> Void) throws(ReadError) {
+    /// Calls `chunk` with the complete lines of each read (and at the end, the last line without
+    /// a line end). The buffers are valid only during the call.
+    static func forEachChunk(of descriptor: Int32, _ chunk: ([UnsafeBufferPointer<UInt8>]) -> Void) throws(ReadError) {
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        var lines: [UnsafeBufferPointer<UInt8>] = []
         var start = 0  // first byte of the line in progress
         var end = 0  // bytes read so far
         while true {
@@ -91,20 +92,21 @@ enum LineReader {
             }
             buffer.withUnsafeBufferPointer { all in
                 let base = all.baseAddress!
+                lines.removeAll(keepingCapacity: true)
                 if count == 0 {
-                    if start < end { line(trimmed(UnsafeBufferPointer(start: base + start, count: end - start))) }
-                    return
+                    if start < end { lines.append(trimmed(UnsafeBufferPointer(start: base + start, count: end - start))) }
+                } else {
+                    var scan = end
+                    end += count
+                    while let newline = memchr(base + scan, Int32(UInt8(ascii: "\n")), end - scan) {
+                        let stop = base.distance(to: newline.assumingMemoryBound(to: UInt8.self))
+                        lines.append(trimmed(UnsafeBufferPointer(start: base + start, count: stop - start)))
+                        start = stop + 1
+                        scan = start
+                    }
                 }
-                var scan = end
-                end += count
-                while let newline = memchr(base + scan, Int32(UInt8(ascii: "\n")), end - scan) {
-                    let stop = base.distance(to: newline.assumingMemoryBound(to: UInt8.self))
-                    line(trimmed(UnsafeBufferPointer(start: base + start, count: stop - start)))
-                    start = stop + 1
-                    scan = start
-                }
+                chunk(lines)
             }
-            chunkEnd()
             if count == 0 { return }
         }
     }

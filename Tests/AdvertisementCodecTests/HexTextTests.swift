@@ -66,6 +66,37 @@ import Testing
         #expect(try HexText.parse(HexText.format(all)) == all)
         #expect(try HexText.parse(HexText.format(all, separator: " ").lowercased()) == all)
     }
+
+    /// Every byte value against the standard library's own reading of one hex digit.
+    @Test func nibbleOfEveryByte() {
+        for value in 0...255 {
+            let char = UInt8(value)
+            let expected = value < 128 ? UInt8(String(UnicodeScalar(char)), radix: 16) : nil
+            #expect(HexText.nibble(char) == expected, "\(value)")
+        }
+    }
+
+    /// The pair fast path stops where the digits stop, at every length, and the bytes it
+    /// filled are exactly the pairs (the rest of the line goes to the general reader).
+    @Test func pairRunStopsAtEveryPosition() throws {
+        let digits = Array("0201061AFF4C0002".utf8)
+        for cut in 0...digits.count {
+            var text = Array(digits[..<cut])
+            text += Array(" 0A".utf8)
+            var bytes: [UInt8] = [0xEE]  // output appended after what is there
+            try text.withUnsafeBufferPointer { buffer throws(CodecError) in
+                if cut % 2 == 0 {
+                    try HexText.parse(utf8: buffer, into: &bytes)
+                } else {
+                    #expect(throws: CodecError.self) { try HexText.parse(utf8: buffer, into: &bytes) }
+                }
+            }
+            if cut % 2 == 0 {
+                let pairs = stride(from: 0, to: cut, by: 2).map { UInt8(String(decoding: digits[$0..<$0 + 2], as: UTF8.self), radix: 16)! }
+                #expect(bytes == [0xEE] + pairs + [0x0A], "cut \(cut)")
+            }
+        }
+    }
 }
 
 @Suite struct UUIDTextTests {

@@ -28,8 +28,9 @@ enum CLITestError: Error {
     case binaryNotFound(String)
 }
 
-/// Runs `beacon-emit` with `arguments`, feeding `input` on standard input.
-func runBeaconEmit(_ arguments: [String], input: String = "") throws -> RunResult {
+/// Runs `beacon-emit` with `arguments`, feeding `input` on standard input: through a pipe, or
+/// with `fromFile` from a file (so reads return large chunks, as with `< capture.txt`).
+func runBeaconEmit(_ arguments: [String], input: String = "", fromFile: Bool = false) throws -> RunResult {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: try beaconEmitPath())
     process.arguments = arguments
@@ -37,12 +38,23 @@ func runBeaconEmit(_ arguments: [String], input: String = "") throws -> RunResul
     environment["SWIFT_BACKTRACE"] = "enable=no"
     process.environment = environment
     let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
-    process.standardInput = stdin
+    var inputFile: URL? = nil
+    if fromFile {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("beacon-emit-input-\(UUID().uuidString)")
+        try Data(input.utf8).write(to: url)
+        inputFile = url
+        process.standardInput = try FileHandle(forReadingFrom: url)
+    } else {
+        process.standardInput = stdin
+    }
+    defer { if let inputFile { try? FileManager.default.removeItem(at: inputFile) } }
     process.standardOutput = stdout
     process.standardError = stderr
     try process.run()
-    stdin.fileHandleForWriting.write(Data(input.utf8))
-    try stdin.fileHandleForWriting.close()
+    if !fromFile {
+        stdin.fileHandleForWriting.write(Data(input.utf8))
+        try stdin.fileHandleForWriting.close()
+    }
     let out = stdout.fileHandleForReading.readDataToEndOfFile()
     let err = stderr.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()

@@ -58,6 +58,36 @@ import Testing
             #"{"type":"ibeacon","uuid":"39ED98FF-2900-441A-802F-9C398FC199D2","major":101,"minor":2,"measuredPower":-59,"address":"DA:4C:10:DE:17:01","addressType":"public","rssi":-60}"#)
     }
 
+    /// A file of thousands of lines is decoded in halves on two threads (where there are two
+    /// cores): results and errors still come in input order, with the right line numbers.
+    @Test func largeInputKeepsInputOrder() throws {
+        let count = 6000
+        var lines: [String] = []
+        for number in 1...count {
+            if number % 50 == 0 {
+                lines.append("02 01 0G")  // bad hex at byte 7
+            } else {
+                let major = String(format: "%04X", number)
+                lines.append("0201061AFF4C00021539ED98FF2900441A802F9C398FC199D2\(major)0002C5")
+            }
+        }
+        let result = try runBeaconEmit(["decode", "--json"], input: lines.joined(separator: "\n") + "\n", fromFile: true)
+        #expect(result.status == 65)
+        let majors = result.stdoutLines.map { line -> Int in
+            guard let range = line.range(of: #""major":"#) else { return -1 }
+            return Int(line[range.upperBound...].prefix { $0.isNumber }) ?? -1
+        }
+        let expected = (1...count).filter { $0 % 50 != 0 }
+        let firstDifference = zip(majors, expected).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+        #expect(majors.count == expected.count && firstDifference == nil,
+                "\(majors.count) results, first out of order at result \(firstDifference.map(String.init) ?? "-")")
+        let errors = result.stderr.split(separator: "\n").map(String.init)
+        #expect(errors.dropLast() == (1...count).filter { $0 % 50 == 0 }.map {
+            "beacon-emit: line \($0): hex text: byte 7: character: expected a hex digit, found 'G'"
+        })
+        #expect(errors.last == "beacon-emit: 120 of 6000 inputs failed to decode")
+    }
+
     @Test func singleBadArgumentIsOneLineAndExit65() throws {
         let result = try runBeaconEmit(["decode", "zz"])
         #expect(result.status == 65)
