@@ -6,6 +6,8 @@
 public struct RSSIWindow: Sendable {
     public let length: Double
     private var samples: [(time: Double, rssi: Int)] = []
+    /// The same RSSI values kept in order, so the trimmed mean needs no sort per report.
+    private var ordered: [Int] = []
 
     /// - Parameter length: the window in seconds (20 by default, as AltBeacon).
     public init(length: Double = 20) {
@@ -17,25 +19,42 @@ public struct RSSIWindow: Sendable {
     /// Adds a sample taken at `time` and forgets those older than the window.
     public mutating func add(_ rssi: Int, at time: Double) {
         samples.append((time, rssi))
+        ordered.insert(rssi, at: Self.firstIndex(notBelow: rssi, in: ordered))
         prune(now: time)
     }
 
     /// Forgets samples older than the window as of `now`.
     public mutating func prune(now: Double) {
         let oldest = now - length
-        if let keep = samples.firstIndex(where: { $0.time >= oldest }) {
-            if keep > 0 { samples.removeFirst(keep) }
-        } else {
-            samples.removeAll()
+        let keep = samples.firstIndex(where: { $0.time >= oldest }) ?? samples.count
+        guard keep > 0 else { return }
+        if keep == samples.count {
+            samples.removeAll(keepingCapacity: true)
+            ordered.removeAll(keepingCapacity: true)
+            return
         }
+        for sample in samples[..<keep] {
+            ordered.remove(at: Self.firstIndex(notBelow: sample.rssi, in: ordered))
+        }
+        samples.removeFirst(keep)
     }
 
     /// The trimmed mean of the samples in the window, or nil with none.
     public var mean: Double? {
-        guard !samples.isEmpty else { return nil }
-        let sorted = samples.map(\.rssi).sorted()
-        let drop = sorted.count / 10
-        let kept = sorted[drop..<(sorted.count - drop)]
-        return Double(kept.reduce(0, +)) / Double(kept.count)
+        guard !ordered.isEmpty else { return nil }
+        let drop = ordered.count / 10
+        var sum = 0
+        for index in drop..<(ordered.count - drop) { sum += ordered[index] }
+        return Double(sum) / Double(ordered.count - 2 * drop)
+    }
+
+    /// Where `value` goes in `sorted` (before any equal values): a binary search.
+    private static func firstIndex(notBelow value: Int, in sorted: [Int]) -> Int {
+        var low = 0, high = sorted.count
+        while low < high {
+            let middle = (low + high) / 2
+            if sorted[middle] < value { low = middle + 1 } else { high = middle }
+        }
+        return low
     }
 }

@@ -181,3 +181,26 @@ import Testing
         #expect(record?.packet.type == .command)
     }
 }
+
+@Suite struct RSSIWindowAgainstSortTests {
+    /// The window keeps its values in order as samples come and go; its mean must equal the
+    /// definition computed from scratch (sort, drop a tenth at each end, average the rest).
+    @Test func incrementalMeanMatchesSortingEveryTime() {
+        var generator = SystemRandomNumberGenerator()
+        var window = RSSIWindow(length: 5)
+        var kept: [(time: Double, rssi: Int)] = []
+        var time = 0.0
+        for _ in 0..<2000 {
+            time += Double.random(in: 0...0.8, using: &generator)
+            let rssi = Int.random(in: -100 ... -30, using: &generator)
+            window.add(rssi, at: time)
+            kept.append((time, rssi))
+            kept.removeAll { $0.time < time - 5 }
+            let sorted = kept.map(\.rssi).sorted()
+            let drop = sorted.count / 10
+            let middle = sorted[drop..<(sorted.count - drop)]
+            #expect(window.mean == Double(middle.reduce(0, +)) / Double(middle.count))
+            #expect(window.count == kept.count)
+        }
+    }
+}
