@@ -149,5 +149,4 @@ final class LineDecoder {
             output.append(line: SightingFormatter.text(sighting))
         }
     }
-
 }

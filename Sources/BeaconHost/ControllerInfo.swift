@@ -19,12 +19,6 @@ public struct ControllerInfo: Sendable {
         leFeatures.contains(.extendedAdvertising) && supportedCommands.supportsExtendedAdvertising
     }
 
-    /// The part the advertising flow chooses by.
-    public var advertising: AdvertisingCapabilities {
-        AdvertisingCapabilities(supportsExtendedAdvertising: supportsExtendedAdvertising,
-                                numberOfAdvertisingSets: numberOfAdvertisingSets)
-    }
-
     /// Reads the controller's address, version, supported commands and LE features, and with
     /// extended advertising the number of sets and (for `info`) the maximum data length, each
     /// only where the supported-commands bitmap lists the command: some controllers (BlueZ's
@@ -40,8 +34,7 @@ public struct ControllerInfo: Sendable {
                                   leFeatures: features, numberOfAdvertisingSets: nil,
                                   maximumAdvertisingDataLength: AdvertisingData.legacyMaximumLength)
         if info.supportsExtendedAdvertising {
-            info.numberOfAdvertisingSets = commands.supportsReadNumberOfSupportedAdvertisingSets
-                ? Int(try controller.send(LEReadNumberOfSupportedAdvertisingSets()).numberOfSets) : 1
+            info.numberOfAdvertisingSets = try AdvertisingCapabilities.readNumberOfSets(from: controller, commands: commands)
             if dataLength && commands.supportsReadMaximumAdvertisingDataLength {
                 do {
                     info.maximumAdvertisingDataLength = Int(try controller.send(LEReadMaximumAdvertisingDataLength()).maximumLength)
@@ -87,13 +80,13 @@ public struct AdvertisingCapabilities: Sendable, Equatable {
         self.numberOfAdvertisingSets = numberOfAdvertisingSets
     }
 
-    /// Reads only what advertising `options` needs to choose its flow: nothing with `--legacy`;
-    /// otherwise the supported commands, the LE features only when the commands include extended
-    /// advertising (both must say yes), and the number of sets only for more than one beacon.
+    /// Reads what advertising `options` needs to choose its flow (callers with `--legacy` need
+    /// nothing and do not call this): the supported commands, the LE features only when the
+    /// commands include extended advertising (both must say yes), and the number of sets only
+    /// for more than one beacon.
     /// - Throws: `HostError` from the command engine.
     public static func read(from controller: HCIController, for options: AdvertisingOptions) throws(HostError)
         -> AdvertisingCapabilities {
-        guard options.mode != .legacy else { return AdvertisingCapabilities(supportsExtendedAdvertising: false) }
         let commands = try controller.send(ReadLocalSupportedCommands())
         guard commands.supportsExtendedAdvertising,
               try controller.send(LEReadLocalSupportedFeatures()).features.contains(.extendedAdvertising) else {
@@ -101,9 +94,16 @@ public struct AdvertisingCapabilities: Sendable, Equatable {
         }
         var capabilities = AdvertisingCapabilities(supportsExtendedAdvertising: true)
         if options.beacons.count > 1 {
-            capabilities.numberOfAdvertisingSets = commands.supportsReadNumberOfSupportedAdvertisingSets
-                ? Int(try controller.send(LEReadNumberOfSupportedAdvertisingSets()).numberOfSets) : 1
+            capabilities.numberOfAdvertisingSets = try readNumberOfSets(from: controller, commands: commands)
         }
         return capabilities
+    }
+
+    /// The number of advertising sets, read where the supported-commands bitmap lists the
+    /// command; 1 where it does not (BlueZ's emulator offers extended advertising without it).
+    static func readNumberOfSets(from controller: HCIController,
+                                 commands: ReadLocalSupportedCommands.ReturnParameters) throws(HostError) -> Int {
+        commands.supportsReadNumberOfSupportedAdvertisingSets
+            ? Int(try controller.send(LEReadNumberOfSupportedAdvertisingSets()).numberOfSets) : 1
     }
 }

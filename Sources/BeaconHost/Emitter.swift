@@ -36,21 +36,24 @@ public final class Emitter {
 
     /// Sets up the controller and starts advertising, asking the controller only what the flow
     /// needs: an owned controller is reset (event masks stay at their defaults: advertising
-    /// needs no LE events) and not disabled again; capabilities are read as
-    /// `AdvertisingCapabilities.read` describes; the public address, which only the report
-    /// shows, is read after advertising is on.
+    /// needs no LE events) and not disabled again; capabilities are read (nothing with
+    /// `--legacy`) as `AdvertisingCapabilities.read` describes; the public address, which only
+    /// the report shows, is read after advertising is on.
     /// - Throws: `HostError`; advertising is off again when it throws.
     public func start(options: AdvertisingOptions) throws(HostError) -> Advertiser {
         if ownsController {
             report(.step("reset the controller (HCI Reset)"))
             try controller.send(Reset())
         }
-        if options.mode != .legacy {
+        let capabilities: AdvertisingCapabilities
+        if options.mode == .legacy {
+            capabilities = AdvertisingCapabilities(supportsExtendedAdvertising: false)  // nothing to ask
+        } else {
             report(.step("read the supported commands and LE features"
                          + (options.beacons.count > 1 ? ", and the number of advertising sets" : "")))
+            capabilities = try AdvertisingCapabilities.read(from: controller, for: options)
+            report(.capabilities(capabilities))
         }
-        let capabilities = try AdvertisingCapabilities.read(from: controller, for: options)
-        if options.mode != .legacy { report(.capabilities(capabilities)) }
         let advertiser = Advertiser(controller: controller, options: options)
         advertiser.log = { [report] in report(.step($0)) }
         var plan = try advertiser.start(capabilities: capabilities, controllerWasReset: ownsController)
