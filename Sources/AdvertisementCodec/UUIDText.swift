@@ -42,9 +42,8 @@ extension UUID {
     /// Builds a UUID from 16 bytes in the order it is written as text (big-endian).
     /// Callers guarantee `bytes.count == 16`.
     init(bytes b: ArraySlice<UInt8>) {
-        let s = b.startIndex
-        self.init(uuid: (b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7],
-                         b[s + 8], b[s + 9], b[s + 10], b[s + 11], b[s + 12], b[s + 13], b[s + 14], b[s + 15]))
+        precondition(b.count == 16, "a UUID is 16 bytes")
+        self = b.withUnsafeBytes { UUID($0.baseAddress!) }
     }
 
     /// Builds a UUID from the 16 bytes at `pointer` (text order), on a decoder's hot path.

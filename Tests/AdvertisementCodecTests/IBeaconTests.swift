@@ -112,16 +112,17 @@ import Testing
 }
 
 @Suite struct UUIDFromBytesTests {
-    /// The hot-path constructor (two words copied in where Foundation stores the bytes) against
-    /// Foundation's own `UUID(uuid:)`, at every alignment.
+    /// The constructor every decoder uses (two words copied in where Foundation stores the
+    /// bytes) against Foundation's own `UUID(uuid:)`, at every alignment, and the slice form.
     @Test func pointerConstructorMatchesFoundation() {
         var generator = SystemRandomNumberGenerator()
         for offset in 0..<8 {
             for _ in 0..<64 {
                 let bytes = (0..<(offset + 16)).map { _ in UInt8.random(in: 0...255, using: &generator) }
                 let built = bytes.withUnsafeBytes { UUID($0.baseAddress! + offset) }
-                let expected = UUID(bytes: bytes[offset...])
+                let expected = bytes.withUnsafeBytes { UUID(uuid: $0.loadUnaligned(fromByteOffset: offset, as: uuid_t.self)) }
                 #expect(built == expected)
+                #expect(UUID(bytes: bytes[offset...]) == expected)
                 #expect(built.bigEndianBytes == Array(bytes[offset...]))
             }
         }
