@@ -12,7 +12,8 @@ import Darwin
 enum Console {
     /// Writes one line to standard error, prefixed with the program name.
     static func error(_ message: String) {
-        OutputBuffer.writeAll(Array("beacon-emit: \(message)\n".utf8), to: STDERR_FILENO)
+        var line = "beacon-emit: \(message)\n"
+        line.withUTF8 { OutputBuffer.writeAll(UnsafeRawBufferPointer($0), to: STDERR_FILENO) }
     }
 }
 

@@ -136,7 +136,7 @@ final class LineDecoder {
             let summary = try PacketDecoder.decode(packet[...]) { write($0) }
             try summary.requireBeacons()
         } catch {
-            output.bytes.removeSubrange(mark...)  // nothing printed for a line that failed part way
+            output.bytes.removeLast(from: mark)  // nothing printed for a line that failed part way
             failed += 1
             errors.append(line: "beacon-emit: \(label()): \(error)")
         }

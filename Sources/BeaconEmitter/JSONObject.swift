@@ -11,164 +11,202 @@ import Foundation
 /// One flat JSON object written as a single line, keys in insertion order (so output reads
 /// the same way every time: `type` first). Values are strings, integers, decimals, booleans or
 /// null. It writes UTF-8 bytes, and can continue a buffer it is handed (`decode` and `scan`
-/// write straight into their output that way).
-struct JSONObject {
-    private(set) var bytes: [UInt8]
+/// write straight into their output that way). Each value reserves room for the most it can
+/// take, once, and is then written through a pointer.
+struct JSONObject: ~Copyable {
+    private var out: ByteBuffer
     private var empty = true
 
     init() {
-        bytes = [UInt8(ascii: "{")]
+        out = ByteBuffer(capacity: 256)
+        out.append(UInt8(ascii: "{"))
     }
 
-    /// Starts an object at the end of `buffer`, taking its storage (no copy); `finish()` gives it back.
-    init(continuing buffer: inout [UInt8]) {
-        bytes = []
-        swap(&bytes, &buffer)
-        bytes.append(UInt8(ascii: "{"))
+    /// Starts an object at the end of `buffer`, taking its storage (no copy); `finish(into:)` gives it back.
+    init(continuing buffer: inout ByteBuffer) {
+        out = ByteBuffer()
+        swap(&out, &buffer)
+        out.append(UInt8(ascii: "{"))
     }
 
-    /// Closes the object and returns the buffer it was written into.
-    mutating func finish() -> [UInt8] {
-        bytes.append(UInt8(ascii: "}"))
-        var out: [UInt8] = []
-        swap(&out, &bytes)
-        return out
+    /// Closes the object and hands the buffer it was written into back to `buffer`.
+    mutating func finish(into buffer: inout ByteBuffer) {
+        out.append(UInt8(ascii: "}"))
+        swap(&out, &buffer)
     }
 
     /// The object as one line of text.
     var line: String {
-        var copy = self
-        return String(decoding: copy.finish(), as: UTF8.self)
+        out.string() + "}"
     }
 
     mutating func add(_ key: StaticString, _ value: String) {
         appendKey(key)
-        Self.appendQuoted(value, to: &bytes)
+        Self.appendQuoted(value, to: &out)
     }
 
     /// A string value known at compile time to need no escaping (a type name, a state).
     mutating func add(_ key: StaticString, literal value: StaticString) {
-        appendKey(key)
-        bytes.append(UInt8(ascii: "\""))
-        value.withUTF8Buffer { bytes.append(contentsOf: $0) }
-        bytes.append(UInt8(ascii: "\""))
+        appendKey(key, reserving: value.utf8CodeUnitCount + 2)
+        out.appendReserved(UInt8(ascii: "\""))
+        out.appendReserved(value)
+        out.appendReserved(UInt8(ascii: "\""))
     }
 
     mutating func add<T: BinaryInteger>(_ key: StaticString, _ value: T) {
-        appendKey(key)
-        Self.appendDecimal(negative: value < 0, magnitude: UInt64(truncatingIfNeeded: value.magnitude), to: &bytes)
+        appendKey(key, reserving: Self.decimalMost)
+        Self.appendDecimal(negative: value < 0, magnitude: UInt64(truncatingIfNeeded: value.magnitude), to: &out)
     }
 
     mutating func add(_ key: StaticString, _ value: Bool) {
-        appendKey(key)
-        bytes.append(contentsOf: value ? "true".utf8 : "false".utf8)
+        add(key, raw: value ? "true" : "false")
     }
 
     /// A number already formatted as a JSON number (callers guarantee the form).
     mutating func add(_ key: StaticString, number: String) {
         appendKey(key)
-        bytes.append(contentsOf: number.utf8)
+        out.append(utf8: number)
+    }
+
+    /// A non-negative number of hundredths as a decimal with two places: 1234 -> 12.34.
+    mutating func add(_ key: StaticString, hundredths: UInt64) {
+        appendKey(key, reserving: Self.decimalMost + 3)
+        Self.appendDecimal(negative: false, magnitude: hundredths / 100, to: &out)
+        let fraction = UInt8(hundredths % 100)
+        out.appendReserved(UInt8(ascii: "."))
+        out.appendReserved(UInt8(ascii: "0") + fraction / 10)
+        out.appendReserved(UInt8(ascii: "0") + fraction % 10)
     }
 
     /// A UUID in its usual upper-case 8-4-4-4-12 form, written without building a string.
     mutating func add(_ key: StaticString, uuid: UUID) {
-        appendKey(key)
-        // The 38 characters (quotes included) are made in scratch space and appended at once.
-        var text: (UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0)
-        withUnsafeMutableBytes(of: &text) { out in
+        appendKey(key, reserving: 38)
+        out.appendReserving(38) { text in
+            text[0] = UInt8(ascii: "\"")
+            var position = 1
             withUnsafeBytes(of: uuid.uuid) { raw in
-                out[0] = UInt8(ascii: "\"")
-                var position = 1
                 for index in 0..<16 {
                     if index == 4 || index == 6 || index == 8 || index == 10 {
-                        out[position] = UInt8(ascii: "-")
+                        text[position] = UInt8(ascii: "-")
                         position += 1
                     }
-                    out[position] = HexText.digit(raw[index] >> 4)
-                    out[position + 1] = HexText.digit(raw[index] & 0x0F)
+                    text[position] = HexText.digit(raw[index] >> 4)
+                    text[position + 1] = HexText.digit(raw[index] & 0x0F)
                     position += 2
                 }
-                out[position] = UInt8(ascii: "\"")
-                bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: out[0...position]))
             }
+            text[position] = UInt8(ascii: "\"")
+            return position + 1
         }
     }
 
     /// Bytes as one upper-case hex string, written without building a string.
-    mutating func add(_ key: StaticString, hex: some Sequence<UInt8>) {
-        appendKey(key)
-        bytes.append(UInt8(ascii: "\""))
-        HexText.append(hex, to: &bytes)
-        bytes.append(UInt8(ascii: "\""))
+    mutating func add(_ key: StaticString, hex: some Collection<UInt8>) {
+        let count = hex.count
+        appendKey(key, reserving: 2 * count + 2)
+        out.appendReserving(2 * count + 2) { text in
+            text[0] = UInt8(ascii: "\"")
+            var position = 1
+            for byte in hex {
+                text[position] = HexText.digit(byte >> 4)
+                text[position + 1] = HexText.digit(byte & 0x0F)
+                position += 2
+            }
+            text[position] = UInt8(ascii: "\"")
+            return position + 1
+        }
     }
 
     /// A Bluetooth address as `AA:BB:CC:DD:EE:FF`, written without building a string.
     mutating func add(_ key: StaticString, address: BluetoothAddress) {
-        appendKey(key)
-        bytes.append(UInt8(ascii: "\""))
-        let mostSignificantFirst = stride(from: 40, through: 0, by: -8).lazy.map {
-            UInt8(truncatingIfNeeded: address.value >> UInt64($0))
+        appendKey(key, reserving: 19)
+        out.appendReserving(19) { text in
+            text[0] = UInt8(ascii: "\"")
+            for index in 0..<6 {
+                let byte = UInt8(truncatingIfNeeded: address.value >> UInt64(40 - 8 * index))
+                text[1 + 3 * index] = HexText.digit(byte >> 4)
+                text[2 + 3 * index] = HexText.digit(byte & 0x0F)
+                text[3 + 3 * index] = index == 5 ? UInt8(ascii: "\"") : UInt8(ascii: ":")
+            }
+            return 19
         }
-        HexText.append(mostSignificantFirst, separator: ":", to: &bytes)
-        bytes.append(UInt8(ascii: "\""))
     }
 
     /// Unix time as ISO 8601 UTC with milliseconds (`Timestamp.iso8601`), written without building a string.
     mutating func add(_ key: StaticString, timestamp unix: Double) {
-        appendKey(key)
-        bytes.append(UInt8(ascii: "\""))
-        Timestamp.append(unix, to: &bytes)
-        bytes.append(UInt8(ascii: "\""))
+        appendKey(key, reserving: 2)
+        out.appendReserved(UInt8(ascii: "\""))
+        Timestamp.append(unix, to: &out)
+        out.append(UInt8(ascii: "\""))
     }
 
     mutating func addNull(_ key: StaticString) {
-        appendKey(key)
-        bytes.append(contentsOf: "null".utf8)
+        add(key, raw: "null")
     }
 
-    private mutating func appendKey(_ key: StaticString) {
-        if !empty { bytes.append(UInt8(ascii: ",")) }
+    private mutating func add(_ key: StaticString, raw value: StaticString) {
+        appendKey(key, reserving: value.utf8CodeUnitCount)
+        out.appendReserved(value)
+    }
+
+    /// Writes the separator and `"key":`, with room for `extra` more bytes after it.
+    @inline(__always)
+    private mutating func appendKey(_ key: StaticString, reserving extra: Int = 0) {
+        // Keys are plain ASCII names (StaticString: known at compile time, no escaping).
+        out.reserve(key.utf8CodeUnitCount + 4 + extra)
+        if !empty { out.appendReserved(UInt8(ascii: ",")) }
         empty = false
-        bytes.append(UInt8(ascii: "\""))
-        key.withUTF8Buffer { bytes.append(contentsOf: $0) }  // keys are plain ASCII names
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(UInt8(ascii: ":"))
+        out.appendReserved(UInt8(ascii: "\""))
+        out.appendReserved(key)
+        out.appendReserved(UInt8(ascii: "\""))
+        out.appendReserved(UInt8(ascii: ":"))
     }
 
+    /// The most bytes `appendDecimal` writes: a sign and 20 digits.
+    static let decimalMost = 21
 
-    /// Writes an integer in decimal.
-    static func appendDecimal(negative: Bool, magnitude: UInt64, to out: inout [UInt8]) {
-        if negative { out.append(UInt8(ascii: "-")) }
-        var magnitude = magnitude
-        var scratch: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes, more than 20 digits; filled from the end
-        withUnsafeMutableBytes(of: &scratch) { digits in
-            var index = digits.count
-            repeat {
-                index -= 1
-                digits[index] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-                magnitude /= 10
-            } while magnitude > 0
-            out.append(contentsOf: digits[index...])
+    /// Writes an integer in decimal, within `decimalMost` bytes reserved.
+    @inline(__always)
+    static func appendDecimal(negative: Bool, magnitude: UInt64, to out: inout ByteBuffer) {
+        if negative { out.appendReserved(UInt8(ascii: "-")) }
+        var digits = 1
+        var limit: UInt64 = 10
+        while digits < 20 && magnitude >= limit {
+            digits += 1
+            limit &*= 10
+        }
+        out.appendReserving(digits) { text in
+            var rest = magnitude
+            for index in stride(from: digits - 1, through: 0, by: -1) {
+                text[index] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+            }
+            return digits
         }
     }
 
     /// Quotes a string, escaping what RFC 8259 section 7 requires.
-    static func appendQuoted(_ value: String, to out: inout [UInt8]) {
-        out.append(UInt8(ascii: "\""))
-        for byte in value.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): out.append(UInt8(ascii: "\\")); out.append(byte)
-            case UInt8(ascii: "\\"): out.append(UInt8(ascii: "\\")); out.append(byte)
-            case UInt8(ascii: "\n"): out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "n"))
-            case UInt8(ascii: "\r"): out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "r"))
-            case UInt8(ascii: "\t"): out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "t"))
-            case 0..<0x20:
-                out.append(contentsOf: "\\u00".utf8)
-                out.append(HexText.digit(byte >> 4))
-                out.append(HexText.digit(byte & 0x0F))
-            default: out.append(byte)  // UTF-8 of everything else passes as it is
+    static func appendQuoted(_ value: String, to out: inout ByteBuffer) {
+        var value = value
+        value.withUTF8 { utf8 in
+            out.reserve(6 * utf8.count + 2)  // the longest escape, \u00XX, is six bytes
+            out.appendReserved(UInt8(ascii: "\""))
+            for byte in utf8 {
+                switch byte {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"):
+                    out.appendReserved(UInt8(ascii: "\\")); out.appendReserved(byte)
+                case UInt8(ascii: "\n"): out.appendReserved(UInt8(ascii: "\\")); out.appendReserved(UInt8(ascii: "n"))
+                case UInt8(ascii: "\r"): out.appendReserved(UInt8(ascii: "\\")); out.appendReserved(UInt8(ascii: "r"))
+                case UInt8(ascii: "\t"): out.appendReserved(UInt8(ascii: "\\")); out.appendReserved(UInt8(ascii: "t"))
+                case 0..<0x20:
+                    for escape in [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
+                                   HexText.digit(byte >> 4), HexText.digit(byte & 0x0F)] {
+                        out.appendReserved(escape)
+                    }
+                default: out.appendReserved(byte)  // UTF-8 of everything else passes as it is
+                }
             }
+            out.appendReserved(UInt8(ascii: "\""))
         }
-        out.append(UInt8(ascii: "\""))
     }
 }

@@ -13,16 +13,15 @@ import Darwin
 /// each chunk of input, so a reader of a pipe sees results as soon as their input arrived).
 final class OutputBuffer {
     let descriptor: Int32
-    var bytes: [UInt8] = []
+    var bytes = ByteBuffer(capacity: limit + 4096)
     private static let limit = 1 << 16
 
     init(descriptor: Int32) {
         self.descriptor = descriptor
-        bytes.reserveCapacity(Self.limit + 4096)
     }
 
     func append(line: String) {
-        bytes.append(contentsOf: line.utf8)
+        bytes.append(utf8: line)
         bytes.append(UInt8(ascii: "\n"))
     }
 
@@ -30,7 +29,7 @@ final class OutputBuffer {
     func appendJSONLine(_ fill: (inout JSONObject) -> Void) {
         var object = JSONObject(continuing: &bytes)
         fill(&object)
-        bytes = object.finish()
+        object.finish(into: &bytes)
         bytes.append(UInt8(ascii: "\n"))
     }
 
@@ -39,21 +38,19 @@ final class OutputBuffer {
     }
 
     func flush() {
-        Self.writeAll(bytes, to: descriptor)
-        bytes.removeAll(keepingCapacity: true)
+        bytes.withUnsafeBytes { Self.writeAll($0, to: descriptor) }
+        bytes.removeAll()
     }
 
     /// Writes all of `bytes`, resuming after interrupted and partial writes; gives up silently
     /// on an error (a closed pipe: there is no one left to tell).
-    static func writeAll(_ bytes: [UInt8], to descriptor: Int32) {
-        bytes.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0 && errno == EINTR { continue }
-                guard written > 0 else { return }
-                offset += written
-            }
+    static func writeAll(_ buffer: UnsafeRawBufferPointer, to descriptor: Int32) {
+        var offset = 0
+        while offset < buffer.count {
+            let written = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+            if written < 0 && errno == EINTR { continue }
+            guard written > 0 else { return }
+            offset += written
         }
     }
 }

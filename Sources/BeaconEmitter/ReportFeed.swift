@@ -103,34 +103,37 @@ enum Timestamp {
     }
 
     static func iso8601(_ unix: Double) -> String {
-        var out: [UInt8] = []
+        var out = ByteBuffer()
         append(unix, to: &out)
-        return String(decoding: out, as: UTF8.self)
+        return out.string()
     }
 
     /// Writes the ISO 8601 form of `unix` as UTF-8.
-    static func append(_ unix: Double, to out: inout [UInt8]) {
+    static func append(_ unix: Double, to out: inout ByteBuffer) {
         let time = Civil(unix)
-        func field(_ value: Int64, width: Int, then separator: Unicode.Scalar) {
+        // 24 bytes for years 0...9999; others are written through a string.
+        out.reserve(24)
+        func field(_ value: Int64, width: Int, then separator: UInt8) {
             var limit: Int64 = 1
             for _ in 0..<width { limit *= 10 }
             if value >= 0 && value < limit {
                 var divisor = limit / 10
                 while divisor > 0 {
-                    out.append(UInt8(ascii: "0") + UInt8(value / divisor % 10))
+                    out.appendReserved(UInt8(ascii: "0") + UInt8(value / divisor % 10))
                     divisor /= 10
                 }
             } else {
-                out.append(contentsOf: String(value).utf8)  // a year outside 0...9999
+                out.append(utf8: String(value))  // a year outside 0...9999
+                out.reserve(24)
             }
-            out.append(UInt8(separator.value))
+            out.appendReserved(separator)
         }
-        field(time.year, width: 4, then: "-")
-        field(time.month, width: 2, then: "-")
-        field(time.day, width: 2, then: "T")
-        field(time.hour, width: 2, then: ":")
-        field(time.minute, width: 2, then: ":")
-        field(time.second, width: 2, then: ".")
-        field(time.millisecond, width: 3, then: "Z")
+        field(time.year, width: 4, then: UInt8(ascii: "-"))
+        field(time.month, width: 2, then: UInt8(ascii: "-"))
+        field(time.day, width: 2, then: UInt8(ascii: "T"))
+        field(time.hour, width: 2, then: UInt8(ascii: ":"))
+        field(time.minute, width: 2, then: UInt8(ascii: ":"))
+        field(time.second, width: 2, then: UInt8(ascii: "."))
+        field(time.millisecond, width: 3, then: UInt8(ascii: "Z"))
     }
 }

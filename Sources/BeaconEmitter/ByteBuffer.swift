@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+/// Bytes in memory of their own, for writers that append a few bytes at a time: a writer
+/// reserves room for the most it will write (`reserve`), then writes without checks. (An
+/// `[UInt8]` checks uniqueness and capacity on every append, which was a third of `decode`.)
+/// Not copyable: one owner, freed with it.
+struct ByteBuffer: ~Copyable {
+    private var base: UnsafeMutablePointer<UInt8>
+    private(set) var count = 0
+    private var capacity: Int
+
+    /// An empty buffer; with no capacity it allocates nothing (until something is reserved).
+    init(capacity: Int = 0) {
+        self.capacity = max(0, capacity)
+        base = .allocate(capacity: self.capacity)
+    }
+
+    deinit {
+        base.deallocate()
+    }
+
+    /// Makes room for `extra` more bytes, so that many may be written unchecked.
+    @inline(__always)
+    mutating func reserve(_ extra: Int) {
+        if capacity &- count < extra { grow(toHold: count + extra) }
+    }
+
+    @inline(never)
+    private mutating func grow(toHold needed: Int) {
+        let larger = max(needed, capacity * 2, 64)
+        let moved = UnsafeMutablePointer<UInt8>.allocate(capacity: larger)
+        moved.initialize(from: base, count: count)
+        base.deallocate()
+        base = moved
+        capacity = larger
+    }
+
+    /// Appends a byte within room already reserved.
+    @inline(__always)
+    mutating func appendReserved(_ byte: UInt8) {
+        base[count] = byte
+        count &+= 1
+    }
+
+    /// Appends bytes within room already reserved.
+    @inline(__always)
+    mutating func appendReserved(_ bytes: UnsafeRawBufferPointer) {
+        guard let source = bytes.baseAddress else { return }
+        (base + count).initialize(from: source.assumingMemoryBound(to: UInt8.self), count: bytes.count)
+        count &+= bytes.count
+    }
+
+    /// Appends text known at compile time within room already reserved.
+    @inline(__always)
+    mutating func appendReserved(_ text: StaticString) {
+        text.withUTF8Buffer { appendReserved(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// Writes up to `most` bytes (reserved first) through a pointer; `body` returns how many it wrote.
+    @inline(__always)
+    mutating func appendReserving(_ most: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Int) {
+        reserve(most)
+        count &+= body(base + count)
+    }
+
+    mutating func append(_ byte: UInt8) {
+        reserve(1)
+        appendReserved(byte)
+    }
+
+    mutating func append(_ bytes: UnsafeRawBufferPointer) {
+        reserve(bytes.count)
+        appendReserved(bytes)
+    }
+
+    mutating func append(_ text: StaticString) {
+        text.withUTF8Buffer { append(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// Appends the UTF-8 of a string.
+    mutating func append(utf8 text: String) {
+        var text = text
+        text.withUTF8 { append(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// Drops the bytes from `index` on (what a writer wrote for something that then failed).
+    mutating func removeLast(from index: Int) {
+        precondition(index >= 0 && index <= count, "ByteBuffer.removeLast(from:) out of range")
+        count = index
+    }
+
+    mutating func removeAll() {
+        count = 0
+    }
+
+    func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try body(UnsafeRawBufferPointer(start: base, count: count))
+    }
+
+    /// The bytes as UTF-8 text.
+    func string() -> String {
+        withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+    }
+}
