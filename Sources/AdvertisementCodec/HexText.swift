@@ -24,30 +24,50 @@ public enum HexText {
     /// - Throws: `CodecError` whose offset is the byte offset in `text` of the offending character.
     public static func parse(utf8 text: UnsafeBufferPointer<UInt8>, into bytes: inout [UInt8]) throws(CodecError) {
         let initialCount = bytes.count
-        // The usual line is contiguous digits: take them two at a time while they last, then
-        // go on with the general state machine (in the state these digits leave it).
-        // The output is sized for the most the text can hold, written through a pointer and cut
-        // back to what the run of pairs filled (appending byte by byte costs a uniqueness and a
-        // capacity check each).
-        var start = 0
-        let most = text.count / 2
+        let most = mostBytes(inUTF8Count: text.count)
         bytes.append(contentsOf: repeatElement(0, count: most))
-        let filled = nibbleTable.withUnsafeBufferPointer { table in
-            bytes.withUnsafeMutableBufferPointer { out -> Int in
-                // A table rather than comparisons: random hex mixes digits and letters, which
-                // branches cannot predict; the one branch here (a non-digit) almost never turns.
-                var written = initialCount
-                while start + 1 < text.count {
-                    let high = table[Int(text[start])], low = table[Int(text[start + 1])]
-                    if (high | low) > 0x0F { break }
-                    out[written] = high << 4 | low
-                    written += 1
-                    start += 2
-                }
-                return written - initialCount
+        var filled = 0
+        var failure: CodecError? = nil
+        bytes.withUnsafeMutableBufferPointer { all in
+            do throws(CodecError) {
+                filled = try parse(utf8: text, into: UnsafeMutableBufferPointer(rebasing: all[initialCount...]))
+            } catch {
+                failure = error
             }
         }
         bytes.removeLast(most - filled)
+        if let failure { throw failure }
+    }
+
+    /// The most bytes hex text of `count` UTF-8 bytes can hold: the room
+    /// `parse(utf8:into:)` needs.
+    @inlinable
+    public static func mostBytes(inUTF8Count count: Int) -> Int {
+        count / 2
+    }
+
+    /// Parses hex text given as UTF-8 into `out`, which must have room for
+    /// `mostBytes(inUTF8Count: text.count)` bytes, and returns how many it wrote (for callers
+    /// that keep their own storage: nothing is allocated or checked per byte).
+    /// - Throws: `CodecError` whose offset is the byte offset in `text` of the offending character.
+    public static func parse(utf8 text: UnsafeBufferPointer<UInt8>,
+                             into out: UnsafeMutableBufferPointer<UInt8>) throws(CodecError) -> Int {
+        precondition(out.count >= mostBytes(inUTF8Count: text.count), "HexText.parse: no room for the bytes")
+        // The usual line is contiguous digits: take them two at a time while they last, then
+        // go on with the general state machine (in the state these digits leave it).
+        // A table rather than comparisons: random hex mixes digits and letters, which branches
+        // cannot predict; the one branch here (a non-digit) almost never turns.
+        var start = 0
+        var written = 0
+        nibbleTable.withUnsafeBufferPointer { table in
+            while start + 1 < text.count {
+                let high = table[Int(text[start])], low = table[Int(text[start + 1])]
+                if (high | low) > 0x0F { break }
+                out[written] = high << 4 | low
+                written += 1
+                start += 2
+            }
+        }
         var pendingHigh: UInt8? = nil
         var pendingOffset = 0
         var digitsInGroup = start
@@ -56,7 +76,8 @@ public enum HexText {
             let char = text[column]
             if let nibble = nibble(char) {
                 if let high = pendingHigh {
-                    bytes.append(high << 4 | nibble)
+                    out[written] = high << 4 | nibble
+                    written += 1
                     pendingHigh = nil
                 } else {
                     pendingHigh = nibble
@@ -76,17 +97,18 @@ public enum HexText {
                 guard pendingHigh == nil else { throw oddDigits(at: pendingOffset) }
                 digitsInGroup = 0
             case UInt8(ascii: ">"), UInt8(ascii: "<"):
-                guard bytes.count == initialCount, pendingHigh == nil, !sawDirection else { throw invalid(char, at: column) }
+                guard written == 0, pendingHigh == nil, !sawDirection else { throw invalid(char, at: column) }
                 sawDirection = true
             default:
                 throw invalid(char, at: column)
             }
         }
         guard pendingHigh == nil else { throw oddDigits(at: pendingOffset) }
-        guard bytes.count > initialCount else {
+        guard written > 0 else {
             throw CodecError(structure: "hex text", offset: 0,
                              reason: .unrecognized(expected: "at least one byte of hex"))
         }
+        return written
     }
 
     /// Parses annotated hex: several lines, each possibly ending in a `//` comment (the way

@@ -97,6 +97,12 @@ struct ByteBuffer: ~Copyable {
         try body(UnsafeRawBufferPointer(start: base, count: count))
     }
 
+    /// Writes the bytes to a file descriptor (all of them, as `OutputBuffer.writeAll`) and empties the buffer.
+    mutating func write(to descriptor: Int32) {
+        withUnsafeBytes { OutputBuffer.writeAll($0, to: descriptor) }
+        removeAll()
+    }
+
     /// The bytes as UTF-8 text.
     func string() -> String {
         withUnsafeBytes { String(decoding: $0, as: UTF8.self) }

@@ -48,7 +48,7 @@ struct Decode: ParsableCommand {
         } else {
             for (index, argument) in hex.enumerated() {
                 var text = argument
-                text.withUTF8 { decoders.first.decode($0, label: "argument \(index + 1)") }
+                text.withUTF8 { decoders.decode($0, label: "argument \(index + 1)") }
             }
             decoders.flush()
         }
@@ -64,33 +64,46 @@ struct Decode: ParsableCommand {
 /// Decodes chunks of lines, a large chunk in halves on two threads, and writes what each chunk
 /// gave in input order: its results, then its errors.
 final class LineDecoders {
-    private let decoders: [LineDecoder]
+    /// One decoder per worker, each changed only by its worker (kept behind a pointer: a
+    /// class's stored property would cost a runtime exclusivity check per access).
+    private let decoders: UnsafeMutablePointer<LineDecoder>
+    private let workers: Int
     /// Below this many lines a chunk is decoded on one thread (interactive use, short files).
     private static let parallelLines = 2048
 
     init(json: Bool) {
         // Two workers at most: the output must be written in order, and past two the writing
         // and reading dominate.
-        let workers = min(2, max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))))
-        decoders = (0..<workers).map { _ in LineDecoder(json: json) }
+        workers = min(2, max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+        decoders = .allocate(capacity: workers)
+        for index in 0..<workers { (decoders + index).initialize(to: LineDecoder(json: json)) }
     }
 
-    var first: LineDecoder { decoders[0] }
-    var attempted: Int { decoders.reduce(0) { $0 + $1.attempted } }
-    var failed: Int { decoders.reduce(0) { $0 + $1.failed } }
+    deinit {
+        decoders.deinitialize(count: workers)
+        decoders.deallocate()
+    }
+
+    var attempted: Int { (0..<workers).reduce(0) { $0 + decoders[$1].attempted } }
+    var failed: Int { (0..<workers).reduce(0) { $0 + decoders[$1].failed } }
+
+    /// Decodes one input on the calling thread; `label` names it in an error message.
+    func decode(_ input: UnsafeBufferPointer<UInt8>, label: String) {
+        decoders.pointee.decode(input, label: label)
+    }
 
     /// Decodes `lines` (numbered from `firstNumber` in error messages), then writes their output.
     func decode(_ lines: [UnsafeBufferPointer<UInt8>], firstNumber: Int) {
-        let parts = lines.count >= Self.parallelLines ? decoders.count : 1
+        let parts = lines.count >= Self.parallelLines ? workers : 1
         let share = (lines.count + parts - 1) / parts
         // Each worker has a decoder (and its buffers) of its own, and reads its own lines from
         // the read buffer, which nothing changes until this returns.
         nonisolated(unsafe) let decoders = self.decoders
         nonisolated(unsafe) let lines = lines
         let work: @Sendable (Int) -> Void = { part in
-            let decoder = decoders[part]
+            let decoder = decoders + part
             for index in part * share..<min(lines.count, (part + 1) * share) {
-                decoder.decode(lines[index], label: "line \(firstNumber + index)")
+                decoder.pointee.decode(lines[index], label: "line \(firstNumber + index)")
             }
         }
         if parts == 1 {
@@ -103,50 +116,56 @@ final class LineDecoders {
 
     /// Writes what is buffered: every worker's results in order, then their errors.
     func flush() {
-        for decoder in decoders { decoder.output.flush() }
-        for decoder in decoders { decoder.errors.flush() }
+        for index in 0..<workers { decoders[index].output.write(to: STDOUT_FILENO) }
+        for index in 0..<workers { decoders[index].errors.write(to: STDERR_FILENO) }
     }
 }
 
-/// Decodes inputs one at a time, writing beacons to standard output and failures to standard
-/// error, both buffered; a line's bytes, its packet and its output reuse the same storage.
-final class LineDecoder {
+/// Decodes inputs one at a time, collecting beacons and failures in buffers of its own for
+/// `LineDecoders` to write; a line's bytes, its packet and its output reuse the same storage.
+struct LineDecoder: ~Copyable {
     let json: Bool
     private(set) var attempted = 0
     private(set) var failed = 0
+    /// Bytes of the line being decoded: only ever grows, the packet is a prefix of it.
     private var packet: [UInt8] = []
-    /// Results and errors, written by `LineDecoders` once a chunk is decoded.
-    let output = OutputBuffer(descriptor: STDOUT_FILENO)
-    let errors = OutputBuffer(descriptor: STDERR_FILENO)
+    var output = ByteBuffer(capacity: 1 << 16)
+    var errors = ByteBuffer(capacity: 1 << 12)
 
     init(json: Bool) {
         self.json = json
-        packet.reserveCapacity(512)
     }
 
     /// Decodes one line of hex (UTF-8); `label` names it in an error message.
-    func decode(_ line: UnsafeBufferPointer<UInt8>, label: @autoclosure () -> String) {
+    mutating func decode(_ line: UnsafeBufferPointer<UInt8>, label: @autoclosure () -> String) {
         guard let first = line.firstIndex(where: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }),
               line[first] != UInt8(ascii: "#") else { return }
         attempted += 1
-        let mark = output.bytes.count
+        let mark = output.count
+        let room = HexText.mostBytes(inUTF8Count: line.count)
+        if packet.count < room { packet += repeatElement(0, count: room - packet.count) }
         do throws(CodecError) {
-            packet.removeAll(keepingCapacity: true)
-            try HexText.parse(utf8: line, into: &packet)
-            let summary = try PacketDecoder.decode(packet[...]) { write($0) }
+            let length = try packet.withUnsafeMutableBufferPointer { bytes throws(CodecError) in
+                try HexText.parse(utf8: line, into: UnsafeMutableBufferPointer(rebasing: bytes[..<room]))
+            }
+            let summary = try PacketDecoder.decode(packet[..<length]) { write($0) }
             try summary.requireBeacons()
         } catch {
-            output.bytes.removeLast(from: mark)  // nothing printed for a line that failed part way
+            output.removeLast(from: mark)  // nothing printed for a line that failed part way
             failed += 1
-            errors.append(line: "beacon-emit: \(label()): \(error)")
+            errors.append(utf8: "beacon-emit: \(label()): \(error)\n")
         }
     }
 
-    private func write(_ sighting: BeaconSighting) {
+    private mutating func write(_ sighting: BeaconSighting) {
         if json {
-            output.appendJSONLine { SightingFormatter.add(sighting, to: &$0) }
+            var object = JSONObject(continuing: &output)
+            SightingFormatter.add(sighting, to: &object)
+            object.finish(into: &output)
+            output.append(UInt8(ascii: "\n"))
         } else {
-            output.append(line: SightingFormatter.text(sighting))
+            output.append(utf8: SightingFormatter.text(sighting))
+            output.append(UInt8(ascii: "\n"))
         }
     }
 }

@@ -38,8 +38,7 @@ final class OutputBuffer {
     }
 
     func flush() {
-        bytes.withUnsafeBytes { Self.writeAll($0, to: descriptor) }
-        bytes.removeAll()
+        bytes.write(to: descriptor)
     }
 
     /// Writes all of `bytes`, resuming after interrupted and partial writes; gives up silently

@@ -146,4 +146,28 @@ import Testing
         #expect(codecError { _ = try BluetoothAddress(parsing: "DA:4C:10:DE:17:0Z") }?.offset == 16)
         #expect(codecError { _ = try BluetoothAddress(parsing: "DA:4C") }?.offset == 0)
     }
+
+    /// Into caller-owned memory sized by `mostBytes`: every written form of random bytes reads
+    /// back as those bytes, and nothing is written past the room asked for.
+    @Test func parseIntoExactRoom() throws {
+        var generator = SystemRandomNumberGenerator()
+        for length in 1...40 {
+            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let pairs = bytes.map { String(format: "%02X", $0) }
+            for text in [pairs.joined(), pairs.joined(separator: " ").lowercased(),
+                         pairs.map { "0x" + $0 }.joined(separator: ", "), "> " + pairs.joined(separator: ":")] {
+                let utf8 = Array(text.utf8)
+                let room = HexText.mostBytes(inUTF8Count: utf8.count)
+                var out = [UInt8](repeating: 0, count: room + 1)
+                out[room] = 0xA5  // a guard byte just past the room
+                let written = try utf8.withUnsafeBufferPointer { text throws(CodecError) in
+                    try out.withUnsafeMutableBufferPointer { all throws(CodecError) in
+                        try HexText.parse(utf8: text, into: UnsafeMutableBufferPointer(rebasing: all[..<room]))
+                    }
+                }
+                #expect(Array(out[..<written]) == bytes, "\(text)")
+                #expect(out[room] == 0xA5, "\(text)")
+            }
+        }
+    }
 }
