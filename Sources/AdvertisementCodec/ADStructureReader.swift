@@ -32,13 +32,27 @@ public struct ADStructureReader {
     }
 
     /// Walks all of `bytes` (checking that every structure fits) and returns the advertised
-    /// TX power level (AD type 0x0A), if any.
+    /// TX power level (AD type 0x0A, one byte), if any.
     static func txPowerLevel(in bytes: ArraySlice<UInt8>) throws(CodecError) -> Int8? {
-        var structures = ADStructureReader(bytes)
-        var level: Int8? = nil
-        while let structure = try structures.next() {
-            if level == nil { level = structure.txPowerLevel }
+        // Lengths alone, through a pointer: no structure is built. Data that does not fit is
+        // walked again by `next()`, which throws the error it finds.
+        let walked: (fits: Bool, level: Int8?) = bytes.withUnsafeBufferPointer { data in
+            var index = 0
+            var level: Int8? = nil
+            while index < data.count {
+                let length = Int(data[index])
+                if length == 0 { break }  // padding to the end
+                guard index + length < data.count else { return (false, nil) }
+                if level == nil, length == 2, data[index + 1] == ADType.txPowerLevel.rawValue {
+                    level = Int8(bitPattern: data[index + 2])
+                }
+                index += 1 + length
+            }
+            return (true, level)
         }
-        return level
+        if walked.fits { return walked.level }
+        var structures = ADStructureReader(bytes)
+        while try structures.next() != nil {}
+        return nil  // not reached: data that does not fit throws above
     }
 }
