@@ -83,6 +83,35 @@ struct ByteBuffer: ~Copyable {
         text.withUTF8 { append(UnsafeRawBufferPointer($0)) }
     }
 
+    /// The most bytes `appendDecimal` writes: a sign and 20 digits.
+    static let decimalMost = 21
+
+    /// Writes an integer in decimal, within `decimalMost` bytes reserved.
+    @inline(__always)
+    mutating func appendDecimalReserved(negative: Bool, magnitude: UInt64) {
+        if negative { appendReserved(UInt8(ascii: "-")) }
+        var digits = 1
+        var limit: UInt64 = 10
+        while digits < 20 && magnitude >= limit {
+            digits += 1
+            limit &*= 10
+        }
+        appendReserving(digits) { text in
+            var rest = magnitude
+            for index in stride(from: digits - 1, through: 0, by: -1) {
+                text[index] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+            }
+            return digits
+        }
+    }
+
+    /// Writes an integer in decimal.
+    mutating func appendDecimal(_ value: some BinaryInteger) {
+        reserve(Self.decimalMost)
+        appendDecimalReserved(negative: value < 0, magnitude: UInt64(truncatingIfNeeded: value.magnitude))
+    }
+
     /// Drops the bytes from `index` on (what a writer wrote for something that then failed).
     mutating func removeLast(from index: Int) {
         precondition(index >= 0 && index <= count, "ByteBuffer.removeLast(from:) out of range")

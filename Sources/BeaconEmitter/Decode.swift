@@ -48,7 +48,7 @@ struct Decode: ParsableCommand {
         } else {
             for (index, argument) in hex.enumerated() {
                 var text = argument
-                text.withUTF8 { decoders.decode($0, label: "argument \(index + 1)") }
+                text.withUTF8 { decoders.decode($0, label: "argument", number: index + 1) }
             }
             decoders.flush()
         }
@@ -87,9 +87,9 @@ final class LineDecoders {
     var attempted: Int { (0..<workers).reduce(0) { $0 + decoders[$1].attempted } }
     var failed: Int { (0..<workers).reduce(0) { $0 + decoders[$1].failed } }
 
-    /// Decodes one input on the calling thread; `label` names it in an error message.
-    func decode(_ input: UnsafeBufferPointer<UInt8>, label: String) {
-        decoders.pointee.decode(input, label: label)
+    /// Decodes one input on the calling thread; `label` and `number` name it in an error message.
+    func decode(_ input: UnsafeBufferPointer<UInt8>, label: StaticString, number: Int) {
+        decoders.pointee.decode(input, label: label, number: number)
     }
 
     /// Decodes `lines` (numbered from `firstNumber` in error messages), then writes their output.
@@ -103,7 +103,7 @@ final class LineDecoders {
         let work: @Sendable (Int) -> Void = { part in
             let decoder = decoders + part
             for index in part * share..<min(lines.count, (part + 1) * share) {
-                decoder.pointee.decode(lines[index], label: "line \(firstNumber + index)")
+                decoder.pointee.decode(lines[index], label: "line", number: firstNumber + index)
             }
         }
         if parts == 1 {
@@ -136,8 +136,8 @@ struct LineDecoder: ~Copyable {
         self.json = json
     }
 
-    /// Decodes one line of hex (UTF-8); `label` names it in an error message.
-    mutating func decode(_ line: UnsafeBufferPointer<UInt8>, label: @autoclosure () -> String) {
+    /// Decodes one line of hex (UTF-8); `label` and `number` ("line 12") name it in an error message.
+    mutating func decode(_ line: UnsafeBufferPointer<UInt8>, label: StaticString, number: Int) {
         guard let first = line.firstIndex(where: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }),
               line[first] != UInt8(ascii: "#") else { return }
         attempted += 1
@@ -153,7 +153,13 @@ struct LineDecoder: ~Copyable {
         } catch {
             output.removeLast(from: mark)  // nothing printed for a line that failed part way
             failed += 1
-            errors.append(utf8: "beacon-emit: \(label()): \(error)\n")
+            errors.append("beacon-emit: ")
+            errors.append(label)
+            errors.append(UInt8(ascii: " "))
+            errors.appendDecimal(number)
+            errors.append(": ")
+            errors.append(utf8: error.description)
+            errors.append(UInt8(ascii: "\n"))
         }
     }
 

@@ -54,8 +54,8 @@ struct JSONObject: ~Copyable {
     }
 
     mutating func add<T: BinaryInteger>(_ key: StaticString, _ value: T) {
-        appendKey(key, reserving: Self.decimalMost)
-        Self.appendDecimal(negative: value < 0, magnitude: UInt64(truncatingIfNeeded: value.magnitude), to: &out)
+        appendKey(key, reserving: ByteBuffer.decimalMost)
+        out.appendDecimalReserved(negative: value < 0, magnitude: UInt64(truncatingIfNeeded: value.magnitude))
     }
 
     mutating func add(_ key: StaticString, _ value: Bool) {
@@ -70,8 +70,8 @@ struct JSONObject: ~Copyable {
 
     /// A non-negative number of hundredths as a decimal with two places: 1234 -> 12.34.
     mutating func add(_ key: StaticString, hundredths: UInt64) {
-        appendKey(key, reserving: Self.decimalMost + 3)
-        Self.appendDecimal(negative: false, magnitude: hundredths / 100, to: &out)
+        appendKey(key, reserving: ByteBuffer.decimalMost + 3)
+        out.appendDecimalReserved(negative: false, magnitude: hundredths / 100)
         let fraction = UInt8(hundredths % 100)
         out.appendReserved(UInt8(ascii: "."))
         out.appendReserved(UInt8(ascii: "0") + fraction / 10)
@@ -160,29 +160,6 @@ struct JSONObject: ~Copyable {
         out.appendReserved(key)
         out.appendReserved(UInt8(ascii: "\""))
         out.appendReserved(UInt8(ascii: ":"))
-    }
-
-    /// The most bytes `appendDecimal` writes: a sign and 20 digits.
-    static let decimalMost = 21
-
-    /// Writes an integer in decimal, within `decimalMost` bytes reserved.
-    @inline(__always)
-    static func appendDecimal(negative: Bool, magnitude: UInt64, to out: inout ByteBuffer) {
-        if negative { out.appendReserved(UInt8(ascii: "-")) }
-        var digits = 1
-        var limit: UInt64 = 10
-        while digits < 20 && magnitude >= limit {
-            digits += 1
-            limit &*= 10
-        }
-        out.appendReserving(digits) { text in
-            var rest = magnitude
-            for index in stride(from: digits - 1, through: 0, by: -1) {
-                text[index] = UInt8(ascii: "0") + UInt8(rest % 10)
-                rest /= 10
-            }
-            return digits
-        }
     }
 
     /// Quotes a string, escaping what RFC 8259 section 7 requires.
