@@ -31,21 +31,45 @@ public struct CodecError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 
     public var description: String {
-        "\(structure): byte \(offset): \(reasonDescription)"
+        // Built in one string with room reserved (decoding a file of bad lines writes one per line).
+        var text = structure
+        text.reserveCapacity(structure.utf8.count + 120)
+        text += ": byte "
+        text += String(offset)
+        text += ": "
+        appendReason(to: &text)
+        return text
     }
 
     /// The reason alone, without structure and offset.
     public var reasonDescription: String {
+        var text = ""
+        appendReason(to: &text)
+        return text
+    }
+
+    private func appendReason(to text: inout String) {
         switch reason {
         case let .truncated(field, needed, available):
-            let bytes = needed == 1 ? "byte" : "bytes"
-            return "truncated: \(field) needs \(needed) \(bytes), only \(available) left"
+            text += "truncated: "
+            text += field
+            text += " needs "
+            text += String(needed)
+            text += needed == 1 ? " byte, only " : " bytes, only "
+            text += String(available)
+            text += " left"
         case let .unexpectedValue(field, expected, found):
-            return "\(field): expected \(expected), found \(found)"
+            text += field
+            text += ": expected "
+            text += expected
+            text += ", found "
+            text += found
         case let .trailingBytes(count):
-            return "\(count) unexpected trailing byte\(count == 1 ? "" : "s")"
+            text += String(count)
+            text += count == 1 ? " unexpected trailing byte" : " unexpected trailing bytes"
         case let .unrecognized(expected):
-            return "not recognised: expected \(expected)"
+            text += "not recognised: expected "
+            text += expected
         }
     }
 }
