@@ -20,6 +20,16 @@ public struct BTSnoopParser: Sendable {
         public var packet: H4Packet
     }
 
+    /// One HCI packet from the capture, its body a slice of the parser's buffer (valid until
+    /// the parser is next changed; nothing is copied).
+    public struct PacketView {
+        /// Microseconds since midnight, 1 January of year 0.
+        public var timestamp: Int64
+        public var type: H4PacketType
+        /// The HCI packet without the type byte.
+        public var body: ArraySlice<UInt8>
+    }
+
     public struct Datalink: RawRepresentable, Hashable, Sendable {
         public var rawValue: UInt32
         public init(rawValue: UInt32) { self.rawValue = rawValue }
@@ -48,6 +58,12 @@ public struct BTSnoopParser: Sendable {
     /// packet (monitor notes, index events) are skipped.
     /// - Throws: `CodecError` with the file offset when the header or a record is malformed.
     public mutating func next() throws(CodecError) -> Record? {
+        try nextPacket().map { Record(timestamp: $0.timestamp, packet: H4Packet(type: $0.type, body: Array($0.body))) }
+    }
+
+    /// The next HCI packet as `next()` finds it, without copying its bytes.
+    /// - Throws: `CodecError` with the file offset when the header or a record is malformed.
+    public mutating func nextPacket() throws(CodecError) -> PacketView? {
         if datalink == nil {
             guard buffer.count >= 16 else { return nil }
             let header = buffer.slice(from: 0, length: 16)
@@ -87,32 +103,33 @@ public struct BTSnoopParser: Sendable {
             let recordOffset = recordHeader.startIndex
             let parsed = try packet(from: data, flags: flags, offset: recordOffset)
             buffer.consume(24 + included)
-            if let packet = parsed {
-                return Record(timestamp: high << 32 | low, packet: packet)
+            if let (type, body) = parsed {
+                return PacketView(timestamp: high << 32 | low, type: type, body: body)
             }
         }
         return nil
     }
 
-    private func packet(from data: ArraySlice<UInt8>, flags: UInt32, offset: Int) throws(CodecError) -> H4Packet? {
+    private func packet(from data: ArraySlice<UInt8>, flags: UInt32,
+                        offset: Int) throws(CodecError) -> (H4PacketType, ArraySlice<UInt8>)? {
         switch datalink {
         case .hciUART:
             guard let type = data.first else {
                 throw error(.truncated(field: "H4 packet type", needed: 1, available: 0), at: offset + 24)
             }
-            return H4Packet(type: H4PacketType(rawValue: type), body: Array(data.dropFirst()))
+            return (H4PacketType(rawValue: type), data.dropFirst())
         case .hci:
             // Bit 0: received (1) or sent (0); bit 1: command/event (1) or data (0).
             let received = flags & 1 != 0
             let control = flags & 2 != 0
             let type: H4PacketType = control ? (received ? .event : .command) : .aclData
-            return H4Packet(type: type, body: Array(data))
+            return (type, data)
         default:
             // Linux monitor: the low 16 bits are the opcode. 2 command, 3 event, 4/5 ACL.
             switch flags & 0xFFFF {
-            case 2: return H4Packet(type: .command, body: Array(data))
-            case 3: return H4Packet(type: .event, body: Array(data))
-            case 4, 5: return H4Packet(type: .aclData, body: Array(data))
+            case 2: return (.command, data)
+            case 3: return (.event, data)
+            case 4, 5: return (.aclData, data)
             default: return nil
             }
         }

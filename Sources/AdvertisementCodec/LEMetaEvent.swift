@@ -108,3 +108,55 @@ struct ReportReader<Report: AdvertisingReportLayout> {
         return try Report(reader: &reader)
     }
 }
+
+/// What a scanner needs of one advertising report, legacy or extended, read straight from the
+/// event's bytes (the data is a slice of them).
+public struct AdvertisingReportFields: Hashable, Sendable {
+    public var address: BluetoothAddress
+    public var addressType: AddressType
+    /// dBm as reported (127 = not available).
+    public var rssi: Int8
+    /// TX power as reported (127 = not available); nil for legacy reports, which carry none.
+    public var reportedTxPower: Int8?
+    public var data: ArraySlice<UInt8>
+}
+
+extension LEMetaEvent {
+    /// Reads the reports of an LE Advertising Report or LE Extended Advertising Report event,
+    /// given as bytes (event code first), into `reports` (emptied first; its storage reused),
+    /// without building the event: what a replay of millions of reports wants.
+    /// - Returns: false, reading nothing, when the bytes are not one of those two events.
+    /// - Throws: `CodecError` where `HCIEvent(parsing:)` throws for the same bytes (checked
+    ///   before any report is returned: `reports` is left empty).
+    public static func advertisingReports(inEvent bytes: ArraySlice<UInt8>,
+                                          into reports: inout [AdvertisingReportFields]) throws(CodecError) -> Bool {
+        reports.removeAll(keepingCapacity: true)
+        let s = bytes.startIndex
+        guard bytes.count >= 3, HCIEventCode(bytes[s]) == .leMeta,
+              bytes[s + 2] == advertisingReportCode || bytes[s + 2] == extendedAdvertisingReportCode else { return false }
+        let (_, parameters) = try HCIEvent.split(bytes)
+        do throws(CodecError) {
+            if bytes[s + 2] == advertisingReportCode {
+                try collect(&reports, from: parameters, structure: "LE Advertising Report", of: LEAdvertisingReport.self)
+            } else {
+                try collect(&reports, from: parameters, structure: "LE Extended Advertising Report",
+                            of: LEExtendedAdvertisingReport.self)
+            }
+        } catch {
+            reports.removeAll(keepingCapacity: true)
+            throw error
+        }
+        return true
+    }
+
+    private static func collect<R: AdvertisingReportLayout>(_ reports: inout [AdvertisingReportFields],
+                                                           from parameters: ArraySlice<UInt8>, structure: String,
+                                                           of type: R.Type) throws(CodecError) {
+        var reader = try ReportReader<R>(parameters.dropFirst(), structure: structure)
+        while let report = try reader.next() {
+            reports.append(AdvertisingReportFields(address: report.address, addressType: report.addressType,
+                                                   rssi: report.rssi, reportedTxPower: report.reportedTxPower,
+                                                   data: report.data))
+        }
+    }
+}

@@ -44,19 +44,31 @@ enum ReportFeed {
         defer { try? file.close() }
         var parser = BTSnoopParser()
         var first: Int64?
+        var reports: [AdvertisingReportFields] = []
         while true {
             let chunk = file.readData(ofLength: 1 << 16)
             if chunk.isEmpty { break }
             parser.append(chunk)
-            while let record = try parser.next() {
-                guard let event = try? record.packet.event() else { continue }
-                let origin = first ?? record.timestamp
-                first = origin
-                let elapsed = Double(record.timestamp - origin) / 1_000_000
-                let unix = Double(record.timestamp - BTSnoopParser.unixEpochOffset) / 1_000_000
-                for report in ScanReport.reports(in: event) {
-                    if !handle(Timed(elapsed: elapsed, unixTime: unix, report: report)) { return }
+            while let packet = try parser.nextPacket() {
+                guard packet.type == .event else { continue }
+                // Advertising reports are read from the bytes as they are; other events are
+                // parsed whole. Events that do not parse are skipped, as a scanner would.
+                do {
+                    if try !LEMetaEvent.advertisingReports(inEvent: packet.body, into: &reports) {
+                        _ = try HCIEvent(parsing: packet.body)
+                    }
+                } catch {
+                    continue
                 }
+                let origin = first ?? packet.timestamp
+                first = origin
+                let elapsed = Double(packet.timestamp - origin) / 1_000_000
+                let unix = Double(packet.timestamp - BTSnoopParser.unixEpochOffset) / 1_000_000
+                for fields in reports {
+                    if !handle(Timed(elapsed: elapsed, unixTime: unix, report: ScanReport(fields))) { return }
+                }
+                // The reports are slices of the parser's buffer: let go of them before it changes.
+                reports.removeAll(keepingCapacity: true)
                 tick(elapsed)
             }
         }

@@ -20,6 +20,14 @@ public struct ScanReport: Sendable, Hashable {
         self.data = data
     }
 
+    /// A report as read from an event's bytes (`LEMetaEvent.advertisingReports(inEvent:into:)`).
+    public init(_ fields: AdvertisingReportFields) {
+        let missing = LEAdvertisingReport.rssiNotAvailable
+        self.init(address: fields.address, addressType: fields.addressType,
+                  rssi: fields.rssi == missing ? nil : fields.rssi,
+                  txPower: fields.reportedTxPower.flatMap { $0 == missing ? nil : $0 }, data: Array(fields.data))
+    }
+
     /// The reports an event carries (none for other events).
     public static func reports(in event: HCIEvent) -> [ScanReport] {
         let missing = LEAdvertisingReport.rssiNotAvailable
