@@ -69,7 +69,7 @@ struct Scan: ParsableCommand {
             return true
         }
         if let replay {
-            printer.flushEachReport = false
+            printer.writeInBackground()
             do {
                 try ReportFeed.replay(path: replay, handle: handle, tick: printer.tick)
             } catch {
@@ -109,9 +109,12 @@ final class ScanPrinter {
     let table: Bool
     let duplicates: Bool
     var tracker: BeaconTracker
-    /// Write each report out as it is handled (live scans); a replay flushes per chunk instead.
-    var flushEachReport = true
+    /// Lines are written as each report is handled (live scans), or by a writer of their own
+    /// in batches (replays).
     private let output = OutputBuffer(descriptor: STDOUT_FILENO)
+    private var writer: ScanLineWriter?
+    /// The sightings of the report being handled (storage reused from report to report).
+    private var sightings: [BeaconSighting] = []
     /// What has been printed once: a set and a ring of at most `printedLimit` keys, oldest forgotten first.
     private var printed = Set<PrintedKey>()
     private var printedOrder: [PrintedKey] = []
@@ -131,33 +134,46 @@ final class ScanPrinter {
         self.tracker = tracker
     }
 
+    /// Writes lines from now on in batches on a thread of their own (a replay without a table).
+    func writeInBackground() {
+        guard !table else { return }
+        writer = ScanLineWriter(json: json)
+    }
+
     func handle(_ timed: ReportFeed.Timed, filter: ScanFilter) {
         let report = timed.report
-        let sightings: [BeaconSighting]
         var parseError: CodecError? = nil
         do {
-            sightings = try report.sightings()
+            try report.sightings(into: &sightings)
         } catch {
-            sightings = []
             parseError = error
         }
         if sightings.isEmpty {
             guard filter.accepts(nil, rssi: report.rssi),
                   firstTime(.data(report.address, report.data)) else { return }
-            if !table { unknownLine(timed, error: parseError) }
+            if !table { emit(.unknown(report, error: parseError, unixTime: timed.unixTime)) }
         }
         for sighting in sightings where filter.accepts(sighting, rssi: report.rssi) {
-            let entry = tracker.observe(sighting, at: timed.elapsed)
+            let accuracy = tracker.observeAccuracy(sighting, at: timed.elapsed)
             guard !table else { continue }
             guard firstTime(.beacon(report.address, BeaconTracker.identity(of: sighting))) else { continue }
-            if json { jsonLine(sighting, entry: entry, timed: timed) } else { textLine(sighting, entry: entry, timed: timed) }
+            emit(.beacon(sighting, accuracy: accuracy, data: report.data, unixTime: timed.unixTime))
         }
         if table { tick(timed.elapsed) }
-        if flushEachReport { output.flush() } else { output.flushIfFull() }
+        if writer == nil { output.flush() }
     }
 
-    /// Writes out what is buffered.
+    private func emit(_ line: ScanLine) {
+        if let writer {
+            writer.append(line)
+        } else {
+            line.write(to: output, json: json)
+        }
+    }
+
+    /// Writes out what is collected, and waits until it is written.
     func flush() {
+        writer?.drain()
         output.flush()
     }
 
@@ -189,7 +205,7 @@ final class ScanPrinter {
         var lines = ["\u{1B}[H\u{1B}[2J" + "beacons in range, closest first (\(tracker.entries.count))",
                      "distance  proximity  rssi   address            beacon"]
         for entry in tracker.ranged.prefix(40) {
-            let distance = entry.accuracy < 0 ? "   ?    " : Self.metres(entry.accuracy).padding(toLength: 8, withPad: " ", startingAt: 0)
+            let distance = entry.accuracy < 0 ? "   ?    " : ScanLine.metres(entry.accuracy).padding(toLength: 8, withPad: " ", startingAt: 0)
             let rssi = entry.smoothedRSSI.map { String(Int($0.rounded())) } ?? "?"
             lines.append("\(distance)  \(entry.proximity.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0))  "
                          + "\(rssi.padding(toLength: 5, withPad: " ", startingAt: 0))  "
@@ -203,50 +219,6 @@ final class ScanPrinter {
     /// The table as it stands when the scan ends.
     func finish() {
         if table { draw() }
-        output.flush()
-    }
-
-    private func jsonLine(_ sighting: BeaconSighting, entry: BeaconTracker.Entry, timed: ReportFeed.Timed) {
-        let accuracy = entry.accuracy
-        output.appendJSONLine { object in
-            SightingFormatter.add(sighting, to: &object)
-            if sighting.txPower == nil { object.addNull("txPower") }
-            object.add("accuracy", number: accuracy < 0 ? "-1" : Self.metres(accuracy))
-            object.add("proximity", Proximity(accuracy: accuracy).rawValue)
-            object.add("data", hex: timed.report.data)
-            object.add("timestamp", timestamp: timed.unixTime)
-        }
-    }
-
-    private func textLine(_ sighting: BeaconSighting, entry: BeaconTracker.Entry, timed: ReportFeed.Timed) {
-        let distance = entry.accuracy < 0 ? "distance unknown" : "~\(Self.metres(entry.accuracy)) m \(entry.proximity.rawValue)"
-        output.append(line: "\(Timestamp.iso8601(timed.unixTime)) \(SightingFormatter.text(sighting)) \(distance) "
-            + "data=\(HexText.format(timed.report.data))")
-    }
-
-    private func unknownLine(_ timed: ReportFeed.Timed, error: CodecError?) {
-        let report = timed.report
-        if json {
-            output.appendJSONLine { object in
-                object.add("type", literal: "unknown")
-                object.add("address", address: report.address)
-                object.add("addressType", report.addressType.description)
-                if let rssi = report.rssi { object.add("rssi", rssi) } else { object.addNull("rssi") }
-                if let tx = report.txPower { object.add("txPower", tx) } else { object.addNull("txPower") }
-                object.add("data", hex: report.data)
-                if let error { object.add("error", error.description) }
-                object.add("timestamp", timestamp: timed.unixTime)
-            }
-            return
-        }
-        output.append(line: "\(Timestamp.iso8601(timed.unixTime)) unknown address=\(report.address) (\(report.addressType)) "
-            + "rssi=\(report.rssi.map { "\($0)dBm" } ?? "unavailable") data=\(HexText.format(report.data))"
-            + (error.map { " (\($0))" } ?? ""))
-    }
-
-    static func metres(_ value: Double) -> String {
-        let hundredths = Int((value * 100).rounded())
-        let fraction = hundredths % 100
-        return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)"
+        flush()
     }
 }

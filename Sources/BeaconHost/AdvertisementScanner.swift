@@ -51,9 +51,20 @@ public struct ScanReport: Sendable, Hashable {
     /// not parse throws, so the caller can show it raw.
     public func sightings() throws(CodecError) -> [BeaconSighting] {
         var found: [BeaconSighting] = []
-        try PacketDecoder.forEachSighting(inAdvertisingData: data[...], address: address, addressType: addressType,
-                                          rssi: rssi, reportedTxPower: txPower) { found.append($0) }
+        try sightings(into: &found)
         return found
+    }
+
+    /// `sightings()` into an array the caller reuses (emptied first; left empty when it throws).
+    public func sightings(into found: inout [BeaconSighting]) throws(CodecError) {
+        found.removeAll(keepingCapacity: true)
+        do throws(CodecError) {
+            try PacketDecoder.forEachSighting(inAdvertisingData: data[...], address: address, addressType: addressType,
+                                              rssi: rssi, reportedTxPower: txPower) { found.append($0) }
+        } catch {
+            found.removeAll(keepingCapacity: true)
+            throw error
+        }
     }
 }
 

@@ -30,6 +30,13 @@ public struct BeaconTracker: Sendable {
         }
 
         public var proximity: Proximity { Proximity(accuracy: accuracy) }
+
+        mutating func update(_ sighting: BeaconSighting, at time: Double) {
+            self.sighting = sighting
+            lastSeen = time
+            reports += 1
+            if let rssi = sighting.rssi { window.add(Int(rssi), at: time) } else { window.prune(now: time) }
+        }
     }
 
     public let windowLength: Double
@@ -53,25 +60,36 @@ public struct BeaconTracker: Sendable {
     /// Records a sighting at `time` and returns the beacon's entry after it.
     @discardableResult
     public mutating func observe(_ sighting: BeaconSighting, at time: Double) -> Entry {
+        entries.values[record(sighting, at: time)]
+    }
+
+    /// Records a sighting at `time` and returns the beacon's distance after it (`Entry.accuracy`),
+    /// without copying the entry out.
+    public mutating func observeAccuracy(_ sighting: BeaconSighting, at time: Double) -> Double {
+        entries.values[record(sighting, at: time)].accuracy
+    }
+
+    /// Records a sighting, changing a known beacon's entry where it is stored, and returns
+    /// where the entry is.
+    private mutating func record(_ sighting: BeaconSighting, at time: Double) -> Dictionary<BeaconIdentity, Entry>.Index {
         let key = Self.identity(of: sighting)
-        var entry = entries[key] ?? Entry(sighting: sighting, window: RSSIWindow(length: windowLength),
-                                          firstSeen: time, lastSeen: time, reports: 0)
-        entry.sighting = sighting
-        entry.lastSeen = time
-        entry.reports += 1
-        if let rssi = sighting.rssi { entry.window.add(Int(rssi), at: time) } else { entry.window.prune(now: time) }
-        if entries[key] == nil {
-            // A full table gives up its least recently seen eighth at once, so that a stream of
-            // new beacons costs a sort per capacity / 8 of them rather than a scan each.
-            if entries.count >= capacity {
-                let evict = max(1, capacity / 8)
-                let oldest = entries.sorted { $0.value.lastSeen < $1.value.lastSeen }.prefix(evict)
-                for (key, _) in oldest { entries.removeValue(forKey: key) }
-            }
-            oldestBound = min(oldestBound, time)
+        if let index = entries.index(forKey: key) {
+            entries.values[index].update(sighting, at: time)
+            return index
         }
+        // A full table gives up its least recently seen eighth at once, so that a stream of
+        // new beacons costs a sort per capacity / 8 of them rather than a scan each.
+        if entries.count >= capacity {
+            let evict = max(1, capacity / 8)
+            let oldest = entries.sorted { $0.value.lastSeen < $1.value.lastSeen }.prefix(evict)
+            for (key, _) in oldest { entries.removeValue(forKey: key) }
+        }
+        oldestBound = min(oldestBound, time)
+        var entry = Entry(sighting: sighting, window: RSSIWindow(length: windowLength),
+                          firstSeen: time, lastSeen: time, reports: 0)
+        entry.update(sighting, at: time)
         entries[key] = entry
-        return entry
+        return entries.index(forKey: key)!
     }
 
     /// Drops beacons not seen for `ageOut` seconds as of `now`. Cheap when none can have aged out.
