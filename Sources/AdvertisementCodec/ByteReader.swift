@@ -91,7 +91,9 @@ struct ByteReader {
     }
 
     mutating func address(_ field: String) throws(CodecError) -> BluetoothAddress {
-        BluetoothAddress(littleEndian: try bytes(6, field))
+        // Read as a 48-bit little-endian number: the generic collection initializer costs
+        // several times more, once per report.
+        BluetoothAddress(try unsigned(6, field, bigEndian: false))
     }
 
     @inline(__always)

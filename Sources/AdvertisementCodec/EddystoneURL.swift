@@ -84,17 +84,32 @@ public struct EddystoneURL: Hashable, Sendable {
     /// The URL with scheme and expansions written out. Bytes the format reserves
     /// (0x0E-0x20, 0x7F-0xFF) appear percent-encoded.
     public var url: String {
-        var text = Self.schemes[Int(scheme) % Self.schemes.count]
-        for byte in encodedURL {
-            if Int(byte) < Self.expansions.count {
-                text += Self.expansions[Int(byte)]
-            } else if (0x21...0x7E).contains(byte) {
-                text.unicodeScalars.append(Unicode.Scalar(byte))
-            } else {
-                text += "%" + HexText.format([byte])
+        // Written as UTF-8 into one string of the most it can take (a scheme of 12, then 6 per
+        // byte at most), instead of growing it a piece at a time.
+        String(unsafeUninitializedCapacity: 12 + 6 * encodedURL.count) { out in
+            var count = 0
+            func append(_ text: String) {
+                for byte in text.utf8 {
+                    out[count] = byte
+                    count += 1
+                }
             }
+            append(Self.schemes[Int(scheme) % Self.schemes.count])
+            for byte in encodedURL {
+                if Int(byte) < Self.expansions.count {
+                    append(Self.expansions[Int(byte)])
+                } else if (0x21...0x7E).contains(byte) {
+                    out[count] = byte
+                    count += 1
+                } else {
+                    out[count] = UInt8(ascii: "%")
+                    out[count + 1] = HexText.digit(byte >> 4)
+                    out[count + 2] = HexText.digit(byte & 0x0F)
+                    count += 3
+                }
+            }
+            return count
         }
-        return text
     }
 
     /// The frame bytes, frame type first.

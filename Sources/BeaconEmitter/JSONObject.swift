@@ -132,6 +132,15 @@ struct JSONObject: ~Copyable {
         }
     }
 
+    /// An address type by its name (`AddressType.description`); the usual ones without building a string.
+    mutating func add(_ key: StaticString, addressType: AddressType) {
+        switch addressType {
+        case .publicDevice: add(key, literal: "public")
+        case .randomDevice: add(key, literal: "random")
+        default: add(key, addressType.description)
+        }
+    }
+
     /// Unix time as ISO 8601 UTC with milliseconds (`Timestamp.iso8601`), written without building a string.
     mutating func add(_ key: StaticString, timestamp unix: Double) {
         appendKey(key, reserving: 2)

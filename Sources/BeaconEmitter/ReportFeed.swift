@@ -123,29 +123,37 @@ enum Timestamp {
     /// Writes the ISO 8601 form of `unix` as UTF-8.
     static func append(_ unix: Double, to out: inout ByteBuffer) {
         let time = Civil(unix)
-        // 24 bytes for years 0...9999; others are written through a string.
-        out.reserve(24)
-        func field(_ value: Int64, width: Int, then separator: UInt8) {
-            var limit: Int64 = 1
-            for _ in 0..<width { limit *= 10 }
-            if value >= 0 && value < limit {
-                var divisor = limit / 10
-                while divisor > 0 {
-                    out.appendReserved(UInt8(ascii: "0") + UInt8(value / divisor % 10))
-                    divisor /= 10
-                }
-            } else {
-                out.append(utf8: String(value))  // a year outside 0...9999
-                out.reserve(24)
-            }
-            out.appendReserved(separator)
+        // Each field digit by digit with constant divisors (a division by a variable divisor
+        // per digit was most of the cost).
+        func two(_ value: Int64, at index: Int, in text: UnsafeMutablePointer<UInt8>) {
+            text[index] = UInt8(ascii: "0") + UInt8(value / 10)
+            text[index + 1] = UInt8(ascii: "0") + UInt8(value % 10)
         }
-        field(time.year, width: 4, then: UInt8(ascii: "-"))
-        field(time.month, width: 2, then: UInt8(ascii: "-"))
-        field(time.day, width: 2, then: UInt8(ascii: "T"))
-        field(time.hour, width: 2, then: UInt8(ascii: ":"))
-        field(time.minute, width: 2, then: UInt8(ascii: ":"))
-        field(time.second, width: 2, then: UInt8(ascii: "."))
-        field(time.millisecond, width: 3, then: UInt8(ascii: "Z"))
+        if time.year >= 0 && time.year <= 9999 {
+            out.appendReserving(4) { text in
+                two(time.year / 100, at: 0, in: text)
+                two(time.year % 100, at: 2, in: text)
+                return 4
+            }
+        } else {
+            out.append(utf8: String(time.year))  // unpadded
+        }
+        out.appendReserving(20) { text in
+            text[0] = UInt8(ascii: "-")
+            two(time.month, at: 1, in: text)
+            text[3] = UInt8(ascii: "-")
+            two(time.day, at: 4, in: text)
+            text[6] = UInt8(ascii: "T")
+            two(time.hour, at: 7, in: text)
+            text[9] = UInt8(ascii: ":")
+            two(time.minute, at: 10, in: text)
+            text[12] = UInt8(ascii: ":")
+            two(time.second, at: 13, in: text)
+            text[15] = UInt8(ascii: ".")
+            text[16] = UInt8(ascii: "0") + UInt8(time.millisecond / 100)
+            two(time.millisecond % 100, at: 17, in: text)
+            text[19] = UInt8(ascii: "Z")
+            return 20
+        }
     }
 }

@@ -45,7 +45,7 @@ enum ScanLine {
                 output.appendJSONLine { object in
                     object.add("type", literal: "unknown")
                     object.add("address", address: report.address)
-                    object.add("addressType", report.addressType.description)
+                    object.add("addressType", addressType: report.addressType)
                     if let rssi = report.rssi { object.add("rssi", rssi) } else { object.addNull("rssi") }
                     if let tx = report.txPower { object.add("txPower", tx) } else { object.addNull("txPower") }
                     object.add("data", hex: report.data)

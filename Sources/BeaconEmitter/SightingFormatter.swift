@@ -61,7 +61,7 @@ enum SightingFormatter {
             object.add("data", hex: payload)
         }
         if let address = sighting.address { object.add("address", address: address) }
-        if let addressType = sighting.addressType { object.add("addressType", addressType.description) }
+        if let addressType = sighting.addressType { object.add("addressType", addressType: addressType) }
         if sighting.address != nil {
             if let rssi = sighting.rssi { object.add("rssi", rssi) } else { object.addNull("rssi") }
         }

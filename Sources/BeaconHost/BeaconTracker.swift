@@ -31,11 +31,13 @@ public struct BeaconTracker: Sendable {
 
         public var proximity: Proximity { Proximity(accuracy: accuracy) }
 
-        mutating func update(_ sighting: BeaconSighting, at time: Double) {
+        /// Records a sighting and returns the distance after it.
+        mutating func update(_ sighting: BeaconSighting, at time: Double) -> Double {
             self.sighting = sighting
             lastSeen = time
             reports += 1
             if let rssi = sighting.rssi { window.add(Int(rssi), at: time) } else { window.prune(now: time) }
+            return accuracy
         }
     }
 
@@ -60,22 +62,22 @@ public struct BeaconTracker: Sendable {
     /// Records a sighting at `time` and returns the beacon's entry after it.
     @discardableResult
     public mutating func observe(_ sighting: BeaconSighting, at time: Double) -> Entry {
-        entries.values[record(sighting, at: time)]
+        entries.values[record(sighting, at: time).index]
     }
 
     /// Records a sighting at `time` and returns the beacon's distance after it (`Entry.accuracy`),
     /// without copying the entry out.
     public mutating func observeAccuracy(_ sighting: BeaconSighting, at time: Double) -> Double {
-        entries.values[record(sighting, at: time)].accuracy
+        record(sighting, at: time).accuracy
     }
 
     /// Records a sighting, changing a known beacon's entry where it is stored, and returns
-    /// where the entry is.
-    private mutating func record(_ sighting: BeaconSighting, at time: Double) -> Dictionary<BeaconIdentity, Entry>.Index {
+    /// where the entry is and its distance after it.
+    private mutating func record(_ sighting: BeaconSighting,
+                                 at time: Double) -> (index: Dictionary<BeaconIdentity, Entry>.Index, accuracy: Double) {
         let key = Self.identity(of: sighting)
         if let index = entries.index(forKey: key) {
-            entries.values[index].update(sighting, at: time)
-            return index
+            return (index, entries.values[index].update(sighting, at: time))
         }
         // A full table gives up its least recently seen eighth at once, so that a stream of
         // new beacons costs a sort per capacity / 8 of them rather than a scan each.
@@ -87,9 +89,9 @@ public struct BeaconTracker: Sendable {
         oldestBound = min(oldestBound, time)
         var entry = Entry(sighting: sighting, window: RSSIWindow(length: windowLength),
                           firstSeen: time, lastSeen: time, reports: 0)
-        entry.update(sighting, at: time)
+        let accuracy = entry.update(sighting, at: time)
         entries[key] = entry
-        return entries.index(forKey: key)!
+        return (entries.index(forKey: key)!, accuracy)
     }
 
     /// Drops beacons not seen for `ageOut` seconds as of `now`. Cheap when none can have aged out.
