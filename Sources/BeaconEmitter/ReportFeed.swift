@@ -38,6 +38,18 @@ enum ReportFeed {
     /// Replays a btsnoop capture (read in chunks, constant memory) through `handle`.
     /// - Throws: `CodecError` for a malformed capture, with its file offset.
     static func replay(path: String, handle: (Timed) -> Bool, tick: (Double) -> Void) throws {
+        try replayReports(path: path, handle: { fields, elapsed, unixTime in
+            handle(Timed(elapsed: elapsed, unixTime: unixTime, report: ScanReport(fields)))
+        }, tick: tick)
+    }
+
+    /// Replays a btsnoop capture as `replay` does, handing over each report as read from the
+    /// capture. Its data is valid only during the call, and indexed from 0 (so offsets in
+    /// errors count from the start of the data, as for a `ScanReport`): it is copied into one
+    /// array reused for every report.
+    static func replayReports(path: String, handle: (_ report: AdvertisingReportFields, _ elapsed: Double,
+                                                     _ unixTime: Double) -> Bool,
+                              tick: (Double) -> Void) throws {
         guard let file = FileHandle(forReadingAtPath: path) else {
             throw ReplayError(message: "--replay \(path): cannot open the file")
         }
@@ -45,6 +57,7 @@ enum ReportFeed {
         var parser = BTSnoopParser()
         var first: Int64?
         var reports: [AdvertisingReportFields] = []
+        var data: [UInt8] = []
         while true {
             let chunk = file.readData(ofLength: 1 << 16)
             if chunk.isEmpty { break }
@@ -64,8 +77,11 @@ enum ReportFeed {
                 first = origin
                 let elapsed = Double(packet.timestamp - origin) / 1_000_000
                 let unix = Double(packet.timestamp - BTSnoopParser.unixEpochOffset) / 1_000_000
-                for fields in reports {
-                    if !handle(Timed(elapsed: elapsed, unixTime: unix, report: ScanReport(fields))) { return }
+                for var fields in reports {
+                    data.removeAll(keepingCapacity: true)
+                    data.append(contentsOf: fields.data)
+                    fields.data = data[...]
+                    if !handle(fields, elapsed, unix) { return }
                 }
                 // The reports are slices of the parser's buffer: let go of them before it changes.
                 reports.removeAll(keepingCapacity: true)

@@ -71,7 +71,10 @@ struct Scan: ParsableCommand {
         if let replay {
             printer.writeInBackground()
             do {
-                try ReportFeed.replay(path: replay, handle: handle, tick: printer.tick)
+                try ReportFeed.replayReports(path: replay, handle: { report, elapsed, unixTime in
+                    printer.handle(ReportView(report), elapsed: elapsed, unixTime: unixTime, filter: filter)
+                    return true
+                }, tick: printer.tick)
             } catch {
                 printer.flush()
                 Console.error("\(error)")
@@ -113,6 +116,8 @@ final class ScanPrinter {
     /// in batches (replays).
     private let output = OutputBuffer(descriptor: STDOUT_FILENO)
     private var writer: ScanLineWriter?
+    /// Lines not written yet.
+    private var batch = ScanBatch()
     /// The sightings of the report being handled (storage reused from report to report).
     private var sightings: [BeaconSighting] = []
     /// What has been printed once: a set and a ring of at most `printedLimit` keys, oldest forgotten first.
@@ -141,46 +146,57 @@ final class ScanPrinter {
     }
 
     func handle(_ timed: ReportFeed.Timed, filter: ScanFilter) {
-        let report = timed.report
+        handle(ReportView(timed.report), elapsed: timed.elapsed, unixTime: timed.unixTime, filter: filter)
+    }
+
+    func handle(_ report: ReportView, elapsed: Double, unixTime: Double, filter: ScanFilter) {
         var parseError: CodecError? = nil
         do {
-            try report.sightings(into: &sightings)
+            try ScanReport.sightings(inData: report.data, address: report.address, addressType: report.addressType,
+                                     rssi: report.rssi, txPower: report.txPower, into: &sightings)
         } catch {
             parseError = error
         }
         if sightings.isEmpty {
             guard filter.accepts(nil, rssi: report.rssi),
-                  firstTime(.data(report.address, report.data)) else { return }
-            if !table { emit(.unknown(report, error: parseError, unixTime: timed.unixTime)) }
+                  firstTime(.data(report.address, Array(report.data))) else { return }
+            if !table { batch.appendUnknown(report, error: parseError, unixTime: unixTime) }
         }
         for sighting in sightings where filter.accepts(sighting, rssi: report.rssi) {
-            let accuracy = tracker.observeAccuracy(sighting, at: timed.elapsed)
+            let accuracy = tracker.observeAccuracy(sighting, at: elapsed)
             guard !table else { continue }
             guard firstTime(.beacon(report.address, BeaconTracker.identity(of: sighting))) else { continue }
-            emit(.beacon(sighting, accuracy: accuracy, data: report.data, unixTime: timed.unixTime))
+            batch.appendBeacon(sighting, accuracy: accuracy, report: report, unixTime: unixTime)
         }
-        if table { tick(timed.elapsed) }
-        if writer == nil { output.flush() }
+        if table { tick(elapsed) }
+        if let writer {
+            if batch.count >= ScanLineWriter.batchSize { submit(to: writer) }
+        } else {
+            batch.write(to: output, json: json)
+            batch.removeAll()
+            output.flush()
+        }
     }
 
-    private func emit(_ line: ScanLine) {
-        if let writer {
-            writer.append(line)
-        } else {
-            line.write(to: output, json: json)
-        }
+    private func submit(to writer: ScanLineWriter) {
+        writer.submit(batch)
+        batch = ScanBatch()
     }
 
     /// Writes out what is collected, and waits until it is written.
     func flush() {
-        writer?.drain()
+        if let writer {
+            submit(to: writer)
+            writer.drain()
+        }
         output.flush()
     }
 
     /// Whether this (sender, advertisement) has not been printed yet; always true with --duplicates.
     /// Remembers at most 4096, oldest forgotten first, so memory stays bounded.
-    private func firstTime(_ key: PrintedKey) -> Bool {
+    private func firstTime(_ makeKey: @autoclosure () -> PrintedKey) -> Bool {
         if duplicates { return true }
+        let key = makeKey()
         guard printed.insert(key).inserted else { return false }
         if printedOrder.count < Self.printedLimit {
             printedOrder.append(key)

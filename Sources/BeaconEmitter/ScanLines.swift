@@ -11,16 +11,79 @@ import Musl
 import Darwin
 #endif
 
-/// One line of `scan` output, with everything needed to write it: what the scan decided
-/// (the tracker's distance, the error of data that did not decode) taken when it decided.
-enum ScanLine {
-    case beacon(BeaconSighting, accuracy: Double, data: [UInt8], unixTime: Double)
-    case unknown(ScanReport, error: CodecError?, unixTime: Double)
+/// A report as `scan` handles it, its data wherever it was read (a capture's buffer, a live
+/// report): valid only while it is handled.
+struct ReportView {
+    var address: BluetoothAddress
+    var addressType: AddressType
+    var rssi: Int8?
+    var txPower: Int8?
+    var data: ArraySlice<UInt8>
 
-    /// Writes the line, as JSON or as text, to `output`.
+    init(_ report: ScanReport) {
+        self.init(address: report.address, addressType: report.addressType, rssi: report.rssi, txPower: report.txPower,
+                  data: report.data[...])
+    }
+
+    init(_ fields: AdvertisingReportFields) {
+        self.init(address: fields.address, addressType: fields.addressType, rssi: ScanReport.available(fields.rssi),
+                  txPower: fields.reportedTxPower.flatMap(ScanReport.available), data: fields.data)
+    }
+
+    init(address: BluetoothAddress, addressType: AddressType, rssi: Int8?, txPower: Int8?, data: ArraySlice<UInt8>) {
+        self.address = address
+        self.addressType = addressType
+        self.rssi = rssi
+        self.txPower = txPower
+        self.data = data
+    }
+}
+
+/// Lines of `scan` output waiting to be written, each with everything needed to write it: what
+/// the scan decided (the tracker's distance, the error of data that did not decode) taken when
+/// it decided, and the report's data copied into one buffer for the whole batch (no array per
+/// report).
+struct ScanBatch {
+    enum Line {
+        case beacon(BeaconSighting, accuracy: Double, data: Range<Int>, unixTime: Double)
+        case unknown(BluetoothAddress, AddressType, rssi: Int8?, txPower: Int8?, data: Range<Int>,
+                     error: CodecError?, unixTime: Double)
+    }
+
+    private(set) var lines: [Line] = []
+    private(set) var bytes: [UInt8] = []
+
+    var count: Int { lines.count }
+
+    mutating func appendBeacon(_ sighting: BeaconSighting, accuracy: Double, report: ReportView, unixTime: Double) {
+        lines.append(.beacon(sighting, accuracy: accuracy, data: keep(report.data), unixTime: unixTime))
+    }
+
+    mutating func appendUnknown(_ report: ReportView, error: CodecError?, unixTime: Double) {
+        lines.append(.unknown(report.address, report.addressType, rssi: report.rssi, txPower: report.txPower,
+                              data: keep(report.data), error: error, unixTime: unixTime))
+    }
+
+    mutating func removeAll() {
+        lines.removeAll(keepingCapacity: true)
+        bytes.removeAll(keepingCapacity: true)
+    }
+
+    private mutating func keep(_ data: ArraySlice<UInt8>) -> Range<Int> {
+        let start = bytes.count
+        bytes.append(contentsOf: data)
+        return start..<bytes.count
+    }
+
+    /// Writes every line, as JSON or as text, to `output`.
     func write(to output: OutputBuffer, json: Bool) {
-        switch self {
-        case let .beacon(sighting, accuracy, data, unixTime):
+        for line in lines { Self.write(line, data: bytes, to: output, json: json) }
+    }
+
+    private static func write(_ line: Line, data bytes: [UInt8], to output: OutputBuffer, json: Bool) {
+        switch line {
+        case let .beacon(sighting, accuracy, range, unixTime):
+            let data = bytes[range]
             if json {
                 output.appendJSONLine { object in
                     SightingFormatter.add(sighting, to: &object)
@@ -28,7 +91,7 @@ enum ScanLine {
                     if accuracy < 0 {
                         object.add("accuracy", number: "-1")
                     } else {
-                        object.add("accuracy", hundredths: Self.hundredths(accuracy))
+                        object.add("accuracy", hundredths: ScanLine.hundredths(accuracy))
                     }
                     object.add("proximity", literal: Proximity(accuracy: accuracy).literal)
                     object.add("data", hex: data)
@@ -36,30 +99,34 @@ enum ScanLine {
                 }
             } else {
                 let distance = accuracy < 0
-                    ? "distance unknown" : "~\(Self.metres(accuracy)) m \(Proximity(accuracy: accuracy).rawValue)"
+                    ? "distance unknown" : "~\(ScanLine.metres(accuracy)) m \(Proximity(accuracy: accuracy).rawValue)"
                 output.append(line: "\(Timestamp.iso8601(unixTime)) \(SightingFormatter.text(sighting)) \(distance) "
                     + "data=\(HexText.format(data))")
             }
-        case let .unknown(report, error, unixTime):
+        case let .unknown(address, addressType, rssi, txPower, range, error, unixTime):
+            let data = bytes[range]
             if json {
                 output.appendJSONLine { object in
                     object.add("type", literal: "unknown")
-                    object.add("address", address: report.address)
-                    object.add("addressType", addressType: report.addressType)
-                    if let rssi = report.rssi { object.add("rssi", rssi) } else { object.addNull("rssi") }
-                    if let tx = report.txPower { object.add("txPower", tx) } else { object.addNull("txPower") }
-                    object.add("data", hex: report.data)
+                    object.add("address", address: address)
+                    object.add("addressType", addressType: addressType)
+                    if let rssi { object.add("rssi", rssi) } else { object.addNull("rssi") }
+                    if let txPower { object.add("txPower", txPower) } else { object.addNull("txPower") }
+                    object.add("data", hex: data)
                     if let error { object.add("error", error.description) }
                     object.add("timestamp", timestamp: unixTime)
                 }
             } else {
-                output.append(line: "\(Timestamp.iso8601(unixTime)) unknown address=\(report.address) (\(report.addressType)) "
-                    + "rssi=\(report.rssi.map { "\($0)dBm" } ?? "unavailable") data=\(HexText.format(report.data))"
+                output.append(line: "\(Timestamp.iso8601(unixTime)) unknown address=\(address) (\(addressType)) "
+                    + "rssi=\(rssi.map { "\($0)dBm" } ?? "unavailable") data=\(HexText.format(data))"
                     + (error.map { " (\($0))" } ?? ""))
             }
         }
     }
+}
 
+/// How `scan` writes distances.
+enum ScanLine {
     /// Metres rounded to hundredths (a non-negative distance).
     static func hundredths(_ value: Double) -> UInt64 {
         UInt64((value * 100).rounded())
@@ -82,36 +149,27 @@ final class ScanLineWriter: @unchecked Sendable {
     private let output = OutputBuffer(descriptor: STDOUT_FILENO)
     private let queue = DispatchQueue(label: "beacon-emit.scan-output")
     private let waiting = DispatchSemaphore(value: 2)
-    private var batch: [ScanLine] = []
-    private static let batchSize = 2048
+    static let batchSize = 2048
 
     init(json: Bool) {
         self.json = json
-        batch.reserveCapacity(Self.batchSize)
     }
 
-    func append(_ line: ScanLine) {
-        batch.append(line)
-        if batch.count >= Self.batchSize { submit() }
-    }
-
-    /// Hands over what is collected and waits until every line handed over is written.
-    func drain() {
-        submit()
-        queue.sync {}
-    }
-
-    private func submit() {
-        guard !batch.isEmpty else { return }
-        nonisolated(unsafe) let lines = batch
-        batch = []
-        batch.reserveCapacity(Self.batchSize)
+    /// Hands a batch over to be written (waiting while two are still to be written).
+    func submit(_ batch: ScanBatch) {
+        guard batch.count > 0 else { return }
+        nonisolated(unsafe) let batch = batch
         waiting.wait()
         queue.async { [self] in
-            for line in lines { line.write(to: output, json: json) }
+            batch.write(to: output, json: json)
             output.flush()
             waiting.signal()
         }
+    }
+
+    /// Waits until every batch handed over is written.
+    func drain() {
+        queue.sync {}
     }
 }
 

@@ -22,10 +22,13 @@ public struct ScanReport: Sendable, Hashable {
 
     /// A report as read from an event's bytes (`LEMetaEvent.advertisingReports(inEvent:into:)`).
     public init(_ fields: AdvertisingReportFields) {
-        let missing = LEAdvertisingReport.rssiNotAvailable
-        self.init(address: fields.address, addressType: fields.addressType,
-                  rssi: fields.rssi == missing ? nil : fields.rssi,
-                  txPower: fields.reportedTxPower.flatMap { $0 == missing ? nil : $0 }, data: Array(fields.data))
+        self.init(address: fields.address, addressType: fields.addressType, rssi: Self.available(fields.rssi),
+                  txPower: fields.reportedTxPower.flatMap(Self.available), data: Array(fields.data))
+    }
+
+    /// An RSSI or TX power as reported, nil for 127 ("not available").
+    public static func available(_ reported: Int8) -> Int8? {
+        reported == LEAdvertisingReport.rssiNotAvailable ? nil : reported
     }
 
     /// The reports an event carries (none for other events).
@@ -57,9 +60,17 @@ public struct ScanReport: Sendable, Hashable {
 
     /// `sightings()` into an array the caller reuses (emptied first; left empty when it throws).
     public func sightings(into found: inout [BeaconSighting]) throws(CodecError) {
+        try Self.sightings(inData: data[...], address: address, addressType: addressType, rssi: rssi, txPower: txPower,
+                           into: &found)
+    }
+
+    /// The sightings of a report given as its parts (its data wherever it was read), into an
+    /// array the caller reuses: emptied first, left empty when the data does not parse.
+    public static func sightings(inData data: ArraySlice<UInt8>, address: BluetoothAddress, addressType: AddressType,
+                                 rssi: Int8?, txPower: Int8?, into found: inout [BeaconSighting]) throws(CodecError) {
         found.removeAll(keepingCapacity: true)
         do throws(CodecError) {
-            try PacketDecoder.forEachSighting(inAdvertisingData: data[...], address: address, addressType: addressType,
+            try PacketDecoder.forEachSighting(inAdvertisingData: data, address: address, addressType: addressType,
                                               rssi: rssi, reportedTxPower: txPower) { found.append($0) }
         } catch {
             found.removeAll(keepingCapacity: true)
