@@ -67,6 +67,58 @@ func reportEventsInCapture() throws -> Int {
         #expect(result.stdoutLines.first?.hasPrefix(#"{"event":"state","state":"inside","uuid":"39ED98FF-2900-441A-802F-9C398FC199D2","major":101,"timestamp":"#) == true)
     }
 
+    /// A capture written here: H4 datalink, each record one LE Advertising Report event.
+    func writeCapture(_ events: [[UInt8]]) throws -> String {
+        func be32(_ value: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (24 - 8 * $0)) } }
+        var bytes = Array("btsnoop".utf8) + [0] + be32(1) + be32(1002)
+        for (index, event) in events.enumerated() {
+            let packet = [0x04] + event
+            // Timestamps: 2026-01-01 (microseconds since year 0), a millisecond apart.
+            let time = UInt64(0x00DC_DDB3_0F2F_8000) + 1_767_225_600_000_000 + UInt64(index) * 1000
+            bytes += be32(UInt32(packet.count)) + be32(UInt32(packet.count)) + be32(1) + be32(0)
+                + be32(UInt32(time >> 32)) + be32(UInt32(time & 0xFFFF_FFFF)) + packet
+        }
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("replay-\(UUID().uuidString).btsnoop").path
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    /// An LE Advertising Report event of the given reports (address, data, RSSI -60 each).
+    func reportEvent(_ reports: [(address: UInt8, data: [UInt8])], declaredCount: Int? = nil) -> [UInt8] {
+        var parameters: [UInt8] = [0x02, UInt8(declaredCount ?? reports.count)]
+        for report in reports {
+            parameters += [0x00, 0x00, report.address, 0x22, 0x33, 0x44, 0x55, 0x66, UInt8(report.data.count)]
+            parameters += report.data + [0xC4]
+        }
+        return [0x3E, UInt8(parameters.count)] + parameters
+    }
+
+    /// Reports read straight from the capture's buffer still report errors at offsets within
+    /// their data, and an event that does not parse is skipped whole.
+    @Test func replayReportsErrorsWithinTheData() throws {
+        let iBeacon = hex("0201061AFF4C00021539ED98FF2900441A802F9C398FC199D200650002C5")
+        let cutShort = Array(iBeacon.prefix(12))
+        let path = try writeCapture([
+            reportEvent([(0x01, iBeacon)]),
+            reportEvent([(0x02, cutShort)]),
+            reportEvent([(0x03, iBeacon)], declaredCount: 2),  // says two reports, holds one: skipped
+            reportEvent([(0x04, iBeacon), (0x05, cutShort)]),
+        ])
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let result = try runBeaconEmit(["scan", "--replay", path, "--json", "--duplicates"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdoutLines
+        #expect(lines.count == 4)
+        #expect(lines.map { $0.contains(#""type":"unknown""#) } == [false, true, false, true])
+        for line in [lines[1], lines[3]] {
+            #expect(line.contains(#""data":"0201061AFF4C00021539ED98""#))
+            #expect(line.contains(#""error":"advertising data: byte 5: truncated: Manufacturer Specific Data (length 26 at byte 3) needs 25 bytes, only 7 left""#))
+        }
+        #expect(lines[0].contains(#""address":"66:55:44:33:22:01""#))
+        #expect(lines[2].contains(#""address":"66:55:44:33:22:04""#))
+        #expect(lines[2].contains(#""timestamp":"2026-01-01T00:00:00.003Z""#))
+    }
+
     @Test func notACaptureIsAClearError() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("not-\(UUID().uuidString).btsnoop").path
         try Data("hello, this is not btsnoop".utf8).write(to: URL(fileURLWithPath: path))
