@@ -35,61 +35,53 @@ enum ReportFeed {
         }
     }
 
+    /// A report from a capture with the beacons decoded from it. Valid only during the call
+    /// that hands it over; its data is indexed from 0, as a `ScanReport`'s.
+    struct Decoded {
+        var report: AdvertisingReportFields
+        var sightings: ArraySlice<BeaconSighting>
+        /// Why the data did not decode (then there are no sightings).
+        var failure: CodecError?
+        var elapsed: Double
+        var unixTime: Double
+    }
+
     /// Replays a btsnoop capture (read in chunks, constant memory) through `handle`.
     /// - Throws: `CodecError` for a malformed capture, with its file offset.
     static func replay(path: String, handle: (Timed) -> Bool, tick: (Double) -> Void) throws {
-        try replayReports(path: path, handle: { fields, elapsed, unixTime in
-            handle(Timed(elapsed: elapsed, unixTime: unixTime, report: ScanReport(fields)))
+        try replay(path: path, decode: false, handle: { decoded in
+            handle(Timed(elapsed: decoded.elapsed, unixTime: decoded.unixTime, report: ScanReport(decoded.report)))
         }, tick: tick)
     }
 
-    /// Replays a btsnoop capture as `replay` does, handing over each report as read from the
-    /// capture. Its data is valid only during the call, and indexed from 0 (so offsets in
-    /// errors count from the start of the data, as for a `ScanReport`): it is copied into one
-    /// array reused for every report.
-    static func replayReports(path: String, handle: (_ report: AdvertisingReportFields, _ elapsed: Double,
-                                                     _ unixTime: Double) -> Bool,
-                              tick: (Double) -> Void) throws {
+    /// Replays a btsnoop capture as `replay(path:handle:tick:)` does, handing over each report
+    /// as read from the capture, with its beacons decoded when `decode` is set. Reading,
+    /// parsing and decoding run on a thread of their own, a few batches ahead of `handle`.
+    static func replay(path: String, decode: Bool, handle: (Decoded) -> Bool, tick: (Double) -> Void) throws {
         guard let file = FileHandle(forReadingAtPath: path) else {
             throw ReplayError(message: "--replay \(path): cannot open the file")
         }
-        defer { try? file.close() }
-        var parser = BTSnoopParser()
-        var first: Int64?
-        var reports: [AdvertisingReportFields] = []
+        let reader = CaptureReader(file: file, path: path, decode: decode)
+        defer { reader.cancel() }
         var data: [UInt8] = []
         while true {
-            let chunk = file.readData(ofLength: 1 << 16)
-            if chunk.isEmpty { break }
-            parser.append(chunk)
-            while let packet = try parser.nextPacket() {
-                guard packet.type == .event else { continue }
-                // Advertising reports are read from the bytes as they are; other events are
-                // parsed whole. Events that do not parse are skipped, as a scanner would.
-                do {
-                    if try !LEMetaEvent.advertisingReports(inEvent: packet.body, into: &reports) {
-                        _ = try HCIEvent(parsing: packet.body)
-                    }
-                } catch {
-                    continue
-                }
-                let origin = first ?? packet.timestamp
-                first = origin
-                let elapsed = Double(packet.timestamp - origin) / 1_000_000
-                let unix = Double(packet.timestamp - BTSnoopParser.unixEpochOffset) / 1_000_000
-                for var fields in reports {
+            let batch = reader.next()
+            for event in batch.events {
+                for index in event.reports {
+                    var fields = batch.reports[index]
                     data.removeAll(keepingCapacity: true)
-                    data.append(contentsOf: fields.data)
+                    data.append(contentsOf: batch.bytes[batch.dataRanges[index]])
                     fields.data = data[...]
-                    if !handle(fields, elapsed, unix) { return }
+                    let decoded = Decoded(report: fields,
+                                          sightings: decode ? batch.sightings[batch.sightingRanges[index]] : [],
+                                          failure: decode ? batch.failures[index] : nil,
+                                          elapsed: event.elapsed, unixTime: event.unixTime)
+                    if !handle(decoded) { return }
                 }
-                // The reports are slices of the parser's buffer: let go of them before it changes.
-                reports.removeAll(keepingCapacity: true)
-                tick(elapsed)
+                tick(event.elapsed)
             }
-        }
-        if parser.datalink == nil {
-            throw ReplayError(message: "--replay \(path): not a btsnoop capture (too short for its header)")
+            if let failure = batch.failure { throw failure }
+            if batch.isLast { return }
         }
     }
 

@@ -71,8 +71,9 @@ struct Scan: ParsableCommand {
         if let replay {
             printer.writeInBackground()
             do {
-                try ReportFeed.replayReports(path: replay, handle: { report, elapsed, unixTime in
-                    printer.handle(ReportView(report), elapsed: elapsed, unixTime: unixTime, filter: filter)
+                try ReportFeed.replay(path: replay, decode: true, handle: { decoded in
+                    printer.handle(ReportView(decoded.report), sightings: decoded.sightings, parseError: decoded.failure,
+                                   elapsed: decoded.elapsed, unixTime: decoded.unixTime, filter: filter)
                     return true
                 }, tick: printer.tick)
             } catch {
@@ -146,10 +147,7 @@ final class ScanPrinter {
     }
 
     func handle(_ timed: ReportFeed.Timed, filter: ScanFilter) {
-        handle(ReportView(timed.report), elapsed: timed.elapsed, unixTime: timed.unixTime, filter: filter)
-    }
-
-    func handle(_ report: ReportView, elapsed: Double, unixTime: Double, filter: ScanFilter) {
+        let report = ReportView(timed.report)
         var parseError: CodecError? = nil
         do {
             try ScanReport.sightings(inData: report.data, address: report.address, addressType: report.addressType,
@@ -157,6 +155,13 @@ final class ScanPrinter {
         } catch {
             parseError = error
         }
+        handle(report, sightings: sightings[...], parseError: parseError, elapsed: timed.elapsed,
+               unixTime: timed.unixTime, filter: filter)
+    }
+
+    /// Handles a report whose beacons are decoded (none, with `parseError`, when its data did not decode).
+    func handle(_ report: ReportView, sightings: ArraySlice<BeaconSighting>, parseError: CodecError?,
+                elapsed: Double, unixTime: Double, filter: ScanFilter) {
         if sightings.isEmpty {
             guard filter.accepts(nil, rssi: report.rssi),
                   firstTime(.data(report.address, Array(report.data))) else { return }

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+import AdvertisementCodec
+import BeaconHost
+import Dispatch
+import Foundation
+
+/// Reads a btsnoop capture on a thread of its own, a few batches of reports ahead of the
+/// thread that handles them (reading and parsing are a third of a replay's work). At most
+/// four batches wait, so memory stays bounded however long the capture.
+final class CaptureReader: @unchecked Sendable {
+    /// Events read from the capture, in order, with their reports.
+    struct Batch {
+        struct Event {
+            var elapsed: Double
+            var unixTime: Double
+            /// Which of `reports` the event carried.
+            var reports: Range<Int>
+        }
+
+        var events: [Event] = []
+        /// The reports, each with `data` left empty: its bytes are `bytes[dataRanges[index]]`.
+        var reports: [AdvertisingReportFields] = []
+        var dataRanges: [Range<Int>] = []
+        var bytes: [UInt8] = []
+        /// When decoding: each report's beacons, `sightings[sightingRanges[index]]`, or why its
+        /// data did not decode.
+        var sightings: [BeaconSighting] = []
+        var sightingRanges: [Range<Int>] = []
+        var failures: [CodecError?] = []
+        /// Set on the last batch when reading stopped on an error.
+        var failure: (any Error)?
+        var isLast = false
+    }
+
+    private static let reportsPerBatch = 2048
+    private let lock = NSLock()
+    /// Guarded by `lock`.
+    private var ready: [Batch] = []
+    private var cancelled = false
+    private let available = DispatchSemaphore(value: 0)
+    private let space = DispatchSemaphore(value: 4)
+    private let finished = DispatchSemaphore(value: 0)
+
+    /// Starts reading `file` (which the reader closes when done); `path` names it in errors.
+    /// With `decode`, the beacons in each report are decoded here too.
+    init(file: FileHandle, path: String, decode: Bool) {
+        DispatchQueue.global().async { [self] in
+            read(file, path: path, decode: decode)
+            try? file.close()
+            finished.signal()
+        }
+    }
+
+    /// The next batch, waiting for it. After the batch marked last, there are no more.
+    func next() -> Batch {
+        available.wait()
+        let batch = lock.withLock { ready.removeFirst() }
+        space.signal()
+        return batch
+    }
+
+    /// Stops reading (if it has not stopped) and waits until the file is closed.
+    func cancel() {
+        lock.withLock { cancelled = true }
+        space.signal()
+        finished.wait()
+    }
+
+    /// Decodes the beacons of a report into the batch.
+    private static func decode(_ fields: AdvertisingReportFields, into batch: inout Batch,
+                               found: inout [BeaconSighting], data: inout [UInt8]) {
+        var failure: CodecError? = nil
+        do throws(CodecError) {
+            // From a copy indexed from 0: offsets in errors count from the start of the data.
+            data.removeAll(keepingCapacity: true)
+            data.append(contentsOf: fields.data)
+            try ScanReport.sightings(inData: data[...], address: fields.address, addressType: fields.addressType,
+                                     rssi: ScanReport.available(fields.rssi),
+                                     txPower: fields.reportedTxPower.flatMap(ScanReport.available), into: &found)
+        } catch {
+            failure = error
+        }
+        let start = batch.sightings.count
+        batch.sightings.append(contentsOf: found)
+        batch.sightingRanges.append(start..<batch.sightings.count)
+        batch.failures.append(failure)
+    }
+
+    /// Hands a batch over; false once cancelled.
+    private func deliver(_ batch: Batch) -> Bool {
+        space.wait()
+        let accepted = lock.withLock {
+            if cancelled { return false }
+            ready.append(batch)
+            return true
+        }
+        if accepted { available.signal() }
+        return accepted
+    }
+
+    private func read(_ file: FileHandle, path: String, decode: Bool) {
+        var batch = Batch()
+        var found: [BeaconSighting] = []
+        var data: [UInt8] = []
+        var parser = BTSnoopParser()
+        var first: Int64?
+        var reports: [AdvertisingReportFields] = []
+        do {
+            while true {
+                let chunk = file.readData(ofLength: 1 << 16)
+                if chunk.isEmpty { break }
+                parser.append(chunk)
+                while let packet = try parser.nextPacket() {
+                    guard packet.type == .event else { continue }
+                    // Advertising reports are read from the bytes as they are; other events are
+                    // parsed whole. Events that do not parse are skipped, as a scanner would.
+                    do {
+                        if try !LEMetaEvent.advertisingReports(inEvent: packet.body, into: &reports) {
+                            _ = try HCIEvent(parsing: packet.body)
+                        }
+                    } catch {
+                        continue
+                    }
+                    let origin = first ?? packet.timestamp
+                    first = origin
+                    let start = batch.reports.count
+                    for var fields in reports {
+                        let dataStart = batch.bytes.count
+                        batch.bytes.append(contentsOf: fields.data)
+                        batch.dataRanges.append(dataStart..<batch.bytes.count)
+                        if decode { Self.decode(fields, into: &batch, found: &found, data: &data) }
+                        fields.data = []
+                        batch.reports.append(fields)
+                    }
+                    // The reports are slices of the parser's buffer: let go of them before it changes.
+                    reports.removeAll(keepingCapacity: true)
+                    batch.events.append(Batch.Event(
+                        elapsed: Double(packet.timestamp - origin) / 1_000_000,
+                        unixTime: Double(packet.timestamp - BTSnoopParser.unixEpochOffset) / 1_000_000,
+                        reports: start..<batch.reports.count))
+                    if batch.reports.count >= Self.reportsPerBatch {
+                        guard deliver(batch) else { return }
+                        batch = Batch()
+                    }
+                }
+            }
+            if parser.datalink == nil {
+                throw ReplayError(message: "--replay \(path): not a btsnoop capture (too short for its header)")
+            }
+        } catch {
+            batch.failure = error
+        }
+        batch.isLast = true
+        _ = deliver(batch)
+    }
+}
