@@ -36,7 +36,8 @@ enum ReportFeed {
     }
 
     /// A report from a capture with the beacons decoded from it. Valid only during the call
-    /// that hands it over; its data is indexed from 0, as a `ScanReport`'s.
+    /// that hands it over; without decoding, its data is indexed from 0, as a `ScanReport`'s
+    /// (so that offsets in errors count from the start of the data).
     struct Decoded {
         var report: AdvertisingReportFields
         var sightings: ArraySlice<BeaconSighting>
@@ -69,9 +70,13 @@ enum ReportFeed {
             for event in batch.events {
                 for index in event.reports {
                     var fields = batch.reports[index]
-                    data.removeAll(keepingCapacity: true)
-                    data.append(contentsOf: batch.bytes[batch.dataRanges[index]])
-                    fields.data = data[...]
+                    if decode {
+                        fields.data = batch.bytes[batch.dataRanges[index]]  // decoded already: offsets do not matter
+                    } else {
+                        data.removeAll(keepingCapacity: true)
+                        data.append(contentsOf: batch.bytes[batch.dataRanges[index]])
+                        fields.data = data[...]
+                    }
                     let decoded = Decoded(report: fields,
                                           sightings: decode ? batch.sightings[batch.sightingRanges[index]] : [],
                                           failure: decode ? batch.failures[index] : nil,

@@ -5,7 +5,10 @@
 /// the caller uses, in seconds, so tests can drive it.
 public struct RSSIWindow: Sendable {
     public let length: Double
+    /// Samples in the order they came; those before `first` have left the window (they are
+    /// dropped in bulk, so a report does not shift the array).
     private var samples: [(time: Double, rssi: Int)] = []
+    private var first = 0
     /// The same RSSI values kept in order, so the trimmed mean needs no sort per report.
     private var ordered: [Int] = []
 
@@ -14,7 +17,7 @@ public struct RSSIWindow: Sendable {
         self.length = length
     }
 
-    public var count: Int { samples.count }
+    public var count: Int { samples.count - first }
 
     /// Adds a sample taken at `time` and forgets those older than the window.
     public mutating func add(_ rssi: Int, at time: Double) {
@@ -26,17 +29,17 @@ public struct RSSIWindow: Sendable {
     /// Forgets samples older than the window as of `now`.
     public mutating func prune(now: Double) {
         let oldest = now - length
-        let keep = samples.firstIndex(where: { $0.time >= oldest }) ?? samples.count
-        guard keep > 0 else { return }
-        if keep == samples.count {
+        while first < samples.count, samples[first].time < oldest {
+            ordered.remove(at: Self.firstIndex(notBelow: samples[first].rssi, in: ordered))
+            first += 1
+        }
+        if first == samples.count {
             samples.removeAll(keepingCapacity: true)
-            ordered.removeAll(keepingCapacity: true)
-            return
+            first = 0
+        } else if first >= 16, first * 2 >= samples.count {
+            samples.removeFirst(first)
+            first = 0
         }
-        for sample in samples[..<keep] {
-            ordered.remove(at: Self.firstIndex(notBelow: sample.rssi, in: ordered))
-        }
-        samples.removeFirst(keep)
     }
 
     /// The trimmed mean of the samples in the window, or nil with none.
