@@ -8,13 +8,12 @@ import Musl
 import Darwin
 #endif
 
-/// Lines collected in memory and written to a file descriptor in large writes: when the
-/// buffer passes 64 KiB, or when the caller flushes (the line-oriented commands flush after
-/// each chunk of input, so a reader of a pipe sees results as soon as their input arrived).
+/// Lines collected in memory and written to a file descriptor when the caller flushes (a live
+/// scan after each report, a replay after each batch), so a reader of a pipe sees results as
+/// soon as their input arrived.
 final class OutputBuffer {
     let descriptor: Int32
-    var bytes = ByteBuffer(capacity: limit + 4096)
-    private static let limit = 1 << 16
+    var bytes = ByteBuffer(capacity: 1 << 16)
 
     init(descriptor: Int32) {
         self.descriptor = descriptor
@@ -31,10 +30,6 @@ final class OutputBuffer {
         fill(&object)
         object.finish(into: &bytes)
         bytes.append(UInt8(ascii: "\n"))
-    }
-
-    func flushIfFull() {
-        if bytes.count >= Self.limit { flush() }
     }
 
     func flush() {

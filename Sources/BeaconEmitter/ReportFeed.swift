@@ -107,7 +107,11 @@ enum Timestamp {
         var year, month, day, hour, minute, second, millisecond: Int64
 
         init(_ unix: Double) {
-            let milliseconds = Int64((unix * 1000).rounded(.down))
+            // Whole microseconds first: a time given in milliseconds, such as 1.281, is often held
+            // as a double a hair below (1280.9999... when multiplied), which truncating would
+            // print one millisecond early.
+            let microseconds = Int64((unix * 1_000_000).rounded())
+            let milliseconds = microseconds >= 0 ? microseconds / 1000 : (microseconds - 999) / 1000
             let days = milliseconds >= 0 ? milliseconds / 86_400_000 : (milliseconds - 86_399_999) / 86_400_000
             let rest = milliseconds - days * 86_400_000
             // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).

@@ -91,7 +91,7 @@ struct ScanBatch {
                     if accuracy < 0 {
                         object.add("accuracy", number: "-1")
                     } else {
-                        object.add("accuracy", hundredths: ScanLine.hundredths(accuracy))
+                        object.add("accuracy", hundredths: Distance.hundredths(accuracy))
                     }
                     object.add("proximity", literal: Proximity(accuracy: accuracy).literal)
                     object.add("data", hex: data)
@@ -99,7 +99,7 @@ struct ScanBatch {
                 }
             } else {
                 let distance = accuracy < 0
-                    ? "distance unknown" : "~\(ScanLine.metres(accuracy)) m \(Proximity(accuracy: accuracy).rawValue)"
+                    ? "distance unknown" : "~\(Distance.metres(accuracy)) m \(Proximity(accuracy: accuracy).rawValue)"
                 output.append(line: "\(Timestamp.iso8601(unixTime)) \(SightingFormatter.text(sighting)) \(distance) "
                     + "data=\(HexText.format(data))")
             }
@@ -126,7 +126,7 @@ struct ScanBatch {
 }
 
 /// How `scan` writes distances.
-enum ScanLine {
+enum Distance {
     /// Metres rounded to hundredths (a non-negative distance).
     static func hundredths(_ value: Double) -> UInt64 {
         UInt64((value * 100).rounded())
@@ -141,8 +141,9 @@ enum ScanLine {
 }
 
 /// Writes batches of lines on a thread of its own, in the order they were handed over, while
-/// the caller goes on reading and tracking reports: a replay's two halves on two cores. At
-/// most two batches wait, so memory stays bounded however long the capture.
+/// the caller goes on tracking reports (and `CaptureReader` reads ahead): a replay's three
+/// stages on as many cores as there are. At most two batches wait, so memory stays bounded
+/// however long the capture.
 final class ScanLineWriter: @unchecked Sendable {
     private let json: Bool
     /// Changed only on `queue`.
