@@ -36,8 +36,8 @@ enum ReportFeed {
     }
 
     /// A report from a capture with the beacons decoded from it. Valid only during the call
-    /// that hands it over; without decoding, its data is indexed from 0, as a `ScanReport`'s
-    /// (so that offsets in errors count from the start of the data).
+    /// that hands it over. Its data is a slice of a larger buffer: errors about it were made
+    /// when it was decoded, from the data alone.
     struct Decoded {
         var report: AdvertisingReportFields
         var sightings: ArraySlice<BeaconSighting>
@@ -64,19 +64,12 @@ enum ReportFeed {
         }
         let reader = CaptureReader(file: file, path: path, decode: decode)
         defer { reader.cancel() }
-        var data: [UInt8] = []
         while true {
             let batch = reader.next()
             for event in batch.events {
                 for index in event.reports {
                     var fields = batch.reports[index]
-                    if decode {
-                        fields.data = batch.bytes[batch.dataRanges[index]]  // decoded already: offsets do not matter
-                    } else {
-                        data.removeAll(keepingCapacity: true)
-                        data.append(contentsOf: batch.bytes[batch.dataRanges[index]])
-                        fields.data = data[...]
-                    }
+                    fields.data = batch.bytes[batch.dataRanges[index]]
                     let decoded = Decoded(report: fields,
                                           sightings: decode ? batch.sightings[batch.sightingRanges[index]] : [],
                                           failure: decode ? batch.failures[index] : nil,
