@@ -9,14 +9,18 @@ struct ByteBuffer: ~Copyable {
     private(set) var count = 0
     private var capacity: Int
 
-    /// An empty buffer; with no capacity it allocates nothing (until something is reserved).
+    /// Where a buffer of no capacity points: never written, never freed.
+    nonisolated(unsafe) private static let nowhere = UnsafeMutablePointer<UInt8>.allocate(capacity: 1)
+
+    /// An empty buffer; with no capacity it allocates nothing (until something is reserved),
+    /// so an empty one costs nothing to make and swap in.
     init(capacity: Int = 0) {
         self.capacity = max(0, capacity)
-        base = .allocate(capacity: self.capacity)
+        base = self.capacity > 0 ? .allocate(capacity: self.capacity) : Self.nowhere
     }
 
     deinit {
-        base.deallocate()
+        if capacity > 0 { base.deallocate() }
     }
 
     /// Makes room for `extra` more bytes, so that many may be written unchecked.
@@ -30,7 +34,7 @@ struct ByteBuffer: ~Copyable {
         let larger = max(needed, capacity * 2, 64)
         let moved = UnsafeMutablePointer<UInt8>.allocate(capacity: larger)
         moved.initialize(from: base, count: count)
-        base.deallocate()
+        if capacity > 0 { base.deallocate() }
         base = moved
         capacity = larger
     }

@@ -159,7 +159,6 @@ final class ScanLineWriter: @unchecked Sendable {
     /// Hands a batch over to be written (waiting while two are still to be written).
     func submit(_ batch: ScanBatch) {
         guard batch.count > 0 else { return }
-        nonisolated(unsafe) let batch = batch
         waiting.wait()
         queue.async { [self] in
             batch.write(to: output, json: json)
