@@ -31,6 +31,18 @@ final class CaptureReader: @unchecked Sendable {
         /// Set on the last batch when reading stopped on an error.
         var failure: (any Error)?
         var isLast = false
+
+        /// Report `index` as `scan` takes it, its data a slice of `bytes`.
+        func report(_ index: Int) -> ReportView {
+            var fields = reports[index]
+            fields.data = bytes[dataRanges[index]]
+            return ReportView(fields)
+        }
+
+        /// The beacons decoded from report `index` (when decoding).
+        func sightings(_ index: Int) -> ArraySlice<BeaconSighting> {
+            sightings[sightingRanges[index]]
+        }
     }
 
     private static let reportsPerBatch = 2048
@@ -42,9 +54,13 @@ final class CaptureReader: @unchecked Sendable {
     private let space = DispatchSemaphore(value: 4)
     private let finished = DispatchSemaphore(value: 0)
 
-    /// Starts reading `file` (which the reader closes when done); `path` names it in errors.
-    /// With `decode`, the beacons in each report are decoded here too.
-    init(file: FileHandle, path: String, decode: Bool) {
+    /// Opens the capture at `path` and starts reading it. With `decode`, the beacons in each
+    /// report are decoded here too.
+    /// - Throws: `ReplayError` when the file cannot be opened.
+    init(path: String, decode: Bool) throws {
+        guard let file = FileHandle(forReadingAtPath: path) else {
+            throw ReplayError(message: "--replay \(path): cannot open the file")
+        }
         DispatchQueue.global().async { [self] in
             read(file, path: path, decode: decode)
             try? file.close()

@@ -35,34 +35,11 @@ enum ReportFeed {
         }
     }
 
-    /// A report from a capture with the beacons decoded from it. Valid only during the call
-    /// that hands it over. Its data is a slice of a larger buffer: errors about it were made
-    /// when it was decoded, from the data alone.
-    struct Decoded {
-        var report: AdvertisingReportFields
-        var sightings: ArraySlice<BeaconSighting>
-        /// Why the data did not decode (then there are no sightings).
-        var failure: CodecError?
-        var elapsed: Double
-        var unixTime: Double
-    }
-
-    /// Replays a btsnoop capture (read in chunks, constant memory) through `handle`.
+    /// Replays a btsnoop capture (read in chunks, constant memory) through `handle`. The
+    /// capture is read and parsed on a thread of its own, a few batches ahead.
     /// - Throws: `CodecError` for a malformed capture, with its file offset.
     static func replay(path: String, handle: (Timed) -> Bool, tick: (Double) -> Void) throws {
-        try replay(path: path, decode: false, handle: { decoded in
-            handle(Timed(elapsed: decoded.elapsed, unixTime: decoded.unixTime, report: ScanReport(decoded.report)))
-        }, tick: tick)
-    }
-
-    /// Replays a btsnoop capture as `replay(path:handle:tick:)` does, handing over each report
-    /// as read from the capture, with its beacons decoded when `decode` is set. Reading,
-    /// parsing and decoding run on a thread of their own, a few batches ahead of `handle`.
-    static func replay(path: String, decode: Bool, handle: (Decoded) -> Bool, tick: (Double) -> Void) throws {
-        guard let file = FileHandle(forReadingAtPath: path) else {
-            throw ReplayError(message: "--replay \(path): cannot open the file")
-        }
-        let reader = CaptureReader(file: file, path: path, decode: decode)
+        let reader = try CaptureReader(path: path, decode: false)
         defer { reader.cancel() }
         while true {
             let batch = reader.next()
@@ -70,11 +47,9 @@ enum ReportFeed {
                 for index in event.reports {
                     var fields = batch.reports[index]
                     fields.data = batch.bytes[batch.dataRanges[index]]
-                    let decoded = Decoded(report: fields,
-                                          sightings: decode ? batch.sightings[batch.sightingRanges[index]] : [],
-                                          failure: decode ? batch.failures[index] : nil,
-                                          elapsed: event.elapsed, unixTime: event.unixTime)
-                    if !handle(decoded) { return }
+                    if !handle(Timed(elapsed: event.elapsed, unixTime: event.unixTime, report: ScanReport(fields))) {
+                        return
+                    }
                 }
                 tick(event.elapsed)
             }

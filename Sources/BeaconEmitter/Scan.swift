@@ -69,13 +69,8 @@ struct Scan: ParsableCommand {
             return true
         }
         if let replay {
-            printer.writeInBackground()
             do {
-                try ReportFeed.replay(path: replay, decode: true, handle: { decoded in
-                    printer.handle(ReportView(decoded.report), sightings: decoded.sightings, parseError: decoded.failure,
-                                   elapsed: decoded.elapsed, unixTime: decoded.unixTime, filter: filter)
-                    return true
-                }, tick: printer.tick)
+                try printer.replay(path: replay, filter: filter)
             } catch {
                 printer.flush()
                 Console.error("\(error)")
@@ -113,12 +108,10 @@ final class ScanPrinter {
     let table: Bool
     let duplicates: Bool
     var tracker: BeaconTracker
-    /// Lines are written as each report is handled (live scans), or by a writer of their own
-    /// in batches (replays).
+    /// Lines are written as each report is handled (live scans), or by `writer` in batches (replays).
     private let output = OutputBuffer(descriptor: STDOUT_FILENO)
+    /// Writes a replay's lines on a thread of its own.
     private var writer: ScanLineWriter?
-    /// Lines not written yet.
-    private var batch = ScanBatch()
     /// The sightings of the report being handled (storage reused from report to report).
     private var sightings: [BeaconSighting] = []
     /// What has been printed once: a set and a ring of at most `printedLimit` keys, oldest forgotten first.
@@ -140,12 +133,6 @@ final class ScanPrinter {
         self.tracker = tracker
     }
 
-    /// Writes lines from now on in batches on a thread of their own (a replay without a table).
-    func writeInBackground() {
-        guard !table else { return }
-        writer = ScanLineWriter(json: json)
-    }
-
     func handle(_ timed: ReportFeed.Timed, filter: ScanFilter) {
         let report = ReportView(timed.report)
         var parseError: CodecError? = nil
@@ -155,45 +142,64 @@ final class ScanPrinter {
         } catch {
             parseError = error
         }
-        handle(report, sightings: sightings[...], parseError: parseError, elapsed: timed.elapsed,
-               unixTime: timed.unixTime, filter: filter)
+        choose(report, sightings: sightings[...], elapsed: timed.elapsed, filter: filter, unknown: {
+            ScanLine.writeUnknown(report, error: parseError, unixTime: timed.unixTime, to: output, json: json)
+        }, beacon: { index, accuracy in
+            ScanLine.writeBeacon(sightings[index], accuracy: accuracy, data: report.data, unixTime: timed.unixTime,
+                                 to: output, json: json)
+        })
+        output.flush()
     }
 
-    /// Handles a report whose beacons are decoded (none, with `parseError`, when its data did not decode).
-    func handle(_ report: ReportView, sightings: ArraySlice<BeaconSighting>, parseError: CodecError?,
-                elapsed: Double, unixTime: Double, filter: ScanFilter) {
+    /// Replays a capture: read and decoded on one thread (`CaptureReader`), tracked on this
+    /// one, written on a third (`ScanLineWriter`), a batch at a time; the output is the same as
+    /// handling one report at a time.
+    func replay(path: String, filter: ScanFilter) throws {
+        let reader = try CaptureReader(path: path, decode: true)
+        defer { reader.cancel() }
+        if !table { writer = ScanLineWriter(json: json) }
+        while true {
+            var lines = ReplayLines(batch: reader.next())
+            let batch = lines.batch
+            for event in batch.events {
+                for index in event.reports {
+                    choose(batch.report(index), sightings: batch.sightings(index), elapsed: event.elapsed, filter: filter,
+                           unknown: { lines.lines.append(.unknown(report: index, unixTime: event.unixTime)) },
+                           beacon: { sighting, accuracy in
+                               lines.lines.append(.beacon(report: index, sighting: sighting, accuracy: accuracy,
+                                                          unixTime: event.unixTime))
+                           })
+                }
+                tick(event.elapsed)
+            }
+            writer?.submit(lines)
+            if let failure = batch.failure { throw failure }
+            if batch.isLast { return }
+        }
+    }
+
+    /// Decides what a report shows: it tracks the beacons that pass the filter, then calls
+    /// `beacon` with each one's index in `sightings` and distance, or `unknown` for a report
+    /// that holds none, as long as they are to be printed (not in a table, not printed before).
+    private func choose(_ report: ReportView, sightings: ArraySlice<BeaconSighting>, elapsed: Double,
+                        filter: ScanFilter, unknown: () -> Void, beacon: (Int, Double) -> Void) {
         if sightings.isEmpty {
             guard filter.accepts(nil, rssi: report.rssi),
                   firstTime(.data(report.address, Array(report.data))) else { return }
-            if !table { batch.appendUnknown(report, error: parseError, unixTime: unixTime) }
+            if !table { unknown() }
         }
-        for sighting in sightings where filter.accepts(sighting, rssi: report.rssi) {
-            let accuracy = tracker.observeAccuracy(sighting, at: elapsed)
+        for index in sightings.indices where filter.accepts(sightings[index], rssi: report.rssi) {
+            let accuracy = tracker.observeAccuracy(sightings[index], at: elapsed)
             guard !table else { continue }
-            guard firstTime(.beacon(report.address, BeaconTracker.identity(of: sighting))) else { continue }
-            batch.appendBeacon(sighting, accuracy: accuracy, report: report, unixTime: unixTime)
+            guard firstTime(.beacon(report.address, BeaconTracker.identity(of: sightings[index]))) else { continue }
+            beacon(index, accuracy)
         }
         if table { tick(elapsed) }
-        if let writer {
-            if batch.count >= ScanLineWriter.batchSize { submit(to: writer) }
-        } else {
-            batch.write(to: output, json: json)
-            batch.removeAll()
-            output.flush()
-        }
     }
 
-    private func submit(to writer: ScanLineWriter) {
-        writer.submit(batch)
-        batch = ScanBatch()
-    }
-
-    /// Writes out what is collected, and waits until it is written.
+    /// Waits until every line is written.
     func flush() {
-        if let writer {
-            submit(to: writer)
-            writer.drain()
-        }
+        writer?.drain()
         output.flush()
     }
 

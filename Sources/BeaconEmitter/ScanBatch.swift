@@ -39,87 +39,72 @@ struct ReportView {
     }
 }
 
-/// Lines of `scan` output waiting to be written, each with everything needed to write it: what
-/// the scan decided (the tracker's distance, the error of data that did not decode) taken when
-/// it decided, and the report's data copied into one buffer for the whole batch (no array per
-/// report).
-struct ScanBatch {
-    enum Line {
-        case beacon(BeaconSighting, accuracy: Double, data: Range<Int>, unixTime: Double)
-        case unknown(BluetoothAddress, AddressType, rssi: Int8?, txPower: Int8?, data: Range<Int>,
-                     error: CodecError?, unixTime: Double)
-    }
-
-    private(set) var lines: [Line] = []
-    private(set) var bytes: [UInt8] = []
-
-    var count: Int { lines.count }
-
-    mutating func appendBeacon(_ sighting: BeaconSighting, accuracy: Double, report: ReportView, unixTime: Double) {
-        lines.append(.beacon(sighting, accuracy: accuracy, data: keep(report.data), unixTime: unixTime))
-    }
-
-    mutating func appendUnknown(_ report: ReportView, error: CodecError?, unixTime: Double) {
-        lines.append(.unknown(report.address, report.addressType, rssi: report.rssi, txPower: report.txPower,
-                              data: keep(report.data), error: error, unixTime: unixTime))
-    }
-
-    mutating func removeAll() {
-        lines.removeAll(keepingCapacity: true)
-        bytes.removeAll(keepingCapacity: true)
-    }
-
-    private mutating func keep(_ data: ArraySlice<UInt8>) -> Range<Int> {
-        let start = bytes.count
-        bytes.append(contentsOf: data)
-        return start..<bytes.count
-    }
-
-    /// Writes every line, as JSON or as text, to `output`.
-    func write(to output: OutputBuffer, json: Bool) {
-        for line in lines { Self.write(line, data: bytes, to: output, json: json) }
-    }
-
-    private static func write(_ line: Line, data bytes: [UInt8], to output: OutputBuffer, json: Bool) {
-        switch line {
-        case let .beacon(sighting, accuracy, range, unixTime):
-            let data = bytes[range]
-            if json {
-                output.appendJSONLine { object in
-                    SightingFormatter.add(sighting, to: &object)
-                    if sighting.txPower == nil { object.addNull("txPower") }
-                    if accuracy < 0 {
-                        object.add("accuracy", number: "-1")
-                    } else {
-                        object.add("accuracy", hundredths: Distance.hundredths(accuracy))
-                    }
-                    object.add("proximity", literal: Proximity(accuracy: accuracy).literal)
-                    object.add("data", hex: data)
-                    object.add("timestamp", timestamp: unixTime)
+/// How `scan` writes a line: a beacon with its distance, or a report that held none.
+enum ScanLine {
+    static func writeBeacon(_ sighting: BeaconSighting, accuracy: Double, data: some Collection<UInt8>,
+                            unixTime: Double, to output: OutputBuffer, json: Bool) {
+        if json {
+            output.appendJSONLine { object in
+                SightingFormatter.add(sighting, to: &object)
+                if sighting.txPower == nil { object.addNull("txPower") }
+                if accuracy < 0 {
+                    object.add("accuracy", number: "-1")
+                } else {
+                    object.add("accuracy", hundredths: Distance.hundredths(accuracy))
                 }
-            } else {
-                let distance = accuracy < 0
-                    ? "distance unknown" : "~\(Distance.metres(accuracy)) m \(Proximity(accuracy: accuracy).rawValue)"
-                output.append(line: "\(Timestamp.iso8601(unixTime)) \(SightingFormatter.text(sighting)) \(distance) "
-                    + "data=\(HexText.format(data))")
+                object.add("proximity", literal: Proximity(accuracy: accuracy).literal)
+                object.add("data", hex: data)
+                object.add("timestamp", timestamp: unixTime)
             }
-        case let .unknown(address, addressType, rssi, txPower, range, error, unixTime):
-            let data = bytes[range]
-            if json {
-                output.appendJSONLine { object in
-                    object.add("type", literal: "unknown")
-                    object.add("address", address: address)
-                    object.add("addressType", addressType: addressType)
-                    if let rssi { object.add("rssi", rssi) } else { object.addNull("rssi") }
-                    if let txPower { object.add("txPower", txPower) } else { object.addNull("txPower") }
-                    object.add("data", hex: data)
-                    if let error { object.add("error", error.description) }
-                    object.add("timestamp", timestamp: unixTime)
-                }
-            } else {
-                output.append(line: "\(Timestamp.iso8601(unixTime)) unknown address=\(address) (\(addressType)) "
-                    + "rssi=\(rssi.map { "\($0)dBm" } ?? "unavailable") data=\(HexText.format(data))"
-                    + (error.map { " (\($0))" } ?? ""))
+        } else {
+            let distance = accuracy < 0
+                ? "distance unknown" : "~\(Distance.metres(accuracy)) m \(Proximity(accuracy: accuracy).rawValue)"
+            output.append(line: "\(Timestamp.iso8601(unixTime)) \(SightingFormatter.text(sighting)) \(distance) "
+                + "data=\(HexText.format(data))")
+        }
+    }
+
+    static func writeUnknown(_ report: ReportView, error: CodecError?, unixTime: Double, to output: OutputBuffer,
+                             json: Bool) {
+        if json {
+            output.appendJSONLine { object in
+                object.add("type", literal: "unknown")
+                object.add("address", address: report.address)
+                object.add("addressType", addressType: report.addressType)
+                if let rssi = report.rssi { object.add("rssi", rssi) } else { object.addNull("rssi") }
+                if let txPower = report.txPower { object.add("txPower", txPower) } else { object.addNull("txPower") }
+                object.add("data", hex: report.data)
+                if let error { object.add("error", error.description) }
+                object.add("timestamp", timestamp: unixTime)
+            }
+        } else {
+            output.append(line: "\(Timestamp.iso8601(unixTime)) unknown address=\(report.address) (\(report.addressType)) "
+                + "rssi=\(report.rssi.map { "\($0)dBm" } ?? "unavailable") data=\(HexText.format(report.data))"
+                + (error.map { " (\($0))" } ?? ""))
+        }
+    }
+}
+
+/// The lines a batch of a capture gives, by reference into the batch (which holds the reports,
+/// their data and their beacons): what tracking decided, and nothing copied.
+struct ReplayLines {
+    enum Line {
+        case beacon(report: Int, sighting: Int, accuracy: Double, unixTime: Double)
+        case unknown(report: Int, unixTime: Double)
+    }
+
+    let batch: CaptureReader.Batch
+    var lines: [Line] = []
+
+    func write(to output: OutputBuffer, json: Bool) {
+        for line in lines {
+            switch line {
+            case let .beacon(report, sighting, accuracy, unixTime):
+                ScanLine.writeBeacon(batch.sightings[sighting], accuracy: accuracy, data: batch.bytes[batch.dataRanges[report]],
+                                     unixTime: unixTime, to: output, json: json)
+            case let .unknown(report, unixTime):
+                ScanLine.writeUnknown(batch.report(report), error: batch.failures[report], unixTime: unixTime,
+                                      to: output, json: json)
             }
         }
     }
@@ -150,18 +135,16 @@ final class ScanLineWriter: @unchecked Sendable {
     private let output = OutputBuffer(descriptor: STDOUT_FILENO)
     private let queue = DispatchQueue(label: "beacon-emit.scan-output")
     private let waiting = DispatchSemaphore(value: 2)
-    static let batchSize = 2048
-
     init(json: Bool) {
         self.json = json
     }
 
-    /// Hands a batch over to be written (waiting while two are still to be written).
-    func submit(_ batch: ScanBatch) {
-        guard batch.count > 0 else { return }
+    /// Hands lines over to be written (waiting while two batches are still to be written).
+    func submit(_ lines: ReplayLines) {
+        guard !lines.lines.isEmpty else { return }
         waiting.wait()
         queue.async { [self] in
-            batch.write(to: output, json: json)
+            lines.write(to: output, json: json)
             output.flush()
             waiting.signal()
         }
