@@ -32,6 +32,19 @@ final class CaptureReader: @unchecked Sendable {
         var failure: (any Error)?
         var isLast = false
 
+        /// A batch with room for about `reports` reports (growing an array copies it).
+        init(reservingFor reports: Int, decode: Bool) {
+            events.reserveCapacity(reports)
+            self.reports.reserveCapacity(reports + 64)
+            dataRanges.reserveCapacity(reports + 64)
+            bytes.reserveCapacity(reports * 40)
+            if decode {
+                sightings.reserveCapacity(reports + 64)
+                sightingRanges.reserveCapacity(reports + 64)
+                failures.reserveCapacity(reports + 64)
+            }
+        }
+
         /// Report `index` as `scan` takes it, its data a slice of `bytes`.
         func report(_ index: Int) -> ReportView {
             var fields = reports[index]
@@ -116,7 +129,7 @@ final class CaptureReader: @unchecked Sendable {
     }
 
     private func read(_ file: FileHandle, path: String, decode: Bool) {
-        var batch = Batch()
+        var batch = Batch(reservingFor: Self.reportsPerBatch, decode: decode)
         var found: [BeaconSighting] = []
         var data: [UInt8] = []
         var parser = BTSnoopParser()
@@ -157,7 +170,7 @@ final class CaptureReader: @unchecked Sendable {
                         reports: start..<batch.reports.count))
                     if batch.reports.count >= Self.reportsPerBatch {
                         guard deliver(batch) else { return }
-                        batch = Batch()
+                        batch = Batch(reservingFor: Self.reportsPerBatch, decode: decode)
                     }
                 }
             }
