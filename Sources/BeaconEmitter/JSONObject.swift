@@ -78,6 +78,18 @@ struct JSONObject: ~Copyable {
         out.appendReserved(UInt8(ascii: "0") + fraction % 10)
     }
 
+    /// Upper-case hex digits by value, looked up rather than chosen by a branch (random bytes
+    /// mix digits and letters, which branches cannot predict).
+    private static let digits: StaticString = "0123456789ABCDEF"
+
+    /// Writes the two hex digits of `byte` at `text`.
+    @inline(__always)
+    private static func writeHex(_ byte: UInt8, at text: UnsafeMutablePointer<UInt8>) {
+        let table = digits.utf8Start
+        text[0] = table[Int(byte >> 4)]
+        text[1] = table[Int(byte & 0x0F)]
+    }
+
     /// A UUID in its usual upper-case 8-4-4-4-12 form, written without building a string.
     mutating func add(_ key: StaticString, uuid: UUID) {
         appendKey(key, reserving: 38)
@@ -90,8 +102,7 @@ struct JSONObject: ~Copyable {
                         text[position] = UInt8(ascii: "-")
                         position += 1
                     }
-                    text[position] = HexText.digit(raw[index] >> 4)
-                    text[position + 1] = HexText.digit(raw[index] & 0x0F)
+                    Self.writeHex(raw[index], at: text + position)
                     position += 2
                 }
             }
@@ -107,10 +118,17 @@ struct JSONObject: ~Copyable {
         out.appendReserving(2 * count + 2) { text in
             text[0] = UInt8(ascii: "\"")
             var position = 1
-            for byte in hex {
-                text[position] = HexText.digit(byte >> 4)
-                text[position + 1] = HexText.digit(byte & 0x0F)
-                position += 2
+            let written = hex.withContiguousStorageIfAvailable { bytes in
+                for byte in bytes {
+                    Self.writeHex(byte, at: text + position)
+                    position += 2
+                }
+            }
+            if written == nil {
+                for byte in hex {
+                    Self.writeHex(byte, at: text + position)
+                    position += 2
+                }
             }
             text[position] = UInt8(ascii: "\"")
             return position + 1
@@ -123,9 +141,7 @@ struct JSONObject: ~Copyable {
         out.appendReserving(19) { text in
             text[0] = UInt8(ascii: "\"")
             for index in 0..<6 {
-                let byte = UInt8(truncatingIfNeeded: address.value >> UInt64(40 - 8 * index))
-                text[1 + 3 * index] = HexText.digit(byte >> 4)
-                text[2 + 3 * index] = HexText.digit(byte & 0x0F)
+                Self.writeHex(UInt8(truncatingIfNeeded: address.value >> UInt64(40 - 8 * index)), at: text + 1 + 3 * index)
                 text[3 + 3 * index] = index == 5 ? UInt8(ascii: "\"") : UInt8(ascii: ":")
             }
             return 19
