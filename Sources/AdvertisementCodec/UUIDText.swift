@@ -50,8 +50,7 @@ extension UUID {
     @inline(__always)
     init(_ pointer: UnsafeRawPointer) {
         // `UUID(uuid:)` is a call into Foundation with sixteen arguments, a fifth of an iBeacon
-        // decode. Where UUID is stored as its sixteen bytes (checked once, by value), copy them
-        // in as two words instead.
+        // decode. Where UUID is stored as its sixteen bytes, copy them in as two words instead.
         if UUID.storedAsItsBytes {
             let words = (pointer.loadUnaligned(as: UInt64.self), pointer.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
             self = unsafeBitCast(words, to: UUID.self)
@@ -60,13 +59,13 @@ extension UUID {
         }
     }
 
-    /// Whether a UUID's memory is its sixteen bytes in text order, as `UUID(uuid:)` stores them.
-    static let storedAsItsBytes: Bool = {
-        guard MemoryLayout<UUID>.size == 16 else { return false }
-        let probe: uuid_t = (0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, 0x99, 0xAA, 0xBB, 0xCC, 0xDD, 0xEE, 0xFF)
-        var uuid = UUID(uuid: probe)
-        return withUnsafeBytes(of: &uuid) { Array($0) } == withUnsafeBytes(of: probe) { Array($0) }
-    }()
+    /// Whether a UUID's memory is its sixteen bytes in text order, as `UUID(uuid:)` stores them:
+    /// sixteen bytes aligned as bytes can only be its `uuid_t`. Known when compiling, so the
+    /// decoder's hot path pays nothing for asking (a value computed at run time costs a
+    /// once-only check on every read). `UUIDFromBytesTests` checks the bytes themselves.
+    static var storedAsItsBytes: Bool {
+        MemoryLayout<UUID>.size == 16 && MemoryLayout<UUID>.alignment == 1
+    }
 
     /// The 16 bytes in the order the UUID is written as text: the order iBeacon sends them.
     public var bigEndianBytes: [UInt8] {

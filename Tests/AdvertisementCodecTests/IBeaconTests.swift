@@ -112,6 +112,15 @@ import Testing
 }
 
 @Suite struct UUIDFromBytesTests {
+    /// What the decoder's fast path assumes from the layout alone: a UUID's memory is its
+    /// sixteen bytes in text order.
+    @Test func layoutIsTheBytesInTextOrder() {
+        #expect(UUID.storedAsItsBytes)
+        let probe: uuid_t = (0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, 0x99, 0xAA, 0xBB, 0xCC, 0xDD, 0xEE, 0xFF)
+        var uuid = UUID(uuid: probe)
+        #expect(withUnsafeBytes(of: &uuid) { Array($0) } == withUnsafeBytes(of: probe) { Array($0) })
+    }
+
     /// The constructor every decoder uses (two words copied in where Foundation stores the
     /// bytes) against Foundation's own `UUID(uuid:)`, at every alignment, and the slice form.
     @Test func pointerConstructorMatchesFoundation() {
