@@ -188,10 +188,12 @@ final class ScanPrinter {
                   firstTime(.data(report.address, Array(report.data))) else { return }
             if !table { unknown() }
         }
-        for index in sightings.indices where filter.accepts(sightings[index], rssi: report.rssi) {
-            let accuracy = tracker.observeAccuracy(sightings[index], at: elapsed)
+        for index in sightings.indices {
+            let sighting = sightings[index]
+            guard filter.accepts(sighting, rssi: report.rssi) else { continue }
+            let accuracy = tracker.observeAccuracy(sighting, at: elapsed)
             guard !table else { continue }
-            guard firstTime(.beacon(report.address, BeaconTracker.identity(of: sightings[index]))) else { continue }
+            guard firstTime(.beacon(report.address, BeaconTracker.identity(of: sighting))) else { continue }
             beacon(index, accuracy)
         }
         if table { tick(elapsed) }
