@@ -60,8 +60,9 @@ enum LineReader {
     /// Calls `chunk` with the complete lines of each read (and at the end, the last line without
     /// a line end). The buffers are valid only during the call.
     static func forEachChunk(of descriptor: Int32, _ chunk: ([UnsafeBufferPointer<UInt8>]) -> Void) throws(ReadError) {
-        var buffer = [UInt8](repeating: 0, count: 1 << 20)
         var lines: [UnsafeBufferPointer<UInt8>] = []
+        forEachMappedChunk(of: descriptor, lines: &lines, chunk)
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
         var start = 0  // first byte of the line in progress
         var end = 0  // bytes read so far
         while true {
@@ -100,6 +101,44 @@ enum LineReader {
             }
             if count == 0 { return }
         }
+    }
+
+    /// A regular file is mapped rather than read: its complete lines are handed over from the
+    /// mapping in pieces of about 1 MiB, with no copy (reading copied every byte once, a tenth
+    /// of `decode`'s time, while the workers waited). The file offset is left after the last
+    /// complete line, for `read` to go on from (a last line without a line end, a file that
+    /// grew). Anything else (a pipe, a terminal, a mapping refused) is left to `read`.
+    private static func forEachMappedChunk(of descriptor: Int32, lines: inout [UnsafeBufferPointer<UInt8>],
+                                           _ chunk: ([UnsafeBufferPointer<UInt8>]) -> Void) {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return }
+        let offset = lseek(descriptor, 0, SEEK_CUR)
+        guard offset >= 0, info.st_size > offset else { return }
+        let aligned = offset / off_t(sysconf(Int32(_SC_PAGESIZE))) * off_t(sysconf(Int32(_SC_PAGESIZE)))
+        let length = Int(info.st_size - aligned)
+        guard let map = mmap(nil, length, PROT_READ, MAP_PRIVATE, descriptor, aligned),
+              map != UnsafeMutableRawPointer(bitPattern: -1) else { return }
+        defer { munmap(map, length) }
+        let base = UnsafePointer(map.assumingMemoryBound(to: UInt8.self)) + Int(offset - aligned)
+        let count = Int(info.st_size - offset)
+        var start = 0  // first byte of the next line
+        var more = true
+        while more {
+            lines.removeAll(keepingCapacity: true)
+            let pieceEnd = min(count, start + (1 << 20))
+            while start < pieceEnd {
+                guard let newline = memchr(base + start, Int32(UInt8(ascii: "\n")), count - start) else {
+                    more = false
+                    break
+                }
+                let stop = base.distance(to: newline.assumingMemoryBound(to: UInt8.self))
+                lines.append(trimmed(UnsafeBufferPointer(start: base + start, count: stop - start)))
+                start = stop + 1
+            }
+            if start >= count { more = false }
+            if !lines.isEmpty { chunk(lines) }
+        }
+        lseek(descriptor, offset + off_t(start), SEEK_SET)
     }
 
     private static func trimmed(_ line: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {

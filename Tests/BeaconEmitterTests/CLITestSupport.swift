@@ -51,12 +51,22 @@ func runBeaconEmit(_ arguments: [String], input: String = "", fromFile: Bool = f
     process.standardOutput = stdout
     process.standardError = stderr
     try process.run()
+    // Input is written and standard error read on threads of their own, so that a large input
+    // or a lot of output cannot fill a pipe while this thread waits on another.
+    let done = DispatchGroup()
     if !fromFile {
-        stdin.fileHandleForWriting.write(Data(input.utf8))
-        try stdin.fileHandleForWriting.close()
+        let writer = stdin.fileHandleForWriting
+        let bytes = Data(input.utf8)
+        DispatchQueue.global().async(group: done) {
+            writer.write(bytes)
+            try? writer.close()
+        }
     }
+    nonisolated(unsafe) var err = Data()
+    let errorReader = stderr.fileHandleForReading
+    DispatchQueue.global().async(group: done) { err = errorReader.readDataToEndOfFile() }
     let out = stdout.fileHandleForReading.readDataToEndOfFile()
-    let err = stderr.fileHandleForReading.readDataToEndOfFile()
+    done.wait()
     process.waitUntilExit()
     return RunResult(status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self),
                      stderr: String(decoding: err, as: UTF8.self))

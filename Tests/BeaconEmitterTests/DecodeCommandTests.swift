@@ -60,6 +60,30 @@ import Testing
 
     /// A file of thousands of lines is decoded in halves on two threads (where there are two
     /// cores): results and errors still come in input order, with the right line numbers.
+    /// A file is mapped and a pipe is read: over more than one mapped piece, with CRLF line
+    /// ends, comments, bad lines and a last line without a line end, both give the same output.
+    @Test func fileAndPipeGiveTheSameOutput() throws {
+        var lines: [String] = []
+        for number in 1...20_000 {
+            let major = String(format: "%04X", number & 0xFFFF)
+            switch number % 97 {
+            case 0: lines.append("# comment \(number)")
+            case 1: lines.append("02 01 0G")
+            case 2: lines.append("0201061AFF4C00021539ED98FF2900441A802F9C398FC199D2\(major)0002C5\r")
+            default: lines.append("0201061AFF4C00021539ED98FF2900441A802F9C398FC199D2\(major)0002C5")
+            }
+        }
+        let input = lines.joined(separator: "\n")  // more than 1 MiB, no line end after the last line
+        #expect(input.utf8.count > 1 << 20)
+        let fromFile = try runBeaconEmit(["decode", "--json"], input: input, fromFile: true)
+        let fromPipe = try runBeaconEmit(["decode", "--json"], input: input)
+        #expect(fromFile.status == 65 && fromPipe.status == 65)
+        #expect(fromFile.stdout == fromPipe.stdout)
+        #expect(fromFile.stderr == fromPipe.stderr)
+        #expect(fromFile.stdoutLines.count == 20_000 - 2 * (20_000 / 97) - (20_000 % 97 >= 1 ? 1 : 0))
+        #expect(fromFile.stdoutLines.last?.contains(#""major":\#(20_000)"#) == true)
+    }
+
     @Test func largeInputKeepsInputOrder() throws {
         let count = 6000
         var lines: [String] = []
