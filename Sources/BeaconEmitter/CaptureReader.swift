@@ -97,21 +97,20 @@ final class CaptureReader: @unchecked Sendable {
     }
 
     /// Decodes the beacons of a report into the batch.
-    private static func decode(_ fields: AdvertisingReportFields, into batch: inout Batch,
-                               found: inout [BeaconSighting], data: inout [UInt8]) {
+    private static func decode(_ fields: AdvertisingReportFields, into batch: inout Batch, data: inout [UInt8]) {
         var failure: CodecError? = nil
+        let start = batch.sightings.count
         do throws(CodecError) {
             // From a copy indexed from 0: offsets in errors count from the start of the data.
             data.removeAll(keepingCapacity: true)
             data.append(contentsOf: fields.data)
-            try ScanReport.sightings(inData: data[...], address: fields.address, addressType: fields.addressType,
-                                     rssi: ScanReport.available(fields.rssi),
-                                     txPower: fields.reportedTxPower.flatMap(ScanReport.available), into: &found)
+            try ScanReport.appendSightings(inData: data[...], address: fields.address, addressType: fields.addressType,
+                                           rssi: ScanReport.available(fields.rssi),
+                                           txPower: fields.reportedTxPower.flatMap(ScanReport.available),
+                                           to: &batch.sightings)
         } catch {
             failure = error
         }
-        let start = batch.sightings.count
-        batch.sightings.append(contentsOf: found)
         batch.sightingRanges.append(start..<batch.sightings.count)
         batch.failures.append(failure)
     }
@@ -130,7 +129,6 @@ final class CaptureReader: @unchecked Sendable {
 
     private func read(_ file: FileHandle, path: String, decode: Bool) {
         var batch = Batch(reservingFor: Self.reportsPerBatch, decode: decode)
-        var found: [BeaconSighting] = []
         var data: [UInt8] = []
         var parser = BTSnoopParser()
         var first: Int64?
@@ -158,7 +156,7 @@ final class CaptureReader: @unchecked Sendable {
                         let dataStart = batch.bytes.count
                         batch.bytes.append(contentsOf: fields.data)
                         batch.dataRanges.append(dataStart..<batch.bytes.count)
-                        if decode { Self.decode(fields, into: &batch, found: &found, data: &data) }
+                        if decode { Self.decode(fields, into: &batch, data: &data) }
                         fields.data = []
                         batch.reports.append(fields)
                     }

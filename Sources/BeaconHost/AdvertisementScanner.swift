@@ -69,11 +69,21 @@ public struct ScanReport: Sendable, Hashable {
     public static func sightings(inData data: ArraySlice<UInt8>, address: BluetoothAddress, addressType: AddressType,
                                  rssi: Int8?, txPower: Int8?, into found: inout [BeaconSighting]) throws(CodecError) {
         found.removeAll(keepingCapacity: true)
+        try appendSightings(inData: data, address: address, addressType: addressType, rssi: rssi, txPower: txPower,
+                            to: &found)
+    }
+
+    /// `sightings(inData:...)` appended to an array that holds other reports' sightings before
+    /// them (a batch of a capture), left as it was when the data does not parse.
+    public static func appendSightings(inData data: ArraySlice<UInt8>, address: BluetoothAddress,
+                                       addressType: AddressType, rssi: Int8?, txPower: Int8?,
+                                       to found: inout [BeaconSighting]) throws(CodecError) {
+        let start = found.count
         do throws(CodecError) {
             try PacketDecoder.forEachSighting(inAdvertisingData: data, address: address, addressType: addressType,
                                               rssi: rssi, reportedTxPower: txPower) { found.append($0) }
         } catch {
-            found.removeAll(keepingCapacity: true)
+            found.removeSubrange(start...)
             throw error
         }
     }
