@@ -134,6 +134,10 @@ extension LEMetaEvent {
         let s = bytes.startIndex
         guard bytes.count >= 3, HCIEventCode(bytes[s]) == .leMeta,
               bytes[s + 2] == advertisingReportCode || bytes[s + 2] == extendedAdvertisingReportCode else { return false }
+        if let report = oneLegacyReport(bytes) {
+            reports.append(report)
+            return true
+        }
         let (_, parameters) = try HCIEvent.split(bytes)
         do throws(CodecError) {
             if bytes[s + 2] == advertisingReportCode {
@@ -147,6 +151,25 @@ extension LEMetaEvent {
             throw error
         }
         return true
+    }
+
+    /// The report of an LE Advertising Report event that carries one report and is well formed
+    /// (what controllers send almost always), read at its fixed places; nil for any other shape,
+    /// which the general reader handles. Well formed means every length agrees: the event's
+    /// with the bytes', and the data's with the event's.
+    @inline(__always)
+    private static func oneLegacyReport(_ bytes: ArraySlice<UInt8>) -> AdvertisingReportFields? {
+        // Event code, parameter length, subevent, Num_Reports = 1, event type, address type,
+        // six address bytes, data length; the data; RSSI.
+        let s = bytes.startIndex
+        guard bytes.count >= 14, bytes[s + 2] == advertisingReportCode, bytes[s + 3] == 1 else { return nil }
+        let dataLength = Int(bytes[s + 12])
+        guard Int(bytes[s + 1]) == bytes.count - 2, bytes.count == 14 + dataLength else { return nil }
+        var address: UInt64 = 0
+        for index in (s + 6...s + 11).reversed() { address = address << 8 | UInt64(bytes[index]) }
+        return AdvertisingReportFields(address: BluetoothAddress(address), addressType: AddressType(rawValue: bytes[s + 5]),
+                                       rssi: Int8(bitPattern: bytes[s + 13 + dataLength]), reportedTxPower: nil,
+                                       data: bytes[(s + 13)..<(s + 13 + dataLength)])
     }
 
     private static func collect<R: AdvertisingReportLayout>(_ reports: inout [AdvertisingReportFields],
