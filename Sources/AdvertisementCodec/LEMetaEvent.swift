@@ -119,6 +119,15 @@ public struct AdvertisingReportFields: Hashable, Sendable {
     /// TX power as reported (127 = not available); nil for legacy reports, which carry none.
     public var reportedTxPower: Int8?
     public var data: ArraySlice<UInt8>
+
+    public init(address: BluetoothAddress, addressType: AddressType, rssi: Int8, reportedTxPower: Int8?,
+                data: ArraySlice<UInt8>) {
+        self.address = address
+        self.addressType = addressType
+        self.rssi = rssi
+        self.reportedTxPower = reportedTxPower
+        self.data = data
+    }
 }
 
 extension LEMetaEvent {

@@ -152,13 +152,15 @@ final class CaptureReader: @unchecked Sendable {
                     let origin = first ?? packet.timestamp
                     first = origin
                     let start = batch.reports.count
-                    for var fields in reports {
+                    for index in reports.indices {
                         let dataStart = batch.bytes.count
-                        batch.bytes.append(contentsOf: fields.data)
+                        batch.bytes.append(contentsOf: reports[index].data)
                         batch.dataRanges.append(dataStart..<batch.bytes.count)
-                        if decode { Self.decode(fields, into: &batch, data: &data) }
-                        fields.data = []
-                        batch.reports.append(fields)
+                        if decode { Self.decode(reports[index], into: &batch, data: &data) }
+                        // The fields without the data (a slice of the parser's buffer, held apart).
+                        batch.reports.append(AdvertisingReportFields(
+                            address: reports[index].address, addressType: reports[index].addressType,
+                            rssi: reports[index].rssi, reportedTxPower: reports[index].reportedTxPower, data: []))
                     }
                     // The reports are slices of the parser's buffer: let go of them before it changes.
                     reports.removeAll(keepingCapacity: true)
