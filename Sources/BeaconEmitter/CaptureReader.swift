@@ -7,7 +7,8 @@ import Foundation
 
 /// Reads a btsnoop capture on a thread of its own, a few batches of reports ahead of the
 /// thread that handles them (reading and parsing are a third of a replay's work). At most
-/// four batches wait, so memory stays bounded however long the capture.
+/// eight batches wait, slack that keeps both cores of a small machine busy; memory stays
+/// bounded however long the capture.
 final class CaptureReader: @unchecked Sendable {
     /// Events read from the capture, in order, with their reports.
     struct Batch {
@@ -64,7 +65,7 @@ final class CaptureReader: @unchecked Sendable {
     private var ready: [Batch] = []
     private var cancelled = false
     private let available = DispatchSemaphore(value: 0)
-    private let space = DispatchSemaphore(value: 4)
+    private let space = DispatchSemaphore(value: 8)
     private let finished = DispatchSemaphore(value: 0)
 
     /// Opens the capture at `path` and starts reading it. With `decode`, the beacons in each

@@ -127,19 +127,19 @@ enum Distance {
 
 /// Writes batches of lines on a thread of its own, in the order they were handed over, while
 /// the caller goes on tracking reports (and `CaptureReader` reads ahead): a replay's three
-/// stages on as many cores as there are. At most two batches wait, so memory stays bounded
+/// stages on as many cores as there are. At most six batches wait, so memory stays bounded
 /// however long the capture.
 final class ScanLineWriter: @unchecked Sendable {
     private let json: Bool
     /// Changed only on `queue`.
     private let output = OutputBuffer(descriptor: STDOUT_FILENO)
     private let queue = DispatchQueue(label: "beacon-emit.scan-output")
-    private let waiting = DispatchSemaphore(value: 2)
+    private let waiting = DispatchSemaphore(value: 6)
     init(json: Bool) {
         self.json = json
     }
 
-    /// Hands lines over to be written (waiting while two batches are still to be written).
+    /// Hands lines over to be written (waiting while six batches are still to be written).
     func submit(_ lines: ReplayLines) {
         guard !lines.lines.isEmpty else { return }
         waiting.wait()
