@@ -114,7 +114,8 @@ enum LineReader {
         guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return }
         let offset = lseek(descriptor, 0, SEEK_CUR)
         guard offset >= 0, info.st_size > offset else { return }
-        let aligned = offset / off_t(sysconf(Int32(_SC_PAGESIZE))) * off_t(sysconf(Int32(_SC_PAGESIZE)))
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let aligned = offset / off_t(page) * off_t(page)
         let length = Int(info.st_size - aligned)
         guard let map = mmap(nil, length, PROT_READ, MAP_PRIVATE, descriptor, aligned),
               map != UnsafeMutableRawPointer(bitPattern: -1) else { return }
@@ -122,6 +123,7 @@ enum LineReader {
         let base = UnsafePointer(map.assumingMemoryBound(to: UInt8.self)) + Int(offset - aligned)
         let count = Int(info.st_size - offset)
         var start = 0  // first byte of the next line
+        var released = 0  // bytes of the mapping given back
         var more = true
         while more {
             lines.removeAll(keepingCapacity: true)
@@ -137,6 +139,14 @@ enum LineReader {
             }
             if start >= count { more = false }
             if !lines.isEmpty { chunk(lines) }
+            // Pages already handed over are given back, so that resident memory stays that of a
+            // piece or two, not of the file (the file is unchanged: a page read again is read
+            // from it again).
+            let done = (Int(offset - aligned) + start) / page * page
+            if done > released {
+                madvise(map + released, done - released, MADV_DONTNEED)
+                released = done
+            }
         }
         lseek(descriptor, offset + off_t(start), SEEK_SET)
     }
