@@ -16,14 +16,18 @@ import Foundation
 struct JSONObject: ~Copyable {
     private var out: ByteBuffer
     private var empty = true
+    /// The last second a timestamp was written in (kept by a buffer's owner from line to line).
+    private var timestamps: Timestamp.Cache
 
     init() {
+        timestamps = Timestamp.Cache()
         out = ByteBuffer(capacity: 256)
         out.append(UInt8(ascii: "{"))
     }
 
     /// Starts an object at the end of `buffer`, taking its storage (no copy); `finish(into:)` gives it back.
-    init(continuing buffer: inout ByteBuffer) {
+    init(continuing buffer: inout ByteBuffer, timestamps: Timestamp.Cache = Timestamp.Cache()) {
+        self.timestamps = timestamps
         out = ByteBuffer()
         swap(&out, &buffer)
         out.append(UInt8(ascii: "{"))
@@ -33,6 +37,12 @@ struct JSONObject: ~Copyable {
     mutating func finish(into buffer: inout ByteBuffer) {
         out.append(UInt8(ascii: "}"))
         swap(&out, &buffer)
+    }
+
+    /// Closes the object, hands the buffer back, and the timestamp cache for the next line.
+    mutating func finish(into buffer: inout ByteBuffer, timestamps: inout Timestamp.Cache) {
+        finish(into: &buffer)
+        timestamps = self.timestamps
     }
 
     /// The object as one line of text.
@@ -161,7 +171,7 @@ struct JSONObject: ~Copyable {
     mutating func add(_ key: StaticString, timestamp unix: Double) {
         appendKey(key, reserving: 2)
         out.appendReserved(UInt8(ascii: "\""))
-        Timestamp.append(unix, to: &out)
+        Timestamp.append(unix, to: &out, cache: &timestamps)
         out.append(UInt8(ascii: "\""))
     }
 

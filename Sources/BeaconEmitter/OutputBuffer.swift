@@ -10,29 +10,32 @@ import Darwin
 
 /// Lines collected in memory and written to a file descriptor when the caller flushes (a live
 /// scan after each report, a replay after each batch), so a reader of a pipe sees results as
-/// soon as their input arrived.
-final class OutputBuffer {
+/// soon as their input arrived. A value with one owner (not a class): writing a line checks no
+/// exclusive access at run time.
+struct OutputBuffer: ~Copyable {
     let descriptor: Int32
-    var bytes = ByteBuffer(capacity: 1 << 16)
+    private var bytes = ByteBuffer(capacity: 1 << 16)
+    /// The second the last JSON line's timestamp was in.
+    private var timestamps = Timestamp.Cache()
 
     init(descriptor: Int32) {
         self.descriptor = descriptor
     }
 
-    func append(line: String) {
+    mutating func append(line: String) {
         bytes.append(utf8: line)
         bytes.append(UInt8(ascii: "\n"))
     }
 
     /// Appends one JSON object as a line, written straight into the buffer.
-    func appendJSONLine(_ fill: (inout JSONObject) -> Void) {
-        var object = JSONObject(continuing: &bytes)
+    mutating func appendJSONLine(_ fill: (inout JSONObject) -> Void) {
+        var object = JSONObject(continuing: &bytes, timestamps: timestamps)
         fill(&object)
-        object.finish(into: &bytes)
+        object.finish(into: &bytes, timestamps: &timestamps)
         bytes.append(UInt8(ascii: "\n"))
     }
 
-    func flush() {
+    mutating func flush() {
         bytes.write(to: descriptor)
     }
 

@@ -106,31 +106,20 @@ struct Scan: ParsableCommand {
 final class ScanPrinter {
     let json: Bool
     let table: Bool
-    let duplicates: Bool
-    var tracker: BeaconTracker
+    /// What is tracked and what has been printed.
+    private var choice: ScanChoice
     /// Lines are written as each report is handled (live scans), or by `writer` in batches (replays).
-    private let output = OutputBuffer(descriptor: STDOUT_FILENO)
+    private var output = OutputBuffer(descriptor: STDOUT_FILENO)
     /// Writes a replay's lines on a thread of its own.
     private var writer: ScanLineWriter?
     /// The sightings of the report being handled (storage reused from report to report).
     private var sightings: [BeaconSighting] = []
-    /// What has been printed once: a set and a ring of at most `printedLimit` keys, oldest forgotten first.
-    private var printed = Set<PrintedKey>()
-    private var printedOrder: [PrintedKey] = []
-    private var printedNext = 0
-    private static let printedLimit = 4096
     private var lastDraw = -1.0
-
-    private enum PrintedKey: Hashable {
-        case beacon(BluetoothAddress, BeaconIdentity)
-        case data(BluetoothAddress, [UInt8])
-    }
 
     init(json: Bool, table: Bool, duplicates: Bool, tracker: BeaconTracker) {
         self.json = json
         self.table = table
-        self.duplicates = duplicates
-        self.tracker = tracker
+        choice = ScanChoice(table: table, duplicates: duplicates, tracker: tracker)
     }
 
     func handle(_ timed: ReportFeed.Timed, filter: ScanFilter) {
@@ -142,12 +131,13 @@ final class ScanPrinter {
         } catch {
             parseError = error
         }
-        choose(report, sightings: sightings[...], elapsed: timed.elapsed, filter: filter, unknown: {
-            ScanLine.writeUnknown(report, error: parseError, unixTime: timed.unixTime, to: output, json: json)
+        choice.choose(report, sightings: sightings[...], elapsed: timed.elapsed, filter: filter, unknown: {
+            ScanLine.writeUnknown(report, error: parseError, unixTime: timed.unixTime, to: &output, json: json)
         }, beacon: { index, accuracy in
             ScanLine.writeBeacon(sightings[index], accuracy: accuracy, data: report.data, unixTime: timed.unixTime,
-                                 to: output, json: json)
+                                 to: &output, json: json)
         })
+        if table { tick(timed.elapsed) }
         output.flush()
     }
 
@@ -158,45 +148,31 @@ final class ScanPrinter {
         let reader = try CaptureReader(path: path, decode: true)
         defer { reader.cancel() }
         if !table { writer = ScanLineWriter(json: json) }
+        // Tracked in a local value, not this object's property: no exclusive access checked
+        // at run time per report.
+        var choice = ScanChoice(table: table, duplicates: false, tracker: BeaconTracker())
+        swap(&choice, &self.choice)
+        defer { swap(&choice, &self.choice) }
         while true {
             var lines = ReplayLines(batch: reader.next())
             let batch = lines.batch
             for event in batch.events {
                 for index in event.reports {
-                    choose(batch.report(index), sightings: batch.sightings(index), elapsed: event.elapsed, filter: filter,
-                           unknown: { lines.lines.append(.unknown(report: index, unixTime: event.unixTime)) },
-                           beacon: { sighting, accuracy in
-                               lines.lines.append(.beacon(report: index, sighting: sighting, accuracy: accuracy,
-                                                          unixTime: event.unixTime))
-                           })
+                    choice.choose(batch.report(index), sightings: batch.sightings(index), elapsed: event.elapsed,
+                                  filter: filter,
+                                  unknown: { lines.lines.append(.unknown(report: index, unixTime: event.unixTime)) },
+                                  beacon: { sighting, accuracy in
+                                      lines.lines.append(.beacon(report: index, sighting: sighting, accuracy: accuracy,
+                                                                 unixTime: event.unixTime))
+                                  })
                 }
-                tick(event.elapsed)
+                choice.tracker.prune(now: event.elapsed)
+                if table { draw(choice.tracker, at: event.elapsed) }
             }
             writer?.submit(lines)
             if let failure = batch.failure { throw failure }
             if batch.isLast { return }
         }
-    }
-
-    /// Decides what a report shows: it tracks the beacons that pass the filter, then calls
-    /// `beacon` with each one's index in `sightings` and distance, or `unknown` for a report
-    /// that holds none, as long as they are to be printed (not in a table, not printed before).
-    private func choose(_ report: ReportView, sightings: ArraySlice<BeaconSighting>, elapsed: Double,
-                        filter: ScanFilter, unknown: () -> Void, beacon: (Int, Double) -> Void) {
-        if sightings.isEmpty {
-            guard filter.accepts(nil, rssi: report.rssi),
-                  firstTime(.data(report.address, Array(report.data))) else { return }
-            if !table { unknown() }
-        }
-        for index in sightings.indices {
-            let sighting = sightings[index]
-            guard filter.accepts(sighting, rssi: report.rssi) else { continue }
-            let accuracy = tracker.observeAccuracy(sighting, at: elapsed)
-            guard !table else { continue }
-            guard firstTime(.beacon(report.address, BeaconTracker.identity(of: sighting))) else { continue }
-            beacon(index, accuracy)
-        }
-        if table { tick(elapsed) }
     }
 
     /// Waits until every line is written.
@@ -205,31 +181,20 @@ final class ScanPrinter {
         output.flush()
     }
 
-    /// Whether this (sender, advertisement) has not been printed yet; always true with --duplicates.
-    /// Remembers at most 4096, oldest forgotten first, so memory stays bounded.
-    private func firstTime(_ makeKey: @autoclosure () -> PrintedKey) -> Bool {
-        if duplicates { return true }
-        let key = makeKey()
-        guard printed.insert(key).inserted else { return false }
-        if printedOrder.count < Self.printedLimit {
-            printedOrder.append(key)
-        } else {
-            printed.remove(printedOrder[printedNext])
-            printedOrder[printedNext] = key
-            printedNext = (printedNext + 1) % Self.printedLimit
-        }
-        return true
+    func tick(_ elapsed: Double) {
+        choice.tracker.prune(now: elapsed)
+        draw(choice.tracker, at: elapsed)
     }
 
-    func tick(_ elapsed: Double) {
-        tracker.prune(now: elapsed)
+    /// Redraws the table, at most twice a second.
+    private func draw(_ tracker: BeaconTracker, at elapsed: Double) {
         guard table, elapsed - lastDraw >= 0.5 else { return }
         lastDraw = elapsed
-        draw()
+        draw(tracker)
     }
 
     /// Redraws the table of beacons in range in place.
-    private func draw() {
+    private func draw(_ tracker: BeaconTracker) {
         output.flush()
         var lines = ["\u{1B}[H\u{1B}[2J" + "beacons in range, closest first (\(tracker.entries.count))",
                      "distance  proximity  rssi   address            beacon"]
@@ -247,7 +212,66 @@ final class ScanPrinter {
 
     /// The table as it stands when the scan ends.
     func finish() {
-        if table { draw() }
+        if table { draw(choice.tracker) }
         flush()
+    }
+}
+
+/// What `scan` does with each report: tracks its beacons, and decides which lines it prints.
+struct ScanChoice {
+    let table: Bool
+    let duplicates: Bool
+    var tracker: BeaconTracker
+    /// What has been printed once: a set and a ring of at most `printedLimit` keys, oldest forgotten first.
+    private var printed = Set<PrintedKey>()
+    private var printedOrder: [PrintedKey] = []
+    private var printedNext = 0
+    private static let printedLimit = 4096
+
+    private enum PrintedKey: Hashable {
+        case beacon(BluetoothAddress, BeaconIdentity)
+        case data(BluetoothAddress, [UInt8])
+    }
+
+    init(table: Bool, duplicates: Bool, tracker: BeaconTracker) {
+        self.table = table
+        self.duplicates = duplicates
+        self.tracker = tracker
+    }
+
+    /// Decides what a report shows: it tracks the beacons that pass the filter, then calls
+    /// `beacon` with each one's index in `sightings` and distance, or `unknown` for a report
+    /// that holds none, as long as they are to be printed (not in a table, not printed before).
+    mutating func choose(_ report: ReportView, sightings: ArraySlice<BeaconSighting>, elapsed: Double,
+                         filter: ScanFilter, unknown: () -> Void, beacon: (Int, Double) -> Void) {
+        if sightings.isEmpty {
+            guard filter.accepts(nil, rssi: report.rssi),
+                  firstTime(.data(report.address, Array(report.data))) else { return }
+            if !table { unknown() }
+        }
+        for index in sightings.indices {
+            let sighting = sightings[index]
+            guard filter.accepts(sighting, rssi: report.rssi) else { continue }
+            let accuracy = tracker.observeAccuracy(sighting, at: elapsed)
+            guard !table else { continue }
+            guard firstTime(.beacon(report.address, BeaconTracker.identity(of: sighting))) else { continue }
+            beacon(index, accuracy)
+        }
+    }
+
+    /// Whether this (sender, advertisement) has not been printed yet; always true with --duplicates.
+    /// Remembers at most 4096, oldest forgotten first, so memory stays bounded.
+    private mutating func firstTime(_ makeKey: @autoclosure () -> PrintedKey) -> Bool {
+        if duplicates { return true }
+        let key = makeKey()
+        guard printed.insert(key).inserted else { return false }
+        if printedOrder.count < Self.printedLimit {
+            printedOrder.append(key)
+        } else {
+            printed.remove(printedOrder[printedNext])
+            printedOrder[printedNext] = key
+            printedNext = (printedNext + 1) % Self.printedLimit
+        }
+        return true
     }
 }

@@ -42,7 +42,7 @@ struct ReportView {
 /// How `scan` writes a line: a beacon with its distance, or a report that held none.
 enum ScanLine {
     static func writeBeacon(_ sighting: BeaconSighting, accuracy: Double, data: some Collection<UInt8>,
-                            unixTime: Double, to output: OutputBuffer, json: Bool) {
+                            unixTime: Double, to output: inout OutputBuffer, json: Bool) {
         if json {
             output.appendJSONLine { object in
                 SightingFormatter.add(sighting, to: &object)
@@ -64,7 +64,7 @@ enum ScanLine {
         }
     }
 
-    static func writeUnknown(_ report: ReportView, error: CodecError?, unixTime: Double, to output: OutputBuffer,
+    static func writeUnknown(_ report: ReportView, error: CodecError?, unixTime: Double, to output: inout OutputBuffer,
                              json: Bool) {
         if json {
             output.appendJSONLine { object in
@@ -96,15 +96,15 @@ struct ReplayLines {
     let batch: CaptureReader.Batch
     var lines: [Line] = []
 
-    func write(to output: OutputBuffer, json: Bool) {
+    func write(to output: inout OutputBuffer, json: Bool) {
         for line in lines {
             switch line {
             case let .beacon(report, sighting, accuracy, unixTime):
                 ScanLine.writeBeacon(batch.sightings[sighting], accuracy: accuracy, data: batch.bytes[batch.dataRanges[report]],
-                                     unixTime: unixTime, to: output, json: json)
+                                     unixTime: unixTime, to: &output, json: json)
             case let .unknown(report, unixTime):
                 ScanLine.writeUnknown(batch.report(report), error: batch.failures[report], unixTime: unixTime,
-                                      to: output, json: json)
+                                      to: &output, json: json)
             }
         }
     }
@@ -132,7 +132,7 @@ enum Distance {
 final class ScanLineWriter: @unchecked Sendable {
     private let json: Bool
     /// Changed only on `queue`.
-    private let output = OutputBuffer(descriptor: STDOUT_FILENO)
+    private var output = OutputBuffer(descriptor: STDOUT_FILENO)
     private let queue = DispatchQueue(label: "beacon-emit.scan-output")
     private let waiting = DispatchSemaphore(value: 6)
     init(json: Bool) {
@@ -144,7 +144,7 @@ final class ScanLineWriter: @unchecked Sendable {
         guard !lines.lines.isEmpty else { return }
         waiting.wait()
         queue.async { [self] in
-            lines.write(to: output, json: json)
+            lines.write(to: &output, json: json)
             output.flush()
             waiting.signal()
         }

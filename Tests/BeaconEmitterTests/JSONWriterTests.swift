@@ -82,6 +82,34 @@ import Testing
         }
     }
 
+    /// Lines written one after another keep the last second's text: times in the same second,
+    /// the next one, a step back, a jump of days, and times before 1970 must all still read
+    /// as Foundation writes them.
+    @Test func timestampsInSequenceMatchFoundation() throws {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        var generator = SystemRandomNumberGenerator()
+        var buffer = ByteBuffer()
+        var cache = Timestamp.Cache()
+        var milliseconds = Int64.random(in: -2_000_000_000_000...4_000_000_000_000, using: &generator)
+        for _ in 0..<5000 {
+            switch Int.random(in: 0..<10, using: &generator) {
+            case 0: milliseconds -= Int64.random(in: 1...2000, using: &generator)
+            case 1: milliseconds += Int64.random(in: 1...400_000_000, using: &generator)
+            case 2: milliseconds = Int64.random(in: -2_000_000_000_000...4_000_000_000_000, using: &generator)
+            default: milliseconds += Int64.random(in: 0...300, using: &generator)
+            }
+            let unix = Double(milliseconds) / 1000
+            var object = JSONObject(continuing: &buffer, timestamps: cache)
+            object.add("timestamp", timestamp: unix)
+            object.finish(into: &buffer, timestamps: &cache)
+            let read = try parsed(buffer.string())
+            buffer.removeAll()
+            #expect(read["timestamp"] as? String == formatter.string(from: Date(timeIntervalSince1970: unix)), "\(milliseconds)")
+        }
+    }
+
     @Test func continuesAndGivesBackABuffer() {
         var buffer = ByteBuffer()
         buffer.append("head ")
