@@ -86,21 +86,19 @@ public struct BTSnoopParser: Sendable {
             buffer.consume(16)
         }
         while buffer.count >= 24 {
-            let recordHeader = buffer.slice(from: 0, length: 24)
-            var reader = ByteReader(recordHeader, structure: "btsnoop record")
-            _ = try reader.uint32BE("original length")
-            let included = Int(try reader.uint32BE("included length"))
-            let flags = try reader.uint32BE("flags")
-            _ = try reader.uint32BE("cumulative drops")
-            let high = Int64(try reader.uint32BE("timestamp"))
-            let low = Int64(try reader.uint32BE("timestamp"))
+            // The record header: original length, included length, flags, cumulative drops
+            // and the timestamp, big-endian, read in place (a whole header is there).
+            let included = Int(buffer.uint32BE(at: 4))
+            let flags = buffer.uint32BE(at: 8)
+            let high = Int64(buffer.uint32BE(at: 16))
+            let low = Int64(buffer.uint32BE(at: 20))
+            let recordOffset = buffer.readIndex
             guard included <= 65_535 + 5 else {
                 throw error(.unexpectedValue(field: "included length", expected: "at most 65540", found: "\(included)"),
-                            at: recordHeader.startIndex + 4)
+                            at: recordOffset + 4)
             }
             guard buffer.count >= 24 + included else { return nil }
             let data = buffer.slice(from: 24, length: included)
-            let recordOffset = recordHeader.startIndex
             let parsed = try packet(from: data, flags: flags, offset: recordOffset)
             buffer.consume(24 + included)
             if let (type, body) = parsed {

@@ -28,6 +28,13 @@ struct ChunkBuffer: Sendable {
     /// The unconsumed byte at `offset`. Callers keep `offset < count`.
     subscript(offset: Int) -> UInt8 { storage[readIndex + offset] }
 
+    /// The big-endian 32-bit number in the unconsumed bytes at `offset`. Callers keep
+    /// `offset + 4 <= count`.
+    func uint32BE(at offset: Int) -> UInt32 {
+        precondition(offset >= 0 && offset <= count - 4, "ChunkBuffer.uint32BE(at:) past the end")
+        return storage.withUnsafeBytes { UInt32(bigEndian: $0.loadUnaligned(fromByteOffset: readIndex + offset, as: UInt32.self)) }
+    }
+
     /// `length` unconsumed bytes from `offset`, indexed as in `storage`.
     func slice(from offset: Int, length: Int) -> ArraySlice<UInt8> {
         storage[(readIndex + offset)..<(readIndex + offset + length)]
