@@ -170,6 +170,32 @@ import Testing
         #expect(throws: CodecError.self) { _ = try parser.next() }
     }
 
+    /// A record claiming more than an HCI packet can hold is refused where its length field is,
+    /// counted in the whole file, after the records before it were read (here: fed a byte at a
+    /// time, so the buffer has been emptied and refilled).
+    @Test func tooLongARecordNamesItsLengthAndPlace() throws {
+        var bytes = capture
+        let second = 16 + 24 + 4  // the second record's header
+        bytes.replaceSubrange((second + 4)..<(second + 8), with: hex("00 01 11 45"))  // 69957 bytes
+        var parser = BTSnoopParser()
+        var failure: CodecError?
+        var records = 0
+        for byte in bytes {
+            parser.append([byte])
+            do {
+                while try parser.next() != nil { records += 1 }
+            } catch {
+                failure = error
+                break
+            }
+        }
+        #expect(records == 1)
+        let error = try #require(failure)
+        #expect(error.offset == second + 4)
+        #expect(error.description.contains("included length"), "\(error)")
+        #expect(error.description.contains("69957"), "\(error)")
+    }
+
     @Test func linuxMonitorOpcodesPickThePacketType() throws {
         var bytes = capture
         bytes[14] = 0x07 // datalink 2001 (0x07D1)
