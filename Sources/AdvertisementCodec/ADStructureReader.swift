@@ -25,8 +25,14 @@ public struct ADStructureReader {
         }
         let type = ADType(try reader.uint8("AD type"))
         guard reader.count >= Int(length) - 1 else {
-            throw reader.error(.truncated(field: "\(type) (length \(length) at byte \(lengthOffset))",
-                                          needed: Int(length) - 1, available: reader.count))
+            var field = MessageText(reservingCapacity: 64)
+            field.append(type.description)
+            field.append(" (length ")
+            field.append(Int(length))
+            field.append(" at byte ")
+            field.append(lengthOffset)
+            field.append(")")
+            throw reader.error(.truncated(field: field.string, needed: Int(length) - 1, available: reader.count))
         }
         return ADStructure(type: type, slice: try reader.bytes(Int(length) - 1, "AD data"))
     }

@@ -31,45 +31,45 @@ public struct CodecError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 
     public var description: String {
-        // Built in one string with room reserved (decoding a file of bad lines writes one per line).
-        var text = structure
-        text.reserveCapacity(structure.utf8.count + 120)
-        text += ": byte "
-        text += String(offset)
-        text += ": "
+        // Built as bytes and made a string once (decoding a file of bad lines writes one per line).
+        var text = MessageText(reservingCapacity: structure.utf8.count + 128)
+        text.append(structure)
+        text.append(": byte ")
+        text.append(offset)
+        text.append(": ")
         appendReason(to: &text)
-        return text
+        return text.string
     }
 
     /// The reason alone, without structure and offset.
     public var reasonDescription: String {
-        var text = ""
+        var text = MessageText(reservingCapacity: 128)
         appendReason(to: &text)
-        return text
+        return text.string
     }
 
-    private func appendReason(to text: inout String) {
+    private func appendReason(to text: inout MessageText) {
         switch reason {
         case let .truncated(field, needed, available):
-            text += "truncated: "
-            text += field
-            text += " needs "
-            text += String(needed)
-            text += needed == 1 ? " byte, only " : " bytes, only "
-            text += String(available)
-            text += " left"
+            text.append("truncated: ")
+            text.append(field)
+            text.append(" needs ")
+            text.append(needed)
+            text.append(needed == 1 ? " byte, only " : " bytes, only ")
+            text.append(available)
+            text.append(" left")
         case let .unexpectedValue(field, expected, found):
-            text += field
-            text += ": expected "
-            text += expected
-            text += ", found "
-            text += found
+            text.append(field)
+            text.append(": expected ")
+            text.append(expected)
+            text.append(", found ")
+            text.append(found)
         case let .trailingBytes(count):
-            text += String(count)
-            text += count == 1 ? " unexpected trailing byte" : " unexpected trailing bytes"
+            text.append(count)
+            text.append(count == 1 ? " unexpected trailing byte" : " unexpected trailing bytes")
         case let .unrecognized(expected):
-            text += "not recognised: expected "
-            text += expected
+            text.append("not recognised: expected ")
+            text.append(expected)
         }
     }
 }

@@ -201,6 +201,14 @@ struct JSONObject: ~Copyable {
     static func appendQuoted(_ value: String, to out: inout ByteBuffer) {
         var value = value
         value.withUTF8 { utf8 in
+            // Most strings (messages, names) need no escape: copied whole once that is known.
+            if !utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+                out.reserve(utf8.count + 2)
+                out.appendReserved(UInt8(ascii: "\""))
+                out.appendReserved(UnsafeRawBufferPointer(utf8))
+                out.appendReserved(UInt8(ascii: "\""))
+                return
+            }
             out.reserve(6 * utf8.count + 2)  // the longest escape, \u00XX, is six bytes
             out.appendReserved(UInt8(ascii: "\""))
             for byte in utf8 {

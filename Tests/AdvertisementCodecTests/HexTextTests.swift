@@ -171,3 +171,20 @@ import Testing
         }
     }
 }
+
+/// Error messages are built as bytes: every integer must read as `String` writes it, and the
+/// pieces must join as `String` joins them.
+@Suite struct MessageTextTests {
+    @Test func integersAndPiecesReadAsStringWritesThem() {
+        var generator = SystemRandomNumberGenerator()
+        var values = [0, 1, -1, 9, 10, -10, 99, 100, Int.max, Int.min, Int.max - 1, Int.min + 1]
+        for _ in 0..<2000 { values.append(Int.random(in: Int.min...Int.max, using: &generator) >> Int.random(in: 0...63, using: &generator)) }
+        for value in values {
+            var text = MessageText(reservingCapacity: 0)
+            text.append("é→ ")
+            text.append(value)
+            text.append(" left" as StaticString)
+            #expect(text.string == "é→ \(value) left")
+        }
+    }
+}
