@@ -133,6 +133,35 @@ public enum BeaconIdentity: Hashable, Sendable, CustomStringConvertible {
     /// Eddystone telemetry and unknown frames: only the sender tells them apart.
     case eddystoneSender(BluetoothAddress?)
 
+    /// The identifiers fed to the hasher a word at a time (the synthesized hash fed a UUID and
+    /// each byte of an Eddystone namespace one by one: a tracker hashes once per report).
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case let .iBeacon(uuid, major, minor):
+            Self.combine(uuid, UInt64(major) << 16 | UInt64(minor), into: &hasher)
+        case let .altBeacon(id1, id2, id3):
+            Self.combine(id1, 1 << 32 | UInt64(id2) << 16 | UInt64(id3), into: &hasher)
+        case let .eddystoneUID(namespace, instance):
+            hasher.combine(2 << 32 | UInt64(namespace.count) << 16 | UInt64(instance.count))
+            namespace.withUnsafeBytes { hasher.combine(bytes: $0) }
+            instance.withUnsafeBytes { hasher.combine(bytes: $0) }
+        case let .eddystoneURL(url):
+            hasher.combine(3 << 32 as UInt64)
+            hasher.combine(url)
+        case let .eddystoneSender(address):
+            hasher.combine(4 << 32 as UInt64)
+            hasher.combine(address?.value)
+        }
+    }
+
+    private static func combine(_ uuid: UUID, _ rest: UInt64, into hasher: inout Hasher) {
+        withUnsafeBytes(of: uuid.uuid) { raw in
+            hasher.combine(raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self))
+            hasher.combine(raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+        }
+        hasher.combine(rest)
+    }
+
     public var description: String {
         switch self {
         case let .iBeacon(uuid, major, minor): "ibeacon \(uuid.uuidString) \(major) \(minor)"

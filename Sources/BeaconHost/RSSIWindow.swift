@@ -11,6 +11,8 @@ public struct RSSIWindow: Sendable {
     private var first = 0
     /// The same RSSI values kept in order, so the trimmed mean needs no sort per report.
     private var ordered: [Int] = []
+    /// The sum of `ordered`, so the trimmed mean subtracts the few values it drops.
+    private var total = 0
 
     /// - Parameter length: the window in seconds (20 by default, as AltBeacon).
     public init(length: Double = 20) {
@@ -22,17 +24,35 @@ public struct RSSIWindow: Sendable {
     /// Adds a sample taken at `time` and forgets those older than the window.
     public mutating func add(_ rssi: Int, at time: Double) {
         samples.append((time, rssi))
-        ordered.insert(rssi, at: Self.firstIndex(notBelow: rssi, in: ordered))
+        // Moved into place from the end: a window holds a few dozen values, and a sample
+        // usually lands near the middle.
+        ordered.append(rssi)
+        total &+= rssi
+        ordered.withUnsafeMutableBufferPointer { values in
+            var index = values.count - 1
+            while index > 0, values[index - 1] > rssi {
+                values[index] = values[index - 1]
+                index -= 1
+            }
+            values[index] = rssi
+        }
         prune(now: time)
     }
 
     /// Forgets samples older than the window as of `now`.
     public mutating func prune(now: Double) {
         let oldest = now - length
-        while first < samples.count, samples[first].time < oldest {
-            ordered.remove(at: Self.firstIndex(notBelow: samples[first].rssi, in: ordered))
+        guard first < samples.count, samples[first].time < oldest else { return }
+        repeat {
+            let rssi = samples[first].rssi
+            let index = Self.firstIndex(notBelow: rssi, in: ordered)
+            ordered.withUnsafeMutableBufferPointer { values in
+                for move in index..<(values.count - 1) { values[move] = values[move + 1] }
+            }
+            ordered.removeLast()
+            total &-= rssi
             first += 1
-        }
+        } while first < samples.count && samples[first].time < oldest
         if first == samples.count {
             samples.removeAll(keepingCapacity: true)
             first = 0
@@ -46,8 +66,8 @@ public struct RSSIWindow: Sendable {
     public var mean: Double? {
         guard !ordered.isEmpty else { return nil }
         let drop = ordered.count / 10
-        var sum = 0
-        for index in drop..<(ordered.count - drop) { sum += ordered[index] }
+        var sum = total
+        for index in 0..<drop { sum &-= ordered[index] &+ ordered[ordered.count - 1 - index] }
         return Double(sum) / Double(ordered.count - 2 * drop)
     }
 
