@@ -94,6 +94,22 @@ struct ByteBuffer: ~Copyable {
     @inline(__always)
     mutating func appendDecimalReserved(negative: Bool, magnitude: UInt64) {
         if negative { appendReserved(UInt8(ascii: "-")) }
+        // Most numbers written are small (RSSI, powers, a distance's metres): up to three
+        // digits without counting them in a loop.
+        if magnitude < 1000 {
+            let small = UInt16(truncatingIfNeeded: magnitude)
+            if small < 10 {
+                appendReserved(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: small))
+            } else if small < 100 {
+                appendReserved(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: small / 10))
+                appendReserved(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: small % 10))
+            } else {
+                appendReserved(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: small / 100))
+                appendReserved(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: small / 10 % 10))
+                appendReserved(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: small % 10))
+            }
+            return
+        }
         var digits = 1
         var limit: UInt64 = 10
         while digits < 20 && magnitude >= limit {
@@ -101,14 +117,32 @@ struct ByteBuffer: ~Copyable {
             limit &*= 10
         }
         appendReserving(digits) { text in
+            // From the last digit back, two at a time from a table of 00 to 99.
+            let pairs = Self.digitPairs.utf8Start
             var rest = magnitude
-            for index in stride(from: digits - 1, through: 0, by: -1) {
-                text[index] = UInt8(ascii: "0") + UInt8(rest % 10)
-                rest /= 10
+            var index = digits
+            while rest >= 100 {
+                let pair = Int(rest % 100)
+                rest /= 100
+                index -= 2
+                text[index] = pairs[2 * pair]
+                text[index + 1] = pairs[2 * pair + 1]
+            }
+            if rest >= 10 {
+                text[index - 2] = pairs[2 * Int(rest)]
+                text[index - 1] = pairs[2 * Int(rest) + 1]
+            } else {
+                text[index - 1] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest)
             }
             return digits
         }
     }
+
+    private static let digitPairs: StaticString = """
+        00010203040506070809101112131415161718192021222324252627282930313233343536373839\
+        40414243444546474849505152535455565758596061626364656667686970717273747576777879\
+        8081828384858687888990919293949596979899
+        """
 
     /// Writes an integer in decimal.
     mutating func appendDecimal(_ value: some BinaryInteger) {

@@ -105,19 +105,20 @@ struct JSONObject: ~Copyable {
         appendKey(key, reserving: 38)
         out.appendReserving(38) { text in
             text[0] = UInt8(ascii: "\"")
-            var position = 1
             withUnsafeBytes(of: uuid.uuid) { raw in
-                for index in 0..<16 {
-                    if index == 4 || index == 6 || index == 8 || index == 10 {
-                        text[position] = UInt8(ascii: "-")
-                        position += 1
-                    }
-                    Self.writeHex(raw[index], at: text + position)
-                    position += 2
-                }
+                // 8-4-4-4-12: the groups' bytes, each written at a place known beforehand.
+                for index in 0..<4 { Self.writeHex(raw[index], at: text + 1 + 2 * index) }
+                text[9] = UInt8(ascii: "-")
+                for index in 4..<6 { Self.writeHex(raw[index], at: text + 2 + 2 * index) }
+                text[14] = UInt8(ascii: "-")
+                for index in 6..<8 { Self.writeHex(raw[index], at: text + 3 + 2 * index) }
+                text[19] = UInt8(ascii: "-")
+                for index in 8..<10 { Self.writeHex(raw[index], at: text + 4 + 2 * index) }
+                text[24] = UInt8(ascii: "-")
+                for index in 10..<16 { Self.writeHex(raw[index], at: text + 5 + 2 * index) }
             }
-            text[position] = UInt8(ascii: "\"")
-            return position + 1
+            text[37] = UInt8(ascii: "\"")
+            return 38
         }
     }
 
