@@ -13,9 +13,11 @@ public struct EddystoneURL: Hashable, Sendable {
     static let frameType: UInt8 = 0x10
     /// The encoded URL (after the scheme) holds at most 17 bytes so the frame fits 31 bytes.
     public static let maximumEncodedLength = 17
-    static let schemes = ["http://www.", "https://www.", "http://", "https://"]
-    static let expansions = [".com/", ".org/", ".edu/", ".net/", ".info/", ".biz/", ".gov/",
-                             ".com", ".org", ".edu", ".net", ".info", ".biz", ".gov"]
+    // Literals, read through a pointer: writing a URL out copies their bytes (iterating a
+    // String's UTF-8 a byte at a time cost several times more).
+    static let schemes: [StaticString] = ["http://www.", "https://www.", "http://", "https://"]
+    static let expansions: [StaticString] = [".com/", ".org/", ".edu/", ".net/", ".info/", ".biz/", ".gov/",
+                                             ".com", ".org", ".edu", ".net", ".info", ".biz", ".gov"]
 
     /// Calibrated TX power at 0 m in dBm.
     public var txPowerAt0m: Int8
@@ -31,21 +33,21 @@ public struct EddystoneURL: Hashable, Sendable {
         let text = Array(url.utf8)
         // Longest scheme first: "https://www." before "https://".
         guard let (code, prefix) = Self.schemes.enumerated()
-            .filter({ text.starts(with: $0.element.utf8) })
-            .max(by: { $0.element.utf8.count < $1.element.utf8.count }) else {
+            .filter({ text.starts(with: $0.element.bytes) })
+            .max(by: { $0.element.bytes.count < $1.element.bytes.count }) else {
             throw CodecError(structure: "Eddystone-URL", offset: 0, reason: .unexpectedValue(
                 field: "scheme", expected: "http://, https://, http://www. or https://www.", found: "'\(url)'"))
         }
         var encoded: [UInt8] = []
-        var index = prefix.utf8.count
+        var index = prefix.bytes.count
         while index < text.count {
             let rest = text[index...]
             // Longest expansion first: ".com/" before ".com".
             if let (expansion, word) = Self.expansions.enumerated()
-                .filter({ rest.starts(with: $0.element.utf8) })
-                .max(by: { $0.element.utf8.count < $1.element.utf8.count }) {
+                .filter({ rest.starts(with: $0.element.bytes) })
+                .max(by: { $0.element.bytes.count < $1.element.bytes.count }) {
                 encoded.append(UInt8(expansion))
-                index += word.utf8.count
+                index += word.bytes.count
                 continue
             }
             let char = text[index]
@@ -88,8 +90,8 @@ public struct EddystoneURL: Hashable, Sendable {
         // byte at most), instead of growing it a piece at a time.
         String(unsafeUninitializedCapacity: 12 + 6 * encodedURL.count) { out in
             var count = 0
-            func append(_ text: String) {
-                for byte in text.utf8 {
+            func append(_ text: StaticString) {
+                for byte in text.bytes {
                     out[count] = byte
                     count += 1
                 }
@@ -115,5 +117,12 @@ public struct EddystoneURL: Hashable, Sendable {
     /// The frame bytes, frame type first.
     public var bytes: [UInt8] {
         [Self.frameType, UInt8(bitPattern: txPowerAt0m), scheme] + encodedURL
+    }
+}
+
+extension StaticString {
+    /// The literal's UTF-8 (literals of the tables above: stored as text, never as one scalar).
+    fileprivate var bytes: UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(start: utf8Start, count: utf8CodeUnitCount)
     }
 }

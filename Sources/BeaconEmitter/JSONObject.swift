@@ -92,6 +92,12 @@ struct JSONObject: ~Copyable {
     /// mix digits and letters, which branches cannot predict).
     private static let digits: StaticString = "0123456789ABCDEF"
 
+    /// The two digits of each byte value, in memory order: `hexPairs[0x3A]` holds "3A".
+    private static let hexPairs: [UInt16] = (0..<256).map { (value: Int) -> UInt16 in
+        let table = digits.utf8Start
+        return UInt16(table[value >> 4]) | UInt16(table[value & 0x0F]) << 8
+    }.map { UInt16(littleEndian: $0) }
+
     /// Writes the two hex digits of `byte` at `text`.
     @inline(__always)
     private static func writeHex(_ byte: UInt8, at text: UnsafeMutablePointer<UInt8>) {
@@ -130,10 +136,16 @@ struct JSONObject: ~Copyable {
             text[0] = UInt8(ascii: "\"")
             var position = 1
             let written = hex.withContiguousStorageIfAvailable { bytes in
-                for byte in bytes {
-                    Self.writeHex(byte, at: text + position)
-                    position += 2
+                // Both digits of a byte at once, from a table of the 256 pairs.
+                Self.hexPairs.withUnsafeBufferPointer { pairs in
+                    let pairs = UnsafeRawPointer(pairs.baseAddress!)
+                    let out = UnsafeMutableRawPointer(text + 1)
+                    for index in 0..<bytes.count {
+                        out.storeBytes(of: pairs.load(fromByteOffset: 2 * Int(bytes[index]), as: UInt16.self),
+                                       toByteOffset: 2 * index, as: UInt16.self)
+                    }
                 }
+                position += 2 * bytes.count
             }
             if written == nil {
                 for byte in hex {
