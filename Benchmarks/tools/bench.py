@@ -3,9 +3,10 @@
 """Runs the command-line benchmarks and prints the one table `scripts/bench` ends with.
 
     bench.py table JMH_JSON DECODE_JSON REPLAY_JSON EMITTER_JSON    print the table
-    bench.py run NAME OUT_JSON -- COMMAND...                         time one command (stdin from
-                                                                     $BENCH_STDIN), record wall time
-                                                                     and peak RSS of that process
+    bench.py run NAME OUT_JSON [--repeat N] -- COMMAND...            time a command (stdin from
+                                                                     $BENCH_STDIN), N times: record the
+                                                                     median wall time, the fastest and
+                                                                     slowest, and the largest peak RSS
 """
 import json
 import os
@@ -14,17 +15,38 @@ import sys
 import time
 
 
-def run(name, out_path, command):
-    stdin = open(os.environ["BENCH_STDIN"], "rb") if os.environ.get("BENCH_STDIN") else subprocess.DEVNULL
-    stdout = open(os.environ.get("BENCH_STDOUT", os.devnull), "wb")
-    start = time.monotonic()
-    process = subprocess.Popen(command, stdin=stdin, stdout=stdout, stderr=subprocess.DEVNULL)
-    _, status, usage = os.wait4(process.pid, 0)
-    seconds = time.monotonic() - start
+def run(name, out_path, command, repeat=1):
+    """Runs `command` `repeat` times; records the median wall time (and the fastest and slowest:
+    a shared machine's runs spread by a fifth or more) and the largest peak RSS."""
+    times, peak, statuses = [], 0, []
+    for _ in range(repeat):
+        stdin = open(os.environ["BENCH_STDIN"], "rb") if os.environ.get("BENCH_STDIN") else subprocess.DEVNULL
+        stdout = open(os.environ.get("BENCH_STDOUT", os.devnull), "wb")
+        start = time.monotonic()
+        process = subprocess.Popen(command, stdin=stdin, stdout=stdout, stderr=subprocess.DEVNULL)
+        _, status, usage = os.wait4(process.pid, 0)
+        times.append(time.monotonic() - start)
+        peak = max(peak, usage.ru_maxrss)
+        statuses.append(os.waitstatus_to_exitcode(status))
+    times.sort()
+    seconds = times[len(times) // 2] if len(times) % 2 else (times[len(times) // 2 - 1] + times[len(times) // 2]) / 2
     results = json.load(open(out_path)) if os.path.exists(out_path) else {}
-    results[name] = {"seconds": seconds, "maxRssKiB": usage.ru_maxrss, "exit": os.waitstatus_to_exitcode(status)}
+    results[name] = {"seconds": seconds, "fastest": times[0], "slowest": times[-1], "runs": repeat,
+                     "maxRssKiB": peak, "exit": max(statuses, key=abs)}
     json.dump(results, open(out_path, "w"), indent=1)
-    print(f"  {name}: {seconds:.2f} s, peak RSS {usage.ru_maxrss / 1024:.0f} MiB", file=sys.stderr)
+    spread = f" (median of {repeat}: {times[0]:.2f}-{times[-1]:.2f} s)" if repeat > 1 else ""
+    print(f"  {name}: {seconds:.2f} s{spread}, peak RSS {peak / 1024:.0f} MiB", file=sys.stderr)
+
+
+def runs_note(result):
+    return f", median of {result['runs']}" if result.get("runs", 1) > 1 else ""
+
+
+def spread(count, result):
+    """The slowest and fastest run's rate, when there were several."""
+    if result.get("runs", 1) < 2:
+        return ""
+    return f"runs {count / result['slowest']:,.0f} to {count / result['fastest']:,.0f}"
 
 
 def table(jmh_path, decode_path, replay_path, emitter_path):
@@ -49,7 +71,8 @@ def table(jmh_path, decode_path, replay_path, emitter_path):
     lines = decode["lines"]
     ours = lines / decode["beacon-emit"]["seconds"]
     peers = {k: lines / v["seconds"] for k, v in decode.items() if k not in ("beacon-emit", "lines")}
-    rows.append((f"decode --json, lines/s ({lines:,} lines)", f"{ours:,.0f}", "", None))
+    rows.append((f"decode --json, lines/s ({lines:,} lines){runs_note(decode['beacon-emit'])}", f"{ours:,.0f}",
+                 spread(lines, decode["beacon-emit"]), None))
     rows.append(("decode --json, peak RSS MiB", f"{decode['beacon-emit']['maxRssKiB'] / 1024:.0f}", "", None))
     for peer, rate in sorted(peers.items(), key=lambda item: -item[1]):
         rows.append((f"decode vs {peer}, lines/s", f"{ours:,.0f}", f"{rate:,.0f} (RSS {decode[peer]['maxRssKiB'] / 1024:.0f} MiB)",
@@ -59,7 +82,8 @@ def table(jmh_path, decode_path, replay_path, emitter_path):
     reports = replay["reports"]
     full = replay["replay-full"]
     quarter = replay["replay-quarter"]
-    rows.append((f"scan --replay, reports/s ({reports:,} reports)", f"{reports / full['seconds']:,.0f}", "", None))
+    rows.append((f"scan --replay, reports/s ({reports:,} reports){runs_note(full)}", f"{reports / full['seconds']:,.0f}",
+                 spread(reports, full), None))
     rows.append(("scan --replay, peak RSS MiB (full / quarter capture)", f"{full['maxRssKiB'] / 1024:.0f}",
                  f"{quarter['maxRssKiB'] / 1024:.0f}", full["maxRssKiB"] / quarter["maxRssKiB"]))
 
@@ -82,6 +106,9 @@ def table(jmh_path, decode_path, replay_path, emitter_path):
 
 if __name__ == "__main__":
     if sys.argv[1] == "run":
-        run(sys.argv[2], sys.argv[3], sys.argv[5:])
+        separator = sys.argv.index("--")
+        options = sys.argv[4:separator]
+        repeat = int(options[options.index("--repeat") + 1]) if "--repeat" in options else 1
+        run(sys.argv[2], sys.argv[3], sys.argv[separator + 1:], repeat)
     else:
         table(*sys.argv[2:6])
