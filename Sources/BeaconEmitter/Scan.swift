@@ -245,16 +245,16 @@ struct ScanChoice {
     mutating func choose(_ report: ReportView, sightings: ArraySlice<BeaconSighting>, elapsed: Double,
                          filter: ScanFilter, unknown: () -> Void, beacon: (Int, Double) -> Void) {
         if sightings.isEmpty {
-            guard filter.accepts(nil, rssi: report.rssi),
+            guard filter.acceptsNoBeacon(rssi: report.rssi),
                   firstTime(.data(report.address, Array(report.data))) else { return }
             if !table { unknown() }
         }
         for index in sightings.indices {
-            let sighting = sightings[index]
-            guard filter.accepts(sighting, rssi: report.rssi) else { continue }
-            let accuracy = tracker.observeAccuracy(sighting, at: elapsed)
+            // Read in place, not copied out (a copy of an Eddystone sighting retains its arrays).
+            guard filter.accepts(sightings[index], rssi: report.rssi) else { continue }
+            let accuracy = tracker.observeAccuracy(sightings[index], at: elapsed)
             guard !table else { continue }
-            guard firstTime(.beacon(report.address, BeaconTracker.identity(of: sighting))) else { continue }
+            guard firstTime(.beacon(report.address, BeaconTracker.identity(of: sightings[index]))) else { continue }
             beacon(index, accuracy)
         }
     }

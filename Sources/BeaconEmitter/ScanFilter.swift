@@ -60,13 +60,18 @@ struct ScanFilter {
     let region: BeaconRegion?
 
     /// Whether a report's sighting passes (nil sighting: data that holds no known beacon).
-    func accepts(_ sighting: BeaconSighting?, rssi: Int8?) -> Bool {
+    func accepts(_ sighting: BeaconSighting, rssi: Int8?) -> Bool {
         if let minRssi, (rssi.map(Int.init) ?? Int.min) < minRssi { return false }
-        guard let sighting else { return format == .any && region == nil }
         if let region, !region.matches(sighting.beacon) { return false }
         switch (format, sighting.beacon) {
         case (.any, _), (.ibeacon, .iBeacon), (.altbeacon, .altBeacon), (.eddystone, .eddystone): return true
         default: return false
         }
+    }
+
+    /// Whether a report that holds no beacon passes (only when no beacon filter is set).
+    func acceptsNoBeacon(rssi: Int8?) -> Bool {
+        if let minRssi, (rssi.map(Int.init) ?? Int.min) < minRssi { return false }
+        return format == .any && region == nil
     }
 }
