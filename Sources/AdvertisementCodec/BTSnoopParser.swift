@@ -28,6 +28,12 @@ public struct BTSnoopParser: Sendable {
         public var type: H4PacketType
         /// The HCI packet without the type byte.
         public var body: ArraySlice<UInt8>
+
+        public init(timestamp: Int64, type: H4PacketType, body: ArraySlice<UInt8>) {
+            self.timestamp = timestamp
+            self.type = type
+            self.body = body
+        }
     }
 
     public struct Datalink: RawRepresentable, Hashable, Sendable {
@@ -64,8 +70,20 @@ public struct BTSnoopParser: Sendable {
     /// The next HCI packet as `next()` finds it, without copying its bytes.
     /// - Throws: `CodecError` with the file offset when the header or a record is malformed.
     public mutating func nextPacket() throws(CodecError) -> PacketView? {
+        var packet = PacketView(timestamp: 0, type: .event, body: [])
+        return try nextPacket(into: &packet) ? packet : nil
+    }
+
+    /// The next HCI packet as `nextPacket()` finds it, written into `packet`; false when no
+    /// whole record is buffered (`packet.body` is then empty). A reader of many records keeps one
+    /// `packet` (an optional made and dropped per record cost more than the record's header).
+    /// Its body is a slice of the parser's buffer: let go of it (or of `packet`) before `append`,
+    /// which would otherwise copy the buffer.
+    /// - Throws: `CodecError` with the file offset when the header or a record is malformed.
+    public mutating func nextPacket(into packet: inout PacketView) throws(CodecError) -> Bool {
+        packet.body = []  // the buffer is changed below: not shared with the last packet
         if datalink == nil {
-            guard buffer.count >= 16 else { return nil }
+            guard buffer.count >= 16 else { return false }
             let header = buffer.slice(from: 0, length: 16)
             var reader = ByteReader(header, structure: "btsnoop header")
             let magic = try reader.bytes(8, "magic")
@@ -97,19 +115,22 @@ public struct BTSnoopParser: Sendable {
                 throw error(.unexpectedValue(field: "included length", expected: "at most 65540", found: "\(included)"),
                             at: recordOffset + 4)
             }
-            guard buffer.count >= 24 + included else { return nil }
+            guard buffer.count >= 24 + included else { return false }
             let data = buffer.slice(from: 24, length: included)
-            let parsed = try packet(from: data, flags: flags, offset: recordOffset)
+            let parsed = try hciPacket(from: data, flags: flags, offset: recordOffset)
             buffer.consume(24 + included)
             if let (type, body) = parsed {
-                return PacketView(timestamp: high << 32 | low, type: type, body: body)
+                packet.timestamp = high << 32 | low
+                packet.type = type
+                packet.body = body
+                return true
             }
         }
-        return nil
+        return false
     }
 
-    private func packet(from data: ArraySlice<UInt8>, flags: UInt32,
-                        offset: Int) throws(CodecError) -> (H4PacketType, ArraySlice<UInt8>)? {
+    private func hciPacket(from data: ArraySlice<UInt8>, flags: UInt32,
+                           offset: Int) throws(CodecError) -> (H4PacketType, ArraySlice<UInt8>)? {
         switch datalink {
         case .hciUART:
             guard let type = data.first else {

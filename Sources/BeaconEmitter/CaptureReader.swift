@@ -134,12 +134,13 @@ final class CaptureReader: @unchecked Sendable {
         var parser = BTSnoopParser()
         var first: Int64?
         var reports: [AdvertisingReportFields] = []
+        var packet = BTSnoopParser.PacketView(timestamp: 0, type: .event, body: [])
         do {
             while true {
                 let chunk = file.readData(ofLength: 1 << 16)
                 if chunk.isEmpty { break }
                 parser.append(chunk)
-                while let packet = try parser.nextPacket() {
+                while try parser.nextPacket(into: &packet) {
                     guard packet.type == .event else { continue }
                     // Advertising reports are read from the bytes as they are; other events are
                     // parsed whole. Events that do not parse are skipped, as a scanner would.

@@ -164,6 +164,32 @@ import Testing
         }
     }
 
+    /// One packet kept and refilled record after record reads what a fresh one per record
+    /// reads, fed in chunks of every size (its body lets go of the buffer before it changes).
+    @Test func aKeptPacketReadsWhatFreshOnesRead() throws {
+        let twice = capture + capture.dropFirst(16)
+        for size in 1...twice.count {
+            var parser = BTSnoopParser()
+            var packet = BTSnoopParser.PacketView(timestamp: 0, type: .aclData, body: [])
+            var read: [H4Packet] = []
+            var stamps: [Int64] = []
+            var start = 0
+            while start < twice.count {
+                parser.append(twice[start..<min(start + size, twice.count)])
+                start += size
+                while try parser.nextPacket(into: &packet) {
+                    read.append(H4Packet(type: packet.type, body: Array(packet.body)))
+                    stamps.append(packet.timestamp)
+                }
+                #expect(packet.body.isEmpty)
+            }
+            let command = H4Packet(type: .command, body: hex("03 0C 00"))
+            let event = H4Packet(type: .event, body: hex("0E 04 01 03 0C 00"))
+            #expect(read == [command, event, command, event], "chunks of \(size)")
+            #expect(stamps.map { $0 - stamps[0] } == [0, 16, 0, 16], "chunks of \(size)")
+        }
+    }
+
     @Test func rejectsSomethingElse() {
         var parser = BTSnoopParser()
         parser.append(Array("not a capture at all".utf8))
