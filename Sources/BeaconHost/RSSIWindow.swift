@@ -24,17 +24,18 @@ public struct RSSIWindow: Sendable {
     /// Adds a sample taken at `time` and forgets those older than the window.
     public mutating func add(_ rssi: Int, at time: Double) {
         samples.append((time, rssi))
-        // Moved into place from the end: a window holds a few dozen values, and a sample
-        // usually lands near the middle.
+        // Found by a binary search and moved into place with one memory move: a beacon that
+        // advertises 50 times a second keeps a thousand samples in a 20 s window.
         ordered.append(rssi)
         total &+= rssi
         ordered.withUnsafeMutableBufferPointer { values in
-            var index = values.count - 1
-            while index > 0, values[index - 1] > rssi {
-                values[index] = values[index - 1]
-                index -= 1
+            let last = values.count - 1
+            let index = Self.firstIndex(notBelow: rssi, in: UnsafeBufferPointer(rebasing: values[..<last]))
+            if index < last {
+                UnsafeMutableRawPointer(values.baseAddress! + index + 1)
+                    .copyMemory(from: values.baseAddress! + index, byteCount: (last - index) * MemoryLayout<Int>.stride)
+                values[index] = rssi
             }
-            values[index] = rssi
         }
         prune(now: time)
     }
@@ -45,9 +46,13 @@ public struct RSSIWindow: Sendable {
         guard first < samples.count, samples[first].time < oldest else { return }
         repeat {
             let rssi = samples[first].rssi
-            let index = Self.firstIndex(notBelow: rssi, in: ordered)
             ordered.withUnsafeMutableBufferPointer { values in
-                for move in index..<(values.count - 1) { values[move] = values[move + 1] }
+                let index = Self.firstIndex(notBelow: rssi, in: UnsafeBufferPointer(values))
+                let after = values.count - 1 - index
+                if after > 0 {
+                    UnsafeMutableRawPointer(values.baseAddress! + index)
+                        .copyMemory(from: values.baseAddress! + index + 1, byteCount: after * MemoryLayout<Int>.stride)
+                }
             }
             ordered.removeLast()
             total &-= rssi
@@ -62,17 +67,21 @@ public struct RSSIWindow: Sendable {
         }
     }
 
-    /// The trimmed mean of the samples in the window, or nil with none.
+    /// The trimmed mean of the samples in the window, or nil with none: the running sum less
+    /// the tenth dropped at each end.
     public var mean: Double? {
         guard !ordered.isEmpty else { return nil }
         let drop = ordered.count / 10
-        var sum = total
-        for index in 0..<drop { sum &-= ordered[index] &+ ordered[ordered.count - 1 - index] }
+        let sum = ordered.withUnsafeBufferPointer { values in
+            var sum = total
+            for index in 0..<drop { sum &-= values[index] &+ values[values.count - 1 - index] }
+            return sum
+        }
         return Double(sum) / Double(ordered.count - 2 * drop)
     }
 
     /// Where `value` goes in `sorted` (before any equal values): a binary search.
-    private static func firstIndex(notBelow value: Int, in sorted: [Int]) -> Int {
+    private static func firstIndex(notBelow value: Int, in sorted: UnsafeBufferPointer<Int>) -> Int {
         var low = 0, high = sorted.count
         while low < high {
             let middle = (low + high) / 2

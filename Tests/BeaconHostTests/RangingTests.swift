@@ -255,4 +255,28 @@ import Testing
             #expect(window.count == kept.count)
         }
     }
+
+    /// A beacon advertising fast fills the window with a thousand samples and more, with many
+    /// equal values: added and dropped in the middle of the order, the mean must still be the
+    /// definition's.
+    @Test func largeWindowsMatchSorting() {
+        var generator = SystemRandomNumberGenerator()
+        var window = RSSIWindow(length: 20)
+        var kept: [(time: Double, rssi: Int)] = []
+        var time = 0.0
+        for step in 0..<6000 {
+            time += Double.random(in: 0...0.02, using: &generator)
+            let rssi = Int.random(in: -90 ... -60, using: &generator)
+            window.add(rssi, at: time)
+            kept.append((time, rssi))
+            guard step % 100 == 99 else { continue }
+            kept.removeAll { $0.time < time - 20 }
+            let sorted = kept.map(\.rssi).sorted()
+            let drop = sorted.count / 10
+            let middle = sorted[drop..<(sorted.count - drop)]
+            #expect(window.mean == Double(middle.reduce(0, +)) / Double(middle.count))
+            #expect(window.count == kept.count)
+        }
+        #expect(kept.count > 1000)
+    }
 }
