@@ -46,11 +46,13 @@ final class CaptureReader: @unchecked Sendable {
             }
         }
 
-        /// Report `index` as `scan` takes it, its data a slice of `bytes`.
-        func report(_ index: Int) -> ReportView {
-            var fields = reports[index]
-            fields.data = bytes[dataRanges[index]]
-            return ReportView(fields)
+        /// Report `index` as `scan` takes it, its data a slice of `bytes` (or left empty when
+        /// the caller has no use for it: no reference to `bytes` taken and dropped).
+        func report(_ index: Int, withData: Bool = true) -> ReportView {
+            ReportView(address: reports[index].address, addressType: reports[index].addressType,
+                       rssi: ScanReport.available(reports[index].rssi),
+                       txPower: reports[index].reportedTxPower.flatMap(ScanReport.available),
+                       data: withData ? bytes[dataRanges[index]] : [])
         }
 
         /// The beacons decoded from report `index` (when decoding).

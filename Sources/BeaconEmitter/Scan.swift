@@ -158,7 +158,10 @@ final class ScanPrinter {
             let batch = lines.batch
             for event in batch.events {
                 for index in event.reports {
-                    choice.choose(batch.report(index), sightings: batch.sightings(index), elapsed: event.elapsed,
+                    // Only a report without beacons, printed once, is told apart by its data.
+                    let sightings = batch.sightings(index)
+                    let report = batch.report(index, withData: sightings.isEmpty && !choice.duplicates)
+                    choice.choose(report, sightings: sightings, elapsed: event.elapsed,
                                   filter: filter,
                                   unknown: { lines.lines.append(.unknown(report: index, unixTime: event.unixTime)) },
                                   beacon: { sighting, accuracy in
