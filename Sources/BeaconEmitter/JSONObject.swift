@@ -88,6 +88,14 @@ struct JSONObject: ~Copyable {
         out.appendReserved(UInt8(ascii: "0") + fraction % 10)
     }
 
+    /// A non-negative number of tenths as a decimal with one place: 12345 -> 1234.5.
+    mutating func add(_ key: StaticString, tenths: UInt64) {
+        appendKey(key, reserving: ByteBuffer.decimalMost + 2)
+        out.appendDecimalReserved(negative: false, magnitude: tenths / 10)
+        out.appendReserved(UInt8(ascii: "."))
+        out.appendReserved(UInt8(ascii: "0") + UInt8(tenths % 10))
+    }
+
     /// Upper-case hex digits by value, looked up rather than chosen by a branch (random bytes
     /// mix digits and letters, which branches cannot predict).
     private static let digits: StaticString = "0123456789ABCDEF"

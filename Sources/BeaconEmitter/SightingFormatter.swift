@@ -54,7 +54,7 @@ enum SightingFormatter {
                 object.addNull("temperature")
             }
             object.add("advertisingPduCount", frame.advertisingPDUCount)
-            object.add("uptimeSeconds", number: deciseconds(frame.uptimeDeciseconds))
+            object.add("uptimeSeconds", tenths: UInt64(frame.uptimeDeciseconds))
         case let .eddystone(.other(frameType, payload)):
             object.add("type", literal: "eddystone")
             object.add("frameType", frameType)

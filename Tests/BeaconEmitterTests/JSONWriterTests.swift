@@ -36,12 +36,16 @@ import Testing
             object.add("integer", integer)
             object.add("small", Int8.random(in: -128...127, using: &generator))
             object.add("accuracy", hundredths: hundredths)
+            let tenths = UInt64(UInt32.random(in: 0...UInt32.max, using: &generator)) >> UInt64.random(in: 0...31, using: &generator)
+            object.add("uptime", tenths: tenths)
             let line = object.line
             let read = try parsed(line)
             #expect((read["integer"] as? NSNumber)?.int64Value == integer, "\(line)")
             // Two decimals, as the text output writes metres.
             #expect(line.contains("\"accuracy\":\(Distance.metres(Double(hundredths) / 100))"), "\(line)")
             #expect(line.contains("\"accuracy\":\(hundredths / 100).\(String(format: "%02d", hundredths % 100))"), "\(line)")
+            // As the text output writes an Eddystone uptime.
+            #expect(line.contains("\"uptime\":\(SightingFormatter.deciseconds(UInt32(tenths)))}"), "\(line)")
         }
         var object = JSONObject()
         object.add("max", UInt64.max)
