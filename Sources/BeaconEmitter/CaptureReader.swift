@@ -78,7 +78,7 @@ final class CaptureReader: @unchecked Sendable {
             throw ReplayError(message: "--replay \(path): cannot open the file")
         }
         DispatchQueue.global().async { [self] in
-            read(file, path: path, decode: decode)
+            readCapture(file, path: path, decode: decode)
             try? file.close()
             finished.signal()
         }
@@ -130,7 +130,7 @@ final class CaptureReader: @unchecked Sendable {
         return accepted
     }
 
-    private func read(_ file: FileHandle, path: String, decode: Bool) {
+    private func readCapture(_ file: FileHandle, path: String, decode: Bool) {
         var batch = Batch(reservingFor: Self.reportsPerBatch, decode: decode)
         var data: [UInt8] = []
         var parser = BTSnoopParser()
@@ -138,10 +138,16 @@ final class CaptureReader: @unchecked Sendable {
         var reports: [AdvertisingReportFields] = []
         var packet = BTSnoopParser.PacketView(timestamp: 0, type: .event, body: [])
         do {
+            // Read into one buffer of our own (a Data per read was allocated, grown and copied).
+            var chunk = [UInt8](repeating: 0, count: 1 << 16)
             while true {
-                let chunk = file.readData(ofLength: 1 << 16)
-                if chunk.isEmpty { break }
-                parser.append(chunk)
+                let count = chunk.withUnsafeMutableBytes { read(file.fileDescriptor, $0.baseAddress, $0.count) }
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    throw ReplayError(message: "--replay \(path): cannot read the file: \(String(cString: strerror(errno)))")
+                }
+                if count == 0 { break }
+                parser.append(chunk[..<count])
                 while try parser.nextPacket(into: &packet) {
                     guard packet.type == .event else { continue }
                     // Advertising reports are read from the bytes as they are; other events are

@@ -156,6 +156,7 @@ final class ScanPrinter {
         while true {
             var lines = ReplayLines(batch: reader.next())
             let batch = lines.batch
+            lines.lines.reserveCapacity(batch.sightings.count + batch.reports.count)
             for event in batch.events {
                 for index in event.reports {
                     // Only a report without beacons, printed once, is told apart by its data.

@@ -128,6 +128,18 @@ func reportEventsInCapture() throws -> Int {
         #expect(result.stderr.contains("btsnoop capture: byte 0: magic: expected"))
     }
 
+    /// A path that opens but cannot be read (a directory) is a clear error, for scan and
+    /// monitor alike, not a crash.
+    @Test func anUnreadablePathIsAClearError() throws {
+        let directory = FileManager.default.temporaryDirectory.path
+        for command in [["scan"], ["monitor", "--uuid", "39ED98FF-2900-441A-802F-9C398FC199D2"]] {
+            let result = try runBeaconEmit(command + ["--replay", directory])
+            #expect(result.status == 65, "\(command): \(result.stderr)")
+            #expect(result.stderr.contains("--replay \(directory): cannot read the file: "), "\(command): \(result.stderr)")
+            #expect(!result.stderr.contains("Fatal error") && !result.stderr.contains("Backtrace"), "\(result.stderr)")
+        }
+    }
+
     @Test func regionNeedsItsParts() throws {
         #expect(try runBeaconEmit(["scan", "--replay", capturePath, "--major", "1"]).stderr.contains("--major needs --uuid"))
         #expect(try runBeaconEmit(["monitor", "--replay", capturePath]).status == 64)
