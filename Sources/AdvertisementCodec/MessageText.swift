@@ -11,7 +11,10 @@ struct MessageText {
     }
 
     mutating func append(_ text: String) {
-        utf8.append(contentsOf: text.utf8)
+        // Through a pointer: short strings (most pieces) are stored inline, and their UTF-8
+        // view is otherwise walked a byte at a time.
+        var text = text
+        text.withUTF8 { utf8.append(contentsOf: $0) }
     }
 
     mutating func append(_ text: StaticString) {
