@@ -235,48 +235,42 @@ import Testing
 }
 
 @Suite struct RSSIWindowAgainstSortTests {
-    /// The window keeps its values in order as samples come and go; its mean must equal the
-    /// definition computed from scratch (sort, drop a tenth at each end, average the rest).
-    @Test func incrementalMeanMatchesSortingEveryTime() {
+    /// Adds `steps` random samples, `gap` seconds apart at most, and after every `every`-th
+    /// holds the window to the definition computed from scratch: sort the samples of the last
+    /// `length` seconds, drop a tenth at each end, average the rest. Returns the samples kept.
+    @discardableResult
+    func matchSorting(length: Double, steps: Int, gap: Double, rssi range: ClosedRange<Int>,
+                      every: Int = 1) -> Int {
         var generator = SystemRandomNumberGenerator()
-        var window = RSSIWindow(length: 5)
+        var window = RSSIWindow(length: length)
         var kept: [(time: Double, rssi: Int)] = []
         var time = 0.0
-        for _ in 0..<2000 {
-            time += Double.random(in: 0...0.8, using: &generator)
-            let rssi = Int.random(in: -100 ... -30, using: &generator)
+        for step in 0..<steps {
+            time += Double.random(in: 0...gap, using: &generator)
+            let rssi = Int.random(in: range, using: &generator)
             window.add(rssi, at: time)
             kept.append((time, rssi))
-            kept.removeAll { $0.time < time - 5 }
+            guard step % every == every - 1 else { continue }
+            kept.removeAll { $0.time < time - length }
             let sorted = kept.map(\.rssi).sorted()
             let drop = sorted.count / 10
             let middle = sorted[drop..<(sorted.count - drop)]
             #expect(window.mean == Double(middle.reduce(0, +)) / Double(middle.count))
             #expect(window.count == kept.count)
         }
+        return kept.count
+    }
+
+    /// The window keeps its values in order as samples come and go; its mean must be the
+    /// definition's after every sample.
+    @Test func incrementalMeanMatchesSortingEveryTime() {
+        matchSorting(length: 5, steps: 2000, gap: 0.8, rssi: -100 ... -30)
     }
 
     /// A beacon advertising fast fills the window with a thousand samples and more, with many
     /// equal values: added and dropped in the middle of the order, the mean must still be the
     /// definition's.
     @Test func largeWindowsMatchSorting() {
-        var generator = SystemRandomNumberGenerator()
-        var window = RSSIWindow(length: 20)
-        var kept: [(time: Double, rssi: Int)] = []
-        var time = 0.0
-        for step in 0..<6000 {
-            time += Double.random(in: 0...0.02, using: &generator)
-            let rssi = Int.random(in: -90 ... -60, using: &generator)
-            window.add(rssi, at: time)
-            kept.append((time, rssi))
-            guard step % 100 == 99 else { continue }
-            kept.removeAll { $0.time < time - 20 }
-            let sorted = kept.map(\.rssi).sorted()
-            let drop = sorted.count / 10
-            let middle = sorted[drop..<(sorted.count - drop)]
-            #expect(window.mean == Double(middle.reduce(0, +)) / Double(middle.count))
-            #expect(window.count == kept.count)
-        }
-        #expect(kept.count > 1000)
+        #expect(matchSorting(length: 20, steps: 6000, gap: 0.02, rssi: -90 ... -60, every: 100) > 1000)
     }
 }
