@@ -49,10 +49,7 @@ final class CaptureReader: @unchecked Sendable {
         /// Report `index` as `scan` takes it, its data a slice of `bytes` (or left empty when
         /// the caller has no use for it: no reference to `bytes` taken and dropped).
         func report(_ index: Int, withData: Bool = true) -> ReportView {
-            ReportView(address: reports[index].address, addressType: reports[index].addressType,
-                       rssi: ScanReport.available(reports[index].rssi),
-                       txPower: reports[index].reportedTxPower.flatMap(ScanReport.available),
-                       data: withData ? bytes[dataRanges[index]] : [])
+            ReportView(reports[index], data: withData ? bytes[dataRanges[index]] : [])
         }
 
         /// The beacons decoded from report `index` (when decoding).

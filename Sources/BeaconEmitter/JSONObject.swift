@@ -103,8 +103,8 @@ struct JSONObject: ~Copyable {
     /// The two digits of each byte value, in memory order: `hexPairs[0x3A]` holds "3A".
     private static let hexPairs: [UInt16] = (0..<256).map { (value: Int) -> UInt16 in
         let table = digits.utf8Start
-        return UInt16(table[value >> 4]) | UInt16(table[value & 0x0F]) << 8
-    }.map { UInt16(littleEndian: $0) }
+        return UInt16(littleEndian: UInt16(table[value >> 4]) | UInt16(table[value & 0x0F]) << 8)
+    }
 
     /// Writes the two hex digits of `byte` at `text`.
     @inline(__always)

@@ -25,9 +25,11 @@ struct ReportView {
                   data: report.data[...])
     }
 
-    init(_ fields: AdvertisingReportFields) {
+    /// A report's fields as the controller gave them (127: not available), with its data from
+    /// wherever it is kept.
+    init(_ fields: AdvertisingReportFields, data: ArraySlice<UInt8>) {
         self.init(address: fields.address, addressType: fields.addressType, rssi: ScanReport.available(fields.rssi),
-                  txPower: fields.reportedTxPower.flatMap(ScanReport.available), data: fields.data)
+                  txPower: fields.reportedTxPower.flatMap(ScanReport.available), data: data)
     }
 
     init(address: BluetoothAddress, addressType: AddressType, rssi: Int8?, txPower: Int8?, data: ArraySlice<UInt8>) {

@@ -59,9 +59,9 @@ struct ScanFilter {
     let format: ScanFilterOptions.Format
     let region: BeaconRegion?
 
-    /// Whether a report's sighting passes (nil sighting: data that holds no known beacon).
+    /// Whether a report's sighting passes.
     func accepts(_ sighting: BeaconSighting, rssi: Int8?) -> Bool {
-        if let minRssi, (rssi.map(Int.init) ?? Int.min) < minRssi { return false }
+        guard strongEnough(rssi) else { return false }
         if let region, !region.matches(sighting.beacon) { return false }
         switch (format, sighting.beacon) {
         case (.any, _), (.ibeacon, .iBeacon), (.altbeacon, .altBeacon), (.eddystone, .eddystone): return true
@@ -71,7 +71,12 @@ struct ScanFilter {
 
     /// Whether a report that holds no beacon passes (only when no beacon filter is set).
     func acceptsNoBeacon(rssi: Int8?) -> Bool {
-        if let minRssi, (rssi.map(Int.init) ?? Int.min) < minRssi { return false }
-        return format == .any && region == nil
+        strongEnough(rssi) && format == .any && region == nil
+    }
+
+    /// Whether a report's RSSI reaches --min-rssi (one without RSSI does not, when it is set).
+    private func strongEnough(_ rssi: Int8?) -> Bool {
+        guard let minRssi else { return true }
+        return (rssi.map(Int.init) ?? Int.min) >= minRssi
     }
 }
