@@ -82,6 +82,10 @@ struct ByteReader {
         UInt32(truncatingIfNeeded: try unsigned(3, field, bigEndian: false))
     }
 
+    mutating func uint32LE(_ field: String) throws(CodecError) -> UInt32 {
+        UInt32(truncatingIfNeeded: try unsigned(4, field, bigEndian: false))
+    }
+
     mutating func uint32BE(_ field: String) throws(CodecError) -> UInt32 {
         UInt32(truncatingIfNeeded: try unsigned(4, field, bigEndian: true))
     }

@@ -21,6 +21,7 @@ enum FuzzTarget: String, CaseIterable {
     case hexText = "hex-text"
     case packet
     case btsnoop
+    case mgmt
 
     func run(_ bytes: [UInt8]) {
         switch self {
@@ -101,6 +102,17 @@ enum FuzzTarget: String, CaseIterable {
             split.append(bytes[cut...])
             while let record = try? split.next() { second.append(record) }
             require(second.starts(with: first) || first.starts(with: second), "btsnoop records independent of chunking")
+        case .mgmt:
+            // One packet as the management socket delivers it: as an event, and as a command.
+            guard let packet = try? MgmtPacket(parsing: bytes) else { return }
+            require(packet.bytes == bytes, "management packet round trip")
+            if let event = try? MgmtEvent(packet: packet) {
+                require(event.packet(index: packet.index) == packet, "management event round trip")
+            }
+            if let reencode = mgmtParsers[packet.code], let stable = try? reencode(packet) {
+                require(stable, "typed management command round trip 0x\(String(packet.code, radix: 16))")
+            }
+            for parse in mgmtReturnParsers { _ = try? parse(packet.parameters[...]) }
         }
     }
 
@@ -151,4 +163,27 @@ private let commandParsers: [HCIOpcode: @Sendable (HCICommandPacket) throws -> (
     LEClearAdvertisingSets.opcode: reencode(LEClearAdvertisingSets.self),
     LESetExtendedScanParameters.opcode: reencode(LESetExtendedScanParameters.self),
     LESetExtendedScanEnable.opcode: reencode(LESetExtendedScanEnable.self),
+]
+
+/// Parses a management command with its typed parser; true when re-encoding gives the same packet.
+private func reencodeMgmt<C: MgmtCommand>(_ type: C.Type) -> @Sendable (MgmtPacket) throws -> Bool {
+    { packet in try C(packet: packet).packet(index: packet.index) == packet }
+}
+
+private let mgmtParsers: [UInt16: @Sendable (MgmtPacket) throws -> Bool] = [
+    ReadControllerIndexList.opcode.rawValue: reencodeMgmt(ReadControllerIndexList.self),
+    ReadControllerInformation.opcode.rawValue: reencodeMgmt(ReadControllerInformation.self),
+    SetPowered.opcode.rawValue: reencodeMgmt(SetPowered.self),
+    ReadAdvertisingFeatures.opcode.rawValue: reencodeMgmt(ReadAdvertisingFeatures.self),
+    AddAdvertising.opcode.rawValue: reencodeMgmt(AddAdvertising.self),
+    RemoveAdvertising.opcode.rawValue: reencodeMgmt(RemoveAdvertising.self),
+    AddExtendedAdvertisingParameters.opcode.rawValue: reencodeMgmt(AddExtendedAdvertisingParameters.self),
+    AddExtendedAdvertisingData.opcode.rawValue: reencodeMgmt(AddExtendedAdvertisingData.self),
+]
+
+private let mgmtReturnParsers: [@Sendable (ArraySlice<UInt8>) throws -> Void] = [
+    { _ = try ReadControllerIndexList.ReturnParameters(parsing: $0) },
+    { _ = try ReadControllerInformation.ReturnParameters(parsing: $0) },
+    { _ = try ReadAdvertisingFeatures.ReturnParameters(parsing: $0).freeInstances },
+    { _ = try AddExtendedAdvertisingParameters.ReturnParameters(parsing: $0) },
 ]

@@ -1,0 +1,307 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+/// Read Controller Index List (0x0003): the adapters the kernel manages.
+public struct ReadControllerIndexList: ParameterlessMgmtCommand {
+    public static let opcode = MgmtOpcode.readControllerIndexList
+    public init() {}
+
+    public struct ReturnParameters: MgmtReturnParameters {
+        public var indices: [UInt16]
+        public init(indices: [UInt16]) { self.indices = indices }
+        public init(parsing bytes: ArraySlice<UInt8>) throws(CodecError) {
+            var reader = ByteReader(bytes, structure: "Read Controller Index List")
+            let count = try reader.uint16LE("Num_Controllers")
+            indices = []
+            for number in 0..<Int(count) { indices.append(try reader.uint16LE("Controller_Index[\(number)]")) }
+        }
+    }
+}
+
+/// Read Controller Information (0x0004): address, version, and which settings are on.
+public struct ReadControllerInformation: ParameterlessMgmtCommand {
+    public static let opcode = MgmtOpcode.readControllerInformation
+    public init() {}
+
+    public struct ReturnParameters: MgmtReturnParameters {
+        public var address: BluetoothAddress
+        public var bluetoothVersion: UInt8
+        public var manufacturer: UInt16
+        public var supportedSettings: MgmtSettings
+        public var currentSettings: MgmtSettings
+
+        public init(address: BluetoothAddress, bluetoothVersion: UInt8, manufacturer: UInt16,
+                    supportedSettings: MgmtSettings, currentSettings: MgmtSettings) {
+            self.address = address
+            self.bluetoothVersion = bluetoothVersion
+            self.manufacturer = manufacturer
+            self.supportedSettings = supportedSettings
+            self.currentSettings = currentSettings
+        }
+
+        /// Reads the fields up to Current_Settings; class of device and names follow, unread.
+        public init(parsing bytes: ArraySlice<UInt8>) throws(CodecError) {
+            var reader = ByteReader(bytes, structure: "Read Controller Information")
+            address = try reader.address("Address")
+            bluetoothVersion = try reader.uint8("Bluetooth_Version")
+            manufacturer = try reader.uint16LE("Manufacturer")
+            supportedSettings = MgmtSettings(rawValue: try reader.uint32LE("Supported_Settings"))
+            currentSettings = MgmtSettings(rawValue: try reader.uint32LE("Current_Settings"))
+        }
+    }
+}
+
+/// Set Powered (0x0005). Returns the settings afterwards.
+public struct SetPowered: MgmtCommand {
+    public static let opcode = MgmtOpcode.setPowered
+    public var powered: Bool
+    public init(powered: Bool) { self.powered = powered }
+
+    public func encodeParameters(into buffer: inout [UInt8]) { buffer.append(powered ? 1 : 0) }
+
+    public init(parameters: ArraySlice<UInt8>) throws(CodecError) {
+        var reader = ByteReader(parameters, structure: "Set Powered")
+        let value = try reader.uint8("Powered")
+        guard value <= 1 else {
+            throw reader.unexpected("Powered", expected: "0x00 or 0x01", found: value.hexLiteral, at: parameters.startIndex)
+        }
+        powered = value == 1
+        try reader.expectEnd()
+    }
+
+    public struct ReturnParameters: MgmtReturnParameters {
+        public var currentSettings: MgmtSettings
+        public init(parsing bytes: ArraySlice<UInt8>) throws(CodecError) {
+            var reader = ByteReader(bytes, structure: "Set Powered")
+            currentSettings = MgmtSettings(rawValue: try reader.uint32LE("Current_Settings"))
+        }
+    }
+}
+
+/// Read Advertising Features (0x003D): what Add Advertising accepts and which instances are taken.
+public struct ReadAdvertisingFeatures: ParameterlessMgmtCommand {
+    public static let opcode = MgmtOpcode.readAdvertisingFeatures
+    public init() {}
+
+    public struct ReturnParameters: MgmtReturnParameters {
+        public var supportedFlags: MgmtAdvertisingFlags
+        public var maximumAdvertisingDataLength: UInt8
+        public var maximumScanResponseLength: UInt8
+        /// Instances the kernel offers (identifiers 1 to this number).
+        public var maximumInstances: UInt8
+        /// Identifiers of the instances added so far, by any program.
+        public var instances: [UInt8]
+
+        public init(supportedFlags: MgmtAdvertisingFlags, maximumAdvertisingDataLength: UInt8,
+                    maximumScanResponseLength: UInt8, maximumInstances: UInt8, instances: [UInt8]) {
+            self.supportedFlags = supportedFlags
+            self.maximumAdvertisingDataLength = maximumAdvertisingDataLength
+            self.maximumScanResponseLength = maximumScanResponseLength
+            self.maximumInstances = maximumInstances
+            self.instances = instances
+        }
+
+        public init(parsing bytes: ArraySlice<UInt8>) throws(CodecError) {
+            var reader = ByteReader(bytes, structure: "Read Advertising Features")
+            supportedFlags = MgmtAdvertisingFlags(rawValue: try reader.uint32LE("Supported_Flags"))
+            maximumAdvertisingDataLength = try reader.uint8("Max_Adv_Data_Len")
+            maximumScanResponseLength = try reader.uint8("Max_Scan_Rsp_Len")
+            maximumInstances = try reader.uint8("Max_Instances")
+            let count = try reader.uint8("Num_Instances")
+            instances = Array(try reader.bytes(Int(count), "Instance[\(count)]"))
+        }
+
+        /// Whether Add Extended Advertising Parameters takes an interval (kernels since 5.11).
+        public var acceptsIntervals: Bool { supportedFlags.contains(.intervalParameters) }
+
+        /// Instance identifiers nobody has added, highest first (the end bluetoothd, which
+        /// counts up from 1, reaches last).
+        public var freeInstances: [UInt8] {
+            guard maximumInstances > 0 else { return [] }
+            return (1...maximumInstances).reversed().filter { !instances.contains($0) }
+        }
+    }
+}
+
+/// Add Advertising (0x003E): an instance with the kernel's default interval.
+public struct AddAdvertising: MgmtCommand {
+    public static let opcode = MgmtOpcode.addAdvertising
+    public var instance: UInt8
+    public var flags: MgmtAdvertisingFlags
+    /// Seconds on the air per turn when several instances take turns; 0 for the default (2 s).
+    public var duration: UInt16
+    /// Seconds until the kernel removes the instance; 0 for never.
+    public var timeout: UInt16
+    public var advertisingData: [UInt8]
+    public var scanResponse: [UInt8]
+
+    public init(instance: UInt8, flags: MgmtAdvertisingFlags = [], duration: UInt16 = 0, timeout: UInt16 = 0,
+                advertisingData: [UInt8], scanResponse: [UInt8] = []) throws(CodecError) {
+        guard advertisingData.count <= 255, scanResponse.count <= 255 else {
+            throw CodecError(structure: "Add Advertising", offset: 0, reason: .unexpectedValue(
+                field: "Adv_Data_Len", expected: "at most 255 bytes", found: "\(max(advertisingData.count, scanResponse.count))"))
+        }
+        self.instance = instance
+        self.flags = flags
+        self.duration = duration
+        self.timeout = timeout
+        self.advertisingData = advertisingData
+        self.scanResponse = scanResponse
+    }
+
+    public func encodeParameters(into buffer: inout [UInt8]) {
+        buffer.append(instance)
+        buffer.appendLE(flags.rawValue)
+        buffer.appendLE(duration)
+        buffer.appendLE(timeout)
+        buffer.append(UInt8(advertisingData.count))
+        buffer.append(UInt8(scanResponse.count))
+        buffer += advertisingData
+        buffer += scanResponse
+    }
+
+    public init(parameters: ArraySlice<UInt8>) throws(CodecError) {
+        var reader = ByteReader(parameters, structure: "Add Advertising")
+        instance = try reader.uint8("Instance")
+        flags = MgmtAdvertisingFlags(rawValue: try reader.uint32LE("Flags"))
+        duration = try reader.uint16LE("Duration")
+        timeout = try reader.uint16LE("Timeout")
+        let dataLength = try reader.uint8("Adv_Data_Len")
+        let responseLength = try reader.uint8("Scan_Rsp_Len")
+        advertisingData = Array(try reader.bytes(Int(dataLength), "Adv_Data"))
+        scanResponse = Array(try reader.bytes(Int(responseLength), "Scan_Rsp"))
+        try reader.expectEnd()
+    }
+
+    public typealias ReturnParameters = MgmtInstanceReturn
+}
+
+/// Remove Advertising (0x003F): one instance, or with 0 every instance (which beacon-emit never sends).
+public struct RemoveAdvertising: MgmtCommand {
+    public static let opcode = MgmtOpcode.removeAdvertising
+    public var instance: UInt8
+    public init(instance: UInt8) { self.instance = instance }
+
+    public func encodeParameters(into buffer: inout [UInt8]) { buffer.append(instance) }
+
+    public init(parameters: ArraySlice<UInt8>) throws(CodecError) {
+        var reader = ByteReader(parameters, structure: "Remove Advertising")
+        instance = try reader.uint8("Instance")
+        try reader.expectEnd()
+    }
+
+    public typealias ReturnParameters = MgmtInstanceReturn
+}
+
+/// Add Extended Advertising Parameters (0x0054): an instance with an interval and TX power,
+/// put on the air by the Add Extended Advertising Data that follows.
+public struct AddExtendedAdvertisingParameters: MgmtCommand {
+    public static let opcode = MgmtOpcode.addExtendedAdvertisingParameters
+    public var instance: UInt8
+    /// Advertising flags, and which of the fields below count (`durationParameter`, ...).
+    public var flags: MgmtAdvertisingFlags
+    public var duration: UInt16
+    public var timeout: UInt16
+    /// In 0.625 ms units, 0x000020 to 0xFFFFFF.
+    public var minimumInterval: UInt32
+    public var maximumInterval: UInt32
+    public var txPower: Int8
+
+    public init(instance: UInt8, flags: MgmtAdvertisingFlags, duration: UInt16 = 0, timeout: UInt16 = 0,
+                minimumInterval: UInt32, maximumInterval: UInt32, txPower: Int8 = 127) {
+        self.instance = instance
+        self.flags = flags
+        self.duration = duration
+        self.timeout = timeout
+        self.minimumInterval = minimumInterval
+        self.maximumInterval = maximumInterval
+        self.txPower = txPower
+    }
+
+    public func encodeParameters(into buffer: inout [UInt8]) {
+        buffer.append(instance)
+        buffer.appendLE(flags.rawValue)
+        buffer.appendLE(duration)
+        buffer.appendLE(timeout)
+        buffer.appendLE(minimumInterval)
+        buffer.appendLE(maximumInterval)
+        buffer.append(UInt8(bitPattern: txPower))
+    }
+
+    public init(parameters: ArraySlice<UInt8>) throws(CodecError) {
+        var reader = ByteReader(parameters, structure: "Add Extended Advertising Parameters")
+        instance = try reader.uint8("Instance")
+        flags = MgmtAdvertisingFlags(rawValue: try reader.uint32LE("Flags"))
+        duration = try reader.uint16LE("Duration")
+        timeout = try reader.uint16LE("Timeout")
+        minimumInterval = try reader.uint32LE("MinInterval")
+        maximumInterval = try reader.uint32LE("MaxInterval")
+        txPower = try reader.int8("TxPower")
+        try reader.expectEnd()
+    }
+
+    public struct ReturnParameters: MgmtReturnParameters {
+        public var instance: UInt8
+        /// What the controller chose, in dBm.
+        public var txPower: Int8
+        public var maximumAdvertisingDataLength: UInt8
+        public var maximumScanResponseLength: UInt8
+
+        public init(parsing bytes: ArraySlice<UInt8>) throws(CodecError) {
+            var reader = ByteReader(bytes, structure: "Add Extended Advertising Parameters")
+            instance = try reader.uint8("Instance")
+            txPower = try reader.int8("TxPower")
+            maximumAdvertisingDataLength = try reader.uint8("MaxAdvDataLen")
+            maximumScanResponseLength = try reader.uint8("MaxScanRspLen")
+        }
+    }
+}
+
+/// Add Extended Advertising Data (0x0055): the data of an instance whose parameters were
+/// added; the kernel then enables it.
+public struct AddExtendedAdvertisingData: MgmtCommand {
+    public static let opcode = MgmtOpcode.addExtendedAdvertisingData
+    public var instance: UInt8
+    public var advertisingData: [UInt8]
+    public var scanResponse: [UInt8]
+
+    public init(instance: UInt8, advertisingData: [UInt8], scanResponse: [UInt8] = []) throws(CodecError) {
+        guard advertisingData.count <= 255, scanResponse.count <= 255 else {
+            throw CodecError(structure: "Add Extended Advertising Data", offset: 0, reason: .unexpectedValue(
+                field: "Advertising Data Length", expected: "at most 255 bytes",
+                found: "\(max(advertisingData.count, scanResponse.count))"))
+        }
+        self.instance = instance
+        self.advertisingData = advertisingData
+        self.scanResponse = scanResponse
+    }
+
+    public func encodeParameters(into buffer: inout [UInt8]) {
+        buffer.append(instance)
+        buffer.append(UInt8(advertisingData.count))
+        buffer.append(UInt8(scanResponse.count))
+        buffer += advertisingData
+        buffer += scanResponse
+    }
+
+    public init(parameters: ArraySlice<UInt8>) throws(CodecError) {
+        var reader = ByteReader(parameters, structure: "Add Extended Advertising Data")
+        instance = try reader.uint8("Instance")
+        let dataLength = try reader.uint8("Advertising Data Length")
+        let responseLength = try reader.uint8("Scan Response Length")
+        advertisingData = Array(try reader.bytes(Int(dataLength), "Advertising Data"))
+        scanResponse = Array(try reader.bytes(Int(responseLength), "Scan Response"))
+        try reader.expectEnd()
+    }
+
+    public typealias ReturnParameters = MgmtInstanceReturn
+}
+
+/// The instance identifier that the advertising commands return.
+public struct MgmtInstanceReturn: MgmtReturnParameters {
+    public var instance: UInt8
+    public init(instance: UInt8) { self.instance = instance }
+    public init(parsing bytes: ArraySlice<UInt8>) throws(CodecError) {
+        var reader = ByteReader(bytes, structure: "advertising instance")
+        instance = try reader.uint8("Instance")
+    }
+}
