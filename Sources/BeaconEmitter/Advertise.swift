@@ -57,11 +57,22 @@ struct Advertise: ParsableCommand {
     @Flag(help: "Leave advertising on when the program exits (set and forget).")
     var keep = false
 
+    @OptionGroup var accessOptions: AccessOptions
+
+    @Flag(help: ArgumentHelp(
+        "Exit (status 69, or 74 for a closed link) when the adapter goes down, is powered off or goes away, "
+        + "instead of waiting for it and putting the beacons back."))
+    var failFast = false
+
     @Flag(help: "Print events as JSON lines.")
     var json = false
 
     func validate() throws {
         if legacy && extended { throw ValidationError("--legacy and --extended exclude each other") }
+        if keep && accessOptions.access == .userChannel {
+            throw ValidationError("--keep does not go with --access user-channel: the kernel takes the adapter back, "
+                                  + "down, when beacon-emit exits; use --access mgmt (the default) or raw to keep beacons on")
+        }
         guard AdvertisingOptions.units(milliseconds: interval) != nil else {
             throw ValidationError("--interval must be from 0.625 to 40959 ms (it is sent in 0.625 ms units), got \(interval)")
         }
@@ -113,27 +124,55 @@ struct Advertise: ParsableCommand {
             mode: legacy ? .legacy : extended ? .extended : .automatic,
             rotationPeriod: .milliseconds(Int64(rotation)))
         let printer = EmitterPrinter(json: json, verbose: deviceOptions.verbose, options: options)
-        let connection: ControllerConnection
         do {
-            connection = try deviceOptions.open(progress: printer.progress)
+            let access = try AdvertisingLaunch.resolve(accessOptions.access, device: deviceOptions.specification)
+            if access == .management {
+                try advertiseManaged(options: options, started: started, printer: printer, interrupt: interrupt)
+            } else {
+                try advertiseHCI(options: options, userChannel: access == .userChannel, started: started, printer: printer,
+                                 interrupt: interrupt)
+            }
         } catch {
             throw fail(error)
         }
+    }
+
+    private var runDuration: Duration? { duration.map { .milliseconds(Int64($0 * 1000)) } }
+
+    /// Beacons as instances of the kernel's management API.
+    private func advertiseManaged(options: AdvertisingOptions, started: ContinuousClock.Instant, printer: EmitterPrinter,
+                                  interrupt: Int32?) throws(HostError) {
+        guard case let .kernel(index) = deviceOptions.specification else { return }
+        let connection = try ManagementConnection.open(index: index, powerOn: deviceOptions.up)
+        defer { connection.close() }
+        let adapter = connection.client.adapter
+        printer.device = adapter
+        if deviceOptions.verbose { connection.client.trace = { printer.progress("  " + $0) } }
+        let session = try AdvertisingLaunch.startManaged(connection, options: options, started: started,
+                                                         report: printer.handle)
+        accessOptions.record(session.plan, adapter: adapter, printer: printer)
+        try Emitter.run(session, duration: runDuration, keep: keep, interrupt: interrupt, failFast: failFast,
+                        device: adapter, report: printer.handle)
+        if !keep { InstanceRecord.remove(adapter: adapter) }
+    }
+
+    /// Beacons through HCI commands: a raw kernel socket, the user channel, or an H4 link.
+    private func advertiseHCI(options: AdvertisingOptions, userChannel: Bool, started: ContinuousClock.Instant,
+                              printer: EmitterPrinter, interrupt: Int32?) throws(HostError) {
+        let connection = try deviceOptions.open(progress: printer.progress, userChannel: userChannel)
         defer { connection.close() }
         printer.device = connection.device.description
         if deviceOptions.verbose { connection.controller.trace = { printer.progress("  " + $0) } }
         let emitter = Emitter(controller: connection.controller, ownsController: connection.ownsController,
                               started: started, report: printer.handle)
-        do {
-            let advertiser = try emitter.start(options: options)
-            if connection.virtualController != nil {
-                try showVirtualRoundTrip(connection, expected: options.beacons, printer: printer)
-            }
-            try emitter.run(advertiser, duration: duration.map { .milliseconds(Int64($0 * 1000)) }, keep: keep,
-                            interrupt: interrupt)
-        } catch {
-            throw fail(error)
+        let advertiser = try emitter.start(options: options)
+        if connection.virtualController != nil {
+            try showVirtualRoundTrip(connection, expected: options.beacons, printer: printer)
         }
+        let session = AdvertisingLaunch.supervise(advertiser, on: connection, userChannel: userChannel,
+                                                  report: printer.handle)
+        try Emitter.run(session, duration: runDuration, keep: keep, interrupt: interrupt, failFast: failFast,
+                        device: connection.device.description, report: printer.handle)
     }
 
     /// With `--device virtual`, a second device on the virtual radio scans and reports what arrived.

@@ -32,7 +32,7 @@ struct DeviceOptions: ParsableArguments {
 
     /// Opens the controller, entering the private namespace first for `virtual`.
     /// - Throws: `HostError` (the caller turns it into a message and exit status).
-    func open(progress: (String) -> Void) throws(HostError) -> ControllerConnection {
+    func open(progress: (String) -> Void, userChannel: Bool = false) throws(HostError) -> ControllerConnection {
         let specification = self.specification
         if specification == .virtual {
             try VirtualController.enterPrivateNamespace(arguments: CommandLine.arguments, progress: progress)
@@ -40,9 +40,36 @@ struct DeviceOptions: ParsableArguments {
         if case .kernel(nil) = specification, up {
             throw .unsupported("--up needs an adapter name: --device hci0 --up")
         }
-        return try ControllerConnection.open(specification, bringUp: up)
+        return try ControllerConnection.open(specification, bringUp: up, userChannel: userChannel)
     }
 }
+
+/// `--access`: how a kernel adapter is reached.
+struct AccessOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("""
+        How to reach a kernel adapter: mgmt (the kernel's management API: advertising instances beside \
+        bluetoothd's and other programs', which the kernel keeps apart; the address is the kernel's choice), \
+        raw (HCI commands on a raw socket, on advertising sets the kernel does not use; on an adapter the \
+        kernel manages, legacy advertising is shared with it, whoever writes last wins, and bluetoothd can \
+        override it), user-channel (the adapter taken from the kernel while beacon-emit runs: nothing else \
+        can use it; it must be down first), or auto: mgmt where the kernel offers advertising instances, \
+        raw otherwise.
+        """, valueName: "way"))
+    var access: KernelAccess = .automatic
+
+    /// Records the instances a managed run added, for `beacon-emit stop`; a record that
+    /// cannot be written is reported, not fatal (the beacons are on the air).
+    func record(_ plan: AdvertisingPlan?, adapter: String, printer: EmitterPrinter) {
+        guard let plan else { return }
+        do {
+            try InstanceRecord(adapter: adapter, instances: plan.handles).save()
+        } catch {
+            printer.progress("cannot record the instances for `beacon-emit stop` in \(InstanceRecord.directory()): \(error)")
+        }
+    }
+}
+
+extension KernelAccess: ExpressibleByArgument {}
 
 /// Prints a host error the way every command does, and exits with its status.
 func fail(_ error: HostError) -> ExitCode {

@@ -53,11 +53,18 @@ final class EmitterPrinter {
                 print(object.line)
                 for beacon in beacons { print(SightingFormatter.json(BeaconSighting(beacon: beacon))) }
             } else {
-                let how = plan.mode == .extended
-                    ? "extended advertising, \(plan.handles.count) set\(plan.handles.count == 1 ? "" : "s")"
-                    : "legacy advertising"
+                let plural = plan.handles.count == 1 ? "" : "s"
+                let numbers = plan.handles.map(String.init).joined(separator: ", ")
+                let how = switch plan.mode {
+                case .extended: "extended advertising, set\(plural) \(numbers)"
+                case .legacy: "legacy advertising"
+                case .managed: "the kernel's management API, instance\(plural) \(numbers)"
+                }
                 let rotation = plan.rotating ? ", beacons taking turns (more beacons than sets)" : ""
-                print("advertising on \(device) from \(plan.address?.description ?? "?") (\(plan.addressIsRandom ? "random" : "public")): "
+                let from = plan.mode == .managed
+                    ? (plan.addressIsRandom ? "a random address the kernel chooses" : "the adapter's identity address")
+                    : "\(plan.address?.description ?? "?") (\(plan.addressIsRandom ? "random" : "public"))"
+                print("advertising on \(device) from \(from): "
                       + "\(how)\(rotation), every \(interval); enabled \(milliseconds) ms after start, "
                       + "\(roundTrips) HCI round trips")
                 for beacon in beacons { print("  " + SightingFormatter.text(BeaconSighting(beacon: beacon))) }
@@ -71,6 +78,49 @@ final class EmitterPrinter {
                 print(object.line)
             } else {
                 print(keptOn ? "left advertising on (--keep): \(reason)" : "advertising off: \(reason)")
+            }
+        case let .offAir(disruption):
+            if json {
+                var object = JSONObject()
+                object.add("event", "off-air")
+                object.add("cause", disruption.code)
+                object.add("detail", disruption.description)
+                print(object.line)
+            } else {
+                print("off the air: \(disruption); the beacons go back once \(device) is usable")
+            }
+        case let .waiting(availability):
+            if json {
+                var object = JSONObject()
+                object.add("event", "waiting")
+                object.add("state", availability == .down ? "down" : "gone")
+                print(object.line)
+            } else {
+                print(availability == .down
+                      ? "waiting for \(device): it is down or powered off (bring it up, power it on)"
+                      : "waiting for \(device): it is gone (plug it back in, restart the bridge)")
+            }
+        case let .restoreFailed(error, retryIn):
+            if json {
+                var object = JSONObject()
+                object.add("event", "restore-failed")
+                object.add("error", error.description)
+                object.add("retryInMs", number: Self.milliseconds(retryIn))
+                print(object.line)
+            } else {
+                Console.error("could not put the beacons back yet (trying again in \(Self.milliseconds(retryIn)) ms): \(error)")
+            }
+        case let .restored(cause, gap, afterUsable):
+            if json {
+                var object = JSONObject()
+                object.add("event", "restored")
+                object.add("cause", cause.code)
+                object.add("gapMs", number: Self.milliseconds(gap))
+                object.add("afterUsableMs", number: Self.milliseconds(afterUsable))
+                print(object.line)
+            } else {
+                print("back on the air after \(Self.milliseconds(gap)) ms off (\(cause)), "
+                      + "\(Self.milliseconds(afterUsable)) ms after \(device) was usable again")
             }
         }
         fflushStandardOutput()

@@ -17,6 +17,7 @@ struct Info: ParsableCommand {
     func run() throws {
         let info: ControllerInfo
         let device: String
+        var kernel: KernelAdapterReport? = nil
         do {
             let connection = try deviceOptions.open(progress: { Console.error($0) })
             defer { connection.close() }
@@ -24,6 +25,7 @@ struct Info: ParsableCommand {
             if connection.ownsController { try ControllerInfo.initialize(connection.controller) }
             info = try ControllerInfo.read(from: connection.controller)
             device = connection.device.description
+            if let index = connection.sharedKernelIndex { kernel = KernelAdapterReport.read(index: index) }
         } catch {
             throw fail(error)
         }
@@ -39,6 +41,15 @@ struct Info: ParsableCommand {
             object.add("extendedAdvertising", info.supportsExtendedAdvertising)
             object.add("advertisingSets", info.numberOfAdvertisingSets ?? 1)
             object.add("maxAdvertisingDataLength", info.maximumAdvertisingDataLength)
+            if let kernel {
+                object.add("accessAuto", kernel.automaticChoice.rawValue)
+                object.add("accessAvailable", kernel.waysIn.filter(\.available).map(\.access.rawValue).joined(separator: ","))
+                if let features = kernel.features {
+                    object.add("kernelInstancesMax", Int(features.maximumInstances))
+                    object.add("kernelInstances", features.instances.map(String.init).joined(separator: ","))
+                }
+                object.add("setAdvertising", kernel.setAdvertisingOn)
+            }
             print(object.line)
         } else {
             print("""
@@ -51,6 +62,17 @@ struct Info: ParsableCommand {
                 advertising sets:         \(info.numberOfAdvertisingSets ?? 1)
                 max advertising data:     \(info.maximumAdvertisingDataLength) bytes
                 """)
+            if let kernel {
+                for way in kernel.waysIn {
+                    let name = "--access \(way.access.rawValue):".padding(toLength: 26, withPad: " ", startingAt: 0)
+                    print("\(name)\(way.available ? "available" : "not available") (\(way.note))")
+                }
+                print("--access auto chooses:     \(kernel.automaticChoice.rawValue)")
+                if let features = kernel.features {
+                    print("kernel advertises:         " + (features.instances.isEmpty ? "no instances"
+                        : "instance(s) " + features.instances.map(String.init).joined(separator: ", ")))
+                }
+            }
         }
     }
 }

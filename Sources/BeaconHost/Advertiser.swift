@@ -5,8 +5,11 @@ import AdvertisementCodec
 /// Drives a controller through the advertising flow: disable, set parameters, set data,
 /// enable; and back off again when stopped.
 public final class Advertiser {
-    public let controller: HCIController
+    public private(set) var controller: HCIController
     public let options: AdvertisingOptions
+    /// The kernel (and whoever uses it) drives the same controller: the advertiser keeps to
+    /// set handles the kernel never uses and never touches a set it did not create.
+    public let sharedWithKernel: Bool
     /// Called with each step, for `--verbose`.
     public var log: ((String) -> Void)?
 
@@ -14,9 +17,14 @@ public final class Advertiser {
     private var rotationIndex = 0
     private var beaconData: [[UInt8]]
 
-    public init(controller: HCIController, options: AdvertisingOptions) {
+    /// The highest advertising set handle (Core Vol 4 Part E 7.8.53); on a kernel adapter the
+    /// advertiser counts down from it, as the kernel counts its instances up from 0.
+    public static let highestHandle: UInt8 = 0xEF
+
+    public init(controller: HCIController, options: AdvertisingOptions, sharedWithKernel: Bool = false) {
         self.controller = controller
         self.options = options
+        self.sharedWithKernel = sharedWithKernel
         self.beaconData = options.beacons.map { $0.advertisingData.bytes }
     }
 
@@ -61,7 +69,8 @@ public final class Advertiser {
         // One set per beacon where the controller has enough; otherwise one set they take turns on.
         let setCount = extended && beaconData.count <= (capabilities.numberOfAdvertisingSets ?? 1) ? beaconData.count : 1
         let rotating = beaconData.count > setCount
-        let plan = AdvertisingPlan(mode: extended ? .extended : .legacy, handles: (0..<setCount).map { UInt8($0) },
+        let handles = (0..<setCount).map { sharedWithKernel ? Self.highestHandle - UInt8($0) : UInt8($0) }
+        let plan = AdvertisingPlan(mode: extended ? .extended : .legacy, handles: handles,
                                    rotating: rotating, address: address, addressIsRandom: address != nil)
         self.plan = plan
         do {
@@ -110,16 +119,19 @@ public final class Advertiser {
 
     private func startExtended(_ plan: AdvertisingPlan, disableFirst: Bool) throws(HostError) {
         if disableFirst {
-            step("disable all advertising sets (LE Set Extended Advertising Enable 0x00)")
-            try controller.send(LESetExtendedAdvertisingEnable(enable: false, sets: []))
+            // Only this program's sets (left on by an earlier --keep, say): never "all", which
+            // would take other programs' advertising off the air. A set that does not exist
+            // is refused (Unknown Advertising Identifier): nothing to disable.
+            step("disable set(s) \(plan.handles.map(String.init).joined(separator: ", ")) if they are on")
+            _ = try? controller.send(LESetExtendedAdvertisingEnable(enable: false, sets: plan.handles.map { .init(handle: $0) }))
         }
-        for handle in plan.handles {
+        for (position, handle) in plan.handles.enumerated() {
             let parameters = LESetExtendedAdvertisingParameters(
                 handle: handle, eventProperties: options.connectable ? .legacyConnectable : .legacyNonConnectable,
                 primaryIntervalMin: options.intervalUnits, primaryIntervalMax: options.intervalUnits,
                 ownAddressType: plan.addressIsRandom ? .randomDevice : .publicDevice,
                 txPower: options.txPower ?? LESetExtendedAdvertisingParameters.noTxPowerPreference,
-                sid: handle)
+                sid: UInt8(position & 0x0F))
             let properties = "0x" + HexText.format([UInt8(parameters.eventProperties.rawValue >> 8),
                                                     UInt8(parameters.eventProperties.rawValue & 0xFF)])
             step("set \(handle): parameters: properties \(properties) (legacy PDU), interval \(options.intervalDescription)"
@@ -131,7 +143,7 @@ public final class Advertiser {
                 step("set \(handle): random address \(address)")
                 try controller.send(LESetAdvertisingSetRandomAddress(handle: handle, address: address))
             }
-            try setExtendedData(handle: handle, beacon: Int(handle))
+            try setExtendedData(handle: handle, beacon: position)
         }
         step("enable set(s) \(plan.handles.map(String.init).joined(separator: ", "))")
         try controller.send(LESetExtendedAdvertisingEnable(enable: true, sets: plan.handles.map { .init(handle: $0) }))
@@ -151,7 +163,66 @@ public final class Advertiser {
         rotationIndex = (rotationIndex + 1) % beaconData.count
         switch plan.mode {
         case .legacy: try setLegacyData(beaconData[rotationIndex], label: rotationIndex)
-        case .extended: try setExtendedData(handle: 0, beacon: rotationIndex)
+        case .extended: try setExtendedData(handle: plan.handles[0], beacon: rotationIndex)
+        case .managed: break  // ManagedAdvertiser's
+        }
+    }
+
+    /// Puts the same beacons back after something knocked them off the air (a controller
+    /// reset, another program disabling or removing the sets): whatever is left of them is
+    /// disabled and removed, refusals ignored (after a reset nothing is left), then the flow
+    /// runs again.
+    /// - Parameter controller: a new link to the controller, when the old one was lost.
+    /// - Throws: `HostError` naming the refused step.
+    public func restore(on controller: HCIController? = nil) throws(HostError) {
+        guard let plan else { return }
+        if let controller { self.controller = controller }
+        rotationIndex = 0
+        switch plan.mode {
+        case .legacy:
+            _ = try? self.controller.send(LESetAdvertisingEnable(enable: false))
+            try startLegacy(plan, disableFirst: false)
+        case .extended:
+            _ = try? self.controller.send(LESetExtendedAdvertisingEnable(enable: false,
+                                                                         sets: plan.handles.map { .init(handle: $0) }))
+            for handle in plan.handles { _ = try? self.controller.send(LERemoveAdvertisingSet(handle: handle)) }
+            try startExtended(plan, disableFirst: false)
+        case .managed: break  // ManagedAdvertiser's
+        }
+    }
+
+    /// Whether what another program did on the controller takes this advertiser's beacons off
+    /// the air: a controller reset, clearing every set, or (by handle) disabling, removing or
+    /// reconfiguring one of its sets; with legacy advertising, any change of it.
+    public func isDisrupted(by observed: ObservedPacket) -> Disruption? {
+        guard let plan else { return nil }
+        switch observed {
+        case let .commandComplete(complete):
+            guard complete.status == .success else { return nil }
+            if complete.opcode == .reset { return .controllerReset }
+            if complete.opcode == .leClearAdvertisingSets { return .advertisingChanged("LE Clear Advertising Sets") }
+            return nil
+        case let .command(command):
+            let ours = Set(plan.handles)
+            switch (plan.mode, command.opcode) {
+            case (.extended, .leSetExtendedAdvertisingEnable):
+                guard let enable = try? LESetExtendedAdvertisingEnable(packet: command), !enable.enable,
+                      enable.sets.isEmpty || enable.sets.contains(where: { ours.contains($0.handle) }) else { return nil }
+                return .advertisingChanged("LE Set Extended Advertising Enable (disable)")
+            case (.extended, .leRemoveAdvertisingSet):
+                guard let remove = try? LERemoveAdvertisingSet(packet: command), ours.contains(remove.handle) else { return nil }
+                return .advertisingChanged("LE Remove Advertising Set \(remove.handle)")
+            case (.extended, .leSetExtendedAdvertisingParameters), (.extended, .leSetExtendedAdvertisingData):
+                guard let handle = command.parameters.first, ours.contains(handle) else { return nil }
+                return .advertisingChanged("\(command.opcode.name ?? command.opcode.description) for set \(handle)")
+            case (.legacy, .leSetAdvertisingEnable):
+                guard command.parameters.first == 0 else { return nil }
+                return .advertisingChanged("LE Set Advertising Enable (disable)")
+            case (.legacy, .leSetAdvertisingParameters), (.legacy, .leSetAdvertisingData):
+                return .advertisingChanged(command.opcode.name ?? command.opcode.description)
+            default:
+                return nil
+            }
         }
     }
 
@@ -170,6 +241,7 @@ public final class Advertiser {
                 step("remove set \(handle)")
                 try controller.send(LERemoveAdvertisingSet(handle: handle))
             }
+        case .managed: break  // ManagedAdvertiser's
         }
         self.plan = nil
     }

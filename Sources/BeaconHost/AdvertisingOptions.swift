@@ -59,10 +59,12 @@ public struct AdvertisingOptions: Sendable {
 public struct AdvertisingPlan: Sendable {
     public enum Mode: String, Sendable {
         case legacy, extended
+        /// Advertising instances of the kernel's management interface.
+        case managed
     }
 
     public var mode: Mode
-    /// Extended: one set handle per beacon shown at once.
+    /// Extended: one set handle per beacon shown at once; managed: one instance per beacon.
     public var handles: [UInt8]
     /// Whether beacons take turns on one set (or legacy advertising).
     public var rotating: Bool

@@ -7,24 +7,40 @@ public final class ControllerConnection {
     /// The private rootcanal behind `--device virtual`.
     public let virtualController: RunningVirtualController?
 
-    /// Whether the host may reset the controller (H4 links and the virtual one; not kernel adapters).
-    public var ownsController: Bool { device.ownsController }
+    /// Whether the host may reset the controller: H4 links, the virtual one, and a kernel
+    /// adapter taken through the user channel; not a kernel adapter shared with the kernel.
+    public let ownsController: Bool
 
-    init(controller: HCIController, device: DeviceSpecification, virtualController: RunningVirtualController?) {
+    init(controller: HCIController, device: DeviceSpecification, virtualController: RunningVirtualController?,
+         ownsController: Bool? = nil) {
         self.controller = controller
         self.device = device
         self.virtualController = virtualController
+        self.ownsController = ownsController ?? device.ownsController
+    }
+
+    /// The kernel adapter behind a raw socket, or nil (H4 links, the user channel).
+    public var sharedKernelIndex: Int? {
+        guard case let .kernel(index) = device, !ownsController else { return nil }
+        return index ?? Int(controller.transport.name.dropFirst(3))
     }
 
     /// Opens `device`. For `.virtual` the caller must already run inside the private namespace
     /// (`VirtualController.enterPrivateNamespace`).
     /// - Parameter bringUp: bring a down kernel adapter up first (`--up`).
     /// - Throws: `HostError` with the cause and what to do.
-    public static func open(_ device: DeviceSpecification, bringUp: Bool = false,
+    /// - Parameter userChannel: take a kernel adapter through the exclusive user channel.
+    public static func open(_ device: DeviceSpecification, bringUp: Bool = false, userChannel: Bool = false,
                             commandTimeout: Duration = .seconds(2)) throws(HostError) -> ControllerConnection {
         let transport: any HCITransport
         var virtual: RunningVirtualController? = nil
         switch device {
+        case let .kernel(index) where userChannel:
+            guard let index else { throw .unsupported("--access user-channel needs an adapter name: --device hci0") }
+            if bringUp { throw .unsupported("--up does not go with --access user-channel, which needs the adapter down") }
+            let channel = try KernelSocketTransport.openUserChannel(index: index)
+            return ControllerConnection(controller: HCIController(transport: channel, commandTimeout: commandTimeout),
+                                        device: device, virtualController: nil, ownsController: true)
         case let .kernel(index):
             if bringUp, let index { try KernelSocketTransport.bringUp(index: index) }
             transport = try KernelSocketTransport.open(index: index)

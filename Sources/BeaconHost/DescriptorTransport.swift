@@ -40,6 +40,8 @@ public final class DescriptorTransport: HCITransport {
 
     deinit { close() }
 
+    public var pollDescriptor: Int32? { descriptor >= 0 ? descriptor : nil }
+
     public func send(_ packet: H4Packet) throws(TransportError) {
         guard descriptor >= 0 else { throw .closed(transport: name) }
         let bytes = packet.bytes
@@ -67,20 +69,11 @@ public final class DescriptorTransport: HCITransport {
                 throw .framing(error)
             }
             guard descriptor >= 0 else { throw .closed(transport: name) }
-            let remaining = ContinuousClock.now.duration(to: deadline)
-            if remaining <= .zero { return .timedOut }
-            var fds = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)]
-            if let interrupt { fds.append(pollfd(fd: interrupt, events: Int16(POLLIN), revents: 0)) }
-            let milliseconds = Int32(clamping: (remaining.components.seconds * 1000)
-                                     + Int64(remaining.components.attoseconds / 1_000_000_000_000_000) + 1)
-            let ready = poll(&fds, nfds_t(fds.count), milliseconds)
-            if ready < 0 {
-                if errno == EINTR { continue }
-                throw .system(call: "poll(\(name))", errno: errno)
+            switch try PollProbe.wait(for: descriptor, interrupt: interrupt, until: deadline, name: name) {
+            case .timedOut: return .timedOut
+            case .interrupted: return .interrupted
+            case .readable: break
             }
-            if ready == 0 { continue }
-            if fds.count > 1, fds[1].revents & Int16(POLLIN) != 0 { return .interrupted }
-            guard fds[0].revents != 0 else { continue }
             let count = read(descriptor, &buffer, buffer.count)
             if count < 0 {
                 let code = errno

@@ -13,6 +13,15 @@ public enum EmitterEvent: Sendable {
     case advertising(AdvertisingPlan, elapsed: Duration, roundTrips: Int)
     /// Stopped, and whether advertising was left on (`--keep`).
     case stopped(reason: String, keptOn: Bool)
+    /// The beacons are off the air: why. The emitter puts them back once the adapter is usable.
+    case offAir(Disruption)
+    /// The adapter is not usable (down, powered off, gone): the emitter waits for it.
+    case waiting(AdapterAvailability)
+    /// Putting the beacons back failed; the emitter tries again after `retryIn`.
+    case restoreFailed(HostError, retryIn: Duration)
+    /// The beacons are back on the air: what had knocked them off, how long they were off,
+    /// and how long it took from the adapter being usable again.
+    case restored(Disruption, gap: Duration, afterUsable: Duration)
 }
 
 /// Runs the advertising flow in the foreground until a signal or the duration ends, then
@@ -54,7 +63,7 @@ public final class Emitter {
             capabilities = try AdvertisingCapabilities.read(from: controller, for: options)
             report(.capabilities(capabilities))
         }
-        let advertiser = Advertiser(controller: controller, options: options)
+        let advertiser = Advertiser(controller: controller, options: options, sharedWithKernel: !ownsController)
         advertiser.log = { [report] in report(.step($0)) }
         var plan = try advertiser.start(capabilities: capabilities, controllerWasReset: ownsController)
         let elapsed = started.duration(to: .now)
@@ -72,52 +81,72 @@ public final class Emitter {
         return advertiser
     }
 
-    private func checkHealth() throws(HostError) {
-        do {
-            try controller.transport.checkHealth()
-        } catch {
-            throw .transport(error, device: controller.transport.name)
-        }
+    /// Starts advertising through the kernel's management interface (`ManagedAdvertiser`).
+    /// - Throws: `HostError`; nothing stays added when it throws.
+    public static func startManaged(client: MgmtClient, options: AdvertisingOptions,
+                                    started: ContinuousClock.Instant = .now,
+                                    report: @escaping (EmitterEvent) -> Void) throws(HostError) -> ManagedAdvertiser {
+        let advertiser = ManagedAdvertiser(client: client, options: options)
+        advertiser.log = { report(.step($0)) }
+        let plan = try advertiser.start()
+        report(.advertising(plan, elapsed: started.duration(to: .now), roundTrips: client.roundTrips))
+        return advertiser
     }
 
-    /// Keeps advertising until `interrupt` is readable or `duration` passes, rotating beacons
-    /// when there are more than sets; then disables advertising unless `keep`.
-    /// - Throws: `HostError` when the controller or the link fails; advertising is disabled
-    ///   first where the link still allows it.
+    /// Keeps an HCI advertiser running (see `run(_:duration:keep:interrupt:failFast:device:report:)`)
+    /// on a link that ends the run if it closes.
     public func run(_ advertiser: Advertiser, duration: Duration?, keep: Bool, interrupt: Int32?) throws(HostError) {
+        let session = HCISession(advertiser: advertiser, kernelIndex: nil, ownsController: ownsController, reconnect: nil)
+        try Self.run(session, duration: duration, keep: keep, interrupt: interrupt, report: report)
+    }
+
+    /// How long after a disruption (or the adapter coming back) the beacons are put back: what
+    /// knocked them off (a reset, the kernel powering on) is then done.
+    public static let settleTime = Duration.milliseconds(100)
+
+    /// Keeps the beacons on the air until `interrupt` is readable or `duration` passes,
+    /// rotating beacons when there are more than sets; then takes them off unless `keep`.
+    ///
+    /// Whatever knocks them off (a controller reset, a hardware error, another program
+    /// removing them, the adapter powered off or gone, a link closing) is reported, waited
+    /// out while the adapter is unusable, and the same beacons are put back `settleTime` after
+    /// it is usable again; a failed attempt is retried with a growing delay (up to 5 s).
+    /// - Parameter failFast: end with the error instead of waiting when the adapter itself
+    ///   becomes unusable (down, powered off, gone, link closed).
+    /// - Throws: `HostError` when the controller or the link fails beyond recovery; the
+    ///   beacons are taken off first where the link still allows it.
+    public static func run(_ session: AdvertisingSession, duration: Duration?, keep: Bool, interrupt: Int32?,
+                           failFast: Bool = false, device: String = "the controller",
+                           report: @escaping (EmitterEvent) -> Void) throws(HostError) {
+        var supervisor = Supervisor(session: session, failFast: failFast, device: device, report: report)
         let end = duration.map { ContinuousClock.now + $0 }
-        var nextRotation = ContinuousClock.now + advertiser.options.rotationPeriod
-        var nextHealthCheck = ContinuousClock.now + .seconds(1)
         var reason = "duration elapsed"
         do {
-            while true {
+            loop: while true {
                 let now = ContinuousClock.now
                 if let end, now >= end { break }
-                var wait = max(.zero, now.duration(to: nextHealthCheck))
-                if let end { wait = min(wait, now.duration(to: end)) }
-                if advertiser.plan?.rotating == true { wait = min(wait, max(.zero, now.duration(to: nextRotation))) }
-                let event = try controller.nextEvent(timeout: wait, interrupt: interrupt)
-                if event == nil, let interrupt, PollProbe.readable(interrupt) {
+                var deadline = supervisor.nextDeadline
+                if let end { deadline = min(deadline, end) }
+                let signal = try session.watch(timeout: max(.zero, now.duration(to: deadline)), interrupt: interrupt)
+                if signal == .interrupted {
                     reason = "received \(SignalWatcher.received ?? "a signal")"
-                    break
+                    break loop
                 }
-                if ContinuousClock.now >= nextHealthCheck {
-                    try checkHealth()
-                    nextHealthCheck = ContinuousClock.now + .seconds(1)
-                }
-                if advertiser.plan?.rotating == true, ContinuousClock.now >= nextRotation {
-                    try advertiser.rotate()
-                    nextRotation = ContinuousClock.now + advertiser.options.rotationPeriod
-                }
+                try supervisor.handle(signal)
+                try supervisor.tick()
             }
         } catch {
-            try? advertiser.stop()
+            try? session.stop()
             throw error
         }
         if keep {
             report(.stopped(reason: reason, keptOn: true))
         } else {
-            try advertiser.stop()
+            if !supervisor.isOffAir {
+                try session.stop()
+            } else if session.availability() == .usable {
+                try? session.stop()  // what is left of the beacons: a refusal only says nothing is
+            }
             report(.stopped(reason: reason, keptOn: false))
         }
     }

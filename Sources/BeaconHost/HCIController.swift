@@ -14,6 +14,11 @@ public final class HCIController {
     /// Commands sent so far (each is one round trip).
     public private(set) var roundTrips = 0
 
+    /// Called with what other programs do on the same controller, as a kernel HCI socket shows
+    /// it: the commands they send and the Command Completes answering them. The emitter
+    /// watches these for anything that knocks its advertising off.
+    public var observer: ((ObservedPacket) -> Void)?
+
     /// Num_HCI_Command_Packets last granted. A controller starts with one credit.
     private var credits = 1
     private var pendingEvents: [HCIEvent] = []
@@ -52,7 +57,10 @@ public final class HCIController {
             switch event {
             case let .commandComplete(complete):
                 credits = Int(complete.numHCICommandPackets)
-                guard complete.opcode == C.opcode else { continue }
+                guard complete.opcode == C.opcode else {
+                    observer?(.commandComplete(complete))
+                    continue
+                }
                 let status = complete.status ?? .success
                 trace?("< Command Complete \(C.opcode.name ?? "\(C.opcode)"): \(status)")
                 guard status.isSuccess else {
@@ -87,7 +95,10 @@ public final class HCIController {
         let deadline = ContinuousClock.now + timeout
         while let event = try receiveEvent(until: deadline, interrupt: interrupt) {
             switch event {
-            case .commandComplete, .commandStatus: absorbCredits(event)
+            case let .commandComplete(complete):
+                absorbCredits(event)
+                observer?(.commandComplete(complete))
+            case .commandStatus: absorbCredits(event)
             case let .hardwareError(code): throw .hardwareError(code: code)
             default: return event
             }
@@ -110,6 +121,7 @@ public final class HCIController {
             case .timedOut, .interrupted: return nil
             case let .packet(packet):
                 if let event = try decodeEvent(packet) { return event }
+                if let observer, let command = try? packet.command() { observer(.command(command)) }
             }
         }
     }
@@ -129,4 +141,12 @@ public final class HCIController {
         default: break
         }
     }
+}
+
+/// Something another program did on the controller, seen on a kernel HCI socket.
+public enum ObservedPacket: Hashable, Sendable {
+    /// A command another program sent.
+    case command(HCICommandPacket)
+    /// A Command Complete that answers no command of this host.
+    case commandComplete(CommandComplete)
 }

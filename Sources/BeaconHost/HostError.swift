@@ -14,12 +14,19 @@ public enum HostError: Error, Sendable, CustomStringConvertible {
     case invalidDevice(String, reason: String)
     /// A kernel Bluetooth call failed: which call, errno, the adapter, and the adapters that exist.
     case kernel(call: String, errno: Int32, adapter: String?, adapters: [String])
+    /// The user channel could not take the adapter: EBUSY (it is up) or EUSERS (another
+    /// program holds its user channel).
+    case userChannel(errno: Int32, adapter: String)
     /// The transport failed or closed.
     case transport(TransportError, device: String)
     /// The controller answered a command with an error status. `context` names the values sent.
     case controllerRefused(opcode: HCIOpcode, status: HCIStatus, context: String?)
     /// No Command Complete or Command Status arrived in time.
     case commandTimeout(opcode: HCIOpcode, timeout: Duration)
+    /// The kernel's management interface answered a command with an error status.
+    case managementRefused(opcode: MgmtOpcode, status: MgmtStatus, context: String?, adapter: String)
+    /// The kernel did not answer a management command in time.
+    case managementTimeout(opcode: MgmtOpcode, timeout: Duration)
     /// The controller reported a hardware error.
     case hardwareError(code: UInt8)
     /// The controller sent bytes that do not parse.
@@ -44,9 +51,15 @@ public enum HostError: Error, Sendable, CustomStringConvertible {
             return 74
         case .controllerRefused, .hardwareError, .malformedEvent:
             return 76
-        case .commandTimeout:
+        case .commandTimeout, .managementTimeout:
             return 75
-        case .unsupported, .virtualController:
+        case let .managementRefused(_, status, _, _):
+            switch status {
+            case .permissionDenied: return 77
+            case .notPowered, .invalidIndex, .notSupported, .unknownCommand, .rfKilled: return 69
+            default: return 76
+            }
+        case .unsupported, .virtualController, .userChannel:
             return 69
         }
     }
@@ -59,6 +72,14 @@ public enum HostError: Error, Sendable, CustomStringConvertible {
             return "--device \(text): \(reason)"
         case let .kernel(call, code, adapter, adapters):
             return Self.kernelMessage(call: call, code: code, adapter: adapter, adapters: adapters)
+        case let .userChannel(code, adapter):
+            let what = "bind(HCI_CHANNEL_USER, \(adapter)): \(SystemError.message(code)) (errno \(code))"
+            if code == EUSERS {
+                return "\(what): another program holds \(adapter) exclusively (its user channel): stop it first"
+            }
+            return "\(what): \(adapter) is up and in use by the kernel: the user channel needs it down: run "
+                + "`sudo btmgmt --index \(adapter.dropFirst(3)) power off` (or `sudo hciconfig \(adapter) down`) first, "
+                + "and keep bluetoothd from powering it back on (stop it, or AutoEnable=false in main.conf)"
         case let .transport(error, device):
             if case let .system(call, code) = error {
                 if Self.isPermission(code) || code == ENETDOWN {
@@ -79,6 +100,12 @@ public enum HostError: Error, Sendable, CustomStringConvertible {
         case let .commandTimeout(opcode, timeout):
             return "no answer from the controller to \(opcode) within \(timeout): check the device, its baud "
                 + "rate (serial), and that no other program holds it"
+        case let .managementTimeout(opcode, timeout):
+            return "no answer from the kernel's management interface to \(opcode) within \(timeout)"
+        case let .managementRefused(opcode, status, context, adapter):
+            let sent = context.map { " (\($0))" } ?? ""
+            return "the kernel refused \(opcode.name ?? opcode.description) on \(adapter)\(sent): \(status); "
+                + Self.hint(management: status, adapter: adapter)
         case let .hardwareError(code):
             return "the controller reported a hardware error (code 0x\(HexText.format([code]))): reset or replug it"
         case let .malformedEvent(error):
@@ -150,6 +177,39 @@ public enum HostError: Error, Sendable, CustomStringConvertible {
             return "the controller has no room for more advertising sets: advertise fewer beacons"
         default:
             return "see the Bluetooth Core Specification, Vol 1 Part F, for this status"
+        }
+    }
+
+    /// What to do about a management refusal, by status.
+    static func hint(management status: MgmtStatus, adapter: String) -> String {
+        let number = adapter.dropFirst(3)
+        switch status {
+        case .busy:
+            return "another program (usually bluetoothd) is changing the adapter's advertising or LE setting "
+                + "right now: try again in a moment"
+        case .rejected:
+            return "LE is off, the adapter is powered off, or advertising through Set Advertising (bluetoothd's "
+                + "or `btmgmt advertising on`) takes precedence: add --up, or run `btmgmt --index \(number) le on` "
+                + "and `btmgmt --index \(number) advertising off`"
+        case .notSupported, .unknownCommand:
+            return "this kernel or adapter has no advertising instances: use --access raw (or user-channel)"
+        case .invalidParameters:
+            return "a value was refused: the interval (20 to 10240 ms), --tx-power (-127 to 20 dBm), or data "
+                + "longer than the adapter takes (31 bytes in a legacy PDU)"
+        case .notPowered:
+            return "\(adapter) is powered off: add --up, or run `btmgmt --index \(number) power on`"
+        case .noResources:
+            return "the adapter has no room for more advertising: advertise fewer beacons, remove other programs' "
+                + "instances (`btmgmt --index \(number) rm-adv N`), or use --access user-channel"
+        case .invalidIndex:
+            return "no such adapter: check `btmgmt info`, or use --device virtual"
+        case .permissionDenied:
+            return "the management interface needs CAP_NET_ADMIN: run as root, or grant it once with "
+                + "`sudo setcap cap_net_raw,cap_net_admin+eip \(executablePath)`"
+        case .rfKilled:
+            return "the adapter is blocked by rfkill: run `rfkill unblock bluetooth`"
+        default:
+            return "see BlueZ's mgmt-api.txt for this status"
         }
     }
 

@@ -33,6 +33,39 @@ public enum KernelSocketTransport {
                                    })
     }
 
+    /// Opens the kernel's management socket (`HCI_CHANNEL_CONTROL`), through which the
+    /// kernel and bluetoothd share advertising instances.
+    /// - Throws: `HostError` (no Bluetooth in the kernel, ...).
+    public static func openManagement() throws(HostError) -> MgmtSocket {
+        let fd = chci_open_channel(-1, Int32(CHCI_CHANNEL_CONTROL))
+        if fd < 0 { throw classify(-fd, call: "bind(HCI_CHANNEL_CONTROL)", adapter: nil) }
+        return MgmtSocket(descriptor: fd)
+    }
+
+    /// Takes adapter `index` from the kernel for this process alone (`HCI_CHANNEL_USER`): no
+    /// other program, bluetoothd included, can use it until the socket closes, when the kernel
+    /// takes it back (down).
+    /// - Throws: `HostError.userChannel` when the adapter is up or held, or `.kernel`.
+    public static func openUserChannel(index: Int) throws(HostError) -> DescriptorTransport {
+        let fd = chci_open_channel(Int32(index), Int32(CHCI_CHANNEL_USER))
+        if fd < 0 {
+            let code = -fd
+            if code == EBUSY || code == EUSERS { throw .userChannel(errno: code, adapter: "hci\(index)") }
+            throw classify(code, call: "bind(HCI_CHANNEL_USER, hci\(index))", adapter: index)
+        }
+        return DescriptorTransport(name: "hci\(index) (user channel)", descriptor: fd)
+    }
+
+    /// Whether adapter `index` exists (up or down); false also when the kernel has no Bluetooth.
+    public static func exists(index: Int) -> Bool {
+        chci_device_exists(Int32(index)) == 1
+    }
+
+    /// Whether adapter `index` is up.
+    public static func isUp(index: Int) -> Bool {
+        chci_device_is_up(Int32(index)) == 1
+    }
+
     /// Brings adapter `index` up (HCIDEVUP), as `hciconfig hciN up` does.
     /// - Throws: `HostError` naming the cause.
     public static func bringUp(index: Int) throws(HostError) {

@@ -16,6 +16,7 @@
 // The H4 type bytes the Swift side writes must be the ones the kernel socket expects.
 _Static_assert(HCI_COMMAND_PKT == 0x01, "HCI command packet type");
 _Static_assert(HCI_EVENT_PKT == 0x04, "HCI event packet type");
+_Static_assert(HCI_CHANNEL_USER == CHCI_CHANNEL_USER && HCI_CHANNEL_CONTROL == CHCI_CHANNEL_CONTROL, "HCI socket channels");
 
 static int negative_errno(int fallback) { return -(errno ? errno : fallback); }
 
@@ -26,6 +27,9 @@ int chci_open_device(int dev_id) {
     struct hci_filter filter;
     hci_filter_clear(&filter);
     hci_filter_set_ptype(HCI_EVENT_PKT, &filter);
+    // Commands other programs send on the adapter (the kernel among them): the emitter watches
+    // for those that knock its advertising off. Without CAP_NET_RAW the kernel drops this bit.
+    hci_filter_set_ptype(HCI_COMMAND_PKT, &filter);
     hci_filter_all_events(&filter);
     if (setsockopt(fd, SOL_HCI, HCI_FILTER, &filter, sizeof(filter)) < 0) {
         int saved = errno;
@@ -82,4 +86,26 @@ int chci_device_list(int *ids, int *up, int capacity) {
     free(list);
     close(ctl);
     return result;
+}
+
+int chci_open_channel(int dev_id, int channel) {
+    int fd = socket(AF_BLUETOOTH, SOCK_RAW | SOCK_CLOEXEC, BTPROTO_HCI);
+    if (fd < 0) return -errno;
+    struct sockaddr_hci address;
+    memset(&address, 0, sizeof(address));
+    address.hci_family = AF_BLUETOOTH;
+    address.hci_dev = dev_id < 0 ? HCI_DEV_NONE : (unsigned short)dev_id;
+    address.hci_channel = (unsigned short)channel;
+    if (bind(fd, (struct sockaddr *)&address, sizeof(address)) < 0) {
+        int saved = errno;
+        close(fd);
+        return -saved;
+    }
+    return fd;
+}
+
+int chci_device_exists(int dev_id) {
+    struct hci_dev_info info;
+    errno = 0;
+    return hci_devinfo(dev_id, &info) < 0 ? negative_errno(ENODEV) : 1;
 }

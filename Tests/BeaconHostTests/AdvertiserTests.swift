@@ -29,7 +29,7 @@ let legacySteps: [ScriptedTransport.Step] = [
 let legacyStop = ScriptedTransport.Step(command: hex("0A 20 01 00"), answers: [complete(0x200A)])
 
 let extendedSteps: [ScriptedTransport.Step] = [
-    .init(command: hex("39 20 02 00 00            // LE Set Extended Advertising Enable: disable all"),
+    .init(command: hex("39 20 06 00 01 00 00 00 00 // LE Set Extended Advertising Enable: disable set 0 (ours; never all)"),
           answers: [complete(0x2039)]),
     .init(command: hex("""
         36 20 19 00                                // LE Set Extended Advertising Parameters, set 0
@@ -115,7 +115,18 @@ let extendedStop: [ScriptedTransport.Step] = [
         #expect(transport.remainingSteps == 0)
     }
 
-    @Test(arguments: 0..<4)
+    @Test func aSetThatDoesNotExistYetIsNoReasonToStop() throws {
+        // The first disable covers a set left on by an earlier --keep; usually there is none.
+        var steps = extendedSteps
+        steps[0] = .init(command: steps[0].command, answers: [complete(0x2039, status: 0x42)])
+        let transport = ScriptedTransport(steps)
+        let advertiser = Advertiser(controller: HCIController(transport: transport),
+                                    options: AdvertisingOptions(beacons: [referenceBeacon]))
+        #expect(try advertiser.start(capabilities: capabilities(extended: true)).handles == [0])
+        #expect(transport.remainingSteps == 0)
+    }
+
+    @Test(arguments: 1..<4)
     func extendedStepRefusedLeavesAdvertisingOff(failing index: Int) throws {
         var steps = Array(extendedSteps[..<index])
         let failing = extendedSteps[index]
@@ -218,10 +229,24 @@ let extendedStop: [ScriptedTransport.Step] = [
         #expect(result.roundTrips == 5)
     }
 
-    @Test func kernelAdapterIsDisabledFirstAndNotReset() throws {
-        let steps = [Self.readCommands(extended: true), Self.readFeatures] + extendedSteps + [Self.readAddress]
+    @Test func kernelAdapterGetsTheTopSetDisabledFirstAndIsNotReset() throws {
+        // The kernel numbers its sets up from 0: beacon-emit takes 0xEF (the highest handle) down,
+        // and disables only that set first, never "all".
+        let kernelSteps: [ScriptedTransport.Step] = [
+            .init(command: hex("39 20 06 00 01 EF 00 00 00 // disable set 0xEF (ours) if on"), answers: [complete(0x2039)]),
+            .init(command: hex("""
+                36 20 19 EF                                // LE Set Extended Advertising Parameters, set 0xEF
+                10 00  A0 00 00 A0 00 00 07                // legacy PDU non-connectable, 100 ms, 37 38 39
+                00 00 00 00 00 00 00 00 00  7F 01 00 01    // public, no peer, no filter, no TX preference, 1M
+                00 00                                      // SID 0, no scan request notification
+                """), answers: [complete(0x2036, returning: [0x05])]),
+            .init(command: hex("37 20 22 EF 03 01 1E") + referenceData, answers: [complete(0x2037)]),
+            .init(command: hex("39 20 06 01 01 EF 00 00 00 // enable set 0xEF"), answers: [complete(0x2039)]),
+        ]
+        let steps = [Self.readCommands(extended: true), Self.readFeatures] + kernelSteps + [Self.readAddress]
         let result = try start(steps, owns: false, options: AdvertisingOptions(beacons: [referenceBeacon]))
         #expect(result.roundTrips == 6)
+        #expect(result.plan?.handles == [0xEF])
     }
 
     @Test func randomAddressNeedsNoAddressRead() throws {

@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 /// Opens a raw HCI socket bound to adapter `dev_id` (hci_open_dev) with a filter that
-/// passes every event. Returns the file descriptor, or -errno (-EAFNOSUPPORT when the
+/// passes every event and the commands other programs send. Returns the file descriptor, or -errno (-EAFNOSUPPORT when the
 /// kernel has no Bluetooth, -ENODEV when there is no such adapter).
 int chci_open_device(int dev_id);
 
@@ -31,5 +31,18 @@ int chci_device_is_up(int dev_id);
 /// Fills `ids` and `up` with up to `capacity` adapters (HCIGETDEVLIST). Returns the count,
 /// or -errno.
 int chci_device_list(int *ids, int *up, int capacity);
+
+/// The channels of `chci_open_channel`, as the kernel numbers them (HCI_CHANNEL_*).
+enum { CHCI_CHANNEL_USER = 1, CHCI_CHANNEL_CONTROL = 3 };
+
+/// Opens an HCI socket bound to `channel` of adapter `dev_id` (-1: no adapter, for the
+/// management channel). CHCI_CHANNEL_CONTROL is the kernel's management interface (what
+/// bluetoothd and btmgmt use); CHCI_CHANNEL_USER takes the adapter for this socket alone
+/// (-EBUSY while it is up, -EUSERS when another program holds it). Returns the descriptor,
+/// or -errno. The struct sockaddr_hci it binds does not import into Swift.
+int chci_open_channel(int dev_id, int channel);
+
+/// 1 when adapter `dev_id` exists (up or down), or -errno (-ENODEV when it does not).
+int chci_device_exists(int dev_id);
 
 #endif

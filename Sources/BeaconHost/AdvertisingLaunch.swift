@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+import AdvertisementCodec
+
+/// Starts supervised advertising on a device through the chosen way in, so that the CLI
+/// (and other Swift code) only parses, calls and prints.
+public enum AdvertisingLaunch {
+    /// The way in for `device`: `--access` applies to kernel adapters; `auto` takes the
+    /// management API where the kernel offers advertising instances through it, raw HCI otherwise.
+    /// - Throws: `HostError.unsupported` for a way in that does not go with the device.
+    public static func resolve(_ access: KernelAccess, device: DeviceSpecification) throws(HostError) -> KernelAccess {
+        guard case let .kernel(index) = device else {
+            guard access == .automatic || access == .raw else {
+                throw .unsupported("--access \(access.rawValue) is for kernel adapters (--device hciN); "
+                                   + "\(device) is driven with HCI commands")
+            }
+            return .raw
+        }
+        guard access == .automatic else { return access }
+        return ManagementConnection.offersInstances(index: index) ? .management : .raw
+    }
+
+    /// Starts the beacons as management instances on adapter `index` and returns the session
+    /// that keeps them there, watching a raw socket for resets where one opens.
+    /// - Throws: `HostError`; nothing stays added when it throws.
+    public static func startManaged(_ connection: ManagementConnection, options: AdvertisingOptions,
+                                    started: ContinuousClock.Instant, report: @escaping (EmitterEvent) -> Void)
+        throws(HostError) -> ManagedSession {
+        let advertiser = try Emitter.startManaged(client: connection.client, options: options, started: started,
+                                                  report: report)
+        let index = Int(connection.client.index)
+        let session = ManagedSession(advertiser: advertiser) {
+            (try? KernelSocketTransport.open(index: index)).map { HCIController(transport: $0) }
+        }
+        session.log = { report(.step($0)) }
+        return session
+    }
+
+    /// Wraps an HCI advertiser started on `connection` in the session that keeps it on the
+    /// air, reopening the link where that makes sense: a raw socket on a kernel adapter that
+    /// went away and came back, a TCP bridge or serial port, a user channel. Not the private
+    /// virtual controller, which ends with its link.
+    public static func supervise(_ advertiser: Advertiser, on connection: ControllerConnection, userChannel: Bool,
+                                 report: @escaping (EmitterEvent) -> Void) -> HCISession {
+        let device = connection.device
+        let trace = connection.controller.trace
+        var reconnect: (() throws(HostError) -> HCIController)? = nil
+        if let index = connection.sharedKernelIndex {
+            reconnect = { () throws(HostError) -> HCIController in
+                HCIController(transport: try KernelSocketTransport.open(index: index))
+            }
+        } else if connection.virtualController == nil {
+            reconnect = { () throws(HostError) -> HCIController in
+                let controller = try ControllerConnection.open(device, userChannel: userChannel).controller
+                controller.trace = trace
+                return controller
+            }
+        }
+        let session = HCISession(advertiser: advertiser, kernelIndex: connection.sharedKernelIndex,
+                                 ownsController: connection.ownsController, reconnect: reconnect)
+        session.log = { report(.step($0)) }
+        return session
+    }
+}

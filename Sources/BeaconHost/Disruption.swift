@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What knocked the beacons off the air while the emitter ran.
+public enum Disruption: Hashable, Sendable, CustomStringConvertible {
+    /// Another program reset the controller (`hciconfig reset`, the kernel at power on).
+    case controllerReset
+    /// The controller reported a hardware error (HCI Hardware Error, or the kernel's Controller Error).
+    case hardwareError(code: UInt8)
+    /// Another program disabled, removed or rewrote this emitter's advertising: the command.
+    case advertisingChanged(String)
+    /// The kernel removed one of this emitter's advertising instances.
+    case instanceRemoved(UInt8)
+    /// The adapter was powered off (through the management interface, or by bluetoothd).
+    case poweredOff
+    /// The adapter is down (`hciconfig down`).
+    case adapterDown
+    /// The adapter went away (unplugged, or its driver unloaded).
+    case adapterRemoved
+    /// The link to the controller closed (a TCP bridge stopped, a serial cable pulled).
+    case linkClosed(String)
+
+    /// Whether the adapter itself is unavailable, rather than only the advertising lost:
+    /// the cases `--fail-fast` turns into an exit.
+    public var adapterUnavailable: Bool {
+        switch self {
+        case .poweredOff, .adapterDown, .adapterRemoved, .linkClosed: true
+        default: false
+        }
+    }
+
+    /// The error `--fail-fast` exits with: what scripts saw before the emitter waited.
+    public func failFastError(device: String) -> HostError {
+        switch self {
+        case .adapterDown: .transport(.system(call: "\(device) state", errno: ENETDOWN), device: device)
+        case .adapterRemoved: .kernel(call: "\(device) state", errno: ENODEV, adapter: device, adapters: [])
+        case .linkClosed: .transport(.closed(transport: device), device: device)
+        default: .unsupported("\(device): \(self) (--fail-fast)")
+        }
+    }
+
+    /// A short name for JSON output.
+    public var code: String {
+        switch self {
+        case .controllerReset: "controller-reset"
+        case .hardwareError: "hardware-error"
+        case .advertisingChanged: "advertising-changed"
+        case .instanceRemoved: "instance-removed"
+        case .poweredOff: "powered-off"
+        case .adapterDown: "adapter-down"
+        case .adapterRemoved: "adapter-removed"
+        case .linkClosed: "link-closed"
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .controllerReset: "the controller was reset by another program"
+        case let .hardwareError(code): "the controller reported a hardware error (code 0x\(String(code, radix: 16, uppercase: true)))"
+        case let .advertisingChanged(command): "another program changed this emitter's advertising (\(command))"
+        case let .instanceRemoved(instance): "advertising instance \(instance) was removed"
+        case .poweredOff: "the adapter was powered off"
+        case .adapterDown: "the adapter is down"
+        case .adapterRemoved: "the adapter went away"
+        case let .linkClosed(link): "the link to \(link) closed"
+        }
+    }
+}
+
+/// Whether the adapter can take advertising now.
+public enum AdapterAvailability: Hashable, Sendable {
+    case usable
+    /// Present but down or powered off.
+    case down
+    /// Not there at all (unplugged), or the link to it is closed.
+    case gone
+}
+
+/// What a session's wait ended with.
+public enum SessionSignal: Hashable, Sendable {
+    /// Nothing the emitter acts on.
+    case quiet
+    /// The interrupt descriptor became readable (a signal arrived).
+    case interrupted
+    /// The beacons are (or may be) off the air.
+    case disrupted(Disruption)
+    /// The adapter says it is usable again (powered on, added back).
+    case adapterBack
+}
+
+/// One way of keeping beacons on the air that `Emitter.run` supervises: raw HCI (kernel
+/// socket, user channel, H4 link) or the kernel's management interface.
+public protocol AdvertisingSession: AnyObject {
+    /// How the beacons are on the air (nil once stopped).
+    var plan: AdvertisingPlan? { get }
+    /// Waits at most `timeout` for something the session acts on.
+    /// - Throws: `HostError` for failures it cannot turn into a disruption.
+    func watch(timeout: Duration, interrupt: Int32?) throws(HostError) -> SessionSignal
+    /// Whether the adapter can take advertising now.
+    func availability() -> AdapterAvailability
+    /// How long each beacon stays on the air when they take turns.
+    var rotationPeriod: Duration { get }
+    /// Puts the same beacons back.
+    /// - Throws: `HostError` when the controller or kernel refuses.
+    func restore() throws(HostError)
+    /// With more beacons than sets, puts the next one on the air.
+    func rotate() throws(HostError)
+    /// Takes the beacons off the air and releases what the session added.
+    func stop() throws(HostError)
+}

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+import AdvertisementCodec
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Beacons put on the air with HCI commands (a raw kernel socket, the user channel, an H4
+/// link), watched for what knocks them off: another program resetting the controller or
+/// touching this emitter's sets (seen on a raw kernel socket), a hardware error, the adapter
+/// going down or away, the link closing.
+public final class HCISession: AdvertisingSession {
+    public let advertiser: Advertiser
+    private var controller: HCIController
+    /// The kernel adapter behind a raw socket, whose state the kernel reports.
+    private let kernelIndex: Int?
+    /// The host owns the controller (H4, user channel): it is reset before the beacons go back.
+    private let ownsController: Bool
+    /// Opens the link again after it closed (nil: a closed link ends the run).
+    private let reconnect: (() throws(HostError) -> HCIController)?
+    private var observed: [Disruption] = []
+    private var linkLost = false
+    private var nextReconnect = ContinuousClock.now
+    private var reconnectDelay = Duration.milliseconds(200)
+    /// Called with each step, for `--verbose`.
+    public var log: ((String) -> Void)?
+
+    /// - Parameters:
+    ///   - kernelIndex: the adapter, for a raw kernel socket (nil for H4 links and the user channel).
+    ///   - reconnect: opens a new link to the same controller; nil when a lost link ends the run.
+    public init(advertiser: Advertiser, kernelIndex: Int?, ownsController: Bool,
+                reconnect: (() throws(HostError) -> HCIController)?) {
+        self.advertiser = advertiser
+        self.controller = advertiser.controller
+        self.kernelIndex = kernelIndex
+        self.ownsController = ownsController
+        self.reconnect = reconnect
+        watchOthers(on: controller)
+    }
+
+    public var plan: AdvertisingPlan? { advertiser.plan }
+    public var rotationPeriod: Duration { advertiser.options.rotationPeriod }
+
+    private func watchOthers(on controller: HCIController) {
+        guard advertiser.sharedWithKernel else { return }
+        controller.observer = { [weak self] packet in
+            guard let self, let disruption = self.advertiser.isDisrupted(by: packet) else { return }
+            self.observed.append(disruption)
+        }
+    }
+
+    public func watch(timeout: Duration, interrupt: Int32?) throws(HostError) -> SessionSignal {
+        if !observed.isEmpty { return .disrupted(observed.removeFirst()) }
+        if linkLost { return Self.pause(timeout, interrupt: interrupt) ? .interrupted : .quiet }
+        do {
+            let event = try controller.nextEvent(timeout: timeout, interrupt: interrupt)
+            if !observed.isEmpty { return .disrupted(observed.removeFirst()) }
+            if event == nil, let interrupt, PollProbe.readable(interrupt) { return .interrupted }
+            return .quiet
+        } catch let .hardwareError(code) {
+            return .disrupted(.hardwareError(code: code))
+        } catch let .transport(error, device) {
+            if let kernelIndex {
+                // A raw socket on an adapter that was unregistered fails; one that is down does not.
+                guard !KernelSocketTransport.exists(index: kernelIndex) else { throw .transport(error, device: device) }
+                linkLost = true
+                return .disrupted(.adapterRemoved)
+            }
+            guard reconnect != nil else { throw .transport(error, device: device) }
+            linkLost = true
+            reconnectDelay = .milliseconds(200)
+            nextReconnect = .now
+            return .disrupted(.linkClosed(device))
+        }
+    }
+
+    /// Waits `timeout` or until `interrupt` is readable; true when interrupted.
+    static func pause(_ timeout: Duration, interrupt: Int32?) -> Bool {
+        guard let interrupt else {
+            let nanoseconds = timeout.components.seconds * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000
+            var request = timespec(tv_sec: Int(nanoseconds / 1_000_000_000), tv_nsec: Int(nanoseconds % 1_000_000_000))
+            nanosleep(&request, nil)
+            return false
+        }
+        return PollProbe.waitAny([interrupt], until: .now + timeout)[0]
+    }
+
+    public func availability() -> AdapterAvailability {
+        if let kernelIndex, !linkLost {
+            return KernelSocketTransport.isUp(index: kernelIndex) ? .usable
+                : KernelSocketTransport.exists(index: kernelIndex) ? .down : .gone
+        }
+        guard linkLost else { return .usable }
+        if let kernelIndex, !KernelSocketTransport.isUp(index: kernelIndex) {
+            return KernelSocketTransport.exists(index: kernelIndex) ? .down : .gone
+        }
+        // A lost link is opened again, at most every few seconds while it fails.
+        guard let reconnect, ContinuousClock.now >= nextReconnect else { return .gone }
+        do {
+            let trace = controller.trace
+            controller = try reconnect()
+            controller.trace = trace
+            watchOthers(on: controller)
+            linkLost = false
+            log?("the link to the controller is open again")
+            return .usable
+        } catch {
+            log?("cannot reopen the link yet: \(error)")
+            nextReconnect = .now + reconnectDelay
+            reconnectDelay = min(reconnectDelay * 2, .seconds(5))
+            return .gone
+        }
+    }
+
+    public func restore() throws(HostError) {
+        observed.removeAll()
+        if ownsController {
+            log?("reset the controller (HCI Reset)")
+            try controller.send(Reset())
+        }
+        try advertiser.restore(on: controller)
+        observed.removeAll()  // what the restore itself caused (a kernel echo of a reset) is not news
+    }
+
+    public func rotate() throws(HostError) { try advertiser.rotate() }
+
+    public func stop() throws(HostError) {
+        guard !linkLost else { return }
+        try advertiser.stop()
+    }
+}

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+import AdvertisementCodec
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// How beacon-emit reaches a kernel adapter (`--access`).
+public enum KernelAccess: String, CaseIterable, Sendable {
+    /// The management API where the kernel offers advertising instances through it; raw otherwise.
+    case automatic = "auto"
+    /// The kernel's management API (`HCI_CHANNEL_CONTROL`): instances beside everyone else's.
+    case management = "mgmt"
+    /// A raw HCI socket: HCI commands beside the kernel's, on sets the kernel does not use.
+    case raw
+    /// The exclusive user channel (`HCI_CHANNEL_USER`): the adapter taken from the kernel.
+    case userChannel = "user-channel"
+}
+
+/// A link to a kernel adapter's management interface, with the adapter's state at open.
+public final class ManagementConnection {
+    public let client: MgmtClient
+    public let information: ReadControllerInformation.ReturnParameters
+
+    init(client: MgmtClient, information: ReadControllerInformation.ReturnParameters) {
+        self.client = client
+        self.information = information
+    }
+
+    /// Opens the management socket for adapter `index` (nil: the first powered adapter) and
+    /// reads its state.
+    /// - Parameter powerOn: power a powered-off adapter on first (`--up`).
+    /// - Throws: `HostError`: no Bluetooth in the kernel, no such adapter, missing permission;
+    ///   `.unsupported` when LE is off, the adapter is powered off (without `powerOn`), or Set
+    ///   Advertising is on (it takes precedence over every instance).
+    public static func open(index: Int?, powerOn: Bool, commandTimeout: Duration = .seconds(2)) throws(HostError)
+        -> ManagementConnection {
+        let socket = try KernelSocketTransport.openManagement()
+        var client = MgmtClient(transport: socket, index: UInt16(index ?? 0), commandTimeout: commandTimeout)
+        if index == nil {
+            let indices = try client.send(ReadControllerIndexList(), global: true).indices
+            var chosen: UInt16? = nil
+            for candidate in indices {
+                let probe = MgmtClient(transport: socket, index: candidate, commandTimeout: commandTimeout)
+                if (try? probe.send(ReadControllerInformation()))?.currentSettings.contains(.powered) == true {
+                    chosen = candidate
+                    break
+                }
+            }
+            guard let chosen else {
+                throw KernelSocketTransport.classify(ENODEV, call: "the management API", adapter: nil)
+            }
+            client = MgmtClient(transport: socket, index: chosen, commandTimeout: commandTimeout)
+        }
+        var information = try client.send(ReadControllerInformation())
+        let adapter = client.adapter
+        if !information.currentSettings.contains(.lowEnergy) {
+            throw .unsupported("\(adapter) has LE switched off: run `btmgmt --index \(client.index) le on`")
+        }
+        if !information.currentSettings.contains(.powered) {
+            guard powerOn else {
+                throw .kernel(call: "the management API", errno: ENETDOWN, adapter: adapter, adapters: [])
+            }
+            information.currentSettings = try client.send(SetPowered(powered: true)).currentSettings
+        }
+        if information.currentSettings.contains(.advertising) {
+            throw .unsupported("\(adapter) advertises through Set Advertising (bluetoothd's or `btmgmt advertising on`), "
+                               + "which takes precedence over every advertising instance: turn it off with "
+                               + "`btmgmt --index \(client.index) advertising off`, or use --access raw")
+        }
+        return ManagementConnection(client: client, information: information)
+    }
+
+    /// Whether the kernel offers advertising instances through the management API here: the
+    /// automatic choice takes the management API when it does.
+    public static func offersInstances(index: Int?) -> Bool {
+        guard let socket = try? KernelSocketTransport.openManagement() else { return false }
+        defer { socket.close() }
+        let client = MgmtClient(transport: socket, index: UInt16(index ?? 0), commandTimeout: .seconds(1))
+        guard let index = index.map(UInt16.init) ?? (try? client.send(ReadControllerIndexList(), global: true))?.indices.first
+        else { return false }
+        let probe = MgmtClient(transport: socket, index: index, commandTimeout: .seconds(1))
+        return ((try? probe.send(ReadAdvertisingFeatures()))?.maximumInstances ?? 0) > 0
+    }
+
+    public func close() { client.transport.close() }
+}

@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+import AdvertisementCodec
+
+/// What `info` says about a kernel adapter beyond the controller: which ways in are open
+/// and what the kernel already advertises through its management API.
+public struct KernelAdapterReport: Sendable {
+    /// Read Advertising Features, when the management API answered.
+    public var features: ReadAdvertisingFeatures.ReturnParameters?
+    /// Why the management API is not available (nil when it is).
+    public var managementProblem: String?
+    /// Whether Set Advertising (which takes precedence over every instance) is on.
+    public var setAdvertisingOn: Bool
+    public var up: Bool
+
+    /// The way `--access auto` takes.
+    public var automaticChoice: KernelAccess {
+        (features?.maximumInstances ?? 0) > 0 ? .management : .raw
+    }
+
+    /// One line per way in, with whether it is available now.
+    public var waysIn: [(access: KernelAccess, available: Bool, note: String)] {
+        let mgmtNote: String
+        if let features {
+            mgmtNote = features.maximumInstances == 0 ? "no advertising instances offered"
+                : "\(features.freeInstances.count) of \(features.maximumInstances) instances free"
+                  + (features.acceptsIntervals ? "" : ", kernel's default interval only")
+                  + (setAdvertisingOn ? "; Set Advertising is on and takes precedence" : "")
+        } else {
+            mgmtNote = managementProblem ?? "not available"
+        }
+        return [
+            (.management, (features?.maximumInstances ?? 0) > 0 && !setAdvertisingOn, mgmtNote),
+            (.raw, up, up ? "HCI commands beside the kernel's" : "the adapter is down (--up)"),
+            (.userChannel, !up, up ? "needs the adapter down first" : "the adapter is down: it can be taken"),
+        ]
+    }
+
+    /// Reads adapter `index` through the management API and the kernel's device list.
+    public static func read(index: Int) -> KernelAdapterReport {
+        var report = KernelAdapterReport(features: nil, managementProblem: nil, setAdvertisingOn: false,
+                                         up: KernelSocketTransport.isUp(index: index))
+        do {
+            let socket = try KernelSocketTransport.openManagement()
+            defer { socket.close() }
+            let client = MgmtClient(transport: socket, index: UInt16(index), commandTimeout: .seconds(1))
+            report.setAdvertisingOn = try client.send(ReadControllerInformation()).currentSettings.contains(.advertising)
+            report.features = try client.send(ReadAdvertisingFeatures())
+        } catch {
+            report.managementProblem = error.description
+        }
+        return report
+    }
+}

@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+import AdvertisementCodec
+
+/// Puts beacons on the air as advertising instances of the kernel's management interface,
+/// beside everyone else's (bluetoothd's, `btmgmt add-adv`'s): the kernel arbitrates the
+/// controller, so nothing another program added is touched.
+public final class ManagedAdvertiser {
+    public let client: MgmtClient
+    public let options: AdvertisingOptions
+    /// Called with each step, for `--verbose`.
+    public var log: ((String) -> Void)?
+
+    public private(set) var plan: AdvertisingPlan?
+    /// What Read Advertising Features said at start.
+    public private(set) var features: ReadAdvertisingFeatures.ReturnParameters?
+    private let beaconData: [[UInt8]]
+    private var rotationIndex = 0
+
+    public init(client: MgmtClient, options: AdvertisingOptions) {
+        self.client = client
+        self.options = options
+        self.beaconData = options.beacons.map { $0.advertisingData.bytes }
+    }
+
+    /// Whether the kernel takes an interval with the instance (Add Extended Advertising
+    /// Parameters); older kernels advertise every instance at their default (1.28 s).
+    public var setsInterval: Bool { features?.acceptsIntervals ?? false }
+
+    /// Reads the advertising features, picks free instances (from the highest down: bluetoothd
+    /// counts its own up from 1), and adds one instance per beacon, or one that the beacons
+    /// take turns on when there are fewer free instances than beacons.
+    /// - Throws: `HostError` saying what to do when the request cannot be met; every instance
+    ///   added before a failure is removed again.
+    @discardableResult
+    public func start() throws(HostError) -> AdvertisingPlan {
+        if options.address != .publicAddress {
+            throw .unsupported("--random-address: through the management API the kernel chooses the address "
+                               + "(a non-resolvable random one for non-connectable beacons): use --access raw to set it")
+        }
+        if options.mode == .legacy || options.mode == .extended {
+            throw .unsupported("--\(options.mode.rawValue) chooses HCI commands, which only --access raw or user-channel "
+                               + "sends: through the management API the kernel chooses them")
+        }
+        for (index, data) in beaconData.enumerated() where data.count > AdvertisingData.legacyMaximumLength {
+            throw .unsupported("beacon \(index + 1): \(data.count) bytes of advertising data exceed the 31 a legacy PDU holds")
+        }
+        step("read the kernel's advertising features (Read Advertising Features)")
+        let features = try client.send(ReadAdvertisingFeatures())
+        self.features = features
+        let free = features.freeInstances
+        guard !free.isEmpty else {
+            let taken = features.instances.map(String.init).joined(separator: ", ")
+            throw .unsupported(features.maximumInstances == 0
+                ? "\(client.adapter) offers no advertising instances through the management API: use --access raw"
+                : "all \(features.maximumInstances) advertising instances of \(client.adapter) are taken by other programs "
+                  + "(instances \(taken): bluetoothd's, or `btmgmt add-adv`'s): remove one (`btmgmt --index \(client.index) "
+                  + "rm-adv N`), stop the program that added it, or use --access user-channel for a dedicated adapter")
+        }
+        if options.txPower != nil && !features.supportedFlags.contains(.canSetTxPower) {
+            throw .unsupported("--tx-power: the kernel cannot set the TX power of \(client.adapter)'s advertising: "
+                               + "drop --tx-power, or use --access raw")
+        }
+        let count = beaconData.count <= free.count ? beaconData.count : 1
+        let instances = Array(free.prefix(count))
+        let plan = AdvertisingPlan(mode: .managed, handles: instances, rotating: count < beaconData.count,
+                                   address: nil, addressIsRandom: !options.connectable)
+        self.plan = plan
+        if !features.acceptsIntervals {
+            step("this kernel takes no interval with an instance: the kernel's default applies, not --interval")
+        }
+        do {
+            for (position, instance) in instances.enumerated() { try add(instance: instance, beacon: position) }
+        } catch {
+            try? stop()
+            throw error
+        }
+        return plan
+    }
+
+    /// Adds (or, for an instance that exists, updates) `instance` with beacon `beacon`'s data.
+    private func add(instance: UInt8, beacon: Int) throws(HostError) {
+        let data = beaconData[beacon]
+        var flags: MgmtAdvertisingFlags = options.connectable ? [.connectable] : []
+        do {
+            if setsInterval {
+                flags.insert(.intervalParameters)
+                if options.txPower != nil { flags.insert(.txPowerParameter) }
+                step("instance \(instance): parameters: \(options.connectable ? "connectable" : "non-connectable"), "
+                     + "interval \(options.intervalDescription)" + (options.txPower.map { ", TX power \($0) dBm" } ?? ""))
+                let chosen = try client.send(AddExtendedAdvertisingParameters(
+                    instance: instance, flags: flags, minimumInterval: options.intervalUnits,
+                    maximumInterval: options.intervalUnits, txPower: options.txPower ?? 127),
+                    context: "instance \(instance), interval \(options.intervalDescription)"
+                        + (options.txPower.map { ", TX power \($0) dBm" } ?? ""))
+                if options.txPower != nil { step("instance \(instance): the controller chose \(chosen.txPower) dBm") }
+                step("instance \(instance): data for beacon \(beacon + 1): \(HexText.format(data))")
+                try client.send(try AddExtendedAdvertisingData(instance: instance, advertisingData: data),
+                                context: "instance \(instance), \(data.count) bytes")
+            } else {
+                step("instance \(instance): beacon \(beacon + 1): \(HexText.format(data))")
+                try client.send(try AddAdvertising(instance: instance, flags: flags, advertisingData: data),
+                                context: "instance \(instance), \(data.count) bytes")
+            }
+        } catch let error as HostError {
+            throw error
+        } catch {
+            throw .unsupported("beacon \(beacon + 1): \(error)")
+        }
+    }
+
+    /// Adds the same instances again (after a power cycle, or with the controller reset under
+    /// the kernel, which still counts them as on the air): an instance that cannot be updated
+    /// is removed and added afresh.
+    /// - Throws: `HostError` when the kernel refuses.
+    public func restore() throws(HostError) {
+        guard let plan else { return }
+        rotationIndex = 0
+        for (position, instance) in plan.handles.enumerated() {
+            do {
+                try add(instance: instance, beacon: position)
+            } catch .managementRefused {
+                _ = try? client.send(RemoveAdvertising(instance: instance))
+                try add(instance: instance, beacon: position)
+            }
+        }
+    }
+
+    /// With more beacons than free instances, puts the next beacon's data on the one instance.
+    public func rotate() throws(HostError) {
+        guard let plan, plan.rotating, let instance = plan.handles.first else { return }
+        rotationIndex = (rotationIndex + 1) % beaconData.count
+        if setsInterval {
+            step("instance \(instance): data for beacon \(rotationIndex + 1): \(HexText.format(beaconData[rotationIndex]))")
+            do {
+                try client.send(try AddExtendedAdvertisingData(instance: instance, advertisingData: beaconData[rotationIndex]))
+            } catch let error as HostError {
+                throw error
+            } catch {
+                throw .unsupported("beacon \(rotationIndex + 1): \(error)")
+            }
+        } else {
+            try add(instance: instance, beacon: rotationIndex)
+        }
+    }
+
+    /// Removes this advertiser's instances, and no other. One already gone (removed by the
+    /// kernel at power off) is success.
+    /// - Throws: `HostError` for any other refusal.
+    public func stop() throws(HostError) {
+        guard let plan else { return }
+        for instance in plan.handles {
+            step("remove instance \(instance) (Remove Advertising)")
+            do {
+                try client.send(RemoveAdvertising(instance: instance))
+            } catch let .managementRefused(_, status, _, _) where status == .invalidParameters {
+                // Already gone.
+            }
+        }
+        self.plan = nil
+    }
+
+    private func step(_ text: String) { log?(text) }
+}

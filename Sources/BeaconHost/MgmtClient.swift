@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+import AdvertisementCodec
+
+/// The management command engine for one adapter: sends a command, waits with a real
+/// deadline for its Command Complete (or Command Status), and keeps every other event about
+/// the adapter for the caller.
+public final class MgmtClient {
+    public let transport: any MgmtTransport
+    /// The adapter (0 for hci0).
+    public let index: UInt16
+    public var commandTimeout: Duration
+    /// Called with each command sent and each answer, for `--verbose`.
+    public var trace: ((String) -> Void)?
+    /// Commands sent so far (each is one round trip).
+    public private(set) var roundTrips = 0
+    private var pendingEvents: [MgmtEvent] = []
+
+    public init(transport: any MgmtTransport, index: UInt16, commandTimeout: Duration = .seconds(2)) {
+        self.transport = transport
+        self.index = index
+        self.commandTimeout = commandTimeout
+    }
+
+    /// The adapter's name in messages: `hci0`.
+    public var adapter: String { "hci\(index)" }
+
+    /// Sends `command` to the adapter (or, with `global`, to no adapter) and returns its
+    /// return parameters.
+    /// - Parameter context: the values sent, for the message if the kernel refuses.
+    /// - Throws: `HostError.managementRefused` with the status, `.commandTimeout` when no
+    ///   answer arrives in time, `.transport` when the socket fails.
+    @discardableResult
+    public func send<C: MgmtCommand>(_ command: C, global: Bool = false, context: String? = nil) throws(HostError)
+        -> C.ReturnParameters {
+        let target = global ? MgmtPacket.nonController : index
+        let packet = command.packet(index: target)
+        trace?("> mgmt \(C.opcode.name ?? C.opcode.description) [\(HexText.format(packet.parameters, separator: " "))]")
+        do {
+            try transport.send(packet)
+        } catch {
+            throw .transport(error, device: adapter)
+        }
+        roundTrips += 1
+        let deadline = ContinuousClock.now + commandTimeout
+        while true {
+            guard let (eventIndex, event) = try receive(until: deadline, interrupt: nil) else {
+                throw .managementTimeout(opcode: C.opcode, timeout: commandTimeout)
+            }
+            switch event {
+            case let .commandComplete(opcode, status, returnParameters) where opcode == C.opcode && eventIndex == target:
+                trace?("< mgmt Command Complete \(C.opcode.name ?? C.opcode.description): \(status)")
+                guard status.isSuccess else {
+                    throw .managementRefused(opcode: C.opcode, status: status, context: context, adapter: adapter)
+                }
+                do {
+                    return try MgmtEvent.decodeReturnParameters(returnParameters, for: C.self)
+                } catch {
+                    throw .malformedEvent(error)
+                }
+            case let .commandStatus(opcode, status) where opcode == C.opcode && eventIndex == target:
+                trace?("< mgmt Command Status \(C.opcode.name ?? C.opcode.description): \(status)")
+                guard status.isSuccess else {
+                    throw .managementRefused(opcode: C.opcode, status: status, context: context, adapter: adapter)
+                }
+            case .commandComplete, .commandStatus:
+                continue  // another command's answer: not ours (one socket, one command at a time)
+            default:
+                if eventIndex == index { pendingEvents.append(event) }
+            }
+        }
+    }
+
+    /// The next event about the adapter that is not an answer to a command, waiting at most `timeout`.
+    /// - Parameter interrupt: a descriptor that ends the wait early (the signal pipe).
+    /// - Returns: nil on timeout or interrupt.
+    /// - Throws: `HostError` when the socket fails.
+    public func nextEvent(timeout: Duration, interrupt: Int32? = nil) throws(HostError) -> MgmtEvent? {
+        if !pendingEvents.isEmpty { return pendingEvents.removeFirst() }
+        let deadline = ContinuousClock.now + timeout
+        while let (eventIndex, event) = try receive(until: deadline, interrupt: interrupt) {
+            switch event {
+            case .commandComplete, .commandStatus: continue
+            default: if eventIndex == index { return event }
+            }
+        }
+        return nil
+    }
+
+    /// The next event from the socket with the adapter it concerns; nil once `deadline`
+    /// passes or `interrupt` is readable. Events that do not parse are skipped: the kernel
+    /// sends many this host does not use, and a layout it extends must not stop a beacon.
+    private func receive(until deadline: ContinuousClock.Instant, interrupt: Int32?) throws(HostError)
+        -> (UInt16, MgmtEvent)? {
+        while true {
+            let result: MgmtReceiveResult
+            do {
+                result = try transport.receive(timeout: max(ContinuousClock.now.duration(to: deadline), .zero),
+                                               interrupt: interrupt)
+            } catch {
+                throw .transport(error, device: adapter)
+            }
+            switch result {
+            case .timedOut, .interrupted: return nil
+            case let .packet(packet):
+                if let event = try? MgmtEvent(packet: packet) { return (packet.index, event) }
+            }
+        }
+    }
+}
