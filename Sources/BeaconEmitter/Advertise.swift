@@ -125,7 +125,8 @@ struct Advertise: ParsableCommand {
             rotationPeriod: .milliseconds(Int64(rotation)))
         let printer = EmitterPrinter(json: json, verbose: deviceOptions.verbose, options: options)
         do {
-            let access = try AdvertisingLaunch.resolve(accessOptions.access, device: deviceOptions.specification)
+            let access = try AdvertisingLaunch.resolve(accessOptions.access, device: deviceOptions.specification,
+                                                       options: options)
             if access == .management {
                 try advertiseManaged(options: options, started: started, printer: printer, interrupt: interrupt)
             } else {

@@ -56,9 +56,9 @@ final class EmitterPrinter {
                 let plural = plan.handles.count == 1 ? "" : "s"
                 let numbers = plan.handles.map(String.init).joined(separator: ", ")
                 let how = switch plan.mode {
-                case .extended: "extended advertising, set\(plural) \(numbers)"
+                case .extended: "extended advertising, \(plan.handles.count) set\(plural) (\(numbers))"
                 case .legacy: "legacy advertising"
-                case .managed: "the kernel's management API, instance\(plural) \(numbers)"
+                case .managed: "the kernel's management API, \(plan.handles.count) instance\(plural) (\(numbers))"
                 }
                 let rotation = plan.rotating ? ", beacons taking turns (more beacons than sets)" : ""
                 let from = plan.mode == .managed

@@ -6,9 +6,12 @@ import AdvertisementCodec
 /// (and other Swift code) only parses, calls and prints.
 public enum AdvertisingLaunch {
     /// The way in for `device`: `--access` applies to kernel adapters; `auto` takes the
-    /// management API where the kernel offers advertising instances through it, raw HCI otherwise.
+    /// management API where the kernel offers advertising instances through it, raw HCI
+    /// otherwise, and raw HCI for `options` that choose HCI commands or the address
+    /// (`--legacy`, `--extended`, `--random-address`), which only HCI commands can honour.
     /// - Throws: `HostError.unsupported` for a way in that does not go with the device.
-    public static func resolve(_ access: KernelAccess, device: DeviceSpecification) throws(HostError) -> KernelAccess {
+    public static func resolve(_ access: KernelAccess, device: DeviceSpecification,
+                               options: AdvertisingOptions? = nil) throws(HostError) -> KernelAccess {
         guard case let .kernel(index) = device else {
             guard access == .automatic || access == .raw else {
                 throw .unsupported("--access \(access.rawValue) is for kernel adapters (--device hciN); "
@@ -17,6 +20,7 @@ public enum AdvertisingLaunch {
             return .raw
         }
         guard access == .automatic else { return access }
+        if let options, options.mode != .automatic || options.address != .publicAddress { return .raw }
         return ManagementConnection.offersInstances(index: index) ? .management : .raw
     }
 

@@ -41,8 +41,10 @@ public final class HCISession: AdvertisingSession {
     public var plan: AdvertisingPlan? { advertiser.plan }
     public var rotationPeriod: Duration { advertiser.options.rotationPeriod }
 
+    /// Watches what the host did not ask for: on a kernel socket other programs' commands and
+    /// their answers; on an owned controller, an unsolicited Reset completing (a bridge or a
+    /// bootloader resetting it).
     private func watchOthers(on controller: HCIController) {
-        guard advertiser.sharedWithKernel else { return }
         controller.observer = { [weak self] packet in
             guard let self, let disruption = self.advertiser.isDisrupted(by: packet) else { return }
             self.observed.append(disruption)

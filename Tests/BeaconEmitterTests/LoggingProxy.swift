@@ -17,6 +17,8 @@ final class LoggingProxy: @unchecked Sendable {
     private var toController: [H4Packet] = []
     private var toHost: [H4Packet] = []
     private var closedByHost = false
+    private var clientDescriptor: Int32 = -1
+    private var upstreamDescriptor: Int32 = -1
     /// After the controller's Command Complete for this opcode, send these commands first.
     private let injectAfter: (opcode: HCIOpcode, commands: [HCICommandPacket])?
 
@@ -76,6 +78,10 @@ final class LoggingProxy: @unchecked Sendable {
         var on: Int32 = 1
         setsockopt(upstream, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
         setsockopt(client, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
+        lock.withLock {
+            clientDescriptor = client
+            upstreamDescriptor = upstream
+        }
         Thread.detachNewThread { [self] in relayEvents(from: upstream, to: client) }
         var decoder = H4StreamDecoder()
         var buffer = [UInt8](repeating: 0, count: 4096)
@@ -112,6 +118,18 @@ final class LoggingProxy: @unchecked Sendable {
             }
         }
         close(upstream)
+    }
+
+    /// Sends a command to the controller as if another program had; its answer goes to the host.
+    func sendToController(_ command: HCICommandPacket) {
+        let upstream = lock.withLock { upstreamDescriptor }
+        if upstream >= 0 { writeAll(upstream, command.h4Bytes) }
+    }
+
+    /// Sends an event to the host as if the controller had (a Hardware Error, say).
+    func sendToHost(_ event: HCIEvent) {
+        let client = lock.withLock { clientDescriptor }
+        if client >= 0 { writeAll(client, event.h4Bytes) }
     }
 
     /// Sends each command and swallows the controller's answer to it.

@@ -171,7 +171,7 @@ extension Rig {
         #expect(proxy.commands.last.map { HexText.format($0.bytes) } == "0A200100")
     }
 
-    @Test func controllerStoppingMidRunEndsTheEmitterWithinASecond() throws {
+    @Test func controllerStoppingMidRunEndsAFailFastEmitterWithinASecond() throws {
         let binary = try #require(ProcessInfo.processInfo.environment["BEACON_EMIT_ROOTCANAL"])
         let ownPort: UInt16 = 7402
         let rootcanal = try BackgroundProcess(binary, ["-test_port=7401", "-hci_port=\(ownPort)", "-link_port=7403",
@@ -180,7 +180,8 @@ extension Rig {
         while !VirtualController.isListening(port: ownPort) && ContinuousClock.now < listening {
             Thread.sleep(forTimeInterval: 0.01)
         }
-        let emitter = try BackgroundProcess.beaconEmit(["-i", "tcp:127.0.0.1:\(ownPort)"] + referenceArguments)
+        let emitter = try BackgroundProcess.beaconEmit(["-i", "tcp:127.0.0.1:\(ownPort)", "--fail-fast"]
+                                                       + referenceArguments)
         #expect(emitter.waitForOutput("advertising on"), "\(emitter.stderr)")
         let stopped = ContinuousClock.now
         rootcanal.signal(SIGKILL)
@@ -190,6 +191,65 @@ extension Rig {
         #expect(status == 74)
         #expect(took < .seconds(1), "took \(took)")
         #expect(emitter.stderr.contains("the controller connection closed while in use"))
+    }
+
+    /// A controller reset under the emitter (a bridge, a bootloader) or a hardware error: the
+    /// emitter puts the beacon back, seen on the wire and at a second device that starts
+    /// scanning only afterwards.
+    @Test(arguments: ["reset", "hardware error"])
+    func knockedOffMidRunTheBeaconIsPutBack(cause: String) throws {
+        let proxy = try LoggingProxy(upstreamPort: port)
+        let emitter = try BackgroundProcess.beaconEmit(["-i", "tcp:127.0.0.1:\(proxy.port)", "--json", "--duration", "4"]
+                                                       + referenceArguments)
+        #expect(emitter.waitForOutput("\"event\":\"advertising\""), "\(emitter.stderr)")
+        let before = proxy.commands.count
+        if cause == "reset" {
+            proxy.sendToController(Reset().packet)
+        } else {
+            proxy.sendToHost(.hardwareError(hardwareCode: 0x2A))
+        }
+        #expect(emitter.waitForOutput("\"event\":\"restored\""), "\(emitter.stdout) \(emitter.stderr)")
+        let scanner = try TestScanner(port: port)
+        let reports = try scanner.collect(timeout: .seconds(2)) { $0.contains { Array($0.data) == referenceAdvertisingData } }
+        #expect(reports.contains { Array($0.data) == referenceAdvertisingData }, "the second device saw nothing")
+        let again = proxy.commands.dropFirst(before).map { HexText.format($0.bytes) }
+        // The host resets the controller it owns, then parameters, data and enable again.
+        #expect(again.first == "030C00", "\(again)")
+        #expect(again.contains { $0.hasPrefix("3720") }, "data set again: \(again)")
+        #expect(again.last.map { $0.hasPrefix("392006010100") } == true, "enabled last: \(again)")
+        #expect(emitter.stdout.contains(cause == "reset" ? "\"cause\":\"controller-reset\"" : "\"cause\":\"hardware-error\""))
+        #expect(emitter.wait() == 0, "\(emitter.stderr)")
+    }
+
+    /// A controller that goes away and comes back (rootcanal restarted: a new device): the
+    /// emitter reconnects and programs it from scratch.
+    @Test func controllerRestartedMidRunIsReconnected() throws {
+        let binary = try #require(ProcessInfo.processInfo.environment["BEACON_EMIT_ROOTCANAL"])
+        let ownPort: UInt16 = 7412
+        let arguments = ["-test_port=7411", "-hci_port=\(ownPort)", "-link_port=7413", "-link_ble_port=7414"]
+        func startRootcanal() throws -> BackgroundProcess {
+            let process = try BackgroundProcess(binary, arguments)
+            let listening = ContinuousClock.now + .seconds(5)
+            while !VirtualController.isListening(port: ownPort) && ContinuousClock.now < listening {
+                Thread.sleep(forTimeInterval: 0.01)
+            }
+            return process
+        }
+        let first = try startRootcanal()
+        let emitter = try BackgroundProcess.beaconEmit(["-i", "tcp:127.0.0.1:\(ownPort)", "--duration", "6"]
+                                                       + referenceArguments)
+        #expect(emitter.waitForOutput("advertising on"), "\(emitter.stderr)")
+        first.signal(SIGKILL)
+        first.wait()
+        #expect(emitter.waitForOutput("off the air: the link to"), "\(emitter.stdout) \(emitter.stderr)")
+        let second = try startRootcanal()
+        #expect(emitter.waitForOutput("back on the air"), "\(emitter.stdout) \(emitter.stderr)")
+        let scanner = try TestScanner(port: ownPort)
+        let reports = try scanner.collect(timeout: .seconds(2)) { $0.contains { Array($0.data) == referenceAdvertisingData } }
+        #expect(reports.contains { Array($0.data) == referenceAdvertisingData }, "the second device saw nothing")
+        #expect(emitter.wait() == 0, "\(emitter.stderr)")
+        second.signal(SIGKILL)
+        second.wait()
     }
 
     @Test func serialPathThroughAPseudoTerminal() throws {
