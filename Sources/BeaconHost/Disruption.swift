@@ -35,7 +35,7 @@ public enum Disruption: Hashable, Sendable, CustomStringConvertible {
     /// The error `--fail-fast` exits with: what scripts saw before the emitter waited.
     public func failFastError(device: String) -> HostError {
         switch self {
-        case .adapterDown: .transport(.system(call: "\(device) state", errno: ENETDOWN), device: device)
+        case .adapterDown, .poweredOff: .transport(.system(call: "\(device) state", errno: ENETDOWN), device: device)
         case .adapterRemoved: .kernel(call: "\(device) state", errno: ENODEV, adapter: device, adapters: [])
         case .linkClosed: .transport(.closed(transport: device), device: device)
         default: .unsupported("\(device): \(self) (--fail-fast)")

@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+@testable import AdvertisementCodec
+@testable import BeaconHost
+import Testing
+
+/// Read Advertising Features answering `maximum` instances with `taken` in use, intervals accepted.
+func featuresStep(maximum: UInt8 = 3, taken: [UInt8] = [], intervals: Bool = true) -> ScriptedKernel.Step {
+    let flags: UInt32 = intervals ? 0x0001_F4FF : 0x0000_00FF  // bits 0-7, and 10, 12-16 with intervals
+    var parameters: [UInt8] = []
+    parameters.appendLE(flags)
+    parameters += [31, 31, maximum, UInt8(taken.count)] + taken
+    return completes(ReadAdvertisingFeatures(), returning: parameters)
+}
+
+/// Add Extended Advertising Parameters then Data for the reference beacon on `instance`.
+func addSteps(instance: UInt8, data: [UInt8] = referenceData) -> [ScriptedKernel.Step] {
+    [
+        completes(AddExtendedAdvertisingParameters(instance: instance, flags: [.intervalParameters],
+                                                   minimumInterval: 160, maximumInterval: 160),
+                  returning: [instance, 0x00, 31, 31]),
+        completes(try! AddExtendedAdvertisingData(instance: instance, advertisingData: data), returning: [instance]),
+    ]
+}
+
+@Suite struct ManagedAdvertiserTests {
+    func advertiser(_ kernel: ScriptedKernel, options: AdvertisingOptions = AdvertisingOptions(beacons: [referenceBeacon]))
+        -> ManagedAdvertiser {
+        ManagedAdvertiser(client: MgmtClient(transport: kernel, index: 0), options: options)
+    }
+
+    @Test func takesTheHighestFreeInstanceAndRemovesOnlyItAtStop() throws {
+        // Instance 1 is another program's (btmgmt add-adv ... 1): beacon-emit takes 3 and leaves 1 alone.
+        let kernel = ScriptedKernel([featuresStep(taken: [1])] + addSteps(instance: 3)
+                                    + [completes(RemoveAdvertising(instance: 3), returning: [3])])
+        let advertiser = advertiser(kernel)
+        let plan = try advertiser.start()
+        #expect(plan.mode == .managed)
+        #expect(plan.handles == [3])
+        try advertiser.stop()
+        #expect(kernel.remainingSteps == 0)
+        #expect(!kernel.sent.contains(RemoveAdvertising(instance: 1).packet(index: 0)))
+    }
+
+    @Test func allInstancesTakenIsAClearErrorBeforeAnythingIsAdded() {
+        let kernel = ScriptedKernel([featuresStep(maximum: 2, taken: [1, 2])])
+        do {
+            try advertiser(kernel).start()
+            Issue.record("no error")
+        } catch {
+            #expect(error.description.contains("all 2 advertising instances of hci0 are taken by other programs (instances 1, 2"))
+            #expect(error.description.contains("rm-adv"))
+            #expect(error.exitStatus == 69)
+        }
+        #expect(kernel.sent.count == 1, "only the features were read")
+    }
+
+    @Test func aRefusalHalfwayRemovesWhatWasAdded() {
+        let beacons = [referenceBeacon, referenceBeacon]
+        let kernel = ScriptedKernel([featuresStep()] + addSteps(instance: 3) + [
+            completes(AddExtendedAdvertisingParameters(instance: 2, flags: [.intervalParameters],
+                                                       minimumInterval: 160, maximumInterval: 160), status: .busy),
+            completes(RemoveAdvertising(instance: 3), returning: [3]),
+            completes(RemoveAdvertising(instance: 2), status: .invalidParameters),  // never added: fine
+        ])
+        do {
+            try advertiser(kernel, options: AdvertisingOptions(beacons: beacons)).start()
+            Issue.record("no error")
+        } catch {
+            #expect(error.description.hasPrefix("the kernel refused Add Extended Advertising Parameters on hci0"))
+            #expect(error.description.contains("Busy (0x0A)"))
+            #expect(error.exitStatus == 76)
+        }
+        #expect(kernel.remainingSteps == 0)
+    }
+
+    @Test func anOlderKernelGetsAddAdvertisingAtItsOwnInterval() throws {
+        let kernel = ScriptedKernel([featuresStep(intervals: false),
+                                     completes(try AddAdvertising(instance: 3, advertisingData: referenceData), returning: [3])])
+        var steps: [String] = []
+        let advertiser = advertiser(kernel)
+        advertiser.log = { steps.append($0) }
+        #expect(try advertiser.start().handles == [3])
+        #expect(steps.contains { $0.contains("the kernel's default applies, not --interval") })
+    }
+
+    @Test func optionsOnlyHCICanHonourAreRefused() {
+        for options in [AdvertisingOptions(beacons: [referenceBeacon], address: .generatedStaticRandom),
+                        AdvertisingOptions(beacons: [referenceBeacon], mode: .legacy)] {
+            let kernel = ScriptedKernel([])
+            #expect(throws: HostError.self) { try advertiser(kernel, options: options).start() }
+            #expect(kernel.sent.isEmpty)
+        }
+    }
+
+    @Test func restoreUpdatesTheInstanceOrAddsItAfresh() throws {
+        let kernel = ScriptedKernel([featuresStep()] + addSteps(instance: 3) + [
+            // After a reset under the kernel the update fails (the kernel removes the instance) ...
+            completes(AddExtendedAdvertisingParameters(instance: 3, flags: [.intervalParameters],
+                                                       minimumInterval: 160, maximumInterval: 160), status: .failed),
+            completes(RemoveAdvertising(instance: 3), status: .invalidParameters),
+        ] + addSteps(instance: 3))  // ... and the instance is added afresh.
+        let advertiser = advertiser(kernel)
+        try advertiser.start()
+        try advertiser.restore()
+        #expect(kernel.remainingSteps == 0)
+    }
+
+    @Test func mgmtStatusesSayWhatToDo() {
+        let cases: [(MgmtStatus, String, Int32)] = [
+            (.busy, "try again in a moment", 76),
+            (.rejected, "btmgmt --index 0 advertising off", 76),
+            (.notSupported, "use --access raw", 69),
+            (.invalidParameters, "the interval (20 to 10240 ms)", 76),
+            (.notPowered, "add --up", 69),
+            (.permissionDenied, "setcap cap_net_raw,cap_net_admin+eip", 77),
+            (.noResources, "advertise fewer beacons", 76),
+        ]
+        for (status, advice, exitStatus) in cases {
+            let error = HostError.managementRefused(opcode: .addAdvertising, status: status, context: nil, adapter: "hci0")
+            #expect(error.description.contains(advice), "\(status): \(error)")
+            #expect(error.exitStatus == exitStatus, "\(status)")
+        }
+    }
+}

@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+@testable import AdvertisementCodec
+@testable import BeaconHost
+import Testing
+import Foundation
+
+/// A session whose signals, adapter state and restore results the test sets.
+final class FakeSession: AdvertisingSession {
+    var plan: AdvertisingPlan? = AdvertisingPlan(mode: .extended, handles: [0xEF], rotating: false, address: nil,
+                                                 addressIsRandom: false)
+    var rotationPeriod = Duration.seconds(1)
+    var state = AdapterAvailability.usable
+    var restoreFailures = 0
+    private(set) var restores = 0
+    private(set) var rotations = 0
+    private(set) var stops = 0
+
+    func watch(timeout: Duration, interrupt: Int32?) throws(HostError) -> SessionSignal { .quiet }
+    func availability() -> AdapterAvailability { state }
+    func restore() throws(HostError) {
+        restores += 1
+        if restoreFailures > 0 {
+            restoreFailures -= 1
+            throw .managementRefused(opcode: .addExtendedAdvertisingParameters, status: .busy, context: nil, adapter: "hci0")
+        }
+    }
+    func rotate() throws(HostError) { rotations += 1 }
+    func stop() throws(HostError) { stops += 1 }
+}
+
+/// The supervisor's decisions, on an injected clock.
+@Suite struct SupervisorTests {
+    final class Clock {
+        var now = ContinuousClock.now
+        func advance(_ duration: Duration) { now += duration }
+    }
+
+    struct Rig {
+        let session = FakeSession()
+        let clock = Clock()
+        let events = EventLog()
+        var supervisor: Supervisor
+
+        init(failFast: Bool = false) {
+            let clock = self.clock
+            let events = self.events
+            supervisor = Supervisor(session: session, failFast: failFast, device: "hci0",
+                                    report: { events.all.append($0) }, now: { clock.now })
+        }
+
+        /// Advances the clock and lets the supervisor act.
+        mutating func pass(_ duration: Duration) throws {
+            clock.advance(duration)
+            try supervisor.tick()
+        }
+    }
+
+    final class EventLog {
+        var all: [EmitterEvent] = []
+        var names: [String] {
+            all.map {
+                switch $0 {
+                case let .offAir(disruption): "off-air \(disruption.code)"
+                case let .waiting(state): "waiting \(state == .down ? "down" : "gone")"
+                case .restoreFailed: "restore-failed"
+                case let .restored(cause, _, _): "restored \(cause.code)"
+                case let .step(text): "step \(text)"
+                default: "other"
+                }
+            }
+        }
+    }
+
+    @Test func aResetIsHealedOneSettleTimeLater() throws {
+        var rig = Rig()
+        try rig.supervisor.handle(.disrupted(.controllerReset))
+        #expect(rig.events.names == ["off-air controller-reset"])
+        try rig.pass(.milliseconds(50))
+        #expect(rig.session.restores == 0, "not before the settle time")
+        try rig.pass(.milliseconds(60))
+        #expect(rig.session.restores == 1)
+        #expect(rig.events.names.last == "restored controller-reset")
+        if case let .restored(_, gap, afterUsable) = rig.events.all.last {
+            #expect(gap == .milliseconds(110))
+            #expect(afterUsable == .milliseconds(110), "the adapter stayed usable")
+        }
+        #expect(!rig.supervisor.isOffAir)
+    }
+
+    @Test func aDownAdapterIsWaitedForAndTheGapCountsFromItsReturn() throws {
+        var rig = Rig()
+        rig.session.state = .down
+        try rig.pass(.seconds(1))  // the once-a-second check notices
+        #expect(rig.events.names == ["off-air adapter-down", "waiting down"])
+        for _ in 0..<20 { try rig.pass(.milliseconds(100)) }
+        #expect(rig.session.restores == 0, "nothing is sent to an adapter that is down")
+        #expect(rig.events.names.count == 2, "the waiting line is said once")
+        rig.session.state = .usable
+        try rig.pass(.milliseconds(100))   // seen usable
+        try rig.pass(.milliseconds(100))   // settled: put back
+        #expect(rig.session.restores == 1)
+        if case let .restored(cause, gap, afterUsable) = rig.events.all.last {
+            #expect(cause == .adapterDown)
+            #expect(gap == .milliseconds(2200))
+            #expect(afterUsable == .milliseconds(100))
+        } else {
+            Issue.record("not restored: \(rig.events.names)")
+        }
+    }
+
+    @Test func failFastEndsOnAnUnusableAdapterButStillHealsAReset() throws {
+        var rig = Rig(failFast: true)
+        try rig.supervisor.handle(.disrupted(.controllerReset))
+        try rig.pass(.milliseconds(100))
+        #expect(rig.session.restores == 1)
+        do {
+            try rig.supervisor.handle(.disrupted(.poweredOff))
+            Issue.record("no error")
+        } catch {
+            #expect(error.exitStatus == 69)
+            #expect(error.description.contains("hci0 is down"))
+        }
+    }
+
+    @Test func aFailedRestoreIsRetriedWithAGrowingDelay() throws {
+        var rig = Rig()
+        rig.session.restoreFailures = 2
+        try rig.supervisor.handle(.disrupted(.instanceRemoved(3)))
+        try rig.pass(.milliseconds(100))
+        #expect(rig.session.restores == 1)
+        try rig.pass(.milliseconds(150))
+        #expect(rig.session.restores == 1, "the first retry waits 200 ms")
+        try rig.pass(.milliseconds(50))
+        #expect(rig.session.restores == 2)
+        try rig.pass(.milliseconds(399))
+        #expect(rig.session.restores == 2, "the second retry waits 400 ms")
+        try rig.pass(.milliseconds(1))
+        #expect(rig.session.restores == 3)
+        #expect(rig.events.names == ["off-air instance-removed", "restore-failed", "restore-failed", "restored instance-removed"])
+    }
+
+    @Test func aSecondCauseWhileOffAirIsOneGap() throws {
+        var rig = Rig()
+        try rig.supervisor.handle(.disrupted(.instanceRemoved(3)))
+        try rig.supervisor.handle(.disrupted(.poweredOff))
+        rig.session.state = .down
+        try rig.pass(.milliseconds(100))
+        #expect(rig.session.restores == 0, "powered off: no restore until it is back")
+        try rig.supervisor.handle(.adapterBack)
+        rig.session.state = .usable
+        try rig.pass(.milliseconds(100))
+        #expect(rig.session.restores == 1)
+        #expect(rig.events.names.filter { $0.hasPrefix("off-air") } == ["off-air instance-removed"])
+        #expect(rig.events.names.contains("step also: the adapter was powered off"))
+    }
+
+    @Test func rotationPausesWhileOffAir() throws {
+        var rig = Rig()
+        rig.session.plan?.rotating = true
+        try rig.pass(.seconds(1))
+        #expect(rig.session.rotations == 1)
+        try rig.supervisor.handle(.disrupted(.controllerReset))
+        rig.session.restoreFailures = 10
+        for _ in 0..<10 { try rig.pass(.milliseconds(300)) }
+        #expect(rig.session.rotations == 1)
+    }
+}
+
+/// What the sessions make of what they see.
+@Suite struct DisruptionTests {
+    func sharedAdvertiser(legacy: Bool = false) throws -> Advertiser {
+        let advertiser = Advertiser(controller: HCIController(transport: ScriptedTransport(answeringEverything: true)),
+                                    options: AdvertisingOptions(beacons: [referenceBeacon], mode: legacy ? .legacy : .extended),
+                                    sharedWithKernel: true)
+        try advertiser.start(capabilities: capabilities(extended: !legacy))
+        return advertiser
+    }
+
+    func command(_ annotated: String) throws -> ObservedPacket {
+        .command(try HCICommandPacket(parsing: hex(annotated)[...]))
+    }
+
+    @Test func otherProgramsCommandsThatTouchOurSetsAreDisruptions() throws {
+        let advertiser = try sharedAdvertiser()
+        #expect(advertiser.plan?.handles == [0xEF])
+        #expect(advertiser.isDisrupted(by: try command("39 20 02 00 00  // disable all")) != nil)
+        #expect(advertiser.isDisrupted(by: try command("39 20 06 00 01 EF 00 00 00  // disable ours")) != nil)
+        #expect(advertiser.isDisrupted(by: try command("3C 20 01 EF  // remove ours")) != nil)
+        #expect(advertiser.isDisrupted(by: try command("37 20 05 EF 03 01 01 00  // data on ours")) != nil)
+        #expect(advertiser.isDisrupted(by: .commandComplete(CommandComplete(opcode: .reset, returnParameters: [0]))) ==
+                .controllerReset)
+        #expect(advertiser.isDisrupted(by: .commandComplete(CommandComplete(opcode: .leClearAdvertisingSets,
+                                                                            returnParameters: [0]))) != nil)
+    }
+
+    @Test func otherProgramsOwnSetsAreTheirBusiness() throws {
+        let advertiser = try sharedAdvertiser()
+        #expect(advertiser.isDisrupted(by: try command("39 20 06 00 01 01 00 00 00  // disable the kernel's set 1")) == nil)
+        #expect(advertiser.isDisrupted(by: try command("39 20 06 01 01 01 00 00 00  // enable set 1")) == nil)
+        #expect(advertiser.isDisrupted(by: try command("3C 20 01 01  // remove set 1")) == nil)
+        #expect(advertiser.isDisrupted(by: try command("08 20 20 00" + String(repeating: " 00", count: 31))) == nil,
+                "legacy data does not touch an extended set")
+        #expect(advertiser.isDisrupted(by: .commandComplete(CommandComplete(opcode: .reset, returnParameters: [0x0C]))) == nil,
+                "a refused reset reset nothing")
+    }
+
+    @Test func legacyAdvertisingIsDisruptedByAnyLegacyChange() throws {
+        let advertiser = try sharedAdvertiser(legacy: true)
+        #expect(advertiser.isDisrupted(by: try command("0A 20 01 00  // disable")) != nil)
+        #expect(advertiser.isDisrupted(by: try command("0A 20 01 01  // enable")) == nil)
+    }
+
+    @Test func aHardwareErrorOrAForeignResetOnTheLinkIsSeen() throws {
+        // After the enable, the controller reports a Reset nobody here sent, then a Hardware Error.
+        let transport = ScriptedTransport(Array(legacySteps.dropFirst()) + [
+            .init(command: nil, answers: [complete(0x0C03)]),
+            .init(command: nil, answers: [hex("10 01 2A  // Hardware Error 0x2A")]),
+        ])
+        let advertiser = Advertiser(controller: HCIController(transport: transport),
+                                    options: AdvertisingOptions(beacons: [referenceBeacon], mode: .legacy))
+        let session = HCISession(advertiser: advertiser, kernelIndex: nil, ownsController: true, reconnect: nil)
+        try advertiser.start(capabilities: capabilities(extended: false), controllerWasReset: true)
+        let signals: Set = [try session.watch(timeout: .zero, interrupt: nil), try session.watch(timeout: .zero, interrupt: nil)]
+        #expect(signals == [.disrupted(.controllerReset), .disrupted(.hardwareError(code: 0x2A))])
+        #expect(try session.watch(timeout: .zero, interrupt: nil) == .quiet)
+    }
+}
+
+@Suite struct ManagedSessionTests {
+    func session(_ extra: [ScriptedKernel.Step] = []) throws -> (ManagedSession, ScriptedKernel) {
+        let kernel = ScriptedKernel([featuresStep(taken: [1])] + addSteps(instance: 3) + extra)
+        let advertiser = ManagedAdvertiser(client: MgmtClient(transport: kernel, index: 0),
+                                           options: AdvertisingOptions(beacons: [referenceBeacon]))
+        try advertiser.start()
+        return (ManagedSession(advertiser: advertiser, openMonitor: { nil }), kernel)
+    }
+
+    @Test func ourInstanceRemovedIsADisruptionAnotherProgramsIsNot() throws {
+        let (session, kernel) = try session()
+        kernel.deliver([.advertisingRemoved(instance: 1), .advertisingAdded(instance: 2)])
+        #expect(try session.watch(timeout: .zero, interrupt: nil) == .quiet)
+        #expect(try session.watch(timeout: .zero, interrupt: nil) == .quiet)
+        kernel.deliver([.advertisingRemoved(instance: 3)])
+        #expect(try session.watch(timeout: .zero, interrupt: nil) == .disrupted(.instanceRemoved(3)))
+    }
+
+    @Test func powerOffAndOnAreFollowed() throws {
+        let (session, kernel) = try session()
+        kernel.deliver([.newSettings([.lowEnergy])])
+        #expect(try session.watch(timeout: .zero, interrupt: nil) == .disrupted(.poweredOff))
+        #expect(session.availability() == .down)
+        kernel.deliver([.advertisingRemoved(instance: 3)])  // while off: expected, not news
+        #expect(try session.watch(timeout: .zero, interrupt: nil) == .quiet)
+        kernel.deliver([.newSettings([.powered, .lowEnergy])])
+        #expect(try session.watch(timeout: .zero, interrupt: nil) == .adapterBack)
+        #expect(session.availability() == .usable)
+    }
+
+    @Test func anAdapterThatGoesAwayAndComesBack() throws {
+        var information: [UInt8] = [0, 0, 0, 1, 0xAA, 0, 9, 0xF1, 0x05]
+        information.appendLE(UInt32(0x0201))
+        information.appendLE(UInt32(0x0201))  // powered, LE
+        let (session, kernel) = try session([completes(ReadControllerInformation(), returning: information)])
+        kernel.deliver([.indexRemoved])
+        #expect(try session.watch(timeout: .zero, interrupt: nil) == .disrupted(.adapterRemoved))
+        #expect(session.availability() == .gone)
+        kernel.deliver([.indexAdded])
+        #expect(try session.watch(timeout: .zero, interrupt: nil) == .adapterBack)
+        #expect(session.availability() == .usable)
+        kernel.deliver([.controllerError(code: 7)])
+        #expect(try session.watch(timeout: .zero, interrupt: nil) == .disrupted(.hardwareError(code: 7)))
+    }
+
+    @Test func eventsAboutOtherAdaptersAreIgnored() throws {
+        let (session, kernel) = try session()
+        kernel.deliver([.indexRemoved, .newSettings([])], index: 1)
+        #expect(try session.watch(timeout: .zero, interrupt: nil) == .quiet)
+        #expect(session.availability() == .usable)
+    }
+}
+
+@Suite struct InstanceRecordTests {
+    @Test func aRecordRoundTripsAndOnlyThisBootCounts() throws {
+        let directory = "/tmp/beacon-emit-record-test-\(getpid())"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try InstanceRecord(adapter: "hci0", instances: [3, 2]).save(in: directory)
+        #expect(InstanceRecord.load(adapter: "hci0", in: directory)?.instances == [3, 2])
+        #expect(InstanceRecord.load(adapter: "hci1", in: directory) == nil)
+        try InstanceRecord(adapter: "hci0", instances: [3], boot: "an-earlier-boot").save(in: directory)
+        #expect(InstanceRecord.load(adapter: "hci0", in: directory) == nil, "a record from before a reboot is ignored")
+        InstanceRecord.remove(adapter: "hci0", in: directory)
+        #expect(InstanceRecord(adapter: "hci0", text: "boot x\ninstance 0\n") == nil, "instance 0 is not an instance")
+        #expect(InstanceRecord(adapter: "hci0", text: "instance 3\n") == nil, "no boot: not a record")
+    }
+
+    @Test func theDirectoryFollowsSystemdThenXDG() {
+        #expect(InstanceRecord.directory(environment: ["RUNTIME_DIRECTORY": "/run/beacon-emit:/run/x"]) == "/run/beacon-emit")
+        #expect(InstanceRecord.directory(environment: ["XDG_RUNTIME_DIR": "/run/user/1000"]) == "/run/user/1000/beacon-emit")
+    }
+}
