@@ -59,21 +59,45 @@ public struct SetPowered: MgmtCommand {
     public func encodeParameters(into buffer: inout [UInt8]) { buffer.append(powered ? 1 : 0) }
 
     public init(parameters: ArraySlice<UInt8>) throws(CodecError) {
-        var reader = ByteReader(parameters, structure: "Set Powered")
-        let value = try reader.uint8("Powered")
-        guard value <= 1 else {
-            throw reader.unexpected("Powered", expected: "0x00 or 0x01", found: value.hexLiteral, at: parameters.startIndex)
-        }
-        powered = value == 1
-        try reader.expectEnd()
+        powered = try MgmtSettingsReturn.readMode(parameters, command: "Set Powered", field: "Powered")
     }
 
-    public struct ReturnParameters: MgmtReturnParameters {
-        public var currentSettings: MgmtSettings
-        public init(parsing bytes: ArraySlice<UInt8>) throws(CodecError) {
-            var reader = ByteReader(bytes, structure: "Set Powered")
-            currentSettings = MgmtSettings(rawValue: try reader.uint32LE("Current_Settings"))
+    public typealias ReturnParameters = MgmtSettingsReturn
+}
+
+/// Set Low Energy (0x000D): LE on or off. Returns the settings afterwards.
+public struct SetLowEnergy: MgmtCommand {
+    public static let opcode = MgmtOpcode.setLowEnergy
+    public var enabled: Bool
+    public init(enabled: Bool) { self.enabled = enabled }
+
+    public func encodeParameters(into buffer: inout [UInt8]) { buffer.append(enabled ? 1 : 0) }
+
+    public init(parameters: ArraySlice<UInt8>) throws(CodecError) {
+        enabled = try MgmtSettingsReturn.readMode(parameters, command: "Set Low Energy", field: "Low_Energy")
+    }
+
+    public typealias ReturnParameters = MgmtSettingsReturn
+}
+
+/// The Current_Settings that the mode commands (Set Powered, Set Low Energy) return.
+public struct MgmtSettingsReturn: MgmtReturnParameters {
+    public var currentSettings: MgmtSettings
+    public init(currentSettings: MgmtSettings) { self.currentSettings = currentSettings }
+    public init(parsing bytes: ArraySlice<UInt8>) throws(CodecError) {
+        var reader = ByteReader(bytes, structure: "Current_Settings")
+        currentSettings = MgmtSettings(rawValue: try reader.uint32LE("Current_Settings"))
+    }
+
+    /// Reads a mode command's one parameter: 0x00 off, 0x01 on.
+    static func readMode(_ parameters: ArraySlice<UInt8>, command: String, field: String) throws(CodecError) -> Bool {
+        var reader = ByteReader(parameters, structure: command)
+        let value = try reader.uint8(field)
+        guard value <= 1 else {
+            throw reader.unexpected(field, expected: "0x00 or 0x01", found: value.hexLiteral, at: parameters.startIndex)
         }
+        try reader.expectEnd()
+        return value == 1
     }
 }
 

@@ -126,6 +126,7 @@ struct Advertise: ParsableCommand {
         let printer = EmitterPrinter(json: json, verbose: deviceOptions.verbose, options: options)
         do {
             let access = try AdvertisingLaunch.resolve(accessOptions.access, device: deviceOptions.specification,
+                                                       bringingUp: deviceOptions.up,
                                                        options: options)
             if access == .management {
                 try advertiseManaged(options: options, started: started, printer: printer, interrupt: interrupt)

@@ -18,7 +18,8 @@ struct Stop: ParsableCommand {
 
     func run() throws {
         do {
-            let access = try AdvertisingLaunch.resolve(accessOptions.access, device: deviceOptions.specification)
+            let access = try AdvertisingLaunch.resolve(accessOptions.access, device: deviceOptions.specification,
+                                                       bringingUp: deviceOptions.up)
             if access == .management, case let .kernel(index) = deviceOptions.specification {
                 let connection = try ManagementConnection.open(index: index, powerOn: false)
                 defer { connection.close() }

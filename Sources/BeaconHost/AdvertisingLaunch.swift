@@ -6,11 +6,13 @@ import AdvertisementCodec
 /// (and other Swift code) only parses, calls and prints.
 public enum AdvertisingLaunch {
     /// The way in for `device`: `--access` applies to kernel adapters; `auto` takes the
-    /// management API where the kernel offers advertising instances through it, raw HCI
-    /// otherwise, and raw HCI for `options` that choose HCI commands or the address
-    /// (`--legacy`, `--extended`, `--random-address`), which only HCI commands can honour.
+    /// management API where the kernel offers advertising instances through it and LE is on
+    /// (or `bringingUp` switches it on), raw HCI otherwise (an adapter only brought up with
+    /// `hciconfig`, where no one switched LE on for the management API), and raw HCI for
+    /// `options` that choose HCI commands or the address (`--legacy`, `--extended`,
+    /// `--random-address`), which only HCI commands can honour.
     /// - Throws: `HostError.unsupported` for a way in that does not go with the device.
-    public static func resolve(_ access: KernelAccess, device: DeviceSpecification,
+    public static func resolve(_ access: KernelAccess, device: DeviceSpecification, bringingUp: Bool = false,
                                options: AdvertisingOptions? = nil) throws(HostError) -> KernelAccess {
         guard case let .kernel(index) = device else {
             guard access == .automatic || access == .raw else {
@@ -21,7 +23,7 @@ public enum AdvertisingLaunch {
         }
         guard access == .automatic else { return access }
         if let options, options.mode != .automatic || options.address != .publicAddress { return .raw }
-        return ManagementConnection.offersInstances(index: index) ? .management : .raw
+        return ManagementConnection.canAdvertise(index: index, bringingUp: bringingUp) ? .management : .raw
     }
 
     /// Starts the beacons as management instances on adapter `index` and returns the session

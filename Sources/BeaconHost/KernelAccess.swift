@@ -29,7 +29,7 @@ public final class ManagementConnection {
 
     /// Opens the management socket for adapter `index` (nil: the first powered adapter) and
     /// reads its state.
-    /// - Parameter powerOn: power a powered-off adapter on first (`--up`).
+    /// - Parameter powerOn: switch LE on and power the adapter on first where they are off (`--up`).
     /// - Throws: `HostError`: no Bluetooth in the kernel, no such adapter, missing permission;
     ///   `.unsupported` when LE is off, the adapter is powered off (without `powerOn`), or Set
     ///   Advertising is on (it takes precedence over every instance).
@@ -54,14 +54,20 @@ public final class ManagementConnection {
         }
         var information = try client.send(ReadControllerInformation())
         let adapter = client.adapter
-        if !information.currentSettings.contains(.lowEnergy) {
-            throw .unsupported("\(adapter) has LE switched off: run `btmgmt --index \(client.index) le on`")
-        }
-        if !information.currentSettings.contains(.powered) {
+        let settings = information.currentSettings
+        if !settings.contains(.powered) || !settings.contains(.lowEnergy) {
             guard powerOn else {
-                throw .kernel(call: "the management API", errno: ENETDOWN, adapter: adapter, adapters: [])
+                if !settings.contains(.powered) {
+                    throw .kernel(call: "the management API", errno: ENETDOWN, adapter: adapter, adapters: [])
+                }
+                throw .unsupported("\(adapter) has LE switched off: add --up, or run `btmgmt --index \(client.index) le on`")
             }
-            information.currentSettings = try client.send(SetPowered(powered: true)).currentSettings
+            if !settings.contains(.lowEnergy) {
+                information.currentSettings = try client.send(SetLowEnergy(enabled: true)).currentSettings
+            }
+            if !settings.contains(.powered) {
+                information.currentSettings = try client.send(SetPowered(powered: true)).currentSettings
+            }
         }
         if information.currentSettings.contains(.advertising) {
             throw .unsupported("\(adapter) advertises through Set Advertising (bluetoothd's or `btmgmt advertising on`), "
@@ -71,16 +77,18 @@ public final class ManagementConnection {
         return ManagementConnection(client: client, information: information)
     }
 
-    /// Whether the kernel offers advertising instances through the management API here: the
-    /// automatic choice takes the management API when it does.
-    public static func offersInstances(index: Int?) -> Bool {
+    /// Whether the management API can carry beacons on adapter `index` (nil: the first one):
+    /// the kernel offers advertising instances there, and LE is on (or `--up` will switch it
+    /// on). The automatic choice takes the management API when it can.
+    public static func canAdvertise(index: Int?, bringingUp: Bool) -> Bool {
         guard let socket = try? KernelSocketTransport.openManagement() else { return false }
         defer { socket.close() }
         let client = MgmtClient(transport: socket, index: UInt16(index ?? 0), commandTimeout: .seconds(1))
         guard let index = index.map(UInt16.init) ?? (try? client.send(ReadControllerIndexList(), global: true))?.indices.first
         else { return false }
         let probe = MgmtClient(transport: socket, index: index, commandTimeout: .seconds(1))
-        return ((try? probe.send(ReadAdvertisingFeatures()))?.maximumInstances ?? 0) > 0
+        guard ((try? probe.send(ReadAdvertisingFeatures()))?.maximumInstances ?? 0) > 0 else { return false }
+        return bringingUp || (try? probe.send(ReadControllerInformation()))?.currentSettings.contains(.lowEnergy) == true
     }
 
     public func close() { client.transport.close() }

@@ -11,11 +11,13 @@ public struct KernelAdapterReport: Sendable {
     public var managementProblem: String?
     /// Whether Set Advertising (which takes precedence over every instance) is on.
     public var setAdvertisingOn: Bool
+    /// Whether LE is on for the management API.
+    public var lowEnergyOn: Bool
     public var up: Bool
 
     /// The way `--access auto` takes.
     public var automaticChoice: KernelAccess {
-        (features?.maximumInstances ?? 0) > 0 ? .management : .raw
+        (features?.maximumInstances ?? 0) > 0 && lowEnergyOn ? .management : .raw
     }
 
     /// One line per way in, with whether it is available now.
@@ -26,6 +28,7 @@ public struct KernelAdapterReport: Sendable {
                 : "\(features.freeInstances.count) of \(features.maximumInstances) instances free"
                   + (features.acceptsIntervals ? "" : ", kernel's default interval only")
                   + (setAdvertisingOn ? "; Set Advertising is on and takes precedence" : "")
+                  + (lowEnergyOn ? "" : "; LE is off (--up switches it on)")
         } else {
             mgmtNote = managementProblem ?? "not available"
         }
@@ -39,12 +42,14 @@ public struct KernelAdapterReport: Sendable {
     /// Reads adapter `index` through the management API and the kernel's device list.
     public static func read(index: Int) -> KernelAdapterReport {
         var report = KernelAdapterReport(features: nil, managementProblem: nil, setAdvertisingOn: false,
-                                         up: KernelSocketTransport.isUp(index: index))
+                                         lowEnergyOn: false, up: KernelSocketTransport.isUp(index: index))
         do {
             let socket = try KernelSocketTransport.openManagement()
             defer { socket.close() }
             let client = MgmtClient(transport: socket, index: UInt16(index), commandTimeout: .seconds(1))
-            report.setAdvertisingOn = try client.send(ReadControllerInformation()).currentSettings.contains(.advertising)
+            let settings = try client.send(ReadControllerInformation()).currentSettings
+            report.setAdvertisingOn = settings.contains(.advertising)
+            report.lowEnergyOn = settings.contains(.lowEnergy)
             report.features = try client.send(ReadAdvertisingFeatures())
         } catch {
             report.managementProblem = error.description

@@ -174,6 +174,7 @@ private let mgmtParsers: [UInt16: @Sendable (MgmtPacket) throws -> Bool] = [
     ReadControllerIndexList.opcode.rawValue: reencodeMgmt(ReadControllerIndexList.self),
     ReadControllerInformation.opcode.rawValue: reencodeMgmt(ReadControllerInformation.self),
     SetPowered.opcode.rawValue: reencodeMgmt(SetPowered.self),
+    SetLowEnergy.opcode.rawValue: reencodeMgmt(SetLowEnergy.self),
     ReadAdvertisingFeatures.opcode.rawValue: reencodeMgmt(ReadAdvertisingFeatures.self),
     AddAdvertising.opcode.rawValue: reencodeMgmt(AddAdvertising.self),
     RemoveAdvertising.opcode.rawValue: reencodeMgmt(RemoveAdvertising.self),

@@ -19,6 +19,7 @@ import Testing
         try check(ReadControllerIndexList(), index: MgmtPacket.nonController, "03 00  FF FF  00 00  // no controller")
         try check(ReadControllerInformation(), "04 00  00 00  00 00")
         try check(SetPowered(powered: true), index: 1, "05 00  01 00  01 00  01  // hci1, powered")
+        try check(SetLowEnergy(enabled: true), "0D 00  00 00  01 00  01  // LE on")
         try check(ReadAdvertisingFeatures(), "3D 00  00 00  00 00")
         try check(RemoveAdvertising(instance: 3), "3F 00  00 00  01 00  03")
         try check(try AddAdvertising(instance: 2, advertisingData: appleExampleAdvertisingData), """
@@ -114,6 +115,12 @@ import Testing
         #expect(error?.description == "New Settings: byte 0: truncated: Current_Settings needs 4 bytes, only 1 left")
         let features = codecError { _ = try ReadAdvertisingFeatures.ReturnParameters(parsing: hex("00 00 00 00 1F 1F 03 02 01")[...]) }
         #expect(features?.reason == .truncated(field: "Instance[2]", needed: 2, available: 1))
+    }
+
+    @Test func modeCommandsTakeOnlyOffOrOn() {
+        let error = codecError { _ = try SetLowEnergy(parameters: [0x02][...]) }
+        #expect(error?.description == "Set Low Energy: byte 0: Low_Energy: expected 0x00 or 0x01, found 0x02")
+        #expect(codecError { _ = try SetPowered(parameters: [0x01, 0x00][...]) }?.reason == .trailingBytes(count: 1))
     }
 
     @Test func statusesAndCodesAreOpen() {
