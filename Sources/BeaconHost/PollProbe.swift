@@ -25,18 +25,22 @@ public enum PollProbe {
     static func wait(for descriptor: Int32, interrupt: Int32?, until deadline: ContinuousClock.Instant,
                      name: String) throws(TransportError) -> Outcome {
         while true {
-            let remaining = ContinuousClock.now.duration(to: deadline)
-            if remaining <= .zero { return .timedOut }
+            // A deadline already past still looks once, without waiting: "receive with timeout
+            // zero" reads what is there.
+            let remaining = max(ContinuousClock.now.duration(to: deadline), .zero)
             var fds = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)]
             if let interrupt { fds.append(pollfd(fd: interrupt, events: Int16(POLLIN), revents: 0)) }
-            let milliseconds = Int32(clamping: (remaining.components.seconds * 1000)
+            let milliseconds = remaining == .zero ? 0 : Int32(clamping: (remaining.components.seconds * 1000)
                                      + Int64(remaining.components.attoseconds / 1_000_000_000_000_000) + 1)
             let ready = poll(&fds, nfds_t(fds.count), milliseconds)
             if ready < 0 {
                 if errno == EINTR { continue }
                 throw .system(call: "poll(\(name))", errno: errno)
             }
-            if ready == 0 { continue }
+            if ready == 0 {
+                if ContinuousClock.now >= deadline { return .timedOut }
+                continue
+            }
             if fds.count > 1, fds[1].revents & Int16(POLLIN) != 0 { return .interrupted }
             if fds[0].revents != 0 { return .readable }
         }
