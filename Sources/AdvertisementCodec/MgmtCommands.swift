@@ -137,12 +137,21 @@ public struct ReadAdvertisingFeatures: ParameterlessMgmtCommand {
         /// Whether Add Extended Advertising Parameters takes an interval (kernels since 5.11).
         public var acceptsIntervals: Bool { supportedFlags.contains(.intervalParameters) }
 
-        /// Instance identifiers nobody has added, highest first (the end bluetoothd, which
-        /// counts up from 1, reaches last).
-        public var freeInstances: [UInt8] {
-            guard maximumInstances > 0 else { return [] }
-            return (1...maximumInstances).reversed().filter { !instances.contains($0) }
+        /// The lowest instance identifier the list does not name: the one known to be free.
+        ///
+        /// Linux 6.x lists only instances numbered up to the count of instances (its comment says
+        /// "1-le_num_of_adv_sets are externally visible", its test compares with the count), so a
+        /// higher number may be taken and unlisted. The lowest unlisted number is free all the
+        /// same: if some instance is hidden, fewer than the count are listed, so a number up to
+        /// the count is unlisted, and no instance up to the count is hidden; if none is hidden,
+        /// the list is complete.
+        public var lowestFreeInstance: UInt8? {
+            guard maximumInstances > 0 else { return nil }
+            return (1...maximumInstances).first { !instances.contains($0) }
         }
+
+        /// At most how many more instances can be added (fewer where some are hidden).
+        public var freeInstanceCount: Int { max(0, Int(maximumInstances) - instances.count) }
     }
 }
 

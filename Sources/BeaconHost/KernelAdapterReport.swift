@@ -25,7 +25,7 @@ public struct KernelAdapterReport: Sendable {
         let mgmtNote: String
         if let features {
             mgmtNote = features.maximumInstances == 0 ? "no advertising instances offered"
-                : "\(features.freeInstances.count) of \(features.maximumInstances) instances free"
+                : "up to \(features.freeInstanceCount) of \(features.maximumInstances) instances free"
                   + (features.acceptsIntervals ? "" : ", kernel's default interval only")
                   + (setAdvertisingOn ? "; Set Advertising is on and takes precedence" : "")
                   + (lowEnergyOn ? "" : "; LE is off (--up switches it on)")

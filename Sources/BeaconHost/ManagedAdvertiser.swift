@@ -27,9 +27,9 @@ public final class ManagedAdvertiser {
     /// Parameters); older kernels advertise every instance at their default (1.28 s).
     public var setsInterval: Bool { features?.acceptsIntervals ?? false }
 
-    /// Reads the advertising features, picks free instances (from the highest down: bluetoothd
-    /// counts its own up from 1), and adds one instance per beacon, or one that the beacons
-    /// take turns on when there are fewer free instances than beacons.
+    /// Reads the advertising features and adds one instance per beacon, each at the lowest
+    /// number the kernel's list leaves free (`lowestFreeInstance`, read again after each add),
+    /// or one instance that the beacons take turns on when fewer are free than beacons.
     /// - Throws: `HostError` saying what to do when the request cannot be met; every instance
     ///   added before a failure is removed again.
     @discardableResult
@@ -46,36 +46,41 @@ public final class ManagedAdvertiser {
             throw .unsupported("beacon \(index + 1): \(data.count) bytes of advertising data exceed the 31 a legacy PDU holds")
         }
         step("read the kernel's advertising features (Read Advertising Features)")
-        let features = try client.send(ReadAdvertisingFeatures())
+        var features = try client.send(ReadAdvertisingFeatures())
         self.features = features
-        let free = features.freeInstances
-        guard !free.isEmpty else {
-            let taken = features.instances.map(String.init).joined(separator: ", ")
-            throw .unsupported(features.maximumInstances == 0
-                ? "\(client.adapter) offers no advertising instances through the management API: use --access raw"
-                : "all \(features.maximumInstances) advertising instances of \(client.adapter) are taken by other programs "
-                  + "(instances \(taken): bluetoothd's, or `btmgmt add-adv`'s): remove one (`btmgmt --index \(client.index) "
-                  + "rm-adv N`), stop the program that added it, or use --access user-channel for a dedicated adapter")
-        }
         if options.txPower != nil && !features.supportedFlags.contains(.canSetTxPower) {
             throw .unsupported("--tx-power: the kernel cannot set the TX power of \(client.adapter)'s advertising: "
                                + "drop --tx-power, or use --access raw")
         }
-        let count = beaconData.count <= free.count ? beaconData.count : 1
-        let instances = Array(free.prefix(count))
-        let plan = AdvertisingPlan(mode: .managed, handles: instances, rotating: count < beaconData.count,
-                                   address: nil, addressIsRandom: !options.connectable)
-        self.plan = plan
         if !features.acceptsIntervals {
             step("this kernel takes no interval with an instance: the kernel's default applies, not --interval")
         }
-        do {
-            for (position, instance) in instances.enumerated() { try add(instance: instance, beacon: position) }
+        let count = beaconData.count <= features.freeInstanceCount ? beaconData.count : 1
+        var plan = AdvertisingPlan(mode: .managed, handles: [], rotating: count < beaconData.count,
+                                   address: nil, addressIsRandom: !options.connectable)
+        do throws(HostError) {
+            for beacon in 0..<count {
+                if beacon > 0 { features = try client.send(ReadAdvertisingFeatures()) }
+                guard let instance = features.lowestFreeInstance else { throw allTaken(features) }
+                plan.handles.append(instance)
+                self.plan = plan
+                try add(instance: instance, beacon: beacon)
+            }
         } catch {
             try? stop()
             throw error
         }
         return plan
+    }
+
+    private func allTaken(_ features: ReadAdvertisingFeatures.ReturnParameters) -> HostError {
+        let taken = features.instances.map(String.init).joined(separator: ", ")
+        return .unsupported(features.maximumInstances == 0
+            ? "\(client.adapter) offers no advertising instances through the management API: use --access raw"
+            : "all \(features.maximumInstances) advertising instances of \(client.adapter) are taken by other programs "
+              + "(instances \(taken.isEmpty ? "not listed" : taken): bluetoothd's, or `btmgmt add-adv`'s): remove one "
+              + "(`btmgmt --index \(client.index) rm-adv N`), stop the program that added it, or use --access "
+              + "user-channel for a dedicated adapter")
     }
 
     /// Adds (or, for an instance that exists, updates) `instance` with beacon `beacon`'s data.

@@ -185,6 +185,6 @@ private let mgmtParsers: [UInt16: @Sendable (MgmtPacket) throws -> Bool] = [
 private let mgmtReturnParsers: [@Sendable (ArraySlice<UInt8>) throws -> Void] = [
     { _ = try ReadControllerIndexList.ReturnParameters(parsing: $0) },
     { _ = try ReadControllerInformation.ReturnParameters(parsing: $0) },
-    { _ = try ReadAdvertisingFeatures.ReturnParameters(parsing: $0).freeInstances },
+    { _ = try ReadAdvertisingFeatures.ReturnParameters(parsing: $0).lowestFreeInstance },
     { _ = try AddExtendedAdvertisingParameters.ReturnParameters(parsing: $0) },
 ]

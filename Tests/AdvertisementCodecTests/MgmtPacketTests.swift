@@ -51,7 +51,7 @@ import Testing
             """)[...])
         #expect(features.maximumInstances == 3)
         #expect(features.instances == [1, 3])
-        #expect(features.freeInstances == [2])
+        #expect(features.lowestFreeInstance == 2)
         #expect(features.acceptsIntervals)
         #expect(features.supportedFlags.contains(.canSetTxPower))
 
@@ -130,12 +130,21 @@ import Testing
         #expect(MgmtOpcode(0x0999).description == "management command 0x0999")
     }
 
-    @Test func freeInstancesCountDownFromTheTop() throws {
+    /// Linux 6.x lists only instances numbered up to the count of instances: whatever is hidden,
+    /// the lowest unlisted number is free. Every set of taken instances out of 5 is tried.
+    @Test func theLowestUnlistedInstanceIsFreeWhateverTheKernelHides() throws {
         var features = try ReadAdvertisingFeatures.ReturnParameters(parsing: hex("00 00 00 00 1F 1F 05 00")[...])
-        #expect(features.freeInstances == [5, 4, 3, 2, 1])
-        features.instances = [5, 1]
-        #expect(features.freeInstances == [4, 3, 2])
+        for mask in 0..<32 {
+            let taken = (1...5).filter { mask & (1 << ($0 - 1)) != 0 }.map(UInt8.init)
+            features.instances = taken.filter { Int($0) <= taken.count }  // what the kernel lists
+            if let free = features.lowestFreeInstance {
+                #expect(!taken.contains(free), "taken \(taken), listed \(features.instances), chose \(free)")
+            } else {
+                #expect(taken.count == 5, "none free with \(taken)")
+            }
+            #expect(features.freeInstanceCount >= 5 - taken.count)
+        }
         features.maximumInstances = 0
-        #expect(features.freeInstances == [])
+        #expect(features.lowestFreeInstance == nil)
     }
 }

@@ -29,17 +29,26 @@ func addSteps(instance: UInt8, data: [UInt8] = referenceData) -> [ScriptedKernel
         ManagedAdvertiser(client: MgmtClient(transport: kernel, index: 0), options: options)
     }
 
-    @Test func takesTheHighestFreeInstanceAndRemovesOnlyItAtStop() throws {
-        // Instance 1 is another program's (btmgmt add-adv ... 1): beacon-emit takes 3 and leaves 1 alone.
-        let kernel = ScriptedKernel([featuresStep(taken: [1])] + addSteps(instance: 3)
-                                    + [completes(RemoveAdvertising(instance: 3), returning: [3])])
+    @Test func takesTheLowestFreeInstanceAndRemovesOnlyItAtStop() throws {
+        // Instance 1 is another program's (btmgmt add-adv ... 1): beacon-emit takes 2 and leaves 1 alone.
+        let kernel = ScriptedKernel([featuresStep(taken: [1])] + addSteps(instance: 2)
+                                    + [completes(RemoveAdvertising(instance: 2), returning: [2])])
         let advertiser = advertiser(kernel)
         let plan = try advertiser.start()
         #expect(plan.mode == .managed)
-        #expect(plan.handles == [3])
+        #expect(plan.handles == [2])
         try advertiser.stop()
         #expect(kernel.remainingSteps == 0)
         #expect(!kernel.sent.contains(RemoveAdvertising(instance: 1).packet(index: 0)))
+    }
+
+    @Test func severalBeaconsReadTheListAgainBeforeEachInstance() throws {
+        // Instance 3 is taken but unlisted at first (the kernel hides numbers above its count).
+        let kernel = ScriptedKernel([featuresStep(maximum: 4, taken: [1])] + addSteps(instance: 2)
+                                    + [featuresStep(maximum: 4, taken: [1, 2, 3])] + addSteps(instance: 4))
+        let plan = try advertiser(kernel, options: AdvertisingOptions(beacons: [referenceBeacon, referenceBeacon])).start()
+        #expect(plan.handles == [2, 4])
+        #expect(!plan.rotating)
     }
 
     @Test func allInstancesTakenIsAClearErrorBeforeAnythingIsAdded() {
@@ -57,10 +66,10 @@ func addSteps(instance: UInt8, data: [UInt8] = referenceData) -> [ScriptedKernel
 
     @Test func aRefusalHalfwayRemovesWhatWasAdded() {
         let beacons = [referenceBeacon, referenceBeacon]
-        let kernel = ScriptedKernel([featuresStep()] + addSteps(instance: 3) + [
+        let kernel = ScriptedKernel([featuresStep()] + addSteps(instance: 1) + [featuresStep(taken: [1]),
             completes(AddExtendedAdvertisingParameters(instance: 2, flags: [.intervalParameters],
                                                        minimumInterval: 160, maximumInterval: 160), status: .busy),
-            completes(RemoveAdvertising(instance: 3), returning: [3]),
+            completes(RemoveAdvertising(instance: 1), returning: [1]),
             completes(RemoveAdvertising(instance: 2), status: .invalidParameters),  // never added: fine
         ])
         do {
@@ -76,11 +85,11 @@ func addSteps(instance: UInt8, data: [UInt8] = referenceData) -> [ScriptedKernel
 
     @Test func anOlderKernelGetsAddAdvertisingAtItsOwnInterval() throws {
         let kernel = ScriptedKernel([featuresStep(intervals: false),
-                                     completes(try AddAdvertising(instance: 3, advertisingData: referenceData), returning: [3])])
+                                     completes(try AddAdvertising(instance: 1, advertisingData: referenceData), returning: [1])])
         var steps: [String] = []
         let advertiser = advertiser(kernel)
         advertiser.log = { steps.append($0) }
-        #expect(try advertiser.start().handles == [3])
+        #expect(try advertiser.start().handles == [1])
         #expect(steps.contains { $0.contains("the kernel's default applies, not --interval") })
     }
 
@@ -94,12 +103,12 @@ func addSteps(instance: UInt8, data: [UInt8] = referenceData) -> [ScriptedKernel
     }
 
     @Test func restoreUpdatesTheInstanceOrAddsItAfresh() throws {
-        let kernel = ScriptedKernel([featuresStep()] + addSteps(instance: 3) + [
+        let kernel = ScriptedKernel([featuresStep()] + addSteps(instance: 1) + [
             // After a reset under the kernel the update fails (the kernel removes the instance) ...
-            completes(AddExtendedAdvertisingParameters(instance: 3, flags: [.intervalParameters],
+            completes(AddExtendedAdvertisingParameters(instance: 1, flags: [.intervalParameters],
                                                        minimumInterval: 160, maximumInterval: 160), status: .failed),
-            completes(RemoveAdvertising(instance: 3), status: .invalidParameters),
-        ] + addSteps(instance: 3))  // ... and the instance is added afresh.
+            completes(RemoveAdvertising(instance: 1), status: .invalidParameters),
+        ] + addSteps(instance: 1))  // ... and the instance is added afresh.
         let advertiser = advertiser(kernel)
         try advertiser.start()
         try advertiser.restore()

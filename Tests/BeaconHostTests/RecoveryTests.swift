@@ -229,7 +229,7 @@ final class FakeSession: AdvertisingSession {
 
 @Suite struct ManagedSessionTests {
     func session(_ extra: [ScriptedKernel.Step] = []) throws -> (ManagedSession, ScriptedKernel) {
-        let kernel = ScriptedKernel([featuresStep(taken: [1])] + addSteps(instance: 3) + extra)
+        let kernel = ScriptedKernel([featuresStep(taken: [1])] + addSteps(instance: 2) + extra)
         let advertiser = ManagedAdvertiser(client: MgmtClient(transport: kernel, index: 0),
                                            options: AdvertisingOptions(beacons: [referenceBeacon]))
         try advertiser.start()
@@ -241,8 +241,8 @@ final class FakeSession: AdvertisingSession {
         kernel.deliver([.advertisingRemoved(instance: 1), .advertisingAdded(instance: 2)])
         #expect(try session.watch(timeout: .zero, interrupt: nil) == .quiet)
         #expect(try session.watch(timeout: .zero, interrupt: nil) == .quiet)
-        kernel.deliver([.advertisingRemoved(instance: 3)])
-        #expect(try session.watch(timeout: .zero, interrupt: nil) == .disrupted(.instanceRemoved(3)))
+        kernel.deliver([.advertisingRemoved(instance: 2)])
+        #expect(try session.watch(timeout: .zero, interrupt: nil) == .disrupted(.instanceRemoved(2)))
     }
 
     @Test func powerOffAndOnAreFollowed() throws {
@@ -250,7 +250,7 @@ final class FakeSession: AdvertisingSession {
         kernel.deliver([.newSettings([.lowEnergy])])
         #expect(try session.watch(timeout: .zero, interrupt: nil) == .disrupted(.poweredOff))
         #expect(session.availability() == .down)
-        kernel.deliver([.advertisingRemoved(instance: 3)])  // while off: expected, not news
+        kernel.deliver([.advertisingRemoved(instance: 2)])  // while off: expected, not news
         #expect(try session.watch(timeout: .zero, interrupt: nil) == .quiet)
         kernel.deliver([.newSettings([.powered, .lowEnergy])])
         #expect(try session.watch(timeout: .zero, interrupt: nil) == .adapterBack)
