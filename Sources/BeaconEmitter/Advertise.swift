@@ -69,6 +69,7 @@ struct Advertise: ParsableCommand {
 
     func validate() throws {
         if legacy && extended { throw ValidationError("--legacy and --extended exclude each other") }
+        try accessOptions.check(deviceOptions.specification)
         if keep && accessOptions.access == .userChannel {
             throw ValidationError("--keep does not go with --access user-channel: the kernel takes the adapter back, "
                                   + "down, when beacon-emit exits; use --access mgmt (the default) or raw to keep beacons on")

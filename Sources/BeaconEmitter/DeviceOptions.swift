@@ -57,6 +57,15 @@ struct AccessOptions: ParsableArguments {
         """, valueName: "way"))
     var access: KernelAccess = .automatic
 
+    /// `--access` other than auto and raw names a kernel adapter's way in.
+    func check(_ device: DeviceSpecification) throws {
+        do {
+            if access != .automatic { _ = try AdvertisingLaunch.resolve(access, device: device) }
+        } catch {
+            throw ValidationError(error.description)
+        }
+    }
+
     /// Records the instances a managed run added, for `beacon-emit stop`; a record that
     /// cannot be written is reported, not fatal (the beacons are on the air).
     func record(_ plan: AdvertisingPlan?, adapter: String, printer: EmitterPrinter) {

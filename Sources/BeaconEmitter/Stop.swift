@@ -16,6 +16,10 @@ struct Stop: ParsableCommand {
     @OptionGroup var deviceOptions: DeviceOptions
     @OptionGroup var accessOptions: AccessOptions
 
+    func validate() throws {
+        try accessOptions.check(deviceOptions.specification)
+    }
+
     func run() throws {
         do {
             let access = try AdvertisingLaunch.resolve(accessOptions.access, device: deviceOptions.specification,
