@@ -16,26 +16,18 @@ public final class DescriptorTransport: HCITransport {
     private var decoder = H4StreamDecoder()
     private let afterRead: (Int32) -> Void
     private let closeDescriptor: (Int32) -> Void
-    private let health: () -> Int32?
     private var buffer = [UInt8](repeating: 0, count: 4096)
 
     /// Takes ownership of `descriptor`.
     /// - Parameters:
     ///   - afterRead: called after each read (TCP re-arms TCP_QUICKACK here).
     ///   - closeDescriptor: how to release it (`close` unless the owner says otherwise).
-    ///   - health: returns an errno when the controller has become unusable (nil when fine).
     init(name: String, descriptor: Int32, afterRead: @escaping (Int32) -> Void = { _ in },
-         closeDescriptor: @escaping (Int32) -> Void = { _ = Glibc.close($0) },
-         health: @escaping () -> Int32? = { nil }) {
+         closeDescriptor: @escaping (Int32) -> Void = { _ = Glibc.close($0) }) {
         self.name = name
         self.descriptor = descriptor
         self.afterRead = afterRead
         self.closeDescriptor = closeDescriptor
-        self.health = health
-    }
-
-    public func checkHealth() throws(TransportError) {
-        if let code = health() { throw .system(call: "\(name) state", errno: code) }
     }
 
     deinit { close() }

@@ -29,18 +29,12 @@ public protocol HCITransport: AnyObject {
     /// Releases the transport. Safe to call more than once.
     func close()
 
-    /// Checks that the controller is still usable where silence would not show it (a kernel
-    /// adapter taken down delivers no error, only no events).
-    /// - Throws: `TransportError` when it is not.
-    func checkHealth() throws(TransportError)
-
     /// The descriptor to poll beside others, where there is one: readable means `receive`
     /// has something (a kernel socket delivers one packet per read).
     var pollDescriptor: Int32? { get }
 }
 
 extension HCITransport {
-    public func checkHealth() throws(TransportError) {}
     public var pollDescriptor: Int32? { nil }
 }
 

@@ -25,12 +25,7 @@ public enum KernelSocketTransport {
         }
         let fd = chci_open_device(id)
         if fd < 0 { throw classify(-fd, call: "hci_open_dev(\(id))", adapter: Int(id)) }
-        return DescriptorTransport(name: "hci\(id)", descriptor: fd, closeDescriptor: { _ = chci_close_device($0) },
-                                   health: {
-                                       // A socket on an adapter taken down reports nothing; ask the kernel.
-                                       let state = chci_device_is_up(id)
-                                       return state == 1 ? nil : state == 0 ? ENETDOWN : -state
-                                   })
+        return DescriptorTransport(name: "hci\(id)", descriptor: fd, closeDescriptor: { _ = chci_close_device($0) })
     }
 
     /// Opens the kernel's management socket (`HCI_CHANNEL_CONTROL`), through which the
