@@ -156,7 +156,9 @@ struct Advertise: ParsableCommand {
         accessOptions.record(session.plan, adapter: adapter, printer: printer)
         try Emitter.run(session, duration: runDuration, keep: keep, interrupt: interrupt, failFast: failFast,
                         device: adapter, report: printer.handle)
-        if !keep { InstanceRecord.remove(adapter: adapter) }
+        // The record goes once nothing of ours is left (an instance the kernel would not remove
+        // while the adapter was down stays recorded, for `beacon-emit stop`).
+        if !keep && session.plan == nil { InstanceRecord.remove(adapter: adapter) }
     }
 
     /// Beacons through HCI commands: a raw kernel socket, the user channel, or an H4 link.

@@ -110,6 +110,9 @@ final class EmitterPrinter {
             } else {
                 Console.error("could not put the beacons back yet (trying again in \(Self.milliseconds(retryIn)) ms): \(error)")
             }
+        case let .leftBehind(error):
+            Console.error("could not take the beacons off \(device) at exit: \(error); run `beacon-emit stop -i \(device)` "
+                          + "once it is back")
         case let .restored(cause, gap, afterUsable):
             if json {
                 var object = JSONObject()

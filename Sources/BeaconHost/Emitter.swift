@@ -22,6 +22,9 @@ public enum EmitterEvent: Sendable {
     /// The beacons are back on the air: what had knocked them off, how long they were off,
     /// and how long it took from the adapter being usable again.
     case restored(Disruption, gap: Duration, afterUsable: Duration)
+    /// At exit, the beacons could not be taken off (the adapter is down, the kernel refused):
+    /// what went wrong; `beacon-emit stop` can finish the job once the adapter is back.
+    case leftBehind(HostError)
 }
 
 /// Runs the advertising flow in the foreground until a signal or the duration ends, then
@@ -136,18 +139,30 @@ public final class Emitter {
                 try supervisor.tick()
             }
         } catch {
-            try? session.stop()
+            stopLeavingNothing(session, report: report)
             throw error
         }
         if keep {
             report(.stopped(reason: reason, keptOn: true))
         } else {
-            if !supervisor.isOffAir {
+            if supervisor.isOffAir {
+                stopLeavingNothing(session, report: report)
+            } else {
                 try session.stop()
-            } else if session.availability() == .usable {
-                try? session.stop()  // what is left of the beacons: a refusal only says nothing is
             }
             report(.stopped(reason: reason, keptOn: false))
+        }
+    }
+
+    /// Takes off what is left of the beacons when they may already be off the air or the
+    /// adapter unusable: a kernel that still holds an instance of an adapter that is down puts
+    /// it back on the air when the adapter comes up, so it is removed all the same; what cannot
+    /// be removed is reported.
+    private static func stopLeavingNothing(_ session: AdvertisingSession, report: (EmitterEvent) -> Void) {
+        do {
+            try session.stop()
+        } catch {
+            report(.leftBehind(error))
         }
     }
 

@@ -128,6 +128,7 @@ public final class HCISession: AdvertisingSession {
 
     public func stop() throws(HostError) {
         guard !linkLost else { return }
+        if let kernelIndex, !KernelSocketTransport.isUp(index: kernelIndex) { return }  // a down adapter forgets its sets
         try advertiser.stop()
     }
 }

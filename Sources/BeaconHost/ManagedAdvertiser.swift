@@ -151,18 +151,25 @@ public final class ManagedAdvertiser {
 
     /// Removes this advertiser's instances, and no other. One already gone (removed by the
     /// kernel at power off) is success.
-    /// - Throws: `HostError` for any other refusal.
+    /// - Throws: `HostError` for any other refusal, after trying every instance; the plan
+    ///   keeps the instances that are left.
     public func stop() throws(HostError) {
-        guard let plan else { return }
+        guard var plan else { return }
+        var failure: HostError? = nil
         for instance in plan.handles {
             step("remove instance \(instance) (Remove Advertising)")
             do {
                 try client.send(RemoveAdvertising(instance: instance))
             } catch let .managementRefused(_, status, _, _) where status == .invalidParameters {
                 // Already gone.
+            } catch {
+                failure = error
+                continue
             }
+            plan.handles.removeAll { $0 == instance }
         }
-        self.plan = nil
+        self.plan = failure == nil ? nil : plan
+        if let failure { throw failure }
     }
 
     private func step(_ text: String) { log?(text) }

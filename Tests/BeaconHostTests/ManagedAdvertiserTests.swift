@@ -115,6 +115,15 @@ func addSteps(instance: UInt8, data: [UInt8] = referenceData) -> [ScriptedKernel
         #expect(kernel.remainingSteps == 0)
     }
 
+    @Test func anInstanceTheKernelWillNotRemoveStaysInThePlan() throws {
+        let kernel = ScriptedKernel([featuresStep()] + addSteps(instance: 1)
+                                    + [completes(RemoveAdvertising(instance: 1), status: .failed)])
+        let advertiser = advertiser(kernel)
+        try advertiser.start()
+        #expect(throws: HostError.self) { try advertiser.stop() }
+        #expect(advertiser.plan?.handles == [1], "kept for beacon-emit stop to finish")
+    }
+
     @Test func mgmtStatusesSayWhatToDo() {
         let cases: [(MgmtStatus, String, Int32)] = [
             (.busy, "try again in a moment", 76),
