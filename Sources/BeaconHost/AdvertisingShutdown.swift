@@ -54,12 +54,7 @@ public enum AdvertisingShutdown {
         let present = Set(try client.send(ReadAdvertisingFeatures()).instances)
         var removed: [UInt8] = []
         for instance in record.instances where present.contains(instance) {
-            do {
-                try client.send(RemoveAdvertising(instance: instance))
-                removed.append(instance)
-            } catch let .managementRefused(_, status, _, _) where status == .invalidParameters {
-                // Gone meanwhile.
-            }
+            if try client.removeInstance(instance) { removed.append(instance) }
         }
         InstanceRecord.remove(adapter: adapter)
         return removed.isEmpty ? "beacon-emit's recorded instances were already gone"

@@ -125,7 +125,7 @@ public final class ManagedAdvertiser {
             do {
                 try add(instance: instance, beacon: position)
             } catch .managementRefused {
-                _ = try? client.send(RemoveAdvertising(instance: instance))
+                _ = try? client.removeInstance(instance)
                 try add(instance: instance, beacon: position)
             }
         }
@@ -159,9 +159,7 @@ public final class ManagedAdvertiser {
         for instance in plan.handles {
             step("remove instance \(instance) (Remove Advertising)")
             do {
-                try client.send(RemoveAdvertising(instance: instance))
-            } catch let .managementRefused(_, status, _, _) where status == .invalidParameters {
-                // Already gone.
+                try client.removeInstance(instance)
             } catch {
                 failure = error
                 continue

@@ -107,4 +107,33 @@ public final class MgmtClient {
             }
         }
     }
+
+    /// Removes advertising instance `instance`.
+    ///
+    /// After the adapter was taken down and up under it (`hciconfig down`/`up`), Linux keeps an
+    /// instance whose set the controller has forgotten, and refuses to remove it (Failed: the
+    /// controller does not know the set). An update of its parameters then fails too, and on
+    /// that failure the kernel drops the instance; so a Failed removal is followed by such an
+    /// update and a second removal.
+    /// - Returns: false when the instance was already gone.
+    /// - Throws: `HostError` when the kernel refuses otherwise.
+    @discardableResult
+    public func removeInstance(_ instance: UInt8) throws(HostError) -> Bool {
+        do {
+            try send(RemoveAdvertising(instance: instance))
+            return true
+        } catch let .managementRefused(_, status, _, _) where status == .invalidParameters {
+            return false
+        } catch let .managementRefused(_, status, _, _) where status == .failed {
+            trace?("instance \(instance) is stuck in the kernel: updating it so that the kernel drops it")
+            _ = try? send(AddExtendedAdvertisingParameters(instance: instance, flags: [.intervalParameters],
+                                                           minimumInterval: 0x0800, maximumInterval: 0x0800))
+            do {
+                try send(RemoveAdvertising(instance: instance))
+            } catch let .managementRefused(_, status, _, _) where status == .invalidParameters {
+                // Dropped by the kernel.
+            }
+            return true
+        }
+    }
 }

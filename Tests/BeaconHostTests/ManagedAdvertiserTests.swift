@@ -115,9 +115,24 @@ func addSteps(instance: UInt8, data: [UInt8] = referenceData) -> [ScriptedKernel
         #expect(kernel.remainingSteps == 0)
     }
 
+    @Test func aStuckInstanceIsDroppedThroughAFailedUpdate() throws {
+        // Linux after hciconfig down/up: the removal fails, an update fails, and the kernel drops it.
+        let kernel = ScriptedKernel([featuresStep()] + addSteps(instance: 1) + [
+            completes(RemoveAdvertising(instance: 1), status: .failed),
+            completes(AddExtendedAdvertisingParameters(instance: 1, flags: [.intervalParameters],
+                                                       minimumInterval: 0x0800, maximumInterval: 0x0800), status: .failed),
+            completes(RemoveAdvertising(instance: 1), status: .invalidParameters),
+        ])
+        let advertiser = advertiser(kernel)
+        try advertiser.start()
+        try advertiser.stop()
+        #expect(advertiser.plan == nil)
+        #expect(kernel.remainingSteps == 0)
+    }
+
     @Test func anInstanceTheKernelWillNotRemoveStaysInThePlan() throws {
         let kernel = ScriptedKernel([featuresStep()] + addSteps(instance: 1)
-                                    + [completes(RemoveAdvertising(instance: 1), status: .failed)])
+                                    + [completes(RemoveAdvertising(instance: 1), status: .busy)])
         let advertiser = advertiser(kernel)
         try advertiser.start()
         #expect(throws: HostError.self) { try advertiser.stop() }
