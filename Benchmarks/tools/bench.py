@@ -95,6 +95,11 @@ def table(jmh_path, decode_path, replay_path, emitter_path):
                      f"minimal client {e['minimalSeenMs']:.1f}", e["oursSeenMs"] / e["minimalSeenMs"]))
         rows.append(("emitter: HCI round trips to enabled", str(e["oursRoundTrips"]),
                      f"minimal client {e['minimalRoundTrips']}", e["oursRoundTrips"] / e["minimalRoundTrips"]))
+        if "backEnabledMs" in e:
+            rows.append(("emitter: controller reset under it to enabled again, ms", f"{e['backEnabledMs']:.1f}",
+                         "target 1000", e["backEnabledMs"] / 1000))
+            rows.append(("emitter: reset to seen again at a 2nd device, ms (worst)",
+                         f"{e['backSeenMs']:.1f} ({e['backWorstSeenMs']:.1f})", "target 1000", e["backSeenMs"] / 1000))
 
     widths = [max(len(r[0]) for r in rows), max(len(r[1]) for r in rows), max(len(r[2]) for r in rows)]
     print(f"{'figure':<{widths[0]}}  {'ours':>{widths[1]}}  {'peer or limit':>{widths[2]}}  ratio")

@@ -9,6 +9,9 @@ relay that timestamps every packet. Measured from just before the process is sta
   - first report: the scanner's first report carrying the beacon's UUID.
 The minimal client then does the same on a new connection with Reset and only the advertising
 commands beacon-emit itself sent (copied from the relay's record, byte for byte).
+Then the relay resets the controller under the running emitter (as a bridge, a bootloader or
+another program would) and measures, from that reset's Command Complete (the controller usable
+again): advertising enabled again, and the second device seeing the beacon again.
 
     emitter-timing.py PORT BEACON_EMIT RUNS      prints one JSON object
 """
@@ -93,6 +96,7 @@ class Scanner(threading.Thread):
         command(self.sock, self.stream, 0x200C, b"\x01\x00")  # enable, duplicates kept
         self.needle = None
         self.seen = {}
+        self.sightings = []  # times the current needle was seen, in order
         self.lock = threading.Lock()
         self.start()
 
@@ -102,14 +106,27 @@ class Scanner(threading.Thread):
                 if packet[:2] == b"\x04\x3e":
                     now = time.monotonic()
                     with self.lock:
-                        if self.needle and self.needle in packet and self.needle not in self.seen:
-                            self.seen[self.needle] = now
+                        if self.needle and self.needle in packet:
+                            self.seen.setdefault(self.needle, now)
+                            self.sightings.append(now)
         except OSError:
             return
+
+    def wait_after(self, moment, timeout=5):
+        """The first sighting of the current needle after `moment`, waiting up to `timeout`."""
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            with self.lock:
+                later = [t for t in self.sightings if t > moment]
+            if later:
+                return later[0]
+            time.sleep(0.0005)
+        return None
 
     def wait_for(self, needle, timeout=5):
         with self.lock:
             self.needle = needle
+            self.sightings = []
         end = time.monotonic() + timeout
         while time.monotonic() < end:
             with self.lock:
@@ -131,12 +148,22 @@ class Relay(threading.Thread):
         self.upstream = port
         self.commands = []
         self.enabled_at = None
+        self.reset_at = None      # Command Complete of the reset the relay slipped in
+        self.reenabled_at = None  # the next advertising enable's Command Complete after it
+        self.controller = None
+        self.resetting = False
         self.start()
+
+    def inject_reset(self):
+        """Resets the controller as another program would; its answer goes on to the host."""
+        self.resetting = True
+        self.controller.sendall(b"\x01\x03\x0c\x00")
 
     def run(self):
         host, _ = self.server.accept()
         host.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         controller = connect(self.upstream)
+        self.controller = controller
         pending_enable = set()
 
         def down():
@@ -154,10 +181,17 @@ class Relay(threading.Thread):
         threading.Thread(target=down, daemon=True).start()
         try:
             for packet in packets(controller):
-                if packet[:2] == b"\x04\x0e" and self.enabled_at is None:
+                if packet[:2] == b"\x04\x0e":
                     completed, = struct.unpack_from("<H", packet, 4)
-                    if completed in pending_enable and packet[6] == 0:
-                        self.enabled_at = time.monotonic()
+                    now = time.monotonic()
+                    if completed == 0x0C03 and self.resetting:
+                        self.resetting = False
+                        self.reset_at = now
+                    elif completed in pending_enable and packet[6] == 0:
+                        if self.enabled_at is None:
+                            self.enabled_at = now
+                        elif self.reset_at is not None and self.reenabled_at is None:
+                            self.reenabled_at = now
                 host.sendall(packet)
         except OSError:
             pass
@@ -169,19 +203,28 @@ def run_ours(port, binary, scanner):
     relay = Relay(port)
     start = time.monotonic()
     process = subprocess.Popen([binary, "-i", f"tcp:127.0.0.1:{relay.port}", "--uuid", str(beacon).upper(),
-                                "--major", "1", "--minor", "2", "--duration", "3"],
+                                "--major", "1", "--minor", "2", "--duration", "6"],
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     seen = scanner.wait_for(beacon.bytes)
     while relay.enabled_at is None and time.monotonic() - start < 5:
         time.sleep(0.0005)
+    time.sleep(0.3)
+    relay.inject_reset()
+    while (relay.reset_at is None or relay.reenabled_at is None) and time.monotonic() - start < 5:
+        time.sleep(0.0005)
+    # Reports already on their way when the controller was reset are not the beacon back.
+    seen_again = scanner.wait_after(relay.reenabled_at or relay.reset_at or start, timeout=2)
     process.send_signal(signal.SIGTERM)
     process.wait(timeout=10)
     if relay.enabled_at is None or seen is None:
         raise RuntimeError("beacon-emit did not enable advertising, or nothing was seen")
+    if relay.reenabled_at is None or seen_again is None:
+        raise RuntimeError("beacon-emit did not put the beacon back after a controller reset")
     flow = relay.commands
     first_advertising = next(i for i, c in enumerate(flow) if opcode(c) in ADVERTISING_OPCODES)
     enable_index = next(i for i, c in enumerate(flow) if is_enable(c))
     return {"enabled": relay.enabled_at - start, "seen": seen - start, "roundTrips": enable_index + 1,
+            "backEnabled": relay.reenabled_at - relay.reset_at, "backSeen": seen_again - relay.reset_at,
             "commands": [opcode(c) for c in flow[:enable_index + 1]],
             "advertising": flow[first_advertising:enable_index + 1], "uuid": beacon.bytes}
 
@@ -220,6 +263,8 @@ def main():
         "oursEnabledMs": median(ours, "enabled"), "oursSeenMs": median(ours, "seen"),
         "minimalEnabledMs": median(minimal, "enabled"), "minimalSeenMs": median(minimal, "seen"),
         "oursRoundTrips": ours[0]["roundTrips"], "minimalRoundTrips": minimal[0]["roundTrips"],
+        "backEnabledMs": median(ours, "backEnabled"), "backSeenMs": median(ours, "backSeen"),
+        "backWorstSeenMs": max(r["backSeen"] for r in ours) * 1000,
         "oursCommands": [f"{c:#06x}" for c in ours[0]["commands"]], "runs": runs,
     }))
 

@@ -22,6 +22,8 @@ public final class HCIController {
     /// Num_HCI_Command_Packets last granted. A controller starts with one credit.
     private var credits = 1
     private var pendingEvents: [HCIEvent] = []
+    /// Whether `nextEvent`'s wait handed the observer a packet (it then returns early).
+    private var observedWhileWaiting = false
 
     public init(transport: any HCITransport, commandTimeout: Duration = .seconds(2)) {
         self.transport = transport
@@ -88,16 +90,22 @@ public final class HCIController {
 
     /// The next event that is not an answer to a command, waiting at most `timeout`.
     /// - Parameter interrupt: a descriptor that ends the wait early (the signal pipe).
-    /// - Returns: nil on timeout or interrupt.
+    /// - Returns: nil on timeout or interrupt, or as soon as the `observer` has been handed
+    ///   something (so that a watcher acts on it at once, not at the end of the wait).
     /// - Throws: `HostError` when the link fails or the controller reports a hardware error.
     public func nextEvent(timeout: Duration, interrupt: Int32? = nil) throws(HostError) -> HCIEvent? {
         if !pendingEvents.isEmpty { return pendingEvents.removeFirst() }
         let deadline = ContinuousClock.now + timeout
-        while let event = try receiveEvent(until: deadline, interrupt: interrupt) {
+        observedWhileWaiting = false
+        while !observedWhileWaiting,
+              let event = try receiveEvent(until: deadline, interrupt: interrupt, returnOnObserved: true) {
             switch event {
             case let .commandComplete(complete):
                 absorbCredits(event)
-                observer?(.commandComplete(complete))
+                if let observer {
+                    observer(.commandComplete(complete))
+                    observedWhileWaiting = true
+                }
             case .commandStatus: absorbCredits(event)
             case let .hardwareError(code): throw .hardwareError(code: code)
             default: return event
@@ -106,9 +114,10 @@ public final class HCIController {
         return nil
     }
 
-    /// The next event from the transport; nil once `deadline` passes or `interrupt` is readable.
-    private func receiveEvent(until deadline: ContinuousClock.Instant, interrupt: Int32? = nil) throws(HostError)
-        -> HCIEvent? {
+    /// The next event from the transport; nil once `deadline` passes or `interrupt` is readable
+    /// (or, with `returnOnObserved`, once another program's command went to the observer).
+    private func receiveEvent(until deadline: ContinuousClock.Instant, interrupt: Int32? = nil,
+                              returnOnObserved: Bool = false) throws(HostError) -> HCIEvent? {
         while true {
             let remaining = ContinuousClock.now.duration(to: deadline)
             let result: ReceiveResult
@@ -121,7 +130,11 @@ public final class HCIController {
             case .timedOut, .interrupted: return nil
             case let .packet(packet):
                 if let event = try decodeEvent(packet) { return event }
-                if let observer, let command = try? packet.command() { observer(.command(command)) }
+                if let observer, let command = try? packet.command() {
+                    observer(.command(command))
+                    observedWhileWaiting = true
+                    if returnOnObserved { return nil }
+                }
             }
         }
     }

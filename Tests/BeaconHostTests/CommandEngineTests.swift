@@ -78,6 +78,21 @@ import Testing
         #expect(event == (try HCIEvent(parsing: report)))
     }
 
+    /// A watcher must hear of another program's reset at once, not when its wait ends (a
+    /// session waiting a second would leave the beacons off the air for most of it).
+    @Test func anObservedPacketEndsTheWait() throws {
+        let report = hex("3E 0C 02 01 03 00 01 02 03 04 05 06 00 C4")
+        let transport = ScriptedTransport([.init(command: nil, answers: [complete(0x0C03), report])])
+        let controller = HCIController(transport: transport)
+        var observed: [ObservedPacket] = []
+        controller.observer = { observed.append($0) }
+        #expect(try controller.nextEvent(timeout: .seconds(1)) == nil)
+        #expect(observed.count == 1)
+        #expect(try controller.nextEvent(timeout: .milliseconds(10)) == (try HCIEvent(parsing: report)))
+        controller.observer = nil
+        #expect(observed.count == 1)
+    }
+
     @Test func hardwareErrorEndsTheCommand() {
         let transport = ScriptedTransport([.init(command: hex("03 0C 00"), answers: [hex("10 01 07")])])
         do {
