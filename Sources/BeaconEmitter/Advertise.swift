@@ -151,8 +151,8 @@ struct Advertise: ParsableCommand {
         let adapter = connection.client.adapter
         printer.device = adapter
         if deviceOptions.verbose { connection.client.trace = { printer.progress("  " + $0) } }
-        let session = try AdvertisingLaunch.startManaged(connection, options: options, started: started,
-                                                         report: printer.handle)
+        let session = try AdvertisingLaunch.startManaged(connection, options: options, bringingUp: deviceOptions.up,
+                                                         started: started, report: printer.handle)
         accessOptions.record(session.plan, adapter: adapter, printer: printer)
         try Emitter.run(session, duration: runDuration, keep: keep, interrupt: interrupt, failFast: failFast,
                         device: adapter, report: printer.handle)
@@ -175,7 +175,7 @@ struct Advertise: ParsableCommand {
             try showVirtualRoundTrip(connection, expected: options.beacons, printer: printer)
         }
         let session = AdvertisingLaunch.supervise(advertiser, on: connection, userChannel: userChannel,
-                                                  report: printer.handle)
+                                                  bringingUp: deviceOptions.up, report: printer.handle)
         try Emitter.run(session, duration: runDuration, keep: keep, interrupt: interrupt, failFast: failFast,
                         device: connection.device.description, report: printer.handle)
     }

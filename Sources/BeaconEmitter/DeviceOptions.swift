@@ -10,7 +10,7 @@ struct DeviceOptions: ParsableArguments {
         valueName: "device"))
     var device: String?
 
-    @Flag(help: "Bring a kernel adapter that is down up first.")
+    @Flag(help: "Bring a kernel adapter that is down up first (advertise: again when it is unplugged and comes back).")
     var up = false
 
     @Flag(name: [.short, .long], help: "Report each step and HCI command.")

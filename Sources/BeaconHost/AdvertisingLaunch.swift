@@ -28,14 +28,15 @@ public enum AdvertisingLaunch {
 
     /// Starts the beacons as management instances on adapter `index` and returns the session
     /// that keeps them there, watching a raw socket for resets where one opens.
+    /// - Parameter bringingUp: `--up`, applied again to an adapter that goes away and comes back.
     /// - Throws: `HostError`; nothing stays added when it throws.
     public static func startManaged(_ connection: ManagementConnection, options: AdvertisingOptions,
-                                    started: ContinuousClock.Instant, report: @escaping (EmitterEvent) -> Void)
-        throws(HostError) -> ManagedSession {
+                                    bringingUp: Bool = false, started: ContinuousClock.Instant,
+                                    report: @escaping (EmitterEvent) -> Void) throws(HostError) -> ManagedSession {
         let advertiser = try Emitter.startManaged(client: connection.client, options: options, started: started,
                                                   report: report)
         let index = Int(connection.client.index)
-        let session = ManagedSession(advertiser: advertiser) {
+        let session = ManagedSession(advertiser: advertiser, bringsUpReturningAdapter: bringingUp) {
             (try? KernelSocketTransport.open(index: index)).map { HCIController(transport: $0) }
         }
         session.log = { report(.step($0)) }
@@ -46,8 +47,9 @@ public enum AdvertisingLaunch {
     /// air, reopening the link where that makes sense: a raw socket on a kernel adapter that
     /// went away and came back, a TCP bridge or serial port, a user channel. Not the private
     /// virtual controller, which ends with its link.
+    /// - Parameter bringingUp: `--up`, applied again to a kernel adapter that goes away and comes back.
     public static func supervise(_ advertiser: Advertiser, on connection: ControllerConnection, userChannel: Bool,
-                                 report: @escaping (EmitterEvent) -> Void) -> HCISession {
+                                 bringingUp: Bool = false, report: @escaping (EmitterEvent) -> Void) -> HCISession {
         let device = connection.device
         let trace = connection.controller.trace
         var reconnect: (() throws(HostError) -> HCIController)? = nil
@@ -63,7 +65,8 @@ public enum AdvertisingLaunch {
             }
         }
         let session = HCISession(advertiser: advertiser, kernelIndex: connection.sharedKernelIndex,
-                                 ownsController: connection.ownsController, reconnect: reconnect)
+                                 ownsController: connection.ownsController,
+                                 bringsUpReturningAdapter: bringingUp, reconnect: reconnect)
         session.log = { report(.step($0)) }
         return session
     }

@@ -22,18 +22,24 @@ public final class HCISession: AdvertisingSession {
     private var linkLost = false
     private var nextReconnect = ContinuousClock.now
     private var reconnectDelay = Duration.milliseconds(200)
+    /// `--up`: a kernel adapter that comes back after going away (unplugged) is brought up, as
+    /// the first one was; one that someone takes down is left down.
+    private let bringsUpReturningAdapter: Bool
+    private var adapterWentAway = false
     /// Called with each step, for `--verbose`.
     public var log: ((String) -> Void)?
 
     /// - Parameters:
     ///   - kernelIndex: the adapter, for a raw kernel socket (nil for H4 links and the user channel).
+    ///   - bringsUpReturningAdapter: `--up`: a kernel adapter that comes back is brought up.
     ///   - reconnect: opens a new link to the same controller; nil when a lost link ends the run.
-    public init(advertiser: Advertiser, kernelIndex: Int?, ownsController: Bool,
+    public init(advertiser: Advertiser, kernelIndex: Int?, ownsController: Bool, bringsUpReturningAdapter: Bool = false,
                 reconnect: (() throws(HostError) -> HCIController)?) {
         self.advertiser = advertiser
         self.controller = advertiser.controller
         self.kernelIndex = kernelIndex
         self.ownsController = ownsController
+        self.bringsUpReturningAdapter = bringsUpReturningAdapter
         self.reconnect = reconnect
         watchOthers(on: controller)
     }
@@ -62,10 +68,14 @@ public final class HCISession: AdvertisingSession {
         } catch let .hardwareError(code) {
             return .disrupted(.hardwareError(code: code))
         } catch let .transport(error, device) {
+            // Closed at once: a socket still bound to an unplugged adapter keeps the kernel from
+            // freeing its index, and the adapter would come back under another name.
+            controller.transport.close()
             if let kernelIndex {
                 // A raw socket on an adapter that was unregistered fails; one that is down does not.
                 guard !KernelSocketTransport.exists(index: kernelIndex) else { throw .transport(error, device: device) }
                 linkLost = true
+                adapterWentAway = true
                 return .disrupted(.adapterRemoved)
             }
             guard reconnect != nil else { throw .transport(error, device: device) }
@@ -94,7 +104,15 @@ public final class HCISession: AdvertisingSession {
         }
         guard linkLost else { return .usable }
         if let kernelIndex, !KernelSocketTransport.isUp(index: kernelIndex) {
-            return KernelSocketTransport.exists(index: kernelIndex) ? .down : .gone
+            guard KernelSocketTransport.exists(index: kernelIndex) else { return .gone }
+            guard bringsUpReturningAdapter && adapterWentAway else { return .down }
+            do {
+                try KernelSocketTransport.bringUp(index: kernelIndex)
+                log?("the adapter is back: brought it up (--up)")
+            } catch {
+                log?("the adapter is back but does not come up yet: \(error)")
+                return .down
+            }
         }
         // A lost link is opened again, at most every few seconds while it fails.
         guard let reconnect, ContinuousClock.now >= nextReconnect else { return .gone }
@@ -104,6 +122,7 @@ public final class HCISession: AdvertisingSession {
             controller.trace = trace
             watchOthers(on: controller)
             linkLost = false
+            adapterWentAway = false
             log?("the link to the controller is open again")
             return .usable
         } catch {

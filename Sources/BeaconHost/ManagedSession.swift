@@ -16,12 +16,20 @@ public final class ManagedSession: AdvertisingSession {
     private var powered = true
     private var present = true
     private var pending: [SessionSignal] = []
+    /// `--up`: an adapter that comes back after going away (unplugged) starts as the kernel
+    /// makes it, powered off; it is switched on as the first one was. One that someone powers
+    /// off is left off.
+    private let bringsUpReturningAdapter: Bool
     /// Called with each step, for `--verbose`.
     public var log: ((String) -> Void)?
 
-    /// - Parameter openMonitor: opens a raw HCI socket on the same adapter (nil when it cannot).
-    public init(advertiser: ManagedAdvertiser, openMonitor: @escaping () -> HCIController?) {
+    /// - Parameters:
+    ///   - openMonitor: opens a raw HCI socket on the same adapter (nil when it cannot).
+    ///   - bringsUpReturningAdapter: `--up`: LE and power switched on for an adapter that comes back.
+    public init(advertiser: ManagedAdvertiser, bringsUpReturningAdapter: Bool = false,
+                openMonitor: @escaping () -> HCIController?) {
         self.advertiser = advertiser
+        self.bringsUpReturningAdapter = bringsUpReturningAdapter
         self.openMonitor = openMonitor
         attachMonitor()
     }
@@ -80,7 +88,17 @@ public final class ManagedSession: AdvertisingSession {
             pending.append(.disrupted(.adapterRemoved))
         case .indexAdded:
             present = true
-            let settings = try? client.send(ReadControllerInformation()).currentSettings
+            var settings = try? client.send(ReadControllerInformation()).currentSettings
+            if bringsUpReturningAdapter, let current = settings {
+                if !current.contains(.lowEnergy) {
+                    log?("the adapter is back: switch LE on (--up)")
+                    settings = (try? client.send(SetLowEnergy(enabled: true)))?.currentSettings ?? settings
+                }
+                if !current.contains(.powered) {
+                    log?("the adapter is back: power it on (--up)")
+                    settings = (try? client.send(SetPowered(powered: true)))?.currentSettings ?? settings
+                }
+            }
             powered = settings?.contains(.powered) ?? false
             if powered { pending.append(.adapterBack) }
         case let .controllerError(code):

@@ -225,15 +225,43 @@ final class FakeSession: AdvertisingSession {
         #expect(signals == [.disrupted(.controllerReset), .disrupted(.hardwareError(code: 0x2A))])
         #expect(try session.watch(timeout: .zero, interrupt: nil) == .quiet)
     }
+
+    /// A lost link is closed at once (a socket left bound to an unplugged kernel adapter keeps
+    /// its index taken, so it would come back under another name), then opened again.
+    @Test func aLostLinkIsClosedThenReopened() throws {
+        let transport = ScriptedTransport(Array(legacySteps.dropFirst()))
+        transport.closeWhenDone = true
+        let advertiser = Advertiser(controller: HCIController(transport: transport),
+                                    options: AdvertisingOptions(beacons: [referenceBeacon], mode: .legacy))
+        let fresh = ScriptedTransport(answeringEverything: true)
+        let session = HCISession(advertiser: advertiser, kernelIndex: nil, ownsController: true,
+                                 reconnect: { HCIController(transport: fresh) })
+        try advertiser.start(capabilities: capabilities(extended: false), controllerWasReset: true)
+        #expect(!transport.closed)
+        #expect(try session.watch(timeout: .zero, interrupt: nil) == .disrupted(.linkClosed("scripted")))
+        #expect(transport.closed)
+        #expect(session.availability() == .usable)
+        try session.restore()
+        #expect(fresh.sent.first == hex("03 0C 00  // Reset, then the same beacon"))
+        #expect(fresh.sent.count > 1)
+    }
 }
 
 @Suite struct ManagedSessionTests {
-    func session(_ extra: [ScriptedKernel.Step] = []) throws -> (ManagedSession, ScriptedKernel) {
+    func session(_ extra: [ScriptedKernel.Step] = [], bringingUp: Bool = false) throws -> (ManagedSession, ScriptedKernel) {
         let kernel = ScriptedKernel([featuresStep(taken: [1])] + addSteps(instance: 2) + extra)
         let advertiser = ManagedAdvertiser(client: MgmtClient(transport: kernel, index: 0),
                                            options: AdvertisingOptions(beacons: [referenceBeacon]))
         try advertiser.start()
-        return (ManagedSession(advertiser: advertiser, openMonitor: { nil }), kernel)
+        return (ManagedSession(advertiser: advertiser, bringsUpReturningAdapter: bringingUp, openMonitor: { nil }), kernel)
+    }
+
+    /// Read Controller Information's return parameters with `settings` current.
+    func information(_ settings: UInt32) -> [UInt8] {
+        var information: [UInt8] = [0, 0, 0, 1, 0xAA, 0, 9, 0xF1, 0x05]
+        information.appendLE(UInt32(0x0201))
+        information.appendLE(settings)
+        return information
     }
 
     @Test func ourInstanceRemovedIsADisruptionAnotherProgramsIsNot() throws {
@@ -270,6 +298,30 @@ final class FakeSession: AdvertisingSession {
         #expect(session.availability() == .usable)
         kernel.deliver([.controllerError(code: 7)])
         #expect(try session.watch(timeout: .zero, interrupt: nil) == .disrupted(.hardwareError(code: 7)))
+    }
+
+    /// With --up, an adapter that comes back (plugged in again, as the kernel makes it: LE and
+    /// power off) is switched on as the first one was; without it, the session waits.
+    @Test func aReturningAdapterIsBroughtUpWithUp() throws {
+        let (session, kernel) = try session([
+            completes(ReadControllerInformation(), returning: information(0)),
+            completes(SetLowEnergy(enabled: true), returning: [0x00, 0x02, 0, 0]),
+            completes(SetPowered(powered: true), returning: [0x01, 0x02, 0, 0]),
+        ], bringingUp: true)
+        kernel.deliver([.indexRemoved])
+        #expect(try session.watch(timeout: .zero, interrupt: nil) == .disrupted(.adapterRemoved))
+        kernel.deliver([.indexAdded])
+        #expect(try session.watch(timeout: .zero, interrupt: nil) == .adapterBack)
+        #expect(session.availability() == .usable)
+        #expect(kernel.remainingSteps == 0)
+
+        let (plain, plainKernel) = try self.session([completes(ReadControllerInformation(), returning: information(0))])
+        plainKernel.deliver([.indexRemoved])
+        #expect(try plain.watch(timeout: .zero, interrupt: nil) == .disrupted(.adapterRemoved))
+        plainKernel.deliver([.indexAdded])
+        #expect(try plain.watch(timeout: .zero, interrupt: nil) == .quiet)
+        #expect(plain.availability() == .down)
+        #expect(plainKernel.remainingSteps == 0)
     }
 
     @Test func eventsAboutOtherAdaptersAreIgnored() throws {
