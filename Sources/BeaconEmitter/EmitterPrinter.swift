@@ -43,6 +43,7 @@ final class EmitterPrinter {
                 object.add("device", device)
                 object.add("mode", plan.mode.rawValue)
                 object.add("sets", plan.handles.count)
+                object.add("handles", integers: plan.handles)
                 object.add("rotating", plan.rotating)
                 object.add("address", plan.address?.description ?? "")
                 object.add("addressType", plan.addressIsRandom ? "random" : "public")

@@ -72,6 +72,12 @@ struct JSONObject: ~Copyable {
         add(key, raw: value ? "true" : "false")
     }
 
+    /// An array of integers: [1,2].
+    mutating func add(_ key: StaticString, integers: [some BinaryInteger]) {
+        appendKey(key)
+        out.append(utf8: "[" + integers.map { String($0) }.joined(separator: ",") + "]")
+    }
+
     /// A number already formatted as a JSON number (callers guarantee the form).
     mutating func add(_ key: StaticString, number: String) {
         appendKey(key)

@@ -53,6 +53,17 @@ import Testing
         #expect(object.line == #"{"max":18446744073709551615,"min":-9223372036854775808}"#)
     }
 
+    @Test func integerArraysReadBack() throws {
+        for values in [[], [0], [1, 2, 239], [UInt8.max]] as [[UInt8]] {
+            var object = JSONObject()
+            object.add("handles", integers: values)
+            object.add("after", 1)
+            let read = try parsed(object.line)
+            #expect(read["handles"] as? [Int] == values.map(Int.init), "\(object.line)")
+            #expect(read["after"] as? Int == 1)
+        }
+    }
+
     @Test func bytesAddressesAndUUIDsReadBack() throws {
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<500 {

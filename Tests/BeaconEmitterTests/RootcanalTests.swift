@@ -202,6 +202,7 @@ extension Rig {
         let emitter = try BackgroundProcess.beaconEmit(["-i", "tcp:127.0.0.1:\(proxy.port)", "--json", "--duration", "4"]
                                                        + referenceArguments)
         #expect(emitter.waitForOutput("\"event\":\"advertising\""), "\(emitter.stderr)")
+        #expect(emitter.stdout.contains("\"sets\":1,\"handles\":[0],"), "\(emitter.stdout)")
         let before = proxy.commands.count
         if cause == "reset" {
             proxy.sendToController(Reset().packet)
