@@ -22,6 +22,7 @@ enum FuzzTarget: String, CaseIterable {
     case packet
     case btsnoop
     case mgmt
+    case packetText = "packet-text"
 
     func run(_ bytes: [UInt8]) {
         switch self {
@@ -113,6 +114,25 @@ enum FuzzTarget: String, CaseIterable {
                 require(stable, "typed management command round trip 0x\(String(packet.code, radix: 16))")
             }
             for parse in mgmtReturnParsers { _ = try? parse(packet.parameters[...]) }
+        case .packetText:
+            // Lines of other tools' text: any bytes, no crash; a packet is never empty and never
+            // starts on a line after the input's last; the same lines read again give the same.
+            let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+            func read() -> [PacketTextReader.Item] {
+                var reader = PacketTextReader()
+                var items: [PacketTextReader.Item] = []
+                for (index, line) in lines.enumerated() {
+                    var text = String(line)
+                    _ = text.withUTF8 { (PacketTextReader.startsLikeHex($0), PacketTextReader.looksLikeHex($0)) }
+                    items += reader.add(text, number: index + 1)
+                }
+                return items + reader.finish()
+            }
+            let items = read()
+            for case let .packet(packet) in items {
+                require(!packet.bytes.isEmpty && packet.line >= 1 && packet.line <= lines.count, "packet text: a packet in range")
+            }
+            require(read() == items, "packet text: reading is repeatable")
         }
     }
 
