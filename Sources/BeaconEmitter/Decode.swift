@@ -37,6 +37,14 @@ struct Decode: ParsableCommand {
     @Flag(name: .long, help: "Print one JSON object per beacon per line.")
     var json = false
 
+    @Option(help: ArgumentHelp(
+        "Check every decoded beacon: KEY=VALUE pairs in the keys of --json's output (type=ibeacon,major=101); exit 1 with the differing fields when one does not match.",
+        valueName: "key=value,..."))
+    var expect: String?
+
+    @Flag(help: "With --expect: at least one beacon must match, not all.")
+    var expectAny = false
+
     @Argument(help: "Packets as hex. Without any, read lines from standard input.")
     var hex: [String] = []
 
@@ -46,7 +54,18 @@ struct Decode: ParsableCommand {
                           + "to read standard input")
             throw ExitStatus.dataError
         }
-        let decoders = LineDecoders(json: json)
+        let expectation: Expectation?
+        do {
+            expectation = try expect.map { text throws(ExpectationError) in try Expectation(text, any: expectAny) }
+        } catch {
+            Console.error("\(error)")
+            throw ExitStatus.usage
+        }
+        if expectAny && expectation == nil {
+            Console.error("--expect-any goes with --expect KEY=VALUE,...")
+            throw ExitStatus.usage
+        }
+        let decoders = LineDecoders(json: json, expectation: expectation)
         if hex.isEmpty {
             var number = 0
             do {
@@ -70,12 +89,14 @@ struct Decode: ParsableCommand {
             }
             decoders.flush()
         }
-        if decoders.failed > 0 {
-            if decoders.attempted > 1 {
-                Console.error("\(decoders.failed) of \(decoders.attempted) inputs failed to decode")
-            }
-            throw ExitStatus.dataError
+        if decoders.failed > 0, decoders.attempted > 1 {
+            Console.error("\(decoders.failed) of \(decoders.attempted) inputs failed to decode")
         }
+        if let expectation {
+            Console.error(expectation.report)
+            if !expectation.holds { throw ExitCode.failure }
+        }
+        if decoders.failed > 0 { throw ExitStatus.dataError }
         if decoders.passedOver > 0 && decoders.found == 0 {
             Console.error("no beacon in \(decoders.passedOver) packet\(decoders.passedOver == 1 ? "" : "s") "
                           + "without advertising data")
@@ -94,12 +115,20 @@ final class LineDecoders {
     /// Below this many lines a chunk is decoded on one thread (interactive use, short files).
     private static let parallelLines = 2048
 
-    init(json: Bool) {
+    /// Whether `--expect` checks the beacons.
+    private let checking: Bool
+
+    /// - Parameter expectation: checks every beacon (on one thread, in input order).
+    init(json: Bool, expectation: Expectation? = nil) {
+        checking = expectation != nil
         // Two workers at most: the output must be written in order, and past two the writing
         // and reading dominate.
-        workers = min(2, max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+        workers = expectation != nil ? 1 : min(2, max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))))
         decoders = .allocate(capacity: workers)
-        for index in 0..<workers { (decoders + index).initialize(to: LineDecoder(json: json)) }
+        for index in 0..<workers {
+            (decoders + index).initialize(to: LineDecoder(json: json))
+            decoders[index].expectation = expectation
+        }
     }
 
     deinit {
@@ -134,7 +163,8 @@ final class LineDecoders {
     /// Lines of plain hex are decoded as they are (a large chunk on two threads); a chunk with
     /// other tools' spellings goes through the text reader, in order, on this thread.
     func decode(_ lines: [UnsafeBufferPointer<UInt8>], firstNumber: Int) {
-        if !(reader.isIdle && lines.allSatisfy(Self.startsPlain) && decodeAsHex(lines, firstNumber: firstNumber)) {
+        // (With --expect, in order on one thread: a chunk read again would check its beacons twice.)
+        if !(!checking && reader.isIdle && lines.allSatisfy(Self.startsPlain) && decodeAsHex(lines, firstNumber: firstNumber)) {
             for (index, line) in lines.enumerated() { read(line, label: "line", number: firstNumber + index) }
         }
         flush()
@@ -274,6 +304,20 @@ struct LineDecoder: ~Copyable {
 
     /// Set by a worker that met a line that is not hex (its chunk is read again in order).
     var stopped = false
+    /// `--expect`: every beacon is checked, named by the input it came from.
+    var expectation: Expectation?
+    private var place: (label: StaticString, number: Int) = ("line", 0)
+    /// The beacons of the input being decoded, checked once all of it decoded (a failed
+    /// input prints nothing, and is not checked either).
+    private var unchecked: [BeaconSighting] = []
+
+    private mutating func checkDecoded(_ succeeded: Bool) {
+        guard let expectation, !unchecked.isEmpty else { return }
+        if succeeded {
+            for sighting in unchecked { expectation.check(sighting, place: "\(place.label) \(place.number)") }
+        }
+        unchecked.removeAll(keepingCapacity: true)
+    }
 
     /// Where the buffers and counts stand, to go back to.
     struct Mark {
@@ -313,13 +357,16 @@ struct LineDecoder: ~Copyable {
             return true
         }
         attempted += 1
+        place = (label, number)
         let mark = output.count
         do throws(CodecError) {
             let summary = try PacketDecoder.decode(packet[..<length]) { write($0) }
             try summary.requireBeacons()
             found += summary.beaconCount
+            checkDecoded(true)
         } catch {
             output.removeLast(from: mark)  // nothing printed for a line that failed part way
+            checkDecoded(false)
             report(error, label: label, number: number)
         }
         return true
@@ -340,13 +387,16 @@ struct LineDecoder: ~Copyable {
     /// advertising data (a command, its answer) is passed over: returns false.
     mutating func decode(packet: PacketTextReader.Packet, label: StaticString) -> Bool {
         let mark = output.count
+        place = (label, packet.line)
         do throws(CodecError) {
             let summary = try PacketDecoder.decode(packet.bytes[...]) { write($0) }
             if packet.spelling == .hcidump && summary.beaconCount == 0 { return false }
             try summary.requireBeacons()
             found += summary.beaconCount
+            checkDecoded(true)
         } catch {
             output.removeLast(from: mark)
+            checkDecoded(false)
             if packet.spelling == .hcidump, case .unrecognized = error.reason, error.offset == 0 { return false }
             fail("\(label) \(packet.line) (\(packet.spelling.rawValue)): \(error)")
         }
@@ -364,6 +414,7 @@ struct LineDecoder: ~Copyable {
     }
 
     private mutating func write(_ sighting: BeaconSighting) {
+        if expectation != nil { unchecked.append(sighting) }
         if json {
             var object = JSONObject(continuing: &output)
             SightingFormatter.add(sighting, to: &object)
