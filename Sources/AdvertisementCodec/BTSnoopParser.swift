@@ -12,7 +12,7 @@
 ///          tt * 8                    microseconds since 0000-01-01, big-endian
 ///          data * included length
 /// ```
-public struct BTSnoopParser: Sendable {
+public struct BTSnoopParser: CapturePacketSource {
     /// One HCI packet from the capture.
     public struct Record: Sendable, Hashable {
         /// Microseconds since midnight, 1 January of year 0.
@@ -152,6 +152,17 @@ public struct BTSnoopParser: Sendable {
             default: return nil
             }
         }
+    }
+
+    /// Checks, at the end of the file, that it held a header and ended at a record's end.
+    /// - Throws: `CodecError` naming the offset of what was cut short.
+    public func finish() throws(CodecError) {
+        if datalink == nil {
+            throw error(.truncated(field: "btsnoop header", needed: 16, available: buffer.count), at: buffer.readIndex)
+        }
+        guard buffer.count > 0 else { return }
+        let needed = buffer.count >= 8 ? 24 + Int(buffer.uint32BE(at: 4)) : 24
+        throw error(.truncated(field: "record", needed: needed, available: buffer.count), at: buffer.readIndex)
     }
 
     private func error(_ reason: CodecError.Reason, at index: Int) -> CodecError {

@@ -127,22 +127,56 @@ final class CaptureReader: @unchecked Sendable {
         return accepted
     }
 
+    /// Reads the capture in the format its first bytes name (btsnoop, pcap, pcapng), whatever
+    /// the file is called.
     private func readCapture(_ file: FileHandle, path: String, decode: Bool) {
+        // Read into one buffer of our own (a Data per read was allocated, grown and copied).
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        var count = 0
+        do {
+            count = try Self.read(file, into: &chunk, path: path)
+            let start = chunk[..<count]
+            if start.starts(with: Array("btsnoop".utf8)) || count < 4 {
+                try readCapture(file, path: path, decode: decode, parser: BTSnoopParser(), chunk: &chunk, count: count)
+            } else if PcapParser.format(of: start) != nil {
+                try readCapture(file, path: path, decode: decode, parser: PcapParser(), chunk: &chunk, count: count)
+            } else {
+                throw ReplayError(message: "--replay \(path): not a btsnoop, pcap or pcapng capture (its first bytes are "
+                                  + "\(HexText.format(start.prefix(8), separator: " ")))")
+            }
+        } catch {
+            var batch = Batch(reservingFor: 0, decode: decode)
+            batch.failure = error
+            batch.isLast = true
+            _ = deliver(batch)
+        }
+    }
+
+    /// Reads from the file into `chunk`; 0 at its end.
+    private static func read(_ file: FileHandle, into chunk: inout [UInt8], path: String) throws -> Int {
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(file.fileDescriptor, $0.baseAddress, $0.count) }
+            if count >= 0 { return count }
+            if errno != EINTR {
+                throw ReplayError(message: "--replay \(path): cannot read the file: \(String(cString: strerror(errno)))")
+            }
+        }
+    }
+
+    /// Reads the capture with `parser`, starting with the `count` bytes already in `chunk`.
+    /// Reading errors end the last batch (delivered here); the first throws only when the
+    /// batch cannot be handed over.
+    private func readCapture<Parser: CapturePacketSource>(_ file: FileHandle, path: String, decode: Bool, parser: Parser,
+                                                          chunk: inout [UInt8], count firstCount: Int) throws {
         var batch = Batch(reservingFor: Self.reportsPerBatch, decode: decode)
         var data: [UInt8] = []
-        var parser = BTSnoopParser()
+        var parser = parser
         var first: Int64?
         var reports: [AdvertisingReportFields] = []
         var packet = BTSnoopParser.PacketView(timestamp: 0, type: .event, body: [])
+        var count = firstCount
         do {
-            // Read into one buffer of our own (a Data per read was allocated, grown and copied).
-            var chunk = [UInt8](repeating: 0, count: 1 << 16)
             while true {
-                let count = chunk.withUnsafeMutableBytes { read(file.fileDescriptor, $0.baseAddress, $0.count) }
-                if count < 0 {
-                    if errno == EINTR { continue }
-                    throw ReplayError(message: "--replay \(path): cannot read the file: \(String(cString: strerror(errno)))")
-                }
                 if count == 0 { break }
                 parser.append(chunk[..<count])
                 while try parser.nextPacket(into: &packet) {
@@ -180,10 +214,11 @@ final class CaptureReader: @unchecked Sendable {
                         batch = Batch(reservingFor: Self.reportsPerBatch, decode: decode)
                     }
                 }
+                count = try Self.read(file, into: &chunk, path: path)
             }
-            if parser.datalink == nil {
-                throw ReplayError(message: "--replay \(path): not a btsnoop capture (too short for its header)")
-            }
+            try parser.finish()
+        } catch let error as CodecError {
+            batch.failure = ReplayError(message: "--replay \(path): \(error)")
         } catch {
             batch.failure = error
         }

@@ -23,6 +23,7 @@ enum FuzzTarget: String, CaseIterable {
     case btsnoop
     case mgmt
     case packetText = "packet-text"
+    case pcap
 
     func run(_ bytes: [UInt8]) {
         switch self {
@@ -114,6 +115,25 @@ enum FuzzTarget: String, CaseIterable {
                 require(stable, "typed management command round trip 0x\(String(packet.code, radix: 16))")
             }
             for parse in mgmtReturnParsers { _ = try? parse(packet.parameters[...]) }
+        case .pcap:
+            // A pcap or pcapng capture: no crash; the packets do not depend on how the bytes
+            // arrive; whatever reads, reads again the same.
+            func packets(chunk: Int) -> [[UInt8]] {
+                var parser = PcapParser()
+                var packet = BTSnoopParser.PacketView(timestamp: 0, type: .event, body: [])
+                var found: [[UInt8]] = []
+                var start = 0
+                while start < bytes.count {
+                    parser.append(bytes[start..<min(bytes.count, start + chunk)])
+                    start += chunk
+                    while (try? parser.nextPacket(into: &packet)) == true { found.append(Array(packet.body)) }
+                }
+                _ = try? parser.finish()
+                return found
+            }
+            let whole = packets(chunk: max(1, bytes.count))
+            let split = packets(chunk: 7)
+            require(whole.starts(with: split) || split.starts(with: whole), "pcap packets independent of chunking")
         case .packetText:
             // Lines of other tools' text: any bytes, no crash; a packet is never empty and never
             // starts on a line after the input's last; the same lines read again give the same.

@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+@testable import AdvertisementCodec
+import Foundation
+import Testing
+
+/// The pcap and pcapng reader over captures made by Wireshark's tools
+/// (Tests/BeaconEmitterTests/Fixtures/pcap/README.md).
+@Suite struct PcapParserTests {
+    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../BeaconEmitterTests/Fixtures/pcap").standardized
+    static let files = ["rootcanal-scan.pcap", "rootcanal-scan.pcapng", "rootcanal-scan-h4.pcap", "sniffer-ll.pcap",
+                        "sniffer-ll-phdr.pcap"]
+
+    func bytes(_ name: String) throws -> [UInt8] {
+        [UInt8](try Data(contentsOf: Self.folder.appendingPathComponent(name)))
+    }
+
+    struct Read {
+        var packets: [BTSnoopParser.PacketView] = []
+        var failure: CodecError?
+    }
+
+    /// Reads `bytes` in chunks of `chunk`, then finishes.
+    func read<Parser: CapturePacketSource>(_ bytes: [UInt8], chunk: Int, as _: Parser.Type) -> Read {
+        var parser = Parser()
+        var result = Read()
+        var packet = BTSnoopParser.PacketView(timestamp: 0, type: .event, body: [])
+        do throws(CodecError) {
+            var start = 0
+            while start < bytes.count {
+                parser.append(bytes[start..<min(bytes.count, start + chunk)])
+                start += chunk
+                while try parser.nextPacket(into: &packet) {
+                    result.packets.append(BTSnoopParser.PacketView(timestamp: packet.timestamp, type: packet.type,
+                                                                   body: ArraySlice(Array(packet.body))))
+                }
+            }
+            try parser.finish()
+        } catch {
+            result.failure = error
+        }
+        return result
+    }
+
+    @Test(arguments: files)
+    func chunkingChangesNothing(file: String) throws {
+        let bytes = try bytes(file)
+        let whole = read(bytes, chunk: bytes.count, as: PcapParser.self)
+        #expect(whole.failure == nil)
+        #expect(!whole.packets.isEmpty)
+        for chunk in [1, 3, 7, 64] {
+            let pieces = read(bytes, chunk: chunk, as: PcapParser.self)
+            #expect(pieces.failure == nil)
+            #expect(pieces.packets.map(\.body) == whole.packets.map(\.body), "chunks of \(chunk)")
+            #expect(pieces.packets.map(\.timestamp) == whole.packets.map(\.timestamp))
+        }
+    }
+
+    /// Every cut of every capture: the packets before the cut, then an error at the offset of
+    /// the record (or header) that was cut. Never a crash.
+    @Test(arguments: files)
+    func everyTruncation(file: String) throws {
+        let bytes = try bytes(file)
+        let whole = read(bytes, chunk: bytes.count, as: PcapParser.self)
+        for length in 0..<bytes.count {
+            let cut = read(Array(bytes[..<length]), chunk: 512, as: PcapParser.self)
+            #expect(whole.packets.map(\.body).starts(with: cut.packets.map(\.body)), "cut at \(length)")
+            guard let failure = cut.failure else {
+                #expect(try recordEnds(bytes).contains(length), "\(file) cut at \(length): no error")
+                continue
+            }
+            guard case .truncated = failure.reason else {
+                Issue.record("\(file) cut at \(length): \(failure)")
+                continue
+            }
+            #expect(failure.offset <= length, "\(file) cut at \(length): \(failure)")
+        }
+    }
+
+    /// Where the records (pcap) or blocks (pcapng) end, walked from the layout.
+    func recordEnds(_ bytes: [UInt8]) throws -> Set<Int> {
+        func le32(_ at: Int) -> Int { Int(bytes[at]) | Int(bytes[at + 1]) << 8 | Int(bytes[at + 2]) << 16 | Int(bytes[at + 3]) << 24 }
+        let pcapng = bytes.starts(with: [0x0A, 0x0D, 0x0D, 0x0A])
+        var ends: Set<Int> = []
+        var offset = pcapng ? 0 : 24
+        if !pcapng { ends.insert(24) }
+        while offset < bytes.count {
+            offset += pcapng ? le32(offset + 4) : 16 + le32(offset + 8)
+            ends.insert(offset)
+        }
+        return ends
+    }
+
+    /// editcap's conversion of the btsnoop capture holds the same packets at the same times.
+    @Test func editcapsConversionMatchesTheBtsnoopCapture() throws {
+        let btsnoop = [UInt8](try Data(contentsOf: Self.folder.appendingPathComponent("../rootcanal-scan.btsnoop")))
+        let original = read(btsnoop, chunk: 4096, as: BTSnoopParser.self)
+        #expect(original.failure == nil)
+        for file in ["rootcanal-scan.pcap", "rootcanal-scan.pcapng"] {
+            let converted = read(try bytes(file), chunk: 4096, as: PcapParser.self)
+            #expect(converted.packets.map(\.body) == original.packets.map(\.body), "\(file)")
+            #expect(converted.packets.map(\.type) == original.packets.map(\.type), "\(file)")
+            #expect(converted.packets.map(\.timestamp) == original.packets.map(\.timestamp), "\(file)")
+        }
+    }
+
+    /// A sniffer's PDUs become the reports a controller would send: legacy and extended.
+    @Test func linkLayerPDUsBecomeReports() throws {
+        let read = read(try bytes("sniffer-ll-phdr.pcap"), chunk: 4096, as: PcapParser.self)
+        let data = hex("0201061AFF4C00021539ED98FF2900441A802F9C398FC199D200650002C5")
+        #expect(read.packets.map(\.body) == [
+            ArraySlice(hex("3E 2A  02 01  03 01 0117DE104CDA  1E") + data + [0xC4]),
+            ArraySlice(hex("3E 38  0D 01  0000 01 0117DE104CDA  01 00 FF 7F BA 0000 00 000000000000  1E") + data),
+        ])
+        let events = try read.packets.map { try HCIEvent(parsing: Array($0.body)) }
+        #expect(events.count == 2)
+    }
+
+    @Test func otherLinkTypesAndMagicsAreRefused() throws {
+        var ethernet = try bytes("sniffer-ll.pcap")
+        ethernet[20] = 1  // link type 1, Ethernet
+        let read = read(ethernet, chunk: 4096, as: PcapParser.self)
+        #expect(read.failure?.description == "pcap capture: byte 20: link type: expected 201, 187, 251 or 256 "
+                + "(Bluetooth HCI H4 or LE link layer), found 1")
+        #expect(PcapParser.format(of: Array("btsnoop\0".utf8)) == nil)
+        #expect(PcapParser.format(of: [0xA1, 0xB2, 0xC3, 0xD4]) == .pcap)
+        #expect(PcapParser.format(of: [0x0A, 0x0D, 0x0D, 0x0A]) == .pcapng)
+    }
+
+    /// A big-endian pcap (as written on a big-endian machine) reads the same.
+    @Test func bigEndianPcap() throws {
+        let little = try bytes("sniffer-ll.pcap")
+        var big: [UInt8] = []
+        func swapped(_ range: Range<Int>) -> [UInt8] { Array(little[range].reversed()) }
+        big += swapped(0..<4) + swapped(4..<6) + swapped(6..<8) + swapped(8..<12) + swapped(12..<16) + swapped(16..<20)
+            + swapped(20..<24)
+        var offset = 24
+        while offset < little.count {
+            let length = Int(little[offset + 8]) | Int(little[offset + 9]) << 8
+            for field in 0..<4 { big += swapped((offset + 4 * field)..<(offset + 4 * field + 4)) }
+            big += little[(offset + 16)..<(offset + 16 + length)]
+            offset += 16 + length
+        }
+        let a = read(little, chunk: 4096, as: PcapParser.self)
+        let b = read(big, chunk: 4096, as: PcapParser.self)
+        #expect(b.failure == nil)
+        #expect(b.packets.map(\.body) == a.packets.map(\.body))
+        #expect(b.packets.map(\.timestamp) == a.packets.map(\.timestamp))
+    }
+}
