@@ -86,6 +86,11 @@ def table(jmh_path, decode_path, replay_path, emitter_path):
                  spread(reports, full), None))
     rows.append(("scan --replay, peak RSS MiB (full / quarter capture)", f"{full['maxRssKiB'] / 1024:.0f}",
                  f"{quarter['maxRssKiB'] / 1024:.0f}", full["maxRssKiB"] / quarter["maxRssKiB"]))
+    if "replay-pcapng" in replay:
+        pcapng = replay["replay-pcapng"]
+        rows.append((f"scan --replay of the same as pcapng, reports/s{runs_note(pcapng)}",
+                     f"{reports / pcapng['seconds']:,.0f}", f"btsnoop {reports / full['seconds']:,.0f}",
+                     full["seconds"] / pcapng["seconds"]))
 
     if os.path.exists(emitter_path):
         e = json.load(open(emitter_path))
