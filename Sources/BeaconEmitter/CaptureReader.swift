@@ -67,12 +67,17 @@ final class CaptureReader: @unchecked Sendable {
     private let space = DispatchSemaphore(value: 8)
     private let finished = DispatchSemaphore(value: 0)
 
+    /// How errors name the file ("--replay PATH").
+    private let name: String
+
     /// Opens the capture at `path` and starts reading it. With `decode`, the beacons in each
     /// report are decoded here too.
+    /// - Parameter name: how errors name the file (default `--replay PATH`).
     /// - Throws: `ReplayError` when the file cannot be opened.
-    init(path: String, decode: Bool) throws {
+    init(path: String, decode: Bool, name: String? = nil) throws {
+        self.name = name ?? "--replay \(path)"
         guard let file = FileHandle(forReadingAtPath: path) else {
-            throw ReplayError(message: "--replay \(path): cannot open the file")
+            throw ReplayError(message: "\(self.name): cannot open the file")
         }
         DispatchQueue.global().async { [self] in
             readCapture(file, path: path, decode: decode)
@@ -134,14 +139,14 @@ final class CaptureReader: @unchecked Sendable {
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         var count = 0
         do {
-            count = try Self.read(file, into: &chunk, path: path)
+            count = try read(file, into: &chunk, path: path)
             let start = chunk[..<count]
             if start.starts(with: Array("btsnoop".utf8)) || count < 4 {
                 try readCapture(file, path: path, decode: decode, parser: BTSnoopParser(), chunk: &chunk, count: count)
             } else if PcapParser.format(of: start) != nil {
                 try readCapture(file, path: path, decode: decode, parser: PcapParser(), chunk: &chunk, count: count)
             } else {
-                throw ReplayError(message: "--replay \(path): not a btsnoop, pcap or pcapng capture (its first bytes are "
+                throw ReplayError(message: "\(name): not a btsnoop, pcap or pcapng capture (its first bytes are "
                                   + "\(HexText.format(start.prefix(8), separator: " ")))")
             }
         } catch {
@@ -153,12 +158,12 @@ final class CaptureReader: @unchecked Sendable {
     }
 
     /// Reads from the file into `chunk`; 0 at its end.
-    private static func read(_ file: FileHandle, into chunk: inout [UInt8], path: String) throws -> Int {
+    private func read(_ file: FileHandle, into chunk: inout [UInt8], path: String) throws -> Int {
         while true {
             let count = chunk.withUnsafeMutableBytes { Glibc.read(file.fileDescriptor, $0.baseAddress, $0.count) }
             if count >= 0 { return count }
             if errno != EINTR {
-                throw ReplayError(message: "--replay \(path): cannot read the file: \(String(cString: strerror(errno)))")
+                throw ReplayError(message: "\(name): cannot read the file: \(String(cString: strerror(errno)))")
             }
         }
     }
@@ -214,11 +219,11 @@ final class CaptureReader: @unchecked Sendable {
                         batch = Batch(reservingFor: Self.reportsPerBatch, decode: decode)
                     }
                 }
-                count = try Self.read(file, into: &chunk, path: path)
+                count = try read(file, into: &chunk, path: path)
             }
             try parser.finish()
         } catch let error as CodecError {
-            batch.failure = ReplayError(message: "--replay \(path): \(error)")
+            batch.failure = ReplayError(message: "\(name): \(error)")
         } catch {
             batch.failure = error
         }

@@ -3,6 +3,7 @@
 import AdvertisementCodec
 import ArgumentParser
 import Dispatch
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -31,6 +32,9 @@ struct Decode: ParsableCommand {
             logs (a signed decimal list, mBytes=[...], ScanRecord's mManufacturerSpecificData \
             and mServiceData), and Apple's logs of data (<4c000215 ...>, {length = 25, bytes = \
             0x...}). An empty argument is an error.
+
+            An argument that names a file is read whole: a capture (btsnoop, pcap, pcapng, \
+            known by its first bytes; every beacon in its advertising reports) or text as above.
             """
     )
 
@@ -47,6 +51,14 @@ struct Decode: ParsableCommand {
 
     @Argument(help: "Packets as hex. Without any, read lines from standard input.")
     var hex: [String] = []
+
+    /// An argument that is not hex and names a file: a capture or a text file to decode.
+    static func namesFile(_ argument: String) -> Bool {
+        var copy = argument
+        let hexLike = copy.withUTF8 { PacketTextReader.startsLikeHex($0) && PacketTextReader.looksLikeHex($0) }
+        var directory: ObjCBool = false
+        return !hexLike && FileManager.default.fileExists(atPath: argument, isDirectory: &directory) && !directory.boolValue
+    }
 
     func run() throws {
         if let empty = hex.firstIndex(where: { $0.allSatisfy(\.isWhitespace) }) {
@@ -80,7 +92,9 @@ struct Decode: ParsableCommand {
             decoders.finish()
         } else {
             for (index, argument) in hex.enumerated() {
-                if argument.contains(where: \.isNewline) {
+                if Self.namesFile(argument) {
+                    decoders.decode(file: argument)
+                } else if argument.contains(where: \.isNewline) {
                     decoders.decode(text: argument, label: "argument \(index + 1)")
                 } else {
                     var text = argument
@@ -272,6 +286,49 @@ final class LineDecoders {
         reportAside()
     }
 
+    /// A file named on the command line: a capture's beacons (the reports without one passed
+    /// over, like hcidump's commands), or its text read as standard input's would be.
+    func decode(file path: String) {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            decoders.pointee.fail("\(path): cannot open the file", counting: true)
+            return
+        }
+        let start = (try? handle.read(upToCount: 8)) ?? Data()
+        try? handle.close()
+        if start.starts(with: Array("btsnoop".utf8)) || PcapParser.format(of: start) != nil {
+            decodeCapture(path)
+        } else if let text = try? String(contentsOfFile: path, encoding: .utf8) {
+            decode(text: text, label: "line")
+        } else {
+            decoders.pointee.fail("\(path): neither a capture (btsnoop, pcap, pcapng) nor text", counting: true)
+        }
+        flush()
+    }
+
+    private func decodeCapture(_ path: String) {
+        let reader: CaptureReader
+        do {
+            reader = try CaptureReader(path: path, decode: true, name: path)
+        } catch {
+            decoders.pointee.fail("\(error)", counting: true)
+            return
+        }
+        var reports = 0
+        while true {
+            let batch = reader.next()
+            for index in batch.reports.indices {
+                reports += 1
+                if batch.failures[index] == nil, !batch.sightings(index).isEmpty {
+                    decoders.pointee.decode(sightings: batch.sightings(index), report: reports)
+                } else {
+                    passedOver += 1
+                }
+            }
+            if let failure = batch.failure { decoders.pointee.fail("\(failure)", counting: true) }
+            if batch.isLast { break }
+        }
+    }
+
     /// Ends standard input: a packet still open in the text reader is complete now.
     func finish() {
         handle(reader.finish(), line: nil, label: "line")
@@ -402,6 +459,15 @@ struct LineDecoder: ~Copyable {
         }
         attempted += 1
         return true
+    }
+
+    /// Writes the beacons of a capture's report (numbered from 1 in the capture).
+    mutating func decode(sightings: ArraySlice<BeaconSighting>, report: Int) {
+        attempted += 1
+        place = ("report", report)
+        for sighting in sightings { write(sighting) }
+        found += sightings.count
+        checkDecoded(true)
     }
 
     /// Reports a failure already put into words; `counting` an input of its own.

@@ -60,6 +60,31 @@ import Testing
         return last
     }
 
+    /// `decode FILE`: a capture's beacons, the same as decoding what hcidump printed of it.
+    @Test(arguments: ["../rootcanal-scan.btsnoop", "rootcanal-scan.pcap", "rootcanal-scan.pcapng", "rootcanal-scan-h4.pcap"])
+    func decodeReadsACaptureFile(file: String) throws {
+        let hcidump = try String(contentsOf: DecodeSpellingTests.folder.appendingPathComponent("hcidump-R.txt"), encoding: .utf8)
+        let fromText = try runBeaconEmit(["decode", "--json"], input: hcidump)
+        let fromFile = try runBeaconEmit(["decode", "--json", path(file)])
+        #expect(fromFile.status == 0, "\(fromFile.stderr)")
+        #expect(fromFile.stdout == fromText.stdout)
+        #expect(fromFile.stdoutLines.count == (try reportEventsInCapture()))
+    }
+
+    @Test func decodeReadsATextFileAndReportsACutCapture() throws {
+        let text = try runBeaconEmit(["decode", "--json", DecodeSpellingTests.folder.appendingPathComponent("xxd.txt").path])
+        #expect(text.status == 0, "\(text.stderr)")
+        #expect(text.stdoutLines == [DecodeSpellingTests.reference])
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path("rootcanal-scan.pcapng")))
+        let cut = FileManager.default.temporaryDirectory.appendingPathComponent("cut-\(UUID()).pcapng")
+        try bytes.prefix(2000).write(to: cut)
+        defer { try? FileManager.default.removeItem(at: cut) }
+        let result = try runBeaconEmit(["decode", "--json", cut.path])
+        #expect(result.status == 65)
+        #expect(!result.stdoutLines.isEmpty)
+        #expect(result.stderr.contains("\(cut.path): pcapng capture: byte "), "\(result.stderr)")
+    }
+
     /// The format comes from the file's first bytes, whatever its name.
     @Test func theFormatComesFromTheMagic() throws {
         let renamed = FileManager.default.temporaryDirectory.appendingPathComponent("capture-\(UUID()).btsnoop")
