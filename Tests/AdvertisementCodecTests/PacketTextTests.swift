@@ -15,6 +15,12 @@ import Testing
         return items + reader.finish()
     }
 
+    /// `check` on the UTF-8 of `text`.
+    static func utf8(_ text: String, _ check: (UnsafeBufferPointer<UInt8>) -> Bool) -> Bool {
+        var copy = text
+        return copy.withUTF8(check)
+    }
+
     func packets(_ text: String) -> [[UInt8]] {
         read(text).compactMap { if case let .packet(packet) = $0 { packet.bytes } else { nil } }
     }
@@ -118,10 +124,7 @@ import Testing
     }
 
     @Test func plainHexIsLeftToTheCaller() {
-        func plain(_ text: String) -> Bool {
-            var copy = text
-            return copy.withUTF8 { PacketTextReader.startsLikeHex($0) }
-        }
+        func plain(_ text: String) -> Bool { Self.utf8(text, PacketTextReader.startsLikeHex) }
         #expect(plain("0201061AFF4C00"))
         #expect(plain("02 01 06"))
         #expect(plain("0x02 0x01, 0X06"))
@@ -136,10 +139,7 @@ import Testing
     }
 
     @Test func logTextIsNotAnAttemptAtHex() {
-        func looks(_ text: String) -> Bool {
-            var copy = text
-            return copy.withUTF8 { PacketTextReader.looksLikeHex($0) }
-        }
+        func looks(_ text: String) -> Bool { Self.utf8(text, PacketTextReader.looksLikeHex) }
         #expect(looks("02 01 0G"))
         #expect(looks("0x02 0x01"))
         #expect(!looks("08-29 08:37:43.736  2873  2919 D BtGatt.GattService: hello"))
