@@ -3,6 +3,9 @@
 /// Packets as other tools print them, read a line at a time: what `decode` takes besides one
 /// packet of hex per line.
 ///
+/// - btmon's text: advertising reports rebuilt from the bytes btmon prints (Flags, a company's
+///   and a service's `Data:`, 16-bit service UUIDs), with address and RSSI; its iBeacon fields
+///   are an error.
 /// - hcidump `-R` (a packet starts at a `>` or `<` line; indented lines continue it) and
 ///   `-X -R` (the same, each line an offset, hex and ASCII). hcidump's decoded text (without
 ///   `-R`) holds no packet bytes and is reported as such.
@@ -20,7 +23,7 @@
 public struct PacketTextReader: Sendable {
     /// Where a packet's text came from.
     public enum Spelling: String, Sendable {
-        case hcidump, offsetDump = "offset-dump", androidList = "android-list",
+        case hcidump, btmon, offsetDump = "offset-dump", androidList = "android-list",
              androidScanRecord = "android-scan-record", appleData = "apple-data"
     }
 
@@ -41,6 +44,8 @@ public struct PacketTextReader: Sendable {
 
     private enum Open {
         case hcidump
+        /// A btmon packet: its indented lines, read when it ends.
+        case btmon(lines: [Substring])
         /// An offset dump (or hcidump -X -R lines): the next offset expected.
         case dump(expectedOffset: Int, offsetWidth: Int)
     }
@@ -110,6 +115,9 @@ public struct PacketTextReader: Sendable {
                 broken = broken ?? "line \(number): neither hex nor an offset row inside an hcidump packet"
             }
             return items
+        case let .btmon(lines) where indented:
+            open = .btmon(lines: lines + [text])
+            return items
         case let .dump(expected, width) where !indented || spelling == .hcidump:
             if text == "*" {
                 broken = broken ?? "line \(number): repeated rows left out (\"*\"): dump with hexdump -v, or xxd"
@@ -129,6 +137,11 @@ public struct PacketTextReader: Sendable {
         items += close()
 
         if text.isEmpty || text.first == "#" { return items + [.plain(line: number)] }
+        if Self.isBtmonHeader(text) {
+            begin(.btmon, number: number)
+            open = .btmon(lines: [])
+            return items
+        }
         if let marker = text.first, marker == ">" || marker == "<" {
             items += startHcidump(text.dropFirst().drop { $0 == " " }, number: number)
             return items
@@ -191,11 +204,100 @@ public struct PacketTextReader: Sendable {
     }
 
     private mutating func close() -> [Item] {
-        guard open != nil else { return [] }
+        guard let closing = open else { return [] }
         open = nil
+        if case let .btmon(lines) = closing { return Self.btmonReports(lines, line: startLine) }
         if let broken { return [.failure(line: startLine, message: broken)] }
         guard !bytes.isEmpty else { return [.failure(line: startLine, message: "line \(startLine): a packet without bytes")] }
         return [.packet(Packet(bytes: bytes, line: startLine, spelling: spelling))]
+    }
+
+    // MARK: - btmon
+
+    /// btmon's packet line: a direction mark, `HCI Event:` or `HCI Command:`, and its frame
+    /// number (`#14`), which hcidump's decoded text has not.
+    static func isBtmonHeader(_ text: Substring) -> Bool {
+        guard let mark = text.first, ">< @=".contains(mark),
+              text.contains("HCI Event:") || text.contains("HCI Command:") else { return false }
+        return text.split(separator: " ").contains { $0.first == "#" && $0.count > 1 && $0.dropFirst().allSatisfy(\.isNumber) }
+    }
+
+    /// The advertising reports of a btmon packet, rebuilt from what btmon prints as bytes:
+    /// Flags, a company's `Data:`, `Service Data:` and its `Data:`, 16-bit service UUIDs, with
+    /// the address and RSSI; other packets hold nothing to hand out. btmon prints an iBeacon's
+    /// fields instead of its bytes (and BlueZ 5.66 prints its UUID and version byte-swapped),
+    /// which is an error that says what to do instead.
+    static func btmonReports(_ lines: [Substring], line: Int) -> [Item] {
+        guard lines.first.map({ $0.hasPrefix("LE Advertising Report") || $0.hasPrefix("LE Extended Advertising Report") })
+                == true else { return [] }
+        var items: [Item] = []
+        var address: [UInt8]?
+        var random: UInt8 = 0
+        var data: [UInt8] = []
+        var rssi: UInt8 = 0x7F
+        var pending: (type: UInt8, prefix: [UInt8])?
+        var uuids: [UInt8] = []
+        var collectingUUIDs = false
+        func finishUUIDs() {
+            if collectingUUIDs, !uuids.isEmpty { data += [UInt8(uuids.count + 1), 0x03] + uuids }
+            collectingUUIDs = false
+            uuids = []
+        }
+        func report() {
+            finishUUIDs()
+            guard let address else { return }
+            let parameters: [UInt8] = [0x02, 0x01, 0x03, random] + address + [UInt8(truncatingIfNeeded: data.count)] + data + [rssi]
+            items.append(.packet(Packet(bytes: [0x3E, UInt8(truncatingIfNeeded: parameters.count)] + parameters,
+                                        line: line, spelling: .btmon)))
+        }
+        for text in lines {
+            if collectingUUIDs, !text.contains(":"), let value = hexInParentheses(text), value.count == 4,
+               let uuid = UInt16(value, radix: 16) {
+                uuids += [UInt8(uuid & 0xFF), UInt8(uuid >> 8)]
+                continue
+            }
+            finishUUIDs()
+            if text.hasPrefix("Address type:") {
+                random = text.contains("Random") ? 1 : 0
+            } else if text.hasPrefix("Address:"), address == nil || data.isEmpty {
+                address = (try? BluetoothAddress(parsing: text.dropFirst(8).drop { $0 == " " }.prefix(17)))?.littleEndianBytes
+            } else if text.hasPrefix("Flags: 0x"), let flags = UInt8(text.dropFirst(9).prefix(2), radix: 16) {
+                data += [0x02, 0x01, flags]
+            } else if text.hasPrefix("Company:"), let id = decimalInParentheses(text) {
+                pending = (0xFF, [UInt8(id & 0xFF), UInt8(id >> 8)])
+            } else if text.hasPrefix("Service Data:"), let value = hexInParentheses(text), let uuid = UInt16(value, radix: 16) {
+                pending = (0x16, [UInt8(uuid & 0xFF), UInt8(uuid >> 8)])
+            } else if text.hasPrefix("16-bit Service UUIDs") {
+                collectingUUIDs = true
+            } else if text.hasPrefix("Type: iBeacon") {
+                return [.failure(line: line, message: "line \(line): btmon prints an iBeacon's fields, not its bytes (BlueZ "
+                                 + "5.66 even byte-swaps its UUID and version): record with btmon -w FILE and run "
+                                 + "beacon-emit decode FILE, or use hcidump -R")]
+            } else if text.hasPrefix("Data: "), let structure = pending, let bytes = try? HexText.parse(text.dropFirst(6)) {
+                let body = structure.prefix + bytes
+                data += [UInt8(truncatingIfNeeded: body.count + 1), structure.type] + body
+                pending = nil
+            } else if text.hasPrefix("RSSI:"), let value = Int(text.dropFirst(5).drop { $0 == " " }.prefix { $0 != " " }) {
+                rssi = UInt8(bitPattern: Int8(clamping: value))
+                report()
+                address = nil
+                data = []
+            }
+        }
+        return items
+    }
+
+    /// `0xfeaa` in `Google (0xfeaa)`: the hex digits.
+    private static func hexInParentheses(_ text: Substring) -> Substring? {
+        guard let open = text.lastIndex(of: "("), text[open...].hasPrefix("(0x"), let close = text[open...].firstIndex(of: ")")
+        else { return nil }
+        return text[text.index(open, offsetBy: 3)..<close]
+    }
+
+    /// `76` in `Apple, Inc. (76)`.
+    private static func decimalInParentheses(_ text: Substring) -> UInt16? {
+        guard let open = text.lastIndex(of: "("), let close = text[open...].firstIndex(of: ")") else { return nil }
+        return UInt16(text[text.index(after: open)..<close])
     }
 
     struct DumpRow {

@@ -26,7 +26,8 @@ struct Decode: ParsableCommand {
             exit status is 65 if any failed.
 
             Packets as other tools print them are recognised too, on standard input or in an \
-            argument of several lines: hcidump -R and -X -R (packets across lines; those \
+            argument of several lines: btmon's text (the bytes it prints; not its iBeacon \
+            fields), hcidump -R and -X -R (packets across lines; those \
             without advertising data are passed over), hex dumps with offsets (xxd, hexdump -C, \
             od -Ax -tx1, Wireshark's Copy as Hex Dump, tshark -x; one packet per dump), Android \
             logs (a signed decimal list, mBytes=[...], ScanRecord's mManufacturerSpecificData \

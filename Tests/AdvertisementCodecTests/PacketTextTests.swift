@@ -56,6 +56,33 @@ import Testing
         ])
     }
 
+    /// A btmon packet's report rebuilt from the bytes btmon prints: an AltBeacon's company data.
+    @Test func btmonReportsFromTheBytesItPrints() {
+        let text = """
+            > HCI Event: LE Meta Event (0x3e) plen 43                      #7 [hci0] 1.234567
+                  LE Advertising Report (0x02)
+                    Num reports: 1
+                    Event type: Non connectable undirected - ADV_NONCONN_IND (0x03)
+                    Address type: Random (0x01)
+                    Address: C1:02:03:04:05:06 (Static)
+                    Data length: 31
+                    Flags: 0x06
+                      LE General Discoverable Mode
+                    Company: Radius Networks, Inc. (280)
+                      Data: beac39ed98ff2900441a802f9c398fc199d200650002c500
+                    RSSI: -60 dBm (0xc4)
+            > HCI Event: Command Complete (0x0e) plen 4                    #8 [hci0] 1.234600
+                  LE Set Scan Enable (0x08|0x000c) ncmd 1
+                    Status: Success (0x00)
+            """
+        let manufacturer: [UInt8] = [0x1B, 0xFF, 0x18, 0x01] + hex("beac39ed98ff2900441a802f9c398fc199d200650002c500")
+        #expect(packets(text) == [[0x3E, 0x2B, 0x02, 0x01, 0x03, 0x01, 0x06, 0x05, 0x04, 0x03, 0x02, 0xC1, 0x1F,
+                                   0x02, 0x01, 0x06] + manufacturer + [0xC4]])
+        #expect(failures(text).isEmpty)
+        #expect(PacketTextReader.isBtmonHeader("> HCI Event: LE Meta Event (0x3e) plen 43   #7 [hci0] 1.2"))
+        #expect(!PacketTextReader.isBtmonHeader("> HCI Event: LE Meta Event (0x3e) plen 43"), "hcidump's")
+    }
+
     @Test func offsetDumpsOfEveryTool() {
         let bytes = Array(0x00...0x12).map(UInt8.init)
         let dumps = [

@@ -34,6 +34,21 @@ import Testing
         #expect(!raw.stdout.isEmpty)
     }
 
+    /// btmon: the bytes it prints (Flags, service data, service UUIDs) make the Eddystone
+    /// reports again, as hcidump's give them; its iBeacon fields are an error that says why.
+    @Test func btmon() throws {
+        let fromBtmon = try runBeaconEmit(["decode", "--json"], input: try sample("btmon.txt"))
+        let fromHcidump = try runBeaconEmit(["decode", "--json"], input: try sample("hcidump-R.txt"))
+        #expect(fromBtmon.status == 65)
+        let eddystone = fromHcidump.stdoutLines.filter { $0.contains("eddystone-url") }
+        #expect(fromBtmon.stdoutLines == eddystone)
+        #expect(eddystone.count == 16)
+        let errors = fromBtmon.stderr.split(separator: "\n")
+        #expect(errors.count == 17, "\(fromBtmon.stderr)")
+        #expect(errors.first?.contains("btmon prints an iBeacon's fields, not its bytes") == true)
+        #expect(errors.last == "beacon-emit: 16 of 32 inputs failed to decode")
+    }
+
     /// One packet per dump, whatever tool made it.
     @Test(arguments: ["xxd.txt", "hexdump-C.txt", "od-Ax-tx1.txt"])
     func offsetDumps(file: String) throws {
