@@ -68,12 +68,12 @@ public struct PacketTextReader: Sendable {
     /// Looks at the first word only, and at no more than 11 of its digits: it is checked for
     /// every line `decode` reads.
     public static func startsLikeHex(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard let start = line.first, hexValue(start) != nil else { return false }
+        guard let start = line.first, HexText.nibble(start) != nil else { return false }
         var end = 0
         if line.count > 1, start == UInt8(ascii: "0"), line[1] | 0x20 == UInt8(ascii: "x") { end = 2 }
         let digits = end
         var zeros = 0
-        while end < line.count, let value = hexValue(line[end]) {
+        while end < line.count, let value = HexText.nibble(line[end]) {
             if value == 0 && zeros == end - digits { zeros += 1 }
             end += 1
             if end - digits == 11 { return true }  // longer than any offset: a word of hex
@@ -312,11 +312,11 @@ public struct PacketTextReader: Sendable {
     static func dumpRow(_ text: Substring) -> DumpRow? {
         let utf8 = Array(text.utf8)
         var index = 0
-        while index < utf8.count, hexValue(utf8[index]) != nil { index += 1 }
+        while index < utf8.count, HexText.nibble(utf8[index]) != nil { index += 1 }
         let width = index
         guard width >= 4, width <= 10 else { return nil }
         var offset = 0
-        for character in utf8[..<width] { offset = offset << 4 | Int(hexValue(character)!) }
+        for character in utf8[..<width] { offset = offset << 4 | Int(HexText.nibble(character)!) }
         if index < utf8.count, utf8[index] == UInt8(ascii: ":") { index += 1 }
         if index == utf8.count { return DumpRow(offset: offset, offsetWidth: width, bytes: []) }  // a closing offset
         guard utf8[index] == 0x20 || utf8[index] == 0x09 else { return nil }
@@ -333,11 +333,11 @@ public struct PacketTextReader: Sendable {
             // xxd's last group of an odd count is one byte.
             let lastOddGroup = groupDigits == 4 && digits == 2
             guard digits == 2 || digits == 4, groupDigits == nil || groupDigits == digits || lastOddGroup,
-                  utf8[index..<end].allSatisfy({ hexValue($0) != nil }) else { break }
+                  utf8[index..<end].allSatisfy({ HexText.nibble($0) != nil }) else { break }
             if !lastOddGroup { groupDigits = digits }
             var position = index
             while position < end {
-                bytes.append(hexValue(utf8[position])! << 4 | hexValue(utf8[position + 1])!)
+                bytes.append(HexText.nibble(utf8[position])! << 4 | HexText.nibble(utf8[position + 1])!)
                 position += 2
             }
             index = end
@@ -352,7 +352,7 @@ public struct PacketTextReader: Sendable {
         var bytes: [UInt8] = []
         for token in text.split(whereSeparator: { $0 == " " || $0 == "\t" }) {
             let utf8 = Array(token.utf8)
-            guard utf8.count == 2, let high = hexValue(utf8[0]), let low = hexValue(utf8[1]) else { return nil }
+            guard utf8.count == 2, let high = HexText.nibble(utf8[0]), let low = HexText.nibble(utf8[1]) else { return nil }
             bytes.append(high << 4 | low)
         }
         return bytes.isEmpty ? nil : bytes
@@ -505,14 +505,6 @@ private func isPlainCharacter(_ character: UInt8) -> Bool {
     case 1: return (high >> UInt64(character & 63)) & 1 != 0
     default: return false
     }
-}
-
-@inline(__always)
-private func hexValue(_ character: UInt8) -> UInt8? {
-    let digit = character &- UInt8(ascii: "0")
-    if digit < 10 { return digit }
-    let letter = (character | 0x20) &- UInt8(ascii: "a")  // either case
-    return letter < 6 ? letter + 10 : nil
 }
 
 private extension Substring {

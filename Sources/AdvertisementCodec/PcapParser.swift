@@ -163,8 +163,7 @@ public struct PcapParser: CapturePacketSource {
                     throw error(.truncated(field: "interface description", needed: 8, available: body.count), at: 8)
                 }
                 let link = UInt32(read16(body, at: 0))
-                interfaces.append(Interface(linkType: link, unitsPerSecond: Self.resolution(options: body.dropFirst(8),
-                                                                                            bigEndian: bigEndian)))
+                interfaces.append(Interface(linkType: link, unitsPerSecond: resolution(options: body.dropFirst(8))))
             case 0x0000_0006, 0x0000_0003:  // enhanced and simple packet blocks
                 let enhanced = type == 6
                 let header = enhanced ? 20 : 4
@@ -202,21 +201,19 @@ public struct PcapParser: CapturePacketSource {
     }
 
     /// `if_tsresol` among an interface's options: 10^-n (or 2^-n with the top bit) seconds.
-    private static func resolution(options: ArraySlice<UInt8>, bigEndian: Bool) -> Int64 {
-        var index = options.startIndex
-        while index + 4 <= options.endIndex {
-            let code = bigEndian ? UInt16(options[index]) << 8 | UInt16(options[index + 1])
-                : UInt16(options[index + 1]) << 8 | UInt16(options[index])
-            let length = Int(bigEndian ? UInt16(options[index + 2]) << 8 | UInt16(options[index + 3])
-                             : UInt16(options[index + 3]) << 8 | UInt16(options[index + 2]))
+    private func resolution(options: ArraySlice<UInt8>) -> Int64 {
+        var offset = 0
+        while offset + 4 <= options.count {
+            let code = read16(options, at: offset)
+            let length = Int(read16(options, at: offset + 2))
             if code == 0 { break }
-            if code == 9, length >= 1, index + 4 < options.endIndex {
-                let value = options[index + 4]
+            if code == 9, length >= 1, offset + 4 < options.count {
+                let value = options[options.startIndex + offset + 4]
                 let exponent = Int64(value & 0x7F)
                 guard exponent <= 18 else { return 1_000_000 }
-                return value & 0x80 != 0 ? (exponent < 63 ? 1 << exponent : 1_000_000) : (0..<exponent).reduce(1) { r, _ in r * 10 }
+                return value & 0x80 != 0 ? 1 << exponent : (0..<exponent).reduce(1) { product, _ in product * 10 }
             }
-            index += 4 + (length + 3) / 4 * 4
+            offset += 4 + (length + 3) / 4 * 4
         }
         return 1_000_000
     }

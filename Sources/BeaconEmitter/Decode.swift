@@ -96,7 +96,7 @@ struct Decode: ParsableCommand {
                 if Self.namesFile(argument) {
                     decoders.decode(file: argument)
                 } else if argument.contains(where: \.isNewline) {
-                    decoders.decode(text: argument, label: "argument \(index + 1)")
+                    decoders.decode(text: argument)
                 } else {
                     var text = argument
                     text.withUTF8 { decoders.decode($0, label: "argument", number: index + 1) }
@@ -220,8 +220,13 @@ final class LineDecoders {
 
     /// Starts like plain hex (or is blank, or a comment): what the per-line decoding tries first.
     private static func startsPlain(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
+        isBlankOrComment(line) || PacketTextReader.startsLikeHex(line)
+    }
+
+    /// Nothing but spaces and tabs, or a `#` line: what the per-line decoding skips.
+    private static func isBlankOrComment(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let first = line.first(where: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }) else { return true }
-        return first == UInt8(ascii: "#") || PacketTextReader.startsLikeHex(line)
+        return first == UInt8(ascii: "#")
     }
 
     /// One line: as hex while nothing spans lines and it is hex, else through the text reader.
@@ -238,8 +243,7 @@ final class LineDecoders {
             switch item {
             case let .plain(number):
                 guard let line else { break }
-                if PacketTextReader.looksLikeHex(line) || line.allSatisfy({ $0 == 0x20 || $0 == 0x09 })
-                    || line.first(where: { $0 != 0x20 && $0 != 0x09 }) == UInt8(ascii: "#") {
+                if PacketTextReader.looksLikeHex(line) || Self.isBlankOrComment(line) {
                     decoders.pointee.decode(line, label: label, number: number)
                 } else {
                     putAside(line, label: label, number: number)
@@ -276,7 +280,7 @@ final class LineDecoders {
     }
 
     /// An argument of several lines, read as standard input's lines would be.
-    func decode(text: String, label: String) {
+    func decode(text: String) {
         var number = 0
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
             number += 1
@@ -299,7 +303,7 @@ final class LineDecoders {
         if start.starts(with: Array("btsnoop".utf8)) || PcapParser.format(of: start) != nil {
             decodeCapture(path)
         } else if let text = try? String(contentsOfFile: path, encoding: .utf8) {
-            decode(text: text, label: "line")
+            decode(text: text)
         } else {
             decoders.pointee.fail("\(path): neither a capture (btsnoop, pcap, pcapng) nor text", counting: true)
         }
