@@ -8,6 +8,7 @@ let package = Package(
     name: "beacon-emit",
     products: [
         .library(name: "AdvertisementCodec", targets: ["AdvertisementCodec"]),
+        .library(name: "BeaconReports", targets: ["BeaconReports"]),
         .executable(name: "beacon-emit", targets: ["BeaconEmitter"]),
         .executable(name: "codec-fuzzer", targets: ["CodecFuzzer"]),
     ],
@@ -29,11 +30,19 @@ let package = Package(
             name: "BeaconHost",
             dependencies: ["AdvertisementCodec", "CHCI"]
         ),
+        // What `decode` and `scan` do with what they read: captures (btsnoop, pcap, pcapng) read
+        // and replayed, text decoded, beacons tracked and filtered, and the lines and JSON lines
+        // written. For any Swift program that replays a capture or decodes a log.
+        .target(
+            name: "BeaconReports",
+            dependencies: ["AdvertisementCodec", "BeaconHost"]
+        ),
         .executableTarget(
             name: "BeaconEmitter",
             dependencies: [
                 "AdvertisementCodec",
                 "BeaconHost",
+                "BeaconReports",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Yams", package: "Yams"),
             ]
@@ -52,8 +61,12 @@ let package = Package(
             dependencies: ["BeaconHost", "AdvertisementCodec"]
         ),
         .testTarget(
+            name: "BeaconReportsTests",
+            dependencies: ["BeaconReports", "BeaconHost", "AdvertisementCodec"]
+        ),
+        .testTarget(
             name: "BeaconEmitterTests",
-            dependencies: ["BeaconEmitter", "BeaconHost", "AdvertisementCodec"],
+            dependencies: ["BeaconEmitter", "BeaconReports", "BeaconHost", "AdvertisementCodec"],
             // Read by path (#filePath) in the replay tests, not bundled.
             exclude: ["Fixtures"]
         ),

@@ -3,6 +3,7 @@
 import AdvertisementCodec
 import ArgumentParser
 import BeaconHost
+import BeaconReports
 
 /// `beacon-emit [advertise]`: turn the controller into one or more beacons until stopped.
 struct Advertise: ParsableCommand {

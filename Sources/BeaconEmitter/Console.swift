@@ -8,6 +8,8 @@ import Musl
 import Darwin
 #endif
 
+import BeaconReports
+
 /// Where the CLI writes: results to standard output, diagnostics to standard error.
 enum Console {
     /// Writes one line to standard error, prefixed with the program name.

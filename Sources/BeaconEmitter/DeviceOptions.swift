@@ -2,6 +2,7 @@
 
 import ArgumentParser
 import BeaconHost
+import BeaconReports
 
 /// `--device` and what goes with it, shared by every command that talks to a controller.
 struct DeviceOptions: ParsableArguments {

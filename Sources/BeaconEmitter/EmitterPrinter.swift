@@ -2,6 +2,7 @@
 
 import AdvertisementCodec
 import BeaconHost
+import BeaconReports
 
 /// Prints what the emitter reports: readable lines, or JSON lines with `--json`.
 /// Results go to standard output; progress and verbose steps to standard error.

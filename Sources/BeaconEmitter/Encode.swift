@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
 import AdvertisementCodec
+import BeaconReports
 import ArgumentParser
 
 /// `beacon-emit encode`: a beacon description in, exact bytes out.

@@ -3,6 +3,7 @@
 import AdvertisementCodec
 import ArgumentParser
 import BeaconHost
+import BeaconReports
 
 /// `beacon-emit info`: what the controller is and what it can advertise.
 struct Info: ParsableCommand {

@@ -3,6 +3,7 @@
 import AdvertisementCodec
 import ArgumentParser
 import BeaconHost
+import BeaconReports
 import Foundation
 
 /// `beacon-emit monitor`: region enter and exit events, with Core Location's semantics.
@@ -26,7 +27,7 @@ struct Monitor: ParsableCommand {
     @Option(help: ArgumentHelp("Stop after this many seconds.", valueName: "seconds"))
     var duration: Double?
 
-    @Option(help: ArgumentHelp("Read a btsnoop capture instead of a device.", valueName: "file"))
+    @Option(help: ArgumentHelp("Read a capture (btsnoop, pcap, pcapng) instead of a device.", valueName: "file"))
     var replay: String?
 
     @Flag(help: "Events as JSON lines.")

@@ -3,6 +3,7 @@
 import AdvertisementCodec
 import ArgumentParser
 import BeaconHost
+import BeaconReports
 import Foundation
 
 /// `beacon-emit scan`: what is on the air, decoded and ranged.
@@ -38,7 +39,7 @@ struct Scan: ParsableCommand {
     @Option(help: ArgumentHelp("Stop after this many seconds.", valueName: "seconds"))
     var duration: Double?
 
-    @Option(help: ArgumentHelp("Read a btsnoop capture (btmon -w, Android HCI snoop log) instead of a device.",
+    @Option(help: ArgumentHelp("Read a capture instead of a device: btsnoop (btmon -w, Android HCI snoop log), pcap or pcapng (Wireshark, air sniffers).",
                                valueName: "file"))
     var replay: String?
 
@@ -99,183 +100,5 @@ struct Scan: ParsableCommand {
                           ownsController: connection.ownsController, legacy: legacy)
         defer { scanner.stop() }
         try ReportFeed.live(scanner, duration: duration, interrupt: interrupt, handle: handle, tick: tick)
-    }
-}
-
-/// Prints scan results: lines, JSON lines, or a live table.
-final class ScanPrinter {
-    let json: Bool
-    let table: Bool
-    /// What is tracked and what has been printed.
-    private var choice: ScanChoice
-    /// Lines are written as each report is handled (live scans), or by `writer` in batches (replays).
-    private var output = OutputBuffer(descriptor: STDOUT_FILENO)
-    /// Writes a replay's lines on a thread of its own.
-    private var writer: ScanLineWriter?
-    /// The sightings of the report being handled (storage reused from report to report).
-    private var sightings: [BeaconSighting] = []
-    private var lastDraw = -1.0
-
-    init(json: Bool, table: Bool, duplicates: Bool, tracker: BeaconTracker) {
-        self.json = json
-        self.table = table
-        choice = ScanChoice(table: table, duplicates: duplicates, tracker: tracker)
-    }
-
-    func handle(_ timed: ReportFeed.Timed, filter: ScanFilter) {
-        let report = ReportView(timed.report)
-        var parseError: CodecError? = nil
-        do {
-            try ScanReport.sightings(inData: report.data, address: report.address, addressType: report.addressType,
-                                     rssi: report.rssi, txPower: report.txPower, into: &sightings)
-        } catch {
-            parseError = error
-        }
-        choice.choose(report, sightings: sightings[...], elapsed: timed.elapsed, filter: filter, unknown: {
-            ScanLine.writeUnknown(report, error: parseError, unixTime: timed.unixTime, to: &output, json: json)
-        }, beacon: { index, accuracy in
-            ScanLine.writeBeacon(sightings[index], accuracy: accuracy, data: report.data, unixTime: timed.unixTime,
-                                 to: &output, json: json)
-        })
-        if table { tick(timed.elapsed) }
-        output.flush()
-    }
-
-    /// Replays a capture: read and decoded on one thread (`CaptureReader`), tracked on this
-    /// one, written on a third (`ScanLineWriter`), a batch at a time; the output is the same as
-    /// handling one report at a time.
-    func replay(path: String, filter: ScanFilter) throws {
-        let reader = try CaptureReader(path: path, decode: true)
-        defer { reader.cancel() }
-        if !table { writer = ScanLineWriter(json: json) }
-        // Tracked in a local value, not this object's property: no exclusive access checked
-        // at run time per report.
-        var choice = ScanChoice(table: table, duplicates: false, tracker: BeaconTracker())
-        swap(&choice, &self.choice)
-        defer { swap(&choice, &self.choice) }
-        while true {
-            var lines = ReplayLines(batch: reader.next())
-            let batch = lines.batch
-            lines.lines.reserveCapacity(batch.sightings.count + batch.reports.count)
-            for event in batch.events {
-                for index in event.reports {
-                    // Only a report without beacons, printed once, is told apart by its data.
-                    let sightings = batch.sightings(index)
-                    let report = batch.report(index, withData: sightings.isEmpty && !choice.duplicates)
-                    choice.choose(report, sightings: sightings, elapsed: event.elapsed,
-                                  filter: filter,
-                                  unknown: { lines.lines.append(.unknown(report: index, unixTime: event.unixTime)) },
-                                  beacon: { sighting, accuracy in
-                                      lines.lines.append(.beacon(report: index, sighting: sighting, accuracy: accuracy,
-                                                                 unixTime: event.unixTime))
-                                  })
-                }
-                choice.tracker.prune(now: event.elapsed)
-                if table { draw(choice.tracker, at: event.elapsed) }
-            }
-            writer?.submit(lines)
-            if let failure = batch.failure { throw failure }
-            if batch.isLast { return }
-        }
-    }
-
-    /// Waits until every line is written.
-    func flush() {
-        writer?.drain()
-        output.flush()
-    }
-
-    func tick(_ elapsed: Double) {
-        choice.tracker.prune(now: elapsed)
-        draw(choice.tracker, at: elapsed)
-    }
-
-    /// Redraws the table, at most twice a second.
-    private func draw(_ tracker: BeaconTracker, at elapsed: Double) {
-        guard table, elapsed - lastDraw >= 0.5 else { return }
-        lastDraw = elapsed
-        draw(tracker)
-    }
-
-    /// Redraws the table of beacons in range in place.
-    private func draw(_ tracker: BeaconTracker) {
-        output.flush()
-        var lines = ["\u{1B}[H\u{1B}[2J" + "beacons in range, closest first (\(tracker.entries.count))",
-                     "distance  proximity  rssi   address            beacon"]
-        for entry in tracker.ranged.prefix(40) {
-            let distance = entry.accuracy < 0 ? "   ?    " : Distance.metres(entry.accuracy).padding(toLength: 8, withPad: " ", startingAt: 0)
-            let rssi = entry.smoothedRSSI.map { String(Int($0.rounded())) } ?? "?"
-            lines.append("\(distance)  \(entry.proximity.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0))  "
-                         + "\(rssi.padding(toLength: 5, withPad: " ", startingAt: 0))  "
-                         + "\(entry.sighting.address?.description ?? "?")  "
-                         + SightingFormatter.text(BeaconSighting(beacon: entry.sighting.beacon)))
-        }
-        print(lines.joined(separator: "\n"))
-        fflushStandardOutput()
-    }
-
-    /// The table as it stands when the scan ends.
-    func finish() {
-        if table { draw(choice.tracker) }
-        flush()
-    }
-}
-
-/// What `scan` does with each report: tracks its beacons, and decides which lines it prints.
-struct ScanChoice {
-    let table: Bool
-    let duplicates: Bool
-    var tracker: BeaconTracker
-    /// What has been printed once: a set and a ring of at most `printedLimit` keys, oldest forgotten first.
-    private var printed = Set<PrintedKey>()
-    private var printedOrder: [PrintedKey] = []
-    private var printedNext = 0
-    private static let printedLimit = 4096
-
-    private enum PrintedKey: Hashable {
-        case beacon(BluetoothAddress, BeaconIdentity)
-        case data(BluetoothAddress, [UInt8])
-    }
-
-    init(table: Bool, duplicates: Bool, tracker: BeaconTracker) {
-        self.table = table
-        self.duplicates = duplicates
-        self.tracker = tracker
-    }
-
-    /// Decides what a report shows: it tracks the beacons that pass the filter, then calls
-    /// `beacon` with each one's index in `sightings` and distance, or `unknown` for a report
-    /// that holds none, as long as they are to be printed (not in a table, not printed before).
-    mutating func choose(_ report: ReportView, sightings: ArraySlice<BeaconSighting>, elapsed: Double,
-                         filter: ScanFilter, unknown: () -> Void, beacon: (Int, Double) -> Void) {
-        if sightings.isEmpty {
-            guard filter.acceptsNoBeacon(rssi: report.rssi),
-                  firstTime(.data(report.address, Array(report.data))) else { return }
-            if !table { unknown() }
-        }
-        for index in sightings.indices {
-            // Read in place, not copied out (a copy of an Eddystone sighting retains its arrays).
-            guard filter.accepts(sightings[index], rssi: report.rssi) else { continue }
-            let accuracy = tracker.observeAccuracy(sightings[index], at: elapsed)
-            guard !table else { continue }
-            guard firstTime(.beacon(report.address, BeaconTracker.identity(of: sightings[index]))) else { continue }
-            beacon(index, accuracy)
-        }
-    }
-
-    /// Whether this (sender, advertisement) has not been printed yet; always true with --duplicates.
-    /// Remembers at most 4096, oldest forgotten first, so memory stays bounded.
-    private mutating func firstTime(_ makeKey: @autoclosure () -> PrintedKey) -> Bool {
-        if duplicates { return true }
-        let key = makeKey()
-        guard printed.insert(key).inserted else { return false }
-        if printedOrder.count < Self.printedLimit {
-            printedOrder.append(key)
-        } else {
-            printed.remove(printedOrder[printedNext])
-            printedOrder[printedNext] = key
-            printedNext = (printedNext + 1) % Self.printedLimit
-        }
-        return true
     }
 }

@@ -3,13 +3,13 @@
 import AdvertisementCodec
 import ArgumentParser
 import BeaconHost
+import BeaconReports
+import BeaconReports
 import Foundation
 
 /// `--uuid/--major/--minor` (a region), `--min-rssi`, `--format`: which reports to show.
 struct ScanFilterOptions: ParsableArguments {
-    enum Format: String, ExpressibleByArgument, CaseIterable {
-        case ibeacon, altbeacon, eddystone, any
-    }
+    typealias Format = ScanFilter.Format
 
     @Option(help: "Only beacons of this region's UUID (iBeacon proximity UUID, AltBeacon id1).")
     var uuid: String?
@@ -53,30 +53,4 @@ struct ScanFilterOptions: ParsableArguments {
     }
 }
 
-/// Which reports to show, decided per report.
-struct ScanFilter {
-    let minRssi: Int?
-    let format: ScanFilterOptions.Format
-    let region: BeaconRegion?
-
-    /// Whether a report's sighting passes.
-    func accepts(_ sighting: BeaconSighting, rssi: Int8?) -> Bool {
-        guard strongEnough(rssi) else { return false }
-        if let region, !region.matches(sighting.beacon) { return false }
-        switch (format, sighting.beacon) {
-        case (.any, _), (.ibeacon, .iBeacon), (.altbeacon, .altBeacon), (.eddystone, .eddystone): return true
-        default: return false
-        }
-    }
-
-    /// Whether a report that holds no beacon passes (only when no beacon filter is set).
-    func acceptsNoBeacon(rssi: Int8?) -> Bool {
-        strongEnough(rssi) && format == .any && region == nil
-    }
-
-    /// Whether a report's RSSI reaches --min-rssi (one without RSSI does not, when it is set).
-    private func strongEnough(_ rssi: Int8?) -> Bool {
-        guard let minRssi else { return true }
-        return (rssi.map(Int.init) ?? Int.min) >= minRssi
-    }
-}
+extension ScanFilter.Format: ExpressibleByArgument {}

@@ -2,6 +2,7 @@
 
 import ArgumentParser
 import BeaconHost
+import BeaconReports
 
 /// `beacon-emit stop`: turn off the advertising beacon-emit left on (already off is success).
 struct Stop: ParsableCommand {

@@ -3,6 +3,7 @@
 import AdvertisementCodec
 import ArgumentParser
 import BeaconHost
+import BeaconReports
 
 /// `beacon-emit verify`: emit on one device, scan on another, and prove the bytes arrive.
 struct Verify: ParsableCommand {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
 import AdvertisementCodec
-@testable import BeaconEmitter
+@testable import BeaconReports
 import Foundation
 import Testing
 

@@ -6,7 +6,7 @@ import Foundation
 /// `decode --expect KEY=VALUE,...`: what every decoded beacon (or, with `--expect-any`, at
 /// least one) must hold, in the keys of `--json`'s output. Each beacon is checked against its
 /// own JSON object, written by the same code as `--json`, so the keys cannot drift apart.
-final class Expectation {
+public final class Expectation {
     struct Field: Equatable {
         var key: String
         var value: String
@@ -29,7 +29,7 @@ final class Expectation {
 
     /// Parses `type=ibeacon,major=101`.
     /// - Throws: a message for a part without `=` or with an empty key.
-    init(_ text: String, any: Bool) throws(ExpectationError) {
+    public init(_ text: String, any: Bool) throws(ExpectationError) {
         var fields: [Field] = []
         for part in text.split(separator: ",", omittingEmptySubsequences: true) {
             guard let equals = part.firstIndex(of: "=") else { throw ExpectationError(part: String(part)) }
@@ -62,11 +62,11 @@ final class Expectation {
 
     /// Whether the expectation holds: every beacon matches (at least one with `any`), and
     /// there was a beacon at all.
-    var holds: Bool { beacons > 0 && (any ? matching > 0 : matching == beacons) }
+    public var holds: Bool { beacons > 0 && (any ? matching > 0 : matching == beacons) }
 
     /// The verdict, for standard error: one line when it holds; otherwise the differing fields
     /// side by side.
-    var report: String {
+    public var report: String {
         if holds {
             return any ? "expectation met: \(matching) of \(beacons) beacons match"
                 : "expectation met: all \(beacons) beacon\(beacons == 1 ? "" : "s") match"
@@ -110,9 +110,9 @@ final class Expectation {
     }
 }
 
-struct ExpectationError: Error, CustomStringConvertible {
+public struct ExpectationError: Error, CustomStringConvertible {
     var part: String
-    var description: String {
+    public var description: String {
         "--expect: \"\(part)\" is not KEY=VALUE (the keys of --json's output, comma-separated: type=ibeacon,major=101)"
     }
 }

@@ -4,20 +4,20 @@ import AdvertisementCodec
 
 /// How `decode` (and later `scan`) prints a beacon: a readable line, or a JSON line whose keys
 /// are the README's contract.
-enum SightingFormatter {
-    static func json(_ sighting: BeaconSighting) -> String {
+public enum SightingFormatter {
+    public static func json(_ sighting: BeaconSighting) -> String {
         object(sighting).line
     }
 
     /// The decode keys of a sighting, for callers that add keys of their own after them.
-    static func object(_ sighting: BeaconSighting) -> JSONObject {
+    public static func object(_ sighting: BeaconSighting) -> JSONObject {
         var object = JSONObject()
         add(sighting, to: &object)
         return object
     }
 
     /// Writes the decode keys of a sighting into an object.
-    static func add(_ sighting: BeaconSighting, to object: inout JSONObject) {
+    public static func add(_ sighting: BeaconSighting, to object: inout JSONObject) {
         switch sighting.beacon {
         case let .iBeacon(beacon):
             object.add("type", literal: "ibeacon")
@@ -68,7 +68,7 @@ enum SightingFormatter {
         if let txPower = sighting.txPower { object.add("txPower", txPower) }
     }
 
-    static func text(_ sighting: BeaconSighting) -> String {
+    public static func text(_ sighting: BeaconSighting) -> String {
         var fields: [String]
         switch sighting.beacon {
         case let .iBeacon(beacon):
@@ -99,7 +99,7 @@ enum SightingFormatter {
     }
 
     /// Tenths of a second as an exact decimal: 12345 -> "1234.5".
-    static func deciseconds(_ value: UInt32) -> String {
+    public static func deciseconds(_ value: UInt32) -> String {
         "\(value / 10).\(value % 10)"
     }
 }

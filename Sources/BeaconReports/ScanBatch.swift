@@ -134,11 +134,12 @@ enum Distance {
 final class ScanLineWriter: @unchecked Sendable {
     private let json: Bool
     /// Changed only on `queue`.
-    private var output = OutputBuffer(descriptor: STDOUT_FILENO)
+    private var output: OutputBuffer
     private let queue = DispatchQueue(label: "beacon-emit.scan-output")
     private let waiting = DispatchSemaphore(value: 6)
-    init(json: Bool) {
+    init(json: Bool, descriptor: Int32) {
         self.json = json
+        output = OutputBuffer(descriptor: descriptor)
     }
 
     /// Hands lines over to be written (waiting while six batches are still to be written).

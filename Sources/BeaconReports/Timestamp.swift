@@ -1,75 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
-import AdvertisementCodec
-import BeaconHost
-import Foundation
-
-/// Advertising reports from a live scan or a btsnoop capture, each with its time: seconds
-/// since the feed began (for windows and timers) and Unix time (for timestamps).
-enum ReportFeed {
-    struct Timed {
-        var elapsed: Double
-        var unixTime: Double
-        var report: ScanReport
-    }
-
-    /// Scans until `duration`, a signal, or `handle` returns false; `tick` runs at least every
-    /// 200 ms with the elapsed time.
-    static func live(_ scanner: AdvertisementScanner, duration: Double?, interrupt: Int32,
-                     handle: (Timed) -> Bool, tick: (Double) -> Void) throws(HostError) {
-        let start = ContinuousClock.now
-        let end = duration.map { start + .milliseconds(Int64($0 * 1000)) }
-        while true {
-            let now = ContinuousClock.now
-            if let end, now >= end { return }
-            var wait = Duration.milliseconds(200)
-            if let end { wait = min(wait, now.duration(to: end)) }
-            let report = try scanner.nextReport(timeout: wait, interrupt: interrupt)
-            let elapsed = seconds(start.duration(to: .now))
-            if let report {
-                if !handle(Timed(elapsed: elapsed, unixTime: Date().timeIntervalSince1970, report: report)) { return }
-            } else if PollProbe.readable(interrupt) {
-                return
-            }
-            tick(elapsed)
-        }
-    }
-
-    /// Replays a btsnoop capture (read in chunks, constant memory) through `handle`. The
-    /// capture is read and parsed on a thread of its own, a few batches ahead.
-    /// - Throws: `CodecError` for a malformed capture, with its file offset.
-    static func replay(path: String, handle: (Timed) -> Bool, tick: (Double) -> Void) throws {
-        let reader = try CaptureReader(path: path, decode: false)
-        defer { reader.cancel() }
-        while true {
-            let batch = reader.next()
-            for event in batch.events {
-                for index in event.reports {
-                    var fields = batch.reports[index]
-                    fields.data = batch.bytes[batch.dataRanges[index]]
-                    if !handle(Timed(elapsed: event.elapsed, unixTime: event.unixTime, report: ScanReport(fields))) {
-                        return
-                    }
-                }
-                tick(event.elapsed)
-            }
-            if let failure = batch.failure { throw failure }
-            if batch.isLast { return }
-        }
-    }
-
-    static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-    }
-}
-
-struct ReplayError: Error, CustomStringConvertible {
-    var message: String
-    var description: String { message }
-}
-
 /// ISO 8601 UTC with milliseconds, from Unix time.
-enum Timestamp {
+public enum Timestamp {
     /// The calendar fields of a moment, UTC (years before 1 or after 9999 are not padded).
     struct Civil {
         var year, month, day, hour, minute, second, millisecond: Int64
@@ -95,7 +27,7 @@ enum Timestamp {
         }
     }
 
-    static func iso8601(_ unix: Double) -> String {
+    public static func iso8601(_ unix: Double) -> String {
         var out = ByteBuffer()
         append(unix, to: &out)
         return out.string()

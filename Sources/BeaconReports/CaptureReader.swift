@@ -9,29 +9,29 @@ import Foundation
 /// thread that handles them (reading and parsing are a third of a replay's work). At most
 /// eight batches wait, slack that keeps both cores of a small machine busy; memory stays
 /// bounded however long the capture.
-final class CaptureReader: @unchecked Sendable {
+public final class CaptureReader: @unchecked Sendable {
     /// Events read from the capture, in order, with their reports.
-    struct Batch {
-        struct Event {
-            var elapsed: Double
-            var unixTime: Double
+    public struct Batch: Sendable {
+        public struct Event: Sendable {
+            public internal(set) var elapsed: Double
+            public internal(set) var unixTime: Double
             /// Which of `reports` the event carried.
-            var reports: Range<Int>
+            public internal(set) var reports: Range<Int>
         }
 
-        var events: [Event] = []
+        public internal(set) var events: [Event] = []
         /// The reports, each with `data` left empty: its bytes are `bytes[dataRanges[index]]`.
-        var reports: [AdvertisingReportFields] = []
-        var dataRanges: [Range<Int>] = []
-        var bytes: [UInt8] = []
+        public internal(set) var reports: [AdvertisingReportFields] = []
+        public internal(set) var dataRanges: [Range<Int>] = []
+        public internal(set) var bytes: [UInt8] = []
         /// When decoding: each report's beacons, `sightings[sightingRanges[index]]`, or why its
         /// data did not decode.
-        var sightings: [BeaconSighting] = []
-        var sightingRanges: [Range<Int>] = []
-        var failures: [CodecError?] = []
+        public internal(set) var sightings: [BeaconSighting] = []
+        public internal(set) var sightingRanges: [Range<Int>] = []
+        public internal(set) var failures: [CodecError?] = []
         /// Set on the last batch when reading stopped on an error.
-        var failure: (any Error)?
-        var isLast = false
+        public internal(set) var failure: (any Error)?
+        public internal(set) var isLast = false
 
         /// A batch with room for about `reports` reports (growing an array copies it).
         init(reservingFor reports: Int, decode: Bool) {
@@ -52,8 +52,13 @@ final class CaptureReader: @unchecked Sendable {
             ReportView(reports[index], data: withData ? bytes[dataRanges[index]] : [])
         }
 
+        /// The advertising data of report `index`.
+        public func data(_ index: Int) -> ArraySlice<UInt8> {
+            bytes[dataRanges[index]]
+        }
+
         /// The beacons decoded from report `index` (when decoding).
-        func sightings(_ index: Int) -> ArraySlice<BeaconSighting> {
+        public func sightings(_ index: Int) -> ArraySlice<BeaconSighting> {
             sightings[sightingRanges[index]]
         }
     }
@@ -74,7 +79,7 @@ final class CaptureReader: @unchecked Sendable {
     /// report are decoded here too.
     /// - Parameter name: how errors name the file (default `--replay PATH`).
     /// - Throws: `ReplayError` when the file cannot be opened.
-    init(path: String, decode: Bool, name: String? = nil) throws {
+    public init(path: String, decode: Bool, name: String? = nil) throws {
         self.name = name ?? "--replay \(path)"
         guard let file = FileHandle(forReadingAtPath: path) else {
             throw ReplayError(message: "\(self.name): cannot open the file")
@@ -87,7 +92,7 @@ final class CaptureReader: @unchecked Sendable {
     }
 
     /// The next batch, waiting for it. After the batch marked last, there are no more.
-    func next() -> Batch {
+    public func next() -> Batch {
         available.wait()
         let batch = lock.withLock { ready.removeFirst() }
         space.signal()
@@ -95,7 +100,7 @@ final class CaptureReader: @unchecked Sendable {
     }
 
     /// Stops reading (if it has not stopped) and waits until the file is closed.
-    func cancel() {
+    public func cancel() {
         lock.withLock { cancelled = true }
         space.signal()
         finished.wait()
@@ -230,4 +235,10 @@ final class CaptureReader: @unchecked Sendable {
         batch.isLast = true
         _ = deliver(batch)
     }
+}
+
+/// Why a capture could not be replayed, naming the file (and the byte offset for a malformed one).
+public struct ReplayError: Error, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
 }

@@ -13,13 +13,13 @@ import Foundation
 /// null. It writes UTF-8 bytes, and can continue a buffer it is handed (`decode` and `scan`
 /// write straight into their output that way). Each value reserves room for the most it can
 /// take, once, and is then written through a pointer.
-struct JSONObject: ~Copyable {
+public struct JSONObject: ~Copyable {
     private var out: ByteBuffer
     private var empty = true
     /// The last second a timestamp was written in (kept by a buffer's owner from line to line).
     private var timestamps: Timestamp.Cache
 
-    init() {
+    public init() {
         timestamps = Timestamp.Cache()
         out = ByteBuffer(capacity: 256)
         out.append(UInt8(ascii: "{"))
@@ -46,46 +46,46 @@ struct JSONObject: ~Copyable {
     }
 
     /// The object as one line of text.
-    var line: String {
+    public var line: String {
         out.string() + "}"
     }
 
-    mutating func add(_ key: StaticString, _ value: String) {
+    public mutating func add(_ key: StaticString, _ value: String) {
         appendKey(key)
         Self.appendQuoted(value, to: &out)
     }
 
     /// A string value known at compile time to need no escaping (a type name, a state).
-    mutating func add(_ key: StaticString, literal value: StaticString) {
+    public mutating func add(_ key: StaticString, literal value: StaticString) {
         appendKey(key, reserving: value.utf8CodeUnitCount + 2)
         out.appendReserved(UInt8(ascii: "\""))
         out.appendReserved(value)
         out.appendReserved(UInt8(ascii: "\""))
     }
 
-    mutating func add<T: BinaryInteger>(_ key: StaticString, _ value: T) {
+    public mutating func add<T: BinaryInteger>(_ key: StaticString, _ value: T) {
         appendKey(key, reserving: ByteBuffer.decimalMost)
         out.appendDecimalReserved(negative: value < 0, magnitude: UInt64(truncatingIfNeeded: value.magnitude))
     }
 
-    mutating func add(_ key: StaticString, _ value: Bool) {
+    public mutating func add(_ key: StaticString, _ value: Bool) {
         add(key, raw: value ? "true" : "false")
     }
 
     /// An array of integers: [1,2].
-    mutating func add(_ key: StaticString, integers: [some BinaryInteger]) {
+    public mutating func add(_ key: StaticString, integers: [some BinaryInteger]) {
         appendKey(key)
         out.append(utf8: "[" + integers.map { String($0) }.joined(separator: ",") + "]")
     }
 
     /// A number already formatted as a JSON number (callers guarantee the form).
-    mutating func add(_ key: StaticString, number: String) {
+    public mutating func add(_ key: StaticString, number: String) {
         appendKey(key)
         out.append(utf8: number)
     }
 
     /// A non-negative number of hundredths as a decimal with two places: 1234 -> 12.34.
-    mutating func add(_ key: StaticString, hundredths: UInt64) {
+    public mutating func add(_ key: StaticString, hundredths: UInt64) {
         appendKey(key, reserving: ByteBuffer.decimalMost + 3)
         out.appendDecimalReserved(negative: false, magnitude: hundredths / 100)
         let fraction = UInt8(hundredths % 100)
@@ -95,7 +95,7 @@ struct JSONObject: ~Copyable {
     }
 
     /// A non-negative number of tenths as a decimal with one place: 12345 -> 1234.5.
-    mutating func add(_ key: StaticString, tenths: UInt64) {
+    public mutating func add(_ key: StaticString, tenths: UInt64) {
         appendKey(key, reserving: ByteBuffer.decimalMost + 2)
         out.appendDecimalReserved(negative: false, magnitude: tenths / 10)
         out.appendReserved(UInt8(ascii: "."))
@@ -121,7 +121,7 @@ struct JSONObject: ~Copyable {
     }
 
     /// A UUID in its usual upper-case 8-4-4-4-12 form, written without building a string.
-    mutating func add(_ key: StaticString, uuid: UUID) {
+    public mutating func add(_ key: StaticString, uuid: UUID) {
         appendKey(key, reserving: 38)
         out.appendReserving(38) { text in
             text[0] = UInt8(ascii: "\"")
@@ -143,7 +143,7 @@ struct JSONObject: ~Copyable {
     }
 
     /// Bytes as one upper-case hex string, written without building a string.
-    mutating func add(_ key: StaticString, hex: some Collection<UInt8>) {
+    public mutating func add(_ key: StaticString, hex: some Collection<UInt8>) {
         let count = hex.count
         appendKey(key, reserving: 2 * count + 2)
         out.appendReserving(2 * count + 2) { text in
@@ -173,7 +173,7 @@ struct JSONObject: ~Copyable {
     }
 
     /// A Bluetooth address as `AA:BB:CC:DD:EE:FF`, written without building a string.
-    mutating func add(_ key: StaticString, address: BluetoothAddress) {
+    public mutating func add(_ key: StaticString, address: BluetoothAddress) {
         appendKey(key, reserving: 19)
         out.appendReserving(19) { text in
             text[0] = UInt8(ascii: "\"")
@@ -186,7 +186,7 @@ struct JSONObject: ~Copyable {
     }
 
     /// An address type by its name (`AddressType.description`); the usual ones without building a string.
-    mutating func add(_ key: StaticString, addressType: AddressType) {
+    public mutating func add(_ key: StaticString, addressType: AddressType) {
         switch addressType {
         case .publicDevice: add(key, literal: "public")
         case .randomDevice: add(key, literal: "random")
@@ -195,14 +195,14 @@ struct JSONObject: ~Copyable {
     }
 
     /// Unix time as ISO 8601 UTC with milliseconds (`Timestamp.iso8601`), written without building a string.
-    mutating func add(_ key: StaticString, timestamp unix: Double) {
+    public mutating func add(_ key: StaticString, timestamp unix: Double) {
         appendKey(key, reserving: 2)
         out.appendReserved(UInt8(ascii: "\""))
         Timestamp.append(unix, to: &out, cache: &timestamps)
         out.append(UInt8(ascii: "\""))
     }
 
-    mutating func addNull(_ key: StaticString) {
+    public mutating func addNull(_ key: StaticString) {
         add(key, raw: "null")
     }
 

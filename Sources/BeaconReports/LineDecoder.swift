@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+import AdvertisementCodec
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Decodes inputs one at a time, collecting beacons and failures in buffers of its own for
+/// `LineDecoders` to write; a line's bytes, its packet and its output reuse the same storage.
+struct LineDecoder: ~Copyable {
+    let json: Bool
+    private(set) var attempted = 0
+    private(set) var failed = 0
+    private(set) var found = 0
+    /// Bytes of the line being decoded: only ever grows, the packet is a prefix of it.
+    private var packet: [UInt8] = []
+    var output = ByteBuffer(capacity: 1 << 16)
+    var errors = ByteBuffer(capacity: 1 << 12)
+
+    init(json: Bool) {
+        self.json = json
+    }
+
+    /// Set by a worker that met a line that is not hex (its chunk is read again in order).
+    var stopped = false
+    /// `--expect`: every beacon is checked, named by the input it came from.
+    var expectation: Expectation?
+    private var place: (label: StaticString, number: Int) = ("line", 0)
+    /// The beacons of the input being decoded, checked once all of it decoded (a failed
+    /// input prints nothing, and is not checked either).
+    private var unchecked: [BeaconSighting] = []
+
+    private mutating func checkDecoded(_ succeeded: Bool) {
+        guard let expectation, !unchecked.isEmpty else { return }
+        if succeeded {
+            for sighting in unchecked { expectation.check(sighting, place: "\(place.label) \(place.number)") }
+        }
+        unchecked.removeAll(keepingCapacity: true)
+    }
+
+    /// Where the buffers and counts stand, to go back to.
+    struct Mark {
+        var output: Int, errors: Int, attempted: Int, failed: Int, found: Int
+    }
+
+    var mark: Mark { Mark(output: output.count, errors: errors.count, attempted: attempted, failed: failed, found: found) }
+
+    /// Forgets what was decoded since `mark`.
+    mutating func rewind(to mark: Mark) {
+        stopped = false
+        output.removeLast(from: mark.output)
+        errors.removeLast(from: mark.errors)
+        attempted = mark.attempted
+        failed = mark.failed
+        found = mark.found
+    }
+
+    /// Decodes one line of hex (UTF-8); `label` and `number` ("line 12") name it in an error message.
+    /// - Parameter onlyHex: a line that is not hex is left alone (for the text reader): false.
+    @discardableResult
+    mutating func decode(_ line: UnsafeBufferPointer<UInt8>, label: StaticString, number: Int,
+                         onlyHex: Bool = false) -> Bool {
+        guard let first = line.firstIndex(where: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }),
+              line[first] != UInt8(ascii: "#") else { return true }
+        let room = HexText.mostBytes(inUTF8Count: line.count)
+        if packet.count < room { packet += repeatElement(0, count: room - packet.count) }
+        let length: Int
+        do throws(CodecError) {
+            length = try packet.withUnsafeMutableBufferPointer { bytes throws(CodecError) in
+                try HexText.parse(utf8: line, into: UnsafeMutableBufferPointer(rebasing: bytes[..<room]))
+            }
+        } catch {
+            if onlyHex { return false }
+            attempted += 1
+            report(error, label: label, number: number)
+            return true
+        }
+        attempted += 1
+        place = (label, number)
+        let mark = output.count
+        do throws(CodecError) {
+            let summary = try PacketDecoder.decode(packet[..<length]) { write($0) }
+            try summary.requireBeacons()
+            found += summary.beaconCount
+            checkDecoded(true)
+        } catch {
+            output.removeLast(from: mark)  // nothing printed for a line that failed part way
+            checkDecoded(false)
+            report(error, label: label, number: number)
+        }
+        return true
+    }
+
+    private mutating func report(_ error: CodecError, label: StaticString, number: Int) {
+        failed += 1
+        errors.append("beacon-emit: ")
+        errors.append(label)
+        errors.append(UInt8(ascii: " "))
+        errors.appendDecimal(number)
+        errors.append(": ")
+        errors.append(utf8: error.description)
+        errors.append(UInt8(ascii: "\n"))
+    }
+
+    /// Decodes a packet read from another tool's text. A packet of hcidump's that carries no
+    /// advertising data (a command, its answer) is passed over: returns false.
+    mutating func decode(packet: PacketTextReader.Packet, label: StaticString) -> Bool {
+        let mark = output.count
+        place = (label, packet.line)
+        do throws(CodecError) {
+            let summary = try PacketDecoder.decode(packet.bytes[...]) { write($0) }
+            if packet.spelling == .hcidump && summary.beaconCount == 0 { return false }
+            try summary.requireBeacons()
+            found += summary.beaconCount
+            checkDecoded(true)
+        } catch {
+            output.removeLast(from: mark)
+            checkDecoded(false)
+            if packet.spelling == .hcidump, case .unrecognized = error.reason, error.offset == 0 { return false }
+            fail("\(label) \(packet.line) (\(packet.spelling.rawValue)): \(error)")
+        }
+        attempted += 1
+        return true
+    }
+
+    /// Writes the beacons of a capture's report (numbered from 1 in the capture).
+    mutating func decode(sightings: ArraySlice<BeaconSighting>, report: Int) {
+        attempted += 1
+        place = ("report", report)
+        for sighting in sightings { write(sighting) }
+        found += sightings.count
+        checkDecoded(true)
+    }
+
+    /// Reports a failure already put into words; `counting` an input of its own.
+    mutating func fail(_ message: String, counting: Bool = false) {
+        if counting { attempted += 1 }
+        failed += 1
+        errors.append("beacon-emit: ")
+        errors.append(utf8: message)
+        errors.append(UInt8(ascii: "\n"))
+    }
+
+    private mutating func write(_ sighting: BeaconSighting) {
+        if expectation != nil { unchecked.append(sighting) }
+        if json {
+            var object = JSONObject(continuing: &output)
+            SightingFormatter.add(sighting, to: &object)
+            object.finish(into: &output)
+            output.append(UInt8(ascii: "\n"))
+        } else {
+            output.append(utf8: SightingFormatter.text(sighting))
+            output.append(UInt8(ascii: "\n"))
+        }
+    }
+}

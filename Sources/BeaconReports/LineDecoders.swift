@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+import AdvertisementCodec
+import Dispatch
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Decodes chunks of lines, a large chunk in halves on two threads, and writes what each chunk
+/// gave in input order: its results, then its errors.
+public final class LineDecoders {
+    /// One decoder per worker, each changed only by its worker (kept behind a pointer: a
+    /// class's stored property would cost a runtime exclusivity check per access).
+    private let decoders: UnsafeMutablePointer<LineDecoder>
+    private let workers: Int
+    /// Below this many lines a chunk is decoded on one thread (interactive use, short files).
+    private static let parallelLines = 2048
+
+    /// Whether `--expect` checks the beacons.
+    private let checking: Bool
+    /// Where beacons are written, and where failures are.
+    private let output: Int32, errors: Int32
+
+    /// - Parameters:
+    ///   - json: one JSON object per beacon per line, else a line of text.
+    ///   - expectation: checks every beacon (on one thread, in input order).
+    ///   - output: where the beacons are written.
+    ///   - errors: where the inputs that did not decode are reported, one line each.
+    public init(json: Bool, expectation: Expectation? = nil, output: Int32 = STDOUT_FILENO,
+                errors: Int32 = STDERR_FILENO) {
+        self.output = output
+        self.errors = errors
+        checking = expectation != nil
+        // Two workers at most: the output must be written in order, and past two the writing
+        // and reading dominate.
+        workers = expectation != nil ? 1 : min(2, max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+        decoders = .allocate(capacity: workers)
+        for index in 0..<workers {
+            (decoders + index).initialize(to: LineDecoder(json: json))
+            decoders[index].expectation = expectation
+        }
+    }
+
+    deinit {
+        decoders.deinitialize(count: workers)
+        decoders.deallocate()
+    }
+
+    public var attempted: Int { (0..<workers).reduce(0) { $0 + decoders[$1].attempted } }
+    public var failed: Int { (0..<workers).reduce(0) { $0 + decoders[$1].failed } }
+    public var found: Int { (0..<workers).reduce(0) { $0 + decoders[$1].found } }
+    /// Packets of another tool's dump that carry no advertising data (hcidump's commands and
+    /// their answers): passed over, not failures.
+    public private(set) var passedOver = 0
+    /// Other tools' spellings (hcidump, hex dumps, Android and Apple logs), read line by line.
+    private var reader = PacketTextReader()
+    /// Whether another tool's spelling was seen: the input is a log, whose other text is passed over.
+    private var sawSpelling = false
+    /// Lines of text put aside until the input shows whether it is a log (the first few kept).
+    private var asideLines: [(bytes: [UInt8], label: StaticString, number: Int)] = []
+    private var asideCount = 0
+    private static let asideShown = 20
+
+    /// Decodes one input of one line on the calling thread; `label` and `number` name it in an
+    /// error message.
+    public func decode(_ input: UnsafeBufferPointer<UInt8>, label: StaticString, number: Int) {
+        read(input, label: label, number: number)
+        handle(reader.finish(), line: nil, label: label)
+        reportAside()
+    }
+
+    /// Decodes `lines` (numbered from `firstNumber` in error messages), then writes their output.
+    /// Lines of plain hex are decoded as they are (a large chunk on two threads); a chunk with
+    /// other tools' spellings goes through the text reader, in order, on this thread.
+    public func decode(_ lines: [UnsafeBufferPointer<UInt8>], firstNumber: Int) {
+        // (With --expect, in order on one thread: a chunk read again would check its beacons twice.)
+        if !(!checking && reader.isIdle && lines.allSatisfy(Self.startsPlain) && decodeAsHex(lines, firstNumber: firstNumber)) {
+            for (index, line) in lines.enumerated() { read(line, label: "line", number: firstNumber + index) }
+        }
+        flush()
+    }
+
+    /// Decodes lines that all start like hex, a large chunk in halves on two threads; false
+    /// (and nothing decoded) when one is not hex after all.
+    private func decodeAsHex(_ lines: [UnsafeBufferPointer<UInt8>], firstNumber: Int) -> Bool {
+        let parts = lines.count >= Self.parallelLines ? workers : 1
+        let share = (lines.count + parts - 1) / parts
+        var marks: [LineDecoder.Mark] = []
+        for index in 0..<workers { marks.append(self.decoders[index].mark) }
+        // Each worker has a decoder (and its buffers) of its own, and reads its own lines from
+        // the read buffer, which nothing changes until this returns. A line that is not hex
+        // stops its worker.
+        nonisolated(unsafe) let decoders = self.decoders
+        nonisolated(unsafe) let lines = lines
+        let work: @Sendable (Int) -> Void = { part in
+            let decoder = decoders + part
+            for index in part * share..<min(lines.count, (part + 1) * share) {
+                if !decoder.pointee.decode(lines[index], label: "line", number: firstNumber + index, onlyHex: true) {
+                    decoder.pointee.stopped = true
+                    return
+                }
+            }
+        }
+        if parts == 1 {
+            work(0)
+        } else {
+            DispatchQueue.concurrentPerform(iterations: parts, execute: work)
+        }
+        var stopped = false
+        for index in 0..<parts where self.decoders[index].stopped { stopped = true }
+        guard stopped else { return true }
+        for index in 0..<workers { self.decoders[index].rewind(to: marks[index]) }
+        return false
+    }
+
+    /// Starts like plain hex (or is blank, or a comment): what the per-line decoding tries first.
+    private static func startsPlain(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
+        isBlankOrComment(line) || PacketTextReader.startsLikeHex(line)
+    }
+
+    /// Nothing but spaces and tabs, or a `#` line: what the per-line decoding skips.
+    private static func isBlankOrComment(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let first = line.first(where: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }) else { return true }
+        return first == UInt8(ascii: "#")
+    }
+
+    /// One line: as hex while nothing spans lines and it is hex, else through the text reader.
+    private func read(_ line: UnsafeBufferPointer<UInt8>, label: StaticString, number: Int) {
+        if reader.isIdle && Self.startsPlain(line)
+            && decoders.pointee.decode(line, label: label, number: number, onlyHex: true) {
+            return
+        }
+        handle(reader.add(String(decoding: line, as: UTF8.self), number: number), line: line, label: label)
+    }
+
+    private func handle(_ items: [PacketTextReader.Item], line: UnsafeBufferPointer<UInt8>?, label: StaticString) {
+        for item in items {
+            switch item {
+            case let .plain(number):
+                guard let line else { break }
+                if PacketTextReader.looksLikeHex(line) || Self.isBlankOrComment(line) {
+                    decoders.pointee.decode(line, label: label, number: number)
+                } else {
+                    putAside(line, label: label, number: number)
+                }
+            case let .packet(packet):
+                sawSpelling = true
+                if !decoders.pointee.decode(packet: packet, label: label) { passedOver += 1 }
+            case let .failure(_, message):
+                sawSpelling = true
+                decoders.pointee.fail(message, counting: true)
+            }
+        }
+    }
+
+    /// A line of text (not even an attempt at hex) that is not another tool's packet either:
+    /// in a log (once another tool's spelling was seen) it is passed over; otherwise it is
+    /// reported at the end, as a line that does not decode (the first few, then a count).
+    private func putAside(_ line: UnsafeBufferPointer<UInt8>, label: StaticString, number: Int) {
+        guard !sawSpelling else { return }
+        if asideLines.count < Self.asideShown { asideLines.append((Array(line), label, number)) }
+        asideCount += 1
+    }
+
+    /// Reports what was put aside, unless the input turned out to be a log.
+    private func reportAside() {
+        defer { asideLines.removeAll(); asideCount = 0 }
+        guard !sawSpelling else { return }
+        for (bytes, label, number) in asideLines {
+            bytes.withUnsafeBufferPointer { _ = decoders.pointee.decode($0, label: label, number: number) }
+        }
+        if asideCount > asideLines.count {
+            decoders.pointee.fail("\(asideCount - asideLines.count) more lines of text hold neither hex nor a packet")
+        }
+    }
+
+    /// A command-line argument: a file's capture or text when it names one, else text (of
+    /// several lines) or one line of hex; `number` names it in error messages.
+    public func decode(argument: String, number: Int) {
+        if Self.namesFile(argument) {
+            decode(file: argument)
+        } else if argument.contains(where: \.isNewline) {
+            decode(text: argument)
+        } else {
+            var text = argument
+            text.withUTF8 { decode($0, label: "argument", number: number) }
+        }
+    }
+
+    /// An argument that is not hex and names a file: a capture or a text file to decode.
+    public static func namesFile(_ argument: String) -> Bool {
+        var copy = argument
+        let hexLike = copy.withUTF8 { PacketTextReader.startsLikeHex($0) && PacketTextReader.looksLikeHex($0) }
+        var directory: ObjCBool = false
+        return !hexLike && FileManager.default.fileExists(atPath: argument, isDirectory: &directory) && !directory.boolValue
+    }
+
+    /// An argument of several lines, read as standard input's lines would be.
+    public func decode(text: String) {
+        var number = 0
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            number += 1
+            var copy = String(line)
+            copy.withUTF8 { read($0, label: "line", number: number) }
+        }
+        handle(reader.finish(), line: nil, label: "line")
+        reportAside()
+    }
+
+    /// A file named on the command line: a capture's beacons (the reports without one passed
+    /// over, like hcidump's commands), or its text read as standard input's would be.
+    public func decode(file path: String) {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            decoders.pointee.fail("\(path): cannot open the file", counting: true)
+            return
+        }
+        let start = (try? handle.read(upToCount: 8)) ?? Data()
+        try? handle.close()
+        if start.starts(with: Array("btsnoop".utf8)) || PcapParser.format(of: start) != nil {
+            decodeCapture(path)
+        } else if let text = try? String(contentsOfFile: path, encoding: .utf8) {
+            decode(text: text)
+        } else {
+            decoders.pointee.fail("\(path): neither a capture (btsnoop, pcap, pcapng) nor text", counting: true)
+        }
+        flush()
+    }
+
+    private func decodeCapture(_ path: String) {
+        let reader: CaptureReader
+        do {
+            reader = try CaptureReader(path: path, decode: true, name: path)
+        } catch {
+            decoders.pointee.fail("\(error)", counting: true)
+            return
+        }
+        var reports = 0
+        while true {
+            let batch = reader.next()
+            for index in batch.reports.indices {
+                reports += 1
+                if batch.failures[index] == nil, !batch.sightings(index).isEmpty {
+                    decoders.pointee.decode(sightings: batch.sightings(index), report: reports)
+                } else {
+                    passedOver += 1
+                }
+            }
+            if let failure = batch.failure { decoders.pointee.fail("\(failure)", counting: true) }
+            if batch.isLast { break }
+        }
+    }
+
+    /// Ends standard input: a packet still open in the text reader is complete now.
+    public func finish() {
+        handle(reader.finish(), line: nil, label: "line")
+        reportAside()
+        flush()
+    }
+
+    /// Writes what is buffered: every worker's results in order, then their errors.
+    public func flush() {
+        for index in 0..<workers { decoders[index].output.write(to: output) }
+        for index in 0..<workers { decoders[index].errors.write(to: errors) }
+    }
+}

@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+import AdvertisementCodec
+import BeaconHost
+
+/// Which reports to show, decided per report: a region, a beacon format, a least RSSI.
+public struct ScanFilter: Sendable {
+    public enum Format: String, CaseIterable, Sendable {
+        case ibeacon, altbeacon, eddystone
+        /// Every beacon, and reports without one (shown raw).
+        case any
+    }
+
+    public let minRssi: Int?
+    public let format: Format
+    public let region: BeaconRegion?
+
+    /// A filter that passes everything.
+    public static let none = ScanFilter()
+
+    public init(minRssi: Int? = nil, format: Format = .any, region: BeaconRegion? = nil) {
+        self.minRssi = minRssi
+        self.format = format
+        self.region = region
+    }
+
+    /// Whether a report's sighting passes.
+    public func accepts(_ sighting: BeaconSighting, rssi: Int8?) -> Bool {
+        guard strongEnough(rssi) else { return false }
+        if let region, !region.matches(sighting.beacon) { return false }
+        switch (format, sighting.beacon) {
+        case (.any, _), (.ibeacon, .iBeacon), (.altbeacon, .altBeacon), (.eddystone, .eddystone): return true
+        default: return false
+        }
+    }
+
+    /// Whether a report that holds no beacon passes (only when no beacon filter is set).
+    public func acceptsNoBeacon(rssi: Int8?) -> Bool {
+        strongEnough(rssi) && format == .any && region == nil
+    }
+
+    /// Whether a report's RSSI reaches --min-rssi (one without RSSI does not, when it is set).
+    private func strongEnough(_ rssi: Int8?) -> Bool {
+        guard let minRssi else { return true }
+        return (rssi.map(Int.init) ?? Int.min) >= minRssi
+    }
+}

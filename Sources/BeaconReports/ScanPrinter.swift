@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+import AdvertisementCodec
+import BeaconHost
+import Foundation
+
+/// Writes scan results to a file descriptor (standard output by default): lines, JSON lines,
+/// or a live table (redrawn in place with terminal escapes).
+public final class ScanPrinter {
+    public let json: Bool
+    public let table: Bool
+    /// What is tracked and what has been printed.
+    private var choice: ScanChoice
+    /// Lines are written as each report is handled (live scans), or by `writer` in batches (replays).
+    private var output: OutputBuffer
+    /// Writes a replay's lines on a thread of its own.
+    private var writer: ScanLineWriter?
+    /// The sightings of the report being handled (storage reused from report to report).
+    private var sightings: [BeaconSighting] = []
+    private var lastDraw = -1.0
+
+    /// - Parameters:
+    ///   - json: one JSON object per line, else a line of text per report.
+    ///   - table: a table of the beacons in range instead of lines.
+    ///   - duplicates: every report, not only the first of each distinct advertisement.
+    ///   - tracker: ranges the beacons (its window smooths the distances).
+    ///   - descriptor: where to write.
+    public init(json: Bool, table: Bool, duplicates: Bool, tracker: BeaconTracker = BeaconTracker(),
+                descriptor: Int32 = STDOUT_FILENO) {
+        output = OutputBuffer(descriptor: descriptor)
+        self.json = json
+        self.table = table
+        choice = ScanChoice(table: table, duplicates: duplicates, tracker: tracker)
+    }
+
+    public func handle(_ timed: ReportFeed.Timed, filter: ScanFilter) {
+        let report = ReportView(timed.report)
+        var parseError: CodecError? = nil
+        do {
+            try ScanReport.sightings(inData: report.data, address: report.address, addressType: report.addressType,
+                                     rssi: report.rssi, txPower: report.txPower, into: &sightings)
+        } catch {
+            parseError = error
+        }
+        choice.choose(report, sightings: sightings[...], elapsed: timed.elapsed, filter: filter, unknown: {
+            ScanLine.writeUnknown(report, error: parseError, unixTime: timed.unixTime, to: &output, json: json)
+        }, beacon: { index, accuracy in
+            ScanLine.writeBeacon(sightings[index], accuracy: accuracy, data: report.data, unixTime: timed.unixTime,
+                                 to: &output, json: json)
+        })
+        if table { tick(timed.elapsed) }
+        output.flush()
+    }
+
+    /// Replays a capture: read and decoded on one thread (`CaptureReader`), tracked on this
+    /// one, written on a third (`ScanLineWriter`), a batch at a time; the output is the same as
+    /// handling one report at a time.
+    public func replay(path: String, filter: ScanFilter) throws {
+        let reader = try CaptureReader(path: path, decode: true)
+        defer { reader.cancel() }
+        if !table { writer = ScanLineWriter(json: json, descriptor: output.descriptor) }
+        // Tracked in a local value, not this object's property: no exclusive access checked
+        // at run time per report.
+        var choice = ScanChoice(table: table, duplicates: false, tracker: BeaconTracker())
+        swap(&choice, &self.choice)
+        defer { swap(&choice, &self.choice) }
+        while true {
+            var lines = ReplayLines(batch: reader.next())
+            let batch = lines.batch
+            lines.lines.reserveCapacity(batch.sightings.count + batch.reports.count)
+            for event in batch.events {
+                for index in event.reports {
+                    // Only a report without beacons, printed once, is told apart by its data.
+                    let sightings = batch.sightings(index)
+                    let report = batch.report(index, withData: sightings.isEmpty && !choice.duplicates)
+                    choice.choose(report, sightings: sightings, elapsed: event.elapsed,
+                                  filter: filter,
+                                  unknown: { lines.lines.append(.unknown(report: index, unixTime: event.unixTime)) },
+                                  beacon: { sighting, accuracy in
+                                      lines.lines.append(.beacon(report: index, sighting: sighting, accuracy: accuracy,
+                                                                 unixTime: event.unixTime))
+                                  })
+                }
+                choice.tracker.prune(now: event.elapsed)
+                if table { draw(choice.tracker, at: event.elapsed) }
+            }
+            writer?.submit(lines)
+            if let failure = batch.failure { throw failure }
+            if batch.isLast { return }
+        }
+    }
+
+    /// Waits until every line is written.
+    public func flush() {
+        writer?.drain()
+        output.flush()
+    }
+
+    public func tick(_ elapsed: Double) {
+        choice.tracker.prune(now: elapsed)
+        draw(choice.tracker, at: elapsed)
+    }
+
+    /// Redraws the table, at most twice a second.
+    private func draw(_ tracker: BeaconTracker, at elapsed: Double) {
+        guard table, elapsed - lastDraw >= 0.5 else { return }
+        lastDraw = elapsed
+        draw(tracker)
+    }
+
+    /// Redraws the table of beacons in range in place.
+    private func draw(_ tracker: BeaconTracker) {
+        output.flush()
+        var lines = ["\u{1B}[H\u{1B}[2J" + "beacons in range, closest first (\(tracker.entries.count))",
+                     "distance  proximity  rssi   address            beacon"]
+        for entry in tracker.ranged.prefix(40) {
+            let distance = entry.accuracy < 0 ? "   ?    " : Distance.metres(entry.accuracy).padding(toLength: 8, withPad: " ", startingAt: 0)
+            let rssi = entry.smoothedRSSI.map { String(Int($0.rounded())) } ?? "?"
+            lines.append("\(distance)  \(entry.proximity.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0))  "
+                         + "\(rssi.padding(toLength: 5, withPad: " ", startingAt: 0))  "
+                         + "\(entry.sighting.address?.description ?? "?")  "
+                         + SightingFormatter.text(BeaconSighting(beacon: entry.sighting.beacon)))
+        }
+        output.append(line: lines.joined(separator: "\n"))
+        output.flush()
+    }
+
+    /// The table as it stands when the scan ends.
+    public func finish() {
+        if table { draw(choice.tracker) }
+        flush()
+    }
+}
