@@ -9,6 +9,7 @@ let package = Package(
     products: [
         .library(name: "AdvertisementCodec", targets: ["AdvertisementCodec"]),
         .library(name: "BeaconReports", targets: ["BeaconReports"]),
+        .library(name: "BeaconRig", targets: ["BeaconRig"]),
         .executable(name: "beacon-emit", targets: ["BeaconEmitter"]),
         .executable(name: "codec-fuzzer", targets: ["CodecFuzzer"]),
     ],
@@ -37,12 +38,19 @@ let package = Package(
             name: "BeaconReports",
             dependencies: ["AdvertisementCodec", "BeaconHost"]
         ),
+        // Scripted test rigs: scenarios (steps, expectations, a timeline) run against a stage that
+        // advertises and a second device that observes. For `beacon-emit run` and Swift test suites.
+        .target(
+            name: "BeaconRig",
+            dependencies: ["AdvertisementCodec", "BeaconHost", .product(name: "Yams", package: "Yams")]
+        ),
         .executableTarget(
             name: "BeaconEmitter",
             dependencies: [
                 "AdvertisementCodec",
                 "BeaconHost",
                 "BeaconReports",
+                "BeaconRig",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Yams", package: "Yams"),
             ]

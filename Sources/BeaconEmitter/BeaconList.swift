@@ -48,7 +48,14 @@ enum BeaconList {
         }
     }
 
-    private static func beacon(fromPairs pairs: [(String, String)], label: String) throws -> Beacon {
+    /// A beacon from a scenario's fields (the same keys as `--beacon`).
+    /// - Throws: `ValidationError` saying what is wrong, without a label.
+    @Sendable static func beacon(fromFields fields: [String: String]) throws -> Beacon {
+        try beacon(fromPairs: fields.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }, label: nil)
+    }
+
+    private static func beacon(fromPairs pairs: [(String, String)], label: String?) throws -> Beacon {
+        let prefix = label.map { "\($0): " } ?? ""
         var arguments: [String] = []
         for (key, value) in pairs {
             let option = kebab(key)
@@ -57,7 +64,7 @@ enum BeaconList {
                 continue // the url= key selects Eddystone-URL
             case "type", "format":
                 guard let format = BeaconFormat.allCases.first(where: { $0.flagName == value.lowercased() }) else {
-                    throw ValidationError("\(label): type must be ibeacon, altbeacon, eddystone-uid, eddystone-tlm "
+                    throw ValidationError("\(prefix)type must be ibeacon, altbeacon, eddystone-uid, eddystone-tlm "
                                           + "(or give url= for Eddystone-URL), got '\(value)'")
                 }
                 arguments.append("--\(format.flagName)")
@@ -70,7 +77,7 @@ enum BeaconList {
         do {
             return try BeaconOptions.parse(arguments).makeBeacon()
         } catch {
-            throw ValidationError("\(label): \(BeaconOptions.message(for: error))")
+            throw ValidationError("\(prefix)\(BeaconOptions.message(for: error))")
         }
     }
 

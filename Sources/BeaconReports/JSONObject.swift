@@ -149,7 +149,7 @@ public struct JSONObject: ~Copyable {
         out.appendReserving(2 * count + 2) { text in
             text[0] = UInt8(ascii: "\"")
             var position = 1
-            let written = hex.withContiguousStorageIfAvailable { bytes in
+            let written: Void? = hex.withContiguousStorageIfAvailable { bytes in
                 // Both digits of a byte at once, from a table of the 256 pairs.
                 Self.hexPairs.withUnsafeBufferPointer { pairs in
                     let pairs = UnsafeRawPointer(pairs.baseAddress!)

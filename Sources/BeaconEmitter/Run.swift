@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+import AdvertisementCodec
+import ArgumentParser
+import BeaconHost
+import BeaconReports
+import BeaconRig
+import Foundation
+
+/// `beacon-emit run SCENARIO`: a scripted test rig.
+struct Run: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run a scenario: beacons advertised, changed in place and stopped on a timeline, checked by a second device.",
+        discussion: """
+            SCENARIO is a YAML or JSON file: 'beacons' (names to fields, the --beacon keys), \
+            optional 'regions' (uuid, major, minor), 'device', 'scanner' (a device, or 'peer': \
+            a second device on the same virtual radio), 'interval' (ms), 'exitAfter' (seconds, \
+            default 30), and 'steps': advertise, update, stop, wait, expect (seen / notSeen / \
+            region state or event, within a time), repeat, ramp (TX power). The whole file is \
+            checked before anything starts. An update changes a beacon's data on its running \
+            advertising set, with no gap on the air. Prints one line per step and per \
+            expectation, then a summary; exits 1 when an expectation fails (advertising is off \
+            by then). examples/ has scenarios for the classic app tests.
+            """
+    )
+
+    @Argument(help: "The scenario file (YAML or JSON).")
+    var scenario: String
+
+    @OptionGroup var deviceOptions: DeviceOptions
+
+    @Option(help: ArgumentHelp("The observing device, overriding the scenario's 'scanner' ('peer': a second device on the same virtual radio).",
+                               valueName: "device"))
+    var scanner: String?
+
+    @Option(help: ArgumentHelp("Also write a JUnit XML report of the expectations to this file.", valueName: "file"))
+    var junit: String?
+
+    @Flag(help: "Print events as JSON lines.")
+    var json = false
+
+    func run() throws {
+        var loaded: Scenario
+        do {
+            loaded = try ScenarioParser.load(path: scenario, makeBeacon: BeaconList.beacon(fromFields:))
+        } catch {
+            Console.error("\(error)")
+            throw ExitStatus.dataError
+        }
+        if let scanner { loaded.scanner = scanner }
+        let printer = ScenarioPrinter(json: json)
+        let outcome: ScenarioOutcome
+        do {
+            outcome = try runScenario(loaded, printer: printer)
+        } catch {
+            throw fail(error)
+        }
+        printer.summary(outcome)
+        if let junit {
+            let name = URL(fileURLWithPath: scenario).deletingPathExtension().lastPathComponent
+            do {
+                try JUnitReport.xml(suite: name, outcome: outcome).write(toFile: junit, atomically: true, encoding: .utf8)
+            } catch {
+                Console.error("--junit \(junit): cannot write the report: \(error.localizedDescription)")
+                throw ExitStatus.ioError
+            }
+        }
+        if let error = outcome.error { throw fail(error) }
+        if !outcome.passed { throw ExitCode.failure }
+    }
+
+    /// Opens the device (and the scanner), runs the steps, closes both.
+    private func runScenario(_ scenario: Scenario, printer: ScenarioPrinter) throws(HostError) -> ScenarioOutcome {
+        var options = deviceOptions
+        if options.device == nil { options.device = scenario.device }
+        let specification: DeviceSpecification
+        do {
+            specification = try DeviceSpecification(parsing: options.device ?? "hci0")
+        } catch {
+            throw .unsupported("device: \(error.description)")
+        }
+        let interrupt = SignalWatcher.install()
+        let connection = try options.open(progress: printer.progress)
+        defer { connection.close() }
+        if deviceOptions.verbose { connection.controller.trace = { printer.progress("  " + $0) } }
+        let observerScanner = try openScanner(scenario.scanner, beside: connection, device: specification)
+        defer { observerScanner?.close() }
+        let advertiser = SetAdvertiser(controller: connection.controller, intervalUnits: scenario.intervalUnits,
+                                       sharedWithKernel: !connection.ownsController)
+        if deviceOptions.verbose { advertiser.log = { printer.progress("  " + $0) } }
+        try advertiser.prepare(resetting: connection.ownsController)
+        let runner = ScenarioRunner(scenario: scenario, stage: HCIScenarioStage(advertiser: advertiser),
+                                    observer: LiveObserver(scanner: observerScanner, interrupt: interrupt),
+                                    makeBeacon: BeaconList.beacon(fromFields:), report: printer.handle)
+        return runner.run()
+    }
+
+    /// The second device, scanning: `peer` is a second controller on the same virtual radio.
+    private func openScanner(_ text: String?, beside connection: ControllerConnection,
+                             device: DeviceSpecification) throws(HostError) -> AdvertisementScanner? {
+        guard let text else { return nil }
+        let controller: HCIController
+        var owned = true
+        if text == "peer" {
+            switch device {
+            case .virtual:
+                controller = try connection.openVirtualPeer()
+            case .tcp:
+                controller = try ControllerConnection.open(device).controller
+            default:
+                throw .unsupported("scanner: peer needs a virtual radio (device virtual or tcp:HOST:PORT to rootcanal); "
+                                   + "name the scanning device instead (hci1)")
+            }
+        } else {
+            let specification: DeviceSpecification
+            do {
+                specification = try DeviceSpecification(parsing: text)
+            } catch {
+                throw .unsupported("scanner: \(error.description)")
+            }
+            let scanning = try ControllerConnection.open(specification)
+            controller = scanning.controller
+            owned = scanning.ownsController
+        }
+        let scanner = AdvertisementScanner(controller: controller)
+        do {
+            try scanner.start(ownsController: owned)
+        } catch {
+            scanner.close()
+            throw error
+        }
+        return scanner
+    }
+}
+
+/// Prints a run's events: lines, or JSON lines.
+final class ScenarioPrinter {
+    let json: Bool
+    private let startedUnix = Date().timeIntervalSince1970
+
+    init(json: Bool) {
+        self.json = json
+    }
+
+    func progress(_ text: String) {
+        Console.error(text)
+    }
+
+    func handle(_ event: ScenarioEvent) {
+        switch event {
+        case let .step(number, round, place, text, at):
+            if json {
+                line(at) { object in
+                    object.add("event", literal: "step")
+                    object.add("step", number)
+                    if let round { object.add("round", round) }
+                    object.add("line", place.line)
+                    object.add("action", text)
+                }
+            } else {
+                print("\(prefix(at)) step \(number)\(round.map { " (round \($0))" } ?? "") line \(place.line): \(text)")
+            }
+        case let .expectation(result):
+            if json {
+                line(result.ended) { object in
+                    object.add("event", literal: "expectation")
+                    object.add("step", result.number)
+                    if let round = result.round { object.add("round", round) }
+                    object.add("line", result.place.line)
+                    object.add("expectation", result.text)
+                    object.add("result", literal: result.passed ? "pass" : "fail")
+                    object.add("detail", result.detail)
+                }
+            } else {
+                print("\(prefix(result.ended)) \(result.passed ? "PASS" : "FAIL") step \(result.number) line \(result.place.line): "
+                      + "\(result.text): \(result.detail)")
+            }
+        case let .updateArrived(beacon, at, afterUpdate, gap):
+            if json {
+                line(at) { object in
+                    object.add("event", literal: "update-arrived")
+                    object.add("beacon", beacon)
+                    object.add("afterUpdateMs", Int((afterUpdate * 1000).rounded()))
+                    if let gap { object.add("gapMs", Int((gap * 1000).rounded())) } else { object.addNull("gapMs") }
+                }
+            } else {
+                print("\(prefix(at)) \(beacon): new data at the scanner \(Int((afterUpdate * 1000).rounded())) ms after the update"
+                      + (gap.map { "; \(Int(($0 * 1000).rounded())) ms after the last old data" } ?? ""))
+            }
+        case let .region(name, event):
+            let (state, at): (String, Double) = switch event {
+            case let .initialState(state, at): ("initial state \(state.rawValue)", at)
+            case let .enter(at): ("enter", at)
+            case let .exit(at): ("exit", at)
+            }
+            if json {
+                line(at) { object in
+                    object.add("event", literal: "region")
+                    object.add("region", name)
+                    object.add("state", state)
+                }
+            } else {
+                print("\(prefix(at)) region \(name): \(state)")
+            }
+        }
+        fflushStandardOutput()
+    }
+
+    func summary(_ outcome: ScenarioOutcome) {
+        let passed = outcome.results.count - outcome.failures
+        let ending = outcome.error.map { "ended by an error: \($0)" } ?? (outcome.interrupted ? "interrupted by a signal" : nil)
+        if json {
+            line(outcome.duration) { object in
+                object.add("event", literal: "summary")
+                object.add("expectations", outcome.results.count)
+                object.add("passed", passed)
+                object.add("failed", outcome.failures)
+                object.add("result", literal: outcome.passed ? "pass" : "fail")
+                if let ending { object.add("ended", ending) }
+            }
+        } else {
+            print("\(outcome.results.count) expectation\(outcome.results.count == 1 ? "" : "s"): \(passed) passed, "
+                  + "\(outcome.failures) failed, in \(String(format: "%.1f", outcome.duration)) s"
+                  + (ending.map { "; \($0)" } ?? ""))
+        }
+        fflushStandardOutput()
+    }
+
+    private func prefix(_ at: Double) -> String {
+        "\(Timestamp.iso8601(startedUnix + at)) +\(String(format: "%.3f", at))s"
+    }
+
+    private func line(_ at: Double, _ fill: (inout JSONObject) -> Void) {
+        var object = JSONObject()
+        fill(&object)
+        object.add("at", number: String(format: "%.3f", at))
+        object.add("timestamp", timestamp: startedUnix + at)
+        print(object.line)
+    }
+}

@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+import AdvertisementCodec
+
+/// Beacons put on and taken off the air one by one, each on an advertising set of its own,
+/// and changed in place while they advertise: new data is set on the running set (no disable,
+/// no enable, no gap on the air); a new TX power needs the set's parameters, which a
+/// controller takes only while the set is disabled, so that one is a short gap.
+///
+/// A controller with legacy advertising only has one "set": one beacon at a time.
+public final class SetAdvertiser {
+    public let controller: HCIController
+    /// Advertising interval, in 0.625 ms units.
+    public let intervalUnits: UInt32
+    /// Sets are numbered down from `Advertiser.highestHandle` on a controller the kernel also
+    /// drives (it numbers its own up from 0), up from 0 on one of our own.
+    public let sharedWithKernel: Bool
+    /// Called with each step, for `--verbose`.
+    public var log: ((String) -> Void)?
+
+    public private(set) var extended = false
+    public private(set) var numberOfSets = 1
+    /// Our sets: handle to the beacon's data and TX power.
+    public private(set) var sets: [UInt8: (data: [UInt8], txPower: Int8?)] = [:]
+
+    public init(controller: HCIController, intervalUnits: UInt32, sharedWithKernel: Bool) {
+        self.controller = controller
+        self.intervalUnits = intervalUnits
+        self.sharedWithKernel = sharedWithKernel
+    }
+
+    /// Resets a controller of our own, then reads whether it has extended advertising and how
+    /// many sets.
+    public func prepare(resetting: Bool) throws(HostError) {
+        if resetting {
+            log?("reset the controller (HCI Reset)")
+            try controller.send(Reset())
+        }
+        let commands = try controller.send(ReadLocalSupportedCommands())
+        extended = false
+        if commands.supportsExtendedAdvertising {
+            extended = try controller.send(LEReadLocalSupportedFeatures()).features.contains(.extendedAdvertising)
+        }
+        numberOfSets = extended ? try AdvertisingCapabilities.readNumberOfSets(from: controller, commands: commands) : 1
+        log?(extended ? "extended advertising, \(numberOfSets) sets" : "legacy advertising only: one beacon at a time")
+    }
+
+    /// Puts a beacon on the air on a free set.
+    /// - Returns: its set's handle.
+    /// - Throws: `HostError` when every set is taken or the controller refuses; nothing of
+    ///   the new set is left behind.
+    @discardableResult
+    public func add(_ beacon: Beacon, txPower: Int8? = nil) throws(HostError) -> UInt8 {
+        let data = beacon.advertisingData.bytes
+        guard data.count <= AdvertisingData.legacyMaximumLength else {
+            throw .unsupported("\(data.count) bytes of advertising data exceed the 31 a legacy PDU holds")
+        }
+        guard let handle = freeHandle() else {
+            throw .unsupported(extended
+                ? "all \(numberOfSets) advertising sets of the controller are on the air: stop a beacon first"
+                : "this controller has legacy advertising only, which carries one beacon at a time: stop the other first")
+        }
+        if txPower != nil && !extended { throw .unsupported("a TX power needs extended advertising, which this controller lacks") }
+        do {
+            if extended {
+                try setParameters(handle, txPower: txPower)
+                try setData(handle, data)
+                log?("enable set \(handle)")
+                try controller.send(LESetExtendedAdvertisingEnable(enable: true, sets: [.init(handle: handle)]))
+            } else {
+                try controller.send(LESetAdvertisingParameters(
+                    intervalMin: UInt16(intervalUnits), intervalMax: UInt16(intervalUnits),
+                    advertisingType: .nonConnectableUndirected, ownAddressType: .publicDevice))
+                try setData(handle, data)
+                log?("enable advertising")
+                try controller.send(LESetAdvertisingEnable(enable: true))
+            }
+        } catch {
+            sets[handle] = (data, txPower)
+            try? remove(handle)
+            throw error
+        }
+        sets[handle] = (data, txPower)
+        return handle
+    }
+
+    /// Changes a running beacon's data in place: the set stays enabled.
+    public func update(_ handle: UInt8, to beacon: Beacon) throws(HostError) {
+        guard sets[handle] != nil else { throw .unsupported("set \(handle) is not ours") }
+        let data = beacon.advertisingData.bytes
+        guard data.count <= AdvertisingData.legacyMaximumLength else {
+            throw .unsupported("\(data.count) bytes of advertising data exceed the 31 a legacy PDU holds")
+        }
+        try setData(handle, data)
+        sets[handle]?.data = data
+    }
+
+    /// Changes a running beacon's TX power: disable, parameters, enable (the controller takes
+    /// parameters only for a disabled set), its data kept.
+    public func setTxPower(_ handle: UInt8, to dBm: Int8) throws(HostError) {
+        guard extended else { throw .unsupported("a TX power needs extended advertising, which this controller lacks") }
+        guard sets[handle] != nil else { throw .unsupported("set \(handle) is not ours") }
+        log?("disable set \(handle) for its new TX power")
+        try controller.send(LESetExtendedAdvertisingEnable(enable: false, sets: [.init(handle: handle)]))
+        try setParameters(handle, txPower: dBm)
+        try controller.send(LESetExtendedAdvertisingEnable(enable: true, sets: [.init(handle: handle)]))
+        sets[handle]?.txPower = dBm
+    }
+
+    /// Takes a beacon off the air and gives its set back.
+    public func remove(_ handle: UInt8) throws(HostError) {
+        guard sets[handle] != nil else { return }
+        sets[handle] = nil
+        if extended {
+            log?("disable and remove set \(handle)")
+            try controller.send(LESetExtendedAdvertisingEnable(enable: false, sets: [.init(handle: handle)]))
+            try controller.send(LERemoveAdvertisingSet(handle: handle))
+        } else {
+            log?("disable advertising")
+            try controller.send(LESetAdvertisingEnable(enable: false))
+        }
+    }
+
+    /// Takes every beacon off the air, trying each even when one fails; the first error is thrown.
+    public func removeAll() throws(HostError) {
+        var first: HostError?
+        for handle in sets.keys.sorted() {
+            do { try remove(handle) } catch { first = first ?? error }
+        }
+        if let first { throw first }
+    }
+
+    private func freeHandle() -> UInt8? {
+        let count = extended ? min(numberOfSets, Int(Advertiser.highestHandle) + 1) : 1
+        let candidates = (0..<count).map { sharedWithKernel && extended ? Advertiser.highestHandle - UInt8($0) : UInt8($0) }
+        return candidates.first { sets[$0] == nil }
+    }
+
+    private func setParameters(_ handle: UInt8, txPower: Int8?) throws(HostError) {
+        let parameters = LESetExtendedAdvertisingParameters(
+            handle: handle, eventProperties: .legacyNonConnectable,
+            primaryIntervalMin: intervalUnits, primaryIntervalMax: intervalUnits, ownAddressType: .publicDevice,
+            txPower: txPower ?? LESetExtendedAdvertisingParameters.noTxPowerPreference, sid: handle & 0x0F)
+        log?("set \(handle): parameters" + (txPower.map { ", TX power \($0) dBm" } ?? ""))
+        try controller.send(parameters, context: txPower.map { "TX power \($0) dBm" })
+    }
+
+    private func setData(_ handle: UInt8, _ data: [UInt8]) throws(HostError) {
+        log?((extended ? "set \(handle): " : "") + "data \(HexText.format(data))")
+        if extended {
+            for fragment in LESetExtendedAdvertisingData.fragments(handle: handle, data: data) { try controller.send(fragment) }
+        } else {
+            do {
+                try controller.send(try LESetAdvertisingData(data: data))
+            } catch let error as HostError {
+                throw error
+            } catch {
+                throw .unsupported("\(error)")
+            }
+        }
+    }
+}

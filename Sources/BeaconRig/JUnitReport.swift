@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+/// A run's expectations as a JUnit XML report (the format CI systems read): one test suite,
+/// named after the scenario, with a test case per expectation checked, and one for an error
+/// that ended the run early.
+public enum JUnitReport {
+    public static func xml(suite: String, outcome: ScenarioOutcome) -> String {
+        var cases: [String] = []
+        for result in outcome.results {
+            let name = "step \(result.number)" + (result.round.map { " (round \($0))" } ?? "")
+                + " line \(result.place.line): \(result.text)"
+            var element = "    <testcase classname=\"\(escape(suite))\" name=\"\(escape(name))\" time=\"\(time(result.ended - result.started))\""
+            if result.passed {
+                element += "/>"
+            } else {
+                element += ">\n      <failure message=\"\(escape(result.detail))\">\(escape(result.detail))</failure>\n    </testcase>"
+            }
+            cases.append(element)
+        }
+        var errors = 0
+        if let error = outcome.error {
+            errors = 1
+            cases.append("    <testcase classname=\"\(escape(suite))\" name=\"the run\" time=\"\(time(outcome.duration))\">\n"
+                         + "      <error message=\"\(escape(error.description))\">\(escape(error.description))</error>\n    </testcase>")
+        } else if outcome.interrupted {
+            errors = 1
+            cases.append("    <testcase classname=\"\(escape(suite))\" name=\"the run\" time=\"\(time(outcome.duration))\">\n"
+                         + "      <error message=\"interrupted by a signal\">interrupted by a signal</error>\n    </testcase>")
+        }
+        return """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <testsuites tests="\(cases.count)" failures="\(outcome.failures)" errors="\(errors)" time="\(time(outcome.duration))">
+              <testsuite name="\(escape(suite))" tests="\(cases.count)" failures="\(outcome.failures)" errors="\(errors)" time="\(time(outcome.duration))">
+            \(cases.joined(separator: "\n"))
+              </testsuite>
+            </testsuites>
+
+            """
+    }
+
+    /// Seconds with three decimals.
+    static func time(_ seconds: Double) -> String {
+        let milliseconds = Int((max(0, seconds) * 1000).rounded())
+        let fraction = milliseconds % 1000
+        return "\(milliseconds / 1000)." + String(repeating: "0", count: fraction < 10 ? 2 : fraction < 100 ? 1 : 0) + "\(fraction)"
+    }
+
+    /// Text for an XML attribute or element: the five special characters escaped, and control
+    /// characters XML 1.0 cannot hold dropped.
+    static func escape(_ text: String) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&apos;"
+            case "\n": out += "&#10;"
+            case "\t": out.unicodeScalars.append(scalar)
+            default:
+                if scalar.value < 0x20 { continue }
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+import AdvertisementCodec
+import BeaconHost
+
+/// A scripted test rig: named beacons, the devices that advertise and observe them, and the
+/// steps of a timeline (`beacon-emit run FILE`). Read from YAML or JSON by `ScenarioParser`, or
+/// built in code by a test suite.
+public struct Scenario: Sendable {
+    /// A beacon as the file describes it: its fields (the `--beacon KEY=VALUE` keys), kept so
+    /// that an update can change some of them and build the beacon again.
+    public struct BeaconDefinition: Sendable {
+        public var name: String
+        public var fields: [String: String]
+        public var beacon: Beacon
+
+        public init(name: String, fields: [String: String], beacon: Beacon) {
+            self.name = name
+            self.fields = fields
+            self.beacon = beacon
+        }
+    }
+
+    /// A region watched with Core Location's timing (`RegionMonitor`).
+    public struct RegionDefinition: Sendable {
+        public var name: String
+        public var region: BeaconRegion
+
+        public init(name: String, region: BeaconRegion) {
+            self.name = name
+            self.region = region
+        }
+    }
+
+    /// Where a step was written, for messages and reports.
+    public struct Place: Sendable, Equatable, CustomStringConvertible {
+        public var line: Int
+        public var column: Int
+
+        public init(line: Int, column: Int) {
+            self.line = line
+            self.column = column
+        }
+
+        public var description: String { "line \(line), column \(column)" }
+    }
+
+    public struct Step: Sendable {
+        public var action: Action
+        public var place: Place
+
+        public init(_ action: Action, place: Place = Place(line: 0, column: 0)) {
+            self.action = action
+            self.place = place
+        }
+    }
+
+    /// What a region expectation waits for.
+    public enum RegionExpectation: String, Sendable {
+        /// The state at launch, or now: inside or outside.
+        case inside, outside
+        /// A transition from now on.
+        case enter, exit
+    }
+
+    public indirect enum Action: Sendable {
+        /// Puts these beacons on the air (each on an advertising set of its own).
+        case advertise([String])
+        /// Changes fields of a beacon in place: its data (or, for `txPower`, its parameters).
+        case update(String, fields: [String: String])
+        /// Takes these beacons off the air; nil: every one on the air.
+        case stop([String]?)
+        case wait(seconds: Double)
+        /// The observer must receive the beacon's current data within the time.
+        case expectSeen(String, within: Double)
+        /// The observer must not receive the beacon's data for the time.
+        case expectNotSeen(String, for: Double)
+        /// The region must reach a state, or report a transition, within the time.
+        case expectRegion(String, RegionExpectation, within: Double)
+        case repeatSteps(times: Int, steps: [Step])
+        /// Steps a beacon's TX power from one level to another (extended advertising), to mimic
+        /// walking away and back: `every` seconds per step of `step` dB.
+        case ramp(String, from: Int, to: Int, step: Int, every: Double)
+    }
+
+    /// The controller that advertises (`--device` syntax); the command line may override it.
+    public var device: String?
+    /// The second device that observes, for expectations: a device, or `peer` for a second
+    /// controller on the same virtual radio (rootcanal, `virtual`).
+    public var scanner: String?
+    /// Advertising interval, in 0.625 ms units.
+    public var intervalUnits: UInt32
+    /// Seconds without a sighting before a region is left (Core Location: about 30).
+    public var exitAfter: Double
+    public var beacons: [BeaconDefinition]
+    public var regions: [RegionDefinition]
+    public var steps: [Step]
+
+    public init(device: String? = nil, scanner: String? = nil, intervalUnits: UInt32 = 160, exitAfter: Double = 30,
+                beacons: [BeaconDefinition], regions: [RegionDefinition] = [], steps: [Step]) {
+        self.device = device
+        self.scanner = scanner
+        self.intervalUnits = intervalUnits
+        self.exitAfter = exitAfter
+        self.beacons = beacons
+        self.regions = regions
+        self.steps = steps
+    }
+
+    public func beacon(named name: String) -> BeaconDefinition? {
+        beacons.first { $0.name == name }
+    }
+
+    public func region(named name: String) -> RegionDefinition? {
+        regions.first { $0.name == name }
+    }
+
+    /// Whether any step expects something (and so needs a scanner).
+    public var expectsAnything: Bool {
+        func expects(_ steps: [Step]) -> Bool {
+            steps.contains {
+                switch $0.action {
+                case .expectSeen, .expectNotSeen, .expectRegion: true
+                case let .repeatSteps(_, inner): expects(inner)
+                default: false
+                }
+            }
+        }
+        return expects(steps)
+    }
+}
+
+/// Builds a beacon from its fields (the `--beacon KEY=VALUE` keys); throws a message saying
+/// what is wrong. The command line gives the one its options use, so both read fields alike.
+public typealias BeaconFactory = @Sendable (_ fields: [String: String]) throws -> Beacon

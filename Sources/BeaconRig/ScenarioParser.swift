@@ -1,0 +1,378 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+import AdvertisementCodec
+import BeaconHost
+import Foundation
+import Yams
+
+/// Why a scenario file was refused: where (`FILE:LINE:COLUMN`, as compilers say it) and what
+/// was expected there.
+public struct ScenarioError: Error, CustomStringConvertible, Equatable {
+    public var file: String
+    public var place: Scenario.Place?
+    public var message: String
+
+    public var description: String {
+        (place.map { "\(file):\($0.line):\($0.column): " } ?? "\(file): ") + message
+    }
+}
+
+/// Reads a scenario from YAML or JSON (JSON is YAML), checking all of it before anything runs:
+/// unknown keys, wrong types, beacons and regions that are not declared, fields that do not
+/// make a beacon (after each update too), advertising a beacon already on the air, stopping
+/// one that is not, and expectations without a scanner.
+public struct ScenarioParser {
+    private let file: String
+    private let makeBeacon: BeaconFactory
+
+    /// - Parameters:
+    ///   - file: how messages name the file.
+    ///   - makeBeacon: builds a beacon from its fields (the command line's own reader).
+    public init(file: String, makeBeacon: @escaping BeaconFactory) {
+        self.file = file
+        self.makeBeacon = makeBeacon
+    }
+
+    /// Reads and checks the file at `path`.
+    public static func load(path: String, makeBeacon: @escaping BeaconFactory) throws(ScenarioError) -> Scenario {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw ScenarioError(file: path, place: nil, message: "cannot read the file")
+        }
+        return try ScenarioParser(file: path, makeBeacon: makeBeacon).parse(text)
+    }
+
+    /// Parses and checks a scenario.
+    public func parse(_ text: String) throws(ScenarioError) -> Scenario {
+        let root: Node
+        do {
+            guard let node = try Yams.compose(yaml: text) else { throw fail(nil, "the file is empty: expected a map with 'beacons' and 'steps'") }
+            root = node
+        } catch let error as ScenarioError {
+            throw error
+        } catch let error as YamlError {
+            throw yamlError(error)
+        } catch {
+            throw fail(nil, "not YAML or JSON: \(error)")
+        }
+        let top = try mapping(root, "the scenario", keys: ["device", "scanner", "interval", "exitAfter", "beacons",
+                                                           "regions", "steps"])
+        var scenario = Scenario(beacons: [], steps: [])
+        if let node = top["device"] { scenario.device = try string(node, "device") }
+        if let node = top["scanner"] { scenario.scanner = try string(node, "scanner") }
+        if let node = top["interval"] {
+            let milliseconds = try number(node, "interval (ms)")
+            guard let units = AdvertisingOptions.units(milliseconds: milliseconds), units >= 32 else {
+                throw fail(node, "interval must be from 20 to 40959 ms, got \(milliseconds)")
+            }
+            scenario.intervalUnits = units
+        }
+        if let node = top["exitAfter"] {
+            scenario.exitAfter = try seconds(node, "exitAfter")
+        }
+        guard let beaconsNode = top["beacons"] else { throw fail(root, "expected 'beacons': a map of names to beacon fields") }
+        let beacons = try mapping(beaconsNode, "beacons", keys: nil)
+        guard !beacons.entries.isEmpty else { throw fail(beaconsNode, "'beacons' is empty: name at least one beacon") }
+        for (name, node) in beacons.entries {
+            let fields = try beaconFields(node, "beacon '\(name)'")
+            scenario.beacons.append(Scenario.BeaconDefinition(name: name, fields: fields,
+                                                              beacon: try beacon(fields, node, "beacon '\(name)'")))
+        }
+        if let node = top["regions"] {
+            for (name, regionNode) in try mapping(node, "regions", keys: nil).entries {
+                scenario.regions.append(Scenario.RegionDefinition(name: name, region: try region(regionNode, name)))
+            }
+        }
+        guard let stepsNode = top["steps"] else { throw fail(root, "expected 'steps': a list of steps") }
+        scenario.steps = try steps(stepsNode, scenario: scenario)
+        guard !scenario.steps.isEmpty else { throw fail(stepsNode, "'steps' is empty") }
+        try check(scenario, root: root)
+        return scenario
+    }
+
+    // MARK: Steps
+
+    private static let stepKinds = ["advertise", "update", "stop", "wait", "expect", "repeat", "ramp"]
+
+    private func steps(_ node: Node, scenario: Scenario) throws(ScenarioError) -> [Scenario.Step] {
+        guard case let .sequence(sequence) = node else {
+            throw fail(node, "'steps' must be a list (each item '- advertise: NAME', '- wait: SECONDS', ...)")
+        }
+        var steps: [Scenario.Step] = []
+        for item in sequence {
+            let map = try mapping(item, "a step", keys: Self.stepKinds)
+            guard map.entries.count == 1, let (kind, value) = map.entries.first else {
+                throw fail(item, "a step has exactly one of \(Self.stepKinds.joined(separator: ", ")); got "
+                           + (map.entries.isEmpty ? "none" : map.entries.map(\.0).joined(separator: " and ")))
+            }
+            steps.append(Scenario.Step(try action(kind, value, scenario: scenario), place: place(item)))
+        }
+        return steps
+    }
+
+    private func action(_ kind: String, _ node: Node, scenario: Scenario) throws(ScenarioError) -> Scenario.Action {
+        switch kind {
+        case "advertise":
+            return .advertise(try names(node, "advertise", scenario: scenario))
+        case "stop":
+            if case let .scalar(scalar) = node, scalar.string == "all" { return .stop(nil) }
+            return .stop(try names(node, "stop", scenario: scenario))
+        case "wait":
+            return .wait(seconds: try seconds(node, "wait"))
+        case "update":
+            let map = try mapping(node, "update", keys: nil)
+            guard let beaconNode = map["beacon"] else { throw fail(node, "update needs 'beacon: NAME' and the fields to change") }
+            let name = try beaconName(beaconNode, scenario: scenario)
+            var fields: [String: String] = [:]
+            for (key, value) in map.entries where key != "beacon" { fields[key] = try string(value, "update's \(key)") }
+            guard !fields.isEmpty else { throw fail(node, "update of '\(name)' changes no field (give e.g. minor: 3)") }
+            return .update(name, fields: fields)
+        case "expect":
+            let map = try mapping(node, "expect", keys: ["seen", "notSeen", "region", "state", "event", "within", "for"])
+            if let seen = map["seen"] {
+                try only(map, ["seen", "within"], node, "expect seen")
+                return .expectSeen(try beaconName(seen, scenario: scenario), within: try required(map, "within", node, "expect seen"))
+            }
+            if let notSeen = map["notSeen"] {
+                try only(map, ["notSeen", "for"], node, "expect notSeen")
+                return .expectNotSeen(try beaconName(notSeen, scenario: scenario), for: try required(map, "for", node, "expect notSeen"))
+            }
+            if let regionNode = map["region"] {
+                try only(map, ["region", "state", "event", "within"], node, "expect region")
+                let name = try string(regionNode, "region")
+                guard scenario.region(named: name) != nil else {
+                    throw fail(regionNode, "no region named '\(name)' (declare it under 'regions')"
+                               + known(scenario.regions.map(\.name)))
+                }
+                let within = try required(map, "within", node, "expect region")
+                switch (map["state"], map["event"]) {
+                case let (state?, nil):
+                    let text = try string(state, "state")
+                    guard text == "inside" || text == "outside" else { throw fail(state, "state must be inside or outside, got '\(text)'") }
+                    return .expectRegion(name, text == "inside" ? .inside : .outside, within: within)
+                case let (nil, event?):
+                    let text = try string(event, "event")
+                    guard text == "enter" || text == "exit" else { throw fail(event, "event must be enter or exit, got '\(text)'") }
+                    return .expectRegion(name, text == "enter" ? .enter : .exit, within: within)
+                default:
+                    throw fail(node, "expect region needs one of 'state: inside|outside' or 'event: enter|exit'")
+                }
+            }
+            throw fail(node, "expect needs one of 'seen: NAME', 'notSeen: NAME' or 'region: NAME'")
+        case "repeat":
+            let map = try mapping(node, "repeat", keys: ["times", "steps"])
+            guard let timesNode = map["times"], let stepsNode = map["steps"] else {
+                throw fail(node, "repeat needs 'times: N' and 'steps: [...]'")
+            }
+            let times = try integer(timesNode, "times")
+            guard (1...100_000).contains(times) else { throw fail(timesNode, "times must be from 1 to 100000, got \(times)") }
+            let inner = try steps(stepsNode, scenario: scenario)
+            guard !inner.isEmpty else { throw fail(stepsNode, "repeat's 'steps' is empty") }
+            return .repeatSteps(times: times, steps: inner)
+        case "ramp":
+            let map = try mapping(node, "ramp", keys: ["beacon", "from", "to", "step", "every"])
+            guard let beaconNode = map["beacon"], let fromNode = map["from"], let toNode = map["to"] else {
+                throw fail(node, "ramp needs 'beacon: NAME', 'from: dBm' and 'to: dBm' (and optionally 'step: dB', 'every: seconds')")
+            }
+            let name = try beaconName(beaconNode, scenario: scenario)
+            let from = try integer(fromNode, "from")
+            let to = try integer(toNode, "to")
+            for (value, valueNode) in [(from, fromNode), (to, toNode)] where !(-127...20).contains(value) {
+                throw fail(valueNode, "TX power must be from -127 to 20 dBm, got \(value)")
+            }
+            let step = try map["step"].map { node throws(ScenarioError) in try integer(node, "step") } ?? 2
+            guard step > 0 else { throw fail(map["step"] ?? node, "step must be a positive number of dB, got \(step)") }
+            let every = try map["every"].map { node throws(ScenarioError) in try seconds(node, "every") } ?? 1
+            return .ramp(name, from: from, to: to, step: step, every: every)
+        default:
+            throw fail(node, "unknown step '\(kind)'")
+        }
+    }
+
+    /// Walks the timeline once (a repeated block twice, which is enough: an update sets values,
+    /// so a second pass ends where a third would), checking what depends on order.
+    private func check(_ scenario: Scenario, root: Node) throws(ScenarioError) {
+        if scenario.expectsAnything && scenario.scanner == nil {
+            throw fail(root, "the steps expect what is seen, so the scenario needs 'scanner:' (a device, or 'peer' for a "
+                       + "second device on a virtual radio); or give --scanner")
+        }
+        var fields = Dictionary(uniqueKeysWithValues: scenario.beacons.map { ($0.name, $0.fields) })
+        var onAir = Set<String>()
+        func walk(_ steps: [Scenario.Step]) throws(ScenarioError) {
+            for step in steps {
+                let at = step.place
+                switch step.action {
+                case let .advertise(names):
+                    for name in names where onAir.contains(name) {
+                        throw ScenarioError(file: file, place: at, message: "'\(name)' is already on the air here")
+                    }
+                    onAir.formUnion(names)
+                case let .stop(names):
+                    for name in names ?? [] where !onAir.contains(name) {
+                        throw ScenarioError(file: file, place: at, message: "'\(name)' is not on the air here")
+                    }
+                    if let names { onAir.subtract(names) } else { onAir.removeAll() }
+                case let .update(name, changes):
+                    var merged = fields[name] ?? [:]
+                    merged.merge(changes) { $1 }
+                    do {
+                        _ = try makeBeacon(merged)
+                    } catch {
+                        throw ScenarioError(file: file, place: at, message: "update of '\(name)': \(error)")
+                    }
+                    fields[name] = merged
+                case let .ramp(name, _, _, _, _):
+                    guard onAir.contains(name) else {
+                        throw ScenarioError(file: file, place: at, message: "ramp: '\(name)' is not on the air here")
+                    }
+                case let .repeatSteps(_, inner):
+                    try walk(inner)
+                    try walk(inner)
+                case .wait, .expectSeen, .expectNotSeen, .expectRegion:
+                    break
+                }
+            }
+        }
+        try walk(scenario.steps)
+    }
+
+    // MARK: Values
+
+    /// A map's entries in file order, each key checked against `keys` (nil: any name).
+    private struct Entries {
+        var entries: [(String, Node)]
+        subscript(key: String) -> Node? { entries.first { $0.0 == key }?.1 }
+    }
+
+    private func mapping(_ node: Node, _ what: String, keys: [String]?) throws(ScenarioError) -> Entries {
+        guard case let .mapping(mapping) = node else { throw fail(node, "\(what) must be a map") }
+        var entries: [(String, Node)] = []
+        for (keyNode, value) in mapping {
+            guard case let .scalar(scalar) = keyNode else { throw fail(keyNode, "\(what): a key must be a name") }
+            let key = scalar.string
+            if let keys, !keys.contains(key) {
+                throw fail(keyNode, "unknown key '\(key)' in \(what): expected one of \(keys.joined(separator: ", "))")
+            }
+            if entries.contains(where: { $0.0 == key }) { throw fail(keyNode, "'\(key)' is given twice in \(what)") }
+            entries.append((key, value))
+        }
+        return Entries(entries: entries)
+    }
+
+    private func only(_ map: Entries, _ keys: [String], _ node: Node, _ what: String) throws(ScenarioError) {
+        for (key, _) in map.entries where !keys.contains(key) {
+            throw fail(node, "\(what) takes \(keys.joined(separator: " and ")), not '\(key)'")
+        }
+    }
+
+    private func required(_ map: Entries, _ key: String, _ node: Node, _ what: String) throws(ScenarioError) -> Double {
+        guard let value = map[key] else { throw fail(node, "\(what) needs '\(key): SECONDS'") }
+        return try seconds(value, key)
+    }
+
+    private func string(_ node: Node, _ what: String) throws(ScenarioError) -> String {
+        guard case let .scalar(scalar) = node else { throw fail(node, "\(what) must be a single value, not a list or map") }
+        return scalar.string
+    }
+
+    private func number(_ node: Node, _ what: String) throws(ScenarioError) -> Double {
+        let text = try string(node, what)
+        guard let value = Double(text), value.isFinite else { throw fail(node, "\(what) must be a number, got '\(text)'") }
+        return value
+    }
+
+    private func integer(_ node: Node, _ what: String) throws(ScenarioError) -> Int {
+        let text = try string(node, what)
+        guard let value = Int(text) else { throw fail(node, "\(what) must be a whole number, got '\(text)'") }
+        return value
+    }
+
+    private func seconds(_ node: Node, _ what: String) throws(ScenarioError) -> Double {
+        let value = try number(node, "\(what) (seconds)")
+        guard value >= 0, value <= 86_400 else { throw fail(node, "\(what) must be from 0 to 86400 seconds, got \(value)") }
+        return value
+    }
+
+    private func beaconFields(_ node: Node, _ what: String) throws(ScenarioError) -> [String: String] {
+        var fields: [String: String] = [:]
+        for (key, value) in try mapping(node, what, keys: nil).entries { fields[key] = try string(value, "\(what): \(key)") }
+        return fields
+    }
+
+    private func beacon(_ fields: [String: String], _ node: Node, _ what: String) throws(ScenarioError) -> Beacon {
+        do {
+            return try makeBeacon(fields)
+        } catch {
+            throw fail(node, "\(what): \(error)")
+        }
+    }
+
+    private func region(_ node: Node, _ name: String) throws(ScenarioError) -> BeaconRegion {
+        let map = try mapping(node, "region '\(name)'", keys: ["uuid", "major", "minor"])
+        guard let uuidNode = map["uuid"] else { throw fail(node, "region '\(name)' needs 'uuid'") }
+        let uuid: UUID
+        do {
+            uuid = try UUID(beaconText: try string(uuidNode, "uuid"))
+        } catch let error as ScenarioError {
+            throw error
+        } catch {
+            throw fail(uuidNode, "region '\(name)': uuid: \(error)")
+        }
+        var parts: [UInt16?] = []
+        for key in ["major", "minor"] {
+            guard let valueNode = map[key] else { parts.append(nil); continue }
+            let value = try integer(valueNode, key)
+            guard (0...65535).contains(value) else { throw fail(valueNode, "\(key) must be from 0 to 65535, got \(value)") }
+            parts.append(UInt16(value))
+        }
+        if parts[1] != nil && parts[0] == nil { throw fail(node, "region '\(name)': minor needs major") }
+        return BeaconRegion(uuid: uuid, major: parts[0], minor: parts[1])
+    }
+
+    private func names(_ node: Node, _ what: String, scenario: Scenario) throws(ScenarioError) -> [String] {
+        var names: [String] = []
+        switch node {
+        case .scalar:
+            names = [try beaconName(node, scenario: scenario)]
+        case let .sequence(sequence):
+            for item in sequence {
+                let name = try beaconName(item, scenario: scenario)
+                if names.contains(name) { throw fail(item, "'\(name)' is named twice") }
+                names.append(name)
+            }
+        default:
+            throw fail(node, "\(what) takes a beacon name or a list of names")
+        }
+        guard !names.isEmpty else { throw fail(node, "\(what) names no beacon") }
+        return names
+    }
+
+    private func beaconName(_ node: Node, scenario: Scenario) throws(ScenarioError) -> String {
+        let name = try string(node, "a beacon name")
+        guard scenario.beacon(named: name) != nil else {
+            throw fail(node, "no beacon named '\(name)' (declare it under 'beacons')" + known(scenario.beacons.map(\.name)))
+        }
+        return name
+    }
+
+    private func known(_ names: [String]) -> String {
+        names.isEmpty ? "" : "; there are: " + names.joined(separator: ", ")
+    }
+
+    private func place(_ node: Node) -> Scenario.Place {
+        node.mark.map { Scenario.Place(line: $0.line, column: $0.column) } ?? Scenario.Place(line: 0, column: 0)
+    }
+
+    private func fail(_ node: Node?, _ message: String) -> ScenarioError {
+        ScenarioError(file: file, place: node.map(place), message: message)
+    }
+
+    private func yamlError(_ error: YamlError) -> ScenarioError {
+        switch error {
+        case let .scanner(_, problem, mark, _), let .parser(_, problem, mark, _), let .composer(_, problem, mark, _):
+            return ScenarioError(file: file, place: Scenario.Place(line: mark.line, column: mark.column),
+                                 message: "not valid YAML or JSON: \(problem)")
+        default:
+            return ScenarioError(file: file, place: nil, message: "not valid YAML or JSON: \(error)")
+        }
+    }
+}

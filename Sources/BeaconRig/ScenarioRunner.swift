@@ -1,0 +1,349 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+import AdvertisementCodec
+import BeaconHost
+
+/// What advertises a scenario's beacons, by name.
+public protocol ScenarioStage: AnyObject {
+    func advertise(_ name: String, _ beacon: Beacon) throws(HostError)
+    /// Changes a beacon on the air in place (its data only).
+    func update(_ name: String, to beacon: Beacon) throws(HostError)
+    func setTxPower(_ name: String, dBm: Int8) throws(HostError)
+    func stop(_ name: String) throws(HostError)
+    /// Takes every beacon off the air; at the end of a run, and after an error.
+    func stopAll() throws(HostError)
+}
+
+/// What a scenario's observer gave while it waited.
+public enum Observation: Sendable {
+    case report(ScanReport)
+    case deadline
+    /// A signal asked the run to end.
+    case interrupted
+}
+
+/// The scenario's clock and its second device: time in seconds, and the reports the second
+/// device receives. Without a scanner it only waits. Tests inject one that scripts both.
+public protocol ScenarioObserver: AnyObject {
+    /// Seconds on a monotonic clock.
+    var now: Double { get }
+    /// The next report, or `.deadline` once `deadline` has come.
+    func next(until deadline: Double) throws(HostError) -> Observation
+}
+
+/// What happens during a run, as it happens. Times are seconds since the run began.
+public enum ScenarioEvent: Sendable {
+    /// A step begins. `number` is its position ("3", or "4.2" inside a repeat), `round` its
+    /// round of a repeat (1 of 3), `text` what it does.
+    case step(number: String, round: String?, place: Scenario.Place, text: String, at: Double)
+    /// An expectation's verdict.
+    case expectation(ScenarioResult)
+    /// The observer received a beacon's new data after an update; `gap`: from the last report
+    /// of its old data to the first of the new (nil if the old data was never received): the
+    /// time the beacon was not heard across the change.
+    case updateArrived(beacon: String, at: Double, afterUpdate: Double, gap: Double?)
+    /// A region's state changed (Core Location's timing).
+    case region(String, RegionMonitor.Event)
+}
+
+/// One expectation's verdict.
+public struct ScenarioResult: Sendable {
+    public var number: String
+    public var round: String?
+    public var place: Scenario.Place
+    public var text: String
+    public var passed: Bool
+    /// When the step began and when its verdict was reached.
+    public var started: Double
+    public var ended: Double
+    /// What met the expectation, or what was seen instead.
+    public var detail: String
+}
+
+/// How a run ended.
+public struct ScenarioOutcome: Sendable {
+    public var results: [ScenarioResult] = []
+    /// The error that ended the run early (the beacons were taken off the air).
+    public var error: HostError?
+    public var interrupted = false
+    public var duration: Double = 0
+
+    public var failures: Int { results.filter { !$0.passed }.count }
+    public var passed: Bool { error == nil && !interrupted && failures == 0 }
+}
+
+/// Runs a scenario's steps in order on a stage, checking expectations against what the
+/// observer receives, and takes every beacon off the air at the end whatever happened.
+public final class ScenarioRunner {
+    private let scenario: Scenario
+    private let stage: ScenarioStage
+    private let observer: ScenarioObserver
+    private let makeBeacon: BeaconFactory
+    private let report: (ScenarioEvent) -> Void
+
+    private var start = 0.0
+    private var fields: [String: [String: String]] = [:]
+    private var beacons: [String: Beacon] = [:]
+    private var data: [String: [UInt8]] = [:]
+    /// An update whose new data the observer has not received yet: the old data, when the
+    /// update began, and when the old data was last received (before or after it began).
+    private var pending: [String: (old: [UInt8], at: Double, lastOld: Double?)] = [:]
+    /// When the observer last received each beacon's current data.
+    private var lastSeen: [String: Double] = [:]
+    private var monitors: [String: RegionMonitor] = [:]
+    /// Region events since the run began, for expectations of a transition.
+    private var regionEvents: [(region: String, event: RegionMonitor.Event)] = []
+    /// Beacons received during the current expectation (described), for "seen instead".
+    private var seenDuringStep: [String] = []
+    private var outcome = ScenarioOutcome()
+
+    private struct Interrupted: Error {}
+
+    public init(scenario: Scenario, stage: ScenarioStage, observer: ScenarioObserver,
+                makeBeacon: @escaping BeaconFactory, report: @escaping (ScenarioEvent) -> Void) {
+        self.scenario = scenario
+        self.stage = stage
+        self.observer = observer
+        self.makeBeacon = makeBeacon
+        self.report = report
+        for definition in scenario.beacons {
+            fields[definition.name] = definition.fields
+            beacons[definition.name] = definition.beacon
+            data[definition.name] = definition.beacon.advertisingData.bytes
+        }
+    }
+
+    /// Runs every step; never leaves a beacon on the air.
+    public func run() -> ScenarioOutcome {
+        start = observer.now
+        for region in scenario.regions {
+            monitors[region.name] = RegionMonitor(start: 0, exitAfter: scenario.exitAfter)
+        }
+        do {
+            try run(scenario.steps, prefix: "", round: nil)
+        } catch let error as HostError {
+            outcome.error = error
+        } catch {
+            outcome.interrupted = true
+        }
+        do {
+            try stage.stopAll()
+        } catch {
+            outcome.error = outcome.error ?? error
+        }
+        outcome.duration = elapsed
+        return outcome
+    }
+
+    private var elapsed: Double { observer.now - start }
+
+    private func run(_ steps: [Scenario.Step], prefix: String, round: String?) throws {
+        for (index, step) in steps.enumerated() {
+            let number = prefix + String(index + 1)
+            let at = elapsed
+            report(.step(number: number, round: round, place: step.place, text: Self.text(step.action), at: at))
+            switch step.action {
+            case let .advertise(names):
+                for name in names {
+                    guard let beacon = beacons[name] else { throw HostError.unsupported("no beacon named '\(name)'") }
+                    try stage.advertise(name, beacon)
+                }
+            case let .update(name, changes):
+                var merged = fields[name] ?? [:]
+                merged.merge(changes) { $1 }
+                let beacon: Beacon
+                do {
+                    beacon = try makeBeacon(merged)
+                } catch {
+                    throw HostError.unsupported("update of '\(name)': \(error)")
+                }
+                let old = data[name] ?? []
+                fields[name] = merged
+                beacons[name] = beacon
+                data[name] = beacon.advertisingData.bytes
+                if data[name] != old { pending[name] = (old, elapsed, lastSeen[name]) }
+                lastSeen[name] = nil
+                try stage.update(name, to: beacon)
+            case let .stop(names):
+                if let names {
+                    for name in names { try stage.stop(name) }
+                } else {
+                    try stage.stopAll()
+                }
+            case let .wait(seconds):
+                try observe(until: at + seconds) { _ in false }
+            case let .expectSeen(name, within):
+                seenDuringStep = []
+                let wanted = data[name] ?? []
+                var seenAt: Double?
+                try observe(until: at + within) { report in
+                    guard report.data == wanted else { return false }
+                    seenAt = self.elapsed
+                    return true
+                }
+                conclude(number, round, step, started: at, passed: seenAt != nil, detail: seenAt.map {
+                    "seen after \(Self.milliseconds($0 - at))"
+                } ?? "not seen within \(Self.seconds(within)); seen instead: " + seenInstead())
+            case let .expectNotSeen(name, duration):
+                seenDuringStep = []
+                let unwanted = data[name] ?? []
+                var seenAt: Double?
+                try observe(until: at + duration) { report in
+                    guard report.data == unwanted else { return false }
+                    seenAt = self.elapsed
+                    return true
+                }
+                conclude(number, round, step, started: at, passed: seenAt == nil, detail: seenAt.map {
+                    "seen after \(Self.milliseconds($0 - at))"
+                } ?? "not seen for \(Self.seconds(duration))")
+            case let .expectRegion(name, expected, within):
+                let eventsBefore = regionEvents.count
+                var metAt: Double?
+                let met = { () -> Bool in
+                    switch expected {
+                    case .inside: self.monitors[name]?.state == .inside
+                    case .outside: self.monitors[name]?.state == .outside
+                    case .enter: self.regionEvents[eventsBefore...].contains { $0.region == name && Self.isEnter($0.event) }
+                    case .exit: self.regionEvents[eventsBefore...].contains { $0.region == name && Self.isExit($0.event) }
+                    }
+                }
+                if met() {
+                    metAt = at
+                } else {
+                    try observe(until: at + within) { _ in
+                        guard met() else { return false }
+                        metAt = self.elapsed
+                        return true
+                    }
+                    if metAt == nil && met() { metAt = elapsed }
+                }
+                let state = monitors[name]?.state.rawValue ?? "unknown"
+                conclude(number, round, step, started: at, passed: metAt != nil, detail: metAt.map {
+                    "\(expected.rawValue) after \(Self.milliseconds($0 - at))"
+                } ?? "not \(expected.rawValue) within \(Self.seconds(within)); the region is \(state)")
+            case let .repeatSteps(times, inner):
+                for pass in 1...times {
+                    try run(inner, prefix: number + ".", round: "\(pass)/\(times)")
+                }
+            case let .ramp(name, from, to, stepSize, every):
+                let levels = Array(stride(from: from, through: to, by: from <= to ? stepSize : -stepSize))
+                for level in levels {
+                    try stage.setTxPower(name, dBm: Int8(level))
+                    try observe(until: elapsed + every) { _ in false }
+                }
+            }
+        }
+    }
+
+    /// Hands every report to the bookkeeping (regions, updates) until `deadline` or until
+    /// `done` says the step has what it waited for.
+    private func observe(until deadline: Double, done: (ScanReport) -> Bool) throws {
+        while true {
+            tickRegions()
+            let wait = min(deadline, nextRegionDeadline ?? deadline)
+            switch try observer.next(until: start + wait) {
+            case .interrupted:
+                throw Interrupted()
+            case .deadline:
+                if elapsed >= deadline {
+                    tickRegions()
+                    return
+                }
+            case let .report(scanReport):
+                record(scanReport)
+                if done(scanReport) { return }
+                if elapsed >= deadline { return }
+            }
+        }
+    }
+
+    private var nextRegionDeadline: Double? {
+        monitors.values.compactMap(\.nextDeadline).min().map { $0 + 0.001 }
+    }
+
+    private func tickRegions() {
+        let now = elapsed
+        for name in monitors.keys.sorted() {
+            for event in monitors[name]?.tick(now: now) ?? [] { regionEvent(name, event) }
+        }
+    }
+
+    private func regionEvent(_ name: String, _ event: RegionMonitor.Event) {
+        regionEvents.append((name, event))
+        report(.region(name, event))
+    }
+
+    private func record(_ scanReport: ScanReport) {
+        let now = elapsed
+        let sightings = (try? scanReport.sightings()) ?? []
+        for sighting in sightings {
+            let text = "\(sighting.beacon)"
+            if !seenDuringStep.contains(text) && seenDuringStep.count < 5 { seenDuringStep.append(text) }
+        }
+        for region in scenario.regions where sightings.contains(where: { region.region.matches($0.beacon) }) {
+            for event in monitors[region.name]?.sighted(at: now) ?? [] { regionEvent(region.name, event) }
+        }
+        for (name, beaconData) in data where scanReport.data == beaconData { lastSeen[name] = now }
+        for (name, update) in pending {
+            if scanReport.data == update.old {
+                pending[name]?.lastOld = now
+            } else if scanReport.data == data[name] {
+                pending[name] = nil
+                report(.updateArrived(beacon: name, at: now, afterUpdate: now - update.at,
+                                      gap: update.lastOld.map { now - $0 }))
+            }
+        }
+    }
+
+    private func seenInstead() -> String {
+        seenDuringStep.isEmpty ? "no beacon" : seenDuringStep.joined(separator: "; ")
+    }
+
+    private func conclude(_ number: String, _ round: String?, _ step: Scenario.Step, started: Double, passed: Bool,
+                          detail: String) {
+        let result = ScenarioResult(number: number, round: round, place: step.place, text: Self.text(step.action),
+                                    passed: passed, started: started, ended: elapsed, detail: detail)
+        outcome.results.append(result)
+        report(.expectation(result))
+    }
+
+    private static func isEnter(_ event: RegionMonitor.Event) -> Bool {
+        switch event {
+        case .enter, .initialState(.inside, _): true
+        default: false
+        }
+    }
+
+    private static func isExit(_ event: RegionMonitor.Event) -> Bool {
+        if case .exit = event { return true }
+        return false
+    }
+
+    /// What a step does, in words.
+    public static func text(_ action: Scenario.Action) -> String {
+        switch action {
+        case let .advertise(names): "advertise \(names.joined(separator: ", "))"
+        case let .update(name, changes):
+            "update \(name): " + changes.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", ")
+        case let .stop(names): "stop \(names?.joined(separator: ", ") ?? "all")"
+        case let .wait(seconds): "wait \(Self.seconds(seconds))"
+        case let .expectSeen(name, within): "expect \(name) seen within \(Self.seconds(within))"
+        case let .expectNotSeen(name, duration): "expect \(name) not seen for \(Self.seconds(duration))"
+        case let .expectRegion(name, expected, within):
+            switch expected {
+            case .inside, .outside: "expect region \(name) \(expected.rawValue) within \(Self.seconds(within))"
+            case .enter, .exit: "expect region \(name) \(expected.rawValue) event within \(Self.seconds(within))"
+            }
+        case let .repeatSteps(times, steps): "repeat \(times) times (\(steps.count) steps)"
+        case let .ramp(name, from, to, step, every): "ramp \(name) TX power \(from) to \(to) dBm, \(step) dB every \(Self.seconds(every))"
+        }
+    }
+
+    static func seconds(_ value: Double) -> String {
+        value == value.rounded() ? "\(Int(value)) s" : "\(value) s"
+    }
+
+    static func milliseconds(_ value: Double) -> String {
+        "\(Int((value * 1000).rounded())) ms"
+    }
+}
