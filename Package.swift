@@ -42,7 +42,7 @@ let package = Package(
         // advertises and a second device that observes. For `beacon-emit run` and Swift test suites.
         .target(
             name: "BeaconRig",
-            dependencies: ["AdvertisementCodec", "BeaconHost", .product(name: "Yams", package: "Yams")]
+            dependencies: ["AdvertisementCodec", "BeaconHost", "BeaconReports", .product(name: "Yams", package: "Yams")]
         ),
         .executableTarget(
             name: "BeaconEmitter",
@@ -71,6 +71,10 @@ let package = Package(
         .testTarget(
             name: "BeaconReportsTests",
             dependencies: ["BeaconReports", "BeaconHost", "AdvertisementCodec"]
+        ),
+        .testTarget(
+            name: "BeaconRigTests",
+            dependencies: ["BeaconRig", "BeaconHost", "AdvertisementCodec"]
         ),
         .testTarget(
             name: "BeaconEmitterTests",

@@ -2,6 +2,7 @@
 
 import AdvertisementCodec
 import BeaconHost
+import BeaconReports
 
 /// What advertises a scenario's beacons, by name.
 public protocol ScenarioStage: AnyObject {
@@ -177,7 +178,7 @@ public final class ScenarioRunner {
                 let wanted = data[name] ?? []
                 var seenAt: Double?
                 try observe(until: at + within) { report in
-                    guard report.data == wanted else { return false }
+                    guard let report, report.data == wanted else { return false }
                     seenAt = self.elapsed
                     return true
                 }
@@ -189,7 +190,7 @@ public final class ScenarioRunner {
                 let unwanted = data[name] ?? []
                 var seenAt: Double?
                 try observe(until: at + duration) { report in
-                    guard report.data == unwanted else { return false }
+                    guard let report, report.data == unwanted else { return false }
                     seenAt = self.elapsed
                     return true
                 }
@@ -207,15 +208,10 @@ public final class ScenarioRunner {
                     case .exit: self.regionEvents[eventsBefore...].contains { $0.region == name && Self.isExit($0.event) }
                     }
                 }
-                if met() {
-                    metAt = at
-                } else {
-                    try observe(until: at + within) { _ in
-                        guard met() else { return false }
-                        metAt = self.elapsed
-                        return true
-                    }
-                    if metAt == nil && met() { metAt = elapsed }
+                try observe(until: at + within) { _ in
+                    guard met() else { return false }
+                    metAt = self.elapsed
+                    return true
                 }
                 let state = monitors[name]?.state.rawValue ?? "unknown"
                 conclude(number, round, step, started: at, passed: metAt != nil, detail: metAt.map {
@@ -236,23 +232,22 @@ public final class ScenarioRunner {
     }
 
     /// Hands every report to the bookkeeping (regions, updates) until `deadline` or until
-    /// `done` says the step has what it waited for.
-    private func observe(until deadline: Double, done: (ScanReport) -> Bool) throws {
+    /// `done` says the step has what it waited for; `done` is asked after each report, and
+    /// with nil after time passed (a region's state can change without a report).
+    private func observe(until deadline: Double, done: (ScanReport?) -> Bool) throws {
         while true {
             tickRegions()
+            if done(nil) { return }
+            if elapsed >= deadline { return }
             let wait = min(deadline, nextRegionDeadline ?? deadline)
             switch try observer.next(until: start + wait) {
             case .interrupted:
                 throw Interrupted()
             case .deadline:
-                if elapsed >= deadline {
-                    tickRegions()
-                    return
-                }
+                continue
             case let .report(scanReport):
                 record(scanReport)
                 if done(scanReport) { return }
-                if elapsed >= deadline { return }
             }
         }
     }
@@ -277,7 +272,7 @@ public final class ScenarioRunner {
         let now = elapsed
         let sightings = (try? scanReport.sightings()) ?? []
         for sighting in sightings {
-            let text = "\(sighting.beacon)"
+            let text = SightingFormatter.text(BeaconSighting(beacon: sighting.beacon))
             if !seenDuringStep.contains(text) && seenDuringStep.count < 5 { seenDuringStep.append(text) }
         }
         for region in scenario.regions where sightings.contains(where: { region.region.matches($0.beacon) }) {

@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+import AdvertisementCodec
+import BeaconHost
+import BeaconRig
+import Testing
+
+/// The scenario reader: what it takes, and each message it refuses a file with, at the
+/// line and column of the offending value.
+@Suite struct ScenarioParserTests {
+    let parser = ScenarioParser(file: "rig.yaml", makeBeacon: testBeacon)
+
+    static let header = """
+        scanner: peer
+        beacons:
+          lobby: {uuid: \(lobbyUUID), major: 1, minor: 2}
+          door: {uuid: \(lobbyUUID), major: 1, minor: 3}
+        regions:
+          shop: {uuid: \(lobbyUUID), major: 1}
+
+        """
+
+    func parse(_ steps: String, header: String = header) throws(ScenarioError) -> Scenario {
+        try parser.parse(header + "steps:\n" + steps)
+    }
+
+    @Test func everyStepKindIsRead() throws {
+        let scenario = try parse("""
+              - advertise: lobby
+              - advertise: [door]
+              - wait: 1.5
+              - expect: {seen: lobby, within: 3}
+              - update: {beacon: lobby, minor: 9}
+              - expect: {notSeen: door, for: 2}
+              - expect: {region: shop, state: inside, within: 1}
+              - expect: {region: shop, event: exit, within: 40}
+              - ramp: {beacon: lobby, from: 0, to: -20, step: 5, every: 0.5}
+              - repeat:
+                  times: 3
+                  steps:
+                    - stop: door
+                    - advertise: door
+              - stop: all
+
+            """)
+        #expect(scenario.beacons.map(\.name) == ["lobby", "door"])
+        #expect(scenario.beacons[0].beacon == .iBeacon(IBeacon(proximityUUID: .init(uuidString: lobbyUUID)!, major: 1, minor: 2)))
+        #expect(scenario.regions.first?.region == BeaconRegion(uuid: .init(uuidString: lobbyUUID)!, major: 1))
+        #expect(scenario.scanner == "peer")
+        #expect(scenario.intervalUnits == 160)
+        let texts = scenario.steps.map { ScenarioRunner.text($0.action) }
+        #expect(texts == ["advertise lobby", "advertise door", "wait 1.5 s", "expect lobby seen within 3 s",
+                          "update lobby: minor=9", "expect door not seen for 2 s", "expect region shop inside within 1 s",
+                          "expect region shop exit event within 40 s",
+                          "ramp lobby TX power 0 to -20 dBm, 5 dB every 0.5 s", "repeat 3 times (2 steps)", "stop all"])
+        // Each step where its item starts: the header is 6 lines, then "steps:".
+        #expect(scenario.steps.map(\.place.line) == [8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 22])
+        #expect(scenario.steps[0].place.column == 5)
+    }
+
+    @Test func jsonIsReadToo() throws {
+        let scenario = try parser.parse("""
+            {"interval": 250, "beacons": {"a": {"uuid": "\(lobbyUUID)", "major": 1, "minor": 2}},
+             "steps": [{"advertise": ["a"]}, {"wait": 2}, {"stop": "all"}]}
+            """)
+        #expect(scenario.intervalUnits == 400)
+        #expect(scenario.steps.count == 3)
+        #expect(scenario.scanner == nil)
+    }
+
+    /// (steps, message, line, column); the header takes lines 1-6 and "steps:" line 7.
+    static let refusals: [(String, String, Int, Int)] = [
+        ("  - advertise: hall\n", "no beacon named 'hall' (declare it under 'beacons'); there are: lobby, door", 8, 16),
+        ("  - advertise: lobby\n  - advertise: lobby\n", "'lobby' is already on the air here", 9, 5),
+        ("  - stop: door\n", "'door' is not on the air here", 8, 5),
+        ("  - advertise: [lobby, lobby]\n", "'lobby' is named twice", 8, 24),
+        ("  - wait: soon\n", "wait (seconds) must be a number, got 'soon'", 8, 11),
+        ("  - wait: -1\n", "wait must be from 0 to 86400 seconds, got -1.0", 8, 11),
+        ("  - sleep: 1\n", "unknown key 'sleep' in a step: expected one of advertise, update, stop, wait, expect, repeat, ramp", 8, 5),
+        ("  - {wait: 1, stop: all}\n", "a step has exactly one of advertise, update, stop, wait, expect, repeat, ramp; got wait and stop", 8, 5),
+        ("  - expect: {seen: lobby}\n", "expect seen needs 'within: SECONDS'", 8, 13),
+        ("  - expect: {seen: lobby, for: 2}\n", "expect seen takes seen and within, not 'for'", 8, 13),
+        ("  - expect: {lobby: seen}\n", "unknown key 'lobby' in expect: expected one of seen, notSeen, region, state, event, within, for", 8, 14),
+        ("  - expect: {region: mall, state: inside, within: 1}\n", "no region named 'mall' (declare it under 'regions'); there are: shop", 8, 22),
+        ("  - expect: {region: shop, state: near, within: 1}\n", "state must be inside or outside, got 'near'", 8, 35),
+        ("  - expect: {region: shop, within: 1}\n", "expect region needs one of 'state: inside|outside' or 'event: enter|exit'", 8, 13),
+        ("  - update: {beacon: lobby}\n", "update of 'lobby' changes no field (give e.g. minor: 3)", 8, 13),
+        ("  - update: {beacon: lobby, minor: 70000}\n", "update of 'lobby': major and minor must be from 0 to 65535", 8, 5),
+        ("  - repeat: {times: 0, steps: [{wait: 1}]}\n", "times must be from 1 to 100000, got 0", 8, 21),
+        ("  - repeat: {times: 2}\n", "repeat needs 'times: N' and 'steps: [...]'", 8, 13),
+        ("  - ramp: {beacon: lobby, from: 0, to: -20}\n", "ramp: 'lobby' is not on the air here", 8, 5),
+        ("  - advertise: lobby\n  - ramp: {beacon: lobby, from: 0, to: 30}\n", "TX power must be from -127 to 20 dBm, got 30", 9, 40),
+        ("  - advertise: lobby\n  - ramp: {beacon: lobby, from: 0, to: -9, step: 0}\n", "step must be a positive number of dB, got 0", 9, 50),
+        ("  - wait: [1, 2]\n", "wait (seconds) must be a single value, not a list or map", 8, 11),
+        ("  advertise: lobby\n", "'steps' must be a list (each item '- advertise: NAME', '- wait: SECONDS', ...)", 8, 3),
+        ("  - wait: 1\n    - wait: 2\n", "not valid YAML or JSON: ", 9, 5),
+    ]
+
+    @Test(arguments: refusals)
+    func aRefusalNamesThePlaceAndWhatWasExpected(steps: String, message: String, line: Int, column: Int) {
+        do {
+            _ = try parse(steps)
+            Issue.record("accepted: \(steps)")
+        } catch {
+            #expect(error.message.hasPrefix(message), "\(error)")
+            #expect(error.place == Scenario.Place(line: line, column: column), "\(error)")
+            #expect(error.description.hasPrefix("rig.yaml:\(line):\(column): "))
+        }
+    }
+
+    static let topLevelRefusals: [(String, String)] = [
+        ("", "the file is empty: expected a map with 'beacons' and 'steps'"),
+        ("beacons: {}\nsteps: [{wait: 1}]\n", "'beacons' is empty: name at least one beacon"),
+        ("steps: [{wait: 1}]\n", "expected 'beacons': a map of names to beacon fields"),
+        ("beacons: {a: {uuid: \(lobbyUUID), major: 1, minor: 2}}\n", "expected 'steps': a list of steps"),
+        ("beacons: {a: {uuid: \(lobbyUUID), major: 1, minor: 2}}\nsteps: []\n", "'steps' is empty"),
+        ("beacons: {a: {uuid: \(lobbyUUID), major: 1, minor: 2}}\nsteps: [{wait: 1}]\ndevices: x\n",
+         "unknown key 'devices' in the scenario: expected one of device, scanner, interval, exitAfter, beacons, regions, steps"),
+        ("beacons: {a: {uuid: nope, major: 1, minor: 2}}\nsteps: [{wait: 1}]\n", "beacon 'a': needs a uuid"),
+        ("beacons: {a: {uuid: \(lobbyUUID), major: 1, minor: 2}}\nsteps: [{expect: {seen: a, within: 1}}]\n",
+         "the steps expect what is seen, so the scenario needs 'scanner:'"),
+        ("interval: 5\nbeacons: {a: {uuid: \(lobbyUUID), major: 1, minor: 2}}\nsteps: [{wait: 1}]\n",
+         "interval must be from 20 to 40959 ms, got 5.0"),
+        ("beacons: {a: {uuid: \(lobbyUUID), major: 1, minor: 2}}\nregions: {r: {major: 1}}\nsteps: [{wait: 1}]\n",
+         "region 'r' needs 'uuid'"),
+        ("beacons: {a: {uuid: \(lobbyUUID), major: 1, minor: 2}}\nregions: {r: {uuid: \(lobbyUUID), majr: 1}}\nsteps: [{wait: 1}]\n",
+         "unknown key 'majr' in region 'r': expected one of uuid, major, minor"),
+        ("beacons: {a: {uuid: \(lobbyUUID), major: 1, minor: 2}}\nregions: {r: {uuid: \(lobbyUUID), minor: 1}}\nsteps: [{wait: 1}]\n",
+         "region 'r': minor needs major"),
+        ("beacons: [a, b]\nsteps: [{wait: 1}]\n", "beacons must be a map"),
+    ]
+
+    @Test(arguments: topLevelRefusals)
+    func aWholeFileRefusalSaysWhatWasExpected(text: String, message: String) {
+        do {
+            _ = try parser.parse(text)
+            Issue.record("accepted: \(text)")
+        } catch {
+            #expect(error.message.hasPrefix(message), "\(error)")
+        }
+    }
+
+    /// An update inside a repeat is checked on the second round too, when earlier updates of
+    /// the round before have changed the fields.
+    @Test func updatesInARepeatAreCheckedOverTwoRounds() throws {
+        _ = try parse("""
+              - advertise: lobby
+              - repeat: {times: 5, steps: [{update: {beacon: lobby, minor: 1}}, {update: {beacon: lobby, major: 2}}]}
+
+            """)
+    }
+
+    @Test func aMissingFileIsNamed() {
+        do {
+            _ = try ScenarioParser.load(path: "/nonexistent/rig.yaml", makeBeacon: testBeacon)
+            Issue.record("loaded")
+        } catch {
+            #expect(error.description == "/nonexistent/rig.yaml: cannot read the file")
+        }
+    }
+}
