@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+import AdvertisementCodec
+@testable import BeaconHost
+import Foundation
+import Testing
+
+/// A set per beacon, added and removed one at a time, and changed in place: the whole
+/// conversation with the controller, command by command.
+@Suite struct SetAdvertiserTests {
+    static let numberOfSets = ScriptedTransport.Step(command: hex("3B 20 00 // LE Read Number of Supported Advertising Sets"),
+                                                     answers: [complete(0x203B, returning: [0x02])])
+    static let preparing = [EmitterStartTests.reset, EmitterStartTests.readCommands(extended: true),
+                            EmitterStartTests.readFeatures, numberOfSets]
+    /// The reference beacon with minor 3 instead of 2.
+    static let minor3 = Beacon.iBeacon(IBeacon(proximityUUID: UUID(uuidString: "39ED98FF-2900-441A-802F-9C398FC199D2")!,
+                                               major: 101, minor: 3))
+    static let minor3Data = hex("0201061AFF4C00021539ED98FF2900441A802F9C398FC199D200650003C5")
+
+    static func adding(set: UInt8, data: [UInt8]) -> [ScriptedTransport.Step] {
+        [
+            .init(command: hex("36 20 19") + [set] + hex("""
+                10 00                                      // legacy PDU, non-connectable
+                A0 00 00 A0 00 00 07                       // interval 100 ms, channels 37 38 39
+                00 00 00 00 00 00 00 00 00                 // public own address; no peer; no filter
+                7F 01 00 01                                // no TX power preference, 1M
+                """) + [set & 0x0F] + hex("00               // SID: the handle's low 4 bits"),
+                  answers: [complete(0x2036, returning: [0x05])]),
+            .init(command: hex("37 20 22") + [set] + hex("03 01 1E") + data, answers: [complete(0x2037)]),
+            .init(command: hex("39 20 06 01 01") + [set] + hex("00 00 00 // enable this set only"), answers: [complete(0x2039)]),
+        ]
+    }
+
+    static func removing(set: UInt8) -> [ScriptedTransport.Step] {
+        [
+            .init(command: hex("39 20 06 00 01") + [set] + hex("00 00 00 // disable this set only"), answers: [complete(0x2039)]),
+            .init(command: hex("3C 20 01") + [set], answers: [complete(0x203C)]),
+        ]
+    }
+
+    @Test func setsComeAndGoOneAtATimeAndChangeInPlace() throws {
+        let transport = ScriptedTransport(Self.preparing + Self.adding(set: 0, data: referenceData)
+            + Self.adding(set: 1, data: Self.minor3Data)
+            // The update: new data on the running set, nothing else (no disable, no enable).
+            + [.init(command: hex("37 20 22 00 03 01 1E") + Self.minor3Data, answers: [complete(0x2037)])]
+            + Self.removing(set: 0) + Self.removing(set: 1))
+        let advertiser = SetAdvertiser(controller: HCIController(transport: transport), intervalUnits: 160, sharedWithKernel: false)
+        try advertiser.prepare(resetting: true)
+        #expect(advertiser.extended && advertiser.numberOfSets == 2)
+        #expect(try advertiser.add(referenceBeacon) == 0)
+        #expect(try advertiser.add(Self.minor3) == 1)
+        let sent = transport.sent.count
+        #expect {
+            try advertiser.add(referenceBeacon)
+        } throws: { error in
+            "\(error)".contains("all 2 advertising sets of the controller are on the air")
+        }
+        #expect(transport.sent.count == sent)
+        try advertiser.update(0, to: Self.minor3)
+        try advertiser.remove(0)
+        try advertiser.removeAll()
+        #expect(advertiser.sets.isEmpty)
+        #expect(transport.remainingSteps == 0)
+    }
+
+    @Test func aRefusedStepLeavesNoSetBehind() throws {
+        let parameters = Self.adding(set: 0, data: referenceData)[0]
+        let transport = ScriptedTransport(Self.preparing + [parameters,
+            .init(command: hex("37 20 22 00 03 01 1E") + referenceData, answers: [complete(0x2037, status: 0x12)])]
+            + Self.removing(set: 0))
+        let advertiser = SetAdvertiser(controller: HCIController(transport: transport), intervalUnits: 160, sharedWithKernel: false)
+        try advertiser.prepare(resetting: true)
+        #expect(throws: HostError.self) { try advertiser.add(referenceBeacon) }
+        #expect(advertiser.sets.isEmpty)
+        #expect(transport.remainingSteps == 0)
+    }
+
+    /// Beside the kernel, sets are numbered down from 0xEF (the kernel numbers its own up from 0).
+    @Test func besideTheKernelSetsCountDown() throws {
+        let transport = ScriptedTransport([EmitterStartTests.readCommands(extended: true), EmitterStartTests.readFeatures,
+                                           Self.numberOfSets] + Self.adding(set: 0xEF, data: referenceData))
+        let advertiser = SetAdvertiser(controller: HCIController(transport: transport), intervalUnits: 160, sharedWithKernel: true)
+        try advertiser.prepare(resetting: false)
+        #expect(try advertiser.add(referenceBeacon) == 0xEF)
+        #expect(transport.remainingSteps == 0)
+    }
+
+    @Test func legacyAdvertisingCarriesOneBeaconAndChangesItsDataInPlace() throws {
+        let transport = ScriptedTransport([EmitterStartTests.reset, EmitterStartTests.readCommands(extended: false)]
+            + legacySteps[1...]
+            + [.init(command: hex("08 20 20 1E") + Self.minor3Data + [0x00], answers: [complete(0x2008)]), legacyStop])
+        let advertiser = SetAdvertiser(controller: HCIController(transport: transport), intervalUnits: 160, sharedWithKernel: false)
+        try advertiser.prepare(resetting: true)
+        #expect(!advertiser.extended)
+        try advertiser.add(referenceBeacon)
+        #expect {
+            try advertiser.add(Self.minor3)
+        } throws: { error in
+            "\(error)".contains("legacy advertising only, which carries one beacon at a time")
+        }
+        try advertiser.update(0, to: Self.minor3)
+        try advertiser.removeAll()
+        #expect(transport.remainingSteps == 0)
+    }
+}
