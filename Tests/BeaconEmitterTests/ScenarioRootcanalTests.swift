@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+@testable import AdvertisementCodec
+@testable import BeaconHost
+import Foundation
+import Testing
+
+/// `beacon-emit run` on rootcanal: the scenario's own scanner is a second device on the
+/// radio (`peer`), and the test's scanner is a third, independent of the code under test.
+extension Rig {
+@Suite struct ScenarioRootcanalTests {
+    let port = rigPort ?? 0
+    var device: String { "tcp:127.0.0.1:\(port)" }
+
+    func write(_ text: String) throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("scenario-\(UUID().uuidString).yaml").path
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    static let beacons = """
+        scanner: peer
+        interval: 100
+        exitAfter: 2
+        beacons:
+          lobby: {uuid: 39ED98FF-2900-441A-802F-9C398FC199D2, major: 101, minor: 2}
+          door: {uuid: 39ED98FF-2900-441A-802F-9C398FC199D2, major: 101, minor: 3}
+        regions:
+          store: {uuid: 39ED98FF-2900-441A-802F-9C398FC199D2, major: 101}
+
+        """
+
+    /// JSON lines of `run --json`, parsed.
+    func events(_ stdout: String) -> [[String: Any]] {
+        stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+    }
+
+    @Test func enterAndExitExpectationsPass() throws {
+        let path = try write(Self.beacons + """
+            steps:
+              - expect: {region: store, state: outside, within: 3}
+              - advertise: lobby
+              - expect: {region: store, event: enter, within: 2}
+              - expect: {seen: lobby, within: 2}
+              - stop: lobby
+              - expect: {region: store, event: exit, within: 4}
+              - expect: {notSeen: lobby, for: 1}
+
+            """)
+        let junit = path + ".xml"
+        defer { try? FileManager.default.removeItem(atPath: path); try? FileManager.default.removeItem(atPath: junit) }
+        let run = try runBeaconEmit(["run", path, "-i", device, "--json", "--junit", junit])
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        let results = events(run.stdout).filter { $0["event"] as? String == "expectation" }
+        #expect(results.map { $0["result"] as? String } == Array(repeating: "pass", count: 5), "\(run.stdout)")
+        let summary = events(run.stdout).last
+        #expect(summary?["event"] as? String == "summary" && summary?["passed"] as? Int == 5)
+        // The exit comes about exitAfter (2 s) after the last sighting.
+        let exit = results[3]["detail"] as? String ?? ""
+        #expect(exit.hasPrefix("exit after 1") || exit.hasPrefix("exit after 2"), "\(exit)")
+        let xml = try String(contentsOfFile: junit, encoding: .utf8)
+        #expect(xml.contains(#"tests="5" failures="0" errors="0""#), "\(xml)")
+    }
+
+    @Test func aWrongExpectationFailsWithWhatWasSeenAndLeavesTheAirQuiet() throws {
+        let path = try write(Self.beacons + """
+            steps:
+              - advertise: lobby
+              - expect: {seen: door, within: 1}
+
+            """)
+        let junit = path + ".xml"
+        defer { try? FileManager.default.removeItem(atPath: path); try? FileManager.default.removeItem(atPath: junit) }
+        let run = try runBeaconEmit(["run", path, "-i", device, "--junit", junit])
+        #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
+        #expect(run.stdout.contains("FAIL step 2 line 11: expect door seen within 1 s: not seen within 1 s; seen instead: "
+                                    + "iBeacon uuid=39ED98FF-2900-441A-802F-9C398FC199D2 major=101 minor=2"), "\(run.stdout)")
+        #expect(run.stdout.contains("1 expectation: 0 passed, 1 failed"), "\(run.stdout)")
+        let xml = try String(contentsOfFile: junit, encoding: .utf8)
+        #expect(xml.contains(#"failures="1""#) && xml.contains("<failure message=\"not seen within 1 s; seen instead: iBeacon"))
+        // Advertising is off: an independent scanner hears nothing of it now.
+        let scanner = try TestScanner(port: port)
+        let reports = try scanner.collect(timeout: .milliseconds(600)) { _ in false }
+        #expect(!reports.contains { Array($0.data) == referenceAdvertisingData }, "still on the air")
+    }
+
+    /// The minor changes twice while the beacon advertises: an independent scanner hears the
+    /// old data, then the new, never the old again, and never a silence longer than three
+    /// advertising intervals across a change.
+    @Test func anUpdateInPlaceLeavesNoGapOnTheAir() throws {
+        let path = try write(Self.beacons + """
+            steps:
+              - advertise: lobby
+              - wait: 1
+              - update: {beacon: lobby, minor: 3}
+              - wait: 1
+              - update: {beacon: lobby, minor: 1}
+              - wait: 1
+
+            """)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let scanner = try TestScanner(port: port)
+        let emitter = try BackgroundProcess.beaconEmit(["run", path, "-i", device, "--json"])
+        var heard: [(time: ContinuousClock.Instant, data: [UInt8])] = []
+        let deadline = ContinuousClock.now + .seconds(6)
+        while ContinuousClock.now < deadline {
+            guard let report = try scanner.scanner.nextReport(timeout: .milliseconds(200)) else {
+                if !heard.isEmpty && emitter.stdout.contains(#""event":"summary""#) { break }
+                continue
+            }
+            if threeBeaconData.contains(report.data) { heard.append((.now, report.data)) }
+        }
+        #expect(emitter.wait() == 0, "\(emitter.stdout)\(emitter.stderr)")
+        // minor 2, then 3, then 1: the order of the data heard, runs collapsed.
+        var order: [[UInt8]] = []
+        for entry in heard where order.last != entry.data { order.append(entry.data) }
+        #expect(order == [threeBeaconData[1], threeBeaconData[2], threeBeaconData[0]],
+                "\(order.map { HexText.format($0) })")
+        var gaps: [Duration] = []
+        for index in heard.indices.dropFirst() where heard[index].data != heard[index - 1].data {
+            gaps.append(heard[index - 1].time.duration(to: heard[index].time))
+        }
+        #expect(gaps.count == 2)
+        #expect(gaps.allSatisfy { $0 <= .milliseconds(300) }, "\(gaps)")
+        // The runner's own measure at its scanner agrees.
+        let arrivals = emitter.stdout.split(separator: "\n").filter { $0.contains(#""event":"update-arrived""#) }
+        #expect(arrivals.count == 2, "\(emitter.stdout)")
+        print("update gaps at the independent scanner: \(gaps); the runner's: \(arrivals)")
+    }
+}
+}
