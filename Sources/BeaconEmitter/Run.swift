@@ -28,6 +28,7 @@ struct Run: ParsableCommand {
     var scenario: String
 
     @OptionGroup var deviceOptions: DeviceOptions
+    @OptionGroup var accessOptions: AccessOptions
 
     @Option(help: ArgumentHelp("The observing device, overriding the scenario's 'scanner' ('peer': a second device on the same virtual radio).",
                                valueName: "device"))
@@ -73,30 +74,60 @@ struct Run: ParsableCommand {
     private func runScenario(_ scenario: Scenario, printer: ScenarioPrinter) throws(HostError) -> ScenarioOutcome {
         var options = deviceOptions
         if options.device == nil { options.device = scenario.device }
-        let specification: DeviceSpecification
         do {
-            specification = try DeviceSpecification(parsing: options.device ?? "hci0")
+            if let device = options.device { _ = try DeviceSpecification(parsing: device) }
         } catch {
             throw .unsupported("device: \(error.description)")
         }
+        let specification = options.specification
         let interrupt = SignalWatcher.install()
-        let connection = try options.open(progress: printer.progress)
+        let access = try AdvertisingLaunch.resolve(accessOptions.access, device: specification, bringingUp: options.up)
+        if access == .management, case let .kernel(index) = specification {
+            let connection = try ManagementConnection.open(index: index, powerOn: options.up)
+            defer { connection.close() }
+            let adapter = connection.client.adapter
+            printer.progress("\(adapter): beacons as the kernel's advertising instances (--access mgmt)")
+            if deviceOptions.verbose { connection.client.trace = { printer.progress("  " + $0) } }
+            let scanner = try openScanner(scenario.scanner, beside: nil, device: specification)
+            defer { scanner?.close() }
+            let advertiser = ManagedSetAdvertiser(client: connection.client, intervalUnits: scenario.intervalUnits)
+            if deviceOptions.verbose { advertiser.log = { printer.progress("  " + $0) } }
+            // Recorded while on the air, so that `beacon-emit stop` can remove what a killed run left.
+            advertiser.instancesChanged = { instances in
+                if instances.isEmpty {
+                    InstanceRecord.remove(adapter: adapter)
+                } else {
+                    try? InstanceRecord(adapter: adapter, instances: instances).save()
+                }
+            }
+            try advertiser.prepare()
+            return run(scenario, on: advertiser, scanner: scanner, interrupt: interrupt, printer: printer)
+        }
+        let connection = try options.open(progress: printer.progress, userChannel: access == .userChannel)
         defer { connection.close() }
+        printer.progress("\(connection.device): beacons on advertising sets through HCI commands"
+                         + (connection.sharedKernelIndex != nil ? " (--access \(access == .userChannel ? "user-channel" : "raw"))" : ""))
         if deviceOptions.verbose { connection.controller.trace = { printer.progress("  " + $0) } }
-        let observerScanner = try openScanner(scenario.scanner, beside: connection, device: specification)
-        defer { observerScanner?.close() }
+        let scanner = try openScanner(scenario.scanner, beside: connection, device: specification)
+        defer { scanner?.close() }
         let advertiser = SetAdvertiser(controller: connection.controller, intervalUnits: scenario.intervalUnits,
                                        sharedWithKernel: !connection.ownsController)
         if deviceOptions.verbose { advertiser.log = { printer.progress("  " + $0) } }
         try advertiser.prepare(resetting: connection.ownsController)
-        let runner = ScenarioRunner(scenario: scenario, stage: HCIScenarioStage(advertiser: advertiser),
-                                    observer: LiveObserver(scanner: observerScanner, interrupt: interrupt),
-                                    makeBeacon: BeaconList.beacon(fromFields:), report: printer.handle)
-        return runner.run()
+        return run(scenario, on: advertiser, scanner: scanner, interrupt: interrupt, printer: printer)
+    }
+
+    private func run(_ scenario: Scenario, on advertiser: any BeaconSets, scanner: AdvertisementScanner?,
+                     interrupt: Int32?, printer: ScenarioPrinter) -> ScenarioOutcome {
+        let stage = SetStage(advertiser: advertiser, rotationPeriod: scenario.rotation)
+        stage.note = printer.progress
+        return ScenarioRunner(scenario: scenario, stage: stage,
+                       observer: LiveObserver(scanner: scanner, interrupt: interrupt),
+                       makeBeacon: BeaconList.beacon(fromFields:), report: printer.handle).run()
     }
 
     /// The second device, scanning: `peer` is a second controller on the same virtual radio.
-    private func openScanner(_ text: String?, beside connection: ControllerConnection,
+    private func openScanner(_ text: String?, beside connection: ControllerConnection?,
                              device: DeviceSpecification) throws(HostError) -> AdvertisementScanner? {
         guard let text else { return nil }
         let controller: HCIController
@@ -104,6 +135,7 @@ struct Run: ParsableCommand {
         if text == "peer" {
             switch device {
             case .virtual:
+                guard let connection else { throw .unsupported("scanner: peer needs the virtual device's radio") }
                 controller = try connection.openVirtualPeer()
             case .tcp:
                 controller = try ControllerConnection.open(device).controller

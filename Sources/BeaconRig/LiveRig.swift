@@ -8,43 +8,136 @@ import Glibc
 import Musl
 #endif
 
-/// A scenario's beacons on a controller through HCI commands, each on an advertising set of
-/// its own (`SetAdvertiser`), changed in place.
-public final class HCIScenarioStage: ScenarioStage {
-    public let advertiser: SetAdvertiser
-    private var handles: [String: UInt8] = [:]
+/// A scenario's beacons, by name, each on a set (or kernel instance) of its own, changed in
+/// place: HCI advertising sets (`SetAdvertiser`) or the kernel's instances (`ManagedSetAdvertiser`).
+/// With more beacons than sets, the last set is shared: the beacons beyond take turns on it,
+/// each for `rotationPeriod` seconds, their data changed in place.
+public final class SetStage: ScenarioStage {
+    public let advertiser: any BeaconSets
+    public let rotationPeriod: Double
+    /// Called when beacons start or stop taking turns, for the user to see.
+    public var note: ((String) -> Void)?
 
-    public init(advertiser: SetAdvertiser) {
+    private var beacons: [String: Beacon] = [:]
+    /// Beacons with a set of their own, in the order they were added.
+    private var dedicated: [(name: String, handle: UInt8)] = []
+    /// The set beacons take turns on: who, whose turn, since when.
+    private var shared: (handle: UInt8, members: [String], turn: Int, since: Double)?
+    private var now = 0.0
+
+    public init(advertiser: any BeaconSets, rotationPeriod: Double = 1) {
         self.advertiser = advertiser
+        self.rotationPeriod = rotationPeriod
+    }
+
+    /// The beacons on the air now, and those waiting for their turn.
+    public var onAir: [String] {
+        dedicated.map(\.name) + (shared.map { [$0.members[$0.turn]] } ?? [])
     }
 
     public func advertise(_ name: String, _ beacon: Beacon) throws(HostError) {
-        do {
-            handles[name] = try advertiser.add(beacon)
-        } catch {
-            throw Self.naming(name, error)
+        beacons[name] = beacon
+        if var turns = shared {
+            turns.members.append(name)
+            shared = turns
+            note?("\(name) takes turns with \(turns.members.dropLast().joined(separator: ", ")) on set \(turns.handle)")
+            return
         }
+        if advertiser.hasFreeSet {
+            do {
+                dedicated.append((name, try advertiser.add(beacon, txPower: nil)))
+                return
+            } catch {
+                // Taken by someone else since: share instead, if there is a set to share.
+                guard !dedicated.isEmpty, case .unsupported = error else { throw Self.naming(name, error) }
+            }
+        }
+        guard let last = dedicated.popLast() else { throw .unsupported("advertise \(name): no advertising set is free") }
+        try advertiser.update(last.handle, to: beacon)
+        shared = (last.handle, [last.name, name], 1, now)
+        note?("more beacons than sets: \(last.name) and \(name) take turns on set \(last.handle), "
+              + "\(Int(rotationPeriod * 1000)) ms each")
     }
 
     public func update(_ name: String, to beacon: Beacon) throws(HostError) {
-        // A beacon not on the air has nothing to change: its next advertise uses the new fields.
-        guard let handle = handles[name] else { return }
-        try advertiser.update(handle, to: beacon)
+        beacons[name] = beacon
+        if let handle = dedicated.first(where: { $0.name == name })?.handle {
+            try advertiser.update(handle, to: beacon)
+        } else if let turns = shared, turns.members[turns.turn] == name {
+            try advertiser.update(turns.handle, to: beacon)
+        }
+        // Not on the air, or waiting for its turn: its next advertise or turn uses the new fields.
     }
 
     public func setTxPower(_ name: String, dBm: Int8) throws(HostError) {
-        guard let handle = handles[name] else { throw .unsupported("ramp: '\(name)' is not on the air") }
+        guard let handle = dedicated.first(where: { $0.name == name })?.handle else {
+            throw .unsupported(shared?.members.contains(name) == true
+                ? "ramp: '\(name)' takes turns on a shared set, whose TX power is the others' too: give it a set of its own"
+                : "ramp: '\(name)' is not on the air")
+        }
         try advertiser.setTxPower(handle, to: dBm)
     }
 
     public func stop(_ name: String) throws(HostError) {
-        guard let handle = handles.removeValue(forKey: name) else { return }
-        try advertiser.remove(handle)
+        if let index = dedicated.firstIndex(where: { $0.name == name }) {
+            let handle = dedicated.remove(at: index).handle
+            if var turns = shared {
+                // A set fell free: the beacon whose turn it is moves onto it.
+                let moving = turns.members.remove(at: turns.turn)
+                try advertiser.update(handle, to: beacons[moving]!)
+                dedicated.append((moving, handle))
+                // The shared set goes on with the next beacon in turn.
+                turns.turn %= turns.members.count
+                try advertiser.update(turns.handle, to: beacons[turns.members[turns.turn]]!)
+                turns.since = now
+                try settle(turns)
+            } else {
+                try advertiser.remove(handle)
+            }
+        } else if var turns = shared, let index = turns.members.firstIndex(of: name) {
+            let current = index == turns.turn
+            turns.members.remove(at: index)
+            if index < turns.turn { turns.turn -= 1 }
+            turns.turn %= max(1, turns.members.count)
+            if current && !turns.members.isEmpty {
+                try advertiser.update(turns.handle, to: beacons[turns.members[turns.turn]]!)
+                turns.since = now
+            }
+            try settle(turns)
+        }
+    }
+
+    /// A shared set with one beacon left is that beacon's own again.
+    private func settle(_ turns: (handle: UInt8, members: [String], turn: Int, since: Double)) throws(HostError) {
+        switch turns.members.count {
+        case 0:
+            shared = nil
+            try advertiser.remove(turns.handle)
+        case 1:
+            shared = nil
+            dedicated.append((turns.members[0], turns.handle))
+        default:
+            shared = turns
+        }
     }
 
     public func stopAll() throws(HostError) {
-        handles.removeAll()
+        dedicated.removeAll()
+        shared = nil
         try advertiser.removeAll()
+    }
+
+    public var nextDeadline: Double? {
+        shared.map { $0.since + rotationPeriod }
+    }
+
+    public func tick(now: Double) throws(HostError) {
+        self.now = now
+        guard var turns = shared, now >= turns.since + rotationPeriod else { return }
+        turns.turn = (turns.turn + 1) % turns.members.count
+        turns.since = now
+        shared = turns
+        try advertiser.update(turns.handle, to: beacons[turns.members[turns.turn]]!)
     }
 
     private static func naming(_ name: String, _ error: HostError) -> HostError {

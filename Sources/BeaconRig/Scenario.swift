@@ -92,12 +92,15 @@ public struct Scenario: Sendable {
     public var intervalUnits: UInt32
     /// Seconds without a sighting before a region is left (Core Location: about 30).
     public var exitAfter: Double
+    /// With more beacons on the air than sets, seconds each takes on the shared set.
+    public var rotation: Double
     public var beacons: [BeaconDefinition]
     public var regions: [RegionDefinition]
     public var steps: [Step]
 
     public init(device: String? = nil, scanner: String? = nil, intervalUnits: UInt32 = 160, exitAfter: Double = 30,
-                beacons: [BeaconDefinition], regions: [RegionDefinition] = [], steps: [Step]) {
+                rotation: Double = 1, beacons: [BeaconDefinition], regions: [RegionDefinition] = [], steps: [Step]) {
+        self.rotation = rotation
         self.device = device
         self.scanner = scanner
         self.intervalUnits = intervalUnits

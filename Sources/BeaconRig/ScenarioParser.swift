@@ -54,8 +54,8 @@ public struct ScenarioParser {
         } catch {
             throw fail(nil, "not YAML or JSON: \(error)")
         }
-        let top = try mapping(root, "the scenario", keys: ["device", "scanner", "interval", "exitAfter", "beacons",
-                                                           "regions", "steps"])
+        let top = try mapping(root, "the scenario", keys: ["device", "scanner", "interval", "exitAfter", "rotation",
+                                                           "beacons", "regions", "steps"])
         var scenario = Scenario(beacons: [], steps: [])
         if let node = top["device"] { scenario.device = try string(node, "device") }
         if let node = top["scanner"] { scenario.scanner = try string(node, "scanner") }
@@ -68,6 +68,13 @@ public struct ScenarioParser {
         }
         if let node = top["exitAfter"] {
             scenario.exitAfter = try seconds(node, "exitAfter")
+        }
+        if let node = top["rotation"] {
+            let milliseconds = try number(node, "rotation (ms)")
+            guard milliseconds >= 20 && milliseconds <= 3_600_000 else {
+                throw fail(node, "rotation must be from 20 to 3600000 ms, got \(milliseconds)")
+            }
+            scenario.rotation = milliseconds / 1000
         }
         guard let beaconsNode = top["beacons"] else { throw fail(root, "expected 'beacons': a map of names to beacon fields") }
         let beacons = try mapping(beaconsNode, "beacons", keys: nil)

@@ -13,6 +13,16 @@ public protocol ScenarioStage: AnyObject {
     func stop(_ name: String) throws(HostError)
     /// Takes every beacon off the air; at the end of a run, and after an error.
     func stopAll() throws(HostError)
+    /// When the stage next has something to do by itself (beacons taking turns), in the
+    /// runner's seconds; nil for never.
+    var nextDeadline: Double? { get }
+    /// Time passed (the runner's seconds): does what is due.
+    func tick(now: Double) throws(HostError)
+}
+
+extension ScenarioStage {
+    public var nextDeadline: Double? { nil }
+    public func tick(now: Double) throws(HostError) {}
 }
 
 /// What a scenario's observer gave while it waited.
@@ -142,6 +152,7 @@ public final class ScenarioRunner {
         for (index, step) in steps.enumerated() {
             let number = prefix + String(index + 1)
             let at = elapsed
+            try stage.tick(now: at)
             report(.step(number: number, round: round, place: step.place, text: Self.text(step.action), at: at))
             switch step.action {
             case let .advertise(names):
@@ -237,9 +248,10 @@ public final class ScenarioRunner {
     private func observe(until deadline: Double, done: (ScanReport?) -> Bool) throws {
         while true {
             tickRegions()
+            try stage.tick(now: elapsed)
             if done(nil) { return }
             if elapsed >= deadline { return }
-            let wait = min(deadline, nextRegionDeadline ?? deadline)
+            let wait = min(deadline, nextRegionDeadline ?? deadline, stage.nextDeadline ?? deadline)
             switch try observer.next(until: start + wait) {
             case .interrupted:
                 throw Interrupted()

@@ -115,7 +115,7 @@ import Testing
         ("beacons: {a: {uuid: \(lobbyUUID), major: 1, minor: 2}}\n", "expected 'steps': a list of steps"),
         ("beacons: {a: {uuid: \(lobbyUUID), major: 1, minor: 2}}\nsteps: []\n", "'steps' is empty"),
         ("beacons: {a: {uuid: \(lobbyUUID), major: 1, minor: 2}}\nsteps: [{wait: 1}]\ndevices: x\n",
-         "unknown key 'devices' in the scenario: expected one of device, scanner, interval, exitAfter, beacons, regions, steps"),
+         "unknown key 'devices' in the scenario: expected one of device, scanner, interval, exitAfter, rotation, beacons, regions, steps"),
         ("beacons: {a: {uuid: nope, major: 1, minor: 2}}\nsteps: [{wait: 1}]\n", "beacon 'a': needs a uuid"),
         ("beacons: {a: {uuid: \(lobbyUUID), major: 1, minor: 2}}\nsteps: [{expect: {seen: a, within: 1}}]\n",
          "the steps expect what is seen, so the scenario needs 'scanner:'"),

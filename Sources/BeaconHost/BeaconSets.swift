@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+import AdvertisementCodec
+
+/// Beacons added and removed one at a time, each on a set (or instance) of its own, changed in
+/// place while they advertise: HCI advertising sets (`SetAdvertiser`) or the kernel's
+/// advertising instances (`ManagedSetAdvertiser`). What scenarios and live control drive.
+public protocol BeaconSets: AnyObject {
+    /// Called with each step, for `--verbose`.
+    var log: ((String) -> Void)? { get set }
+    /// Puts a beacon on the air; returns its set's (or instance's) number.
+    func add(_ beacon: Beacon, txPower: Int8?) throws(HostError) -> UInt8
+    /// Changes a running beacon's data in place.
+    func update(_ handle: UInt8, to beacon: Beacon) throws(HostError)
+    /// Changes a running beacon's TX power (its parameters: a short gap on most controllers).
+    func setTxPower(_ handle: UInt8, to dBm: Int8) throws(HostError)
+    func remove(_ handle: UInt8) throws(HostError)
+    /// Removes every set of ours, trying each; the first error is thrown.
+    func removeAll() throws(HostError)
+    /// Whether another beacon can have a set of its own now.
+    var hasFreeSet: Bool { get }
+}
+
+extension SetAdvertiser: BeaconSets {
+    public var hasFreeSet: Bool { sets.count < (extended ? numberOfSets : 1) }
+}
+
+extension ManagedSetAdvertiser {
+    /// As the kernel's features said at the last add (other programs may take instances).
+    public var hasFreeSet: Bool { (features?.freeInstanceCount ?? 1) > 0 }
+}

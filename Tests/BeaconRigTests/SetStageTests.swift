@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+import AdvertisementCodec
+import BeaconHost
+import BeaconRig
+import Foundation
+import Testing
+
+/// A controller's sets, faked: what is on each set, and every call.
+final class FakeSets: BeaconSets {
+    var log: ((String) -> Void)?
+    let capacity: Int
+    private(set) var sets: [UInt8: Beacon] = [:]
+    private(set) var calls: [String] = []
+
+    init(capacity: Int) { self.capacity = capacity }
+
+    var hasFreeSet: Bool { sets.count < capacity }
+
+    func add(_ beacon: Beacon, txPower: Int8?) throws(HostError) -> UInt8 {
+        guard let handle = (0..<UInt8(capacity)).first(where: { sets[$0] == nil }) else { throw .unsupported("full") }
+        sets[handle] = beacon
+        calls.append("add \(handle) \(minor(beacon))")
+        return handle
+    }
+
+    func update(_ handle: UInt8, to beacon: Beacon) throws(HostError) {
+        sets[handle] = beacon
+        calls.append("update \(handle) \(minor(beacon))")
+    }
+
+    func setTxPower(_ handle: UInt8, to dBm: Int8) throws(HostError) { calls.append("tx \(handle) \(dBm)") }
+
+    func remove(_ handle: UInt8) throws(HostError) {
+        sets[handle] = nil
+        calls.append("remove \(handle)")
+    }
+
+    func removeAll() throws(HostError) {
+        for handle in sets.keys.sorted() { try remove(handle) }
+    }
+
+    /// The minors on the air, by set.
+    var onAir: [UInt8: Int] { sets.mapValues(minor) }
+
+    private func minor(_ beacon: Beacon) -> Int {
+        if case let .iBeacon(beacon) = beacon { return Int(beacon.minor) }
+        return -1
+    }
+}
+
+/// More beacons than sets: the last set is shared, beacons take turns on it, and a set that
+/// falls free is given to a beacon again.
+@Suite struct SetStageTests {
+    func beacon(_ minor: UInt16) -> Beacon {
+        .iBeacon(IBeacon(proximityUUID: UUID(uuidString: lobbyUUID)!, major: 1, minor: minor))
+    }
+
+    @Test func beaconsBeyondTheSetsTakeTurnsOnTheLastOne() throws {
+        let sets = FakeSets(capacity: 2)
+        let stage = SetStage(advertiser: sets, rotationPeriod: 1)
+        try stage.advertise("a", beacon(1))
+        try stage.advertise("b", beacon(2))
+        try stage.advertise("c", beacon(3))
+        try stage.advertise("d", beacon(4))
+        #expect(sets.onAir == [0: 1, 1: 3])
+        #expect(stage.nextDeadline == 1)
+        // Each turn is the next beacon's data on the shared set, changed in place.
+        var seen: [Int] = []
+        for second in 1...6 {
+            try stage.tick(now: Double(second))
+            seen.append(sets.onAir[1] ?? -1)
+        }
+        #expect(seen == [4, 2, 3, 4, 2, 3])
+        #expect(sets.onAir[0] == 1)
+        #expect(!sets.calls.contains { $0.hasPrefix("remove") })
+    }
+
+    @Test func anUpdateWaitingForItsTurnAppearsWithIt() throws {
+        let sets = FakeSets(capacity: 1)
+        let stage = SetStage(advertiser: sets, rotationPeriod: 1)
+        try stage.advertise("a", beacon(1))
+        try stage.advertise("b", beacon(2))
+        #expect(sets.onAir == [0: 2])
+        try stage.update("a", to: beacon(11))
+        #expect(sets.onAir == [0: 2])
+        try stage.tick(now: 1)
+        #expect(sets.onAir == [0: 11])
+        try stage.update("a", to: beacon(12))
+        #expect(sets.onAir == [0: 12])
+    }
+
+    @Test func aSetThatFallsFreeGoesToTheBeaconOnTurn() throws {
+        let sets = FakeSets(capacity: 2)
+        let stage = SetStage(advertiser: sets, rotationPeriod: 1)
+        for (name, minor) in [("a", 1), ("b", 2), ("c", 3)] { try stage.advertise(name, beacon(UInt16(minor))) }
+        #expect(sets.onAir == [0: 1, 1: 3])
+        try stage.stop("a")
+        // c was on turn: it moves to a's set, b has the shared set to itself.
+        #expect(sets.onAir == [0: 3, 1: 2])
+        #expect(stage.nextDeadline == nil)
+        try stage.stop("b")
+        try stage.stop("c")
+        #expect(sets.onAir.isEmpty)
+    }
+
+    @Test func stoppingTheBeaconOnTurnPutsTheNextOnAtOnce() throws {
+        let sets = FakeSets(capacity: 1)
+        let stage = SetStage(advertiser: sets, rotationPeriod: 1)
+        for (name, minor) in [("a", 1), ("b", 2), ("c", 3)] { try stage.advertise(name, beacon(UInt16(minor))) }
+        #expect(sets.onAir == [0: 2])
+        try stage.stop("b")
+        #expect(sets.onAir == [0: 3])
+        try stage.stop("c")
+        #expect(sets.onAir == [0: 1])
+        #expect(stage.nextDeadline == nil)
+        #expect(throws: HostError.self) { try stage.setTxPower("zz", dBm: 0) }
+        try stage.stopAll()
+        #expect(sets.onAir.isEmpty)
+    }
+}
