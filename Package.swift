@@ -25,11 +25,13 @@ let package = Package(
             name: "CHCI",
             linkerSettings: [.linkedLibrary("bluetooth")]
         ),
+        // Linux headers Swift's Glibc module leaves out (epoll), for one Swift file.
+        .target(name: "CLinux"),
         // The host side: transports (kernel socket, H4 over TCP or serial), the command engine,
         // the advertising flow. The kernel socket transport is its only file importing CHCI.
         .target(
             name: "BeaconHost",
-            dependencies: ["AdvertisementCodec", "CHCI"]
+            dependencies: ["AdvertisementCodec", "CHCI", "CLinux"]
         ),
         // What `decode` and `scan` do with what they read: captures (btsnoop, pcap, pcapng) read
         // and replayed, text decoded, beacons tracked and filtered, and the lines and JSON lines

@@ -4,6 +4,7 @@ import AdvertisementCodec
 import ArgumentParser
 import BeaconHost
 import BeaconReports
+import BeaconRig
 
 /// `beacon-emit [advertise]`: turn the controller into one or more beacons until stopped.
 struct Advertise: ParsableCommand {
@@ -67,6 +68,11 @@ struct Advertise: ParsableCommand {
 
     @Flag(help: "Print events as JSON lines.")
     var json = false
+
+    @Option(help: ArgumentHelp(
+        "Listen on this Unix socket (mode 0600, removed at exit) for JSON-line requests that add, remove, update, "
+        + "list beacons and report status while advertising; see `beacon-emit control`.", valueName: "path"))
+    var control: String?
 
     func validate() throws {
         if legacy && extended { throw ValidationError("--legacy and --extended exclude each other") }
@@ -155,8 +161,13 @@ struct Advertise: ParsableCommand {
         let session = try AdvertisingLaunch.startManaged(connection, options: options, bringingUp: deviceOptions.up,
                                                          started: started, report: printer.handle)
         accessOptions.record(session.plan, adapter: adapter, printer: printer)
+        session.advertiser.instancesChanged = { instances in
+            try? InstanceRecord(adapter: adapter, instances: instances).save()
+        }
+        let (server, report) = try openControl(session, device: adapter, printer: printer)
+        defer { server?.close() }
         try Emitter.run(session, duration: runDuration, keep: keep, interrupt: interrupt, failFast: failFast,
-                        device: adapter, report: printer.handle)
+                        device: adapter, control: server, report: report)
         // The record goes once nothing of ours is left (an instance the kernel would not remove
         // while the adapter was down stays recorded, for `beacon-emit stop`).
         if !keep && session.plan == nil { InstanceRecord.remove(adapter: adapter) }
@@ -177,8 +188,29 @@ struct Advertise: ParsableCommand {
         }
         let session = AdvertisingLaunch.supervise(advertiser, on: connection, userChannel: userChannel,
                                                   bringingUp: deviceOptions.up, report: printer.handle)
+        let (server, report) = try openControl(session, device: connection.device.description, printer: printer)
+        defer { server?.close() }
         try Emitter.run(session, duration: runDuration, keep: keep, interrupt: interrupt, failFast: failFast,
-                        device: connection.device.description, report: printer.handle)
+                        device: connection.device.description, control: server, report: report)
+    }
+
+    /// With --control, the socket that changes the beacons while they advertise, and a report
+    /// that keeps its status current.
+    private func openControl(_ session: any LiveAdvertising, device: String, printer: EmitterPrinter) throws(HostError)
+        -> (ControlServer?, (EmitterEvent) -> Void) {
+        guard let control else { return (nil, printer.handle) }
+        let handler = ControlHandler(session: session, makeBeacon: BeaconList.beacon(fromFields:), fieldsOf: BeaconList.fields(of:))
+        handler.device = device
+        do {
+            let server = try ControlServer(path: control, handler: handler)
+            printer.progress("control socket: \(control) (beacon-emit control \(control) list)")
+            return (server, { event in
+                printer.handle(event)
+                handler.note(event)
+            })
+        } catch {
+            throw .unsupported(error.description)
+        }
     }
 
     /// With `--device virtual`, a second device on the virtual radio scans and reports what arrived.

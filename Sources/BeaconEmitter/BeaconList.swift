@@ -2,6 +2,7 @@
 
 import AdvertisementCodec
 import ArgumentParser
+import BeaconReports
 import Foundation
 import Yams
 
@@ -45,6 +46,33 @@ enum BeaconList {
                 throw ValidationError("\(label): expected a map of fields such as uuid, major, minor")
             }
             return try beacon(fromPairs: fields.sorted { $0.key < $1.key }.map { ($0.key, "\($0.value)") }, label: label)
+        }
+    }
+
+    /// A beacon's fields in the `--beacon` keys, which `beacon(fromFields:)` builds the same
+    /// beacon from again (what a live update starts from).
+    static func fields(of beacon: Beacon) -> [String: String] {
+        switch beacon {
+        case let .iBeacon(beacon):
+            return ["uuid": beacon.proximityUUID.uuidString, "major": "\(beacon.major)", "minor": "\(beacon.minor)",
+                    "measuredPower": "\(beacon.measuredPower)"]
+        case let .altBeacon(beacon):
+            return ["type": "altbeacon", "uuid": beacon.id1.uuidString, "major": "\(beacon.id2)", "minor": "\(beacon.id3)",
+                    "measuredPower": "\(beacon.measuredPower)", "companyId": "\(beacon.company.rawValue)"]
+        case let .eddystone(.uid(frame)):
+            return ["type": "eddystone-uid", "namespace": HexText.format(frame.namespace),
+                    "instance": HexText.format(frame.instance),
+                    "measuredPower": "\(Int(frame.txPowerAt0m) - EddystoneFrame.zeroToOneMetreLoss)"]
+        case let .eddystone(.url(frame)):
+            return ["url": frame.url, "measuredPower": "\(Int(frame.txPowerAt0m) - EddystoneFrame.zeroToOneMetreLoss)"]
+        case let .eddystone(.tlm(frame)):
+            var fields = ["type": "eddystone-tlm", "battery": "\(frame.batteryMillivolts)",
+                          "pduCount": "\(frame.advertisingPDUCount)",
+                          "uptime": SightingFormatter.deciseconds(frame.uptimeDeciseconds)]
+            if let temperature = frame.temperature { fields["temperature"] = "\(temperature)" }
+            return fields
+        case .eddystone(.other):
+            return [:]
         }
     }
 

@@ -16,6 +16,11 @@ public final class Advertiser {
     public private(set) var plan: AdvertisingPlan?
     private var rotationIndex = 0
     private var beaconData: [[UInt8]]
+    /// The beacons advertised now (changed by `add`, `update`, `remove`).
+    public private(set) var beacons: [Beacon]
+    /// How many sets the controller has (read at start for more than one beacon, else at
+    /// the first `add`).
+    private var numberOfSets: Int?
 
     /// The highest advertising set handle (Core Vol 4 Part E 7.8.53); on a kernel adapter the
     /// advertiser counts down from it, as the kernel counts its instances up from 0.
@@ -26,6 +31,7 @@ public final class Advertiser {
         self.options = options
         self.sharedWithKernel = sharedWithKernel
         self.beaconData = options.beacons.map { $0.advertisingData.bytes }
+        self.beacons = options.beacons
     }
 
     /// Chooses legacy or extended advertising and sets everything up, enabling last.
@@ -66,6 +72,7 @@ public final class Advertiser {
         case .generatedStaticRandom: address = Self.makeStaticRandomAddress()
         case let .random(given): address = given
         }
+        numberOfSets = capabilities.numberOfAdvertisingSets
         // One set per beacon where the controller has enough; otherwise one set they take turns on.
         let setCount = extended && beaconData.count <= (capabilities.numberOfAdvertisingSets ?? 1) ? beaconData.count : 1
         let rotating = beaconData.count > setCount
@@ -117,7 +124,8 @@ public final class Advertiser {
         }
     }
 
-    private func startExtended(_ plan: AdvertisingPlan, disableFirst: Bool) throws(HostError) {
+    /// - Parameter beaconOffset: the beacon the plan's first set carries (the next sets, the next beacons).
+    private func startExtended(_ plan: AdvertisingPlan, disableFirst: Bool, beaconOffset: Int = 0) throws(HostError) {
         if disableFirst {
             // Only this program's sets (left on by an earlier --keep, say): never "all", which
             // would take other programs' advertising off the air. A set that does not exist
@@ -131,7 +139,7 @@ public final class Advertiser {
                 primaryIntervalMin: options.intervalUnits, primaryIntervalMax: options.intervalUnits,
                 ownAddressType: plan.addressIsRandom ? .randomDevice : .publicDevice,
                 txPower: options.txPower ?? LESetExtendedAdvertisingParameters.noTxPowerPreference,
-                sid: UInt8(position & 0x0F))
+                sid: UInt8((beaconOffset + position) & 0x0F))
             let properties = "0x" + HexText.format([UInt8(parameters.eventProperties.rawValue >> 8),
                                                     UInt8(parameters.eventProperties.rawValue & 0xFF)])
             step("set \(handle): parameters: properties \(properties) (legacy PDU), interval \(options.intervalDescription)"
@@ -143,7 +151,7 @@ public final class Advertiser {
                 step("set \(handle): random address \(address)")
                 try controller.send(LESetAdvertisingSetRandomAddress(handle: handle, address: address))
             }
-            try setExtendedData(handle: handle, beacon: position)
+            try setExtendedData(handle: handle, beacon: beaconOffset + position)
         }
         step("enable set(s) \(plan.handles.map(String.init).joined(separator: ", "))")
         try controller.send(LESetExtendedAdvertisingEnable(enable: true, sets: plan.handles.map { .init(handle: $0) }))
@@ -166,6 +174,122 @@ public final class Advertiser {
         case .extended: try setExtendedData(handle: plan.handles[0], beacon: rotationIndex)
         case .managed: break  // ManagedAdvertiser's
         }
+    }
+
+    /// Changes beacon `index` in place: its set's data (no disable, no enable); a beacon that
+    /// takes turns changes when its turn comes (at once if it is on the air).
+    /// - Throws: `HostError` when the controller refuses, or for data a legacy PDU cannot hold.
+    public func update(_ index: Int, to beacon: Beacon) throws(HostError) {
+        guard let plan, beacons.indices.contains(index) else { throw .unsupported("no beacon \(index + 1)") }
+        let data = try Self.legacyData(of: beacon)
+        let old = (beaconData[index], beacons[index])
+        beaconData[index] = data
+        beacons[index] = beacon
+        do {
+            try setUpdated(index, plan: plan)
+        } catch {
+            // Nothing changed: what restores the beacons later puts the old data back.
+            (beaconData[index], beacons[index]) = old
+            throw error
+        }
+    }
+
+    private func setUpdated(_ index: Int, plan: AdvertisingPlan) throws(HostError) {
+        if plan.rotating {
+            guard index == rotationIndex else { return }
+            switch plan.mode {
+            case .legacy: try setLegacyData(beaconData[index], label: index)
+            case .extended: try setExtendedData(handle: plan.handles[0], beacon: index)
+            case .managed: break
+            }
+        } else {
+            switch plan.mode {
+            case .legacy: try setLegacyData(beaconData[index], label: index)
+            case .extended: try setExtendedData(handle: plan.handles[index], beacon: index)
+            case .managed: break
+            }
+        }
+    }
+
+    /// Adds a beacon while advertising: a set of its own where the controller has one free and
+    /// the beacons are not taking turns; otherwise it joins the turns (legacy advertising, or
+    /// more beacons than sets from the start).
+    /// - Returns: the beacon's index.
+    /// - Throws: `HostError` when every set is in use by a beacon of its own, or the controller refuses.
+    @discardableResult
+    public func add(_ beacon: Beacon) throws(HostError) -> Int {
+        guard var plan else { throw .unsupported("not advertising") }
+        let data = try Self.legacyData(of: beacon)
+        if plan.mode == .extended && !plan.rotating {
+            if numberOfSets == nil {
+                let commands = try controller.send(ReadLocalSupportedCommands())
+                numberOfSets = try AdvertisingCapabilities.readNumberOfSets(from: controller, commands: commands)
+            }
+            let numberOfSets = self.numberOfSets ?? 1
+            let used = Set(plan.handles)
+            let candidates = (0..<min(numberOfSets, Int(Self.highestHandle) + 1))
+                .map { sharedWithKernel ? Self.highestHandle - UInt8($0) : UInt8($0) }
+            guard let handle = candidates.first(where: { !used.contains($0) }) else {
+                throw .unsupported("all \(numberOfSets) advertising sets are in use, a beacon on each: remove one first")
+            }
+            beaconData.append(data)
+            beacons.append(beacon)
+            let single = AdvertisingPlan(mode: .extended, handles: [handle], rotating: false, address: plan.address,
+                                         addressIsRandom: plan.addressIsRandom)
+            do {
+                try startExtended(single, disableFirst: false, beaconOffset: beaconData.count - 1)
+            } catch {
+                _ = try? controller.send(LESetExtendedAdvertisingEnable(enable: false, sets: [.init(handle: handle)]))
+                _ = try? controller.send(LERemoveAdvertisingSet(handle: handle))
+                beaconData.removeLast()
+                beacons.removeLast()
+                throw error
+            }
+            plan.handles.append(handle)
+        } else {
+            beaconData.append(data)
+            beacons.append(beacon)
+            plan.rotating = true
+        }
+        self.plan = plan
+        return beacons.count - 1
+    }
+
+    /// Takes beacon `index` off the air (its set removed, or out of the turns); the last
+    /// beacon stays (stopping the emitter is how advertising stops).
+    public func remove(_ index: Int) throws(HostError) {
+        guard var plan, beacons.indices.contains(index) else { throw .unsupported("no beacon \(index + 1)") }
+        guard beacons.count > 1 else { throw .unsupported("beacon \(index + 1) is the last one: stop beacon-emit to stop advertising") }
+        beaconData.remove(at: index)
+        beacons.remove(at: index)
+        if plan.rotating {
+            if index < rotationIndex { rotationIndex -= 1 }
+            let wasOnAir = index == rotationIndex
+            rotationIndex %= beaconData.count
+            if beaconData.count <= plan.handles.count { plan.rotating = false }
+            self.plan = plan
+            if wasOnAir || !plan.rotating {
+                switch plan.mode {
+                case .legacy: try setLegacyData(beaconData[rotationIndex], label: rotationIndex)
+                case .extended: try setExtendedData(handle: plan.handles[0], beacon: rotationIndex)
+                case .managed: break
+                }
+            }
+        } else {
+            let handle = plan.handles.remove(at: index)
+            self.plan = plan
+            step("disable and remove set \(handle)")
+            try controller.send(LESetExtendedAdvertisingEnable(enable: false, sets: [.init(handle: handle)]))
+            try controller.send(LERemoveAdvertisingSet(handle: handle))
+        }
+    }
+
+    private static func legacyData(of beacon: Beacon) throws(HostError) -> [UInt8] {
+        let data = beacon.advertisingData.bytes
+        guard data.count <= AdvertisingData.legacyMaximumLength else {
+            throw .unsupported("\(data.count) bytes of advertising data exceed the 31 a legacy PDU holds")
+        }
+        return data
     }
 
     /// Puts the same beacons back after something knocked them off the air (a controller

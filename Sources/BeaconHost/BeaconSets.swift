@@ -29,3 +29,28 @@ extension ManagedSetAdvertiser {
     /// As the kernel's features said at the last add (other programs may take instances).
     public var hasFreeSet: Bool { (features?.freeInstanceCount ?? 1) > 0 }
 }
+
+/// A running emitter's beacons changed while it advertises (`advertise --control`): each
+/// change is made on the air in place, or not at all (an error, and the beacons as they were).
+public protocol LiveAdvertising: AnyObject {
+    /// The beacons advertised now, in order.
+    var beacons: [Beacon] { get }
+    func update(_ index: Int, to beacon: Beacon) throws(HostError)
+    /// - Returns: the new beacon's index.
+    func add(_ beacon: Beacon) throws(HostError) -> Int
+    func remove(_ index: Int) throws(HostError)
+}
+
+extension HCISession: LiveAdvertising {
+    public var beacons: [Beacon] { advertiser.beacons }
+    public func update(_ index: Int, to beacon: Beacon) throws(HostError) { try advertiser.update(index, to: beacon) }
+    public func add(_ beacon: Beacon) throws(HostError) -> Int { try advertiser.add(beacon) }
+    public func remove(_ index: Int) throws(HostError) { try advertiser.remove(index) }
+}
+
+extension ManagedSession: LiveAdvertising {
+    public var beacons: [Beacon] { advertiser.beacons }
+    public func update(_ index: Int, to beacon: Beacon) throws(HostError) { try advertiser.update(index, to: beacon) }
+    public func add(_ beacon: Beacon) throws(HostError) -> Int { try advertiser.add(beacon) }
+    public func remove(_ index: Int) throws(HostError) { try advertiser.remove(index) }
+}

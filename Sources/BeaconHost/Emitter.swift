@@ -27,6 +27,14 @@ public enum EmitterEvent: Sendable {
     case leftBehind(HostError)
 }
 
+/// Something the run loop serves between its waits (`--control`'s socket): `descriptor` is
+/// readable when there is work, which `serve()` does on the loop's own thread (so nothing else
+/// talks to the controller at the same time), without blocking.
+public protocol RunLoopSource: AnyObject {
+    var descriptor: Int32 { get }
+    func serve()
+}
+
 /// Runs the advertising flow in the foreground until a signal or the duration ends, then
 /// disables advertising (unless asked to keep it).
 public final class Emitter {
@@ -118,20 +126,31 @@ public final class Emitter {
     ///   becomes unusable (down, powered off, gone, link closed).
     /// - Throws: `HostError` when the controller or the link fails beyond recovery; the
     ///   beacons are taken off first where the link still allows it.
+    /// - Parameter control: served whenever its descriptor is readable (requests that change
+    ///   the beacons while they advertise); a signal still ends the run.
     public static func run(_ session: AdvertisingSession, duration: Duration?, keep: Bool, interrupt: Int32?,
-                           failFast: Bool = false, device: String = "the controller",
+                           failFast: Bool = false, device: String = "the controller", control: (any RunLoopSource)? = nil,
                            report: @escaping (EmitterEvent) -> Void) throws(HostError) {
         var supervisor = Supervisor(session: session, failFast: failFast, device: device, report: report)
         let end = duration.map { ContinuousClock.now + $0 }
         var reason = "duration elapsed"
+        // One descriptor that is readable when either the signal pipe or the control source is.
+        let wake = control.map { WakeSet([interrupt, $0.descriptor].compactMap { $0 }) }
+        defer { wake?.close() }
         do {
             loop: while true {
                 let now = ContinuousClock.now
                 if let end, now >= end { break }
                 var deadline = supervisor.nextDeadline
                 if let end { deadline = min(deadline, end) }
-                let signal = try session.watch(timeout: max(.zero, now.duration(to: deadline)), interrupt: interrupt)
+                let signal = try session.watch(timeout: max(.zero, now.duration(to: deadline)),
+                                               interrupt: wake?.descriptor ?? interrupt)
                 if signal == .interrupted {
+                    if let control, !(interrupt.map(PollProbe.readable) ?? false) {
+                        control.serve()
+                        try supervisor.tick()
+                        continue
+                    }
                     reason = "received \(SignalWatcher.received ?? "a signal")"
                     break loop
                 }

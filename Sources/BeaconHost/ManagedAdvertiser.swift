@@ -14,13 +14,18 @@ public final class ManagedAdvertiser {
     public private(set) var plan: AdvertisingPlan?
     /// What Read Advertising Features said at start.
     public private(set) var features: ReadAdvertisingFeatures.ReturnParameters?
-    private let beaconData: [[UInt8]]
+    private var beaconData: [[UInt8]]
     private var rotationIndex = 0
+    /// The beacons advertised now (changed by `add`, `update`, `remove`).
+    public private(set) var beacons: [Beacon]
+    /// Called with the instances whenever `add` or `remove` changes them (to record them).
+    public var instancesChanged: (([UInt8]) -> Void)?
 
     public init(client: MgmtClient, options: AdvertisingOptions) {
         self.client = client
         self.options = options
         self.beaconData = options.beacons.map { $0.advertisingData.bytes }
+        self.beacons = options.beacons
     }
 
     /// Whether the kernel takes an interval with the instance (Add Extended Advertising
@@ -114,6 +119,111 @@ public final class ManagedAdvertiser {
         }
     }
 
+    /// Changes beacon `index` in place: new data for its running instance (the kernel sets it
+    /// on the controller without taking the instance off the air); a beacon that takes turns
+    /// changes when its turn comes (at once if it is on the air).
+    public func update(_ index: Int, to beacon: Beacon) throws(HostError) {
+        guard let plan, beacons.indices.contains(index) else { throw .unsupported("no beacon \(index + 1)") }
+        let data = beacon.advertisingData.bytes
+        guard data.count <= AdvertisingData.legacyMaximumLength else {
+            throw .unsupported("\(data.count) bytes of advertising data exceed the 31 a legacy PDU holds")
+        }
+        let old = (beaconData[index], beacons[index])
+        beaconData[index] = data
+        beacons[index] = beacon
+        do {
+            try setUpdated(index, plan: plan)
+        } catch {
+            // Nothing changed: what restores the beacons later puts the old data back.
+            (beaconData[index], beacons[index]) = old
+            throw error
+        }
+    }
+
+    private func setUpdated(_ index: Int, plan: AdvertisingPlan) throws(HostError) {
+        if plan.rotating {
+            guard index == rotationIndex, let instance = plan.handles.first else { return }
+            try setData(instance: instance, beacon: index)
+        } else {
+            try setData(instance: plan.handles[index], beacon: index)
+        }
+    }
+
+    /// Adds a beacon while advertising: an instance of its own at the lowest free number, or,
+    /// when the beacons take turns already, a place in the turns.
+    /// - Returns: the beacon's index.
+    /// - Throws: `HostError` when no instance is free (others' count too), or the kernel refuses.
+    @discardableResult
+    public func add(_ beacon: Beacon) throws(HostError) -> Int {
+        guard var plan else { throw .unsupported("not advertising") }
+        let data = beacon.advertisingData.bytes
+        guard data.count <= AdvertisingData.legacyMaximumLength else {
+            throw .unsupported("\(data.count) bytes of advertising data exceed the 31 a legacy PDU holds")
+        }
+        beaconData.append(data)
+        beacons.append(beacon)
+        if plan.rotating {
+            self.plan = plan
+            return beacons.count - 1
+        }
+        do throws(HostError) {
+            let features = try client.send(ReadAdvertisingFeatures())
+            self.features = features
+            guard let instance = features.lowestFreeInstance else { throw allTaken(features) }
+            try add(instance: instance, beacon: beacons.count - 1)
+            plan.handles.append(instance)
+        } catch {
+            beaconData.removeLast()
+            beacons.removeLast()
+            throw error
+        }
+        self.plan = plan
+        instancesChanged?(plan.handles)
+        return beacons.count - 1
+    }
+
+    /// Takes beacon `index` off the air (its instance removed, or out of the turns); the last
+    /// beacon stays (stopping the emitter is how advertising stops).
+    public func remove(_ index: Int) throws(HostError) {
+        guard var plan, beacons.indices.contains(index) else { throw .unsupported("no beacon \(index + 1)") }
+        guard beacons.count > 1 else { throw .unsupported("beacon \(index + 1) is the last one: stop beacon-emit to stop advertising") }
+        beaconData.remove(at: index)
+        beacons.remove(at: index)
+        if plan.rotating {
+            if index < rotationIndex { rotationIndex -= 1 }
+            let wasOnAir = index == rotationIndex
+            rotationIndex %= beaconData.count
+            if beaconData.count <= plan.handles.count { plan.rotating = false }
+            self.plan = plan
+            if (wasOnAir || !plan.rotating), let instance = plan.handles.first {
+                try setData(instance: instance, beacon: rotationIndex)
+            }
+        } else {
+            let instance = plan.handles.remove(at: index)
+            self.plan = plan
+            step("remove instance \(instance) (Remove Advertising)")
+            _ = try client.removeInstance(instance)
+            instancesChanged?(plan.handles)
+        }
+    }
+
+    /// New data for a running instance: Add Extended Advertising Data where the kernel takes
+    /// parameters apart, else the whole instance again.
+    private func setData(instance: UInt8, beacon: Int) throws(HostError) {
+        guard setsInterval else {
+            try add(instance: instance, beacon: beacon)
+            return
+        }
+        step("instance \(instance): data for beacon \(beacon + 1): \(HexText.format(beaconData[beacon]))")
+        do {
+            try client.send(try AddExtendedAdvertisingData(instance: instance, advertisingData: beaconData[beacon]))
+        } catch let error as HostError {
+            throw error
+        } catch {
+            throw .unsupported("beacon \(beacon + 1): \(error)")
+        }
+    }
+
     /// Adds the same instances again (after a power cycle, or with the controller reset under
     /// the kernel, which still counts them as on the air): an instance that cannot be updated
     /// is removed and added afresh.
@@ -135,18 +245,7 @@ public final class ManagedAdvertiser {
     public func rotate() throws(HostError) {
         guard let plan, plan.rotating, let instance = plan.handles.first else { return }
         rotationIndex = (rotationIndex + 1) % beaconData.count
-        if setsInterval {
-            step("instance \(instance): data for beacon \(rotationIndex + 1): \(HexText.format(beaconData[rotationIndex]))")
-            do {
-                try client.send(try AddExtendedAdvertisingData(instance: instance, advertisingData: beaconData[rotationIndex]))
-            } catch let error as HostError {
-                throw error
-            } catch {
-                throw .unsupported("beacon \(rotationIndex + 1): \(error)")
-            }
-        } else {
-            try add(instance: instance, beacon: rotationIndex)
-        }
+        try setData(instance: instance, beacon: rotationIndex)
     }
 
     /// Removes this advertiser's instances, and no other. One already gone (removed by the

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+import ArgumentParser
+import BeaconRig
+import Foundation
+
+/// `beacon-emit control PATH COMMAND`: the client of `advertise --control PATH`.
+struct Control: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Change the beacons of a running `advertise --control PATH`: add, remove, update, list, status.",
+        discussion: """
+            Commands: list; status; add KEY=VALUE,... (the --beacon keys); remove ID; update ID \
+            KEY=VALUE,... (only the fields given change, in place on the air); send JSON (a request \
+            as the socket takes it, one object). Prints the reply, one JSON object; exits 1 when it \
+            says ok: false (the error also on standard error), 69 when the socket does not answer.
+            """
+    )
+
+    @Argument(help: "The socket given to --control.")
+    var path: String
+
+    @Argument(help: "list, status, add, remove, update or send.")
+    var command: String
+
+    @Argument(help: "What the command takes: KEY=VALUE,...; an ID; an ID and KEY=VALUE,...; a JSON object.")
+    var values: [String] = []
+
+    func validate() throws {
+        let counts = ["list": 0, "status": 0, "add": 1, "remove": 1, "update": 2, "send": 1]
+        guard let count = counts[command] else {
+            throw ValidationError("unknown command '\(command)': expected list, status, add, remove, update or send")
+        }
+        guard values.count == count else {
+            throw ValidationError("\(command) takes \(count == 0 ? "nothing" : count == 1 ? "one value" : "two values")"
+                                  + (command == "update" ? ": an ID and KEY=VALUE,..." : ""))
+        }
+        if command == "remove" || command == "update", Int(values[0]) == nil {
+            throw ValidationError("\(command): '\(values[0])' is not a beacon ID (a number; see list)")
+        }
+    }
+
+    func run() throws {
+        let request: String
+        switch command {
+        case "send": request = values[0]
+        case "add": request = line(["command": "add", "beacon": values[0]])
+        case "remove": request = line(["command": "remove", "id": Int(values[0]) ?? 0])
+        case "update": request = line(["command": "update", "id": Int(values[0]) ?? 0, "fields": values[1]])
+        default: request = line(["command": command])
+        }
+        let reply: String
+        do {
+            reply = try ControlClient.send(request, to: path)
+        } catch {
+            Console.error("\(error)")
+            throw ExitCode(69)
+        }
+        print(reply)
+        let object = (try? JSONSerialization.jsonObject(with: Data(reply.utf8))) as? [String: Any]
+        if object?["ok"] as? Bool != true {
+            Console.error((object?["error"] as? String) ?? "the request failed")
+            throw ExitCode.failure
+        }
+    }
+
+    private func line(_ object: [String: Any]) -> String {
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+        return String(decoding: data, as: UTF8.self)
+    }
+}

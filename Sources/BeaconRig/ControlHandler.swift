@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+import AdvertisementCodec
+import BeaconHost
+import BeaconReports
+import Foundation
+
+/// The control protocol of a running emitter (`advertise --control PATH`): one JSON object
+/// per line in, one per line out. Requests:
+///
+///     {"command": "list"}
+///     {"command": "status"}
+///     {"command": "add", "beacon": {"uuid": "...", "major": 1, "minor": 2}}   (or "uuid=...,major=1,minor=2")
+///     {"command": "update", "id": 1, "fields": {"minor": 3}}
+///     {"command": "remove", "id": 2}
+///
+/// Every reply has `"ok": true` with what was asked, or `"ok": false` with an `"error"`; a
+/// request that fails changes nothing. Beacons are named by an id that stays theirs (the
+/// first ones 1, 2, ... in the order given; each added one the next number).
+public final class ControlHandler {
+    private let session: any LiveAdvertising
+    private let makeBeacon: BeaconFactory
+    private let fieldsOf: (Beacon) -> [String: String]
+    private var ids: [Int]
+    private var nextID: Int
+    private let started = ContinuousClock.now
+    /// What the emitter last reported: on the air, off it, waiting for the adapter.
+    private var state = "on-air"
+    private var lastDisruption: String?
+    /// Set by the caller: the device, and how advertising runs there.
+    public var device = ""
+
+    /// - Parameters:
+    ///   - makeBeacon: builds a beacon from fields (the `--beacon` keys).
+    ///   - fieldsOf: a beacon's fields in those keys (what an update starts from).
+    public init(session: any LiveAdvertising, makeBeacon: @escaping BeaconFactory,
+                fieldsOf: @escaping (Beacon) -> [String: String]) {
+        self.session = session
+        self.makeBeacon = makeBeacon
+        self.fieldsOf = fieldsOf
+        ids = Array(0..<session.beacons.count).map { $0 + 1 }
+        nextID = session.beacons.count + 1
+    }
+
+    /// Follows the emitter's events, for `status`.
+    public func note(_ event: EmitterEvent) {
+        switch event {
+        case let .offAir(disruption):
+            state = "off-air"
+            lastDisruption = disruption.description
+        case .waiting: state = "waiting"
+        case .restored, .advertising: state = "on-air"
+        case .stopped: state = "stopped"
+        default: break
+        }
+    }
+
+    struct Refusal: Error { var message: String }
+
+    /// The reply to one request line (without its line end).
+    public func reply(to line: String) -> String {
+        do {
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)),
+                  let request = object as? [String: Any] else {
+                throw Refusal(message: "not a JSON object: send one object per line, such as {\"command\":\"list\"}")
+            }
+            guard let command = request["command"] as? String else {
+                throw Refusal(message: "no \"command\": expected one of add, remove, update, list, status")
+            }
+            for key in request.keys where !Self.keys(of: command).contains(key) {
+                throw Refusal(message: "\(command) takes \(Self.keys(of: command).sorted().joined(separator: ", ")), not \"\(key)\"")
+            }
+            return encode(try handle(command, request))
+        } catch let refusal as Refusal {
+            return encode(["ok": false, "error": refusal.message])
+        } catch let error as HostError {
+            return encode(["ok": false, "error": error.description])
+        } catch {
+            return encode(["ok": false, "error": "\(error)"])
+        }
+    }
+
+    private static func keys(of command: String) -> Set<String> {
+        switch command {
+        case "add": ["command", "beacon"]
+        case "update": ["command", "id", "fields"]
+        case "remove": ["command", "id"]
+        default: ["command"]
+        }
+    }
+
+    private func handle(_ command: String, _ request: [String: Any]) throws -> [String: Any] {
+        switch command {
+        case "list":
+            return ["ok": true, "beacons": session.beacons.indices.map { describe($0) }]
+        case "status":
+            var reply: [String: Any] = ["ok": true, "state": state, "beacons": session.beacons.count,
+                                        "uptimeSeconds": (Double(started.duration(to: .now).components.seconds)),
+                                        "device": device]
+            if let lastDisruption { reply["lastDisruption"] = lastDisruption }
+            return reply
+        case "add":
+            let fields = try beaconFields(request["beacon"], what: "add's \"beacon\"")
+            let beacon = try build(fields)
+            let index = try session.add(beacon)
+            ids.insert(nextID, at: index)
+            nextID += 1
+            return ["ok": true, "id": ids[index], "beacon": describe(index)]
+        case "update":
+            let index = try indexOf(request["id"])
+            let changes = try beaconFields(request["fields"], what: "update's \"fields\"")
+            guard !changes.isEmpty else { throw Refusal(message: "update changes no field: give \"fields\": {\"minor\": 3}") }
+            var fields = fieldsOf(session.beacons[index])
+            fields.merge(changes) { $1 }
+            try session.update(index, to: try build(fields))
+            return ["ok": true, "id": ids[index], "beacon": describe(index)]
+        case "remove":
+            let index = try indexOf(request["id"])
+            let id = ids[index]
+            try session.remove(index)
+            ids.remove(at: index)
+            return ["ok": true, "id": id]
+        default:
+            throw Refusal(message: "unknown command \"\(command)\": expected one of add, remove, update, list, status")
+        }
+    }
+
+    private func indexOf(_ value: Any?) throws -> Int {
+        guard let number = value as? NSNumber, !Self.isBoolean(number),
+              let id = Int(exactly: number.doubleValue) else {
+            throw Refusal(message: "\"id\" must be a beacon's id (a number; see list)")
+        }
+        guard let index = ids.firstIndex(of: id) else {
+            throw Refusal(message: "no beacon with id \(id); there are: \(ids.map(String.init).joined(separator: ", "))")
+        }
+        return index
+    }
+
+    /// Fields from a JSON object (values as their text) or a `KEY=VALUE,...` string.
+    private func beaconFields(_ value: Any?, what: String) throws -> [String: String] {
+        if let text = value as? String {
+            var fields: [String: String] = [:]
+            for item in text.split(separator: ",") {
+                let parts = item.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+                guard parts.count == 2, !parts[0].isEmpty else { throw Refusal(message: "\(what): expected KEY=VALUE pairs, got '\(item)'") }
+                fields[parts[0]] = parts[1]
+            }
+            return fields
+        }
+        guard let object = value as? [String: Any] else {
+            throw Refusal(message: "\(what) must be an object of fields ({\"uuid\": ..., \"major\": 1}) or KEY=VALUE,...")
+        }
+        var fields: [String: String] = [:]
+        for (key, value) in object {
+            switch value {
+            case let text as String: fields[key] = text
+            case let number as NSNumber where !Self.isBoolean(number): fields[key] = number.stringValue
+            default: throw Refusal(message: "\(what): \"\(key)\" must be a string or a number")
+            }
+        }
+        return fields
+    }
+
+    private func build(_ fields: [String: String]) throws -> Beacon {
+        do {
+            return try makeBeacon(fields)
+        } catch {
+            throw Refusal(message: "\(error)")
+        }
+    }
+
+    /// A beacon as `list` shows it: its id, the keys of `decode --json`, and its data.
+    private func describe(_ index: Int) -> [String: Any] {
+        let beacon = session.beacons[index]
+        var object = (try? JSONSerialization.jsonObject(with: Data(SightingFormatter.json(BeaconSighting(beacon: beacon)).utf8)))
+            as? [String: Any] ?? [:]
+        object["id"] = ids[index]
+        object["data"] = HexText.format(beacon.advertisingData.bytes)
+        return object
+    }
+
+    /// JSON's true and false arrive as numbers too; told apart by their type code.
+    private static func isBoolean(_ number: NSNumber) -> Bool {
+        String(cString: number.objCType) == "c"
+    }
+
+    private func encode(_ object: [String: Any]) -> String {
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else {
+            return #"{"error":"cannot encode the reply","ok":false}"#
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+}

@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+import BeaconHost
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Why the control socket could not be opened or used: what, and what to do.
+public struct ControlError: Error, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
+}
+
+/// The Unix socket of `advertise --control PATH`: mode 0600, removed at exit. Served on the
+/// emitter's run loop (`RunLoopSource`): each complete line a client sends gets one reply line
+/// from `ControlHandler`; a client that leaves mid-line is forgotten with its partial line;
+/// nothing a client does stops advertising.
+public final class ControlServer: RunLoopSource {
+    public let path: String
+    private let handler: ControlHandler
+    private let listener: Int32
+    private let wake = WakeSet()
+    /// Each client's bytes after its last complete line.
+    private var clients: [Int32: [UInt8]] = [:]
+    /// A longer line is refused and its client dropped.
+    public static let maximumLine = 1 << 16
+
+    public var descriptor: Int32 { wake.descriptor }
+
+    /// Opens the socket at `path`. A socket file left by a run that ended without removing it
+    /// is replaced; one that another emitter still answers on is not.
+    /// - Throws: `ControlError` naming the path and the reason.
+    public init(path: String, handler: ControlHandler) throws(ControlError) {
+        self.path = path
+        self.handler = handler
+        var address = try Self.address(path)
+        var info = stat()
+        if lstat(path, &info) == 0 {
+            guard info.st_mode & S_IFMT == S_IFSOCK else {
+                throw ControlError(message: "--control \(path): the path exists and is not a socket: choose another path")
+            }
+            if (try? Self.connect(path)).map({ fd in _ = Glibc.close(fd); return true }) == true {
+                throw ControlError(message: "--control \(path): another beacon-emit is listening there: choose another path")
+            }
+            unlink(path)
+        }
+        listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard listener >= 0 else { throw Self.failure("socket", path) }
+        // Created 0600 from the start (no moment where others could connect).
+        let mask = umask(0o177)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        umask(mask)
+        guard bound == 0, listen(listener, 64) == 0 else {
+            let error = Self.failure(bound == 0 ? "listen" : "bind", path)
+            _ = Glibc.close(listener)
+            throw error
+        }
+        chmod(path, 0o600)
+        wake.add(listener)
+    }
+
+    public func serve() {
+        for fd in wake.ready() {
+            if fd == listener { acceptClients() } else { read(fd) }
+        }
+    }
+
+    /// Closes every connection and the socket, and removes the socket file.
+    public func close() {
+        for fd in clients.keys { _ = Glibc.close(fd) }
+        clients.removeAll()
+        _ = Glibc.close(listener)
+        wake.close()
+        unlink(path)
+    }
+
+    private func acceptClients() {
+        while true {
+            let fd = accept(listener, nil, nil)
+            guard fd >= 0 else { return }  // EAGAIN: no one else is waiting
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            clients[fd] = []
+            wake.add(fd)
+        }
+    }
+
+    private func read(_ fd: Int32) {
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { return }
+            guard count > 0 else {
+                drop(fd)  // closed (or failed): a partial line goes with it
+                return
+            }
+            clients[fd, default: []].append(contentsOf: chunk[..<count])
+            while let newline = clients[fd]?.firstIndex(of: UInt8(ascii: "\n")) {
+                var line = Array(clients[fd]![..<newline])
+                clients[fd]!.removeSubrange(...newline)
+                if line.last == UInt8(ascii: "\r") { line.removeLast() }
+                guard respond(fd, handler.reply(to: String(decoding: line, as: UTF8.self))) else { return }
+            }
+            if (clients[fd]?.count ?? 0) > Self.maximumLine {
+                _ = respond(fd, #"{"error":"request line longer than 65536 bytes","ok":false}"#)
+                drop(fd)
+                return
+            }
+        }
+    }
+
+    /// Writes a reply line; a client that does not take it within a second is dropped.
+    private func respond(_ fd: Int32, _ reply: String) -> Bool {
+        let bytes = Array((reply + "\n").utf8)
+        var offset = 0
+        let deadline = ContinuousClock.now + .seconds(1)
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if written > 0 {
+                offset += written
+            } else if written < 0 && (errno == EAGAIN || errno == EINTR) && ContinuousClock.now < deadline {
+                var pending = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+                _ = poll(&pending, 1, 100)
+            } else {
+                drop(fd)
+                return false
+            }
+        }
+        return true
+    }
+
+    private func drop(_ fd: Int32) {
+        wake.remove(fd)
+        clients[fd] = nil
+        _ = Glibc.close(fd)
+    }
+
+    static func address(_ path: String) throws(ControlError) -> sockaddr_un {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        let capacity = MemoryLayout.size(ofValue: address.sun_path)
+        guard !bytes.isEmpty, bytes.count < capacity else {
+            throw ControlError(message: "--control \(path): a socket path must be 1 to \(capacity - 1) bytes long")
+        }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        return address
+    }
+
+    /// A connected socket to `path`.
+    static func connect(_ path: String) throws(ControlError) -> Int32 {
+        var address = try address(path)
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw failure("socket", path) }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard connected == 0 else {
+            let error = failure("connect", path)
+            _ = Glibc.close(fd)
+            throw error
+        }
+        return fd
+    }
+
+    static func failure(_ call: String, _ path: String) -> ControlError {
+        let code = errno
+        let hint = code == ENOENT || code == ECONNREFUSED ? ": is beacon-emit running with --control \(path)?"
+            : code == EACCES ? ": the socket is its owner's only (mode 0600): run as the same user" : ""
+        return ControlError(message: "\(path): \(call): \(String(cString: strerror(code))) (errno \(code))\(hint)")
+    }
+}
+
+/// The client side: one request line, one reply line.
+public enum ControlClient {
+    /// Sends `request` (a JSON object, one line) and returns the reply line.
+    /// - Throws: `ControlError` when the socket cannot be reached or does not answer within `timeout`.
+    public static func send(_ request: String, to path: String, timeout: Duration = .seconds(5)) throws(ControlError) -> String {
+        let fd = try ControlServer.connect(path)
+        defer { _ = Glibc.close(fd) }
+        let bytes = Array((request + "\n").utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            guard written > 0 else { throw ControlServer.failure("send", path) }
+            offset += written
+        }
+        var reply: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        let deadline = ContinuousClock.now + timeout
+        while !reply.contains(UInt8(ascii: "\n")) {
+            let remaining = ContinuousClock.now.duration(to: deadline)
+            guard remaining > .zero else { throw ControlError(message: "\(path): no reply within \(timeout)") }
+            var pending = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            _ = poll(&pending, 1, Int32(remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000 + 1))
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            if count == 0 { throw ControlError(message: "\(path): closed without a reply") }
+            if count > 0 { reply += chunk[..<count] }
+        }
+        return String(decoding: reply.prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self)
+    }
+}
