@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+@testable import AdvertisementCodec
+@testable import BeaconHost
+import Foundation
+import Testing
+
+/// A raw Unix-socket client, written here rather than taken from the code under test.
+final class SocketClient {
+    let fd: Int32
+
+    init(path: String) throws {
+        struct Failed: Error { var call: String; var code: Int32 }
+        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: Array(path.utf8))
+        }
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        if result != 0 { throw Failed(call: "connect", code: errno) }
+    }
+
+    func write(_ text: String) {
+        let bytes = Array(text.utf8)
+        _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    }
+
+    /// The next line, or nil after `timeout`.
+    func readLine(timeout: Duration = .seconds(3)) -> String? {
+        var line: [UInt8] = []
+        let deadline = ContinuousClock.now + timeout
+        var byte: UInt8 = 0
+        while ContinuousClock.now < deadline {
+            var pending = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&pending, 1, 100) > 0 else { continue }
+            guard read(fd, &byte, 1) == 1 else { return nil }
+            if byte == UInt8(ascii: "\n") { return String(decoding: line, as: UTF8.self) }
+            line.append(byte)
+        }
+        return nil
+    }
+
+    /// One request, its reply parsed.
+    func request(_ line: String) -> [String: Any] {
+        write(line + "\n")
+        guard let reply = readLine() else { return [:] }
+        return (try? JSONSerialization.jsonObject(with: Data(reply.utf8))) as? [String: Any] ?? ["unparsed": reply]
+    }
+
+    deinit { close(fd) }
+}
+
+extension Rig {
+/// `advertise --control` on rootcanal, watched by an independent scanner on the same radio.
+@Suite struct ControlRootcanalTests {
+    let port = rigPort ?? 0
+
+    @Test func everyCommandChangesTheAirAndNothingStopsAdvertising() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("control-\(getpid()).sock").path
+        let scanner = try TestScanner(port: port)
+        let emitter = try BackgroundProcess.beaconEmit(["-i", "tcp:127.0.0.1:\(port)", "--control", path, "--duration", "20"]
+                                                       + referenceArguments)
+        defer { emitter.signal(SIGTERM); emitter.wait() }
+        #expect(emitter.waitForOutput("advertising on"), "\(emitter.stderr)")
+        var mode = stat()
+        #expect(lstat(path, &mode) == 0 && mode.st_mode & 0o777 == 0o600)
+
+        // Heard at the scanner from here on, with when.
+        var heard: [(ContinuousClock.Instant, [UInt8])] = []
+        func listen(_ duration: Duration, until done: () -> Bool = { false }) throws {
+            let deadline = ContinuousClock.now + duration
+            while ContinuousClock.now < deadline && !done() {
+                if let report = try scanner.scanner.nextReport(timeout: .milliseconds(50)) { heard.append((.now, report.data)) }
+            }
+        }
+        func hears(_ data: [UInt8], within duration: Duration) throws -> Bool {
+            let start = ContinuousClock.now
+            try listen(duration) { heard.contains { $0.0 >= start && $0.1 == data } }
+            return heard.contains { $0.0 >= start && $0.1 == data }
+        }
+        func silent(_ data: [UInt8], for duration: Duration) throws -> Bool {
+            try listen(.milliseconds(300))  // what was in flight
+            let start = ContinuousClock.now
+            try listen(duration)
+            return !heard.contains { $0.0 >= start && $0.1 == data }
+        }
+
+        let client = try SocketClient(path: path)
+        let list = client.request(#"{"command":"list"}"#)
+        #expect((list["beacons"] as? [[String: Any]])?.map { $0["minor"] as? Int } == [2], "\(list)")
+
+        let added = client.request(#"{"command":"add","beacon":"uuid=39ED98FF-2900-441A-802F-9C398FC199D2,major=101,minor=3"}"#)
+        #expect(added["ok"] as? Bool == true && added["id"] as? Int == 2, "\(added)")
+        #expect(try hears(threeBeaconData[2], within: .seconds(2)), "the added beacon is not heard")
+
+        let updated = client.request(#"{"command":"update","id":1,"fields":{"minor":1}}"#)
+        #expect(updated["ok"] as? Bool == true, "\(updated)")
+        #expect(try hears(threeBeaconData[0], within: .seconds(2)), "the update is not heard")
+        #expect(try silent(referenceAdvertisingData, for: .milliseconds(700)), "the old data is still heard")
+
+        let removed = client.request(#"{"command":"remove","id":2}"#)
+        #expect(removed["ok"] as? Bool == true, "\(removed)")
+        #expect(try silent(threeBeaconData[2], for: .milliseconds(700)), "the removed beacon is still heard")
+
+        let status = client.request(#"{"command":"status"}"#)
+        #expect(status["state"] as? String == "on-air" && status["beacons"] as? Int == 1, "\(status)")
+
+        // Bad requests get an error each and change nothing.
+        #expect((client.request("{nope")["error"] as? String)?.hasPrefix("not a JSON object") == true)
+        #expect((client.request(#"{"command":"dance"}"#)["error"] as? String)?.hasPrefix("unknown command") == true)
+        #expect((client.request(#"{"command":"remove","id":1}"#)["error"] as? String)?.contains("the last one") == true)
+
+        // A client that leaves mid-line, then fifty in a row: each gets its answer.
+        let leaving = try SocketClient(path: path)
+        leaving.write(#"{"command":"li"#)
+        _ = leaving
+        var answered = 0
+        for _ in 0..<50 {
+            let next = try SocketClient(path: path)
+            if next.request(#"{"command":"list"}"#)["ok"] as? Bool == true { answered += 1 }
+        }
+        #expect(answered == 50)
+
+        // Beacon 1 was on the air throughout: never a silence longer than three intervals.
+        try listen(.milliseconds(500))
+        let first = heard.filter { $0.1 == referenceAdvertisingData || $0.1 == threeBeaconData[0] }.map(\.0)
+        let longest = zip(first, first.dropFirst()).map { $0.0.duration(to: $0.1) }.max() ?? .zero
+        #expect(first.count > 10 && longest <= .milliseconds(300), "longest silence \(longest)")
+
+        emitter.signal(SIGTERM)
+        #expect(emitter.wait() == 0, "\(emitter.stderr)")
+        #expect(lstat(path, &mode) != 0, "the socket file is left behind")
+    }
+}
+}

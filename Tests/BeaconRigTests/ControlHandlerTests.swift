@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+import AdvertisementCodec
+import BeaconHost
+import BeaconRig
+import Foundation
+import Testing
+
+/// A running emitter's beacons, faked: what the control protocol changed, and a switch to
+/// make the next change fail as a controller refusal would.
+final class FakeLive: LiveAdvertising {
+    private(set) var beacons: [Beacon]
+    var refuseNext = false
+    private(set) var changes = 0
+
+    init(_ beacons: [Beacon]) { self.beacons = beacons }
+
+    private func check() throws(HostError) {
+        if refuseNext {
+            refuseNext = false
+            throw .controllerRefused(opcode: .leSetExtendedAdvertisingData, status: .commandDisallowed, context: nil)
+        }
+    }
+
+    func update(_ index: Int, to beacon: Beacon) throws(HostError) {
+        try check()
+        beacons[index] = beacon
+        changes += 1
+    }
+
+    func add(_ beacon: Beacon) throws(HostError) -> Int {
+        try check()
+        beacons.append(beacon)
+        changes += 1
+        return beacons.count - 1
+    }
+
+    func remove(_ index: Int) throws(HostError) {
+        guard beacons.count > 1 else { throw .unsupported("the last one") }
+        try check()
+        beacons.remove(at: index)
+        changes += 1
+    }
+}
+
+/// The control protocol, request by request: each reply, and that a refused request changes nothing.
+@Suite struct ControlHandlerTests {
+    static func beacon(_ minor: UInt16) -> Beacon {
+        .iBeacon(IBeacon(proximityUUID: UUID(uuidString: lobbyUUID)!, major: 1, minor: minor))
+    }
+
+    /// The fields the tests' factory reads, for an iBeacon.
+    static func fields(_ beacon: Beacon) -> [String: String] {
+        guard case let .iBeacon(beacon) = beacon else { return [:] }
+        return ["uuid": beacon.proximityUUID.uuidString, "major": "\(beacon.major)", "minor": "\(beacon.minor)"]
+    }
+
+    let live = FakeLive([beacon(1), beacon(2)])
+    var handler: ControlHandler { ControlHandler(session: live, makeBeacon: testBeacon, fieldsOf: Self.fields) }
+
+    func reply(_ handler: ControlHandler, _ line: String) throws -> [String: Any] {
+        let text = handler.reply(to: line)
+        #expect(!text.contains("\n"))
+        return try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], "\(text)")
+    }
+
+    @Test func listShowsEachBeaconWithItsIdAndData() throws {
+        let list = try reply(handler, #"{"command":"list"}"#)
+        #expect(list["ok"] as? Bool == true)
+        let beacons = try #require(list["beacons"] as? [[String: Any]])
+        #expect(beacons.map { $0["id"] as? Int } == [1, 2])
+        #expect(beacons.map { $0["minor"] as? Int } == [1, 2])
+        #expect(beacons.first?["data"] as? String == "0201061AFF4C00021539ED98FF2900441A802F9C398FC199D200010001C5")
+    }
+
+    @Test func idsStayWithTheirBeacons() throws {
+        let handler = handler
+        let added = try reply(handler, #"{"command":"add","beacon":{"uuid":"\#(lobbyUUID)","major":1,"minor":3}}"#)
+        #expect(added["ok"] as? Bool == true && added["id"] as? Int == 3, "\(added)")
+        #expect(try reply(handler, #"{"command":"remove","id":1}"#)["ok"] as? Bool == true)
+        let updated = try reply(handler, #"{"command":"update","id":3,"fields":{"minor":9}}"#)
+        #expect(updated["ok"] as? Bool == true, "\(updated)")
+        #expect((updated["beacon"] as? [String: Any])?["minor"] as? Int == 9)
+        #expect(live.beacons == [Self.beacon(2), Self.beacon(9)])
+        let list = try reply(handler, #"{"command":"list"}"#)
+        #expect((list["beacons"] as? [[String: Any]])?.map { $0["id"] as? Int } == [2, 3])
+        // A spec string works as well as an object.
+        let spec = try reply(handler, #"{"command":"add","beacon":"uuid=\#(lobbyUUID),major=1,minor=4"}"#)
+        #expect(spec["id"] as? Int == 4, "\(spec)")
+    }
+
+    @Test func statusFollowsTheEmittersEvents() throws {
+        let handler = handler
+        handler.device = "hci0"
+        #expect(try reply(handler, #"{"command":"status"}"#)["state"] as? String == "on-air")
+        handler.note(.offAir(.controllerReset))
+        let off = try reply(handler, #"{"command":"status"}"#)
+        #expect(off["state"] as? String == "off-air")
+        #expect(off["device"] as? String == "hci0" && off["beacons"] as? Int == 2)
+        #expect((off["lastDisruption"] as? String)?.isEmpty == false)
+        handler.note(.restored(.controllerReset, gap: .milliseconds(120), afterUsable: .milliseconds(100)))
+        #expect(try reply(handler, #"{"command":"status"}"#)["state"] as? String == "on-air")
+    }
+
+    static let refusals: [(String, String)] = [
+        ("not json", "not a JSON object: send one object per line"),
+        ("[1, 2]", "not a JSON object"),
+        (#"{"verb":"list"}"#, "no \"command\": expected one of add, remove, update, list, status"),
+        (#"{"command":"fly"}"#, "unknown command \"fly\": expected one of add, remove, update, list, status"),
+        (#"{"command":"list","id":1}"#, "list takes command, not \"id\""),
+        (#"{"command":"remove","id":7}"#, "no beacon with id 7; there are: 1, 2"),
+        (#"{"command":"remove","id":"1"}"#, "\"id\" must be a beacon's id (a number; see list)"),
+        (#"{"command":"remove","id":true}"#, "\"id\" must be a beacon's id (a number; see list)"),
+        (#"{"command":"update","id":1}"#, "update's \"fields\" must be an object of fields"),
+        (#"{"command":"update","id":1,"fields":{}}"#, "update changes no field"),
+        (#"{"command":"update","id":1,"fields":{"minor":70000}}"#, "major and minor must be from 0 to 65535"),
+        (#"{"command":"update","id":1,"fields":{"minor":[1]}}"#, "update's \"fields\": \"minor\" must be a string or a number"),
+        (#"{"command":"add","beacon":{"uuid":"nope","major":1,"minor":1}}"#, "needs a uuid"),
+        (#"{"command":"add","beacon":"uuid"}"#, "add's \"beacon\": expected KEY=VALUE pairs, got 'uuid'"),
+        (#"{"command":"add"}"#, "add's \"beacon\" must be an object of fields"),
+    ]
+
+    @Test(arguments: refusals)
+    func aBadRequestGetsAnErrorAndChangesNothing(request: String, message: String) throws {
+        let answer = try reply(handler, request)
+        #expect(answer["ok"] as? Bool == false)
+        #expect((answer["error"] as? String)?.hasPrefix(message) == true, "\(answer)")
+        #expect(live.changes == 0)
+        #expect(live.beacons == [Self.beacon(1), Self.beacon(2)])
+    }
+
+    @Test func aRefusalOnTheAirIsReportedAndTheIdsStay() throws {
+        let handler = handler
+        live.refuseNext = true
+        let failed = try reply(handler, #"{"command":"add","beacon":{"uuid":"\#(lobbyUUID)","major":1,"minor":3}}"#)
+        #expect(failed["ok"] as? Bool == false)
+        #expect((failed["error"] as? String)?.contains("Command Disallowed") == true, "\(failed)")
+        live.refuseNext = true
+        #expect(try reply(handler, #"{"command":"remove","id":2}"#)["ok"] as? Bool == false)
+        let list = try reply(handler, #"{"command":"list"}"#)
+        #expect((list["beacons"] as? [[String: Any]])?.map { $0["id"] as? Int } == [1, 2])
+        // The next added beacon still gets the next id.
+        #expect(try reply(handler, #"{"command":"add","beacon":"uuid=\#(lobbyUUID),major=1,minor=3"}"#)["id"] as? Int == 3)
+        let last = try reply(handler, #"{"command":"remove","id":1}"#)
+        #expect(last["ok"] as? Bool == true)
+    }
+}
