@@ -70,6 +70,12 @@ struct Advertise: ParsableCommand {
     var json = false
 
     @Option(help: ArgumentHelp(
+        "Interleave an Eddystone-TLM frame with each Eddystone-UID or -URL beacon on its own set, one advertising "
+        + "interval in ten, its counters moving (KEY=VALUE of --battery, --temperature, --pdu-count, --uptime).",
+        valueName: "fields"))
+    var interleaveTlm: String?
+
+    @Option(help: ArgumentHelp(
         "Listen on this Unix socket (mode 0600, removed at exit) for JSON-line requests that add, remove, update, "
         + "list beacons and report status while advertising; see `beacon-emit control`.", valueName: "path"))
     var control: String?
@@ -101,6 +107,23 @@ struct Advertise: ParsableCommand {
             }
         }
         _ = try beacons()
+        _ = try interleavedFrame()
+    }
+
+    /// The TLM frame --interleave-tlm describes.
+    func interleavedFrame() throws -> EddystoneTLM? {
+        guard let interleaveTlm else { return nil }
+        var fields = ["type": "eddystone-tlm"]
+        for item in interleaveTlm.split(separator: ",") {
+            let parts = item.split(separator: "=", maxSplits: 1).map { String($0).trimmingCharacters(in: .whitespaces) }
+            guard parts.count == 2, ["battery", "temperature", "pdu-count", "pduCount", "uptime"].contains(parts[0]) else {
+                throw ValidationError("--interleave-tlm: expected battery=MV, temperature=C, pdu-count=N, uptime=S "
+                                      + "(comma-separated), got '\(item)'")
+            }
+            fields[parts[0]] = parts[1]
+        }
+        guard case let .eddystone(.tlm(frame)) = try BeaconList.beacon(fromFields: fields) else { return nil }
+        return frame
     }
 
     /// Every beacon described, in order: the beacon options, each --beacon, the config file.
@@ -164,10 +187,10 @@ struct Advertise: ParsableCommand {
         session.advertiser.instancesChanged = { instances in
             try? InstanceRecord(adapter: adapter, instances: instances).save()
         }
-        let (server, report) = try openControl(session, device: adapter, printer: printer)
+        let (server, sources, report) = try openSources(session, options: options, device: adapter, printer: printer)
         defer { server?.close() }
         try Emitter.run(session, duration: runDuration, keep: keep, interrupt: interrupt, failFast: failFast,
-                        device: adapter, control: server, report: report)
+                        device: adapter, sources: sources, report: report)
         // The record goes once nothing of ours is left (an instance the kernel would not remove
         // while the adapter was down stays recorded, for `beacon-emit stop`).
         if !keep && session.plan == nil { InstanceRecord.remove(adapter: adapter) }
@@ -188,14 +211,29 @@ struct Advertise: ParsableCommand {
         }
         let session = AdvertisingLaunch.supervise(advertiser, on: connection, userChannel: userChannel,
                                                   bringingUp: deviceOptions.up, report: printer.handle)
-        let (server, report) = try openControl(session, device: connection.device.description, printer: printer)
+        let (server, sources, report) = try openSources(session, options: options, device: connection.device.description,
+                                                        printer: printer)
         defer { server?.close() }
         try Emitter.run(session, duration: runDuration, keep: keep, interrupt: interrupt, failFast: failFast,
-                        device: connection.device.description, control: server, report: report)
+                        device: connection.device.description, sources: sources, report: report)
     }
 
-    /// With --control, the socket that changes the beacons while they advertise, and a report
-    /// that keeps its status current.
+    /// The run loop's sources: with --control, the socket that changes the beacons while they
+    /// advertise; for TLM beacons (or --interleave-tlm, or --control, which may add one), the
+    /// telemetry that moves; and a report that keeps the control socket's status current.
+    private func openSources(_ session: any LiveAdvertising, options: AdvertisingOptions, device: String,
+                             printer: EmitterPrinter) throws(HostError) -> (ControlServer?, [any RunLoopSource], (EmitterEvent) -> Void) {
+        let (server, report) = try openControl(session, device: device, printer: printer)
+        var sources: [any RunLoopSource] = server.map { [$0] } ?? []
+        let interleaving = (try? interleavedFrame()) ?? nil
+        let hasTelemetry = options.beacons.contains { if case .eddystone(.tlm) = $0 { true } else { false } }
+        if hasTelemetry || interleaving != nil || server != nil {
+            sources.append(try TelemetrySource(session: session, intervalUnits: options.intervalUnits,
+                                               interleaving: interleaving, log: printer.progress))
+        }
+        return (server, sources, report)
+    }
+
     private func openControl(_ session: any LiveAdvertising, device: String, printer: EmitterPrinter) throws(HostError)
         -> (ControlServer?, (EmitterEvent) -> Void) {
         guard let control else { return (nil, printer.handle) }

@@ -211,6 +211,30 @@ public final class Advertiser {
         }
     }
 
+    /// Puts another frame on beacon `index`'s set for now, the beacon itself unchanged (what a
+    /// restore puts back): an Eddystone-TLM frame interleaved with a UID or URL beacon. Not
+    /// while beacons take turns (the set is theirs).
+    public func show(_ index: Int, _ frame: Beacon) throws(HostError) {
+        guard let plan, !plan.rotating, beacons.indices.contains(index) else { return }
+        let data = try Self.legacyData(of: frame)
+        switch plan.mode {
+        case .legacy: try controller.send(try checkedLegacyData(data))
+        case .extended:
+            for fragment in LESetExtendedAdvertisingData.fragments(handle: plan.handles[index], data: data) {
+                try controller.send(fragment)
+            }
+        case .managed: break
+        }
+    }
+
+    private func checkedLegacyData(_ data: [UInt8]) throws(HostError) -> LESetAdvertisingData {
+        do {
+            return try LESetAdvertisingData(data: data)
+        } catch {
+            throw .unsupported("\(error)")
+        }
+    }
+
     /// Adds a beacon while advertising: a set of its own where the controller has one free and
     /// the beacons are not taking turns; otherwise it joins the turns (legacy advertising, or
     /// more beacons than sets from the start).

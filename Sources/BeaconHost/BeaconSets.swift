@@ -39,6 +39,8 @@ public protocol LiveAdvertising: AnyObject {
     /// - Returns: the new beacon's index.
     func add(_ beacon: Beacon) throws(HostError) -> Int
     func remove(_ index: Int) throws(HostError)
+    /// Puts another frame on beacon `index`'s set for now, the beacon unchanged (interleaving).
+    func show(_ index: Int, _ frame: Beacon) throws(HostError)
 }
 
 extension HCISession: LiveAdvertising {
@@ -46,6 +48,7 @@ extension HCISession: LiveAdvertising {
     public func update(_ index: Int, to beacon: Beacon) throws(HostError) { try advertiser.update(index, to: beacon) }
     public func add(_ beacon: Beacon) throws(HostError) -> Int { try advertiser.add(beacon) }
     public func remove(_ index: Int) throws(HostError) { try advertiser.remove(index) }
+    public func show(_ index: Int, _ frame: Beacon) throws(HostError) { try advertiser.show(index, frame) }
 }
 
 extension ManagedSession: LiveAdvertising {
@@ -53,4 +56,5 @@ extension ManagedSession: LiveAdvertising {
     public func update(_ index: Int, to beacon: Beacon) throws(HostError) { try advertiser.update(index, to: beacon) }
     public func add(_ beacon: Beacon) throws(HostError) -> Int { try advertiser.add(beacon) }
     public func remove(_ index: Int) throws(HostError) { try advertiser.remove(index) }
+    public func show(_ index: Int, _ frame: Beacon) throws(HostError) { try advertiser.show(index, frame) }
 }

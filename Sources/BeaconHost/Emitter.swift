@@ -126,16 +126,16 @@ public final class Emitter {
     ///   becomes unusable (down, powered off, gone, link closed).
     /// - Throws: `HostError` when the controller or the link fails beyond recovery; the
     ///   beacons are taken off first where the link still allows it.
-    /// - Parameter control: served whenever its descriptor is readable (requests that change
-    ///   the beacons while they advertise); a signal still ends the run.
+    /// - Parameter sources: each served whenever its descriptor is readable (requests that
+    ///   change the beacons, moving telemetry); a signal still ends the run.
     public static func run(_ session: AdvertisingSession, duration: Duration?, keep: Bool, interrupt: Int32?,
-                           failFast: Bool = false, device: String = "the controller", control: (any RunLoopSource)? = nil,
+                           failFast: Bool = false, device: String = "the controller", sources: [any RunLoopSource] = [],
                            report: @escaping (EmitterEvent) -> Void) throws(HostError) {
         var supervisor = Supervisor(session: session, failFast: failFast, device: device, report: report)
         let end = duration.map { ContinuousClock.now + $0 }
         var reason = "duration elapsed"
-        // One descriptor that is readable when either the signal pipe or the control source is.
-        let wake = control.map { WakeSet([interrupt, $0.descriptor].compactMap { $0 }) }
+        // One descriptor that is readable when the signal pipe or any source is.
+        let wake = sources.isEmpty ? nil : WakeSet([interrupt].compactMap { $0 } + sources.map(\.descriptor))
         defer { wake?.close() }
         do {
             loop: while true {
@@ -146,8 +146,8 @@ public final class Emitter {
                 let signal = try session.watch(timeout: max(.zero, now.duration(to: deadline)),
                                                interrupt: wake?.descriptor ?? interrupt)
                 if signal == .interrupted {
-                    if let control, !(interrupt.map(PollProbe.readable) ?? false) {
-                        control.serve()
+                    if wake != nil, !(interrupt.map(PollProbe.readable) ?? false) {
+                        for source in sources where PollProbe.readable(source.descriptor) { source.serve() }
                         try supervisor.tick()
                         continue
                     }

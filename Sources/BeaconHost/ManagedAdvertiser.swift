@@ -149,6 +149,21 @@ public final class ManagedAdvertiser {
         }
     }
 
+    /// Puts another frame on beacon `index`'s instance for now, the beacon itself unchanged
+    /// (what a restore puts back): an Eddystone-TLM frame interleaved with a UID or URL beacon.
+    /// Not while beacons take turns, nor on kernels that take no parameters apart.
+    public func show(_ index: Int, _ frame: Beacon) throws(HostError) {
+        guard let plan, !plan.rotating, setsInterval, beacons.indices.contains(index) else { return }
+        let data = frame.advertisingData.bytes
+        do {
+            try client.send(try AddExtendedAdvertisingData(instance: plan.handles[index], advertisingData: data))
+        } catch let error as HostError {
+            throw error
+        } catch {
+            throw .unsupported("\(error)")
+        }
+    }
+
     /// Adds a beacon while advertising: an instance of its own at the lowest free number, or,
     /// when the beacons take turns already, a place in the turns.
     /// - Returns: the beacon's index.

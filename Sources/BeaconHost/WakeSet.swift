@@ -37,3 +37,23 @@ public final class WakeSet {
         _ = Glibc.close(descriptor)
     }
 }
+
+/// A descriptor that is readable every period (a timerfd), for run-loop work on a schedule.
+public final class PeriodicTimer {
+    public let descriptor: Int32
+
+    /// - Throws: `HostError.unsupported` when the kernel refuses a timer.
+    public init(period: Duration) throws(HostError) {
+        let milliseconds = max(1, Int32(clamping: period.components.seconds * 1000
+                                                  + period.components.attoseconds / 1_000_000_000_000_000))
+        descriptor = clinux_timer(milliseconds)
+        guard descriptor >= 0 else { throw .unsupported("timerfd_create: \(String(cString: strerror(errno)))") }
+    }
+
+    /// How many periods passed since the last call.
+    public func expirations() -> UInt64 {
+        clinux_timer_expirations(descriptor)
+    }
+
+    deinit { _ = Glibc.close(descriptor) }
+}

@@ -134,5 +134,54 @@ extension Rig {
         #expect(emitter.wait() == 0, "\(emitter.stderr)")
         #expect(lstat(path, &mode) != 0, "the socket file is left behind")
     }
+
+    /// What an independent scanner hears for `duration`: each report's beacon.
+    func hear(_ duration: Duration, scanner: TestScanner) throws -> [(ContinuousClock.Instant, Beacon)] {
+        var heard: [(ContinuousClock.Instant, Beacon)] = []
+        let deadline = ContinuousClock.now + duration
+        while ContinuousClock.now < deadline {
+            guard let report = try scanner.scanner.nextReport(timeout: .milliseconds(50)) else { continue }
+            for sighting in (try? report.sightings()) ?? [] { heard.append((.now, sighting.beacon)) }
+        }
+        return heard
+    }
+
+    /// A TLM beacon's counters move: after 5 s, 5.0 s more uptime and 150 more PDUs (50
+    /// advertising events at 100 ms, three PDUs each), set in place.
+    @Test func tlmCountersMoveWhileAdvertising() throws {
+        let scanner = try TestScanner(port: port)
+        let emitter = try BackgroundProcess.beaconEmit(["-i", "tcp:127.0.0.1:\(port)", "--eddystone-tlm", "--battery", "3000",
+                                                        "--pdu-count", "1000", "--uptime", "60", "--duration", "6.5"])
+        let heard = try hear(.seconds(7), scanner: scanner)
+        #expect(emitter.wait() == 0, "\(emitter.stderr)")
+        let frames = heard.compactMap { entry -> EddystoneTLM? in
+            if case let .eddystone(.tlm(frame)) = entry.1 { return frame }
+            return nil
+        }
+        let counters = Set(frames.map { "\($0.advertisingPDUCount)/\($0.uptimeDeciseconds)" })
+        #expect(counters == ["1000/600", "1150/650"], "\(counters)")
+        #expect(frames.allSatisfy { $0.batteryMillivolts == 3000 })
+    }
+
+    /// A UID beacon with a TLM frame interleaved on its set: both heard, the UID most of the time.
+    @Test func aTlmFrameIsInterleavedWithAUidBeacon() throws {
+        let scanner = try TestScanner(port: port)
+        let emitter = try BackgroundProcess.beaconEmit(["-i", "tcp:127.0.0.1:\(port)", "--eddystone-uid",
+                                                        "--namespace", "00112233445566778899", "--instance", "AABBCCDDEEFF",
+                                                        "--interleave-tlm", "battery=2900,temperature=21.5", "--duration", "3"])
+        let heard = try hear(.seconds(3.5), scanner: scanner)
+        #expect(emitter.wait() == 0, "\(emitter.stderr)")
+        var uid = 0, tlm = 0
+        for (_, beacon) in heard {
+            switch beacon {
+            case .eddystone(.uid): uid += 1
+            case let .eddystone(.tlm(frame)):
+                tlm += 1
+                #expect(frame.batteryMillivolts == 2900 && frame.temperature == 21.5)
+            default: break
+            }
+        }
+        #expect(tlm >= 1 && uid >= 5 * tlm, "uid \(uid), tlm \(tlm)")
+    }
 }
 }

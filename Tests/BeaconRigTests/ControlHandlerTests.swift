@@ -35,6 +35,8 @@ final class FakeLive: LiveAdvertising {
         return beacons.count - 1
     }
 
+    func show(_ index: Int, _ frame: Beacon) throws(HostError) {}
+
     func remove(_ index: Int) throws(HostError) {
         guard beacons.count > 1 else { throw .unsupported("the last one") }
         try check()

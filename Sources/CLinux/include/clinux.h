@@ -4,6 +4,28 @@
 #define CLINUX_H
 
 #include <sys/epoll.h>
+#include <sys/timerfd.h>
+#include <stdint.h>
+#include <unistd.h>
+
+/// A timer descriptor readable every `period_ms` (non-blocking, close-on-exec); -1 on failure.
+static inline int clinux_timer(int period_ms) {
+    int fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+    if (fd < 0) return -1;
+    struct itimerspec spec = {
+        .it_interval = { .tv_sec = period_ms / 1000, .tv_nsec = (long)(period_ms % 1000) * 1000000 },
+        .it_value = { .tv_sec = period_ms / 1000, .tv_nsec = (long)(period_ms % 1000) * 1000000 },
+    };
+    if (timerfd_settime(fd, 0, &spec, 0) != 0) { close(fd); return -1; }
+    return fd;
+}
+
+/// How many periods passed since the last call (0 if none).
+static inline uint64_t clinux_timer_expirations(int fd) {
+    uint64_t count = 0;
+    if (read(fd, &count, sizeof count) != sizeof count) return 0;
+    return count;
+}
 
 /// epoll_event is packed on x86_64, which Swift cannot lay out: read and write it here.
 static inline int clinux_epoll_add(int epoll, int fd) {

@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+import AdvertisementCodec
+
+/// Eddystone-TLM counters that move while a beacon advertises, as the TLM frame defines them:
+/// ADV_CNT counts the advertising PDUs sent since power-up, SEC_CNT the time since power-up in
+/// 0.1 s. Both start from the values given and wrap at 2^32 as the 32-bit fields do.
+public struct MovingTelemetry: Sendable {
+    /// Advertising interval, in 0.625 ms units.
+    public var intervalUnits: UInt32
+    /// PDUs per advertising event: one on each of the three primary channels (37, 38, 39).
+    public static let pdusPerEvent: UInt64 = 3
+
+    public init(intervalUnits: UInt32) {
+        self.intervalUnits = intervalUnits
+    }
+
+    /// `frame` with `seconds` more of uptime and the PDUs sent in them.
+    public func advance(_ frame: EddystoneTLM, by seconds: Double) -> EddystoneTLM {
+        var moved = frame
+        let tenths = UInt64(max(0, (seconds * 10).rounded()))
+        let events = UInt64(max(0, (seconds / (Double(max(1, intervalUnits)) * 0.000625)).rounded()))
+        moved.uptimeDeciseconds = UInt32(truncatingIfNeeded: UInt64(frame.uptimeDeciseconds) &+ tenths)
+        moved.advertisingPDUCount = UInt32(truncatingIfNeeded: UInt64(frame.advertisingPDUCount) &+ events &* Self.pdusPerEvent)
+        return moved
+    }
+}
+
+/// Keeps the telemetry of a running emitter moving (a `RunLoopSource` on its run loop):
+/// every Eddystone-TLM beacon's counters advance every `updatePeriod`, set in place; with
+/// `interleaving`, each Eddystone-UID or -URL beacon's set carries a TLM frame (the
+/// emitter's own counters) for one advertising interval in every ten, as a beacon that sends
+/// both interleaves them.
+public final class TelemetrySource: RunLoopSource {
+    private let session: any LiveAdvertising
+    private let telemetry: MovingTelemetry
+    private let interleaving: EddystoneTLM?
+    private let timer: PeriodicTimer
+    private let tick: Duration
+    private let ticksPerUpdate: UInt64
+    private var ticks: UInt64 = 0
+    /// The interleaved frame's counters, from the start of the run.
+    private var emitterFrame: EddystoneTLM?
+    private let log: (String) -> Void
+
+    public var descriptor: Int32 { timer.descriptor }
+
+    /// - Parameters:
+    ///   - interleaving: the TLM frame to interleave (its counters are where they start), or
+    ///     nil to leave UID and URL beacons alone.
+    ///   - updatePeriod: how often TLM beacons' counters are set anew.
+    ///   - log: what went wrong (a refused update), for the user; the next tick tries again.
+    public init(session: any LiveAdvertising, intervalUnits: UInt32, interleaving: EddystoneTLM? = nil,
+                updatePeriod: Duration = .seconds(5), log: @escaping (String) -> Void) throws(HostError) {
+        self.session = session
+        telemetry = MovingTelemetry(intervalUnits: intervalUnits)
+        self.interleaving = interleaving
+        emitterFrame = interleaving
+        // With interleaving the timer runs at the advertising interval, else at the update period.
+        tick = interleaving != nil ? .microseconds(Int64(intervalUnits) * 625) : updatePeriod
+        ticksPerUpdate = UInt64(max(1, (updatePeriod / tick).rounded()))
+        timer = try PeriodicTimer(period: tick)
+        self.log = log
+    }
+
+    public func serve() {
+        let passed = timer.expirations()
+        guard passed > 0 else { return }
+        let before = ticks
+        ticks += passed
+        let seconds = Double(passed) * (Double(tick.components.attoseconds) / 1e18 + Double(tick.components.seconds))
+        if let frame = emitterFrame { emitterFrame = telemetry.advance(frame, by: seconds) }
+        do {
+            if ticks / ticksPerUpdate != before / ticksPerUpdate {
+                let updates = Double(ticks / ticksPerUpdate - before / ticksPerUpdate)
+                let period = Double(ticksPerUpdate) * seconds / Double(passed)
+                for (index, beacon) in session.beacons.enumerated() {
+                    guard case let .eddystone(.tlm(frame)) = beacon else { continue }
+                    try session.update(index, to: .eddystone(.tlm(telemetry.advance(frame, by: updates * period))))
+                }
+            }
+            if let frame = emitterFrame {
+                // One interval in ten carries the TLM frame; the next puts the beacon back.
+                let slot = ticks % 10
+                for (index, beacon) in session.beacons.enumerated() where Self.interleaves(beacon) {
+                    if slot == 0 {
+                        try session.show(index, .eddystone(.tlm(frame)))
+                    } else if slot == 1 || passed > 1 {
+                        try session.show(index, beacon)
+                    }
+                }
+            }
+        } catch {
+            log("telemetry: \(error)")
+        }
+    }
+
+    static func interleaves(_ beacon: Beacon) -> Bool {
+        switch beacon {
+        case .eddystone(.uid), .eddystone(.url): true
+        default: false
+        }
+    }
+}
