@@ -119,7 +119,7 @@ struct Run: ParsableCommand {
 
     private func run(_ scenario: Scenario, on advertiser: any BeaconSets, scanner: AdvertisementScanner?,
                      interrupt: Int32?, printer: ScenarioPrinter) -> ScenarioOutcome {
-        let stage = SetStage(advertiser: advertiser, rotationPeriod: scenario.rotation)
+        let stage = SetStage(advertiser: advertiser, rotationPeriod: scenario.rotation, intervalUnits: scenario.intervalUnits)
         stage.note = printer.progress
         return ScenarioRunner(scenario: scenario, stage: stage,
                        observer: LiveObserver(scanner: scanner, interrupt: interrupt),

@@ -25,9 +25,16 @@ public final class SetStage: ScenarioStage {
     private var shared: (handle: UInt8, members: [String], turn: Int, since: Double)?
     private var now = 0.0
 
-    public init(advertiser: any BeaconSets, rotationPeriod: Double = 1) {
+    /// Eddystone-TLM beacons' counters move (`MovingTelemetry`), set anew every this many seconds.
+    public static let telemetryPeriod = 5.0
+    private let telemetry: MovingTelemetry
+    private var nextTelemetry = SetStage.telemetryPeriod
+
+    /// - Parameter intervalUnits: the advertising interval (0.625 ms units), for TLM PDU counts.
+    public init(advertiser: any BeaconSets, rotationPeriod: Double = 1, intervalUnits: UInt32 = 160) {
         self.advertiser = advertiser
         self.rotationPeriod = rotationPeriod
+        telemetry = MovingTelemetry(intervalUnits: intervalUnits)
     }
 
     /// The beacons on the air now, and those waiting for their turn.
@@ -128,16 +135,41 @@ public final class SetStage: ScenarioStage {
     }
 
     public var nextDeadline: Double? {
-        shared.map { $0.since + rotationPeriod }
+        let turn = shared.map { $0.since + rotationPeriod }
+        let moving = beacons.values.contains { if case .eddystone(.tlm) = $0 { true } else { false } } ? nextTelemetry : nil
+        return [turn, moving].compactMap { $0 }.min()
     }
+
+    /// The beacon `name` is now (a TLM beacon's counters move).
+    public func beacon(named name: String) -> Beacon? { beacons[name] }
 
     public func tick(now: Double) throws(HostError) {
         self.now = now
+        try moveTelemetry(now: now)
         guard var turns = shared, now >= turns.since + rotationPeriod else { return }
         turns.turn = (turns.turn + 1) % turns.members.count
         turns.since = now
         shared = turns
         try advertiser.update(turns.handle, to: beacons[turns.members[turns.turn]]!)
+    }
+
+    /// Advances every TLM beacon's counters by the whole periods passed, on the air in place.
+    private func moveTelemetry(now: Double) throws(HostError) {
+        var periods = 0.0
+        while now >= nextTelemetry {
+            periods += 1
+            nextTelemetry += Self.telemetryPeriod
+        }
+        guard periods > 0 else { return }
+        for (name, beacon) in beacons.sorted(by: { $0.key < $1.key }) {
+            guard case let .eddystone(.tlm(frame)) = beacon else { continue }
+            let moved = Beacon.eddystone(.tlm(telemetry.advance(frame, by: periods * Self.telemetryPeriod)))
+            if dedicated.contains(where: { $0.name == name }) || shared.map({ $0.members[$0.turn] == name }) == true {
+                try update(name, to: moved)
+            } else {
+                beacons[name] = moved
+            }
+        }
     }
 
     private static func naming(_ name: String, _ error: HostError) -> HostError {

@@ -186,10 +186,9 @@ public final class ScenarioRunner {
                 try observe(until: at + seconds) { _ in false }
             case let .expectSeen(name, within):
                 seenDuringStep = []
-                let wanted = data[name] ?? []
                 var seenAt: Double?
                 try observe(until: at + within) { report in
-                    guard let report, report.data == wanted else { return false }
+                    guard let report, self.isCurrent(report, of: name) else { return false }
                     seenAt = self.elapsed
                     return true
                 }
@@ -198,10 +197,9 @@ public final class ScenarioRunner {
                 } ?? "not seen within \(Self.seconds(within)); seen instead: " + seenInstead())
             case let .expectNotSeen(name, duration):
                 seenDuringStep = []
-                let unwanted = data[name] ?? []
                 var seenAt: Double?
                 try observe(until: at + duration) { report in
-                    guard let report, report.data == unwanted else { return false }
+                    guard let report, self.isCurrent(report, of: name) else { return false }
                     seenAt = self.elapsed
                     return true
                 }
@@ -300,6 +298,16 @@ public final class ScenarioRunner {
                                       gap: update.lastOld.map { now - $0 }))
             }
         }
+    }
+
+    /// Whether a report carries beacon `name` as it is now: its data byte for byte, or, for an
+    /// Eddystone-TLM beacon (whose counters move on the air), a TLM frame with its battery and
+    /// temperature.
+    private func isCurrent(_ report: ScanReport, of name: String) -> Bool {
+        if report.data == data[name] { return true }
+        guard case let .eddystone(.tlm(wanted)) = beacons[name],
+              case let .eddystone(.tlm(frame))? = (try? report.sightings())?.first?.beacon else { return false }
+        return frame.batteryMillivolts == wanted.batteryMillivolts && frame.rawTemperature == wanted.rawTemperature
     }
 
     private func seenInstead() -> String {

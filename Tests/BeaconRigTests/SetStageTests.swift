@@ -118,4 +118,27 @@ final class FakeSets: BeaconSets {
         try stage.stopAll()
         #expect(sets.onAir.isEmpty)
     }
+
+    /// A TLM beacon's counters move every 5 s of the stage's time: 5.0 s of uptime and 150
+    /// PDUs (50 events at 100 ms, three PDUs each) per period, in place on its set.
+    @Test func telemetryMovesOnTheStagesClock() throws {
+        let sets = FakeSets(capacity: 2)
+        let stage = SetStage(advertiser: sets, intervalUnits: 160)
+        let start = EddystoneTLM(batteryMillivolts: 3000, advertisingPDUCount: 7, uptimeDeciseconds: 100)
+        try stage.advertise("telemetry", .eddystone(.tlm(start)))
+        #expect(stage.nextDeadline == 5)
+        func counters() -> String {
+            guard case let .eddystone(.tlm(frame))? = sets.sets[0] else { return "none" }
+            return "\(frame.advertisingPDUCount)/\(frame.uptimeDeciseconds)"
+        }
+        try stage.tick(now: 4.9)
+        #expect(counters() == "7/100")
+        try stage.tick(now: 5)
+        #expect(counters() == "157/150")
+        try stage.tick(now: 12)
+        #expect(counters() == "307/200")
+        try stage.tick(now: 21)
+        #expect(counters() == "607/300")
+        #expect(stage.nextDeadline == 25)
+    }
 }
