@@ -40,6 +40,9 @@ struct Run: ParsableCommand {
     @Flag(help: "Print events as JSON lines.")
     var json = false
 
+    @Flag(help: "Only check the scenario (everything that is checked before a run) and say what it holds.")
+    var check = false
+
     func run() throws {
         var loaded: Scenario
         do {
@@ -49,6 +52,11 @@ struct Run: ParsableCommand {
             throw ExitStatus.dataError
         }
         if let scanner { loaded.scanner = scanner }
+        if check {
+            print("\(scenario): \(loaded.beacons.count) beacon\(loaded.beacons.count == 1 ? "" : "s"), "
+                  + "\(loaded.steps.count) step\(loaded.steps.count == 1 ? "" : "s"): valid")
+            return
+        }
         let printer = ScenarioPrinter(json: json)
         let outcome: ScenarioOutcome
         do {

@@ -127,5 +127,27 @@ extension Rig {
         #expect(arrivals.count == 2, "\(emitter.stdout)")
         print("update gaps at the independent scanner: \(gaps); the runner's: \(arrivals)")
     }
+
+    /// More beacons than the controller's sets (rootcanal has 16): the ones beyond take turns
+    /// on the last set, and the independent scanner hears every one.
+    @Test func moreBeaconsThanSetsAreAllHeard() throws {
+        let count = 20
+        let path = try write("interval: 50\nrotation: 150\nbeacons:\n"
+            + (1...count).map { "  b\($0): {uuid: 39ED98FF-2900-441A-802F-9C398FC199D2, major: 9, minor: \($0)}\n" }.joined()
+            + "steps:\n  - advertise: [" + (1...count).map { "b\($0)" }.joined(separator: ", ") + "]\n  - wait: 4\n")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let scanner = try TestScanner(port: port)
+        let emitter = try BackgroundProcess.beaconEmit(["run", path, "-i", device])
+        var minors = Set<UInt16>()
+        _ = try scanner.collect(timeout: .seconds(5)) { reports in
+            for report in reports.suffix(1) {
+                if case let .iBeacon(beacon)? = (try? report.sightings())?.first?.beacon, beacon.major == 9 { minors.insert(beacon.minor) }
+            }
+            return minors.count == count
+        }
+        #expect(emitter.wait() == 0, "\(emitter.stderr)")
+        #expect(minors == Set(1...UInt16(count)), "heard \(minors.sorted())")
+        #expect(emitter.stderr.contains("take turns"), "\(emitter.stderr)")
+    }
 }
 }
