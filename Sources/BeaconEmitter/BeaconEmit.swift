@@ -10,7 +10,7 @@ struct BeaconEmit: ParsableCommand {
         abstract: "Emit, encode and decode BLE beacons (iBeacon, AltBeacon, Eddystone).",
         discussion: """
             Without a subcommand, advertises: beacon-emit --uuid UUID --major 101 --minor 2. \
-            Exit status: 0 success; 1 verify saw no intact advertisement; 64 usage error; 65 input that does not decode; 69 no usable \
+            Exit status: 0 success; 1 verify saw no intact advertisement, decode --expect or a run expectation failed; 64 usage error; 65 input that does not decode; 69 no usable \
             controller (kernel without Bluetooth, no adapter, adapter down, unsupported feature); \
             74 the controller link failed or closed; 75 a command went unanswered; 76 the \
             controller refused a command; 77 missing permission (CAP_NET_RAW, CAP_NET_ADMIN).
