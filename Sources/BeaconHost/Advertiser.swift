@@ -282,14 +282,13 @@ public final class Advertiser {
     /// Takes beacon `index` off the air (its set removed, or out of the turns); the last
     /// beacon stays (stopping the emitter is how advertising stops).
     public func remove(_ index: Int) throws(HostError) {
-        guard var plan, beacons.indices.contains(index) else { throw .unsupported("no beacon \(index + 1)") }
-        guard beacons.count > 1 else { throw .unsupported("beacon \(index + 1) is the last one: stop beacon-emit to stop advertising") }
+        guard var plan else { throw .unsupported("not advertising") }
+        try BeaconRemoval.check(index, of: beacons.count)
         beaconData.remove(at: index)
         beacons.remove(at: index)
         if plan.rotating {
-            if index < rotationIndex { rotationIndex -= 1 }
-            let wasOnAir = index == rotationIndex
-            rotationIndex %= beaconData.count
+            let wasOnAir: Bool
+            (rotationIndex, wasOnAir) = BeaconRemoval.turn(afterRemoving: index, turn: rotationIndex, remaining: beacons.count)
             if beaconData.count <= plan.handles.count { plan.rotating = false }
             self.plan = plan
             if wasOnAir || !plan.rotating {

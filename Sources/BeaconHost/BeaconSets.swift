@@ -30,6 +30,24 @@ extension ManagedSetAdvertiser {
     public var hasFreeSet: Bool { (features?.freeInstanceCount ?? 1) > 0 }
 }
 
+/// What removing a beacon from a running emitter means for its beacons taking turns, shared
+/// by the HCI and the management advertisers.
+enum BeaconRemoval {
+    /// Refuses an index that is not there, and the last beacon (stopping the emitter is how
+    /// advertising stops).
+    static func check(_ index: Int, of count: Int) throws(HostError) {
+        guard (0..<count).contains(index) else { throw .unsupported("no beacon \(index + 1)") }
+        guard count > 1 else { throw .unsupported("beacon \(index + 1) is the last one: stop beacon-emit to stop advertising") }
+    }
+
+    /// The beacon on turn once beacon `index` is gone (`remaining` left), and whether the one
+    /// removed was on the air (so the set needs the next one's data now).
+    static func turn(afterRemoving index: Int, turn: Int, remaining: Int) -> (turn: Int, wasOnAir: Bool) {
+        let shifted = index < turn ? turn - 1 : turn
+        return (shifted % remaining, index == turn)
+    }
+}
+
 /// A running emitter's beacons changed while it advertises (`advertise --control`): each
 /// change is made on the air in place, or not at all (an error, and the beacons as they were).
 public protocol LiveAdvertising: AnyObject {

@@ -185,24 +185,12 @@ public final class ScenarioRunner {
             case let .wait(seconds):
                 try observe(until: at + seconds) { _ in false }
             case let .expectSeen(name, within):
-                seenDuringStep = []
-                var seenAt: Double?
-                try observe(until: at + within) { report in
-                    guard let report, self.isCurrent(report, of: name) else { return false }
-                    seenAt = self.elapsed
-                    return true
-                }
+                let seenAt = try firstReport(of: name, until: at + within)
                 conclude(number, round, step, started: at, passed: seenAt != nil, detail: seenAt.map {
                     "seen after \(Self.milliseconds($0 - at))"
                 } ?? "not seen within \(Self.seconds(within)); seen instead: " + seenInstead())
             case let .expectNotSeen(name, duration):
-                seenDuringStep = []
-                var seenAt: Double?
-                try observe(until: at + duration) { report in
-                    guard let report, self.isCurrent(report, of: name) else { return false }
-                    seenAt = self.elapsed
-                    return true
-                }
+                let seenAt = try firstReport(of: name, until: at + duration)
                 conclude(number, round, step, started: at, passed: seenAt == nil, detail: seenAt.map {
                     "seen after \(Self.milliseconds($0 - at))"
                 } ?? "not seen for \(Self.seconds(duration))")
@@ -298,6 +286,19 @@ public final class ScenarioRunner {
                                       gap: update.lastOld.map { now - $0 }))
             }
         }
+    }
+
+    /// When the observer first receives beacon `name` as it is now, before `deadline`; nil if
+    /// it does not (what it received instead is kept for the message).
+    private func firstReport(of name: String, until deadline: Double) throws -> Double? {
+        seenDuringStep = []
+        var seenAt: Double?
+        try observe(until: deadline) { report in
+            guard let report, self.isCurrent(report, of: name) else { return false }
+            seenAt = self.elapsed
+            return true
+        }
+        return seenAt
     }
 
     /// Whether a report carries beacon `name` as it is now: its data byte for byte, or, for an
