@@ -149,5 +149,24 @@ extension Rig {
         #expect(minors == Set(1...UInt16(count)), "heard \(minors.sorted())")
         #expect(emitter.stderr.contains("take turns"), "\(emitter.stderr)")
     }
+
+    /// A TX-power ramp sets each level on the controller (its parameters), and the beacon is
+    /// on the air again after it.
+    @Test func aTxPowerRampSetsEachLevel() throws {
+        let path = try write(Self.beacons + """
+            steps:
+              - advertise: lobby
+              - ramp: {beacon: lobby, from: 0, to: -12, step: 4, every: 0.2}
+              - expect: {seen: lobby, within: 2}
+
+            """)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let run = try runBeaconEmit(["run", path, "-i", device, "-v"])
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        for level in [0, -4, -8, -12] {
+            #expect(run.stderr.contains("parameters, TX power \(level) dBm"), "\(level): \(run.stderr)")
+        }
+        #expect(run.stdout.contains("1 expectation: 1 passed"), "\(run.stdout)")
+    }
 }
 }
