@@ -15,7 +15,8 @@ struct Run: ParsableCommand {
             SCENARIO is a YAML or JSON file: 'beacons' (names to fields, the --beacon keys), \
             optional 'regions' (uuid, major, minor), 'device', 'scanner' (a device, or 'peer': \
             a second device on the same virtual radio), 'interval' (ms), 'exitAfter' (seconds, \
-            default 30), and 'steps': advertise, update, stop, wait, expect (seen / notSeen / \
+            default 30), 'rotation' (ms each, for beacons beyond the controller's sets, which \
+            take turns), and 'steps': advertise, update, stop, wait, expect (seen / notSeen / \
             region state or event, within a time), repeat, ramp (TX power). The whole file is \
             checked before anything starts. An update changes a beacon's data on its running \
             advertising set, with no gap on the air. Prints one line per step and per \
