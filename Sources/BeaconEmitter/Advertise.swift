@@ -5,6 +5,7 @@ import ArgumentParser
 import BeaconHost
 import BeaconReports
 import BeaconRig
+import Foundation
 
 /// `beacon-emit [advertise]`: turn the controller into one or more beacons until stopped.
 struct Advertise: ParsableCommand {
@@ -143,6 +144,7 @@ struct Advertise: ParsableCommand {
 
     func run() throws {
         let started = ContinuousClock.now
+        Console.journal = JournalStream.isStandardError()
         let interrupt = SignalWatcher.install()
         let options = AdvertisingOptions(
             beacons: try beacons(),
@@ -155,6 +157,7 @@ struct Advertise: ParsableCommand {
             mode: legacy ? .legacy : extended ? .extended : .automatic,
             rotationPeriod: .milliseconds(Int64(rotation)))
         let printer = EmitterPrinter(json: json, verbose: deviceOptions.verbose, options: options)
+        printer.service = ServiceNotifier()
         do {
             let access = try AdvertisingLaunch.resolve(accessOptions.access, device: deviceOptions.specification,
                                                        bringingUp: deviceOptions.up,
@@ -231,7 +234,36 @@ struct Advertise: ParsableCommand {
             sources.append(try TelemetrySource(session: session, intervalUnits: options.intervalUnits,
                                                interleaving: interleaving, log: printer.progress))
         }
+        if let service = printer.service, let interval = service.watchdogInterval {
+            sources.append(try WatchdogSource(notifier: service, interval: interval))
+        }
+        // SIGHUP reloads under systemd or with a configuration file to read again; otherwise it
+        // keeps its usual meaning (the terminal went away: stop).
+        if printer.service != nil || config != nil {
+            sources.append(ReloadSource { [self] in reload(session, printer: printer) })
+        }
         return (server, sources, report)
+    }
+
+    /// Reads the beacons again (the --config file) and changes advertising in place: changed
+    /// beacons get new data on their sets, more are added, fewer removed. A configuration that
+    /// does not read leaves the beacons as they were.
+    private func reload(_ session: any LiveAdvertising, printer: EmitterPrinter) {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        printer.notify("RELOADING=1", "MONOTONIC_USEC=\(Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1000)")
+        do {
+            let counts = try session.apply(try beacons())
+            printer.beacons = session.beacons
+            printer.line("reloaded\(config.map { " " + $0 } ?? ""): \(counts.updated) changed in place, \(counts.added) added, "
+                         + "\(counts.removed) removed; \(session.beacons.count) on the air", .notice)
+        } catch let error as HostError {
+            Console.error("reload: \(error); the beacons left are on the air")
+        } catch {
+            Console.error("reload: \(BeaconOptions.message(for: error)); the beacons stay as they were")
+        }
+        let count = session.beacons.count
+        printer.notify("READY=1", ServiceNotifier.status("advertising \(count) beacon\(count == 1 ? "" : "s") on \(printer.device)"))
     }
 
     private func openControl(_ session: any LiveAdvertising, device: String, printer: EmitterPrinter) throws(HostError)

@@ -8,13 +8,19 @@ import Musl
 import Darwin
 #endif
 
+import BeaconHost
 import BeaconReports
 
 /// Where the CLI writes: results to standard output, diagnostics to standard error.
 enum Console {
-    /// Writes one line to standard error, prefixed with the program name.
-    static func error(_ message: String) {
-        var line = "beacon-emit: \(message)\n"
+    /// Standard error goes to systemd's journal: lines carry their syslog priority (`<3>`)
+    /// instead of the program name (journald adds that as SYSLOG_IDENTIFIER).
+    nonisolated(unsafe) static var journal = false
+
+    /// Writes one line to standard error, prefixed with the program name (or, to the
+    /// journal, with its priority: an error unless said otherwise).
+    static func error(_ message: String, priority: JournalStream.Priority = .error) {
+        var line = journal ? "<\(priority.rawValue)>\(message)\n" : "beacon-emit: \(message)\n"
         line.withUTF8 { OutputBuffer.writeAll(UnsafeRawBufferPointer($0), to: STDERR_FILENO) }
     }
 }

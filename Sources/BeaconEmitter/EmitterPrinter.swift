@@ -5,11 +5,16 @@ import BeaconHost
 import BeaconReports
 
 /// Prints what the emitter reports: readable lines, or JSON lines with `--json`.
-/// Results go to standard output; progress and verbose steps to standard error.
+/// Results go to standard output; progress and verbose steps to standard error. Under
+/// systemd, readable lines go to standard error with their syslog priority (`<4>...`), as
+/// journald reads them, and the service manager hears READY, STATUS and STOPPING.
 final class EmitterPrinter {
     let json: Bool
     let verbose: Bool
-    let beacons: [Beacon]
+    /// The beacons on the air (changed by a reload).
+    var beacons: [Beacon]
+    /// systemd's notification socket, under `Type=notify`.
+    var service: ServiceNotifier?
     /// The interval as the user reads it: "100 ms = 160 x 0.625 ms".
     let interval: String
     let intervalUnits: UInt32
@@ -24,13 +29,29 @@ final class EmitterPrinter {
     }
 
     func progress(_ text: String) {
-        Console.error(text)
+        Console.error(text, priority: .notice)
+    }
+
+    /// A readable line: standard output, or the journal with its priority.
+    func line(_ text: String, _ priority: JournalStream.Priority = .info) {
+        if Console.journal {
+            Console.error(text, priority: priority)
+        } else {
+            print(text)
+        }
+    }
+
+    /// Tells systemd how things stand (nothing when not under systemd).
+    func notify(_ assignments: String...) {
+        service?.notify(assignments)
     }
 
     func handle(_ event: EmitterEvent) {
         switch event {
+        case let .stopping(reason):
+            notify("STOPPING=1", ServiceNotifier.status("stopping: \(reason)"))
         case let .step(text):
-            if verbose { Console.error(text) }
+            if verbose { Console.error(text, priority: .debug) }
         case let .capabilities(capabilities):
             if verbose {
                 Console.error("controller: " + (!capabilities.supportsExtendedAdvertising ? "legacy advertising only"
@@ -66,11 +87,13 @@ final class EmitterPrinter {
                 let from = plan.mode == .managed
                     ? (plan.addressIsRandom ? "a random address the kernel chooses" : "the adapter's identity address")
                     : "\(plan.address?.description ?? "?") (\(plan.addressIsRandom ? "random" : "public"))"
-                print("advertising on \(device) from \(from): "
+                line("advertising on \(device) from \(from): "
                       + "\(how)\(rotation), every \(interval); enabled \(milliseconds) ms after start, "
                       + "\(roundTrips) HCI round trips")
-                for beacon in beacons { print("  " + SightingFormatter.text(BeaconSighting(beacon: beacon))) }
+                for beacon in beacons { line("  " + SightingFormatter.text(BeaconSighting(beacon: beacon))) }
             }
+            notify("READY=1", ServiceNotifier.status("advertising \(beacons.count) beacon\(beacons.count == 1 ? "" : "s") on \(device) "
+                                                      + "(\(plan.mode.rawValue))"))
         case let .stopped(reason, keptOn):
             if json {
                 var object = JSONObject()
@@ -79,7 +102,7 @@ final class EmitterPrinter {
                 object.add("advertisingOn", keptOn)
                 print(object.line)
             } else {
-                print(keptOn ? "left advertising on (--keep): \(reason)" : "advertising off: \(reason)")
+                line(keptOn ? "left advertising on (--keep): \(reason)" : "advertising off: \(reason)")
             }
         case let .offAir(disruption):
             if json {
@@ -89,8 +112,9 @@ final class EmitterPrinter {
                 object.add("detail", disruption.description)
                 print(object.line)
             } else {
-                print("off the air: \(disruption); the beacons go back once \(device) is usable")
+                line("off the air: \(disruption); the beacons go back once \(device) is usable", .warning)
             }
+            notify(ServiceNotifier.status("off the air: \(disruption)"))
         case let .waiting(availability):
             if json {
                 var object = JSONObject()
@@ -98,10 +122,11 @@ final class EmitterPrinter {
                 object.add("state", availability == .down ? "down" : "gone")
                 print(object.line)
             } else {
-                print(availability == .down
-                      ? "waiting for \(device): it is down or powered off (bring it up, power it on)"
-                      : "waiting for \(device): it is gone (plug it back in, restart the bridge)")
+                line(availability == .down
+                     ? "waiting for \(device): it is down or powered off (bring it up, power it on)"
+                     : "waiting for \(device): it is gone (plug it back in, restart the bridge)", .warning)
             }
+            notify(ServiceNotifier.status("waiting for \(device) (\(availability == .down ? "down" : "gone"))"))
         case let .restoreFailed(error, retryIn):
             if json {
                 var object = JSONObject()
@@ -110,7 +135,8 @@ final class EmitterPrinter {
                 object.add("retryInMs", number: Self.milliseconds(retryIn))
                 print(object.line)
             } else {
-                Console.error("could not put the beacons back yet (trying again in \(Self.milliseconds(retryIn)) ms): \(error)")
+                Console.error("could not put the beacons back yet (trying again in \(Self.milliseconds(retryIn)) ms): \(error)",
+                              priority: .warning)
             }
         case let .leftBehind(error):
             Console.error("could not take the beacons off \(device) at exit: \(error); run `beacon-emit stop -i \(device)` "
@@ -124,9 +150,11 @@ final class EmitterPrinter {
                 object.add("afterUsableMs", number: Self.milliseconds(afterUsable))
                 print(object.line)
             } else {
-                print("back on the air after \(Self.milliseconds(gap)) ms off (\(cause)), "
-                      + "\(Self.milliseconds(afterUsable)) ms after \(device) was usable again")
+                line("back on the air after \(Self.milliseconds(gap)) ms off (\(cause)), "
+                     + "\(Self.milliseconds(afterUsable)) ms after \(device) was usable again", .notice)
             }
+            notify(ServiceNotifier.status("advertising \(beacons.count) beacon\(beacons.count == 1 ? "" : "s") on \(device) "
+                                          + "(back after \(Self.milliseconds(gap)) ms off)"))
         }
         fflushStandardOutput()
     }
@@ -141,7 +169,7 @@ final class EmitterPrinter {
             object.add("afterMs", number: Self.milliseconds(elapsed))
             print(object.line)
         } else {
-            print("a virtual scanner received it from \(report.address) \(Self.milliseconds(elapsed)) ms after "
+            line("a virtual scanner received it from \(report.address) \(Self.milliseconds(elapsed)) ms after "
                   + "scanning began: \(report.data.count) bytes, identical to the data set")
         }
         fflushStandardOutput()

@@ -76,3 +76,28 @@ extension ManagedSession: LiveAdvertising {
     public func remove(_ index: Int) throws(HostError) { try advertiser.remove(index) }
     public func show(_ index: Int, _ frame: Beacon) throws(HostError) { try advertiser.show(index, frame) }
 }
+
+extension LiveAdvertising {
+    /// Changes the beacons to `wanted` in place, position by position: a changed beacon gets
+    /// new data on its set, more beacons are added, fewer are removed from the end.
+    /// - Returns: how many were updated, added and removed.
+    /// - Throws: `HostError` at the first refusal (the changes before it stay).
+    @discardableResult
+    public func apply(_ wanted: [Beacon]) throws(HostError) -> (updated: Int, added: Int, removed: Int) {
+        guard !wanted.isEmpty else { throw .unsupported("no beacons: keep at least one") }
+        var counts = (updated: 0, added: 0, removed: 0)
+        for index in 0..<min(beacons.count, wanted.count) where beacons[index] != wanted[index] {
+            try update(index, to: wanted[index])
+            counts.updated += 1
+        }
+        for beacon in wanted.dropFirst(beacons.count) {
+            _ = try add(beacon)
+            counts.added += 1
+        }
+        while beacons.count > wanted.count {
+            try remove(beacons.count - 1)
+            counts.removed += 1
+        }
+        return counts
+    }
+}

@@ -11,6 +11,8 @@ public enum EmitterEvent: Sendable {
     /// Advertising is on: the plan (with the address advertised from), time from start to the
     /// enable's completion and the command round trips up to it.
     case advertising(AdvertisingPlan, elapsed: Duration, roundTrips: Int)
+    /// Stopping (a signal, the duration): sent before the beacons are taken off.
+    case stopping(reason: String)
     /// Stopped, and whether advertising was left on (`--keep`).
     case stopped(reason: String, keptOn: Bool)
     /// The beacons are off the air: why. The emitter puts them back once the adapter is usable.
@@ -161,6 +163,7 @@ public final class Emitter {
             stopLeavingNothing(session, report: report)
             throw error
         }
+        report(.stopping(reason: reason))
         if keep {
             report(.stopped(reason: reason, keptOn: true))
         } else {

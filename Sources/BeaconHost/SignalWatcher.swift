@@ -41,6 +41,38 @@ public enum SignalWatcher {
         return fds[0]
     }
 
+    nonisolated(unsafe) private static var reloadDescriptors: [Int32] = [-1, -1]
+
+    /// Turns SIGHUP into a readable descriptor of its own (installed once): a request to
+    /// reload, not to stop.
+    public static func installReload() -> Int32 {
+        if reloadDescriptors[0] >= 0 { return reloadDescriptors[0] }
+        var fds: [Int32] = [-1, -1]
+        guard pipe(&fds) == 0 else { return -1 }
+        for fd in fds {
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        }
+        reloadDescriptors = fds
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, SIGHUP)
+        sigprocmask(SIG_UNBLOCK, &set, nil)
+        signal(SIGHUP) { _ in
+            var byte: UInt8 = 1
+            _ = write(SignalWatcher.reloadDescriptors[1], &byte, 1)
+        }
+        return fds[0]
+    }
+
+    /// Empties the reload pipe; true when a SIGHUP had arrived.
+    public static func drainReload() -> Bool {
+        var byte: UInt8 = 0
+        var any = false
+        while read(reloadDescriptors[0], &byte, 1) == 1 { any = true }
+        return any
+    }
+
     /// The name of the last signal received ("SIGTERM"), if any.
     public static var received: String? {
         switch lastSignal {
