@@ -12,11 +12,13 @@ final class BackgroundProcess: @unchecked Sendable {
     private var stderrText = ""
     private let done = DispatchGroup()
 
-    init(_ executable: String, _ arguments: [String]) throws {
+    /// - Parameter environment: variables set for the process, beside the test's own.
+    init(_ executable: String, _ arguments: [String], environment extra: [String: String] = [:]) throws {
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment
         environment["SWIFT_BACKTRACE"] = "enable=no"
+        environment.merge(extra) { $1 }
         process.environment = environment
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
