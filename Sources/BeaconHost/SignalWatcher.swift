@@ -17,12 +17,7 @@ public enum SignalWatcher {
     /// Installs the handlers (once) and returns the descriptor that becomes readable on a signal.
     public static func install() -> Int32 {
         if pipeDescriptors[0] >= 0 { return pipeDescriptors[0] }
-        var fds: [Int32] = [-1, -1]
-        guard pipe(&fds) == 0 else { return -1 }
-        for fd in fds {
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-        }
+        guard let fds = makePipe() else { return -1 }
         pipeDescriptors = fds
         signal(SIGPIPE, SIG_IGN)
         // A parent may have started this process with the signals blocked; unblock them.
@@ -47,12 +42,7 @@ public enum SignalWatcher {
     /// reload, not to stop.
     public static func installReload() -> Int32 {
         if reloadDescriptors[0] >= 0 { return reloadDescriptors[0] }
-        var fds: [Int32] = [-1, -1]
-        guard pipe(&fds) == 0 else { return -1 }
-        for fd in fds {
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-        }
+        guard let fds = makePipe() else { return -1 }
         reloadDescriptors = fds
         var set = sigset_t()
         sigemptyset(&set)
@@ -63,6 +53,18 @@ public enum SignalWatcher {
             _ = write(SignalWatcher.reloadDescriptors[1], &byte, 1)
         }
         return fds[0]
+    }
+
+    /// A pipe for a signal handler to write to: non-blocking (a handler must never wait),
+    /// closed on exec.
+    private static func makePipe() -> [Int32]? {
+        var fds: [Int32] = [-1, -1]
+        guard pipe(&fds) == 0 else { return nil }
+        for fd in fds {
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        }
+        return fds
     }
 
     /// Empties the reload pipe; true when a SIGHUP had arrived.
