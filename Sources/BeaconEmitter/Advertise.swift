@@ -114,14 +114,19 @@ struct Advertise: ParsableCommand {
     /// The TLM frame --interleave-tlm describes.
     func interleavedFrame() throws -> EddystoneTLM? {
         guard let interleaveTlm else { return nil }
+        let expected = "--interleave-tlm: expected battery=MV, temperature=C, pdu-count=N, uptime=S (comma-separated), got"
         var fields = ["type": "eddystone-tlm"]
-        for item in interleaveTlm.split(separator: ",") {
-            let parts = item.split(separator: "=", maxSplits: 1).map { String($0).trimmingCharacters(in: .whitespaces) }
-            guard parts.count == 2, ["battery", "temperature", "pdu-count", "pduCount", "uptime"].contains(parts[0]) else {
-                throw ValidationError("--interleave-tlm: expected battery=MV, temperature=C, pdu-count=N, uptime=S "
-                                      + "(comma-separated), got '\(item)'")
+        let pairs: [(key: String, value: String)]
+        do {
+            pairs = try KeyValueText.pairs(interleaveTlm)
+        } catch {
+            throw ValidationError("\(expected) '\(error.item)'")
+        }
+        for (key, value) in pairs {
+            guard ["battery", "temperature", "pdu-count", "pduCount", "uptime"].contains(key) else {
+                throw ValidationError("\(expected) '\(key)=\(value)'")
             }
-            fields[parts[0]] = parts[1]
+            fields[key] = value
         }
         guard case let .eddystone(.tlm(frame)) = try BeaconList.beacon(fromFields: fields) else { return nil }
         return frame
@@ -190,7 +195,7 @@ struct Advertise: ParsableCommand {
         session.advertiser.instancesChanged = { instances in
             try? InstanceRecord(adapter: adapter, instances: instances).save()
         }
-        let (server, sources, report) = try openSources(session, options: options, device: adapter, printer: printer)
+        let (server, sources, report) = try openSources(session.advertiser, options: options, device: adapter, printer: printer)
         defer { server?.close() }
         try Emitter.run(session, duration: runDuration, keep: keep, interrupt: interrupt, failFast: failFast,
                         device: adapter, sources: sources, report: report)
@@ -214,7 +219,7 @@ struct Advertise: ParsableCommand {
         }
         let session = AdvertisingLaunch.supervise(advertiser, on: connection, userChannel: userChannel,
                                                   bringingUp: deviceOptions.up, report: printer.handle)
-        let (server, sources, report) = try openSources(session, options: options, device: connection.device.description,
+        let (server, sources, report) = try openSources(session.advertiser, options: options, device: connection.device.description,
                                                         printer: printer)
         defer { server?.close() }
         try Emitter.run(session, duration: runDuration, keep: keep, interrupt: interrupt, failFast: failFast,

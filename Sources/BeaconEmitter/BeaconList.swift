@@ -3,6 +3,7 @@
 import AdvertisementCodec
 import ArgumentParser
 import BeaconReports
+import BeaconRig
 import Foundation
 import Yams
 
@@ -13,15 +14,11 @@ enum BeaconList {
     /// `type=altbeacon|eddystone-uid|eddystone-tlm` and `url=` pick other formats).
     /// - Throws: `ValidationError` naming the description and what is wrong.
     static func beacon(fromSpecification specification: String, label: String) throws -> Beacon {
-        var pairs: [(String, String)] = []
-        for item in specification.split(separator: ",") {
-            let parts = item.split(separator: "=", maxSplits: 1).map { String($0).trimmingCharacters(in: .whitespaces) }
-            guard parts.count == 2, !parts[0].isEmpty else {
-                throw ValidationError("\(label): expected KEY=VALUE pairs separated by commas, got '\(item)'")
-            }
-            pairs.append((parts[0], parts[1]))
+        do {
+            return try beacon(fromPairs: try KeyValueText.pairs(specification).map { ($0.key, $0.value) }, label: label)
+        } catch let malformed as KeyValueText.Malformed {
+            throw ValidationError("\(label): expected KEY=VALUE pairs separated by commas, got '\(malformed.item)'")
         }
-        return try beacon(fromPairs: pairs, label: label)
     }
 
     /// Reads a JSON or YAML file: `{"beacons": [{"uuid": ..., "major": 1, "minor": 2}, ...]}`.

@@ -15,7 +15,6 @@ public final class Advertiser {
 
     public private(set) var plan: AdvertisingPlan?
     private var rotationIndex = 0
-    private var beaconData: [[UInt8]]
     /// The beacons advertised now (changed by `add`, `update`, `remove`).
     public private(set) var beacons: [Beacon]
     /// How many sets the controller has (read at start for more than one beacon, else at
@@ -30,7 +29,6 @@ public final class Advertiser {
         self.controller = controller
         self.options = options
         self.sharedWithKernel = sharedWithKernel
-        self.beaconData = options.beacons.map { $0.advertisingData.bytes }
         self.beacons = options.beacons
     }
 
@@ -63,9 +61,7 @@ public final class Advertiser {
             throw .unsupported("--tx-power needs extended advertising, which "
                                + (options.mode == .legacy ? "--legacy turned off" : "this controller lacks"))
         }
-        for (index, data) in beaconData.enumerated() where data.count > AdvertisingData.legacyMaximumLength {
-            throw .unsupported("beacon \(index + 1): \(data.count) bytes of advertising data exceed the 31 a legacy PDU holds")
-        }
+        for (index, beacon) in beacons.enumerated() { _ = try beacon.legacyPDUData(label: "beacon \(index + 1)") }
         let address: BluetoothAddress?
         switch options.address {
         case .publicAddress: address = nil
@@ -74,9 +70,9 @@ public final class Advertiser {
         }
         numberOfSets = capabilities.numberOfAdvertisingSets
         // One set per beacon where the controller has enough; otherwise one set they take turns on.
-        let setCount = extended && beaconData.count <= (capabilities.numberOfAdvertisingSets ?? 1) ? beaconData.count : 1
-        let rotating = beaconData.count > setCount
-        let handles = (0..<setCount).map { sharedWithKernel ? Self.highestHandle - UInt8($0) : UInt8($0) }
+        let setCount = extended && beacons.count <= (capabilities.numberOfAdvertisingSets ?? 1) ? beacons.count : 1
+        let rotating = beacons.count > setCount
+        let handles = (0..<setCount).map { Self.handle(ofSet: $0, sharedWithKernel: sharedWithKernel) }
         let plan = AdvertisingPlan(mode: extended ? .extended : .legacy, handles: handles,
                                    rotating: rotating, address: address, addressIsRandom: address != nil)
         self.plan = plan
@@ -108,20 +104,14 @@ public final class Advertiser {
             ownAddressType: plan.addressIsRandom ? .randomDevice : .publicDevice)
         step("set parameters: \(parameters.advertisingType), interval \(options.intervalDescription), channels 37 38 39")
         try controller.send(parameters, context: "interval \(options.intervalDescription)")
-        try setLegacyData(beaconData[0], label: 0)
+        try setLegacyData(data(0), label: 0)
         step("enable advertising (LE Set Advertising Enable 0x01)")
         try controller.send(LESetAdvertisingEnable(enable: true))
     }
 
     private func setLegacyData(_ data: [UInt8], label: Int) throws(HostError) {
         step("set data for beacon \(label + 1): \(HexText.format(data))")
-        do {
-            try controller.send(try LESetAdvertisingData(data: data))
-        } catch let error as HostError {
-            throw error
-        } catch {
-            throw .unsupported("beacon \(label + 1): \(error)")
-        }
+        try controller.setLegacyAdvertisingData(data)
     }
 
     /// - Parameter beaconOffset: the beacon the plan's first set carries (the next sets, the next beacons).
@@ -151,16 +141,29 @@ public final class Advertiser {
                 step("set \(handle): random address \(address)")
                 try controller.send(LESetAdvertisingSetRandomAddress(handle: handle, address: address))
             }
-            try setExtendedData(handle: handle, beacon: beaconOffset + position)
+            try setExtendedData(handle: handle, data(beaconOffset + position), label: beaconOffset + position)
         }
         step("enable set(s) \(plan.handles.map(String.init).joined(separator: ", "))")
         try controller.send(LESetExtendedAdvertisingEnable(enable: true, sets: plan.handles.map { .init(handle: $0) }))
     }
 
-    private func setExtendedData(handle: UInt8, beacon: Int) throws(HostError) {
-        step("set \(handle): data for beacon \(beacon + 1): \(HexText.format(beaconData[beacon]))")
-        for fragment in LESetExtendedAdvertisingData.fragments(handle: handle, data: beaconData[beacon]) {
-            try controller.send(fragment)
+    private func setExtendedData(handle: UInt8, _ data: [UInt8], label: Int) throws(HostError) {
+        step("set \(handle): data for beacon \(label + 1): \(HexText.format(data))")
+        try controller.setExtendedAdvertisingData(handle: handle, data)
+    }
+
+    /// Beacon `index`'s advertising data.
+    private func data(_ index: Int) -> [UInt8] {
+        beacons[index].advertisingData.bytes
+    }
+
+    /// Sets `data` (beacon `index`'s, or a frame shown in its place) on the set that carries
+    /// beacon `index`: the one set when the beacons take turns.
+    private func setData(_ data: [UInt8], onSetOf index: Int, plan: AdvertisingPlan) throws(HostError) {
+        switch plan.mode {
+        case .legacy: try setLegacyData(data, label: index)
+        case .extended: try setExtendedData(handle: plan.handles[plan.rotating ? 0 : index], data, label: index)
+        case .managed: break  // ManagedAdvertiser's
         }
     }
 
@@ -168,12 +171,8 @@ public final class Advertiser {
     /// - Throws: `HostError` if the controller refuses the new data.
     public func rotate() throws(HostError) {
         guard let plan, plan.rotating else { return }
-        rotationIndex = (rotationIndex + 1) % beaconData.count
-        switch plan.mode {
-        case .legacy: try setLegacyData(beaconData[rotationIndex], label: rotationIndex)
-        case .extended: try setExtendedData(handle: plan.handles[0], beacon: rotationIndex)
-        case .managed: break  // ManagedAdvertiser's
-        }
+        rotationIndex = (rotationIndex + 1) % beacons.count
+        try setData(data(rotationIndex), onSetOf: rotationIndex, plan: plan)
     }
 
     /// Changes beacon `index` in place: its set's data (no disable, no enable); a beacon that
@@ -181,33 +180,17 @@ public final class Advertiser {
     /// - Throws: `HostError` when the controller refuses, or for data a legacy PDU cannot hold.
     public func update(_ index: Int, to beacon: Beacon) throws(HostError) {
         guard let plan, beacons.indices.contains(index) else { throw .unsupported("no beacon \(index + 1)") }
-        let data = try Self.legacyData(of: beacon)
-        let old = (beaconData[index], beacons[index])
-        beaconData[index] = data
+        let data = try beacon.legacyPDUData()
+        let old = beacons[index]
         beacons[index] = beacon
+        // A beacon waiting for its turn changes when the turn comes.
+        guard !plan.rotating || index == rotationIndex else { return }
         do {
-            try setUpdated(index, plan: plan)
+            try setData(data, onSetOf: index, plan: plan)
         } catch {
             // Nothing changed: what restores the beacons later puts the old data back.
-            (beaconData[index], beacons[index]) = old
+            beacons[index] = old
             throw error
-        }
-    }
-
-    private func setUpdated(_ index: Int, plan: AdvertisingPlan) throws(HostError) {
-        if plan.rotating {
-            guard index == rotationIndex else { return }
-            switch plan.mode {
-            case .legacy: try setLegacyData(beaconData[index], label: index)
-            case .extended: try setExtendedData(handle: plan.handles[0], beacon: index)
-            case .managed: break
-            }
-        } else {
-            switch plan.mode {
-            case .legacy: try setLegacyData(beaconData[index], label: index)
-            case .extended: try setExtendedData(handle: plan.handles[index], beacon: index)
-            case .managed: break
-            }
         }
     }
 
@@ -216,23 +199,7 @@ public final class Advertiser {
     /// while beacons take turns (the set is theirs).
     public func show(_ index: Int, _ frame: Beacon) throws(HostError) {
         guard let plan, !plan.rotating, beacons.indices.contains(index) else { return }
-        let data = try Self.legacyData(of: frame)
-        switch plan.mode {
-        case .legacy: try controller.send(try checkedLegacyData(data))
-        case .extended:
-            for fragment in LESetExtendedAdvertisingData.fragments(handle: plan.handles[index], data: data) {
-                try controller.send(fragment)
-            }
-        case .managed: break
-        }
-    }
-
-    private func checkedLegacyData(_ data: [UInt8]) throws(HostError) -> LESetAdvertisingData {
-        do {
-            return try LESetAdvertisingData(data: data)
-        } catch {
-            throw .unsupported("\(error)")
-        }
+        try setData(try frame.legacyPDUData(), onSetOf: index, plan: plan)
     }
 
     /// Adds a beacon while advertising: a set of its own where the controller has one free and
@@ -243,7 +210,7 @@ public final class Advertiser {
     @discardableResult
     public func add(_ beacon: Beacon) throws(HostError) -> Int {
         guard var plan else { throw .unsupported("not advertising") }
-        let data = try Self.legacyData(of: beacon)
+        _ = try beacon.legacyPDUData()
         if plan.mode == .extended && !plan.rotating {
             if numberOfSets == nil {
                 let commands = try controller.send(ReadLocalSupportedCommands())
@@ -252,26 +219,23 @@ public final class Advertiser {
             let numberOfSets = self.numberOfSets ?? 1
             let used = Set(plan.handles)
             let candidates = (0..<min(numberOfSets, Int(Self.highestHandle) + 1))
-                .map { sharedWithKernel ? Self.highestHandle - UInt8($0) : UInt8($0) }
+                .map { Self.handle(ofSet: $0, sharedWithKernel: sharedWithKernel) }
             guard let handle = candidates.first(where: { !used.contains($0) }) else {
                 throw .unsupported("all \(numberOfSets) advertising sets are in use, a beacon on each: remove one first")
             }
-            beaconData.append(data)
             beacons.append(beacon)
             let single = AdvertisingPlan(mode: .extended, handles: [handle], rotating: false, address: plan.address,
                                          addressIsRandom: plan.addressIsRandom)
             do {
-                try startExtended(single, disableFirst: false, beaconOffset: beaconData.count - 1)
+                try startExtended(single, disableFirst: false, beaconOffset: beacons.count - 1)
             } catch {
                 _ = try? controller.send(LESetExtendedAdvertisingEnable(enable: false, sets: [.init(handle: handle)]))
                 _ = try? controller.send(LERemoveAdvertisingSet(handle: handle))
-                beaconData.removeLast()
                 beacons.removeLast()
                 throw error
             }
             plan.handles.append(handle)
         } else {
-            beaconData.append(data)
             beacons.append(beacon)
             plan.rotating = true
         }
@@ -284,20 +248,13 @@ public final class Advertiser {
     public func remove(_ index: Int) throws(HostError) {
         guard var plan else { throw .unsupported("not advertising") }
         try BeaconRemoval.check(index, of: beacons.count)
-        beaconData.remove(at: index)
         beacons.remove(at: index)
         if plan.rotating {
             let wasOnAir: Bool
             (rotationIndex, wasOnAir) = BeaconRemoval.turn(afterRemoving: index, turn: rotationIndex, remaining: beacons.count)
-            if beaconData.count <= plan.handles.count { plan.rotating = false }
+            if beacons.count <= plan.handles.count { plan.rotating = false }
             self.plan = plan
-            if wasOnAir || !plan.rotating {
-                switch plan.mode {
-                case .legacy: try setLegacyData(beaconData[rotationIndex], label: rotationIndex)
-                case .extended: try setExtendedData(handle: plan.handles[0], beacon: rotationIndex)
-                case .managed: break
-                }
-            }
+            if wasOnAir || !plan.rotating { try setData(data(rotationIndex), onSetOf: rotationIndex, plan: plan) }
         } else {
             let handle = plan.handles.remove(at: index)
             self.plan = plan
@@ -305,14 +262,6 @@ public final class Advertiser {
             try controller.send(LESetExtendedAdvertisingEnable(enable: false, sets: [.init(handle: handle)]))
             try controller.send(LERemoveAdvertisingSet(handle: handle))
         }
-    }
-
-    private static func legacyData(of beacon: Beacon) throws(HostError) -> [UInt8] {
-        let data = beacon.advertisingData.bytes
-        guard data.count <= AdvertisingData.legacyMaximumLength else {
-            throw .unsupported("\(data.count) bytes of advertising data exceed the 31 a legacy PDU holds")
-        }
-        return data
     }
 
     /// Puts the same beacons back after something knocked them off the air (a controller
@@ -394,6 +343,12 @@ public final class Advertiser {
     }
 
     private func step(_ text: String) { log?(text) }
+
+    /// The handle of our set number `position` (from 0): counting down from `highestHandle` on
+    /// a controller the kernel also drives (it numbers its own up from 0), up from 0 otherwise.
+    static func handle(ofSet position: Int, sharedWithKernel: Bool) -> UInt8 {
+        sharedWithKernel ? highestHandle - UInt8(position) : UInt8(position)
+    }
 
     /// A static random address: random, with the two most significant bits set, and the
     /// random part neither all zeros nor all ones (Core Vol 6 Part B 1.3.2.1).

@@ -30,6 +30,37 @@ extension ManagedSetAdvertiser {
     public var hasFreeSet: Bool { (features?.freeInstanceCount ?? 1) > 0 }
 }
 
+extension Beacon {
+    /// Its advertising data, refused (naming `label`, "beacon 2", when given) when it is longer
+    /// than the 31 bytes a legacy PDU carries.
+    func legacyPDUData(label: String? = nil) throws(HostError) -> [UInt8] {
+        let data = advertisingData.bytes
+        guard data.count <= AdvertisingData.legacyMaximumLength else {
+            throw .unsupported((label.map { "\($0): " } ?? "")
+                               + "\(data.count) bytes of advertising data exceed the 31 a legacy PDU holds")
+        }
+        return data
+    }
+}
+
+extension HCIController {
+    /// LE Set Advertising Data with `data` (at most 31 bytes).
+    func setLegacyAdvertisingData(_ data: [UInt8]) throws(HostError) {
+        do {
+            try send(try LESetAdvertisingData(data: data))
+        } catch let error as HostError {
+            throw error
+        } catch {
+            throw .unsupported("\(error)")
+        }
+    }
+
+    /// LE Set Extended Advertising Data with `data` for set `handle`, in as many fragments as it takes.
+    func setExtendedAdvertisingData(handle: UInt8, _ data: [UInt8]) throws(HostError) {
+        for fragment in LESetExtendedAdvertisingData.fragments(handle: handle, data: data) { try send(fragment) }
+    }
+}
+
 /// What removing a beacon from a running emitter means for its beacons taking turns, shared
 /// by the HCI and the management advertisers.
 enum BeaconRemoval {
@@ -61,21 +92,8 @@ public protocol LiveAdvertising: AnyObject {
     func show(_ index: Int, _ frame: Beacon) throws(HostError)
 }
 
-extension HCISession: LiveAdvertising {
-    public var beacons: [Beacon] { advertiser.beacons }
-    public func update(_ index: Int, to beacon: Beacon) throws(HostError) { try advertiser.update(index, to: beacon) }
-    public func add(_ beacon: Beacon) throws(HostError) -> Int { try advertiser.add(beacon) }
-    public func remove(_ index: Int) throws(HostError) { try advertiser.remove(index) }
-    public func show(_ index: Int, _ frame: Beacon) throws(HostError) { try advertiser.show(index, frame) }
-}
-
-extension ManagedSession: LiveAdvertising {
-    public var beacons: [Beacon] { advertiser.beacons }
-    public func update(_ index: Int, to beacon: Beacon) throws(HostError) { try advertiser.update(index, to: beacon) }
-    public func add(_ beacon: Beacon) throws(HostError) -> Int { try advertiser.add(beacon) }
-    public func remove(_ index: Int) throws(HostError) { try advertiser.remove(index) }
-    public func show(_ index: Int, _ frame: Beacon) throws(HostError) { try advertiser.show(index, frame) }
-}
+extension Advertiser: LiveAdvertising {}
+extension ManagedAdvertiser: LiveAdvertising {}
 
 extension LiveAdvertising {
     /// Changes the beacons to `wanted` in place, position by position: a changed beacon gets

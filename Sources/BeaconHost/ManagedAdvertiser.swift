@@ -14,7 +14,6 @@ public final class ManagedAdvertiser {
     public private(set) var plan: AdvertisingPlan?
     /// What Read Advertising Features said at start.
     public private(set) var features: ReadAdvertisingFeatures.ReturnParameters?
-    private var beaconData: [[UInt8]]
     private var rotationIndex = 0
     /// The beacons advertised now (changed by `add`, `update`, `remove`).
     public private(set) var beacons: [Beacon]
@@ -24,7 +23,6 @@ public final class ManagedAdvertiser {
     public init(client: MgmtClient, options: AdvertisingOptions) {
         self.client = client
         self.options = options
-        self.beaconData = options.beacons.map { $0.advertisingData.bytes }
         self.beacons = options.beacons
     }
 
@@ -47,9 +45,7 @@ public final class ManagedAdvertiser {
             throw .unsupported("--\(options.mode.rawValue) chooses HCI commands, which only --access raw or user-channel "
                                + "sends: through the management API the kernel chooses them")
         }
-        for (index, data) in beaconData.enumerated() where data.count > AdvertisingData.legacyMaximumLength {
-            throw .unsupported("beacon \(index + 1): \(data.count) bytes of advertising data exceed the 31 a legacy PDU holds")
-        }
+        for (index, beacon) in beacons.enumerated() { _ = try beacon.legacyPDUData(label: "beacon \(index + 1)") }
         step("read the kernel's advertising features (Read Advertising Features)")
         var features = try client.send(ReadAdvertisingFeatures())
         self.features = features
@@ -60,8 +56,8 @@ public final class ManagedAdvertiser {
         if !features.acceptsIntervals {
             step("this kernel takes no interval with an instance: the kernel's default applies, not --interval")
         }
-        let count = beaconData.count <= features.freeInstanceCount ? beaconData.count : 1
-        var plan = AdvertisingPlan(mode: .managed, handles: [], rotating: count < beaconData.count,
+        let count = beacons.count <= features.freeInstanceCount ? beacons.count : 1
+        var plan = AdvertisingPlan(mode: .managed, handles: [], rotating: count < beacons.count,
                                    address: nil, addressIsRandom: !options.connectable)
         do throws(HostError) {
             for beacon in 0..<count {
@@ -90,33 +86,8 @@ public final class ManagedAdvertiser {
 
     /// Adds (or, for an instance that exists, updates) `instance` with beacon `beacon`'s data.
     private func add(instance: UInt8, beacon: Int) throws(HostError) {
-        let data = beaconData[beacon]
-        var flags: MgmtAdvertisingFlags = options.connectable ? [.connectable] : []
-        do {
-            if setsInterval {
-                flags.insert(.intervalParameters)
-                if options.txPower != nil { flags.insert(.txPowerParameter) }
-                step("instance \(instance): parameters: \(options.connectable ? "connectable" : "non-connectable"), "
-                     + "interval \(options.intervalDescription)" + (options.txPower.map { ", TX power \($0) dBm" } ?? ""))
-                let chosen = try client.send(AddExtendedAdvertisingParameters(
-                    instance: instance, flags: flags, minimumInterval: options.intervalUnits,
-                    maximumInterval: options.intervalUnits, txPower: options.txPower ?? 127),
-                    context: "instance \(instance), interval \(options.intervalDescription)"
-                        + (options.txPower.map { ", TX power \($0) dBm" } ?? ""))
-                if options.txPower != nil { step("instance \(instance): the controller chose \(chosen.txPower) dBm") }
-                step("instance \(instance): data for beacon \(beacon + 1): \(HexText.format(data))")
-                try client.send(try AddExtendedAdvertisingData(instance: instance, advertisingData: data),
-                                context: "instance \(instance), \(data.count) bytes")
-            } else {
-                step("instance \(instance): beacon \(beacon + 1): \(HexText.format(data))")
-                try client.send(try AddAdvertising(instance: instance, flags: flags, advertisingData: data),
-                                context: "instance \(instance), \(data.count) bytes")
-            }
-        } catch let error as HostError {
-            throw error
-        } catch {
-            throw .unsupported("beacon \(beacon + 1): \(error)")
-        }
+        try client.putInstance(instance, data: beacons[beacon].advertisingData.bytes, label: "beacon \(beacon + 1)",
+                               options: options, separately: setsInterval, log: log)
     }
 
     /// Changes beacon `index` in place: new data for its running instance (the kernel sets it
@@ -124,28 +95,17 @@ public final class ManagedAdvertiser {
     /// changes when its turn comes (at once if it is on the air).
     public func update(_ index: Int, to beacon: Beacon) throws(HostError) {
         guard let plan, beacons.indices.contains(index) else { throw .unsupported("no beacon \(index + 1)") }
-        let data = beacon.advertisingData.bytes
-        guard data.count <= AdvertisingData.legacyMaximumLength else {
-            throw .unsupported("\(data.count) bytes of advertising data exceed the 31 a legacy PDU holds")
-        }
-        let old = (beaconData[index], beacons[index])
-        beaconData[index] = data
+        let data = try beacon.legacyPDUData()
+        let old = beacons[index]
         beacons[index] = beacon
+        // A beacon waiting for its turn changes when the turn comes.
+        guard !plan.rotating || index == rotationIndex else { return }
         do {
-            try setUpdated(index, plan: plan)
+            try setData(data, onInstanceOf: index, plan: plan)
         } catch {
             // Nothing changed: what restores the beacons later puts the old data back.
-            (beaconData[index], beacons[index]) = old
+            beacons[index] = old
             throw error
-        }
-    }
-
-    private func setUpdated(_ index: Int, plan: AdvertisingPlan) throws(HostError) {
-        if plan.rotating {
-            guard index == rotationIndex, let instance = plan.handles.first else { return }
-            try setData(instance: instance, beacon: index)
-        } else {
-            try setData(instance: plan.handles[index], beacon: index)
         }
     }
 
@@ -154,14 +114,7 @@ public final class ManagedAdvertiser {
     /// Not while beacons take turns, nor on kernels that take no parameters apart.
     public func show(_ index: Int, _ frame: Beacon) throws(HostError) {
         guard let plan, !plan.rotating, setsInterval, beacons.indices.contains(index) else { return }
-        let data = frame.advertisingData.bytes
-        do {
-            try client.send(try AddExtendedAdvertisingData(instance: plan.handles[index], advertisingData: data))
-        } catch let error as HostError {
-            throw error
-        } catch {
-            throw .unsupported("\(error)")
-        }
+        try setData(try frame.legacyPDUData(), onInstanceOf: index, plan: plan)
     }
 
     /// Adds a beacon while advertising: an instance of its own at the lowest free number, or,
@@ -171,11 +124,7 @@ public final class ManagedAdvertiser {
     @discardableResult
     public func add(_ beacon: Beacon) throws(HostError) -> Int {
         guard var plan else { throw .unsupported("not advertising") }
-        let data = beacon.advertisingData.bytes
-        guard data.count <= AdvertisingData.legacyMaximumLength else {
-            throw .unsupported("\(data.count) bytes of advertising data exceed the 31 a legacy PDU holds")
-        }
-        beaconData.append(data)
+        _ = try beacon.legacyPDUData()
         beacons.append(beacon)
         if plan.rotating {
             self.plan = plan
@@ -188,7 +137,6 @@ public final class ManagedAdvertiser {
             try add(instance: instance, beacon: beacons.count - 1)
             plan.handles.append(instance)
         } catch {
-            beaconData.removeLast()
             beacons.removeLast()
             throw error
         }
@@ -202,15 +150,14 @@ public final class ManagedAdvertiser {
     public func remove(_ index: Int) throws(HostError) {
         guard var plan else { throw .unsupported("not advertising") }
         try BeaconRemoval.check(index, of: beacons.count)
-        beaconData.remove(at: index)
         beacons.remove(at: index)
         if plan.rotating {
             let wasOnAir: Bool
             (rotationIndex, wasOnAir) = BeaconRemoval.turn(afterRemoving: index, turn: rotationIndex, remaining: beacons.count)
-            if beaconData.count <= plan.handles.count { plan.rotating = false }
+            if beacons.count <= plan.handles.count { plan.rotating = false }
             self.plan = plan
-            if (wasOnAir || !plan.rotating), let instance = plan.handles.first {
-                try setData(instance: instance, beacon: rotationIndex)
+            if wasOnAir || !plan.rotating {
+                try setData(beacons[rotationIndex].advertisingData.bytes, onInstanceOf: rotationIndex, plan: plan)
             }
         } else {
             let instance = plan.handles.remove(at: index)
@@ -221,21 +168,12 @@ public final class ManagedAdvertiser {
         }
     }
 
-    /// New data for a running instance: Add Extended Advertising Data where the kernel takes
-    /// parameters apart, else the whole instance again.
-    private func setData(instance: UInt8, beacon: Int) throws(HostError) {
-        guard setsInterval else {
-            try add(instance: instance, beacon: beacon)
-            return
-        }
-        step("instance \(instance): data for beacon \(beacon + 1): \(HexText.format(beaconData[beacon]))")
-        do {
-            try client.send(try AddExtendedAdvertisingData(instance: instance, advertisingData: beaconData[beacon]))
-        } catch let error as HostError {
-            throw error
-        } catch {
-            throw .unsupported("beacon \(beacon + 1): \(error)")
-        }
+    /// New data (beacon `index`'s, or a frame shown in its place) for the running instance that
+    /// carries beacon `index` (the one instance when the beacons take turns): Add Extended
+    /// Advertising Data where the kernel takes parameters apart, else the whole instance again.
+    private func setData(_ data: [UInt8], onInstanceOf index: Int, plan: AdvertisingPlan) throws(HostError) {
+        try client.putInstance(plan.handles[plan.rotating ? 0 : index], data: data, label: "beacon \(index + 1)",
+                               options: options, separately: setsInterval, parameters: false, log: log)
     }
 
     /// Adds the same instances again (after a power cycle, or with the controller reset under
@@ -257,9 +195,9 @@ public final class ManagedAdvertiser {
 
     /// With more beacons than free instances, puts the next beacon's data on the one instance.
     public func rotate() throws(HostError) {
-        guard let plan, plan.rotating, let instance = plan.handles.first else { return }
-        rotationIndex = (rotationIndex + 1) % beaconData.count
-        try setData(instance: instance, beacon: rotationIndex)
+        guard let plan, plan.rotating else { return }
+        rotationIndex = (rotationIndex + 1) % beacons.count
+        try setData(beacons[rotationIndex].advertisingData.bytes, onInstanceOf: rotationIndex, plan: plan)
     }
 
     /// Removes this advertiser's instances, and no other. One already gone (removed by the

@@ -38,7 +38,7 @@ public final class ManagedSetAdvertiser: BeaconSets {
 
     @discardableResult
     public func add(_ beacon: Beacon, txPower: Int8? = nil) throws(HostError) -> UInt8 {
-        let data = try Self.data(of: beacon)
+        let data = try beacon.legacyPDUData()
         let features = try client.send(ReadAdvertisingFeatures())
         self.features = features
         guard let instance = features.lowestFreeInstance else {
@@ -62,7 +62,7 @@ public final class ManagedSetAdvertiser: BeaconSets {
 
     public func update(_ handle: UInt8, to beacon: Beacon) throws(HostError) {
         guard instances[handle] != nil else { throw .unsupported("instance \(handle) is not ours") }
-        let data = try Self.data(of: beacon)
+        let data = try beacon.legacyPDUData()
         try put(handle, data: data, txPower: nil, parameters: false)
         instances[handle] = data
     }
@@ -95,36 +95,8 @@ public final class ManagedSetAdvertiser: BeaconSets {
     /// Adds (or updates) an instance: parameters then data on kernels that take an interval,
     /// else the whole instance with Add Advertising.
     private func put(_ instance: UInt8, data: [UInt8], txPower: Int8?, parameters: Bool) throws(HostError) {
-        do {
-            if features?.acceptsIntervals == true {
-                if parameters {
-                    var flags: MgmtAdvertisingFlags = [.intervalParameters]
-                    if txPower != nil { flags.insert(.txPowerParameter) }
-                    log?("instance \(instance): parameters" + (txPower.map { ", TX power \($0) dBm" } ?? ""))
-                    try client.send(AddExtendedAdvertisingParameters(
-                        instance: instance, flags: flags, minimumInterval: intervalUnits, maximumInterval: intervalUnits,
-                        txPower: txPower ?? 127), context: "instance \(instance)" + (txPower.map { ", TX power \($0) dBm" } ?? ""))
-                }
-                log?("instance \(instance): data \(HexText.format(data))")
-                try client.send(try AddExtendedAdvertisingData(instance: instance, advertisingData: data),
-                                context: "instance \(instance), \(data.count) bytes")
-            } else {
-                log?("instance \(instance): \(HexText.format(data)) (Add Advertising)")
-                try client.send(try AddAdvertising(instance: instance, flags: [], advertisingData: data),
-                                context: "instance \(instance), \(data.count) bytes")
-            }
-        } catch let error as HostError {
-            throw error
-        } catch {
-            throw .unsupported("\(error)")
-        }
-    }
-
-    private static func data(of beacon: Beacon) throws(HostError) -> [UInt8] {
-        let data = beacon.advertisingData.bytes
-        guard data.count <= AdvertisingData.legacyMaximumLength else {
-            throw .unsupported("\(data.count) bytes of advertising data exceed the 31 a legacy PDU holds")
-        }
-        return data
+        try client.putInstance(instance, data: data, label: "instance \(instance)",
+                               options: AdvertisingOptions(beacons: [], intervalUnits: intervalUnits, txPower: txPower),
+                               separately: features?.acceptsIntervals == true, parameters: parameters, log: log)
     }
 }

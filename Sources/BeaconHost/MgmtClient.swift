@@ -136,4 +136,42 @@ public final class MgmtClient {
             return true
         }
     }
+
+    /// Adds (or, for one that exists, updates) advertising instance `instance` with `data`:
+    /// its parameters (connectable or not, the interval, the TX power of `options`) and then
+    /// its data where the kernel takes them apart (`separately`), else the whole instance at
+    /// once (Add Advertising, the kernel's default interval). With `parameters` false, only the
+    /// data of a running instance changes, in place.
+    /// - Parameter label: what the data is, for the steps and errors ("beacon 2").
+    func putInstance(_ instance: UInt8, data: [UInt8], label: String, options: AdvertisingOptions, separately: Bool,
+                     parameters: Bool = true, log: ((String) -> Void)?) throws(HostError) {
+        var flags: MgmtAdvertisingFlags = options.connectable ? [.connectable] : []
+        do {
+            if separately {
+                if parameters {
+                    flags.insert(.intervalParameters)
+                    if options.txPower != nil { flags.insert(.txPowerParameter) }
+                    let power = options.txPower.map { ", TX power \($0) dBm" } ?? ""
+                    log?("instance \(instance): parameters: \(options.connectable ? "connectable" : "non-connectable"), "
+                         + "interval \(options.intervalDescription)" + power)
+                    let chosen = try send(AddExtendedAdvertisingParameters(
+                        instance: instance, flags: flags, minimumInterval: options.intervalUnits,
+                        maximumInterval: options.intervalUnits, txPower: options.txPower ?? 127),
+                        context: "instance \(instance), interval \(options.intervalDescription)" + power)
+                    if options.txPower != nil { log?("instance \(instance): the controller chose \(chosen.txPower) dBm") }
+                }
+                log?("instance \(instance): data for \(label): \(HexText.format(data))")
+                try send(try AddExtendedAdvertisingData(instance: instance, advertisingData: data),
+                         context: "instance \(instance), \(data.count) bytes")
+            } else {
+                log?("instance \(instance): \(label): \(HexText.format(data))")
+                try send(try AddAdvertising(instance: instance, flags: flags, advertisingData: data),
+                         context: "instance \(instance), \(data.count) bytes")
+            }
+        } catch let error as HostError {
+            throw error
+        } catch {
+            throw .unsupported("\(label): \(error)")
+        }
+    }
 }

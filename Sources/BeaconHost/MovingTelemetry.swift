@@ -34,9 +34,9 @@ public struct MovingTelemetry: Sendable {
 public final class TelemetrySource: RunLoopSource {
     private let session: any LiveAdvertising
     private let telemetry: MovingTelemetry
-    private let interleaving: EddystoneTLM?
     private let timer: PeriodicTimer
-    private let tick: Duration
+    /// The timer's period, in seconds.
+    private let tick: Double
     private let ticksPerUpdate: UInt64
     private var ticks: UInt64 = 0
     /// The interleaved frame's counters, from the start of the run.
@@ -54,12 +54,12 @@ public final class TelemetrySource: RunLoopSource {
                 updatePeriod: Duration = .seconds(5), log: @escaping (String) -> Void) throws(HostError) {
         self.session = session
         telemetry = MovingTelemetry(intervalUnits: intervalUnits)
-        self.interleaving = interleaving
         emitterFrame = interleaving
         // With interleaving the timer runs at the advertising interval, else at the update period.
-        tick = interleaving != nil ? .microseconds(Int64(intervalUnits) * 625) : updatePeriod
-        ticksPerUpdate = UInt64(max(1, (updatePeriod / tick).rounded()))
-        timer = try PeriodicTimer(period: tick)
+        let period = interleaving != nil ? Duration.microseconds(Int64(intervalUnits) * 625) : updatePeriod
+        tick = period.inSeconds
+        ticksPerUpdate = UInt64(max(1, (updatePeriod / period).rounded()))
+        timer = try PeriodicTimer(period: period)
         self.log = log
     }
 
@@ -68,15 +68,14 @@ public final class TelemetrySource: RunLoopSource {
         guard passed > 0 else { return }
         let before = ticks
         ticks += passed
-        let seconds = Double(passed) * (Double(tick.components.attoseconds) / 1e18 + Double(tick.components.seconds))
-        if let frame = emitterFrame { emitterFrame = telemetry.advance(frame, by: seconds) }
+        if let frame = emitterFrame { emitterFrame = telemetry.advance(frame, by: Double(passed) * tick) }
         do {
-            if ticks / ticksPerUpdate != before / ticksPerUpdate {
-                let updates = Double(ticks / ticksPerUpdate - before / ticksPerUpdate)
-                let period = Double(ticksPerUpdate) * seconds / Double(passed)
+            let updates = ticks / ticksPerUpdate - before / ticksPerUpdate
+            if updates > 0 {
+                let seconds = Double(updates * ticksPerUpdate) * tick
                 for (index, beacon) in session.beacons.enumerated() {
                     guard case let .eddystone(.tlm(frame)) = beacon else { continue }
-                    try session.update(index, to: .eddystone(.tlm(telemetry.advance(frame, by: updates * period))))
+                    try session.update(index, to: .eddystone(.tlm(telemetry.advance(frame, by: seconds))))
                 }
             }
             if let frame = emitterFrame {

@@ -60,3 +60,10 @@ public enum PollProbe {
         return fds.map { $0.revents != 0 }
     }
 }
+
+extension Duration {
+    /// The duration in seconds, with its fraction.
+    public var inSeconds: Double {
+        Double(components.seconds) + Double(components.attoseconds) / 1e18
+    }
+}

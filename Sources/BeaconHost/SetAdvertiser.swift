@@ -51,10 +51,7 @@ public final class SetAdvertiser {
     ///   the new set is left behind.
     @discardableResult
     public func add(_ beacon: Beacon, txPower: Int8? = nil) throws(HostError) -> UInt8 {
-        let data = beacon.advertisingData.bytes
-        guard data.count <= AdvertisingData.legacyMaximumLength else {
-            throw .unsupported("\(data.count) bytes of advertising data exceed the 31 a legacy PDU holds")
-        }
+        let data = try beacon.legacyPDUData()
         guard let handle = freeHandle() else {
             throw .unsupported(extended
                 ? "all \(numberOfSets) advertising sets of the controller are on the air: stop a beacon first"
@@ -87,10 +84,7 @@ public final class SetAdvertiser {
     /// Changes a running beacon's data in place: the set stays enabled.
     public func update(_ handle: UInt8, to beacon: Beacon) throws(HostError) {
         guard sets[handle] != nil else { throw .unsupported("set \(handle) is not ours") }
-        let data = beacon.advertisingData.bytes
-        guard data.count <= AdvertisingData.legacyMaximumLength else {
-            throw .unsupported("\(data.count) bytes of advertising data exceed the 31 a legacy PDU holds")
-        }
+        let data = try beacon.legacyPDUData()
         try setData(handle, data)
         sets[handle]?.data = data
     }
@@ -132,7 +126,7 @@ public final class SetAdvertiser {
 
     private func freeHandle() -> UInt8? {
         let count = extended ? min(numberOfSets, Int(Advertiser.highestHandle) + 1) : 1
-        let candidates = (0..<count).map { sharedWithKernel && extended ? Advertiser.highestHandle - UInt8($0) : UInt8($0) }
+        let candidates = (0..<count).map { Advertiser.handle(ofSet: $0, sharedWithKernel: sharedWithKernel && extended) }
         return candidates.first { sets[$0] == nil }
     }
 
@@ -148,15 +142,9 @@ public final class SetAdvertiser {
     private func setData(_ handle: UInt8, _ data: [UInt8]) throws(HostError) {
         log?((extended ? "set \(handle): " : "") + "data \(HexText.format(data))")
         if extended {
-            for fragment in LESetExtendedAdvertisingData.fragments(handle: handle, data: data) { try controller.send(fragment) }
+            try controller.setExtendedAdvertisingData(handle: handle, data)
         } else {
-            do {
-                try controller.send(try LESetAdvertisingData(data: data))
-            } catch let error as HostError {
-                throw error
-            } catch {
-                throw .unsupported("\(error)")
-            }
+            try controller.setLegacyAdvertisingData(data)
         }
     }
 }

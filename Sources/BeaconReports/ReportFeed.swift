@@ -33,7 +33,7 @@ public enum ReportFeed {
             var wait = Duration.milliseconds(200)
             if let end { wait = min(wait, now.duration(to: end)) }
             let report = try scanner.nextReport(timeout: wait, interrupt: interrupt)
-            let elapsed = seconds(start.duration(to: .now))
+            let elapsed = start.duration(to: .now).inSeconds
             if let report {
                 if !handle(Timed(elapsed: elapsed, unixTime: Date().timeIntervalSince1970, report: report)) { return }
             } else if PollProbe.readable(interrupt) {
@@ -64,9 +64,5 @@ public enum ReportFeed {
             if let failure = batch.failure { throw failure }
             if batch.isLast { return }
         }
-    }
-
-    public static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 }

@@ -139,13 +139,11 @@ public final class ControlHandler {
     /// Fields from a JSON object (values as their text) or a `KEY=VALUE,...` string.
     private func beaconFields(_ value: Any?, what: String) throws -> [String: String] {
         if let text = value as? String {
-            var fields: [String: String] = [:]
-            for item in text.split(separator: ",") {
-                let parts = item.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-                guard parts.count == 2, !parts[0].isEmpty else { throw Refusal(message: "\(what): expected KEY=VALUE pairs, got '\(item)'") }
-                fields[parts[0]] = parts[1]
+            do {
+                return Dictionary(try KeyValueText.pairs(text).map { ($0.key, $0.value) }) { $1 }
+            } catch {
+                throw Refusal(message: "\(what): expected KEY=VALUE pairs, got '\(error.item)'")
             }
-            return fields
         }
         guard let object = value as? [String: Any] else {
             throw Refusal(message: "\(what) must be an object of fields ({\"uuid\": ..., \"major\": 1}) or KEY=VALUE,...")

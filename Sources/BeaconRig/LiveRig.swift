@@ -191,8 +191,7 @@ public final class LiveObserver: ScenarioObserver {
     }
 
     public var now: Double {
-        let duration = origin.duration(to: .now)
-        return Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        origin.duration(to: .now).inSeconds
     }
 
     public func next(until deadline: Double) throws(HostError) -> Observation {

@@ -269,9 +269,11 @@ public final class ScenarioRunner {
     private func record(_ scanReport: ScanReport) {
         let now = elapsed
         let sightings = (try? scanReport.sightings()) ?? []
-        for sighting in sightings {
+        // What was heard, for an expectation's message: the first five beacons (formatted only
+        // until there are five).
+        for sighting in sightings where seenDuringStep.count < 5 {
             let text = SightingFormatter.text(BeaconSighting(beacon: sighting.beacon))
-            if !seenDuringStep.contains(text) && seenDuringStep.count < 5 { seenDuringStep.append(text) }
+            if !seenDuringStep.contains(text) { seenDuringStep.append(text) }
         }
         for region in scenario.regions where sightings.contains(where: { region.region.matches($0.beacon) }) {
             for event in monitors[region.name]?.sighted(at: now) ?? [] { regionEvent(region.name, event) }

@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+import Foundation
+
+/// `KEY=VALUE,KEY=VALUE`: how beacon fields are written on a command line (`--beacon`,
+/// `--interleave-tlm`) and in control requests. Keys and values are trimmed of spaces.
+public enum KeyValueText {
+    /// The item that is not `KEY=VALUE` (no `=`, or an empty key), as it was written.
+    public struct Malformed: Error {
+        public var item: String
+    }
+
+    /// The pairs, in order.
+    public static func pairs(_ text: String) throws(Malformed) -> [(key: String, value: String)] {
+        var pairs: [(key: String, value: String)] = []
+        for item in text.split(separator: ",") {
+            let parts = item.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard parts.count == 2, !parts[0].isEmpty else { throw Malformed(item: String(item)) }
+            pairs.append((parts[0], parts[1]))
+        }
+        return pairs
+    }
+}
