@@ -48,6 +48,18 @@ public struct BTSnoopParser: CapturePacketSource {
     /// Microseconds from 0000-01-01 to 1970-01-01, for converting timestamps to Unix time.
     public static let unixEpochOffset: Int64 = 0x00DC_DDB3_0F2F_8000
 
+    /// Seconds from one timestamp (microseconds) to another. A capture may hold any 64-bit
+    /// value: where the difference does not fit 64 bits it is taken in floating point.
+    public static func seconds(from start: Int64, to end: Int64) -> Double {
+        let (difference, overflow) = end.subtractingReportingOverflow(start)
+        return overflow ? (Double(end) - Double(start)) / 1_000_000 : Double(difference) / 1_000_000
+    }
+
+    /// A timestamp (microseconds since 0 AD) as seconds since 1970.
+    public static func unixTime(_ timestamp: Int64) -> Double {
+        seconds(from: unixEpochOffset, to: timestamp)
+    }
+
     private var buffer = ChunkBuffer()
     public private(set) var datalink: Datalink?
 

@@ -186,10 +186,7 @@ public struct PcapParser: CapturePacketSource {
                 found = try packetFrom(data, linkType: interface.linkType, offset: bodyOffset + header, into: &packet)
                 if found {
                     let units = enhanced ? Int64(read32(body, at: 4)) << 32 | Int64(read32(body, at: 8)) : 0
-                    let seconds = units / interface.unitsPerSecond
-                    let rest = units % interface.unitsPerSecond
-                    packet.timestamp = BTSnoopParser.unixEpochOffset + seconds * 1_000_000
-                        + rest * 1_000_000 / interface.unitsPerSecond
+                    packet.timestamp = Self.timestamp(units: units, unitsPerSecond: interface.unitsPerSecond)
                 }
             default:
                 break  // section headers (read above), statistics, name resolution, custom blocks
@@ -341,4 +338,22 @@ public protocol CapturePacketSource: Sendable {
     mutating func nextPacket(into packet: inout BTSnoopParser.PacketView) throws(CodecError) -> Bool
     /// Checks, at the end of the file, that the last record was whole.
     func finish() throws(CodecError)
+}
+
+extension PcapParser {
+    /// Microseconds since 0 AD (btsnoop's clock) for a pcapng timestamp: `units` since 1970 at
+    /// `unitsPerSecond` (if_tsresol: up to 10^18). A file can hold any 64-bit count; one beyond
+    /// what 64 bits of microseconds since 0 AD hold stays at the nearest end of that range.
+    static func timestamp(units: Int64, unitsPerSecond: Int64) -> Int64 {
+        let seconds = units / unitsPerSecond
+        let rest = units % unitsPerSecond
+        // |rest| < unitsPerSecond, so the fraction is under a million microseconds.
+        let fraction = unitsPerSecond.dividingFullWidth(rest.multipliedFullWidth(by: 1_000_000)).quotient
+        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000)
+        guard !overflow else { return seconds < 0 ? .min : .max }
+        let (sum, overflowSum) = whole.addingReportingOverflow(fraction)
+        guard !overflowSum else { return whole < 0 ? .min : .max }
+        let (timestamp, overflowOffset) = sum.addingReportingOverflow(BTSnoopParser.unixEpochOffset)
+        return overflowOffset ? .max : timestamp
+    }
 }

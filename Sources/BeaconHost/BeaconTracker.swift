@@ -23,16 +23,16 @@ public struct BeaconTracker: Sendable {
         /// Smoothed RSSI in dBm, when any sample carried one.
         public var smoothedRSSI: Double? { window.mean }
 
-        /// Metres from the smoothed RSSI and the beacon's measured power; -1 when unknown.
-        public var accuracy: Double {
-            guard let rssi = smoothedRSSI, let power = sighting.beacon.measuredPower else { return -1 }
+        /// Metres from the smoothed RSSI and the beacon's measured power; nil when unknown.
+        public var accuracy: Double? {
+            guard let rssi = smoothedRSSI, let power = sighting.beacon.measuredPower else { return nil }
             return Ranging.accuracy(rssi: rssi, measuredPower: power)
         }
 
         public var proximity: Proximity { Proximity(accuracy: accuracy) }
 
         /// Records a sighting and returns the distance after it.
-        mutating func update(_ sighting: BeaconSighting, at time: Double) -> Double {
+        mutating func update(_ sighting: BeaconSighting, at time: Double) -> Double? {
             self.sighting = sighting
             lastSeen = time
             reports += 1
@@ -67,14 +67,14 @@ public struct BeaconTracker: Sendable {
 
     /// Records a sighting at `time` and returns the beacon's distance after it (`Entry.accuracy`),
     /// without copying the entry out.
-    public mutating func observeAccuracy(_ sighting: BeaconSighting, at time: Double) -> Double {
+    public mutating func observeAccuracy(_ sighting: BeaconSighting, at time: Double) -> Double? {
         record(sighting, at: time).accuracy
     }
 
     /// Records a sighting, changing a known beacon's entry where it is stored, and returns
     /// where the entry is and its distance after it.
     private mutating func record(_ sighting: BeaconSighting,
-                                 at time: Double) -> (index: Dictionary<BeaconIdentity, Entry>.Index, accuracy: Double) {
+                                 at time: Double) -> (index: Dictionary<BeaconIdentity, Entry>.Index, accuracy: Double?) {
         let key = Self.identity(of: sighting)
         if let index = entries.index(forKey: key) {
             return (index, entries.values[index].update(sighting, at: time))
@@ -104,9 +104,12 @@ public struct BeaconTracker: Sendable {
     /// The beacons in range, closest first; those of unknown distance last.
     public var ranged: [Entry] {
         entries.values.sorted { lhs, rhs in
-            let (a, b) = (lhs.accuracy, rhs.accuracy)
-            if (a < 0) != (b < 0) { return b < 0 }
-            if a != b { return a < b }
+            switch (lhs.accuracy, rhs.accuracy) {
+            case let (a?, b?) where a != b: return a < b
+            case (_?, nil): return true
+            case (nil, _?): return false
+            default: break
+            }
             return Self.identity(of: lhs.sighting).description < Self.identity(of: rhs.sighting).description
         }
     }

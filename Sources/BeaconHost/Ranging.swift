@@ -9,11 +9,14 @@ import Musl
 /// Distance from signal strength: the curve Radius Networks fitted (used by the AltBeacon
 /// library and Home Assistant), and the proximity classes apps use.
 public enum Ranging {
-    /// Estimated distance in metres, or -1 when unknown (no RSSI, or no calibration).
+    /// Estimated distance in metres, or nil when unknown.
     ///
-    /// `r = rssi / measuredPower`; `d = r < 1 ? r^10 : 0.89976 * r^7.7095 + 0.111`.
-    public static func accuracy(rssi: Double, measuredPower: Int8) -> Double {
-        guard rssi != 0, measuredPower != 0, rssi.isFinite else { return -1 }
+    /// `r = rssi / measuredPower`; `d = r < 1 ? r^10 : 0.89976 * r^7.7095 + 0.111`. The curve
+    /// holds only for a received power and a calibration both below 0 dBm: a measured power of
+    /// 0 or above (anyone on the air can send one) or an RSSI of 0 or above (or not finite)
+    /// gives no distance, so the result is always finite, from 0 to about 1.6e16 m.
+    public static func accuracy(rssi: Double, measuredPower: Int8) -> Double? {
+        guard rssi.isFinite, rssi < 0, measuredPower < 0 else { return nil }
         let ratio = rssi / Double(measuredPower)
         return ratio < 1 ? pow(ratio, 10) : 0.89976 * pow(ratio, 7.7095) + 0.111
     }
@@ -23,7 +26,12 @@ public enum Ranging {
 public enum Proximity: String, Sendable, Hashable {
     case immediate, near, far, unknown
 
-    public init(accuracy: Double) {
+    /// - Parameter accuracy: metres; nil (or negative) is unknown.
+    public init(accuracy: Double?) {
+        guard let accuracy else {
+            self = .unknown
+            return
+        }
         switch accuracy {
         case ..<0: self = .unknown
         case ..<0.5: self = .immediate

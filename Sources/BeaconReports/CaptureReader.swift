@@ -216,8 +216,8 @@ public final class CaptureReader: @unchecked Sendable {
                     // The reports are slices of the parser's buffer: let go of them before it changes.
                     reports.removeAll(keepingCapacity: true)
                     batch.events.append(Batch.Event(
-                        elapsed: Double(packet.timestamp - origin) / 1_000_000,
-                        unixTime: Double(packet.timestamp - BTSnoopParser.unixEpochOffset) / 1_000_000,
+                        elapsed: BTSnoopParser.seconds(from: origin, to: packet.timestamp),
+                        unixTime: BTSnoopParser.unixTime(packet.timestamp),
                         reports: start..<batch.reports.count))
                     if batch.reports.count >= Self.reportsPerBatch {
                         guard deliver(batch) else { return }

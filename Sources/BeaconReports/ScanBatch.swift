@@ -43,24 +43,25 @@ struct ReportView {
 
 /// How `scan` writes a line: a beacon with its distance, or a report that held none.
 enum ScanLine {
-    static func writeBeacon(_ sighting: BeaconSighting, accuracy: Double, data: some Collection<UInt8>,
+    static func writeBeacon(_ sighting: BeaconSighting, accuracy: Double?, data: some Collection<UInt8>,
                             unixTime: Double, to output: inout OutputBuffer, json: Bool) {
+        let hundredths = accuracy.flatMap(Distance.hundredths)
         if json {
             output.appendJSONLine { object in
                 SightingFormatter.add(sighting, to: &object)
                 if sighting.txPower == nil { object.addNull("txPower") }
-                if accuracy < 0 {
-                    object.add("accuracy", number: "-1")
+                if let hundredths {
+                    object.add("accuracy", hundredths: hundredths)
                 } else {
-                    object.add("accuracy", hundredths: Distance.hundredths(accuracy))
+                    object.addNull("accuracy")
                 }
                 object.add("proximity", literal: Proximity(accuracy: accuracy).literal)
                 object.add("data", hex: data)
                 object.add("timestamp", timestamp: unixTime)
             }
         } else {
-            let distance = accuracy < 0
-                ? "distance unknown" : "~\(Distance.metres(accuracy)) m \(Proximity(accuracy: accuracy).rawValue)"
+            let distance = hundredths.map { "~\(Distance.metres(hundredths: $0)) m \(Proximity(accuracy: accuracy).rawValue)" }
+                ?? "distance ?"
             output.append(line: "\(Timestamp.iso8601(unixTime)) \(SightingFormatter.text(sighting)) \(distance) "
                 + "data=\(HexText.format(data))")
         }
@@ -91,7 +92,7 @@ enum ScanLine {
 /// their data and their beacons): what tracking decided, and nothing copied.
 struct ReplayLines {
     enum Line {
-        case beacon(report: Int, sighting: Int, accuracy: Double, unixTime: Double)
+        case beacon(report: Int, sighting: Int, accuracy: Double?, unixTime: Double)
         case unknown(report: Int, unixTime: Double)
     }
 
@@ -114,16 +115,23 @@ struct ReplayLines {
 
 /// How `scan` writes distances.
 enum Distance {
-    /// Metres rounded to hundredths (a non-negative distance).
-    static func hundredths(_ value: Double) -> UInt64 {
-        UInt64((value * 100).rounded())
+    /// Metres rounded to hundredths, or nil for a value that is no distance (negative, not
+    /// finite, or beyond what the count holds; `Ranging` never gives one).
+    static func hundredths(_ value: Double) -> UInt64? {
+        let scaled = (value * 100).rounded()
+        guard scaled >= 0, scaled < 0x1p63 else { return nil }
+        return UInt64(scaled)
     }
 
-    /// Metres with two decimals: 1.5 -> "1.50".
-    static func metres(_ value: Double) -> String {
-        let hundredths = Int((value * 100).rounded())
+    /// Metres with two decimals: 150 hundredths -> "1.50".
+    static func metres(hundredths: UInt64) -> String {
         let fraction = hundredths % 100
         return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)"
+    }
+
+    /// Metres with two decimals, "?" for no distance (`hundredths(_:)`): 1.5 -> "1.50".
+    static func metres(_ value: Double?) -> String {
+        value.flatMap(hundredths).map { metres(hundredths: $0) } ?? "?"
     }
 }
 

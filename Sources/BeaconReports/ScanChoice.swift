@@ -29,7 +29,7 @@ struct ScanChoice {
     /// `beacon` with each one's index in `sightings` and distance, or `unknown` for a report
     /// that holds none, as long as they are to be printed (not in a table, not printed before).
     mutating func choose(_ report: ReportView, sightings: ArraySlice<BeaconSighting>, elapsed: Double,
-                         filter: ScanFilter, unknown: () -> Void, beacon: (Int, Double) -> Void) {
+                         filter: ScanFilter, unknown: () -> Void, beacon: (Int, Double?) -> Void) {
         if sightings.isEmpty {
             guard filter.acceptsNoBeacon(rssi: report.rssi),
                   firstTime(.data(report.address, Array(report.data))) else { return }

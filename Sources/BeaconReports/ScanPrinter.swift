@@ -114,7 +114,7 @@ public final class ScanPrinter {
         var lines = ["\u{1B}[H\u{1B}[2J" + "beacons in range, closest first (\(tracker.entries.count))",
                      "distance  proximity  rssi   address            beacon"]
         for entry in tracker.ranged.prefix(40) {
-            let distance = entry.accuracy < 0 ? "   ?    " : Distance.metres(entry.accuracy).padding(toLength: 8, withPad: " ", startingAt: 0)
+            let distance = entry.accuracy == nil ? "   ?    " : Distance.metres(entry.accuracy).padding(toLength: 8, withPad: " ", startingAt: 0)
             let rssi = entry.smoothedRSSI.map { String(Int($0.rounded())) } ?? "?"
             lines.append("\(distance)  \(entry.proximity.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0))  "
                          + "\(rssi.padding(toLength: 5, withPad: " ", startingAt: 0))  "

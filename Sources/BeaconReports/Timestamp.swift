@@ -27,6 +27,9 @@ public enum Timestamp {
         }
     }
 
+    /// The farthest time from 1970 written as itself, in seconds.
+    static let farthest = 9.2e12
+
     public static func iso8601(_ unix: Double) -> String {
         var out = ByteBuffer()
         append(unix, to: &out)
@@ -53,7 +56,10 @@ public enum Timestamp {
         // Whole microseconds first: a time given in milliseconds, such as 1.281, is often held
         // as a double a hair below (1280.9999... when multiplied), which truncating would
         // print one millisecond early.
-        let microseconds = Int64((unix * 1_000_000).rounded())
+        // A capture's clock can say anything: beyond what 64 bits of microseconds hold (about
+        // 292,000 years either way) a time is written as at that end, and NaN as 1970.
+        let bounded = unix.isNaN ? 0 : min(max(unix, -Self.farthest), Self.farthest)
+        let microseconds = Int64((bounded * 1_000_000).rounded())
         let milliseconds = microseconds >= 0 ? microseconds / 1000 : (microseconds - 999) / 1000
         let millisecond = milliseconds >= 0 ? milliseconds % 1000 : (milliseconds % 1000 + 1000) % 1000
         if milliseconds - millisecond != cache.secondStart {

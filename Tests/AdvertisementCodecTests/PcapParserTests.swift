@@ -149,3 +149,29 @@ import Testing
         #expect(b.packets.map(\.timestamp) == a.packets.map(\.timestamp))
     }
 }
+
+/// A capture's clock can hold any 64-bit value; none of them may trap.
+@Suite struct CaptureClockExtremesTests {
+    @Test(arguments: [Int64(1), 1_000, 1_000_000, 1_000_000_000, 1_000_000_000_000_000_000])
+    func pcapngTimestampsAtTheEndsOfTheRange(unitsPerSecond: Int64) {
+        for units in [Int64.min, .min + 1, -1, 0, 1, .max - 1, .max] {
+            let microseconds = PcapParser.timestamp(units: units, unitsPerSecond: unitsPerSecond)
+            if units == 0 { #expect(microseconds == BTSnoopParser.unixEpochOffset) }
+            if units > 0 { #expect(microseconds >= BTSnoopParser.unixEpochOffset) }
+        }
+        // An ordinary time is exact at every resolution that can count it: 2024-01-01T00:00:00.5Z.
+        if unitsPerSecond <= 1_000_000_000 {
+            let half = PcapParser.timestamp(units: 1_704_067_200 * unitsPerSecond + unitsPerSecond / 2,
+                                            unitsPerSecond: unitsPerSecond)
+            #expect(half == BTSnoopParser.unixEpochOffset + 1_704_067_200_000_000 + (unitsPerSecond >= 2 ? 500_000 : 0))
+        }
+    }
+
+    @Test func secondsBetweenAnyTwoTimestamps() {
+        #expect(BTSnoopParser.seconds(from: 0, to: 1_500_000) == 1.5)
+        #expect(BTSnoopParser.seconds(from: .max, to: .min) < -1.8e13)
+        #expect(BTSnoopParser.seconds(from: .min, to: .max) > 1.8e13)
+        #expect(BTSnoopParser.unixTime(BTSnoopParser.unixEpochOffset) == 0)
+        #expect(BTSnoopParser.unixTime(.min).isFinite)
+    }
+}

@@ -6,15 +6,45 @@ import Foundation
 import Testing
 
 @Suite struct RangingTests {
-    @Test func referenceVectors() {
-        #expect(abs(Ranging.accuracy(rssi: -60, measuredPower: -59) - 1.1352362990362899) < 1e-12)
-        #expect(abs(Ranging.accuracy(rssi: -3, measuredPower: -3) - 1.01076) < 1e-4)
-        #expect(abs(Ranging.accuracy(rssi: -3, measuredPower: -4) - 0.056313514709472656) < 1e-12)
+    @Test func referenceVectors() throws {
+        #expect(abs(try #require(Ranging.accuracy(rssi: -60, measuredPower: -59)) - 1.1352362990362899) < 1e-12)
+        #expect(abs(try #require(Ranging.accuracy(rssi: -3, measuredPower: -3)) - 1.01076) < 1e-4)
+        #expect(abs(try #require(Ranging.accuracy(rssi: -3, measuredPower: -4)) - 0.056313514709472656) < 1e-12)
     }
 
     @Test func zeroRSSIIsUnknown() {
-        #expect(Ranging.accuracy(rssi: 0, measuredPower: -59) == -1)
+        #expect(Ranging.accuracy(rssi: 0, measuredPower: -59) == nil)
+        #expect(Proximity(accuracy: nil) == .unknown)
         #expect(Proximity(accuracy: -1) == .unknown)
+    }
+
+    /// A measured power of 0 or above is what anyone on the air can send (the byte is signed):
+    /// the curve does not hold there, and raised to the 10th power it overflowed every integer.
+    @Test(arguments: [Int8(0), 1, 5, 127])
+    func measuredPowerAtOrAboveZeroIsUnknown(power: Int8) {
+        for rssi in [-128.0, -127, -60, -1] {
+            #expect(Ranging.accuracy(rssi: rssi, measuredPower: power) == nil, "rssi \(rssi), power \(power)")
+        }
+    }
+
+    @Test func positiveOrNonFiniteRSSIIsUnknown() {
+        for rssi in [1.0, 20, 127, .infinity, -.infinity, .nan] {
+            #expect(Ranging.accuracy(rssi: rssi, measuredPower: -59) == nil, "rssi \(rssi)")
+        }
+    }
+
+    /// Every RSSI and measured power a report and a payload can carry gives a finite distance
+    /// or none; the largest (-128 dBm against -1 dBm) still fits the hundredths written out.
+    @Test func everyByteValueGivesAFiniteDistanceOrNone() {
+        var largest = 0.0
+        for rssi in Int8.min...Int8.max {
+            for power in Int8.min...Int8.max {
+                guard let metres = Ranging.accuracy(rssi: Double(rssi), measuredPower: power) else { continue }
+                #expect(metres.isFinite && metres >= 0, "rssi \(rssi), power \(power): \(metres)")
+                largest = max(largest, metres)
+            }
+        }
+        #expect(largest > 1e15 && largest * 100 < 0x1p63)
     }
 
     @Test(arguments: [(0.0, Proximity.immediate), (0.4999, .immediate), (0.5, .near), (4.0, .near),
