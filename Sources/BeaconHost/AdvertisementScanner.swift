@@ -135,7 +135,7 @@ public final class AdvertisementScanner {
             let phy = LESetExtendedScanParameters.PHYParameters(scanType: options.active ? .active : .passive,
                                                                 interval: options.intervalUnits,
                                                                 window: options.windowUnits)
-            try disableTolerantly(LESetExtendedScanEnable(enable: false))
+            try controller.sendDisable(LESetExtendedScanEnable(enable: false))
             do {
                 try controller.send(try LESetExtendedScanParameters(phys: [phy]), context: context)
             } catch let error as HostError {
@@ -146,21 +146,11 @@ public final class AdvertisementScanner {
             try controller.send(LESetExtendedScanEnable(enable: true,
                                                         filterDuplicates: options.controllerFiltersDuplicates ? 1 : 0))
         } else {
-            try disableTolerantly(LESetScanEnable(enable: false))
+            try controller.sendDisable(LESetScanEnable(enable: false))
             try controller.send(LESetScanParameters(scanType: options.active ? .active : .passive,
                                                     interval: options.intervalUnits, window: options.windowUnits),
                                 context: context)
             try controller.send(LESetScanEnable(enable: true, filterDuplicates: options.controllerFiltersDuplicates))
-        }
-    }
-
-    /// Disabling a scan that is not running: success on most controllers, Command Disallowed
-    /// on some (BlueZ's emulator); either way scanning is off.
-    private func disableTolerantly<C: HCICommand>(_ command: C) throws(HostError) {
-        do {
-            try controller.send(command)
-        } catch let HostError.controllerRefused(_, status, _) where status == .commandDisallowed {
-            return
         }
     }
 

@@ -92,7 +92,7 @@ public final class Advertiser {
     private func startLegacy(_ plan: AdvertisingPlan, disableFirst: Bool) throws(HostError) {
         if disableFirst {
             step("disable advertising (LE Set Advertising Enable 0x00)")
-            try controller.send(LESetAdvertisingEnable(enable: false))
+            try controller.sendDisable(LESetAdvertisingEnable(enable: false))
         }
         if let address = plan.address {
             step("set random address \(address)")
@@ -329,7 +329,7 @@ public final class Advertiser {
         switch plan.mode {
         case .legacy:
             step("disable advertising (LE Set Advertising Enable 0x00)")
-            try controller.send(LESetAdvertisingEnable(enable: false))
+            try controller.sendDisable(LESetAdvertisingEnable(enable: false))
         case .extended:
             step("disable set(s) \(plan.handles.map(String.init).joined(separator: ", "))")
             try controller.send(LESetExtendedAdvertisingEnable(enable: false, sets: plan.handles.map { .init(handle: $0) }))

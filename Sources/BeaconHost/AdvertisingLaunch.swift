@@ -37,7 +37,7 @@ public enum AdvertisingLaunch {
                                                   report: report)
         let index = Int(connection.client.index)
         let session = ManagedSession(advertiser: advertiser, bringsUpReturningAdapter: bringingUp) {
-            (try? KernelSocketTransport.open(index: index)).map { HCIController(transport: $0) }
+            (try? KernelSocketTransport.open(index: index)).map { HCIController(transport: $0, sharedWithKernel: true) }
         }
         session.log = { report(.step($0)) }
         return session
@@ -55,7 +55,7 @@ public enum AdvertisingLaunch {
         var reconnect: (() throws(HostError) -> HCIController)? = nil
         if let index = connection.sharedKernelIndex {
             reconnect = { () throws(HostError) -> HCIController in
-                HCIController(transport: try KernelSocketTransport.open(index: index))
+                HCIController(transport: try KernelSocketTransport.open(index: index), sharedWithKernel: true)
             }
         } else if connection.virtualController == nil {
             reconnect = { () throws(HostError) -> HCIController in

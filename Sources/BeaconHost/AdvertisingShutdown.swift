@@ -37,8 +37,8 @@ public enum AdvertisingShutdown {
                 // Driven with legacy commands since reset: fall through to the legacy disable.
             }
         }
-        try controller.send(LESetAdvertisingEnable(enable: false))
-        return "legacy advertising disabled"
+        try controller.sendDisable(LESetAdvertisingEnable(enable: false))
+        return "legacy advertising disabled (or already off)"
     }
 
     /// Removes the management instances that beacon-emit recorded for the adapter and that

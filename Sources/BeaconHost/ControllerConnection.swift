@@ -34,6 +34,7 @@ public final class ControllerConnection {
                             commandTimeout: Duration = .seconds(2)) throws(HostError) -> ControllerConnection {
         let transport: any HCITransport
         var virtual: RunningVirtualController? = nil
+        var shared = false
         switch device {
         case let .kernel(index) where userChannel:
             guard let index else { throw .unsupported("--access user-channel needs an adapter name: --device hci0") }
@@ -44,6 +45,7 @@ public final class ControllerConnection {
         case let .kernel(index):
             if bringUp, let index { try KernelSocketTransport.bringUp(index: index) }
             transport = try KernelSocketTransport.open(index: index)
+            shared = true
         case let .tcp(host, port):
             do {
                 transport = try StreamTransports.connectTCP(host: host, port: port)
@@ -66,7 +68,8 @@ public final class ControllerConnection {
                 throw .transport(error, device: "virtual controller")
             }
         }
-        return ControllerConnection(controller: HCIController(transport: transport, commandTimeout: commandTimeout),
+        return ControllerConnection(controller: HCIController(transport: transport, commandTimeout: commandTimeout,
+                                                              sharedWithKernel: shared),
                                     device: device, virtualController: virtual)
     }
 

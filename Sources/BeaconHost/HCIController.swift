@@ -4,7 +4,8 @@ import AdvertisementCodec
 
 /// The command engine: sends one command at a time within the controller's command credits,
 /// waits with a real deadline for its Command Complete (or Command Status), and keeps every
-/// other event for the caller.
+/// other event for the caller. Input nobody asked for is counted and reported, never thrown
+/// (`UnsolicitedInput` has the rule).
 public final class HCIController {
     public let transport: any HCITransport
     /// How long a command may go unanswered.
@@ -19,29 +20,44 @@ public final class HCIController {
     /// watches these for anything that knocks its advertising off.
     public var observer: ((ObservedPacket) -> Void)?
 
+    /// Whether the kernel's own host drives the controller too (a raw kernel socket): its
+    /// commands, their answers and events of every kind are then normal traffic, not input
+    /// nobody asked for.
+    public let sharedWithKernel: Bool
+    /// Input nobody asked for, by kind.
+    public private(set) var unsolicited = UnsolicitedInputCounter()
+    /// Called when a kind of unsolicited input is first seen, and at 10, 100, ... of it.
+    public var reportUnsolicited: ((UnsolicitedInputReport) -> Void)?
+
     /// Num_HCI_Command_Packets last granted. A controller starts with one credit.
     private var credits = 1
     private var pendingEvents: [HCIEvent] = []
     /// Whether `nextEvent`'s wait handed the observer a packet (it then returns early).
     private var observedWhileWaiting = false
 
-    public init(transport: any HCITransport, commandTimeout: Duration = .seconds(2)) {
+    /// - Parameter sharedWithKernel: true for a raw kernel socket (see `sharedWithKernel`).
+    public init(transport: any HCITransport, commandTimeout: Duration = .seconds(2), sharedWithKernel: Bool = false) {
         self.transport = transport
         self.commandTimeout = commandTimeout
+        self.sharedWithKernel = sharedWithKernel
     }
 
     /// Sends `command` and returns its return parameters.
     /// - Parameter context: the values sent, for the message if the controller refuses.
     /// - Throws: `HostError.controllerRefused` with the status, `.commandTimeout` when no answer
-    ///   arrives in time, `.transport` when the link fails.
+    ///   arrives in time, `.malformedEvent` when its answer does not parse (a Command Complete
+    ///   without a status, return parameters too short), `.transport` when the link fails,
+    ///   `.hardwareError` when the controller reports one meanwhile.
     @discardableResult
     public func send<C: HCICommand>(_ command: C, context: String? = nil) throws(HostError) -> C.ReturnParameters {
         let deadline = ContinuousClock.now + commandTimeout
+        let ignoredBefore = unsolicited
         while credits == 0 {
             guard let event = try receiveEvent(until: deadline) else {
-                throw .commandTimeout(opcode: C.opcode, timeout: commandTimeout)
+                throw timeout(C.opcode, since: ignoredBefore)
             }
             absorbCredits(event)
+            if case .commandComplete = event {} else if case .commandStatus = event {} else { keep(event) }
         }
         let packet = command.packet
         trace?("> \(packet)")
@@ -52,19 +68,26 @@ public final class HCIController {
         }
         credits -= 1
         roundTrips += 1
+        let name = C.opcode.name ?? "\(C.opcode)"
         while true {
             guard let event = try receiveEvent(until: deadline) else {
-                throw .commandTimeout(opcode: C.opcode, timeout: commandTimeout)
+                throw timeout(C.opcode, since: ignoredBefore)
             }
             switch event {
             case let .commandComplete(complete):
                 credits = Int(complete.numHCICommandPackets)
                 guard complete.opcode == C.opcode else {
+                    answeredSomethingElse(complete.opcode, event: "Command Complete")
                     observer?(.commandComplete(complete))
                     continue
                 }
-                let status = complete.status ?? .success
-                trace?("< Command Complete \(C.opcode.name ?? "\(C.opcode)"): \(status)")
+                // Every command's return parameters start with its status (Core Vol 4 Part E
+                // 7.7.14); a Command Complete that ends before it is no answer at all.
+                guard let status = complete.status else {
+                    throw .malformedEvent(CodecError(structure: "Command Complete for \(name)", offset: 5,
+                                                     reason: .truncated(field: "status", needed: 1, available: 0)))
+                }
+                trace?("< Command Complete \(name): \(status)")
                 guard status.isSuccess else {
                     throw .controllerRefused(opcode: C.opcode, status: status, context: context)
                 }
@@ -75,15 +98,18 @@ public final class HCIController {
                 }
             case let .commandStatus(status):
                 credits = Int(status.numHCICommandPackets)
-                guard status.opcode == C.opcode else { continue }
-                trace?("< Command Status \(C.opcode.name ?? "\(C.opcode)"): \(status.status)")
+                guard status.opcode == C.opcode else {
+                    answeredSomethingElse(status.opcode, event: "Command Status")
+                    continue
+                }
+                trace?("< Command Status \(name): \(status.status)")
                 guard status.status.isSuccess else {
                     throw .controllerRefused(opcode: C.opcode, status: status.status, context: context)
                 }
             case let .hardwareError(code):
                 throw .hardwareError(code: code)
             default:
-                pendingEvents.append(event)
+                keep(event)
             }
         }
     }
@@ -102,11 +128,14 @@ public final class HCIController {
             switch event {
             case let .commandComplete(complete):
                 absorbCredits(event)
+                answeredSomethingElse(complete.opcode, event: "Command Complete")
                 if let observer {
                     observer(.commandComplete(complete))
                     observedWhileWaiting = true
                 }
-            case .commandStatus: absorbCredits(event)
+            case let .commandStatus(status):
+                absorbCredits(event)
+                answeredSomethingElse(status.opcode, event: "Command Status")
             case let .hardwareError(code): throw .hardwareError(code: code)
             default: return event
             }
@@ -114,8 +143,9 @@ public final class HCIController {
         return nil
     }
 
-    /// The next event from the transport; nil once `deadline` passes or `interrupt` is readable
-    /// (or, with `returnOnObserved`, once another program's command went to the observer).
+    /// The next event from the transport that the host handles; nil once `deadline` passes or
+    /// `interrupt` is readable (or, with `returnOnObserved`, once another program's command went
+    /// to the observer). Everything else is counted as unsolicited input and passed over.
     private func receiveEvent(until deadline: ContinuousClock.Instant, interrupt: Int32? = nil,
                               returnOnObserved: Bool = false) throws(HostError) -> HCIEvent? {
         while true {
@@ -128,23 +158,77 @@ public final class HCIController {
             }
             switch result {
             case .timedOut, .interrupted: return nil
-            case let .packet(packet):
-                if let event = try decodeEvent(packet) { return event }
-                if let observer, let command = try? packet.command() {
+            case let .packet(packet) where packet.type == .event:
+                let event: HCIEvent
+                do {
+                    event = try HCIEvent(parsing: packet.body[...])
+                } catch {
+                    ignore(.malformedEvent, detail: "\(error)")
+                    continue
+                }
+                if Self.handles(event) { return event }
+                if !sharedWithKernel { ignore(.unknownEvent, detail: Self.describe(event)) }
+            case let .packet(packet) where packet.type == .command:
+                guard sharedWithKernel, let command = try? packet.command() else {
+                    ignore(.commandFromController, detail: "\(packet.body.count) bytes")
+                    continue
+                }
+                if let observer {
                     observer(.command(command))
                     observedWhileWaiting = true
                     if returnOnObserved { return nil }
                 }
+            case let .packet(packet):
+                ignore(.dataPacket, detail: "\(packet.type), \(packet.body.count) bytes")
             }
         }
     }
 
-    private func decodeEvent(_ packet: H4Packet) throws(HostError) -> HCIEvent? {
-        do {
-            return try packet.event()
-        } catch {
-            throw .malformedEvent(error)
+    /// The events the host acts on: answers, hardware errors, and the LE subevents it enables
+    /// (advertising reports, extended reports, advertising set terminated).
+    private static func handles(_ event: HCIEvent) -> Bool {
+        switch event {
+        case .commandComplete, .commandStatus, .hardwareError: true
+        case .leMeta(.other): false
+        case .leMeta: true
+        case .other: false
         }
+    }
+
+    private static func describe(_ event: HCIEvent) -> String {
+        if case let .leMeta(.other(subevent, _)) = event { return "LE Meta subevent 0x\(HexText.format([subevent]))" }
+        return "\(event.code)"
+    }
+
+    /// A Command Complete or Status for a command not waited for: another program's on a
+    /// kernel socket; on an owned controller input nobody asked for, except the no-op opcode
+    /// 0x0000 a controller uses to grant credits.
+    private func answeredSomethingElse(_ opcode: HCIOpcode, event: String) {
+        guard !sharedWithKernel, opcode.rawValue != 0 else { return }
+        ignore(.strayAnswer, detail: "\(event) for \(opcode.name ?? "\(opcode)")")
+    }
+
+    /// Keeps an event for `nextEvent`, letting the oldest half go when a flood fills the queue.
+    private func keep(_ event: HCIEvent) {
+        if pendingEvents.count >= UnsolicitedInputCounter.queueLimit {
+            let dropped = UnsolicitedInputCounter.queueLimit / 2
+            pendingEvents.removeFirst(dropped)
+            for _ in 0..<dropped { ignore(.droppedEvent, detail: "\(event.code)") }
+        }
+        pendingEvents.append(event)
+    }
+
+    private func ignore(_ kind: UnsolicitedInput, detail: @autoclosure () -> String) {
+        if let report = unsolicited.count(kind, detail: detail()) {
+            trace?("< ignored: \(report)")
+            reportUnsolicited?(report)
+        }
+    }
+
+    /// The timeout error, with what was passed over while waiting: the answer may have been
+    /// among what did not parse.
+    private func timeout(_ opcode: HCIOpcode, since before: UnsolicitedInputCounter) -> HostError {
+        .commandTimeout(opcode: opcode, timeout: commandTimeout, ignored: unsolicited.since(before).summary)
     }
 
     private func absorbCredits(_ event: HCIEvent) {
@@ -162,4 +246,19 @@ public enum ObservedPacket: Hashable, Sendable {
     case command(HCICommandPacket)
     /// A Command Complete that answers no command of this host.
     case commandComplete(CommandComplete)
+}
+
+extension HCIController {
+    /// Sends a command that turns something off (legacy advertising, a scan). Command
+    /// Disallowed (0x0C) then means it was off already: controllers with legacy advertising
+    /// only (BlueZ's emulator's LE-only type, many 4.x chips) answer a disable so when nothing
+    /// is on, and off is what was asked for.
+    /// - Throws: `HostError` for any other refusal or failure.
+    public func sendDisable<C: HCICommand>(_ command: C) throws(HostError) {
+        do {
+            try send(command)
+        } catch let .controllerRefused(_, status, _) where status == .commandDisallowed {
+            trace?("  (Command Disallowed: already off)")
+        }
+    }
 }

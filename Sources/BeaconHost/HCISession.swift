@@ -117,9 +117,10 @@ public final class HCISession: AdvertisingSession {
         // A lost link is opened again, at most every few seconds while it fails.
         guard let reconnect, ContinuousClock.now >= nextReconnect else { return .gone }
         do {
-            let trace = controller.trace
+            let (trace, reportUnsolicited) = (controller.trace, controller.reportUnsolicited)
             controller = try reconnect()
             controller.trace = trace
+            controller.reportUnsolicited = reportUnsolicited
             watchOthers(on: controller)
             linkLost = false
             adapterWentAway = false

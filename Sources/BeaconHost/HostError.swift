@@ -21,8 +21,9 @@ public enum HostError: Error, Sendable, CustomStringConvertible {
     case transport(TransportError, device: String)
     /// The controller answered a command with an error status. `context` names the values sent.
     case controllerRefused(opcode: HCIOpcode, status: HCIStatus, context: String?)
-    /// No Command Complete or Command Status arrived in time.
-    case commandTimeout(opcode: HCIOpcode, timeout: Duration)
+    /// No Command Complete or Command Status arrived in time; `ignored` sums up the input
+    /// passed over meanwhile (the answer may have been among what did not parse).
+    case commandTimeout(opcode: HCIOpcode, timeout: Duration, ignored: String?)
     /// The kernel's management interface answered a command with an error status.
     case managementRefused(opcode: MgmtOpcode, status: MgmtStatus, context: String?, adapter: String)
     /// The kernel did not answer a management command in time.
@@ -90,16 +91,17 @@ public enum HostError: Error, Sendable, CustomStringConvertible {
                 }
             }
             if case .closed = error {
-                return "\(device): the controller connection closed while in use; advertising on it has stopped"
+                return "\(device): the controller connection closed while in use"
             }
             return "\(device): \(error)"
         case let .controllerRefused(opcode, status, context):
             let sent = context.map { " (\($0))" } ?? ""
             return "controller refused \(opcode.name ?? opcode.description)\(sent): \(status); "
                 + Self.hint(opcode: opcode, status: status)
-        case let .commandTimeout(opcode, timeout):
-            return "no answer from the controller to \(opcode) within \(timeout): check the device, its baud "
-                + "rate (serial), and that no other program holds it"
+        case let .commandTimeout(opcode, timeout, ignored):
+            return "no answer from the controller to \(opcode.name ?? opcode.description) within \(timeout)"
+                + (ignored.map { " (meanwhile it sent \($0), all ignored)" } ?? "")
+                + ": check the device, its baud rate (serial), and that no other program holds it"
         case let .managementTimeout(opcode, timeout):
             return "no answer from the kernel's management interface to \(opcode) within \(timeout)"
         case let .managementRefused(opcode, status, context, adapter):
@@ -146,15 +148,28 @@ public enum HostError: Error, Sendable, CustomStringConvertible {
     /// What to do about a refusal, by status and command.
     static func hint(opcode: HCIOpcode, status: HCIStatus) -> String {
         let parameters: Set<HCIOpcode> = [.leSetAdvertisingParameters, .leSetExtendedAdvertisingParameters]
+        let advertising: Set<HCIOpcode> = parameters.union([
+            .leSetRandomAddress, .leSetAdvertisingData, .leSetScanResponseData, .leSetAdvertisingEnable,
+            .leSetAdvertisingSetRandomAddress, .leSetExtendedAdvertisingData, .leSetExtendedAdvertisingEnable,
+            .leRemoveAdvertisingSet, .leClearAdvertisingSets,
+        ])
+        let scanning: Set<HCIOpcode> = [.leSetScanParameters, .leSetScanEnable, .leSetExtendedScanParameters,
+                                        .leSetExtendedScanEnable]
         switch status {
         case .commandDisallowed where parameters.contains(opcode):
             return "the likely cause: advertising is already active on this controller (run `beacon-emit stop`), "
                 + "or the controller was driven with the other advertising mode since its last reset "
                 + "(try --legacy or --extended), or bluetoothd is advertising on it"
-        case .commandDisallowed:
+        case .commandDisallowed where advertising.contains(opcode):
             return "the likely cause: the controller was driven with the other advertising mode (legacy vs "
                 + "extended) since its last reset (try --legacy or --extended, or reset the adapter), advertising "
                 + "is already active (`beacon-emit stop`), or bluetoothd is managing advertising on it"
+        case .commandDisallowed where scanning.contains(opcode):
+            return "the likely cause: another program is scanning on this controller, or it was driven with the "
+                + "other scanning mode (legacy vs extended) since its last reset: try --legacy, or reset the adapter"
+        case .commandDisallowed:
+            return "the controller does not allow this command in its present state: reset it (replug it, or "
+                + "`sudo hciconfig hciN reset` for a kernel adapter) and check that no other program drives it"
         case .unsupportedFeatureOrParameterValue where parameters.contains(opcode):
             return "the advertising interval is outside what the controller accepts: use 20 to 10240 ms "
                 + "(at least 100 ms for non-connectable advertising on controllers before Bluetooth 5.0); "

@@ -111,7 +111,7 @@ public final class SetAdvertiser {
             try controller.send(LERemoveAdvertisingSet(handle: handle))
         } else {
             log?("disable advertising")
-            try controller.send(LESetAdvertisingEnable(enable: false))
+            try controller.sendDisable(LESetAdvertisingEnable(enable: false))
         }
     }
 

@@ -61,10 +61,33 @@ import Testing
     }
 
     @Test func timeoutAndClosedLink() {
-        #expect(HostError.commandTimeout(opcode: .reset, timeout: .seconds(2)).exitStatus == 75)
+        let timeout = HostError.commandTimeout(opcode: .reset, timeout: .seconds(2), ignored: nil)
+        #expect(timeout.exitStatus == 75)
+        #expect(timeout.description.hasPrefix("no answer from the controller to Reset within 2.0 seconds: check"))
+        let flooded = HostError.commandTimeout(opcode: .reset, timeout: .seconds(2), ignored: "3 events that do not parse")
+        #expect(flooded.description.contains("(meanwhile it sent 3 events that do not parse, all ignored)"))
+        // scan and info close links too: the message says nothing about advertising.
         let closed = HostError.transport(.closed(transport: "tcp:x:1"), device: "tcp:x:1")
-        #expect(closed.description == "tcp:x:1: the controller connection closed while in use; advertising on it has stopped")
+        #expect(closed.description == "tcp:x:1: the controller connection closed while in use")
         #expect(closed.exitStatus == 74)
+    }
+
+    /// Command Disallowed means something different for each kind of command: only the
+    /// advertising commands get the hint about legacy versus extended advertising.
+    @Test func commandDisallowedHintFitsTheCommand() {
+        func hint(_ opcode: HCIOpcode) -> String {
+            HostError.controllerRefused(opcode: opcode, status: .commandDisallowed, context: nil).description
+        }
+        for opcode in [HCIOpcode.reset, .readBDAddr, .readLocalVersionInformation] {
+            #expect(!hint(opcode).contains("advertising"), "\(opcode)")
+            #expect(hint(opcode).contains("does not allow this command in its present state"))
+        }
+        for opcode in [HCIOpcode.leSetScanEnable, .leSetExtendedScanParameters] {
+            #expect(!hint(opcode).contains("advertising mode"), "\(opcode)")
+            #expect(hint(opcode).contains("scanning"))
+        }
+        #expect(hint(.leSetAdvertisingData).contains("other advertising mode (legacy vs extended)"))
+        #expect(hint(.leSetExtendedAdvertisingParameters).contains("advertising is already active"))
     }
 }
 
