@@ -29,3 +29,10 @@ enum Console {
 func fflushStandardOutput() {
     fflush(nil)
 }
+
+/// What a scan says at its end about the input it passed over.
+enum ScanSummary {
+    static func skipped(_ controller: HCIController) {
+        if let summary = controller.unsolicited.summary { Console.error("skipped \(summary)", priority: .notice) }
+    }
+}

@@ -41,7 +41,9 @@ struct DeviceOptions: ParsableArguments {
         if case .kernel(nil) = specification, up {
             throw .unsupported("--up needs an adapter name: --device hci0 --up")
         }
-        return try ControllerConnection.open(specification, bringUp: up, userChannel: userChannel)
+        let connection = try ControllerConnection.open(specification, bringUp: up, userChannel: userChannel)
+        connection.controller.reportUnsolicited = { Console.error("warning: \($0)", priority: .warning) }
+        return connection
     }
 }
 

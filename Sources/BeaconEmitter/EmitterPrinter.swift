@@ -138,6 +138,17 @@ final class EmitterPrinter {
                 Console.error("could not put the beacons back yet (trying again in \(Self.milliseconds(retryIn)) ms): \(error)",
                               priority: .warning)
             }
+        case let .ignored(input):
+            if json {
+                var object = JSONObject()
+                object.add("event", "ignored")
+                object.add("kind", input.kind.code)
+                object.add("count", input.count)
+                object.add("detail", input.detail)
+                print(object.line)
+            } else {
+                Console.error("warning: \(input)", priority: .warning)
+            }
         case let .leftBehind(error):
             Console.error("could not take the beacons off \(device) at exit: \(error); run `beacon-emit stop -i \(device)` "
                           + "once it is back")

@@ -23,8 +23,9 @@ struct Info: ParsableCommand {
             let connection = try deviceOptions.open(progress: { Console.error($0) })
             defer { connection.close() }
             if deviceOptions.verbose { connection.controller.trace = { Console.error($0) } }
-            if connection.ownsController { try ControllerInfo.initialize(connection.controller) }
-            info = try ControllerInfo.read(from: connection.controller)
+            info = try ControllerInfo.query(connection.controller, owned: connection.ownsController) {
+                Console.error($0, priority: .warning)
+            }
             device = connection.device.description
             if let index = connection.sharedKernelIndex { kernel = KernelAdapterReport.read(index: index) }
         } catch {

@@ -82,6 +82,8 @@ struct Monitor: ParsableCommand {
         let connection = try deviceOptions.open(progress: { Console.error($0) })
         defer { connection.close() }
         let scanner = AdvertisementScanner(controller: connection.controller)
+        scanner.log = { Console.error($0, priority: .warning) }
+        defer { ScanSummary.skipped(scanner.controller) }
         try scanner.start(ownsController: connection.ownsController)
         defer { scanner.stop() }
         try ReportFeed.live(scanner, duration: duration, interrupt: interrupt, handle: handle, tick: tick)

@@ -94,6 +94,8 @@ struct Scan: ParsableCommand {
         defer { connection.close() }
         if deviceOptions.verbose { connection.controller.trace = { Console.error($0) } }
         let scanner = AdvertisementScanner(controller: connection.controller)
+        scanner.log = { Console.error($0, priority: .warning) }
+        defer { ScanSummary.skipped(scanner.controller) }
         try scanner.start(options: .init(active: active,
                                          intervalUnits: UInt16(AdvertisingOptions.units(milliseconds: scanInterval) ?? 16),
                                          windowUnits: UInt16(AdvertisingOptions.units(milliseconds: scanWindow) ?? 16)),

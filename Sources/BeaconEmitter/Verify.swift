@@ -77,6 +77,8 @@ struct Verify: ParsableCommand {
         }
         defer { scannerConnection?.close() ?? scannerController.transport.close() }
         let scan = AdvertisementScanner(controller: scannerController)
+        scan.log = { Console.error($0, priority: .warning) }
+        defer { ScanSummary.skipped(scan.controller) }
         try scan.start(ownsController: scannerSpecification.ownsController)
         defer { scan.stop() }
 

@@ -113,9 +113,28 @@ public final class AdvertisementScanner {
     private var queued: [ScanReport] = []
     /// Whether the scan runs with the extended scanning commands.
     public private(set) var usesExtendedCommands = false
+    /// Called when the scan is knocked off (a hardware error, a controller reset) and when it
+    /// is on again, with a line for the user.
+    public var log: ((String) -> Void)?
+
+    /// How the scan was started, to start it the same way after a disruption.
+    private var started: (options: Options, ownsController: Bool, legacy: Bool)?
+    /// Set while the scan is off after a disruption: what knocked it off, since when, and when
+    /// to try again.
+    private var recovery: (cause: Disruption, since: ContinuousClock.Instant, retryAt: ContinuousClock.Instant,
+                           delay: Duration)?
+    /// Seen by the controller's observer: someone reset the controller under the scan.
+    private var resetSeen = false
 
     public init(controller: HCIController) {
         self.controller = controller
+        controller.observer = { [weak self] packet in
+            switch packet {
+            case let .command(command) where command.opcode == .reset: self?.resetSeen = true
+            case let .commandComplete(complete) where complete.opcode == .reset: self?.resetSeen = true
+            default: break
+            }
+        }
     }
 
     /// Sets the scan up and enables it. Owned controllers are reset first and scanned with
@@ -126,6 +145,7 @@ public final class AdvertisementScanner {
     /// - Throws: `HostError` naming a refused step.
     public func start(options: Options = Options(), ownsController: Bool = true, legacy: Bool = false) throws(HostError) {
         let context = "interval \(options.intervalUnits) x 0.625 ms, window \(options.windowUnits) x 0.625 ms"
+        started = (options, ownsController, legacy)
         if ownsController {
             try ControllerInfo.initialize(controller)
         } else if !legacy {
@@ -155,18 +175,87 @@ public final class AdvertisementScanner {
     }
 
     /// The next report, or nil on timeout or interrupt.
+    ///
+    /// A hardware error or a controller reset (by another program, or the kernel after a
+    /// hardware error) knocks the scan off; it is set up again as it was started (an owned
+    /// controller reset first) `Emitter.settleTime` later, retried after 0.2, 0.4, ... up to
+    /// 5 s while that fails, saying so through `log`.
     /// - Throws: `HostError` when the link fails.
     public func nextReport(timeout: Duration, interrupt: Int32? = nil) throws(HostError) -> ScanReport? {
         if !queued.isEmpty { return queued.removeFirst() }
         let deadline = ContinuousClock.now + timeout
         while true {
+            if resetSeen {
+                resetSeen = false
+                knockedOff(.controllerReset)
+            }
+            if let off = recovery {
+                guard ContinuousClock.now >= off.retryAt else {
+                    let wait = ContinuousClock.now.duration(to: min(off.retryAt, deadline))
+                    if HCISession.pause(max(wait, .zero), interrupt: interrupt) || ContinuousClock.now >= deadline {
+                        return nil
+                    }
+                    continue
+                }
+                try resume(off)
+                continue
+            }
             let remaining = ContinuousClock.now.duration(to: deadline)
-            guard remaining > .zero, let event = try controller.nextEvent(timeout: remaining, interrupt: interrupt) else {
-                return nil
+            guard remaining > .zero else { return nil }
+            let event: HCIEvent?
+            do {
+                event = try controller.nextEvent(timeout: remaining, interrupt: interrupt)
+            } catch let .hardwareError(code) {
+                knockedOff(.hardwareError(code: code))
+                continue
+            }
+            guard let event else {
+                // The wait also ends early when the observer was handed another program's
+                // command (a kernel socket): only the deadline or the interrupt ends this one.
+                if ContinuousClock.now >= deadline || interrupt.map(PollProbe.readable) == true { return nil }
+                continue
             }
             queued = ScanReport.reports(in: event)
             if !queued.isEmpty { return queued.removeFirst() }
         }
+    }
+
+    private func knockedOff(_ cause: Disruption) {
+        guard started != nil else { return }
+        let now = ContinuousClock.now
+        if recovery == nil {
+            log?("\(cause): scanning again in \(Emitter.settleTime)")
+            recovery = (cause, now, now + Emitter.settleTime, Emitter.settleTime)
+        } else {
+            recovery?.retryAt = now + Emitter.settleTime
+        }
+    }
+
+    /// Starts the scan again as it was started; a failure other than the link's is tried
+    /// again later.
+    private func resume(_ off: (cause: Disruption, since: ContinuousClock.Instant, retryAt: ContinuousClock.Instant,
+                                delay: Duration)) throws(HostError) {
+        guard let started else { return }
+        do {
+            try start(options: started.options, ownsController: started.ownsController, legacy: started.legacy)
+            resetSeen = false  // the scan's own Reset, on an owned controller
+            recovery = nil
+            let gap = off.since.duration(to: .now)
+            log?("scanning again after \(gap.components.seconds * 1000 + gap.components.attoseconds / 1_000_000_000_000_000) ms "
+                 + "off (\(off.cause))")
+        } catch let error where Self.endsTheScan(error) {
+            throw error
+        } catch {
+            let delay = min(off.delay * 2, .seconds(5))
+            log?("could not scan again yet (trying again in \(delay)): \(error)")
+            recovery = (off.cause, off.since, .now + delay, delay)
+        }
+    }
+
+    /// What recovery cannot fix: the link failing.
+    private static func endsTheScan(_ error: HostError) -> Bool {
+        if case .transport = error { return true }
+        return false
     }
 
     /// Stops scanning (best effort).

@@ -46,6 +46,27 @@ public struct ControllerInfo: Sendable {
         return info
     }
 
+    /// What `info` reads: an owned controller initialised first (`initialize`), then `read`. A
+    /// hardware error meanwhile is answered as `advertise` and `scan` answer one: the
+    /// controller is reset (owned) or given `Emitter.settleTime` (the kernel resets its own),
+    /// and read again, at most three times in all.
+    /// - Parameter log: told of each hardware error recovered from.
+    /// - Throws: `HostError` from the command engine.
+    public static func query(_ controller: HCIController, owned: Bool,
+                             log: (String) -> Void) throws(HostError) -> ControllerInfo {
+        var attempt = 1
+        while true {
+            do {
+                if owned { try initialize(controller) }
+                return try read(from: controller)
+            } catch let .hardwareError(code) where attempt < 3 {
+                attempt += 1
+                log("\(Disruption.hardwareError(code: code)): reading it again")
+                _ = HCISession.pause(Emitter.settleTime, interrupt: nil)
+            }
+        }
+    }
+
     /// Resets an owned controller and enables the events the host needs (LE Meta; advertising
     /// reports, extended reports, set terminated). Not for kernel adapters, which the kernel
     /// configures itself.

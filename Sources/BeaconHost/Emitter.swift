@@ -8,6 +8,9 @@ public enum EmitterEvent: Sendable {
     case step(String)
     /// What the controller offers, when the flow had to ask (not with `--legacy`).
     case capabilities(AdvertisingCapabilities)
+    /// Input nobody asked for was passed over (`UnsolicitedInput`): the first of a kind, then
+    /// every power of ten of it.
+    case ignored(UnsolicitedInputReport)
     /// Advertising is on: the plan (with the address advertised from), time from start to the
     /// enable's completion and the command round trips up to it.
     case advertising(AdvertisingPlan, elapsed: Duration, roundTrips: Int)
@@ -54,6 +57,7 @@ public final class Emitter {
         self.ownsController = ownsController
         self.started = started
         self.report = report
+        controller.reportUnsolicited = { report(.ignored($0)) }
     }
 
     /// Sets up the controller and starts advertising, asking the controller only what the flow
