@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
+import CLinux
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -10,74 +11,59 @@ import Musl
 /// the controller ends the moment a stop is asked for, and the stop can disable advertising
 /// before the process lets go of the controller. Also ignores SIGPIPE, so a closed link is
 /// an error to report rather than a silent death.
+///
+/// The handler is C (`clinux_signal_to_pipe`, installed with sigaction): it saves errno and
+/// only writes a byte, so no Swift code runs inside a signal. The run loop reads the pipe.
 public enum SignalWatcher {
-    nonisolated(unsafe) private static var pipeDescriptors: [Int32] = [-1, -1]
-    nonisolated(unsafe) private static var lastSignal: Int32 = 0
+    /// Read end, write end; set once, on the main thread, before any handler can fire.
+    nonisolated(unsafe) private static var pipeDescriptors: (read: Int32, write: Int32)?
+    nonisolated(unsafe) private static var reloadDescriptors: (read: Int32, write: Int32)?
 
     /// Installs the handlers (once) and returns the descriptor that becomes readable on a signal.
     public static func install() -> Int32 {
-        if pipeDescriptors[0] >= 0 { return pipeDescriptors[0] }
+        if let pipeDescriptors { return pipeDescriptors.read }
         guard let fds = makePipe() else { return -1 }
         pipeDescriptors = fds
         signal(SIGPIPE, SIG_IGN)
-        // A parent may have started this process with the signals blocked; unblock them.
-        var set = sigset_t()
-        sigemptyset(&set)
-        sigaddset(&set, SIGINT)
-        sigaddset(&set, SIGTERM)
-        sigprocmask(SIG_UNBLOCK, &set, nil)
-        for signalNumber in [SIGINT, SIGTERM] {
-            signal(signalNumber) { received in
-                SignalWatcher.lastSignal = received
-                var byte: UInt8 = 1
-                _ = write(SignalWatcher.pipeDescriptors[1], &byte, 1)
-            }
-        }
-        return fds[0]
+        // A parent may have started this process with the signals blocked: they are unblocked.
+        for signalNumber in [SIGINT, SIGTERM] { _ = clinux_signal_to_pipe(signalNumber, fds.write) }
+        return fds.read
     }
-
-    nonisolated(unsafe) private static var reloadDescriptors: [Int32] = [-1, -1]
 
     /// Turns SIGHUP into a readable descriptor of its own (installed once): a request to
     /// reload, not to stop.
     public static func installReload() -> Int32 {
-        if reloadDescriptors[0] >= 0 { return reloadDescriptors[0] }
+        if let reloadDescriptors { return reloadDescriptors.read }
         guard let fds = makePipe() else { return -1 }
         reloadDescriptors = fds
-        var set = sigset_t()
-        sigemptyset(&set)
-        sigaddset(&set, SIGHUP)
-        sigprocmask(SIG_UNBLOCK, &set, nil)
-        signal(SIGHUP) { _ in
-            var byte: UInt8 = 1
-            _ = write(SignalWatcher.reloadDescriptors[1], &byte, 1)
-        }
-        return fds[0]
+        _ = clinux_signal_to_pipe(SIGHUP, fds.write)
+        return fds.read
     }
 
     /// A pipe for a signal handler to write to: non-blocking (a handler must never wait),
     /// closed on exec.
-    private static func makePipe() -> [Int32]? {
+    private static func makePipe() -> (read: Int32, write: Int32)? {
         var fds: [Int32] = [-1, -1]
         guard pipe(&fds) == 0 else { return nil }
         for fd in fds {
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
         }
-        return fds
+        return (fds[0], fds[1])
     }
 
     /// Empties the reload pipe; true when a SIGHUP had arrived.
     public static func drainReload() -> Bool {
         var byte: UInt8 = 0
         var any = false
-        while read(reloadDescriptors[0], &byte, 1) == 1 { any = true }
+        guard let reloadDescriptors else { return false }
+        while read(reloadDescriptors.read, &byte, 1) == 1 { any = true }
         return any
     }
 
     /// The name of the last signal received ("SIGTERM"), if any.
     public static var received: String? {
-        switch lastSignal {
+        switch clinux_last_signal() {
         case SIGINT: "SIGINT"
         case SIGTERM: "SIGTERM"
         default: nil

@@ -90,3 +90,18 @@ import Testing
         #expect(moved.batteryMillivolts == 3000)
     }
 }
+
+@Suite struct SignalWatcherTests {
+    /// A signal only writes to the pipe (in C), and leaves errno as the interrupted code had it.
+    @Test func reloadSignalReachesThePipeAndKeepsErrno() {
+        let descriptor = SignalWatcher.installReload()
+        #expect(descriptor >= 0)
+        _ = SignalWatcher.drainReload()
+        errno = EAGAIN
+        raise(SIGHUP)
+        #expect(errno == EAGAIN)
+        #expect(PollProbe.readable(descriptor))
+        #expect(SignalWatcher.drainReload())
+        #expect(!SignalWatcher.drainReload())
+    }
+}

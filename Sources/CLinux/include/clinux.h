@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// Linux system headers Swift's Glibc module leaves out, for the one Swift file that needs them.
+// Linux system headers Swift's Glibc module leaves out (epoll, timerfd), and a signal handler
+// that must not be Swift: for WakeSet.swift and SignalWatcher.swift.
 #ifndef CLINUX_H
 #define CLINUX_H
 
@@ -45,5 +46,14 @@ static inline int clinux_epoll_ready(int epoll, int *fds, int max, int timeout_m
     for (int i = 0; i < count; i++) fds[i] = events[i].data.fd;
     return count;
 }
+
+/// Makes signal `signo` write one byte (its number) to `fd`, through sigaction with
+/// SA_RESTART, and unblocks it for the calling thread. The handler is C and async-signal-safe:
+/// it saves and restores errno, touches only a sig_atomic_t and calls only write(2).
+/// Returns 0, or -errno.
+int clinux_signal_to_pipe(int signo, int fd);
+
+/// The number of the last signal handled by `clinux_signal_to_pipe`'s handler (0 if none).
+int clinux_last_signal(void);
 
 #endif
