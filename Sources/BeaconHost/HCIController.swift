@@ -107,6 +107,7 @@ public final class HCIController {
                     throw .controllerRefused(opcode: C.opcode, status: status.status, context: context)
                 }
             case let .hardwareError(code):
+                credits = 1  // the command in flight is lost with the controller's state: a Reset must go out
                 throw .hardwareError(code: code)
             default:
                 keep(event)
@@ -136,7 +137,9 @@ public final class HCIController {
             case let .commandStatus(status):
                 absorbCredits(event)
                 answeredSomethingElse(status.opcode, event: "Command Status")
-            case let .hardwareError(code): throw .hardwareError(code: code)
+            case let .hardwareError(code):
+                credits = 1
+                throw .hardwareError(code: code)
             default: return event
             }
         }
