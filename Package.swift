@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "BeaconRig", targets: ["BeaconRig"]),
         .executable(name: "beacon-emit", targets: ["BeaconEmitter"]),
         .executable(name: "codec-fuzzer", targets: ["CodecFuzzer"]),
+        .executable(name: "host-fuzzer", targets: ["HostFuzzer"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -61,6 +62,12 @@ let package = Package(
         .executableTarget(
             name: "CodecFuzzer",
             dependencies: ["AdvertisementCodec"]
+        ),
+        // libFuzzer driver playing a controller against the host's sessions; only meaningful
+        // when built with -DFUZZING.
+        .executableTarget(
+            name: "HostFuzzer",
+            dependencies: ["AdvertisementCodec", "BeaconHost", "BeaconReports"]
         ),
         .testTarget(
             name: "AdvertisementCodecTests",

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+import AdvertisementCodec
+import BeaconHost
+import BeaconReports
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One target per session the host runs against a controller.
+enum HostFuzzTarget: String, CaseIterable {
+    /// Advertising started on an owned controller, then watched: each disruption restored as
+    /// the supervisor would, then stopped.
+    case advertiseSession = "advertise-session"
+    /// A scan started, its reports ranged and printed (JSON and text), as `scan` does.
+    case scanSession = "scan-session"
+
+    func run(_ bytes: [UInt8]) {
+        let transport = StreamFromBytes(bytes)
+        let controller = HCIController(transport: transport, commandTimeout: .milliseconds(1))
+        switch self {
+        case .advertiseSession: Self.advertise(on: controller)
+        case .scanSession: Self.scan(on: controller)
+        }
+    }
+
+    static let beacons = [
+        Beacon.iBeacon(IBeacon(proximityUUID: UUID(uuid: (0x39, 0xED, 0x98, 0xFF, 0x29, 0x00, 0x44, 0x1A,
+                                                          0x80, 0x2F, 0x9C, 0x39, 0x8F, 0xC1, 0x99, 0xD2)),
+                               major: 101, minor: 2)),
+    ]
+
+    private static func advertise(on controller: HCIController) {
+        let emitter = Emitter(controller: controller, ownsController: true) { _ in }
+        guard let advertiser = try? emitter.start(options: AdvertisingOptions(beacons: beacons)) else { return }
+        let session = HCISession(advertiser: advertiser, kernelIndex: nil, ownsController: true, reconnect: nil)
+        for _ in 0..<64 {
+            guard let signal = try? session.watch(timeout: .zero, interrupt: nil) else { break }
+            if case .disrupted = signal, (try? session.restore()) == nil { break }
+        }
+        try? session.stop()
+    }
+
+    nonisolated(unsafe) private static let devNull = open("/dev/null", O_WRONLY)
+
+    private static func scan(on controller: HCIController) {
+        let scanner = AdvertisementScanner(controller: controller)
+        guard (try? scanner.start()) != nil else { return }
+        let printers = [true, false].map {
+            ScanPrinter(json: $0, table: false, duplicates: true, descriptor: devNull)
+        }
+        var elapsed = 0.0
+        for _ in 0..<256 {
+            guard let report = try? scanner.nextReport(timeout: .zero) else { break }
+            elapsed += 0.01
+            for printer in printers {
+                printer.handle(ReportFeed.Timed(elapsed: elapsed, unixTime: 1.7e9 + elapsed, report: report),
+                               filter: ScanFilter())
+            }
+        }
+        for printer in printers { printer.finish() }
+        scanner.stop()
+    }
+}
+
+/// The controller's side of an H4 link, from the fuzzer's bytes: every command the host sends
+/// is taken; each receive hands over the next packet in the bytes. When they run out, or stop
+/// being H4, the link fails as a real one would (closed, or framing lost).
+final class StreamFromBytes: HCITransport {
+    let name = "fuzz"
+    private var decoder = H4StreamDecoder()
+
+    init(_ bytes: [UInt8]) { decoder.append(bytes) }
+
+    func send(_ packet: H4Packet) throws(TransportError) {}
+
+    func receive(timeout: Duration, interrupt: Int32?) throws(TransportError) -> ReceiveResult {
+        do {
+            guard let packet = try decoder.next() else { throw TransportError.closed(transport: name) }
+            return .packet(packet)
+        } catch let error as CodecError {
+            throw .framing(error)
+        } catch {
+            throw .closed(transport: name)
+        }
+    }
+
+    func close() {}
+}
