@@ -94,9 +94,7 @@ struct Advertise: ParsableCommand {
         if let txPower, !(-127...20).contains(txPower) {
             throw ValidationError("--tx-power must be from -127 to 20 dBm, got \(txPower)")
         }
-        if let duration, !(duration > 0 && duration < 1e9) {
-            throw ValidationError("--duration must be a positive number of seconds, got \(duration)")
-        }
+        try validateDuration(duration)
         if !(rotation >= 20 && rotation <= 3_600_000) {
             throw ValidationError("--rotation must be from 20 to 3600000 ms, got \(rotation)")
         }

@@ -8,6 +8,7 @@ import Musl
 import Darwin
 #endif
 
+import ArgumentParser
 import BeaconHost
 import BeaconReports
 
@@ -34,5 +35,13 @@ func fflushStandardOutput() {
 enum ScanSummary {
     static func skipped(_ controller: HCIController) {
         if let summary = controller.unsolicited.summary { Console.error("skipped \(summary)", priority: .notice) }
+    }
+}
+
+/// `--duration`: a positive number of seconds, under 10^9 (about 31 years), so that it fits a
+/// count of milliseconds whatever is typed.
+func validateDuration(_ duration: Double?) throws {
+    if let duration, !(duration > 0 && duration < 1e9) {
+        throw ValidationError("--duration must be a positive number of seconds (under 10^9), got \(duration)")
     }
 }

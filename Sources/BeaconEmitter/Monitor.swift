@@ -35,7 +35,8 @@ struct Monitor: ParsableCommand {
 
     func validate() throws {
         if filter.uuid == nil { throw ValidationError("monitor needs a region: --uuid UUID [--major N [--minor N]]") }
-        if !(exitAfter > 0) { throw ValidationError("--exit-after must be a positive number of seconds") }
+        if !(exitAfter > 0 && exitAfter < 1e9) { throw ValidationError("--exit-after must be a positive number of seconds") }
+        try validateDuration(duration)
         if replay != nil && deviceOptions.device != nil { throw ValidationError("--replay reads a file instead of --device") }
     }
 

@@ -57,7 +57,7 @@ struct Scan: ParsableCommand {
         }
         if scanWindow > scanInterval { throw ValidationError("--scan-window must not exceed --scan-interval") }
         if !(window > 0 && window <= 3600) { throw ValidationError("--window must be from 0 to 3600 seconds, got \(window)") }
-        if let duration, !(duration > 0) { throw ValidationError("--duration must be a positive number of seconds") }
+        try validateDuration(duration)
         if replay != nil && deviceOptions.device != nil { throw ValidationError("--replay reads a file instead of --device") }
     }
 

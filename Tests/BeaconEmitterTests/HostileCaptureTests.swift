@@ -90,4 +90,14 @@ import Testing
         for value in [-1, .nan, .infinity, 1e300] { #expect(Distance.metres(value) == "?", "\(value)") }
         #expect(Distance.hundredths(1.6e16) == 1_600_000_000_000_000_000)
     }
+
+    /// A duration typed as 1e300 once overflowed a count of milliseconds.
+    @Test(arguments: [["scan", "--duration", "1e300"],
+                      ["monitor", "--uuid", "00010203-0405-0607-0809-0A0B0C0D0E0F", "--duration", "1e300"],
+                      ["--uuid", "00010203-0405-0607-0809-0A0B0C0D0E0F", "--major", "1", "--minor", "2", "--duration", "1e300"]])
+    func hugeDurationIsAUsageError(arguments: [String]) throws {
+        let result = try runBeaconEmit(arguments)
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(result.stderr.contains("--duration must be a positive number of seconds (under 10^9)"))
+    }
 }
