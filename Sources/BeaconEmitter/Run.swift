@@ -164,6 +164,7 @@ struct Run: ParsableCommand {
             owned = scanning.ownsController
         }
         let scanner = AdvertisementScanner(controller: controller)
+        scanner.log = { Console.error($0, priority: .warning) }
         do {
             try scanner.start(ownsController: owned)
         } catch {
