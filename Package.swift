@@ -12,7 +12,6 @@ let package = Package(
         .library(name: "BeaconRig", targets: ["BeaconRig"]),
         .executable(name: "beacon-emit", targets: ["BeaconEmitter"]),
         .executable(name: "codec-fuzzer", targets: ["CodecFuzzer"]),
-        .executable(name: "host-fuzzer", targets: ["HostFuzzer"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -58,15 +57,10 @@ let package = Package(
                 .product(name: "Yams", package: "Yams"),
             ]
         ),
-        // libFuzzer driver over every parser; only meaningful when built with -DFUZZING.
+        // libFuzzer driver over every parser, and over the host's sessions fed a controller's
+        // byte stream; only meaningful when built with -DFUZZING.
         .executableTarget(
             name: "CodecFuzzer",
-            dependencies: ["AdvertisementCodec"]
-        ),
-        // libFuzzer driver playing a controller against the host's sessions; only meaningful
-        // when built with -DFUZZING.
-        .executableTarget(
-            name: "HostFuzzer",
             dependencies: ["AdvertisementCodec", "BeaconHost", "BeaconReports"]
         ),
         .testTarget(

@@ -24,9 +24,14 @@ enum FuzzTarget: String, CaseIterable {
     case mgmt
     case packetText = "packet-text"
     case pcap
+    /// A controller's byte stream into the host's sessions (`SessionFuzzing`).
+    case advertiseSession = "advertise-session"
+    case scanSession = "scan-session"
 
     func run(_ bytes: [UInt8]) {
         switch self {
+        case .advertiseSession: SessionFuzzing.advertise(bytes)
+        case .scanSession: SessionFuzzing.scan(bytes)
         case .advertisingData:
             if let data = try? AdvertisingData(parsing: bytes) {
                 require(data.bytes == bytes, "advertising data round trip")

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 //
-// codec-fuzzer: libFuzzer targets over every parser of AdvertisementCodec.
+// codec-fuzzer: libFuzzer targets over every parser of AdvertisementCodec, and over the host's
+// advertise and scan sessions, fed a controller's byte stream (SessionFuzzing.swift).
 //
 //   FUZZ_TARGET=advertising-data codec-fuzzer [libFuzzer flags] [CORPUS ...]
 //

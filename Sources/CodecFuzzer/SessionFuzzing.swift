@@ -12,21 +12,11 @@ import Foundation
 import Glibc
 #endif
 
-/// One target per session the host runs against a controller.
-enum HostFuzzTarget: String, CaseIterable {
-    /// Advertising started on an owned controller, then watched: each disruption restored as
-    /// the supervisor would, then stopped.
-    case advertiseSession = "advertise-session"
-    /// A scan started, its reports ranged and printed (JSON and text), as `scan` does.
-    case scanSession = "scan-session"
-
-    func run(_ bytes: [UInt8]) {
-        let transport = StreamFromBytes(bytes)
-        let controller = HCIController(transport: transport, commandTimeout: .milliseconds(1))
-        switch self {
-        case .advertiseSession: Self.advertise(on: controller)
-        case .scanSession: Self.scan(on: controller)
-        }
+/// The host's sessions played against a controller whose byte stream is the fuzzer's input:
+/// each must end with a `HostError` or carry on, never trap.
+enum SessionFuzzing {
+    static func controller(_ bytes: [UInt8]) -> HCIController {
+        HCIController(transport: StreamFromBytes(bytes), commandTimeout: .milliseconds(1))
     }
 
     static let beacons = [
@@ -35,7 +25,10 @@ enum HostFuzzTarget: String, CaseIterable {
                                major: 101, minor: 2)),
     ]
 
-    private static func advertise(on controller: HCIController) {
+    /// Advertising started on an owned controller, then watched: each disruption restored as
+    /// the supervisor would, then stopped.
+    static func advertise(_ bytes: [UInt8]) {
+        let controller = controller(bytes)
         let emitter = Emitter(controller: controller, ownsController: true) { _ in }
         guard let advertiser = try? emitter.start(options: AdvertisingOptions(beacons: beacons)) else { return }
         let session = HCISession(advertiser: advertiser, kernelIndex: nil, ownsController: true, reconnect: nil)
@@ -48,8 +41,9 @@ enum HostFuzzTarget: String, CaseIterable {
 
     nonisolated(unsafe) private static let devNull = open("/dev/null", O_WRONLY)
 
-    private static func scan(on controller: HCIController) {
-        let scanner = AdvertisementScanner(controller: controller)
+    /// A scan started, its reports ranged and printed (JSON and text), as `scan` does.
+    static func scan(_ bytes: [UInt8]) {
+        let scanner = AdvertisementScanner(controller: controller(bytes))
         guard (try? scanner.start()) != nil else { return }
         let printers = [true, false].map {
             ScanPrinter(json: $0, table: false, duplicates: true, descriptor: devNull)
