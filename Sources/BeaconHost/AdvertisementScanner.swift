@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
 import AdvertisementCodec
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// One advertising report, legacy or extended, in one shape.
 public struct ScanReport: Sendable, Hashable {
@@ -252,8 +257,10 @@ public final class AdvertisementScanner {
         }
     }
 
-    /// What recovery cannot fix: the link failing.
+    /// What recovery cannot fix: the link failing. A kernel adapter that is down for a moment
+    /// (the kernel closes and opens it again after a hardware error) is waited for.
     private static func endsTheScan(_ error: HostError) -> Bool {
+        if case .transport(.system(_, ENETDOWN), _) = error { return false }
         if case .transport = error { return true }
         return false
     }
