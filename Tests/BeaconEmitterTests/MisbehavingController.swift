@@ -85,18 +85,21 @@ final class MisbehavingController: @unchecked Sendable {
 
     var device: String { "tcp:127.0.0.1:\(port)" }
 
+    /// Ends every connection and the listener. Descriptors are closed only by the threads that
+    /// use them (and connections only under the lock), so no number is shut down or accepted on
+    /// after another test's socket took it.
     func stop() {
         lock.withLock {
             stopped = true
             for fd in connections { shutdown(fd, Int32(SHUT_RDWR)) }
         }
         shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
     }
 
     private var isStopped: Bool { lock.withLock { stopped } }
 
     private func acceptLoop() {
+        defer { close(listener) }
         while !isStopped {
             let fd = accept(listener, nil, nil)
             if fd < 0 { return }
@@ -107,7 +110,10 @@ final class MisbehavingController: @unchecked Sendable {
                 var connection = Connection(fd: fd, misbehaviour: misbehaviour, stopped: { self.isStopped },
                                             sent: { self.countReports($0) })
                 connection.serve()
-                close(fd)
+                lock.withLock {
+                    connections.removeAll { $0 == fd }
+                    close(fd)
+                }
             }
         }
     }
