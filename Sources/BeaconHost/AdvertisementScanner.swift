@@ -124,10 +124,15 @@ public final class AdvertisementScanner {
 
     /// How the scan was started, to start it the same way after a disruption.
     private var started: (options: Options, ownsController: Bool, legacy: Bool)?
-    /// Set while the scan is off after a disruption: what knocked it off, since when, and when
-    /// to try again.
-    private var recovery: (cause: Disruption, since: ContinuousClock.Instant, retryAt: ContinuousClock.Instant,
-                           delay: Duration)?
+    /// While the scan is off after a disruption: what knocked it off, since when, and when to
+    /// try again after what delay.
+    private struct Recovery {
+        var cause: Disruption
+        var since: ContinuousClock.Instant
+        var retryAt: ContinuousClock.Instant
+        var delay: Duration
+    }
+    private var recovery: Recovery?
     /// Seen by the controller's observer: someone reset the controller under the scan.
     private var resetSeen = false
 
@@ -202,7 +207,7 @@ public final class AdvertisementScanner {
                     }
                     continue
                 }
-                try resume(off)
+                try resume()
                 continue
             }
             let remaining = ContinuousClock.now.duration(to: deadline)
@@ -230,7 +235,7 @@ public final class AdvertisementScanner {
         let now = ContinuousClock.now
         if recovery == nil {
             log?("\(cause): scanning again in \(Emitter.settleTime)")
-            recovery = (cause, now, now + Emitter.settleTime, Emitter.settleTime)
+            recovery = Recovery(cause: cause, since: now, retryAt: now + Emitter.settleTime, delay: Emitter.settleTime)
         } else {
             recovery?.retryAt = now + Emitter.settleTime
         }
@@ -238,22 +243,21 @@ public final class AdvertisementScanner {
 
     /// Starts the scan again as it was started; a failure other than the link's is tried
     /// again later.
-    private func resume(_ off: (cause: Disruption, since: ContinuousClock.Instant, retryAt: ContinuousClock.Instant,
-                                delay: Duration)) throws(HostError) {
-        guard let started else { return }
+    private func resume() throws(HostError) {
+        guard let started, let off = recovery else { return }
         do {
             try start(options: started.options, ownsController: started.ownsController, legacy: started.legacy)
             resetSeen = false  // the scan's own Reset, on an owned controller
             recovery = nil
             let gap = off.since.duration(to: .now)
-            log?("scanning again after \(gap.components.seconds * 1000 + gap.components.attoseconds / 1_000_000_000_000_000) ms "
-                 + "off (\(off.cause))")
+            log?("scanning again after \(Int((gap.inSeconds * 1000).rounded())) ms off (\(off.cause))")
         } catch let error where Self.endsTheScan(error) {
             throw error
         } catch {
             let delay = min(off.delay * 2, .seconds(5))
             log?("could not scan again yet (trying again in \(delay)): \(error)")
-            recovery = (off.cause, off.since, .now + delay, delay)
+            recovery?.retryAt = .now + delay
+            recovery?.delay = delay
         }
     }
 

@@ -56,8 +56,7 @@ public final class HCIController {
             guard let event = try receiveEvent(until: deadline) else {
                 throw timeout(C.opcode, since: ignoredBefore)
             }
-            absorbCredits(event)
-            if case .commandComplete = event {} else if case .commandStatus = event {} else { keep(event) }
+            try passOver(event)
         }
         let packet = command.packet
         trace?("> \(packet)")
@@ -74,13 +73,8 @@ public final class HCIController {
                 throw timeout(C.opcode, since: ignoredBefore)
             }
             switch event {
-            case let .commandComplete(complete):
+            case let .commandComplete(complete) where complete.opcode == C.opcode:
                 credits = Int(complete.numHCICommandPackets)
-                guard complete.opcode == C.opcode else {
-                    answeredSomethingElse(complete.opcode, event: "Command Complete")
-                    observer?(.commandComplete(complete))
-                    continue
-                }
                 // Every command's return parameters start with its status (Core Vol 4 Part E
                 // 7.7.14); a Command Complete that ends before it is no answer at all.
                 guard let status = complete.status else {
@@ -96,22 +90,39 @@ public final class HCIController {
                 } catch {
                     throw .malformedEvent(error)
                 }
-            case let .commandStatus(status):
+            case let .commandStatus(status) where status.opcode == C.opcode:
                 credits = Int(status.numHCICommandPackets)
-                guard status.opcode == C.opcode else {
-                    answeredSomethingElse(status.opcode, event: "Command Status")
-                    continue
-                }
                 trace?("< Command Status \(name): \(status.status)")
                 guard status.status.isSuccess else {
                     throw .controllerRefused(opcode: C.opcode, status: status.status, context: context)
                 }
-            case let .hardwareError(code):
-                credits = 1  // the command in flight is lost with the controller's state: a Reset must go out
-                throw .hardwareError(code: code)
             default:
-                keep(event)
+                try passOver(event)
             }
+        }
+    }
+
+    /// An event that answers nothing this host waits for. Its credits are taken; a Command
+    /// Complete or Status is a stray answer (`answeredSomethingElse`), a Command Complete also
+    /// goes to the observer; a hardware error is thrown, with the credit the lost command held
+    /// given back (a Reset must go out); anything else is kept for `nextEvent`.
+    private func passOver(_ event: HCIEvent) throws(HostError) {
+        switch event {
+        case let .commandComplete(complete):
+            credits = Int(complete.numHCICommandPackets)
+            answeredSomethingElse(complete.opcode, event: "Command Complete")
+            if let observer {
+                observer(.commandComplete(complete))
+                observedWhileWaiting = true
+            }
+        case let .commandStatus(status):
+            credits = Int(status.numHCICommandPackets)
+            answeredSomethingElse(status.opcode, event: "Command Status")
+        case let .hardwareError(code):
+            credits = 1
+            throw .hardwareError(code: code)
+        default:
+            keep(event)
         }
     }
 
@@ -127,19 +138,7 @@ public final class HCIController {
         while !observedWhileWaiting,
               let event = try receiveEvent(until: deadline, interrupt: interrupt, returnOnObserved: true) {
             switch event {
-            case let .commandComplete(complete):
-                absorbCredits(event)
-                answeredSomethingElse(complete.opcode, event: "Command Complete")
-                if let observer {
-                    observer(.commandComplete(complete))
-                    observedWhileWaiting = true
-                }
-            case let .commandStatus(status):
-                absorbCredits(event)
-                answeredSomethingElse(status.opcode, event: "Command Status")
-            case let .hardwareError(code):
-                credits = 1
-                throw .hardwareError(code: code)
+            case .commandComplete, .commandStatus, .hardwareError: try passOver(event)
             default: return event
             }
         }
@@ -232,14 +231,6 @@ public final class HCIController {
     /// among what did not parse.
     private func timeout(_ opcode: HCIOpcode, since before: UnsolicitedInputCounter) -> HostError {
         .commandTimeout(opcode: opcode, timeout: commandTimeout, ignored: unsolicited.since(before).summary)
-    }
-
-    private func absorbCredits(_ event: HCIEvent) {
-        switch event {
-        case let .commandComplete(complete): credits = Int(complete.numHCICommandPackets)
-        case let .commandStatus(status): credits = Int(status.numHCICommandPackets)
-        default: break
-        }
     }
 }
 
