@@ -65,8 +65,13 @@ extension Rig {
                                                        + referenceArguments)
         defer { emitter.signal(SIGTERM); emitter.wait() }
         #expect(emitter.waitForOutput("advertising on"), "\(emitter.stderr)")
+        // The socket is bound after advertising is on; its line on standard error says when.
+        let bound = ContinuousClock.now + .seconds(5)
+        while !emitter.stderr.contains("control socket: \(path)") && ContinuousClock.now < bound {
+            Thread.sleep(forTimeInterval: 0.01)
+        }
         var mode = stat()
-        #expect(lstat(path, &mode) == 0 && mode.st_mode & 0o777 == 0o600)
+        #expect(lstat(path, &mode) == 0 && mode.st_mode & 0o777 == 0o600, "\(emitter.stderr)")
 
         // Heard at the scanner from here on, with when.
         var heard: [(ContinuousClock.Instant, [UInt8])] = []
