@@ -162,14 +162,17 @@ struct Advertise: ParsableCommand {
         let printer = EmitterPrinter(json: json, verbose: deviceOptions.verbose, options: options)
         printer.service = ServiceNotifier()
         do {
+            // Bound before advertising starts: a client that waits for "advertising on" finds it.
+            let server = try openControl(printer: printer)
+            defer { server?.close() }
             let access = try AdvertisingLaunch.resolve(accessOptions.access, device: deviceOptions.specification,
                                                        bringingUp: deviceOptions.up,
                                                        options: options)
             if access == .management {
-                try advertiseManaged(options: options, started: started, printer: printer, interrupt: interrupt)
+                try advertiseManaged(options: options, server: server, started: started, printer: printer, interrupt: interrupt)
             } else {
-                try advertiseHCI(options: options, userChannel: access == .userChannel, started: started, printer: printer,
-                                 interrupt: interrupt)
+                try advertiseHCI(options: options, server: server, userChannel: access == .userChannel, started: started,
+                                 printer: printer, interrupt: interrupt)
             }
         } catch {
             throw fail(error)
@@ -179,8 +182,8 @@ struct Advertise: ParsableCommand {
     private var runDuration: Duration? { duration.map { .milliseconds(Int64($0 * 1000)) } }
 
     /// Beacons as instances of the kernel's management API.
-    private func advertiseManaged(options: AdvertisingOptions, started: ContinuousClock.Instant, printer: EmitterPrinter,
-                                  interrupt: Int32?) throws(HostError) {
+    private func advertiseManaged(options: AdvertisingOptions, server: ControlServer?, started: ContinuousClock.Instant,
+                                  printer: EmitterPrinter, interrupt: Int32?) throws(HostError) {
         guard case let .kernel(index) = deviceOptions.specification else { return }
         let connection = try ManagementConnection.open(index: index, powerOn: deviceOptions.up)
         defer { connection.close() }
@@ -193,8 +196,8 @@ struct Advertise: ParsableCommand {
         session.advertiser.instancesChanged = { instances in
             try? InstanceRecord(adapter: adapter, instances: instances).save()
         }
-        let (server, sources, report) = try openSources(session.advertiser, options: options, device: adapter, printer: printer)
-        defer { server?.close() }
+        let (sources, report) = try openSources(session.live, server: server, options: options, device: adapter,
+                                                printer: printer)
         try Emitter.run(session, duration: runDuration, keep: keep, interrupt: interrupt, failFast: failFast,
                         device: adapter, sources: sources, report: report)
         // The record goes once nothing of ours is left (an instance the kernel would not remove
@@ -203,8 +206,8 @@ struct Advertise: ParsableCommand {
     }
 
     /// Beacons through HCI commands: a raw kernel socket, the user channel, or an H4 link.
-    private func advertiseHCI(options: AdvertisingOptions, userChannel: Bool, started: ContinuousClock.Instant,
-                              printer: EmitterPrinter, interrupt: Int32?) throws(HostError) {
+    private func advertiseHCI(options: AdvertisingOptions, server: ControlServer?, userChannel: Bool,
+                              started: ContinuousClock.Instant, printer: EmitterPrinter, interrupt: Int32?) throws(HostError) {
         let connection = try deviceOptions.open(progress: printer.progress, userChannel: userChannel)
         defer { connection.close() }
         printer.device = connection.device.description
@@ -217,9 +220,8 @@ struct Advertise: ParsableCommand {
         }
         let session = AdvertisingLaunch.supervise(advertiser, on: connection, userChannel: userChannel,
                                                   bringingUp: deviceOptions.up, report: printer.handle)
-        let (server, sources, report) = try openSources(session.advertiser, options: options, device: connection.device.description,
-                                                        printer: printer)
-        defer { server?.close() }
+        let (sources, report) = try openSources(session.live, server: server, options: options,
+                                                device: connection.device.description, printer: printer)
         try Emitter.run(session, duration: runDuration, keep: keep, interrupt: interrupt, failFast: failFast,
                         device: connection.device.description, sources: sources, report: report)
     }
@@ -227,9 +229,20 @@ struct Advertise: ParsableCommand {
     /// The run loop's sources: with --control, the socket that changes the beacons while they
     /// advertise; for TLM beacons (or --interleave-tlm, or --control, which may add one), the
     /// telemetry that moves; and a report that keeps the control socket's status current.
-    private func openSources(_ session: any LiveAdvertising, options: AdvertisingOptions, device: String,
-                             printer: EmitterPrinter) throws(HostError) -> (ControlServer?, [any RunLoopSource], (EmitterEvent) -> Void) {
-        let (server, report) = try openControl(session, device: device, printer: printer)
+    private func openSources(_ session: any LiveAdvertising, server: ControlServer?, options: AdvertisingOptions,
+                             device: String, printer: EmitterPrinter)
+        throws(HostError) -> ([any RunLoopSource], (EmitterEvent) -> Void) {
+        var report = printer.handle
+        if let server {
+            let handler = ControlHandler(session: session, makeBeacon: BeaconList.beacon(fromFields:),
+                                         fieldsOf: BeaconList.fields(of:))
+            handler.device = device
+            server.attach(handler)
+            report = { event in
+                printer.handle(event)
+                handler.note(event)
+            }
+        }
         var sources: [any RunLoopSource] = server.map { [$0] } ?? []
         let interleaving = (try? interleavedFrame()) ?? nil
         let hasTelemetry = options.beacons.contains { if case .eddystone(.tlm) = $0 { true } else { false } }
@@ -245,7 +258,7 @@ struct Advertise: ParsableCommand {
         if printer.service != nil || config != nil {
             sources.append(ReloadSource { [self] in reload(session, printer: printer) })
         }
-        return (server, sources, report)
+        return (sources, report)
     }
 
     /// Reads the beacons again (the --config file) and changes advertising in place: changed
@@ -269,18 +282,13 @@ struct Advertise: ParsableCommand {
         printer.notify("READY=1", ServiceNotifier.status("advertising \(count) beacon\(count == 1 ? "" : "s") on \(printer.device)"))
     }
 
-    private func openControl(_ session: any LiveAdvertising, device: String, printer: EmitterPrinter) throws(HostError)
-        -> (ControlServer?, (EmitterEvent) -> Void) {
-        guard let control else { return (nil, printer.handle) }
-        let handler = ControlHandler(session: session, makeBeacon: BeaconList.beacon(fromFields:), fieldsOf: BeaconList.fields(of:))
-        handler.device = device
+    /// With --control, its socket, bound; it answers once the beacons are on the air.
+    private func openControl(printer: EmitterPrinter) throws(HostError) -> ControlServer? {
+        guard let control else { return nil }
         do {
-            let server = try ControlServer(path: control, handler: handler)
+            let server = try ControlServer(path: control)
             printer.progress("control socket: \(control) (beacon-emit control \(control) list)")
-            return (server, { event in
-                printer.handle(event)
-                handler.note(event)
-            })
+            return server
         } catch {
             throw .unsupported(error.description)
         }

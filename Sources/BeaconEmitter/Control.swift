@@ -12,7 +12,9 @@ struct Control: ParsableCommand {
             Commands: list; status; add KEY=VALUE,... (the --beacon keys); remove ID; update ID \
             KEY=VALUE,... (only the fields given change, in place on the air); send JSON (a request \
             as the socket takes it, one object). Prints the reply, one JSON object; exits 1 when it \
-            says ok: false (the error also on standard error), 69 when the socket does not answer.
+            says ok: false (the error also on standard error), 69 when the socket does not answer. \
+            A reply that says retry (the beacons were off the air; nothing changed) is retried \
+            for up to --retry-for seconds.
             """
     )
 
@@ -25,8 +27,14 @@ struct Control: ParsableCommand {
     @Argument(help: "What the command takes: KEY=VALUE,...; an ID; an ID and KEY=VALUE,...; a JSON object.")
     var values: [String] = []
 
+    @Option(name: .customLong("retry-for"), help: "Seconds to keep sending a request answered retry (0: never).")
+    var retryFor: Double = 30
+
     func validate() throws {
         let counts = ["list": 0, "status": 0, "add": 1, "remove": 1, "update": 2, "send": 1]
+        guard retryFor >= 0, retryFor <= 3600 else {
+            throw ValidationError("--retry-for \(retryFor): expected 0 to 3600 seconds")
+        }
         guard let count = counts[command] else {
             throw ValidationError("unknown command '\(command)': expected list, status, add, remove, update or send")
         }
@@ -50,7 +58,9 @@ struct Control: ParsableCommand {
         }
         let reply: String
         do {
-            reply = try ControlClient.send(request, to: path)
+            reply = try ControlClient.request(request, to: path, retryingFor: .milliseconds(Int64(retryFor * 1000))) {
+                Console.error("retrying: \(Self.error(in: $0) ?? $0)")
+            }
         } catch {
             Console.error("\(error)")
             throw ExitCode(69)
@@ -58,9 +68,13 @@ struct Control: ParsableCommand {
         print(reply)
         let object = (try? JSONSerialization.jsonObject(with: Data(reply.utf8))) as? [String: Any]
         if object?["ok"] as? Bool != true {
-            Console.error((object?["error"] as? String) ?? "the request failed")
+            Console.error(Self.error(in: reply) ?? "the request failed")
             throw ExitCode.failure
         }
+    }
+
+    private static func error(in reply: String) -> String? {
+        ((try? JSONSerialization.jsonObject(with: Data(reply.utf8))) as? [String: Any])?["error"] as? String
     }
 
     private func line(_ object: [String: Any]) -> String {

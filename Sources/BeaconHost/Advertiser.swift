@@ -20,6 +20,10 @@ public final class Advertiser {
     /// How many sets the controller has (read at start for more than one beacon, else at
     /// the first `add`).
     private var numberOfSets: Int?
+    /// Sets this advertiser created that no beacon uses: one a failed `add` could not remove,
+    /// one whose removal was refused after it was disabled, one a reverted change had added.
+    /// Removed at the next restore or stop.
+    private(set) var leftovers: Set<UInt8> = []
 
     /// The highest advertising set handle (Core Vol 4 Part E 7.8.53); on a kernel adapter the
     /// advertiser counts down from it, as the kernel counts its instances up from 0.
@@ -181,16 +185,11 @@ public final class Advertiser {
     public func update(_ index: Int, to beacon: Beacon) throws(HostError) {
         guard let plan, beacons.indices.contains(index) else { throw .unsupported("no beacon \(index + 1)") }
         let data = try beacon.legacyPDUData()
-        let old = beacons[index]
-        beacons[index] = beacon
-        // A beacon waiting for its turn changes when the turn comes.
-        guard !plan.rotating || index == rotationIndex else { return }
-        do {
+        try atomically { () throws(HostError) in
+            beacons[index] = beacon
+            // A beacon waiting for its turn changes when the turn comes.
+            guard !plan.rotating || index == rotationIndex else { return }
             try setData(data, onSetOf: index, plan: plan)
-        } catch {
-            // Nothing changed: what restores the beacons later puts the old data back.
-            beacons[index] = old
-            throw error
         }
     }
 
@@ -202,6 +201,25 @@ public final class Advertiser {
         try setData(try frame.legacyPDUData(), onSetOf: index, plan: plan)
     }
 
+    var liveState: LiveState { LiveState(beacons: beacons, plan: plan, rotationIndex: rotationIndex) }
+
+    func revert(to state: LiveState) {
+        leftovers.formUnion(Set(plan?.handles ?? []).subtracting(state.plan?.handles ?? []))
+        beacons = state.beacons
+        plan = state.plan
+        rotationIndex = state.rotationIndex
+    }
+
+    /// Disables and removes the leftover sets, refusals ignored (one may be gone already).
+    private func removeLeftovers() {
+        guard !leftovers.isEmpty else { return }
+        let sets = leftovers.sorted()
+        step("remove leftover set(s) \(sets.map(String.init).joined(separator: ", "))")
+        _ = try? controller.send(LESetExtendedAdvertisingEnable(enable: false, sets: sets.map { .init(handle: $0) }))
+        for handle in sets { _ = try? controller.send(LERemoveAdvertisingSet(handle: handle)) }
+        leftovers.removeAll()
+    }
+
     /// Adds a beacon while advertising: a set of its own where the controller has one free and
     /// the beacons are not taking turns; otherwise it joins the turns (legacy advertising, or
     /// more beacons than sets from the start).
@@ -209,6 +227,10 @@ public final class Advertiser {
     /// - Throws: `HostError` when every set is in use by a beacon of its own, or the controller refuses.
     @discardableResult
     public func add(_ beacon: Beacon) throws(HostError) -> Int {
+        try atomically { () throws(HostError) in try adding(beacon) }
+    }
+
+    private func adding(_ beacon: Beacon) throws(HostError) -> Int {
         guard var plan else { throw .unsupported("not advertising") }
         _ = try beacon.legacyPDUData()
         if plan.mode == .extended && !plan.rotating {
@@ -226,14 +248,18 @@ public final class Advertiser {
             beacons.append(beacon)
             let single = AdvertisingPlan(mode: .extended, handles: [handle], rotating: false, address: plan.address,
                                          addressIsRandom: plan.addressIsRandom)
+            // Ours from its first command: a leftover until it carries the beacon or is removed.
+            leftovers.insert(handle)
             do {
                 try startExtended(single, disableFirst: false, beaconOffset: beacons.count - 1)
             } catch {
-                _ = try? controller.send(LESetExtendedAdvertisingEnable(enable: false, sets: [.init(handle: handle)]))
-                _ = try? controller.send(LERemoveAdvertisingSet(handle: handle))
-                beacons.removeLast()
+                if (try? controller.send(LESetExtendedAdvertisingEnable(enable: false, sets: [.init(handle: handle)]))) != nil,
+                   (try? controller.send(LERemoveAdvertisingSet(handle: handle))) != nil {
+                    leftovers.remove(handle)
+                }
                 throw error
             }
+            leftovers.remove(handle)
             plan.handles.append(handle)
         } else {
             beacons.append(beacon)
@@ -246,6 +272,10 @@ public final class Advertiser {
     /// Takes beacon `index` off the air (its set removed, or out of the turns); the last
     /// beacon stays (stopping the emitter is how advertising stops).
     public func remove(_ index: Int) throws(HostError) {
+        try atomically { () throws(HostError) in try removing(index) }
+    }
+
+    private func removing(_ index: Int) throws(HostError) {
         guard var plan else { throw .unsupported("not advertising") }
         try BeaconRemoval.check(index, of: beacons.count)
         beacons.remove(at: index)
@@ -260,7 +290,12 @@ public final class Advertiser {
             self.plan = plan
             step("disable and remove set \(handle)")
             try controller.send(LESetExtendedAdvertisingEnable(enable: false, sets: [.init(handle: handle)]))
-            try controller.send(LERemoveAdvertisingSet(handle: handle))
+            // Off the air now, as the list says; a set the controller will not remove is tidied later.
+            do {
+                try controller.send(LERemoveAdvertisingSet(handle: handle))
+            } catch .controllerRefused {
+                leftovers.insert(handle)
+            }
         }
     }
 
@@ -279,6 +314,7 @@ public final class Advertiser {
             _ = try? self.controller.send(LESetAdvertisingEnable(enable: false))
             try startLegacy(plan, disableFirst: false)
         case .extended:
+            removeLeftovers()
             _ = try? self.controller.send(LESetExtendedAdvertisingEnable(enable: false,
                                                                          sets: plan.handles.map { .init(handle: $0) }))
             for handle in plan.handles { _ = try? self.controller.send(LERemoveAdvertisingSet(handle: handle)) }
@@ -331,6 +367,7 @@ public final class Advertiser {
             step("disable advertising (LE Set Advertising Enable 0x00)")
             try controller.sendDisable(LESetAdvertisingEnable(enable: false))
         case .extended:
+            removeLeftovers()
             step("disable set(s) \(plan.handles.map(String.init).joined(separator: ", "))")
             try controller.send(LESetExtendedAdvertisingEnable(enable: false, sets: plan.handles.map { .init(handle: $0) }))
             for handle in plan.handles {

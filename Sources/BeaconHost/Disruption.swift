@@ -96,6 +96,12 @@ public enum SessionSignal: Hashable, Sendable {
 public protocol AdvertisingSession: AnyObject {
     /// How the beacons are on the air (nil once stopped).
     var plan: AdvertisingPlan? { get }
+    /// How many disruptions the session has seen so far, counting those not yet handed to the
+    /// run loop, and the last of them: a change that fails while the count grows was
+    /// interrupted by one (`LiveBeacons`).
+    var disruptionsSeen: (count: Int, last: Disruption?) { get }
+    /// Takes in what has arrived without waiting, so that `disruptionsSeen` is current.
+    func catchUp()
     /// Waits at most `timeout` for something the session acts on.
     /// - Throws: `HostError` for failures it cannot turn into a disruption.
     func watch(timeout: Duration, interrupt: Int32?) throws(HostError) -> SessionSignal

@@ -38,6 +38,13 @@ public enum EmitterEvent: Sendable {
 public protocol RunLoopSource: AnyObject {
     var descriptor: Int32 { get }
     func serve()
+    /// When the source has work that no descriptor announces (a request held while the beacons
+    /// were off the air): the loop calls `serve()` once this has passed. Nil: none.
+    var due: ContinuousClock.Instant? { get }
+}
+
+extension RunLoopSource {
+    public var due: ContinuousClock.Instant? { nil }
 }
 
 /// Runs the advertising flow in the foreground until a signal or the duration ends, then
@@ -149,12 +156,14 @@ public final class Emitter {
                 if let end, now >= end { break }
                 var deadline = supervisor.nextDeadline
                 if let end { deadline = min(deadline, end) }
+                for source in sources { if let due = source.due { deadline = min(deadline, due) } }
                 let signal = try session.watch(timeout: max(.zero, now.duration(to: deadline)),
                                                interrupt: wake?.descriptor ?? interrupt)
                 if signal == .interrupted {
                     if wake != nil, !(interrupt.map(PollProbe.readable) ?? false) {
                         for source in sources where PollProbe.readable(source.descriptor) { source.serve() }
                         try supervisor.tick()
+                        serveDue(sources)
                         continue
                     }
                     reason = "received \(SignalWatcher.received ?? "a signal")"
@@ -162,6 +171,7 @@ public final class Emitter {
                 }
                 try supervisor.handle(signal)
                 try supervisor.tick()
+                serveDue(sources)
             }
         } catch {
             stopLeavingNothing(session, report: report)
@@ -178,6 +188,13 @@ public final class Emitter {
             }
             report(.stopped(reason: reason, keptOn: false))
         }
+    }
+
+    /// Serves the sources whose held work is due (after the supervisor acted on what the wait
+    /// brought, so that a request held for the beacons' return sees them back).
+    private static func serveDue(_ sources: [any RunLoopSource]) {
+        let now = ContinuousClock.now
+        for source in sources where source.due.map({ $0 <= now }) == true { source.serve() }
     }
 
     /// Takes off what is left of the beacons when they may already be off the air or the

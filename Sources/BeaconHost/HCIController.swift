@@ -20,6 +20,11 @@ public final class HCIController {
     /// watches these for anything that knocks its advertising off.
     public var observer: ((ObservedPacket) -> Void)?
 
+    /// Called with every Hardware Error the controller reports, whichever wait sees it (a
+    /// command's, including one a control request or a rotation sent, or `nextEvent`'s),
+    /// before it is thrown: the supervisor learns of it even when the thrower is someone else.
+    public var hardwareErrorSeen: ((UInt8) -> Void)?
+
     /// Whether the kernel's own host drives the controller too (a raw kernel socket): its
     /// commands, their answers and events of every kind are then normal traffic, not input
     /// nobody asked for.
@@ -105,7 +110,8 @@ public final class HCIController {
     /// An event that answers nothing this host waits for. Its credits are taken; a Command
     /// Complete or Status is a stray answer (`answeredSomethingElse`), a Command Complete also
     /// goes to the observer; a hardware error is thrown, with the credit the lost command held
-    /// given back (a Reset must go out); anything else is kept for `nextEvent`.
+    /// given back (a Reset must go out) and `hardwareErrorSeen` told first; anything else is
+    /// kept for `nextEvent`.
     private func passOver(_ event: HCIEvent) throws(HostError) {
         switch event {
         case let .commandComplete(complete):
@@ -120,6 +126,7 @@ public final class HCIController {
             answeredSomethingElse(status.opcode, event: "Command Status")
         case let .hardwareError(code):
             credits = 1
+            hardwareErrorSeen?(code)
             throw .hardwareError(code: code)
         default:
             keep(event)

@@ -19,6 +19,7 @@ public final class HCISession: AdvertisingSession {
     /// Opens the link again after it closed (nil: a closed link ends the run).
     private let reconnect: (() throws(HostError) -> HCIController)?
     private var observed: [Disruption] = []
+    public private(set) var disruptionsSeen: (count: Int, last: Disruption?) = (0, nil)
     private var linkLost = false
     private var nextReconnect = ContinuousClock.now
     private var reconnectDelay = Duration.milliseconds(200)
@@ -49,13 +50,22 @@ public final class HCISession: AdvertisingSession {
 
     /// Watches what the host did not ask for: on a kernel socket other programs' commands and
     /// their answers; on an owned controller, an unsolicited Reset completing (a bridge or a
-    /// bootloader resetting it).
+    /// bootloader resetting it); and every Hardware Error, whichever command's wait sees it.
     private func watchOthers(on controller: HCIController) {
         controller.observer = { [weak self] packet in
             guard let self, let disruption = self.advertiser.isDisrupted(by: packet) else { return }
-            self.observed.append(disruption)
+            self.disrupted(disruption)
         }
+        controller.hardwareErrorSeen = { [weak self] code in self?.disrupted(.hardwareError(code: code)) }
     }
+
+    private func disrupted(_ disruption: Disruption) {
+        observed.append(disruption)
+        disruptionsSeen = (disruptionsSeen.count + 1, disruption)
+    }
+
+    /// The observer and `hardwareErrorSeen` hear of disruptions as they arrive: nothing to read.
+    public func catchUp() {}
 
     public func watch(timeout: Duration, interrupt: Int32?) throws(HostError) -> SessionSignal {
         if !observed.isEmpty { return .disrupted(observed.removeFirst()) }
@@ -66,7 +76,8 @@ public final class HCISession: AdvertisingSession {
             if event == nil, let interrupt, PollProbe.readable(interrupt) { return .interrupted }
             return .quiet
         } catch let .hardwareError(code) {
-            return .disrupted(.hardwareError(code: code))
+            // Put in `observed` by hardwareErrorSeen, behind anything seen before it.
+            return .disrupted(observed.isEmpty ? .hardwareError(code: code) : observed.removeFirst())
         } catch let .transport(error, device) {
             // Closed at once: a socket still bound to an unplugged adapter keeps the kernel from
             // freeing its index, and the adapter would come back under another name.

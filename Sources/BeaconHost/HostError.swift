@@ -36,6 +36,9 @@ public enum HostError: Error, Sendable, CustomStringConvertible {
     case unsupported(String)
     /// The private virtual controller could not be started.
     case virtualController(String)
+    /// A change to running beacons was cut short by a disruption (`cause`, what the change's
+    /// command got): nothing changed, and the beacons are being put back as they were.
+    indirect case interrupted(by: Disruption, HostError)
 
     /// sysexits-style status for the process.
     public var exitStatus: Int32 {
@@ -62,6 +65,8 @@ public enum HostError: Error, Sendable, CustomStringConvertible {
             }
         case .unsupported, .virtualController, .userChannel:
             return 69
+        case let .interrupted(_, error):
+            return error.exitStatus
         }
     }
 
@@ -116,6 +121,9 @@ public enum HostError: Error, Sendable, CustomStringConvertible {
             return what
         case let .virtualController(what):
             return "virtual controller: \(what)"
+        case let .interrupted(disruption, error):
+            return "interrupted: \(disruption) (\(error)); nothing changed, and the beacons are being put back "
+                + "as they were: send the request again once they are"
         }
     }
 

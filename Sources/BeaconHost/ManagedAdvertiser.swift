@@ -17,8 +17,13 @@ public final class ManagedAdvertiser {
     private var rotationIndex = 0
     /// The beacons advertised now (changed by `add`, `update`, `remove`).
     public private(set) var beacons: [Beacon]
-    /// Called with the instances whenever `add` or `remove` changes them (to record them).
+    /// Called with the instances whenever `add` or `remove` changes them (to record them):
+    /// the beacons' and the leftovers.
     public var instancesChanged: (([UInt8]) -> Void)?
+    /// Instances this advertiser added that no beacon uses: one whose data a failed `add` could
+    /// not set nor remove again, one a reverted change had added. Removed at the next restore
+    /// or stop.
+    private(set) var leftovers: Set<UInt8> = []
 
     public init(client: MgmtClient, options: AdvertisingOptions) {
         self.client = client
@@ -96,16 +101,11 @@ public final class ManagedAdvertiser {
     public func update(_ index: Int, to beacon: Beacon) throws(HostError) {
         guard let plan, beacons.indices.contains(index) else { throw .unsupported("no beacon \(index + 1)") }
         let data = try beacon.legacyPDUData()
-        let old = beacons[index]
-        beacons[index] = beacon
-        // A beacon waiting for its turn changes when the turn comes.
-        guard !plan.rotating || index == rotationIndex else { return }
-        do {
+        try atomically { () throws(HostError) in
+            beacons[index] = beacon
+            // A beacon waiting for its turn changes when the turn comes.
+            guard !plan.rotating || index == rotationIndex else { return }
             try setData(data, onInstanceOf: index, plan: plan)
-        } catch {
-            // Nothing changed: what restores the beacons later puts the old data back.
-            beacons[index] = old
-            throw error
         }
     }
 
@@ -123,6 +123,10 @@ public final class ManagedAdvertiser {
     /// - Throws: `HostError` when no instance is free (others' count too), or the kernel refuses.
     @discardableResult
     public func add(_ beacon: Beacon) throws(HostError) -> Int {
+        try atomically { () throws(HostError) in try adding(beacon) }
+    }
+
+    private func adding(_ beacon: Beacon) throws(HostError) -> Int {
         guard var plan else { throw .unsupported("not advertising") }
         _ = try beacon.legacyPDUData()
         beacons.append(beacon)
@@ -130,24 +134,39 @@ public final class ManagedAdvertiser {
             self.plan = plan
             return beacons.count - 1
         }
-        do throws(HostError) {
-            let features = try client.send(ReadAdvertisingFeatures())
-            self.features = features
-            guard let instance = features.lowestFreeInstance else { throw allTaken(features) }
+        let features = try client.send(ReadAdvertisingFeatures())
+        self.features = features
+        guard let instance = features.lowestFreeInstance else { throw allTaken(features) }
+        do {
             try add(instance: instance, beacon: beacons.count - 1)
-            plan.handles.append(instance)
         } catch {
-            beacons.removeLast()
+            // Once the kernel took the instance (its parameters), it is ours until removed.
+            if !Self.refusedCreating(error) {
+                leftovers.insert(instance)
+                if (try? client.removeInstance(instance)) != nil { leftovers.remove(instance) }
+                instancesChanged?(plan.handles + leftovers.sorted())
+            }
             throw error
         }
+        plan.handles.append(instance)
         self.plan = plan
-        instancesChanged?(plan.handles)
+        instancesChanged?(plan.handles + leftovers.sorted())
         return beacons.count - 1
+    }
+
+    /// Whether the kernel refused the command that creates an instance: nothing was added.
+    private static func refusedCreating(_ error: HostError) -> Bool {
+        guard case let .managementRefused(opcode, _, _, _) = error else { return false }
+        return opcode == .addExtendedAdvertisingParameters || opcode == .addAdvertising
     }
 
     /// Takes beacon `index` off the air (its instance removed, or out of the turns); the last
     /// beacon stays (stopping the emitter is how advertising stops).
     public func remove(_ index: Int) throws(HostError) {
+        try atomically { () throws(HostError) in try removing(index) }
+    }
+
+    private func removing(_ index: Int) throws(HostError) {
         guard var plan else { throw .unsupported("not advertising") }
         try BeaconRemoval.check(index, of: beacons.count)
         beacons.remove(at: index)
@@ -164,7 +183,24 @@ public final class ManagedAdvertiser {
             self.plan = plan
             step("remove instance \(instance) (Remove Advertising)")
             _ = try client.removeInstance(instance)
-            instancesChanged?(plan.handles)
+            instancesChanged?(plan.handles + leftovers.sorted())
+        }
+    }
+
+    var liveState: LiveState { LiveState(beacons: beacons, plan: plan, rotationIndex: rotationIndex) }
+
+    func revert(to state: LiveState) {
+        leftovers.formUnion(Set(plan?.handles ?? []).subtracting(state.plan?.handles ?? []))
+        beacons = state.beacons
+        plan = state.plan
+        rotationIndex = state.rotationIndex
+    }
+
+    /// Removes the leftover instances; one that cannot be removed stays a leftover.
+    private func removeLeftovers() {
+        for instance in leftovers.sorted() {
+            step("remove leftover instance \(instance) (Remove Advertising)")
+            if (try? client.removeInstance(instance)) != nil { leftovers.remove(instance) }
         }
     }
 
@@ -182,6 +218,7 @@ public final class ManagedAdvertiser {
     /// - Throws: `HostError` when the kernel refuses.
     public func restore() throws(HostError) {
         guard let plan else { return }
+        removeLeftovers()
         rotationIndex = 0
         for (position, instance) in plan.handles.enumerated() {
             do {
@@ -206,6 +243,7 @@ public final class ManagedAdvertiser {
     ///   keeps the instances that are left.
     public func stop() throws(HostError) {
         guard var plan else { return }
+        removeLeftovers()
         var failure: HostError? = nil
         for instance in plan.handles {
             step("remove instance \(instance) (Remove Advertising)")

@@ -16,6 +16,7 @@ public final class ManagedSession: AdvertisingSession {
     private var powered = true
     private var present = true
     private var pending: [SessionSignal] = []
+    public private(set) var disruptionsSeen: (count: Int, last: Disruption?) = (0, nil)
     /// `--up`: an adapter that comes back after going away (unplugged) starts as the kernel
     /// makes it, powered off; it is switched on as the first one was. One that someone powers
     /// off is left off.
@@ -42,50 +43,69 @@ public final class ManagedSession: AdvertisingSession {
         monitor?.observer = { [weak self] packet in
             guard let self, self.powered, case let .commandComplete(complete) = packet,
                   complete.opcode == .reset, complete.status == .success else { return }
-            self.pending.append(.disrupted(.controllerReset))
+            self.disrupted(.controllerReset)
         }
+    }
+
+    private func disrupted(_ disruption: Disruption) {
+        pending.append(.disrupted(disruption))
+        disruptionsSeen = (disruptionsSeen.count + 1, disruption)
     }
 
     public func watch(timeout: Duration, interrupt: Int32?) throws(HostError) -> SessionSignal {
         if !pending.isEmpty { return pending.removeFirst() }
+        if try collect(timeout: timeout, interrupt: interrupt) { return .interrupted }
+        if !pending.isEmpty { return pending.removeFirst() }
+        if let interrupt, PollProbe.readable(interrupt) { return .interrupted }
+        return .quiet
+    }
+
+    /// Events that a command's wait kept (the kernel's Controller Error among them) and what
+    /// the reset watcher has, taken in without waiting.
+    public func catchUp() {
+        _ = try? collect(timeout: .zero, interrupt: nil)
+    }
+
+    /// Waits at most `timeout` for an event on either socket and turns what arrived into
+    /// `pending` signals; true when `interrupt` ended the wait.
+    private func collect(timeout: Duration, interrupt: Int32?) throws(HostError) -> Bool {
         let deadline = ContinuousClock.now + timeout
         var wait = timeout
         if let monitorDescriptor = monitor?.transport.pollDescriptor, let control = client.transport.pollDescriptor {
             // Both sockets (and the signal pipe) at once; then each is read without waiting.
             let ready = PollProbe.waitAny([control, monitorDescriptor] + (interrupt.map { [$0] } ?? []), until: deadline)
-            if ready.count > 2, ready[2] { return .interrupted }
+            if ready.count > 2, ready[2] { return true }
             wait = .zero
         }
         if let event = try client.nextEvent(timeout: wait, interrupt: interrupt) { handle(event) }
+        while wait == .zero, let event = try client.nextEvent(timeout: .zero) { handle(event) }
         if let monitor {
             do {
                 _ = try monitor.nextEvent(timeout: .zero)
             } catch let .hardwareError(code) {
-                pending.append(.disrupted(.hardwareError(code: code)))
+                disrupted(.hardwareError(code: code))
             } catch {
                 self.monitor = nil  // the adapter went away: the management events say so
             }
         }
-        if !pending.isEmpty { return pending.removeFirst() }
-        if let interrupt, PollProbe.readable(interrupt) { return .interrupted }
-        return .quiet
+        return false
     }
 
     /// Turns a management event about the adapter into what the run loop acts on.
     func handle(_ event: MgmtEvent) {
         switch event {
         case let .advertisingRemoved(instance) where advertiser.plan?.handles.contains(instance) == true:
-            if powered { pending.append(.disrupted(.instanceRemoved(instance))) }
+            if powered { disrupted(.instanceRemoved(instance)) }
         case let .newSettings(settings):
             let nowPowered = settings.contains(.powered)
-            if powered && !nowPowered { pending.append(.disrupted(.poweredOff)) }
+            if powered && !nowPowered { disrupted(.poweredOff) }
             if !powered && nowPowered { pending.append(.adapterBack) }
             powered = nowPowered
         case .indexRemoved:
             present = false
             powered = false
             monitor = nil
-            pending.append(.disrupted(.adapterRemoved))
+            disrupted(.adapterRemoved)
         case .indexAdded:
             present = true
             var settings = try? client.send(ReadControllerInformation()).currentSettings
@@ -102,7 +122,7 @@ public final class ManagedSession: AdvertisingSession {
             powered = settings?.contains(.powered) ?? false
             if powered { pending.append(.adapterBack) }
         case let .controllerError(code):
-            pending.append(.disrupted(.hardwareError(code: code)))
+            disrupted(.hardwareError(code: code))
         default:
             break
         }

@@ -98,8 +98,23 @@ struct Supervisor {
             }
         }
         if offAir == nil, session.plan?.rotating == true, now() >= nextRotation {
-            try session.rotate()
+            try rotate()
             nextRotation = now() + session.rotationPeriod
+        }
+    }
+
+    /// Puts the next beacon on the air. A rotation that a disruption cuts short is not the end
+    /// of the run: the session hands the disruption over at its next wait, and the restore
+    /// starts the turns again.
+    private func rotate() throws(HostError) {
+        let seen = session.disruptionsSeen.count
+        do {
+            try session.rotate()
+        } catch {
+            session.catchUp()
+            if session.disruptionsSeen.count != seen { return }
+            if case .transport = error { return }  // the next wait finds the link closed
+            throw error
         }
     }
 

@@ -15,8 +15,13 @@ import Foundation
 ///     {"command": "remove", "id": 2}
 ///
 /// Every reply has `"ok": true` with what was asked, or `"ok": false` with an `"error"`; a
-/// request that fails changes nothing. Beacons are named by an id that stays theirs (the
-/// first ones 1, 2, ... in the order given; each added one the next number).
+/// request that fails changes nothing: the list, the ids and the air change together or not
+/// at all. Beacons are named by an id that stays theirs (the first ones 1, 2, ... in the order
+/// given; each added one the next number).
+///
+/// A request that changes the beacons (add, update, remove) while they are off the air, or
+/// that a disruption cuts short, is held and run once they are back; one still held after
+/// `holdLimit` is answered `"ok": false, "retry": true`, having changed nothing.
 public final class ControlHandler {
     private let session: any LiveAdvertising
     private let makeBeacon: BeaconFactory
@@ -29,6 +34,8 @@ public final class ControlHandler {
     private var lastDisruption: String?
     /// Set by the caller: the device, and how advertising runs there.
     public var device = ""
+    /// How long a change is held for the beacons to come back before it is answered `retry`.
+    public static let holdLimit = Duration.seconds(5)
 
     /// - Parameters:
     ///   - makeBeacon: builds a beacon from fields (the `--beacon` keys).
@@ -57,8 +64,20 @@ public final class ControlHandler {
 
     struct Refusal: Error { var message: String }
 
-    /// The reply to one request line (without its line end).
+    /// Whether a change would run now: the beacons are on the air.
+    public var acceptsChanges: Bool { state == "on-air" }
+
+    /// The reply to one request line (without its line end), never held: a change that would
+    /// be held is answered `retry` at once.
     public func reply(to line: String) -> String {
+        respond(to: line, received: .now - Self.holdLimit) ?? ""
+    }
+
+    /// The reply to one request line (without its line end), received at `received`; nil when
+    /// the request is held (a change while the beacons are off the air, or one a disruption
+    /// cut short): the caller offers it again later, in order, and it is answered `retry`
+    /// once `holdLimit` has passed since `received`.
+    public func respond(to line: String, received: ContinuousClock.Instant) -> String? {
         do {
             guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)),
                   let request = object as? [String: Any] else {
@@ -70,7 +89,17 @@ public final class ControlHandler {
             for key in request.keys where !Self.keys(of: command).contains(key) {
                 throw Refusal(message: "\(command) takes \(Self.keys(of: command).sorted().joined(separator: ", ")), not \"\(key)\"")
             }
-            return encode(try handle(command, request))
+            guard Self.changes(command) else { return encode(try handle(command, request)) }
+            if state == "stopped" { throw Refusal(message: "the emitter is stopping: nothing changes now") }
+            guard acceptsChanges else { return held(since: received) }
+            do {
+                return encode(try handle(command, request))
+            } catch let HostError.interrupted(disruption, _) {
+                // Undone; the supervisor is putting the beacons back (its events confirm it).
+                state = "off-air"
+                lastDisruption = disruption.description
+                return held(since: received)
+            }
         } catch let refusal as Refusal {
             return encode(["ok": false, "error": refusal.message])
         } catch let error as HostError {
@@ -78,6 +107,19 @@ public final class ControlHandler {
         } catch {
             return encode(["ok": false, "error": "\(error)"])
         }
+    }
+
+    /// Nil while a held request may wait longer; then the `retry` answer.
+    private func held(since received: ContinuousClock.Instant) -> String? {
+        guard received.duration(to: .now) >= Self.holdLimit else { return nil }
+        let why = lastDisruption.map { "off the air (\($0))" } ?? (state == "waiting" ? "waiting for the adapter" : "off the air")
+        return encode(["ok": false, "retry": true,
+                       "error": "the beacons are \(why) and were not back within \(Self.holdLimit); "
+                                + "nothing changed: send the request again"])
+    }
+
+    private static func changes(_ command: String) -> Bool {
+        command == "add" || command == "update" || command == "remove"
     }
 
     private static func keys(of command: String) -> Set<String> {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
 import BeaconHost
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -15,24 +16,30 @@ public struct ControlError: Error, CustomStringConvertible {
 
 /// The Unix socket of `advertise --control PATH`: mode 0600, removed at exit. Served on the
 /// emitter's run loop (`RunLoopSource`): each complete line a client sends gets one reply line
-/// from `ControlHandler`; a client that leaves mid-line is forgotten with its partial line;
-/// nothing a client does stops advertising.
+/// from `ControlHandler`, in the order sent (a held request holds back its client's later
+/// ones); a client that leaves mid-line is forgotten with its partial line and its held
+/// requests; nothing a client does stops advertising.
 public final class ControlServer: RunLoopSource {
     public let path: String
-    private let handler: ControlHandler
+    /// What answers the requests; until it is attached, connections wait in the backlog.
+    private var handler: ControlHandler?
     private let listener: Int32
     private let wake = WakeSet()
     /// Each client's bytes after its last complete line.
     private var clients: [Int32: [UInt8]] = [:]
+    /// Requests the handler held (`ControlHandler.respond`), oldest first.
+    private var held: [(fd: Int32, line: String, received: ContinuousClock.Instant)] = []
     /// A longer line is refused and its client dropped.
     public static let maximumLine = 1 << 16
 
     public var descriptor: Int32 { wake.descriptor }
 
-    /// Opens the socket at `path`. A socket file left by a run that ended without removing it
+    /// Opens the socket at `path` (before advertising starts, so that a client that waits for
+    /// advertising finds it there). A socket file left by a run that ended without removing it
     /// is replaced; one that another emitter still answers on is not.
+    /// - Parameter handler: what answers the requests; or `attach` it later.
     /// - Throws: `ControlError` naming the path and the reason.
-    public init(path: String, handler: ControlHandler) throws(ControlError) {
+    public init(path: String, handler: ControlHandler? = nil) throws(ControlError) {
         self.path = path
         self.handler = handler
         var address = try Self.address(path)
@@ -63,10 +70,50 @@ public final class ControlServer: RunLoopSource {
         wake.add(listener)
     }
 
+    /// Starts answering with `handler` (the beacons are on the air).
+    public func attach(_ handler: ControlHandler) {
+        self.handler = handler
+    }
+
     public func serve() {
+        guard handler != nil else { return }
+        offerHeld()
         for fd in wake.ready() {
             if fd == listener { acceptClients() } else { read(fd) }
         }
+    }
+
+    /// At once when the beacons are back, else when the oldest held request runs out of time.
+    public var due: ContinuousClock.Instant? {
+        guard let handler, let oldest = held.first?.received else { return nil }
+        return handler.acceptsChanges ? .now : oldest + ControlHandler.holdLimit
+    }
+
+    /// Offers the held requests again, oldest first; a client's later ones wait behind one still held.
+    private func offerHeld() {
+        guard let handler else { return }
+        var stillHeld: [(fd: Int32, line: String, received: ContinuousClock.Instant)] = []
+        for request in held {
+            guard clients[request.fd] != nil else { continue }  // its client left
+            if stillHeld.contains(where: { $0.fd == request.fd }) {
+                stillHeld.append(request)
+            } else if let reply = handler.respond(to: request.line, received: request.received) {
+                _ = respond(request.fd, reply)
+            } else {
+                stillHeld.append(request)
+            }
+        }
+        held = stillHeld
+    }
+
+    /// Answers one line now, or holds it (behind its client's held requests).
+    private func answer(_ fd: Int32, _ line: String) -> Bool {
+        let received = ContinuousClock.now
+        guard !held.contains(where: { $0.fd == fd }), let reply = handler?.respond(to: line, received: received) else {
+            held.append((fd, line, received))
+            return true
+        }
+        return respond(fd, reply)
     }
 
     /// Closes every connection and the socket, and removes the socket file.
@@ -104,7 +151,7 @@ public final class ControlServer: RunLoopSource {
                 var line = Array(clients[fd]![..<newline])
                 clients[fd]!.removeSubrange(...newline)
                 if line.last == UInt8(ascii: "\r") { line.removeLast() }
-                guard respond(fd, handler.reply(to: String(decoding: line, as: UTF8.self))) else { return }
+                guard answer(fd, String(decoding: line, as: UTF8.self)) else { return }
             }
             if (clients[fd]?.count ?? 0) > Self.maximumLine {
                 _ = respond(fd, #"{"error":"request line longer than 65536 bytes","ok":false}"#)
@@ -137,6 +184,7 @@ public final class ControlServer: RunLoopSource {
     private func drop(_ fd: Int32) {
         wake.remove(fd)
         clients[fd] = nil
+        held.removeAll { $0.fd == fd }
         _ = Glibc.close(fd)
     }
 
@@ -183,7 +231,8 @@ public final class ControlServer: RunLoopSource {
 public enum ControlClient {
     /// Sends `request` (a JSON object, one line) and returns the reply line.
     /// - Throws: `ControlError` when the socket cannot be reached or does not answer within `timeout`.
-    public static func send(_ request: String, to path: String, timeout: Duration = .seconds(5)) throws(ControlError) -> String {
+    public static func send(_ request: String, to path: String,
+                            timeout: Duration = ControlHandler.holdLimit + .seconds(5)) throws(ControlError) -> String {
         let fd = try ControlServer.connect(path)
         defer { _ = Glibc.close(fd) }
         let bytes = Array((request + "\n").utf8)
@@ -207,5 +256,30 @@ public enum ControlClient {
             if count > 0 { reply += chunk[..<count] }
         }
         return String(decoding: reply.prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self)
+    }
+}
+
+extension ControlClient {
+    /// Sends `request` like `send`, again after a short pause while the reply says
+    /// `"retry": true` (the beacons were off the air and the request changed nothing), for at
+    /// most `retryingFor`; the last reply is returned either way.
+    /// - Parameter retrying: called with each `retry` reply before the next attempt.
+    public static func request(_ request: String, to path: String, retryingFor: Duration = .seconds(30),
+                               retrying: (String) -> Void = { _ in }) throws(ControlError) -> String {
+        let deadline = ContinuousClock.now + retryingFor
+        while true {
+            let reply = try send(request, to: path)
+            guard asksToRetry(reply), ContinuousClock.now < deadline else { return reply }
+            retrying(reply)
+            var pause = timespec(tv_sec: 0, tv_nsec: 200_000_000)
+            nanosleep(&pause, nil)
+        }
+    }
+
+    /// Whether a reply is the documented `retry` answer.
+    static func asksToRetry(_ reply: String) -> Bool {
+        guard let data = reply.data(using: .utf8),
+              let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else { return false }
+        return object["retry"] as? Bool == true
     }
 }

@@ -15,7 +15,11 @@ final class FakeSession: AdvertisingSession {
     private(set) var restores = 0
     private(set) var rotations = 0
     private(set) var stops = 0
+    /// A disruption the next rotation runs into (seen by the session as it happens).
+    var rotationRunsInto: Disruption?
+    private(set) var disruptionsSeen: (count: Int, last: Disruption?) = (0, nil)
 
+    func catchUp() {}
     func watch(timeout: Duration, interrupt: Int32?) throws(HostError) -> SessionSignal { .quiet }
     func availability() -> AdapterAvailability { state }
     func restore() throws(HostError) {
@@ -25,7 +29,14 @@ final class FakeSession: AdvertisingSession {
             throw .managementRefused(opcode: .addExtendedAdvertisingParameters, status: .busy, context: nil, adapter: "hci0")
         }
     }
-    func rotate() throws(HostError) { rotations += 1 }
+    func rotate() throws(HostError) {
+        rotations += 1
+        if let disruption = rotationRunsInto {
+            rotationRunsInto = nil
+            disruptionsSeen = (disruptionsSeen.count + 1, disruption)
+            throw .controllerRefused(opcode: .leSetExtendedAdvertisingData, status: .unknownAdvertisingIdentifier, context: nil)
+        }
+    }
     func stop() throws(HostError) { stops += 1 }
 }
 

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+import AdvertisementCodec
+
+/// An advertiser's own books about its beacons: what a failed change puts back.
+struct LiveState {
+    var beacons: [Beacon]
+    var plan: AdvertisingPlan?
+    var rotationIndex: Int
+}
+
+/// An advertiser whose changes (`LiveAdvertising`) are undone in its books when they fail.
+protocol RevertibleAdvertiser: LiveAdvertising {
+    var liveState: LiveState { get }
+    /// Makes `state` the advertiser's books again. A set or instance that the failed change had
+    /// created on the controller stays the advertiser's, as a leftover that the next restore
+    /// or stop removes.
+    func revert(to state: LiveState)
+}
+
+extension RevertibleAdvertiser {
+    /// Runs `change`; when it throws, the books are as they were before it.
+    func atomically<T>(_ change: () throws(HostError) -> T) throws(HostError) -> T {
+        let before = liveState
+        do {
+            return try change()
+        } catch {
+            revert(to: before)
+            throw error
+        }
+    }
+}
+
+/// A running session's beacons, changed as transactions (`advertise --control`, a reload, the
+/// moving telemetry): the list and the air change together or not at all.
+///
+/// A change that the controller or kernel refuses leaves the beacons as they were: each
+/// advertiser undoes its books, and its changes are made so that a refused command has
+/// changed nothing on the air (`Advertiser`, `ManagedAdvertiser`). A change that a disruption
+/// interrupts (a Hardware Error, a reset, the link lost while it ran) is undone in the books
+/// too and thrown as `HostError.interrupted`: the supervisor is putting the beacons back as
+/// the books have them, after which the same change can be made again.
+public final class LiveBeacons: LiveAdvertising {
+    private let advertiser: any RevertibleAdvertiser
+    private let session: any AdvertisingSession
+
+    init(advertiser: any RevertibleAdvertiser, session: any AdvertisingSession) {
+        self.advertiser = advertiser
+        self.session = session
+    }
+
+    public var beacons: [Beacon] { advertiser.beacons }
+
+    public func update(_ index: Int, to beacon: Beacon) throws(HostError) {
+        try change { () throws(HostError) in try advertiser.update(index, to: beacon) }
+    }
+
+    public func add(_ beacon: Beacon) throws(HostError) -> Int {
+        try change { () throws(HostError) in try advertiser.add(beacon) }
+    }
+
+    public func remove(_ index: Int) throws(HostError) {
+        try change { () throws(HostError) in try advertiser.remove(index) }
+    }
+
+    public func show(_ index: Int, _ frame: Beacon) throws(HostError) {
+        try change { () throws(HostError) in try advertiser.show(index, frame) }
+    }
+
+    private func change<T>(_ body: () throws(HostError) -> T) throws(HostError) -> T {
+        let seen = session.disruptionsSeen.count
+        do {
+            return try advertiser.atomically(body)
+        } catch {
+            session.catchUp()
+            let (count, last) = session.disruptionsSeen
+            if count != seen, let last { throw .interrupted(by: last, error) }
+            switch error {
+            case let .hardwareError(code): throw .interrupted(by: .hardwareError(code: code), error)
+            case let .transport(_, device): throw .interrupted(by: .linkClosed(device), error)
+            default: throw error
+            }
+        }
+    }
+}
+
+extension HCISession {
+    /// The beacons, changed as transactions.
+    public var live: LiveBeacons { LiveBeacons(advertiser: advertiser, session: self) }
+}
+
+extension ManagedSession {
+    /// The beacons, changed as transactions.
+    public var live: LiveBeacons { LiveBeacons(advertiser: advertiser, session: self) }
+}
