@@ -143,8 +143,11 @@ public final class ManagedAdvertiser {
             // Once the kernel took the instance (its parameters), it is ours until removed.
             if !Self.refusedCreating(error) {
                 leftovers.insert(instance)
-                if (try? client.removeInstance(instance)) != nil { leftovers.remove(instance) }
                 instancesChanged?(plan.handles + leftovers.sorted())
+                if (try? client.removeInstance(instance)) != nil {
+                    leftovers.remove(instance)
+                    instancesChanged?(plan.handles + leftovers.sorted())
+                }
             }
             throw error
         }

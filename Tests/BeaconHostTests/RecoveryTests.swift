@@ -17,6 +17,8 @@ final class FakeSession: AdvertisingSession {
     private(set) var stops = 0
     /// A disruption the next rotation runs into (seen by the session as it happens).
     var rotationRunsInto: Disruption?
+    /// The next rotation is refused, nothing else happening.
+    var refuseRotation = false
     private(set) var disruptionsSeen: (count: Int, last: Disruption?) = (0, nil)
 
     func catchUp() {}
@@ -31,6 +33,7 @@ final class FakeSession: AdvertisingSession {
     }
     func rotate() throws(HostError) {
         rotations += 1
+        if refuseRotation { throw .controllerRefused(opcode: .leSetExtendedAdvertisingData, status: .commandDisallowed, context: nil) }
         if let disruption = rotationRunsInto {
             rotationRunsInto = nil
             disruptionsSeen = (disruptionsSeen.count + 1, disruption)
@@ -175,6 +178,22 @@ final class FakeSession: AdvertisingSession {
         rig.session.restoreFailures = 10
         for _ in 0..<10 { try rig.pass(.milliseconds(300)) }
         #expect(rig.session.rotations == 1)
+    }
+}
+
+extension SupervisorTests {
+    /// A rotation that runs into a disruption is not the end of the run: the disruption is
+    /// handed over at the next wait. One refused with no disruption still ends it.
+    @Test func aRotationCutShortByADisruptionDoesNotEndTheRun() throws {
+        var rig = Rig()
+        rig.session.plan?.rotating = true
+        rig.session.rotationRunsInto = .hardwareError(code: 0x2A)
+        try rig.pass(.seconds(1))
+        #expect(rig.session.rotations == 1)
+        try rig.pass(.seconds(1))
+        #expect(rig.session.rotations == 2, "the turns go on")
+        rig.session.refuseRotation = true
+        #expect(throws: HostError.self) { try rig.pass(.seconds(1)) }
     }
 }
 

@@ -11,11 +11,17 @@ import Testing
 final class FakeLive: LiveAdvertising {
     private(set) var beacons: [Beacon]
     var refuseNext = false
+    /// The next change is cut short by this disruption (and changes nothing).
+    var interruptNext: Disruption?
     private(set) var changes = 0
 
     init(_ beacons: [Beacon]) { self.beacons = beacons }
 
     private func check() throws(HostError) {
+        if let disruption = interruptNext {
+            interruptNext = nil
+            throw .interrupted(by: disruption, .hardwareError(code: 0x2A))
+        }
         if refuseNext {
             refuseNext = false
             throw .controllerRefused(opcode: .leSetExtendedAdvertisingData, status: .commandDisallowed, context: nil)
@@ -145,5 +151,113 @@ final class FakeLive: LiveAdvertising {
         #expect(try reply(handler, #"{"command":"add","beacon":"uuid=\#(lobbyUUID),major=1,minor=3"}"#)["id"] as? Int == 3)
         let last = try reply(handler, #"{"command":"remove","id":1}"#)
         #expect(last["ok"] as? Bool == true)
+    }
+
+    /// A change while the beacons are off the air is held, then made once they are back;
+    /// reads are answered at once, with the truth.
+    @Test func aChangeWhileOffTheAirIsHeldUntilTheBeaconsAreBack() throws {
+        let handler = handler
+        handler.note(.offAir(.controllerReset))
+        #expect(!handler.acceptsChanges)
+        let add = #"{"command":"add","beacon":"uuid=\#(lobbyUUID),major=1,minor=3"}"#
+        #expect(handler.respond(to: add, received: .now) == nil)
+        #expect(try reply(handler, #"{"command":"status"}"#)["state"] as? String == "off-air")
+        #expect(live.changes == 0)
+        handler.note(.restored(.controllerReset, gap: .milliseconds(120), afterUsable: .milliseconds(100)))
+        let answer = try #require(handler.respond(to: add, received: .now))
+        #expect(answer.contains(#""ok":true"#) && answer.contains(#""id":3"#), "\(answer)")
+        #expect(live.beacons.count == 3)
+    }
+
+    /// Held past the limit: the documented retry answer, and nothing changed.
+    @Test func aChangeHeldPastTheLimitIsAnsweredRetry() throws {
+        let handler = handler
+        handler.note(.offAir(.hardwareError(code: 0x2A)))
+        let late = ContinuousClock.now - ControlHandler.holdLimit - .milliseconds(1)
+        let answer = try #require(handler.respond(to: #"{"command":"remove","id":2}"#, received: late))
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(answer.utf8)) as? [String: Any])
+        #expect(object["ok"] as? Bool == false && object["retry"] as? Bool == true, "\(answer)")
+        #expect((object["error"] as? String)?.contains("nothing changed") == true)
+        #expect((object["error"] as? String)?.contains("hardware error") == true, "names the cause")
+        #expect(live.changes == 0 && live.beacons.count == 2)
+    }
+
+    /// A change that a disruption cuts short is held too (the ids unchanged), and made once
+    /// the supervisor reports the beacons back.
+    @Test func aChangeCutShortIsHeldAndMadeAfterTheRestore() throws {
+        let handler = handler
+        live.interruptNext = .hardwareError(code: 0x2A)
+        let remove = #"{"command":"remove","id":1}"#
+        #expect(handler.respond(to: remove, received: .now) == nil)
+        #expect(try reply(handler, #"{"command":"status"}"#)["state"] as? String == "off-air", "status is true at once")
+        let list = try reply(handler, #"{"command":"list"}"#)
+        #expect((list["beacons"] as? [[String: Any]])?.map { $0["id"] as? Int } == [1, 2])
+        handler.note(.offAir(.hardwareError(code: 0x2A)))
+        handler.note(.restored(.hardwareError(code: 0x2A), gap: .milliseconds(130), afterUsable: .milliseconds(100)))
+        let answer = try #require(handler.respond(to: remove, received: .now))
+        #expect(answer.contains(#""ok":true"#), "\(answer)")
+        let after = try reply(handler, #"{"command":"list"}"#)
+        #expect((after["beacons"] as? [[String: Any]])?.map { $0["id"] as? Int } == [2])
+        #expect(live.beacons == [Self.beacon(2)])
+    }
+}
+
+/// The socket itself: replies in the order each client sent, a held request holding back
+/// its own client's later ones only.
+@Suite struct ControlServerTests {
+    final class Client {
+        let fd: Int32
+        init(path: String) throws {
+            fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_un()
+            address.sun_family = sa_family_t(AF_UNIX)
+            withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            }
+            try #require(connected == 0)
+        }
+        func send(_ line: String) { _ = Array((line + "\n").utf8).withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, 0) } }
+        /// Whatever has arrived, as lines.
+        func lines() -> [String] {
+            var bytes: [UInt8] = []
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let count = recv(fd, &chunk, chunk.count, Int32(MSG_DONTWAIT))
+                guard count > 0 else { break }
+                bytes += chunk[..<count]
+            }
+            return String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init)
+        }
+        deinit { close(fd) }
+    }
+
+    @Test func aHeldRequestHoldsBackItsOwnClientOnly() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("control-server-\(getpid()).sock").path
+        let live = FakeLive([ControlHandlerTests.beacon(1), ControlHandlerTests.beacon(2)])
+        let handler = ControlHandler(session: live, makeBeacon: testBeacon, fieldsOf: ControlHandlerTests.fields)
+        let server = try ControlServer(path: path)
+        defer { server.close() }
+        let first = try Client(path: path), second = try Client(path: path)
+        server.serve()
+        #expect(first.lines().isEmpty, "nothing answered before a handler is attached")
+        server.attach(handler)
+        handler.note(.offAir(.controllerReset))
+        first.send(#"{"command":"update","id":1,"fields":{"minor":7}}"#)
+        first.send(#"{"command":"list"}"#)
+        second.send(#"{"command":"status"}"#)
+        for _ in 0..<3 { server.serve(); usleep(10_000) }
+        #expect(first.lines().isEmpty, "the update is held, and the list behind it")
+        #expect(second.lines().first?.contains(#""state":"off-air""#) == true)
+        let due = try #require(server.due)
+        #expect(due > .now && due <= .now + ControlHandler.holdLimit)
+        handler.note(.restored(.controllerReset, gap: .milliseconds(110), afterUsable: .milliseconds(100)))
+        #expect(try #require(server.due) <= .now, "due at once when the beacons are back")
+        server.serve()
+        let replies = first.lines()
+        #expect(replies.count == 2, "\(replies)")
+        #expect(replies.first?.contains(#""minor":7"#) == true && replies.last?.contains(#""beacons""#) == true)
+        #expect(server.due == nil)
+        #expect(live.beacons.first == ControlHandlerTests.beacon(7))
     }
 }
