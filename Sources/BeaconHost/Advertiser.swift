@@ -301,18 +301,23 @@ public final class Advertiser {
 
     /// Puts the same beacons back after something knocked them off the air (a controller
     /// reset, another program disabling or removing the sets): whatever is left of them is
-    /// disabled and removed, refusals ignored (after a reset nothing is left), then the flow
-    /// runs again.
-    /// - Parameter controller: a new link to the controller, when the old one was lost.
+    /// disabled and removed, refusals ignored, then the flow runs again.
+    /// - Parameters:
+    ///   - controller: a new link to the controller, when the old one was lost.
+    ///   - controllerWasReset: the host has just reset the controller: nothing is left to
+    ///     disable or remove.
     /// - Throws: `HostError` naming the refused step.
-    public func restore(on controller: HCIController? = nil) throws(HostError) {
+    public func restore(on controller: HCIController? = nil, controllerWasReset: Bool = false) throws(HostError) {
         guard let plan else { return }
         if let controller { self.controller = controller }
         rotationIndex = 0
+        if controllerWasReset { leftovers.removeAll() }
         switch plan.mode {
         case .legacy:
-            _ = try? self.controller.send(LESetAdvertisingEnable(enable: false))
+            if !controllerWasReset { _ = try? self.controller.send(LESetAdvertisingEnable(enable: false)) }
             try startLegacy(plan, disableFirst: false)
+        case .extended where controllerWasReset:
+            try startExtended(plan, disableFirst: false)
         case .extended:
             removeLeftovers()
             _ = try? self.controller.send(LESetExtendedAdvertisingEnable(enable: false,

@@ -193,8 +193,10 @@ public final class Emitter {
     /// Serves the sources whose held work is due (after the supervisor acted on what the wait
     /// brought, so that a request held for the beacons' return sees them back).
     private static func serveDue(_ sources: [any RunLoopSource]) {
-        let now = ContinuousClock.now
-        for source in sources where source.due.map({ $0 <= now }) == true { source.serve() }
+        for source in sources {
+            // The clock read after `due`: a source due "now" is due.
+            if let due = source.due, due <= ContinuousClock.now { source.serve() }
+        }
     }
 
     /// Takes off what is left of the beacons when they may already be off the air or the

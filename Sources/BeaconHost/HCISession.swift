@@ -151,7 +151,7 @@ public final class HCISession: AdvertisingSession {
             log?("reset the controller (HCI Reset)")
             try controller.send(Reset())
         }
-        try advertiser.restore(on: controller)
+        try advertiser.restore(on: controller, controllerWasReset: ownsController)
         observed.removeAll()  // what the restore itself caused (a kernel echo of a reset) is not news
     }
 

@@ -44,9 +44,9 @@ final class SocketClient {
     }
 
     /// One request, its reply parsed.
-    func request(_ line: String) -> [String: Any] {
+    func request(_ line: String, timeout: Duration = .seconds(3)) -> [String: Any] {
         write(line + "\n")
-        guard let reply = readLine() else { return [:] }
+        guard let reply = readLine(timeout: timeout) else { return [:] }
         return (try? JSONSerialization.jsonObject(with: Data(reply.utf8))) as? [String: Any] ?? ["unparsed": reply]
     }
 

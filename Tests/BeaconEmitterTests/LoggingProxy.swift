@@ -22,8 +22,13 @@ final class LoggingProxy: @unchecked Sendable {
     /// After the controller's Command Complete for this opcode, send these commands first.
     private let injectAfter: (opcode: HCIOpcode, commands: [HCICommandPacket])?
 
-    init(upstreamPort: UInt16, injectAfter: (opcode: HCIOpcode, commands: [HCICommandPacket])? = nil) throws {
+    /// Whether packets are kept for `commands` and `events` (not for a long soak).
+    private let recording: Bool
+
+    init(upstreamPort: UInt16, injectAfter: (opcode: HCIOpcode, commands: [HCICommandPacket])? = nil,
+         recording: Bool = true) throws {
         self.upstreamPort = upstreamPort
+        self.recording = recording
         self.injectAfter = injectAfter
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
@@ -90,7 +95,7 @@ final class LoggingProxy: @unchecked Sendable {
             if count <= 0 { break }
             decoder.append(buffer[0..<count])
             while let packet = try? decoder.next() {
-                lock.withLock { toController.append(packet) }
+                if recording { lock.withLock { toController.append(packet) } }
                 writeAll(upstream, packet.bytes)
             }
         }
@@ -113,7 +118,7 @@ final class LoggingProxy: @unchecked Sendable {
                     injected = true
                     inject(injectAfter.commands, upstream: upstream, decoder: &decoder)
                 }
-                lock.withLock { toHost.append(packet) }
+                if recording { lock.withLock { toHost.append(packet) } }
                 writeAll(client, packet.bytes)
             }
         }

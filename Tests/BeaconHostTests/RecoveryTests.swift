@@ -381,3 +381,27 @@ extension SupervisorTests {
         #expect(InstanceRecord.directory(environment: ["XDG_RUNTIME_DIR": "/run/user/1000"]) == "/run/user/1000/beacon-emit")
     }
 }
+
+/// The run loop and its sources: work that no descriptor announces is served when due.
+@Suite struct RunLoopTests {
+    final class DueSource: RunLoopSource {
+        let pipe: [Int32]
+        private(set) var served = 0
+        init() {
+            var fds: [Int32] = [0, 0]
+            _ = Glibc.pipe(&fds)
+            pipe = fds
+        }
+        var descriptor: Int32 { pipe[0] }
+        func serve() { served += 1 }
+        /// Due at once until served twice.
+        var due: ContinuousClock.Instant? { served < 2 ? .now : nil }
+        deinit { pipe.forEach { close($0) } }
+    }
+
+    @Test func aSourceDueNowIsServedWithoutItsDescriptor() throws {
+        let source = DueSource()
+        try Emitter.run(FakeSession(), duration: .milliseconds(50), keep: true, interrupt: nil, sources: [source], report: { _ in })
+        #expect(source.served == 2)
+    }
+}
