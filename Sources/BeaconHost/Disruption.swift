@@ -14,6 +14,10 @@ public enum Disruption: Hashable, Sendable, CustomStringConvertible {
     case advertisingChanged(String)
     /// The kernel removed one of this emitter's advertising instances.
     case instanceRemoved(UInt8)
+    /// The controller no longer knows one of this emitter's sets: it refused a command for it
+    /// (the command) with Unknown Advertising Identifier. A reset the host has not yet heard of
+    /// does this.
+    case advertisingLost(String)
     /// The adapter was powered off (through the management interface, or by bluetoothd).
     case poweredOff
     /// The adapter is down (`hciconfig down`).
@@ -49,6 +53,7 @@ public enum Disruption: Hashable, Sendable, CustomStringConvertible {
         case .hardwareError: "hardware-error"
         case .advertisingChanged: "advertising-changed"
         case .instanceRemoved: "instance-removed"
+        case .advertisingLost: "advertising-lost"
         case .poweredOff: "powered-off"
         case .adapterDown: "adapter-down"
         case .adapterRemoved: "adapter-removed"
@@ -62,6 +67,7 @@ public enum Disruption: Hashable, Sendable, CustomStringConvertible {
         case let .hardwareError(code): "the controller reported a hardware error (code 0x\(String(code, radix: 16, uppercase: true)))"
         case let .advertisingChanged(command): "another program changed this emitter's advertising (\(command))"
         case let .instanceRemoved(instance): "advertising instance \(instance) was removed"
+        case let .advertisingLost(command): "the controller no longer knows this emitter's advertising set (\(command))"
         case .poweredOff: "the adapter was powered off"
         case .adapterDown: "the adapter is down"
         case .adapterRemoved: "the adapter went away"
@@ -100,8 +106,10 @@ public protocol AdvertisingSession: AnyObject {
     /// run loop, and the last of them: a change that fails while the count grows was
     /// interrupted by one (`LiveBeacons`).
     var disruptionsSeen: (count: Int, last: Disruption?) { get }
-    /// Takes in what has arrived without waiting, so that `disruptionsSeen` is current.
-    func catchUp()
+    /// After a command of a change or rotation failed: takes in what has arrived without
+    /// waiting, and what the failure itself says (a set the controller no longer knows), so
+    /// that `disruptionsSeen` is current.
+    func catchUp(after failure: HostError)
     /// Waits at most `timeout` for something the session acts on.
     /// - Throws: `HostError` for failures it cannot turn into a disruption.
     func watch(timeout: Duration, interrupt: Int32?) throws(HostError) -> SessionSignal

@@ -64,8 +64,13 @@ public final class HCISession: AdvertisingSession {
         disruptionsSeen = (disruptionsSeen.count + 1, disruption)
     }
 
-    /// The observer and `hardwareErrorSeen` hear of disruptions as they arrive: nothing to read.
-    public func catchUp() {}
+    /// The observer and `hardwareErrorSeen` hear of disruptions as they arrive, so only the
+    /// failure is news: a set of ours that the controller no longer knows is off the air.
+    public func catchUp(after failure: HostError) {
+        if case let .controllerRefused(opcode, status, _) = failure, status == .unknownAdvertisingIdentifier {
+            disrupted(.advertisingLost("\(opcode.name ?? opcode.description) refused: Unknown Advertising Identifier"))
+        }
+    }
 
     public func watch(timeout: Duration, interrupt: Int32?) throws(HostError) -> SessionSignal {
         if !observed.isEmpty { return .disrupted(observed.removeFirst()) }

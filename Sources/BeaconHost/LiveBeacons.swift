@@ -37,7 +37,8 @@ extension RevertibleAdvertiser {
 /// A change that the controller or kernel refuses leaves the beacons as they were: each
 /// advertiser undoes its books, and its changes are made so that a refused command has
 /// changed nothing on the air (`Advertiser`, `ManagedAdvertiser`). A change that a disruption
-/// interrupts (a Hardware Error, a reset, the link lost while it ran) is undone in the books
+/// interrupts (a Hardware Error, a reset, the link lost while it ran, a set the controller no
+/// longer knows) is undone in the books
 /// too and thrown as `HostError.interrupted`: the supervisor is putting the beacons back as
 /// the books have them, after which the same change can be made again.
 public final class LiveBeacons: LiveAdvertising {
@@ -72,7 +73,7 @@ public final class LiveBeacons: LiveAdvertising {
         do {
             return try advertiser.atomically(body)
         } catch {
-            session.catchUp()
+            if session.disruptionsSeen.count == seen { session.catchUp(after: error) }
             let (count, last) = session.disruptionsSeen
             if count != seen, let last { throw .interrupted(by: last, error) }
             switch error {

@@ -62,7 +62,7 @@ public final class ManagedSession: AdvertisingSession {
 
     /// Events that a command's wait kept (the kernel's Controller Error among them) and what
     /// the reset watcher has, taken in without waiting.
-    public func catchUp() {
+    public func catchUp(after failure: HostError) {
         _ = try? collect(timeout: .zero, interrupt: nil)
     }
 

@@ -111,7 +111,7 @@ struct Supervisor {
         do {
             try session.rotate()
         } catch {
-            session.catchUp()
+            if session.disruptionsSeen.count == seen { session.catchUp(after: error) }
             if session.disruptionsSeen.count != seen { return }
             if case .transport = error { return }  // the next wait finds the link closed
             throw error

@@ -21,7 +21,7 @@ final class FakeSession: AdvertisingSession {
     var refuseRotation = false
     private(set) var disruptionsSeen: (count: Int, last: Disruption?) = (0, nil)
 
-    func catchUp() {}
+    func catchUp(after failure: HostError) {}
     func watch(timeout: Duration, interrupt: Int32?) throws(HostError) -> SessionSignal { .quiet }
     func availability() -> AdapterAvailability { state }
     func restore() throws(HostError) {

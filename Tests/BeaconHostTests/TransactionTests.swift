@@ -57,6 +57,29 @@ import Testing
         #expect(transport.remainingSteps == 0)
     }
 
+    /// Unknown Advertising Identifier for a set of ours, with no reset heard (yet): the set is
+    /// gone, so the beacons are off the air, which the supervisor is told.
+    @Test func aSetTheControllerNoLongerKnowsIsADisruption() throws {
+        let (session, advertiser, _) = try owned([
+            .init(command: hex("37 20 22 00 03 01 1E") + Self.minor3Data, answers: [complete(0x2037, status: 0x42)]),
+        ])
+        #expect(Self.interruption { () throws(HostError) in try session.live.update(0, to: Self.minor3) }?.code
+                == "advertising-lost")
+        #expect(advertiser.beacons == [referenceBeacon])
+        let signal = try session.watch(timeout: .zero, interrupt: nil)
+        #expect("\(signal)".contains("LE Set Extended Advertising Data refused"), "\(signal)")
+    }
+
+    /// What interrupted `change`, or nil when it succeeded or failed otherwise.
+    static func interruption(_ change: () throws(HostError) -> Void) -> Disruption? {
+        do {
+            try change()
+        } catch {
+            if case let .interrupted(disruption, _) = error { return disruption }
+        }
+        return nil
+    }
+
     /// A refusal with no disruption is the request's answer, not an interruption.
     @Test func aPlainRefusalIsNotAnInterruption() throws {
         let (session, advertiser, _) = try owned([
