@@ -73,14 +73,23 @@ public final class LiveBeacons: LiveAdvertising {
         do {
             return try advertiser.atomically(body)
         } catch {
-            if session.disruptionsSeen.count == seen { session.catchUp(after: error) }
-            let (count, last) = session.disruptionsSeen
-            if count != seen, let last { throw .interrupted(by: last, error) }
-            switch error {
-            case let .hardwareError(code): throw .interrupted(by: .hardwareError(code: code), error)
-            case let .transport(_, device): throw .interrupted(by: .linkClosed(device), error)
-            default: throw error
-            }
+            guard let disruption = session.interruption(since: seen, failure: error) else { throw error }
+            throw .interrupted(by: disruption, error)
+        }
+    }
+}
+
+extension AdvertisingSession {
+    /// The disruption that cut a change or a rotation short, nil for a plain refusal: one the
+    /// session saw since its `disruptionsSeen.count` was `seen`, or one the failure itself
+    /// shows (a Hardware Error, a lost link, a set the controller no longer knows).
+    func interruption(since seen: Int, failure: HostError) -> Disruption? {
+        if disruptionsSeen.count == seen { catchUp(after: failure) }
+        if disruptionsSeen.count != seen, let last = disruptionsSeen.last { return last }
+        switch failure {
+        case let .hardwareError(code): return .hardwareError(code: code)
+        case let .transport(_, device): return .linkClosed(device)
+        default: return nil
         }
     }
 }

@@ -111,10 +111,8 @@ struct Supervisor {
         do {
             try session.rotate()
         } catch {
-            if session.disruptionsSeen.count == seen { session.catchUp(after: error) }
-            if session.disruptionsSeen.count != seen { return }
-            if case .transport = error { return }  // the next wait finds the link closed
-            throw error
+            // The next wait hands the disruption over (or finds the link closed).
+            guard session.interruption(since: seen, failure: error) != nil else { throw error }
         }
     }
 
