@@ -152,9 +152,15 @@ public final class ControlHandler {
             let index = try indexOf(request["id"])
             let changes = try beaconFields(request["fields"], what: "update's \"fields\"")
             guard !changes.isEmpty else { throw Refusal(message: "update changes no field: give \"fields\": {\"minor\": 3}") }
-            var fields = fieldsOf(session.beacons[index])
-            fields.merge(changes) { $1 }
-            try session.update(index, to: try build(fields))
+            let current = fieldsOf(session.beacons[index])
+            let fields = current.merging(changes) { $1 }
+            let beacon: Beacon
+            do {
+                beacon = try build(fields)
+            } catch {
+                throw foreignFields(in: changes, of: index, current: current) ?? error
+            }
+            try session.update(index, to: beacon)
             return ["ok": true, "id": ids[index], "beacon": describe(index)]
         case "remove":
             let index = try indexOf(request["id"])
@@ -165,6 +171,20 @@ public final class ControlHandler {
         default:
             throw Refusal(message: "unknown command \"\(command)\": expected one of add, remove, update, list, status")
         }
+    }
+
+    /// An update's fields that its beacon does not have (a URL for an iBeacon), as the refusal
+    /// that names them; nil when every field is the beacon's own.
+    private func foreignFields(in changes: [String: String], of index: Int, current: [String: String]) -> Refusal? {
+        // pduCount, pdu-count and pdu_count are one key.
+        func plain(_ key: String) -> String { key.lowercased().filter { $0 != "-" && $0 != "_" } }
+        let own = Set(current.keys.map(plain))
+        let foreign = changes.keys.filter { !own.contains(plain($0)) }.sorted()
+        guard !foreign.isEmpty else { return nil }
+        let type = describe(index)["type"] as? String ?? "beacon"
+        return Refusal(message: "update: " + foreign.map { "\"\($0)\"" }.joined(separator: ", ")
+            + (foreign.count == 1 ? " is not a field" : " are not fields") + " of beacon \(ids[index]) (type \(type); "
+            + "its fields: \(current.keys.sorted().joined(separator: ", "))): to change what it is, remove it and add another")
     }
 
     private func indexOf(_ value: Any?) throws -> Int {

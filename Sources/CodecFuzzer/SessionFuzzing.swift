@@ -25,16 +25,27 @@ enum SessionFuzzing {
                                major: 101, minor: 2)),
     ]
 
-    /// Advertising started on an owned controller, then watched: each disruption restored as
-    /// the supervisor would, then stopped.
+    /// Advertising started on an owned controller, then watched, with live changes (add,
+    /// update, remove) between the waits as a control client would make them: each disruption
+    /// restored as the supervisor would, then stopped. A failed change must leave the list as
+    /// it was.
     static func advertise(_ bytes: [UInt8]) {
         let controller = controller(bytes)
         let emitter = Emitter(controller: controller, ownsController: true) { _ in }
         guard let advertiser = try? emitter.start(options: AdvertisingOptions(beacons: beacons)) else { return }
         let session = HCISession(advertiser: advertiser, kernelIndex: nil, ownsController: true, reconnect: nil)
-        for _ in 0..<64 {
+        let live = session.live
+        for round in 0..<64 {
             guard let signal = try? session.watch(timeout: .zero, interrupt: nil) else { break }
             if case .disrupted = signal, (try? session.restore()) == nil { break }
+            let before = live.beacons
+            let changed: Bool
+            switch round % 3 {
+            case 0: changed = (try? live.add(beacons[0])) != nil
+            case 1: changed = (try? live.update(0, to: beacons[0])) != nil
+            default: changed = (try? live.remove(live.beacons.count - 1)) != nil
+            }
+            if !changed && live.beacons != before { fatalError("a failed change left the list changed") }
         }
         try? session.stop()
     }

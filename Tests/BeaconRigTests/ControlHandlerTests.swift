@@ -123,6 +123,8 @@ final class FakeLive: LiveAdvertising {
         (#"{"command":"update","id":1,"fields":{}}"#, "update changes no field"),
         (#"{"command":"update","id":1,"fields":{"minor":70000}}"#, "major and minor must be from 0 to 65535"),
         (#"{"command":"update","id":1,"fields":{"minor":[1]}}"#, "update's \"fields\": \"minor\" must be a string or a number"),
+        (#"{"command":"update","id":1,"fields":{"url":"https://x.org"}}"#,
+         "update: \"url\" is not a field of beacon 1 (type ibeacon; its fields: major, minor, uuid): to change what it is"),
         (#"{"command":"add","beacon":{"uuid":"nope","major":1,"minor":1}}"#, "needs a uuid"),
         (#"{"command":"add","beacon":"uuid"}"#, "add's \"beacon\": expected KEY=VALUE pairs, got 'uuid'"),
         (#"{"command":"add"}"#, "add's \"beacon\" must be an object of fields"),
