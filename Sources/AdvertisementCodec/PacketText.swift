@@ -142,7 +142,8 @@ public struct PacketTextReader: Sendable {
             open = .btmon(lines: [])
             return items
         }
-        if let marker = text.first, marker == ">" || marker == "<" {
+        // hcidump's packets start "< " or "> "; a bare `<4c000215 ...>` is Apple's NSData.
+        if let marker = text.first, marker == ">" || marker == "<", text.dropFirst().first.map({ $0 == " " }) ?? true {
             items += startHcidump(text.dropFirst().drop { $0 == " " }, number: number)
             return items
         }

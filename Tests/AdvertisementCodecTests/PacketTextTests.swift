@@ -148,6 +148,9 @@ import Testing
                 + "longer data): log the bytes as hex instead",
         ])
         #expect(failures("{length = 4, bytes = 0x0102}") == ["line 1: the log says 4 bytes, and shows 2"])
+        // A bare value, as iOS prints it on its own: not an hcidump packet ("< " with a space).
+        #expect(packets("<4c000215 a495bb30 05>") == [[0x4C, 0x00, 0x02, 0x15, 0xA4, 0x95, 0xBB, 0x30, 0x05]])
+        #expect(packets("< 01 03 0C 00") == [[0x01, 0x03, 0x0C, 0x00]], "hcidump's own line still is one")
     }
 
     @Test func plainHexIsLeftToTheCaller() {
