@@ -65,13 +65,14 @@ public enum Beacon: Hashable, Sendable {
         }
     }
 
-    /// The calibrated RSSI at 1 m, the figure ranging uses (Eddystone's 0 m figure less 41 dB).
-    public var measuredPower: Int8? {
+    /// The calibrated RSSI at 1 m, the figure ranging uses (Eddystone's 0 m figure less 41 dB,
+    /// which can be below what an Int8 holds: -90 dBm at 0 m is -131 at 1 m, never clamped).
+    public var measuredPower: Int? {
         switch self {
-        case let .iBeacon(beacon): beacon.measuredPower
-        case let .altBeacon(beacon): beacon.measuredPower
-        case let .eddystone(.uid(frame)): Int8(clamping: Int(frame.txPowerAt0m) - EddystoneFrame.zeroToOneMetreLoss)
-        case let .eddystone(.url(frame)): Int8(clamping: Int(frame.txPowerAt0m) - EddystoneFrame.zeroToOneMetreLoss)
+        case let .iBeacon(beacon): Int(beacon.measuredPower)
+        case let .altBeacon(beacon): Int(beacon.measuredPower)
+        case let .eddystone(.uid(frame)): Int(frame.txPowerAt0m) - EddystoneFrame.zeroToOneMetreLoss
+        case let .eddystone(.url(frame)): Int(frame.txPowerAt0m) - EddystoneFrame.zeroToOneMetreLoss
         case .eddystone: nil
         }
     }

@@ -15,6 +15,16 @@ import Testing
         #expect(result.stderr.isEmpty)
     }
 
+    /// An Eddystone-UID frame that says -90 dBm at 0 m: 1 m is -131 dBm, below what a signed
+    /// byte holds, and is reported as it is (it was clamped to -128).
+    @Test func measuredPowerIsNeverClamped() throws {
+        let frame = "0201060303AAFE1716AAFE00A6" + "00112233445566778899" + "AABBCCDDEEFF" + "0000"
+        let result = try runBeaconEmit(["decode", "--json", frame])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains(#""measuredPower":-131"#), "\(result.stdout)")
+        #expect(result.stdout.contains(#""txPowerAt0m":-90"#), "\(result.stdout)")
+    }
+
     @Test func readableOutput() throws {
         let result = try runBeaconEmit(["decode", Self.reference])
         #expect(result.stdout ==
