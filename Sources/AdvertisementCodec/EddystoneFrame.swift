@@ -11,6 +11,8 @@ public enum EddystoneFrame: Hashable, Sendable {
     case uid(EddystoneUID)
     case url(EddystoneURL)
     case tlm(EddystoneTLM)
+    /// Eddystone-TLM version 0x01: the telemetry encrypted.
+    case encryptedTLM(EddystoneEncryptedTLM)
     /// A frame type this codec does not decode (EID 0x30, or a future one), kept whole.
     case other(frameType: UInt8, payload: [UInt8])
 
@@ -27,7 +29,15 @@ public enum EddystoneFrame: Hashable, Sendable {
         switch frameType {
         case EddystoneUID.frameType: self = .uid(try EddystoneUID(parsingAfterFrameType: &reader))
         case EddystoneURL.frameType: self = .url(try EddystoneURL(parsingAfterFrameType: &reader))
-        case EddystoneTLM.frameType: self = .tlm(try EddystoneTLM(parsingAfterFrameType: &reader))
+        case EddystoneTLM.frameType:
+            let versionOffset = reader.offset
+            switch try reader.uint8("TLM version") {
+            case EddystoneTLM.unencryptedVersion: self = .tlm(try EddystoneTLM(parsingAfterVersion: &reader))
+            case EddystoneEncryptedTLM.version: self = .encryptedTLM(try EddystoneEncryptedTLM(parsingAfterVersion: &reader))
+            case let version:
+                throw reader.unexpected("TLM version", expected: "0x00 (unencrypted TLM) or 0x01 (encrypted TLM)",
+                                        found: version.hexLiteral, at: versionOffset)
+            }
         default: self = .other(frameType: frameType, payload: Array(reader.rest()))
         }
     }
@@ -38,6 +48,7 @@ public enum EddystoneFrame: Hashable, Sendable {
         case let .uid(frame): frame.bytes
         case let .url(frame): frame.bytes
         case let .tlm(frame): frame.bytes
+        case let .encryptedTLM(frame): frame.bytes
         case let .other(frameType, payload): [frameType] + payload
         }
     }

@@ -36,13 +36,8 @@ public struct EddystoneTLM: Hashable, Sendable {
         rawTemperature == Self.temperatureNotSupported ? nil : Double(rawTemperature) / 256
     }
 
-    init(parsingAfterFrameType reader: inout ByteReader) throws(CodecError) {
-        let versionOffset = reader.offset
-        let version = try reader.uint8("TLM version")
-        guard version == Self.unencryptedVersion else {
-            throw reader.unexpected("TLM version", expected: "0x00 (unencrypted TLM)", found: version.hexLiteral,
-                                    at: versionOffset)
-        }
+    /// Parses the fields after the version byte (0x00, read by `EddystoneFrame`).
+    init(parsingAfterVersion reader: inout ByteReader) throws(CodecError) {
         batteryMillivolts = try reader.uint16BE("battery voltage")
         rawTemperature = Int16(bitPattern: try reader.uint16BE("temperature"))
         advertisingPDUCount = try reader.uint32BE("advertising PDU count")
@@ -58,5 +53,40 @@ public struct EddystoneTLM: Hashable, Sendable {
         out.appendBE(advertisingPDUCount)
         out.appendBE(uptimeDeciseconds)
         return out
+    }
+}
+
+/// Eddystone-TLM version 0x01, encrypted (eTLM): the same telemetry, encrypted with the
+/// beacon's identity key, which only its owner can read; decoded as what it carries.
+///
+/// ```
+/// 20           frame type
+/// 01           version
+/// ee * 12      the encrypted telemetry (what version 0x00 carries after its version byte)
+/// ss ss        salt
+/// mm mm        message integrity check
+/// ```
+public struct EddystoneEncryptedTLM: Hashable, Sendable {
+    static let version: UInt8 = 0x01
+    /// The length of the encrypted telemetry.
+    public static let encryptedLength = 12
+
+    /// `encryptedLength` bytes.
+    public var encryptedTelemetry: [UInt8]
+    /// 2 bytes.
+    public var salt: [UInt8]
+    /// 2 bytes.
+    public var integrityCheck: [UInt8]
+
+    init(parsingAfterVersion reader: inout ByteReader) throws(CodecError) {
+        encryptedTelemetry = Array(try reader.bytes(Self.encryptedLength, "encrypted telemetry"))
+        salt = Array(try reader.bytes(2, "salt"))
+        integrityCheck = Array(try reader.bytes(2, "message integrity check"))
+        try reader.expectEnd()
+    }
+
+    /// The frame bytes, frame type first.
+    public var bytes: [UInt8] {
+        [EddystoneTLM.frameType, Self.version] + encryptedTelemetry + salt + integrityCheck
     }
 }

@@ -68,7 +68,7 @@ enum BeaconList {
                           "uptime": SightingFormatter.deciseconds(frame.uptimeDeciseconds)]
             if let temperature = frame.temperature { fields["temperature"] = "\(temperature)" }
             return fields
-        case .eddystone(.other):
+        case .eddystone(.other), .eddystone(.encryptedTLM):
             return [:]
         }
     }

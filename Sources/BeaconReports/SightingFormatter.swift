@@ -55,6 +55,12 @@ public enum SightingFormatter {
             }
             object.add("advertisingPduCount", frame.advertisingPDUCount)
             object.add("uptimeSeconds", tenths: UInt64(frame.uptimeDeciseconds))
+        case let .eddystone(.encryptedTLM(frame)):
+            object.add("type", literal: "eddystone-tlm")
+            object.add("version", 1)
+            object.add("encryptedTelemetry", hex: frame.encryptedTelemetry)
+            object.add("salt", hex: frame.salt)
+            object.add("integrityCheck", hex: frame.integrityCheck)
         case let .eddystone(.other(frameType, payload)):
             object.add("type", literal: "eddystone")
             object.add("frameType", frameType)
@@ -87,6 +93,9 @@ public enum SightingFormatter {
                       "temperature=" + (frame.temperature.map { "\($0)C" } ?? "unsupported"),
                       "advertisingPduCount=\(frame.advertisingPDUCount)",
                       "uptime=\(deciseconds(frame.uptimeDeciseconds))s"]
+        case let .eddystone(.encryptedTLM(frame)):
+            fields = ["Eddystone-TLM", "version=1 (encrypted)", "encryptedTelemetry=\(HexText.format(frame.encryptedTelemetry))",
+                      "salt=\(HexText.format(frame.salt))", "integrityCheck=\(HexText.format(frame.integrityCheck))"]
         case let .eddystone(.other(frameType, payload)):
             fields = ["Eddystone", "frameType=\(HexText.format([frameType]))", "data=\(HexText.format(payload))"]
         }

@@ -156,11 +156,32 @@ import Testing
         #expect(tlm.temperature == nil)
     }
 
-    @Test func tlmRejectsEncryptedVersionAndTruncation() {
-        #expect(codecError { _ = try EddystoneFrame(parsing: hex("20 01 0000 8000 00000000 00000000")[...]) }?.offset == 1)
-        let full = hex("20 00 0BB8 1580 000003E8 000004D2")
-        for length in 1..<full.count {
-            #expect(codecError { _ = try EddystoneFrame(parsing: full.prefix(length)) }?.reason.isTruncation == true)
+    /// Encrypted TLM (Google's eddystone-tlm/tlm-encrypted.md): version 0x01, the telemetry's
+    /// 12 bytes encrypted, a salt and a message integrity check, each field named.
+    @Test func encryptedTlmIsDecodedAsWhatItIs() throws {
+        let vector = hex("""
+            20                                   // frame type TLM
+            01                                   // version 1 (encrypted)
+            9A 4C 2E 11 7B 03 D5 60 88 F1 0C 42  // encrypted telemetry
+            5D 17                                // salt
+            A0 3E                                // message integrity check
+            """)
+        guard case let .encryptedTLM(frame) = try EddystoneFrame(parsing: vector[...]) else {
+            Issue.record("not encrypted TLM")
+            return
+        }
+        #expect(frame.encryptedTelemetry == hex("9A4C2E117B03D56088F10C42"))
+        #expect(frame.salt == [0x5D, 0x17] && frame.integrityCheck == [0xA0, 0x3E])
+        #expect(frame.bytes == vector)
+        #expect(codecError { _ = try EddystoneFrame(parsing: (vector + [0x00])[...]) } != nil, "one byte too many")
+    }
+
+    @Test func tlmRejectsOtherVersionsAndTruncation() {
+        #expect(codecError { _ = try EddystoneFrame(parsing: hex("20 02 0000 8000 00000000 00000000")[...]) }?.offset == 1)
+        for full in [hex("20 00 0BB8 1580 000003E8 000004D2"), hex("20 01 9A4C2E117B03D56088F10C42 5D17 A03E")] {
+            for length in 1..<full.count {
+                #expect(codecError { _ = try EddystoneFrame(parsing: full.prefix(length)) }?.reason.isTruncation == true)
+            }
         }
     }
 
