@@ -88,8 +88,10 @@ struct Advertise: ParsableCommand {
             throw ValidationError("--keep does not go with --access user-channel: the kernel takes the adapter back, "
                                   + "down, when beacon-emit exits; use --access mgmt (the default) or raw to keep beacons on")
         }
-        guard AdvertisingOptions.units(milliseconds: interval) != nil else {
-            throw ValidationError("--interval must be from 0.625 to 40959 ms (it is sent in 0.625 ms units), got \(interval)")
+        guard let units = AdvertisingOptions.units(milliseconds: interval),
+              AdvertisingOptions.intervalRange(legacy: legacy).contains(units) else {
+            throw ValidationError("--interval must be from \(AdvertisingOptions.intervalRangeDescription(legacy: legacy)), "
+                                  + "got \(interval)")
         }
         if let txPower, !(-127...20).contains(txPower) {
             throw ValidationError("--tx-power must be from -127 to 20 dBm, got \(txPower)")

@@ -65,6 +65,7 @@ public final class Advertiser {
             throw .unsupported("--tx-power needs extended advertising, which "
                                + (options.mode == .legacy ? "--legacy turned off" : "this controller lacks"))
         }
+        if !extended { try options.checkLegacyInterval() }
         for (index, beacon) in beacons.enumerated() { _ = try beacon.legacyPDUData(label: "beacon \(index + 1)") }
         let address: BluetoothAddress?
         switch options.address {

@@ -40,11 +40,31 @@ public struct AdvertisingOptions: Sendable {
         self.rotationPeriod = rotationPeriod
     }
 
-    /// Milliseconds as 0.625 ms units, rounded to the nearest.
+    /// Milliseconds as 0.625 ms units, rounded to the nearest (1 to 0xFFFFFF, the widest any
+    /// command takes; each use checks its own range).
     public static func units(milliseconds: Double) -> UInt32? {
         let units = (milliseconds / 0.625).rounded()
-        guard units.isFinite, units >= 1, units <= 0xFFFF else { return nil }
+        guard units.isFinite, units >= 1, units <= 0xFF_FFFF else { return nil }
         return UInt32(units)
+    }
+
+    /// The advertising intervals the standard allows, in 0.625 ms units: legacy advertising
+    /// 20 ms to 10.24 s (Core Vol 4 Part E 7.8.5), extended 20 ms to about 10,486 s (7.8.53).
+    public static func intervalRange(legacy: Bool) -> ClosedRange<UInt32> {
+        legacy ? 0x20...0x4000 : 0x20...0xFF_FFFF
+    }
+
+    /// That range for messages: "20 to 10240 ms (legacy advertising)".
+    public static func intervalRangeDescription(legacy: Bool) -> String {
+        legacy ? "20 to 10240 ms (legacy advertising)" : "20 to 10485759 ms (extended advertising)"
+    }
+
+    /// An interval out of legacy advertising's range, refused before anything is sent when
+    /// legacy advertising is what the controller offers.
+    func checkLegacyInterval() throws(HostError) {
+        guard !Self.intervalRange(legacy: true).contains(intervalUnits) else { return }
+        throw .unsupported("--interval \(intervalDescription): this controller has legacy advertising only, which takes "
+                           + Self.intervalRangeDescription(legacy: true) + ": choose an interval in that range")
     }
 
     /// The interval for messages: "100 ms = 160 x 0.625 ms".

@@ -58,6 +58,10 @@ public final class SetAdvertiser {
                 : "this controller has legacy advertising only, which carries one beacon at a time: stop the other first")
         }
         if txPower != nil && !extended { throw .unsupported("a TX power needs extended advertising, which this controller lacks") }
+        if !extended && !AdvertisingOptions.intervalRange(legacy: true).contains(intervalUnits) {
+            throw .unsupported("the interval: this controller has legacy advertising only, which takes "
+                               + AdvertisingOptions.intervalRangeDescription(legacy: true))
+        }
         do {
             if extended {
                 try setParameters(handle, txPower: txPower)

@@ -61,8 +61,10 @@ public struct ScenarioParser {
         if let node = top["scanner"] { scenario.scanner = try string(node, "scanner") }
         if let node = top["interval"] {
             let milliseconds = try number(node, "interval (ms)")
-            guard let units = AdvertisingOptions.units(milliseconds: milliseconds), units >= 32 else {
-                throw fail(node, "interval must be from 20 to 40959 ms, got \(milliseconds)")
+            guard let units = AdvertisingOptions.units(milliseconds: milliseconds),
+                  AdvertisingOptions.intervalRange(legacy: false).contains(units) else {
+                throw fail(node, "interval must be from \(AdvertisingOptions.intervalRangeDescription(legacy: false)), "
+                           + "got \(milliseconds)")
             }
             scenario.intervalUnits = units
         }

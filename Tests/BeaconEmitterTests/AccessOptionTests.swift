@@ -28,4 +28,15 @@ import Testing
         #expect(result.stderr.contains("auto, mgmt, raw, user-channel") || result.stderr.contains("'exclusive'"),
                 "\(result.stderr)")
     }
+
+    /// The interval is checked before anything is opened, against the range of the way in use
+    /// (it went out and only the controller's refusal stopped it, exit 76).
+    @Test(arguments: [(["--interval", "10"], "--interval must be from 20 to 10485759 ms (extended advertising), got 10.0"),
+                      (["--interval", "20000", "--legacy"], "--interval must be from 20 to 10240 ms (legacy advertising), got 20000.0"),
+                      (["--interval", "20000000"], "--interval must be from 20 to 10485759 ms (extended advertising)")])
+    func anIntervalOutsideTheStandardsRangeIsAUsageError(arguments: [String], message: String) throws {
+        let result = try runBeaconEmit(Self.beacon + arguments + ["--device", "tcp:127.0.0.1:9"])
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(result.stderr.contains(message), "\(result.stderr)")
+    }
 }

@@ -147,14 +147,6 @@ extension Rig {
         #expect(emitter.stdout.contains("legacy advertising, beacons taking turns"))
     }
 
-    @Test func intervalBelow20MillisecondsIsRefusedByTheController() throws {
-        let emitter = try BackgroundProcess.beaconEmit(["-i", device, "--interval", "10", "--duration", "1"]
-                                                       + referenceArguments)
-        #expect(emitter.wait() == 76)
-        #expect(emitter.stderr.contains("controller refused LE Set Extended Advertising Parameters (interval 10 ms = 16 x 0.625 ms): "
-                                        + "Unsupported Feature or Parameter Value (0x11); the advertising interval is outside"))
-    }
-
     @Test func parametersWhileAdvertisingAreRefused() throws {
         // Right after the program resets the controller, something else turns advertising on
         // (as another host sharing the controller might); the parameters that follow are then

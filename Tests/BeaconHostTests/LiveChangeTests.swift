@@ -89,3 +89,20 @@ import Testing
         #expect(kernel.remainingSteps == 0)
     }
 }
+
+/// An interval that only extended advertising takes, on a controller with legacy advertising
+/// only: refused before anything is sent.
+@Suite struct IntervalRangeTests {
+    @Test func aLegacyOnlyControllerRefusesALongIntervalBeforeSending() throws {
+        let transport = ScriptedTransport([])
+        let advertiser = Advertiser(controller: HCIController(transport: transport),
+                                    options: AdvertisingOptions(beacons: [referenceBeacon], intervalUnits: 0x4001))
+        do {
+            try advertiser.start(capabilities: capabilities(extended: false), controllerWasReset: true)
+            Issue.record("started")
+        } catch {
+            #expect("\(error)".contains("legacy advertising only, which takes 20 to 10240 ms"), "\(error)")
+        }
+        #expect(transport.sent.isEmpty)
+    }
+}

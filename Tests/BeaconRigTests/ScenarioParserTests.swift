@@ -120,7 +120,7 @@ import Testing
         ("beacons: {a: {uuid: \(lobbyUUID), major: 1, minor: 2}}\nsteps: [{expect: {seen: a, within: 1}}]\n",
          "the steps expect what is seen, so the scenario needs 'scanner:'"),
         ("interval: 5\nbeacons: {a: {uuid: \(lobbyUUID), major: 1, minor: 2}}\nsteps: [{wait: 1}]\n",
-         "interval must be from 20 to 40959 ms, got 5.0"),
+         "interval must be from 20 to 10485759 ms (extended advertising), got 5.0"),
         ("beacons: {a: {uuid: \(lobbyUUID), major: 1, minor: 2}}\nregions: {r: {major: 1}}\nsteps: [{wait: 1}]\n",
          "region 'r' needs 'uuid'"),
         ("beacons: {a: {uuid: \(lobbyUUID), major: 1, minor: 2}}\nregions: {r: {uuid: \(lobbyUUID), majr: 1}}\nsteps: [{wait: 1}]\n",
