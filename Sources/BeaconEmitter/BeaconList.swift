@@ -95,6 +95,8 @@ enum BeaconList {
                 arguments.append("--\(format.flagName)")
             case "url":
                 arguments += ["--eddystone-url", value]
+            case let option where numberRanges[option] != nil && Double(value) == nil:
+                throw ValidationError("\(prefix)\(key) must be a number from \(numberRanges[option]!), got '\(value)'")
             default:
                 arguments += ["--\(option)", value]
             }
@@ -105,6 +107,14 @@ enum BeaconList {
             throw ValidationError("\(prefix)\(BeaconOptions.message(for: error))")
         }
     }
+
+    /// What each option that takes a number takes (as its help says), for the message when a
+    /// field's value is not a number at all.
+    private static let numberRanges = [
+        "major": "0 to 65535", "minor": "0 to 65535", "measured-power": "-128 to 127 (dBm)",
+        "battery": "0 to 65535 (mV)", "temperature": "-127.99 to 127.99 (degrees C)",
+        "pdu-count": "0 to 4294967295", "uptime": "0 to 429496729.5 (seconds)",
+    ]
 
     /// `measuredPower` -> `measured-power`.
     private static func kebab(_ key: String) -> String {

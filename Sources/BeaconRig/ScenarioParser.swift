@@ -303,15 +303,34 @@ public struct ScenarioParser {
 
     private func beaconFields(_ node: Node, _ what: String) throws(ScenarioError) -> [String: String] {
         var fields: [String: String] = [:]
-        for (key, value) in try mapping(node, what, keys: nil).entries { fields[key] = try string(value, "\(what): \(key)") }
+        for (key, value) in try mapping(node, what, keys: nil).entries {
+            fields[key] = try string(value, "\(what): \(key)")
+            // JSON's "7" is a string: a number field written so is a mistake, refused where it is.
+            if Self.numberFields.contains(Self.plain(key)), case let .scalar(scalar) = value,
+               scalar.style == .singleQuoted || scalar.style == .doubleQuoted {
+                throw fail(value, "\(what): \(key) must be a number, got the string \"\(scalar.string)\" (write it without quotes)")
+            }
+        }
         return fields
     }
 
+    /// The beacon fields that take numbers.
+    static let numberFields: Set = ["major", "minor", "measuredpower", "battery", "temperature", "pducount", "uptime"]
+
+    /// A key as its spellings share it: `measured-power`, `measuredPower` and `measured_power` alike.
+    static func plain(_ key: String) -> String { key.lowercased().filter { $0 != "-" && $0 != "_" } }
+
+    /// The beacon the fields describe; what the factory refuses is reported at the value it
+    /// names (the first field whose key the message mentions), else at the beacon's map.
     private func beacon(_ fields: [String: String], _ node: Node, _ what: String) throws(ScenarioError) -> Beacon {
         do {
             return try makeBeacon(fields)
         } catch {
-            throw fail(node, "\(what): \(error)")
+            let message = "\(error)"
+            let words = Set(message.split { !$0.isLetter && !$0.isNumber && $0 != "-" && $0 != "_" }.map { Self.plain(String($0)) })
+            let entries = (try? mapping(node, what, keys: nil).entries) ?? []
+            let blamed = entries.first { words.contains(Self.plain($0.0)) }?.1
+            throw fail(blamed ?? node, "\(what): \(message)")
         }
     }
 

@@ -130,6 +130,27 @@ import Testing
         ("beacons: [a, b]\nsteps: [{wait: 1}]\n", "beacons must be a map"),
     ]
 
+    /// A beacon's bad field is reported at its value (it was at the beacon's map), and a number
+    /// written as a string in JSON is refused there.
+    static let fieldRefusals: [(String, String, Int, Int)] = [
+        ("beacons:\n  a:\n    uuid: \(lobbyUUID)\n    major: 1\n    minor: 70000\nsteps: [{wait: 1}]\n",
+         "beacon 'a': major and minor must be from 0 to 65535", 4, 12),
+        ("beacons:\n  a: {uuid: nope, major: 1, minor: 2}\nsteps: [{wait: 1}]\n", "beacon 'a': needs a uuid", 2, 13),
+        ("{\"beacons\": {\"a\": {\"uuid\": \"\(lobbyUUID)\", \"major\": \"7\", \"minor\": 2}},\n \"steps\": [{\"wait\": 1}]}\n",
+         "beacon 'a': major must be a number, got the string \"7\" (write it without quotes)", 1, 77),
+    ]
+
+    @Test(arguments: fieldRefusals)
+    func aBeaconsBadFieldIsReportedAtItsValue(text: String, message: String, line: Int, column: Int) {
+        do {
+            _ = try parser.parse(text)
+            Issue.record("accepted: \(text)")
+        } catch {
+            #expect(error.message.hasPrefix(message), "\(error)")
+            #expect(error.place == Scenario.Place(line: line, column: column), "\(error)")
+        }
+    }
+
     @Test(arguments: topLevelRefusals)
     func aWholeFileRefusalSaysWhatWasExpected(text: String, message: String) {
         do {
