@@ -104,6 +104,10 @@ public final class ScenarioRunner {
     private var monitors: [String: RegionMonitor] = [:]
     /// Region events since the run began, for expectations of a transition.
     private var regionEvents: [(region: String, event: RegionMonitor.Event)] = []
+    /// Per region, where in `regionEvents` its last expectation ended: an expected enter or
+    /// exit counts from there, so one raised by an earlier step (the sighting `expect seen`
+    /// waited for) still counts, and each transition meets one expectation at most.
+    private var regionChecked: [String: Int] = [:]
     /// Beacons received during the current expectation (described), for "seen instead".
     private var seenDuringStep: [String] = []
     private var outcome = ScenarioOutcome()
@@ -195,7 +199,7 @@ public final class ScenarioRunner {
                     "seen after \(Self.milliseconds($0 - at))"
                 } ?? "not seen for \(Self.seconds(duration))")
             case let .expectRegion(name, expected, within):
-                let eventsBefore = regionEvents.count
+                let eventsBefore = regionChecked[name] ?? 0
                 var metAt: Double?
                 let met = { () -> Bool in
                     switch expected {
@@ -210,6 +214,7 @@ public final class ScenarioRunner {
                     metAt = self.elapsed
                     return true
                 }
+                regionChecked[name] = regionEvents.count
                 let state = monitors[name]?.state.rawValue ?? "unknown"
                 conclude(number, round, step, started: at, passed: metAt != nil, detail: metAt.map {
                     "\(expected.rawValue) after \(Self.milliseconds($0 - at))"
