@@ -132,7 +132,10 @@ public struct ScenarioParser {
             guard let beaconNode = map["beacon"] else { throw fail(node, "update needs 'beacon: NAME' and the fields to change") }
             let name = try beaconName(beaconNode, scenario: scenario)
             var fields: [String: String] = [:]
-            for (key, value) in map.entries where key != "beacon" { fields[key] = try string(value, "update's \(key)") }
+            for (key, value) in map.entries where key != "beacon" {
+                fields[key] = try string(value, "update's \(key)")
+                try checkNumber(key, value, "update of '\(name)'")
+            }
             guard !fields.isEmpty else { throw fail(node, "update of '\(name)' changes no field (give e.g. minor: 3)") }
             return .update(name, fields: fields)
         case "expect":
@@ -305,13 +308,19 @@ public struct ScenarioParser {
         var fields: [String: String] = [:]
         for (key, value) in try mapping(node, what, keys: nil).entries {
             fields[key] = try string(value, "\(what): \(key)")
-            // JSON's "7" is a string: a number field written so is a mistake, refused where it is.
-            if Self.numberFields.contains(Self.plain(key)), case let .scalar(scalar) = value,
-               scalar.style == .singleQuoted || scalar.style == .doubleQuoted {
-                throw fail(value, "\(what): \(key) must be a number, got the string \"\(scalar.string)\" (write it without quotes)")
-            }
+            try checkNumber(key, value, what)
         }
         return fields
+    }
+
+    /// A number field's value, refused where it is when it is no number, or one written as a
+    /// string (JSON's "7": a mistake, though YAML and the factory would read it).
+    private func checkNumber(_ key: String, _ value: Node, _ what: String) throws(ScenarioError) {
+        guard Self.numberFields.contains(Self.plain(key)), case let .scalar(scalar) = value else { return }
+        if scalar.style == .singleQuoted || scalar.style == .doubleQuoted {
+            throw fail(value, "\(what): \(key) must be a number, got the string \"\(scalar.string)\" (write it without quotes)")
+        }
+        guard Double(scalar.string) != nil else { throw fail(value, "\(what): \(key) must be a number, got '\(scalar.string)'") }
     }
 
     /// The beacon fields that take numbers.

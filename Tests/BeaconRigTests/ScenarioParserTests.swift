@@ -138,6 +138,8 @@ import Testing
         ("beacons:\n  a: {uuid: nope, major: 1, minor: 2}\nsteps: [{wait: 1}]\n", "beacon 'a': needs a uuid", 2, 13),
         ("{\"beacons\": {\"a\": {\"uuid\": \"\(lobbyUUID)\", \"major\": \"7\", \"minor\": 2}},\n \"steps\": [{\"wait\": 1}]}\n",
          "beacon 'a': major must be a number, got the string \"7\" (write it without quotes)", 1, 77),
+        ("beacons:\n  a: {uuid: \(lobbyUUID), major: 1, minor: 2}\nsteps:\n  - advertise: a\n  - update: {beacon: a, minor: seven}\n",
+         "update of 'a': minor must be a number, got 'seven'", 5, 32),
     ]
 
     @Test(arguments: fieldRefusals)
