@@ -179,10 +179,10 @@ public enum HostError: Error, Sendable, CustomStringConvertible {
             return "the controller does not allow this command in its present state: reset it (replug it, or "
                 + "`sudo hciconfig hciN reset` for a kernel adapter) and check that no other program drives it"
         case .unsupportedFeatureOrParameterValue where parameters.contains(opcode):
-            return "the advertising interval is outside what the controller accepts ("
+            return "the advertising interval is outside what the controller accepts: the standard allows "
                 + AdvertisingOptions.intervalRangeDescription(legacy: opcode == .leSetAdvertisingParameters)
-                + " by the standard; at least 100 ms for non-connectable advertising on controllers before "
-                + "Bluetooth 5.0, and many take less than the standard's maximum); or --tx-power is out of range"
+                + "; controllers before Bluetooth 5.0 want at least 100 ms for non-connectable advertising, and "
+                + "many take less than the standard's maximum; or --tx-power is out of range"
         case .unsupportedFeatureOrParameterValue:
             return "the controller does not support a value sent"
         case .invalidCommandParameters where parameters.contains(opcode):

@@ -54,7 +54,10 @@ import Testing
                                                    status: .unsupportedFeatureOrParameterValue,
                                                    context: "interval 10 ms = 16 x 0.625 ms")
         #expect(interval.description.contains("(interval 10 ms = 16 x 0.625 ms)"))
-        #expect(interval.description.contains("use 20 to 10240 ms"))
+        #expect(interval.description.contains("the standard allows 20 to 10240 ms (legacy advertising)"))
+        let extended = HostError.controllerRefused(opcode: .leSetExtendedAdvertisingParameters,
+                                                   status: .unsupportedFeatureOrParameterValue, context: nil)
+        #expect(extended.description.contains("the standard allows 20 to 10485759 ms (extended advertising)"))
         let invalid = HostError.controllerRefused(opcode: .leSetExtendedAdvertisingParameters,
                                                   status: .invalidCommandParameters, context: nil)
         #expect(invalid.description.contains("interval minimum above maximum"))
