@@ -150,6 +150,23 @@ public struct ReadAdvertisingFeatures: ParameterlessMgmtCommand {
             return (1...maximumInstances).first { !instances.contains($0) }
         }
 
+        /// The highest instance identifier the list does not name, and not in `excluding`.
+        ///
+        /// bluetoothd numbers the advertisements applications register from 1 upward in a
+        /// bitmap of its own and never reads who else added an instance, so the numbers from
+        /// the top are the last it reaches: taking them makes a collision least likely. The
+        /// kernel lists every instance up to `maximumInstances`, the highest number it accepts.
+        public func highestFreeInstance(excluding: Set<UInt8> = []) -> UInt8? {
+            guard maximumInstances > 0 else { return nil }
+            return (1...maximumInstances).reversed().first { !instances.contains($0) && !excluding.contains($0) }
+        }
+
+        /// Whether the controller has legacy advertising only: the kernel offers a secondary
+        /// PHY (and the TX power) only with extended advertising. Through the management API
+        /// it then advertises non-connectable instances every 100 to 150 ms whatever interval
+        /// an instance asks for, and takes turns between instances in software.
+        public var legacyAdvertisingOnly: Bool { !supportedFlags.contains(.secondary1M) }
+
         /// At most how many more instances can be added (fewer where some are hidden).
         public var freeInstanceCount: Int { max(0, Int(maximumInstances) - instances.count) }
     }

@@ -67,6 +67,11 @@ struct Advertise: ParsableCommand {
         + "instead of waiting for it and putting the beacons back."))
     var failFast = false
 
+    @Flag(help: ArgumentHelp(
+        "At start, wait for a kernel adapter that is not there or not up yet, saying so, instead of exiting with "
+        + "status 69 (the default under systemd, unless --fail-fast)."))
+    var waitForAdapter = false
+
     @Flag(help: "Print events as JSON lines.")
     var json = false
 
@@ -167,6 +172,7 @@ struct Advertise: ParsableCommand {
             // Bound before advertising starts: a client that waits for "advertising on" finds it.
             let server = try openControl(printer: printer)
             defer { server?.close() }
+            guard waitForAdapterIfAsked(printer: printer, interrupt: interrupt) else { return }
             let access = try AdvertisingLaunch.resolve(accessOptions.access, device: deviceOptions.specification,
                                                        bringingUp: deviceOptions.up,
                                                        options: options)
@@ -181,6 +187,24 @@ struct Advertise: ParsableCommand {
         }
     }
 
+    /// Under a service manager (or with --wait-for-adapter), a kernel adapter that is not there
+    /// or not up yet is waited for: the service is ready, its status says what it waits for.
+    /// - Returns: false when a signal ended the wait.
+    private func waitForAdapterIfAsked(printer: EmitterPrinter, interrupt: Int32) -> Bool {
+        guard waitForAdapter || (printer.service != nil && !failFast),
+              case let .kernel(index) = deviceOptions.specification else { return true }
+        let waited = AdapterWait.untilUsable(
+            index: index, bringingUp: deviceOptions.up, interrupt: interrupt,
+            waiting: { missing in
+                printer.device = index.map { "hci\($0)" } ?? "an adapter"
+                printer.notify("READY=1")
+                printer.handle(.waiting(missing))
+            },
+            tick: { printer.notify("WATCHDOG=1") })
+        if !waited { printer.handle(.stopped(reason: "stopped while waiting for the adapter", keptOn: false)) }
+        return waited
+    }
+
     private var runDuration: Duration? { duration.map { .milliseconds(Int64($0 * 1000)) } }
 
     /// Beacons as instances of the kernel's management API.
@@ -192,19 +216,16 @@ struct Advertise: ParsableCommand {
         let adapter = connection.client.adapter
         printer.device = adapter
         if deviceOptions.verbose { connection.client.trace = { printer.progress("  " + $0) } }
+        let ledger = InstanceLedger(adapter: adapter)
         let session = try AdvertisingLaunch.startManaged(connection, options: options, bringingUp: deviceOptions.up,
-                                                         started: started, report: printer.handle)
-        accessOptions.record(session.plan, adapter: adapter, printer: printer)
-        session.advertiser.instancesChanged = { instances in
-            try? InstanceRecord(adapter: adapter, instances: instances).save()
-        }
+                                                         started: started, ledger: ledger, report: printer.handle)
         let (sources, report) = try openSources(session.live, server: server, options: options, device: adapter,
                                                 printer: printer)
         try Emitter.run(session, duration: runDuration, keep: keep, interrupt: interrupt, failFast: failFast,
                         device: adapter, sources: sources, report: report)
         // The record goes once nothing of ours is left (an instance the kernel would not remove
         // while the adapter was down stays recorded, for `beacon-emit stop`).
-        if !keep && session.plan == nil { InstanceRecord.remove(adapter: adapter) }
+        ledger.finish(remaining: session.advertiser.ours.sorted(), kept: keep)
     }
 
     /// Beacons through HCI commands: a raw kernel socket, the user channel, or an H4 link.

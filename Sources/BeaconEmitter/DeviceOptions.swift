@@ -68,17 +68,6 @@ struct AccessOptions: ParsableArguments {
             throw ValidationError(error.description)
         }
     }
-
-    /// Records the instances a managed run added, for `beacon-emit stop`; a record that
-    /// cannot be written is reported, not fatal (the beacons are on the air).
-    func record(_ plan: AdvertisingPlan?, adapter: String, printer: EmitterPrinter) {
-        guard let plan else { return }
-        do {
-            try InstanceRecord(adapter: adapter, instances: plan.handles).save()
-        } catch {
-            printer.progress("cannot record the instances for `beacon-emit stop` in \(InstanceRecord.directory()): \(error)")
-        }
-    }
 }
 
 extension KernelAccess: ExpressibleByArgument {}

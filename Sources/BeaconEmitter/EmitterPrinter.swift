@@ -71,6 +71,9 @@ final class EmitterPrinter {
                 object.add("addressType", plan.addressIsRandom ? "random" : "public")
                 object.add("beacons", beacons.count)
                 object.add("intervalUnits", intervalUnits)
+                if let range = plan.kernelInterval {
+                    object.add("kernelIntervalMs", integers: [Int(range.lowerBound), Int(range.upperBound)])
+                }
                 object.add("elapsedMs", number: milliseconds)
                 object.add("hciRoundTrips", roundTrips)
                 print(object.line)
@@ -87,8 +90,10 @@ final class EmitterPrinter {
                 let from = plan.mode == .managed
                     ? (plan.addressIsRandom ? "a random address the kernel chooses" : "the adapter's identity address")
                     : "\(plan.address?.description ?? "?") (\(plan.addressIsRandom ? "random" : "public"))"
+                let every = plan.kernelInterval.map {
+                    "\(Self.number($0.lowerBound))-\(Self.number($0.upperBound)) ms (the kernel's choice)" } ?? interval
                 line("advertising on \(device) from \(from): "
-                      + "\(how)\(rotation), every \(interval); enabled \(milliseconds) ms after start, "
+                      + "\(how)\(rotation), every \(every); enabled \(milliseconds) ms after start, "
                       + "\(roundTrips) HCI round trips")
                 for beacon in beacons { line("  " + SightingFormatter.text(BeaconSighting(beacon: beacon))) }
             }
@@ -149,6 +154,15 @@ final class EmitterPrinter {
             } else {
                 Console.error("warning: \(input)", priority: .warning)
             }
+        case let .warning(text):
+            if json {
+                var object = JSONObject()
+                object.add("event", "warning")
+                object.add("detail", text)
+                print(object.line)
+            } else {
+                Console.error("warning: \(text)", priority: .warning)
+            }
         case let .leftBehind(error):
             Console.error("could not take the beacons off \(device) at exit: \(error); run `beacon-emit stop -i \(device)` "
                           + "once it is back")
@@ -184,6 +198,10 @@ final class EmitterPrinter {
                   + "scanning began: \(report.data.count) bytes, identical to the data set")
         }
         fflushStandardOutput()
+    }
+
+    static func number(_ value: Double) -> String {
+        value == value.rounded() ? String(Int(value)) : String(value)
     }
 
     static func milliseconds(_ duration: Duration) -> String {

@@ -101,13 +101,13 @@ struct Run: ParsableCommand {
             defer { scanner?.close() }
             let advertiser = ManagedSetAdvertiser(client: connection.client, intervalUnits: scenario.intervalUnits)
             if deviceOptions.verbose { advertiser.log = { printer.progress("  " + $0) } }
-            // Recorded while on the air, so that `beacon-emit stop` can remove what a killed run left.
-            advertiser.instancesChanged = { instances in
-                if instances.isEmpty {
-                    InstanceRecord.remove(adapter: adapter)
-                } else {
-                    try? InstanceRecord(adapter: adapter, instances: instances).save()
-                }
+            // Recorded while on the air, so that the next run or `beacon-emit stop` can remove what a
+            // killed run left.
+            let ledger = InstanceLedger(adapter: adapter)
+            ledger.failed = { printer.progress($0) }
+            try AdvertisingShutdown.removeRecordedInstances(connection.client, keptToo: false, directory: ledger.directory)
+            advertiser.instancesChanged = { [weak advertiser] instances in
+                ledger.note(instances, data: advertiser?.instanceData ?? [:])
             }
             try advertiser.prepare()
             return run(scenario, on: advertiser, scanner: scanner, interrupt: interrupt, printer: printer)

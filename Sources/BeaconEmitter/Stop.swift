@@ -10,18 +10,29 @@ struct Stop: ParsableCommand {
         abstract: "Turn off the advertising beacon-emit left on (--keep). Already off is success.",
         discussion: """
             Through the management API (the default on kernel adapters) only the instances that \
-            beacon-emit recorded as its own are removed; on a raw socket, only the advertising sets it \
-            uses; H4 controllers are reset.
+            beacon-emit recorded as its own are removed, and none of a run still going; on a raw socket, \
+            only the advertising sets it uses; H4 controllers are reset. --recorded removes what every \
+            ended run recorded, on every adapter (a service's ExecStopPost: a killed run leaves nothing).
             """)
 
     @OptionGroup var deviceOptions: DeviceOptions
     @OptionGroup var accessOptions: AccessOptions
 
+    @Flag(help: "Remove the instances every ended beacon-emit run recorded, on every adapter (ignores --device).")
+    var recorded = false
+
     func validate() throws {
         try accessOptions.check(deviceOptions.specification)
+        if recorded && (deviceOptions.device != nil || accessOptions.access != .automatic) {
+            throw ValidationError("--recorded covers every adapter with records: drop --device and --access")
+        }
     }
 
     func run() throws {
+        if recorded {
+            for line in AdvertisingShutdown.removeEveryRecordedInstance() { print("advertising off on \(line)") }
+            return
+        }
         do {
             let access = try AdvertisingLaunch.resolve(accessOptions.access, device: deviceOptions.specification,
                                                        bringingUp: deviceOptions.up)
@@ -29,7 +40,7 @@ struct Stop: ParsableCommand {
                 let connection = try ManagementConnection.open(index: index, powerOn: false)
                 defer { connection.close() }
                 if deviceOptions.verbose { connection.client.trace = { Console.error($0) } }
-                let what = try AdvertisingShutdown.removeRecordedInstances(connection)
+                let what = try AdvertisingShutdown.removeRecordedInstances(connection.client)
                 print("advertising off on \(connection.client.adapter): \(what)")
                 return
             }

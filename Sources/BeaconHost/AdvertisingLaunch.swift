@@ -30,17 +30,61 @@ public enum AdvertisingLaunch {
     /// that keeps them there, watching a raw socket for resets where one opens.
     /// - Parameter bringingUp: `--up`, applied again to an adapter that goes away and comes back.
     /// - Throws: `HostError`; nothing stays added when it throws.
+    /// - Parameter ledger: where the instances are recorded while they are ours (nil: nowhere).
+    ///   First, what runs that are over left on the adapter (recorded there, not `--keep`) is removed.
     public static func startManaged(_ connection: ManagementConnection, options: AdvertisingOptions,
                                     bringingUp: Bool = false, started: ContinuousClock.Instant,
+                                    ledger: InstanceLedger? = nil,
                                     report: @escaping (EmitterEvent) -> Void) throws(HostError) -> ManagedSession {
-        let advertiser = try Emitter.startManaged(client: connection.client, options: options, started: started,
+        if let ledger {
+            let what = try AdvertisingShutdown.removeRecordedInstances(connection.client, keptToo: false,
+                                                                       directory: ledger.directory)
+            if what.hasPrefix("removed") {
+                report(.warning("an earlier run of beacon-emit on \(connection.client.adapter) ended without cleaning up: \(what)"))
+            }
+        }
+        // The watch opens first, so that it learns our socket from our first command and sees
+        // any takeover from the moment an instance is ours.
+        let watch = openTakeoverWatch(for: connection.client, report: report)
+        let advertiser: ManagedAdvertiser
+        do {
+            advertiser = try Emitter.startManaged(client: connection.client, options: options, started: started,
                                                   report: report)
+        } catch {
+            watch?.close()
+            throw error
+        }
+        if let ledger {
+            ledger.failed = { report(.warning($0)) }
+            ledger.note(advertiser.plan?.handles ?? [], data: advertiser.instanceData)
+            advertiser.instancesChanged = { [weak advertiser] instances in
+                ledger.note(instances, data: advertiser?.instanceData ?? [:])
+            }
+        }
         let index = Int(connection.client.index)
-        let session = ManagedSession(advertiser: advertiser, bringsUpReturningAdapter: bringingUp) {
+        let session = ManagedSession(advertiser: advertiser, bringsUpReturningAdapter: bringingUp, watch: watch) {
             (try? KernelSocketTransport.open(index: index)).map { HCIController(transport: $0, sharedWithKernel: true) }
         }
         session.log = { report(.step($0)) }
         return session
+    }
+
+    /// Opens the monitor channel that shows other programs writing our instances, and tells
+    /// `client` to show it our commands; where it cannot open (no CAP_NET_RAW), says once what
+    /// is then not watched.
+    static func openTakeoverWatch(for client: MgmtClient, report: (EmitterEvent) -> Void) -> TakeoverWatch? {
+        do {
+            let watch = TakeoverWatch(transport: try KernelSocketTransport.openMonitor(), index: client.index,
+                                      process: ProcessName.current)
+            client.sent = { [weak watch] packet in watch?.sent(packet) }
+            return watch
+        } catch {
+            var why = error.description
+            if case let .kernel(call, code, _, _) = error { why = "\(call): \(SystemError.message(code))" }
+            report(.warning("another program that writes one of our advertising instances (bluetoothd, btmgmt) is not "
+                            + "noticed: the kernel's monitor channel did not open (\(why)); with CAP_NET_RAW it is"))
+            return nil
+        }
     }
 
     /// Wraps an HCI advertiser started on `connection` in the session that keeps it on the

@@ -92,4 +92,7 @@ public struct AdvertisingPlan: Sendable {
     /// read (`Emitter` reads it once advertising is on, to show it).
     public var address: BluetoothAddress?
     public var addressIsRandom: Bool
+    /// Where the interval on the air is the kernel's choice, not the one asked for: its range
+    /// in ms (through the management API on a controller with legacy advertising only).
+    public var kernelInterval: ClosedRange<Double>? = nil
 }

@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
 import AdvertisementCodec
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// `beacon-emit stop`: turns off what beacon-emit left on, and nothing else.
 public enum AdvertisingShutdown {
@@ -41,23 +46,62 @@ public enum AdvertisingShutdown {
         return "legacy advertising disabled (or already off)"
     }
 
-    /// Removes the management instances that beacon-emit recorded for the adapter and that
-    /// still exist, then the record. Instances it did not add are never touched.
+    /// Removes the management instances that beacon-emit runs recorded for the adapter, that
+    /// still exist and whose run is over (killed, crashed, or left on with `--keep`), then their
+    /// records. Instances it did not add, and those of a run still going, are never touched.
+    /// - Parameter keptToo: also the instances left on by request (`stop`); a new run leaves them.
     /// - Returns: what was done, for the user.
     /// - Throws: `HostError` when the kernel refuses.
-    public static func removeRecordedInstances(_ connection: ManagementConnection) throws(HostError) -> String {
-        let client = connection.client
+    @discardableResult
+    public static func removeRecordedInstances(_ client: MgmtClient, keptToo: Bool = true,
+                                               directory: String = InstanceRecord.directory()) throws(HostError) -> String {
         let adapter = client.adapter
-        guard let record = InstanceRecord.load(adapter: adapter) else {
-            return "no advertising instances recorded as beacon-emit's (in \(InstanceRecord.directory()))"
+        let records = InstanceRecord.all(adapter: adapter, in: directory)
+        guard !records.isEmpty else {
+            return "no advertising instances recorded as beacon-emit's (in \(directory))"
         }
-        let present = Set(try client.send(ReadAdvertisingFeatures()).instances)
+        var present: Set<UInt8>? = nil
         var removed: [UInt8] = []
-        for instance in record.instances where present.contains(instance) {
-            if try client.removeInstance(instance) { removed.append(instance) }
+        var running: [String] = []
+        for (record, path) in records {
+            if let owner = record.owner, owner.isRunning, owner.pid != getpid() {
+                running.append("\(record.instances.map(String.init).joined(separator: ", ")) (pid \(owner.pid))")
+                continue
+            }
+            if record.kept && !keptToo { continue }
+            if present == nil { present = Set(try client.send(ReadAdvertisingFeatures()).instances) }
+            for instance in record.instances where present?.contains(instance) == true {
+                if try client.removeInstance(instance) { removed.append(instance) }
+                present?.remove(instance)
+            }
+            InstanceRecord.remove(path: path)
         }
-        InstanceRecord.remove(adapter: adapter)
-        return removed.isEmpty ? "beacon-emit's recorded instances were already gone"
+        var what = removed.isEmpty ? "beacon-emit's recorded instances were already gone"
             : "removed instance(s) \(removed.map(String.init).joined(separator: ", ")) that beacon-emit added"
+        if !running.isEmpty {
+            what += "; left those of beacon-emit runs still going: instance(s) \(running.joined(separator: "; ")) "
+                + "(stop them with SIGTERM or systemctl stop)"
+        }
+        return what
+    }
+
+    /// `stop --recorded` (a unit's ExecStopPost): for every adapter with records in `directory`,
+    /// removes what runs that are over left on the air.
+    /// - Returns: what was done per adapter; an adapter that cannot be reached says why (its
+    ///   records stay for the next run).
+    public static func removeEveryRecordedInstance(directory: String = InstanceRecord.directory()) -> [String] {
+        let adapters = Set(InstanceRecord.all(in: directory).map(\.record.adapter)).sorted()
+        if adapters.isEmpty { return ["no advertising instances recorded as beacon-emit's (in \(directory))"] }
+        return adapters.map { adapter in
+            guard adapter.hasPrefix("hci"), let index = Int(adapter.dropFirst(3)) else { return "\(adapter): not an adapter" }
+            do {
+                let socket = try KernelSocketTransport.openManagement()
+                defer { socket.close() }
+                let client = MgmtClient(transport: socket, index: UInt16(index))
+                return "\(adapter): " + (try removeRecordedInstances(client, directory: directory))
+            } catch {
+                return "\(adapter): \(error) (the records stay for the next run)"
+            }
+        }
     }
 }

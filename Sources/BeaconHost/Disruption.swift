@@ -14,6 +14,9 @@ public enum Disruption: Hashable, Sendable, CustomStringConvertible {
     case advertisingChanged(String)
     /// The kernel removed one of this emitter's advertising instances.
     case instanceRemoved(UInt8)
+    /// Another program (its process name) wrote one of this emitter's advertising instances:
+    /// the instance is theirs now, and the beacon moves to another.
+    case instanceTakenOver(UInt8, by: String)
     /// The controller no longer knows one of this emitter's sets: it refused a command for it
     /// (the command) with Unknown Advertising Identifier. A reset the host has not yet heard of
     /// does this.
@@ -53,6 +56,7 @@ public enum Disruption: Hashable, Sendable, CustomStringConvertible {
         case .hardwareError: "hardware-error"
         case .advertisingChanged: "advertising-changed"
         case .instanceRemoved: "instance-removed"
+        case .instanceTakenOver: "instance-taken-over"
         case .advertisingLost: "advertising-lost"
         case .poweredOff: "powered-off"
         case .adapterDown: "adapter-down"
@@ -67,6 +71,9 @@ public enum Disruption: Hashable, Sendable, CustomStringConvertible {
         case let .hardwareError(code): "the controller reported a hardware error (code 0x\(String(code, radix: 16, uppercase: true)))"
         case let .advertisingChanged(command): "another program changed this emitter's advertising (\(command))"
         case let .instanceRemoved(instance): "advertising instance \(instance) was removed"
+        case let .instanceTakenOver(instance, process):
+            "advertising instance \(instance) was taken over by \(process) (it added its own advertising at that number): "
+                + "the beacon moves to another instance, and instance \(instance) is left to \(process)"
         case let .advertisingLost(command): "the controller no longer knows this emitter's advertising set (\(command))"
         case .poweredOff: "the adapter was powered off"
         case .adapterDown: "the adapter is down"

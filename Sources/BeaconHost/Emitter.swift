@@ -30,6 +30,8 @@ public enum EmitterEvent: Sendable {
     /// At exit, the beacons could not be taken off (the adapter is down, the kernel refused):
     /// what went wrong; `beacon-emit stop` can finish the job once the adapter is back.
     case leftBehind(HostError)
+    /// Something the user asked for that cannot be honoured as asked, or is not watched.
+    case warning(String)
 }
 
 /// Something the run loop serves between its waits (`--control`'s socket): `descriptor` is
@@ -112,6 +114,7 @@ public final class Emitter {
                                     report: @escaping (EmitterEvent) -> Void) throws(HostError) -> ManagedAdvertiser {
         let advertiser = ManagedAdvertiser(client: client, options: options)
         advertiser.log = { report(.step($0)) }
+        advertiser.warn = { report(.warning($0)) }
         let plan = try advertiser.start()
         report(.advertising(plan, elapsed: started.duration(to: .now), roundTrips: client.roundTrips))
         return advertiser

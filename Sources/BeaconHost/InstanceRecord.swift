@@ -2,21 +2,72 @@
 
 import Foundation
 
-/// Which advertising instances of an adapter beacon-emit added: the management API cannot
-/// say who added an instance, so `stop` removes only the instances listed here, and only
-/// while they still exist. The record lives in the runtime directory (`$RUNTIME_DIRECTORY`
-/// under systemd, `$XDG_RUNTIME_DIR/beacon-emit`, `/run/beacon-emit` for root, else
-/// `/tmp/beacon-emit-UID`) and names the kernel's boot, so a record from before a reboot
-/// (when the numbers may since belong to someone else) is ignored.
+/// Which advertising instances of an adapter a beacon-emit process added: the management API
+/// cannot say who added an instance, nor read back what it carries, so only the instances
+/// recorded here are ever removed by a later run or by `beacon-emit stop`, and only while
+/// they still exist and their owner is no longer running.
+///
+/// One file per process (`hci0-PID.instances`) names the kernel's boot (a record from before
+/// a reboot is ignored: the numbers may since belong to someone else), the owner (its PID and
+/// start time, so a reused PID is not taken for it), whether it was left on by request
+/// (`--keep`), and the instances with their data.
+///
+/// The records live where a crash does not take them: under systemd in the unit's state
+/// directory (`$STATE_DIRECTORY`, kept when systemd removes the runtime directory at a stop or
+/// an automatic restart, which is exactly when a dead run's instances must still be found);
+/// else `$RUNTIME_DIRECTORY`, `$XDG_RUNTIME_DIR/beacon-emit`, `/run/beacon-emit` for root,
+/// `/tmp/beacon-emit-UID` for others.
 public struct InstanceRecord: Equatable, Sendable {
+    /// The process that added the instances.
+    public struct Owner: Equatable, Sendable {
+        public var pid: Int32
+        /// Its start time in clock ticks since boot (`/proc/PID/stat`), to tell a reused PID.
+        public var startTime: UInt64
+
+        public init(pid: Int32, startTime: UInt64) {
+            self.pid = pid
+            self.startTime = startTime
+        }
+
+        /// This process.
+        public static var current: Owner {
+            Owner(pid: getpid(), startTime: startTime(of: getpid()) ?? 0)
+        }
+
+        /// Whether this owner still runs (the same PID started at the same time).
+        public var isRunning: Bool {
+            guard let now = Self.startTime(of: pid) else { return false }
+            return now == startTime
+        }
+
+        static func startTime(of pid: Int32) -> UInt64? {
+            guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                  let close = text.lastIndex(of: ")") else { return nil }
+            // Fields after the command name start with the state (field 3); start time is field 22.
+            let fields = text[text.index(after: close)...].split(separator: " ")
+            return fields.count > 19 ? UInt64(fields[19]) : nil
+        }
+    }
+
     public var adapter: String
     public var instances: [UInt8]
     public var boot: String
+    /// nil in a record from before owners were recorded: treated as not running.
+    public var owner: Owner?
+    /// Left on by request (`--keep`): only `beacon-emit stop` removes it, not the next run.
+    public var kept: Bool
+    /// What each instance carried when recorded (for the user's eyes: the kernel cannot say
+    /// what an instance carries now).
+    public var data: [UInt8: [UInt8]]
 
-    public init(adapter: String, instances: [UInt8], boot: String = InstanceRecord.currentBoot) {
+    public init(adapter: String, instances: [UInt8], boot: String = InstanceRecord.currentBoot,
+                owner: Owner? = .current, kept: Bool = false, data: [UInt8: [UInt8]] = [:]) {
         self.adapter = adapter
         self.instances = instances
         self.boot = boot
+        self.owner = owner
+        self.kept = kept
+        self.data = data
     }
 
     /// The kernel's boot identifier (`/proc/sys/kernel/random/boot_id`), or "" where unreadable.
@@ -27,56 +78,140 @@ public struct InstanceRecord: Equatable, Sendable {
 
     /// The directory the records live in.
     public static func directory(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        if let systemd = environment["RUNTIME_DIRECTORY"], !systemd.isEmpty {
-            return String(systemd.split(separator: ":").first ?? Substring(systemd))
+        for key in ["STATE_DIRECTORY", "RUNTIME_DIRECTORY"] {
+            if let systemd = environment[key], !systemd.isEmpty {
+                return String(systemd.split(separator: ":").first ?? Substring(systemd))
+            }
         }
         if let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty { return runtime + "/beacon-emit" }
         return getuid() == 0 ? "/run/beacon-emit" : "/tmp/beacon-emit-\(getuid())"
     }
 
-    static func path(adapter: String, directory: String) -> String { "\(directory)/\(adapter).instances" }
+    /// The file of this record: one per adapter and owner.
+    public func path(in directory: String) -> String {
+        "\(directory)/\(adapter)\(owner.map { "-\($0.pid)" } ?? "").instances"
+    }
 
-    /// The text of a record: `boot ID`, then `instance N` per line.
+    /// The text of a record: `boot ID`, `owner PID START`, `kept yes` where kept, then
+    /// `instance N [HEX]` per line.
     public var text: String {
-        (["boot \(boot)"] + instances.map { "instance \($0)" }).joined(separator: "\n") + "\n"
+        var lines = ["boot \(boot)"]
+        if let owner { lines.append("owner \(owner.pid) \(owner.startTime)") }
+        if kept { lines.append("kept yes") }
+        for instance in instances {
+            let hex = data[instance].map { " " + $0.map { String(format: "%02X", $0) }.joined() } ?? ""
+            lines.append("instance \(instance)\(hex)")
+        }
+        return lines.joined(separator: "\n") + "\n"
     }
 
     /// Reads a record's text; nil when it is not one.
     public init?(adapter: String, text: String) {
         var boot: String? = nil
+        var owner: Owner? = nil
+        var kept = false
         var instances: [UInt8] = []
+        var data: [UInt8: [UInt8]] = [:]
         for line in text.split(separator: "\n") {
-            let parts = line.split(separator: " ", maxSplits: 1).map(String.init)
-            guard parts.count == 2 else { return nil }
+            let parts = line.split(separator: " ").map(String.init)
+            guard parts.count >= 2 else { return nil }
             switch parts[0] {
-            case "boot": boot = parts[1]
-            case "instance":
+            case "boot" where parts.count == 2: boot = parts[1]
+            case "owner" where parts.count == 3:
+                guard let pid = Int32(parts[1]), let start = UInt64(parts[2]) else { return nil }
+                owner = Owner(pid: pid, startTime: start)
+            case "kept" where parts.count == 2: kept = parts[1] == "yes"
+            case "instance" where parts.count <= 3:
                 guard let instance = UInt8(parts[1]), instance > 0 else { return nil }
                 instances.append(instance)
+                if parts.count == 3 {
+                    let hex = Array(parts[2].utf8)
+                    guard hex.count % 2 == 0 else { return nil }
+                    var bytes: [UInt8] = []
+                    for at in stride(from: 0, to: hex.count, by: 2) {
+                        guard let byte = UInt8(String(decoding: hex[at..<at + 2], as: UTF8.self), radix: 16) else { return nil }
+                        bytes.append(byte)
+                    }
+                    data[instance] = bytes
+                }
             default: return nil
             }
         }
         guard let boot else { return nil }
-        self.init(adapter: adapter, instances: instances, boot: boot)
+        self.init(adapter: adapter, instances: instances, boot: boot, owner: owner, kept: kept, data: data)
     }
 
-    /// Writes the record (replacing any), creating the directory (mode 0700).
+    /// Writes the record (replacing this owner's earlier one), creating the directory (mode 0700).
     /// - Throws: the file system's error; the caller reports it (advertising works without it).
     public func save(in directory: String = InstanceRecord.directory()) throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: 0o700])
-        try text.write(toFile: Self.path(adapter: adapter, directory: directory), atomically: true, encoding: .utf8)
+        try text.write(toFile: path(in: directory), atomically: true, encoding: .utf8)
     }
 
-    /// The record for `adapter` from this boot, if there is one.
-    public static func load(adapter: String, in directory: String = InstanceRecord.directory()) -> InstanceRecord? {
-        guard let text = try? String(contentsOfFile: path(adapter: adapter, directory: directory), encoding: .utf8),
-              let record = InstanceRecord(adapter: adapter, text: text), record.boot == currentBoot else { return nil }
-        return record
+    /// This boot's records for `adapter` (nil: every adapter), each with its file.
+    public static func all(adapter: String? = nil, in directory: String = InstanceRecord.directory())
+        -> [(record: InstanceRecord, path: String)] {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [] }
+        var found: [(InstanceRecord, String)] = []
+        for name in names.sorted() where name.hasSuffix(".instances") {
+            let stem = name.dropLast(".instances".count)
+            let recordAdapter = String(stem.split(separator: "-", maxSplits: 1).first ?? stem)
+            guard adapter == nil || recordAdapter == adapter else { continue }
+            let path = "\(directory)/\(name)"
+            guard let text = try? String(contentsOfFile: path, encoding: .utf8),
+                  let record = InstanceRecord(adapter: recordAdapter, text: text) else { continue }
+            if record.boot != currentBoot {
+                try? FileManager.default.removeItem(atPath: path)  // from before a reboot: meaningless now
+                continue
+            }
+            found.append((record, path))
+        }
+        return found
     }
 
-    /// Removes the record for `adapter` (none is fine).
-    public static func remove(adapter: String, in directory: String = InstanceRecord.directory()) {
-        try? FileManager.default.removeItem(atPath: path(adapter: adapter, directory: directory))
+    /// Removes a record's file (none is fine).
+    public static func remove(path: String) {
+        try? FileManager.default.removeItem(atPath: path)
+    }
+}
+
+/// Keeps this process's record for one adapter current while its instances change, and
+/// removes it once nothing of ours is left (or marks it kept, for `--keep`).
+public final class InstanceLedger {
+    public let adapter: String
+    public let directory: String
+    /// Called once if the record cannot be written (advertising goes on without it).
+    public var failed: ((String) -> Void)?
+    private var record: InstanceRecord
+    private var reported = false
+
+    public init(adapter: String, directory: String = InstanceRecord.directory()) {
+        self.adapter = adapter
+        self.directory = directory
+        self.record = InstanceRecord(adapter: adapter, instances: [])
+    }
+
+    /// Records `instances` (with what each carries, where known) as ours now.
+    public func note(_ instances: [UInt8], data: [UInt8: [UInt8]] = [:]) {
+        record.instances = instances
+        record.data = data.filter { instances.contains($0.key) }
+        if instances.isEmpty {
+            InstanceRecord.remove(path: record.path(in: directory))
+            return
+        }
+        do {
+            try record.save(in: directory)
+        } catch {
+            if !reported { failed?("cannot record the instances for `beacon-emit stop` in \(directory): \(error)") }
+            reported = true
+        }
+    }
+
+    /// At exit: with instances left (`--keep`, or an adapter that would not let them go), the
+    /// record stays for `beacon-emit stop`, marked kept when asked for; else it goes.
+    public func finish(remaining: [UInt8], kept: Bool) {
+        record.kept = kept
+        note(remaining, data: record.data)
     }
 }

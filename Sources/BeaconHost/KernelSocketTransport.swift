@@ -37,6 +37,16 @@ public enum KernelSocketTransport {
         return MgmtSocket(descriptor: fd)
     }
 
+    /// Opens the kernel's monitor channel (`HCI_CHANNEL_MONITOR`, what btmon reads), which
+    /// shows every program's management commands with the name of the process that sent them.
+    /// Needs CAP_NET_RAW.
+    /// - Throws: `HostError` (missing capability, no Bluetooth in the kernel).
+    public static func openMonitor() throws(HostError) -> MgmtSocket {
+        let fd = chci_open_channel(-1, Int32(CHCI_CHANNEL_MONITOR))
+        if fd < 0 { throw classify(-fd, call: "bind(HCI_CHANNEL_MONITOR)", adapter: nil) }
+        return MgmtSocket(descriptor: fd, name: "the monitor socket")
+    }
+
     /// Takes adapter `index` from the kernel for this process alone (`HCI_CHANNEL_USER`): no
     /// other program, bluetoothd included, can use it until the socket closes, when the kernel
     /// takes it back (down).

@@ -24,6 +24,11 @@ public final class ManagedAdvertiser {
     /// not set nor remove again, one a reverted change had added. Removed at the next restore
     /// or stop.
     private(set) var leftovers: Set<UInt8> = []
+    /// The instances the kernel holds for us: added (their parameters accepted) and not seen
+    /// removed nor taken over since. Only these are ever removed or updated in place.
+    public private(set) var held: Set<UInt8> = []
+    /// Called with each warning (an interval or rotation the kernel does not honour as asked).
+    public var warn: ((String) -> Void)?
 
     public init(client: MgmtClient, options: AdvertisingOptions) {
         self.client = client
@@ -35,9 +40,10 @@ public final class ManagedAdvertiser {
     /// Parameters); older kernels advertise every instance at their default (1.28 s).
     public var setsInterval: Bool { features?.acceptsIntervals ?? false }
 
-    /// Reads the advertising features and adds one instance per beacon, each at the lowest
-    /// number the kernel's list leaves free (`lowestFreeInstance`, read again after each add),
-    /// or one instance that the beacons take turns on when fewer are free than beacons.
+    /// Reads the advertising features and adds one instance per beacon, each at the highest
+    /// number the kernel's list leaves free (`highestFreeInstance`, read again after each add:
+    /// bluetoothd counts up from 1), or one instance that the beacons take turns on when fewer
+    /// are free than beacons.
     /// - Throws: `HostError` saying what to do when the request cannot be met; every instance
     ///   added before a failure is removed again.
     @discardableResult
@@ -64,10 +70,13 @@ public final class ManagedAdvertiser {
         let count = beacons.count <= features.freeInstanceCount ? beacons.count : 1
         var plan = AdvertisingPlan(mode: .managed, handles: [], rotating: count < beacons.count,
                                    address: nil, addressIsRandom: !options.connectable)
+        if features.legacyAdvertisingOnly { plan.kernelInterval = legacyOnlyInterval(count: count) }
         do throws(HostError) {
             for beacon in 0..<count {
                 if beacon > 0 { features = try client.send(ReadAdvertisingFeatures()) }
-                guard let instance = features.lowestFreeInstance else { throw allTaken(features) }
+                guard let instance = features.highestFreeInstance(excluding: Set(plan.handles)) else {
+                    throw allTaken(features)
+                }
                 plan.handles.append(instance)
                 self.plan = plan
                 try add(instance: instance, beacon: beacon)
@@ -77,6 +86,47 @@ public final class ManagedAdvertiser {
             throw error
         }
         return plan
+    }
+
+    /// On a controller with legacy advertising only, the kernel sends a non-connectable
+    /// instance every 100 to 150 ms whatever interval it asks for, and takes turns between
+    /// instances (ours and other programs') for each instance's duration: warns where that is
+    /// not what was asked, and returns the range on the air (nil for connectable advertising,
+    /// which keeps the interval asked for).
+    private func legacyOnlyInterval(count: Int) -> ClosedRange<Double>? {
+        if count > 1 || beacons.count > 1 {
+            let seconds = turnSeconds
+            if Duration.seconds(Int64(seconds)) != options.rotationPeriod {
+                warn?("\(client.adapter) has legacy advertising only: the kernel takes turns between advertising instances "
+                      + "in whole seconds, so each beacon's turn is \(seconds) s, not the \(options.rotationPeriod) asked "
+                      + "with --rotation")
+            }
+        }
+        guard !options.connectable else { return nil }
+        let range = Self.legacyOnlyUnits
+        if !range.contains(options.intervalUnits) {
+            warn?("--interval \(options.intervalDescription) cannot be honoured through the management API on "
+                  + "\(client.adapter), which has legacy advertising only: the kernel advertises non-connectable "
+                  + "instances every 100-150 ms; use --access raw to advertise every \(options.intervalDescription)")
+        }
+        return 100...150
+    }
+
+    /// The kernel's interval for non-connectable instances on legacy-only controllers, in 0.625 ms units.
+    static let legacyOnlyUnits: ClosedRange<UInt32> = 0x00A0...0x00F0
+
+    /// `--rotation` in whole seconds (at least 1): each instance's duration where the kernel
+    /// takes turns between instances.
+    private var turnSeconds: UInt16 {
+        let milliseconds = options.rotationPeriod.components.seconds * 1000
+            + options.rotationPeriod.components.attoseconds / 1_000_000_000_000_000
+        return UInt16(clamping: max(1, (milliseconds + 500) / 1000))
+    }
+
+    /// The duration passed with each instance: only where the kernel takes turns in software
+    /// (legacy-only controllers); elsewhere a duration would end the controller's set.
+    private var instanceDuration: UInt16? {
+        features?.legacyAdvertisingOnly == true ? turnSeconds : nil
     }
 
     private func allTaken(_ features: ReadAdvertisingFeatures.ReturnParameters) -> HostError {
@@ -89,10 +139,17 @@ public final class ManagedAdvertiser {
               + "user-channel for a dedicated adapter")
     }
 
-    /// Adds (or, for an instance that exists, updates) `instance` with beacon `beacon`'s data.
+    /// Adds (or, for an instance of ours that exists, updates) `instance` with beacon `beacon`'s
+    /// data. Once the kernel accepted its parameters, the instance is ours (held).
     private func add(instance: UInt8, beacon: Int) throws(HostError) {
-        try client.putInstance(instance, data: beacons[beacon].advertisingData.bytes, label: "beacon \(beacon + 1)",
-                               options: options, separately: setsInterval, log: log)
+        do {
+            try client.putInstance(instance, data: beacons[beacon].advertisingData.bytes, label: "beacon \(beacon + 1)",
+                                   options: options, separately: setsInterval, duration: instanceDuration, log: log)
+        } catch {
+            if !Self.refusedCreating(error) { held.insert(instance) }
+            throw error
+        }
+        held.insert(instance)
     }
 
     /// Changes beacon `index` in place: new data for its running instance (the kernel sets it
@@ -136,7 +193,9 @@ public final class ManagedAdvertiser {
         }
         let features = try client.send(ReadAdvertisingFeatures())
         self.features = features
-        guard let instance = features.lowestFreeInstance else { throw allTaken(features) }
+        guard let instance = features.highestFreeInstance(excluding: Set(plan.handles).union(leftovers)) else {
+            throw allTaken(features)
+        }
         do {
             try add(instance: instance, beacon: beacons.count - 1)
         } catch {
@@ -146,6 +205,7 @@ public final class ManagedAdvertiser {
                 instancesChanged?(plan.handles + leftovers.sorted())
                 if (try? client.removeInstance(instance)) != nil {
                     leftovers.remove(instance)
+                    held.remove(instance)
                     instancesChanged?(plan.handles + leftovers.sorted())
                 }
             }
@@ -184,8 +244,11 @@ public final class ManagedAdvertiser {
         } else {
             let instance = plan.handles.remove(at: index)
             self.plan = plan
-            step("remove instance \(instance) (Remove Advertising)")
-            _ = try client.removeInstance(instance)
+            if held.contains(instance) {
+                step("remove instance \(instance) (Remove Advertising)")
+                _ = try client.removeInstance(instance)
+                held.remove(instance)
+            }
             instancesChanged?(plan.handles + leftovers.sorted())
         }
     }
@@ -199,38 +262,107 @@ public final class ManagedAdvertiser {
         rotationIndex = state.rotationIndex
     }
 
-    /// Removes the leftover instances; one that cannot be removed stays a leftover.
+    /// Removes the leftover instances that are still ours; one that cannot be removed stays a leftover.
     private func removeLeftovers() {
         for instance in leftovers.sorted() {
+            guard held.contains(instance) else {
+                leftovers.remove(instance)
+                continue
+            }
             step("remove leftover instance \(instance) (Remove Advertising)")
-            if (try? client.removeInstance(instance)) != nil { leftovers.remove(instance) }
+            if (try? client.removeInstance(instance)) != nil {
+                leftovers.remove(instance)
+                held.remove(instance)
+            }
         }
+    }
+
+    /// Every instance that is ours now: the beacons' and the leftovers, while the kernel holds them.
+    public var ours: Set<UInt8> { held }
+
+    /// What each beacon's instance carries (for the record; not while beacons take turns).
+    public var instanceData: [UInt8: [UInt8]] {
+        guard let plan, !plan.rotating else { return [:] }
+        var data: [UInt8: [UInt8]] = [:]
+        for (position, instance) in plan.handles.enumerated() where beacons.indices.contains(position) {
+            data[instance] = beacons[position].advertisingData.bytes
+        }
+        return data
+    }
+
+    /// The kernel removed `instance` (Advertising Removed: another program's Remove, a power
+    /// off, a timeout): it is no longer ours to remove or update; a restore adds it again.
+    public func removedByKernel(_ instance: UInt8) {
+        held.remove(instance)
+        if leftovers.remove(instance) != nil { instancesChanged?((plan?.handles ?? []) + leftovers.sorted()) }
+    }
+
+    /// The adapter went away: every instance went with it.
+    public func adapterGone() {
+        held = []
+        leftovers = []
+    }
+
+    /// Another program wrote `instance` (`TakeoverWatch`): it is theirs now. It is forgotten,
+    /// never removed; the restore puts its beacon on another free instance.
+    public func takenOver(_ instance: UInt8) {
+        held.remove(instance)
+        leftovers.remove(instance)
+        instancesChanged?((plan?.handles.filter { $0 != instance } ?? []) + leftovers.sorted())
     }
 
     /// New data (beacon `index`'s, or a frame shown in its place) for the running instance that
     /// carries beacon `index` (the one instance when the beacons take turns): Add Extended
     /// Advertising Data where the kernel takes parameters apart, else the whole instance again.
     private func setData(_ data: [UInt8], onInstanceOf index: Int, plan: AdvertisingPlan) throws(HostError) {
-        try client.putInstance(plan.handles[plan.rotating ? 0 : index], data: data, label: "beacon \(index + 1)",
+        let instance = plan.handles[plan.rotating ? 0 : index]
+        // Not ours now (taken over, or removed by the kernel): the restore puts the beacon back.
+        guard held.contains(instance) else {
+            throw .unsupported("instance \(instance) is not ours now (removed, or taken over): the beacon goes back at the restore")
+        }
+        try client.putInstance(instance, data: data, label: "beacon \(index + 1)",
                                options: options, separately: setsInterval, parameters: false, log: log)
     }
 
-    /// Adds the same instances again (after a power cycle, or with the controller reset under
-    /// the kernel, which still counts them as on the air): an instance that cannot be updated
-    /// is removed and added afresh.
-    /// - Throws: `HostError` when the kernel refuses.
+    /// Puts the beacons back: an instance the kernel still holds for us (the controller reset
+    /// under the kernel, which still counts it as on the air) is updated in place, and one of
+    /// ours that cannot be updated is removed and added afresh; one the kernel removed is added
+    /// again at the same number while that is free, and a beacon whose number another program
+    /// has now (taken over, or added there since) moves to the highest free one.
+    /// - Throws: `HostError` when the kernel refuses, or no instance is free.
     public func restore() throws(HostError) {
-        guard let plan else { return }
+        guard var plan else { return }
         removeLeftovers()
         rotationIndex = 0
-        for (position, instance) in plan.handles.enumerated() {
+        var features: ReadAdvertisingFeatures.ReturnParameters? = nil
+        var moved = false
+        for position in plan.handles.indices {
+            var instance = plan.handles[position]
+            if !held.contains(instance) {
+                let current: ReadAdvertisingFeatures.ReturnParameters
+                if let features { current = features } else { current = try client.send(ReadAdvertisingFeatures()) }
+                features = current
+                if current.instances.contains(instance) {
+                    guard let free = current.highestFreeInstance(excluding: Set(plan.handles)) else {
+                        throw allTaken(current)
+                    }
+                    step("instance \(instance) is another program's now: beacon \(position + 1) moves to instance \(free)")
+                    instance = free
+                    plan.handles[position] = free
+                    self.plan = plan
+                    moved = true
+                    features?.instances.append(free)
+                }
+            }
             do {
                 try add(instance: instance, beacon: position)
-            } catch .managementRefused {
+            } catch .managementRefused where held.contains(instance) {
                 _ = try? client.removeInstance(instance)
+                held.remove(instance)
                 try add(instance: instance, beacon: position)
             }
         }
+        if moved { instancesChanged?(plan.handles + leftovers.sorted()) }
     }
 
     /// With more beacons than free instances, puts the next beacon's data on the one instance.
@@ -249,6 +381,11 @@ public final class ManagedAdvertiser {
         removeLeftovers()
         var failure: HostError? = nil
         for instance in plan.handles {
+            guard held.contains(instance) else {
+                // Removed by the kernel, or another program's now: not ours to remove.
+                plan.handles.removeAll { $0 == instance }
+                continue
+            }
             step("remove instance \(instance) (Remove Advertising)")
             do {
                 try client.removeInstance(instance)
@@ -257,6 +394,7 @@ public final class ManagedAdvertiser {
                 continue
             }
             plan.handles.removeAll { $0 == instance }
+            held.remove(instance)
         }
         self.plan = failure == nil ? nil : plan
         if let failure { throw failure }

@@ -6,13 +6,17 @@ import AdvertisementCodec
 /// watched through its events (an instance removed, the adapter powered off and on, removed
 /// and added, a controller error) and, where the process may open one, a raw HCI socket that
 /// shows a controller reset under the kernel (`hciconfig reset`), which no management event
-/// reports and after which the kernel still counts its instances as on the air.
+/// reports and after which the kernel still counts its instances as on the air; and, where
+/// the monitor channel opens, other programs writing our instances (`TakeoverWatch`): a
+/// taken-over instance is forgotten, never removed, and its beacon moves to a free one.
 public final class ManagedSession: AdvertisingSession {
     public let advertiser: ManagedAdvertiser
     private var client: MgmtClient { advertiser.client }
     /// Opens the raw socket that watches for resets; nil where none can be opened.
     private let openMonitor: () -> HCIController?
     private var monitor: HCIController?
+    /// Watches other programs' management commands (nil where the monitor channel did not open).
+    public private(set) var watch: TakeoverWatch?
     private var powered = true
     private var present = true
     private var pending: [SessionSignal] = []
@@ -27,11 +31,13 @@ public final class ManagedSession: AdvertisingSession {
     /// - Parameters:
     ///   - openMonitor: opens a raw HCI socket on the same adapter (nil when it cannot).
     ///   - bringsUpReturningAdapter: `--up`: LE and power switched on for an adapter that comes back.
-    public init(advertiser: ManagedAdvertiser, bringsUpReturningAdapter: Bool = false,
+    ///   - watch: the takeover watch, opened before the advertiser added anything.
+    public init(advertiser: ManagedAdvertiser, bringsUpReturningAdapter: Bool = false, watch: TakeoverWatch? = nil,
                 openMonitor: @escaping () -> HCIController?) {
         self.advertiser = advertiser
         self.bringsUpReturningAdapter = bringsUpReturningAdapter
         self.openMonitor = openMonitor
+        self.watch = watch
         attachMonitor()
     }
 
@@ -66,19 +72,22 @@ public final class ManagedSession: AdvertisingSession {
         _ = try? collect(timeout: .zero, interrupt: nil)
     }
 
-    /// Waits at most `timeout` for an event on either socket and turns what arrived into
+    /// Waits at most `timeout` for an event on any socket and turns what arrived into
     /// `pending` signals; true when `interrupt` ended the wait.
     private func collect(timeout: Duration, interrupt: Int32?) throws(HostError) -> Bool {
         let deadline = ContinuousClock.now + timeout
         var wait = timeout
-        if let monitorDescriptor = monitor?.transport.pollDescriptor, let control = client.transport.pollDescriptor {
-            // Both sockets (and the signal pipe) at once; then each is read without waiting.
-            let ready = PollProbe.waitAny([control, monitorDescriptor] + (interrupt.map { [$0] } ?? []), until: deadline)
-            if ready.count > 2, ready[2] { return true }
+        let others = [monitor?.transport.pollDescriptor, watch?.pollDescriptor].compactMap { $0 }
+        if !others.isEmpty, let control = client.transport.pollDescriptor {
+            // Every socket (and the signal pipe) at once; then each is read without waiting.
+            let descriptors = [control] + others
+            let ready = PollProbe.waitAny(descriptors + (interrupt.map { [$0] } ?? []), until: deadline)
+            if ready.count > descriptors.count, ready[descriptors.count] { return true }
             wait = .zero
         }
         if let event = try client.nextEvent(timeout: wait, interrupt: interrupt) { handle(event) }
         while wait == .zero, let event = try client.nextEvent(timeout: .zero) { handle(event) }
+        checkTakeovers()
         if let monitor {
             do {
                 _ = try monitor.nextEvent(timeout: .zero)
@@ -91,17 +100,41 @@ public final class ManagedSession: AdvertisingSession {
         return false
     }
 
+    /// Reads the takeover watch: each instance of ours another program wrote is forgotten
+    /// (never removed) and reported; the restore moves its beacon. A watch whose socket fails
+    /// is dropped (the adapter's events still say what the kernel removes).
+    private func checkTakeovers() {
+        guard let watch else { return }
+        let takeovers: [InstanceTakeover]
+        do {
+            takeovers = try watch.drain(ours: advertiser.ours)
+        } catch {
+            log?("the takeover watch failed (\(error)): other programs' writes to our instances are no longer watched")
+            watch.close()
+            self.watch = nil
+            return
+        }
+        for takeover in takeovers {
+            let beacon = advertiser.plan?.handles.contains(takeover.instance) == true
+            advertiser.takenOver(takeover.instance)
+            if beacon { disrupted(.instanceTakenOver(takeover.instance, by: takeover.process)) }
+        }
+    }
+
     /// Turns a management event about the adapter into what the run loop acts on.
     func handle(_ event: MgmtEvent) {
         switch event {
-        case let .advertisingRemoved(instance) where advertiser.plan?.handles.contains(instance) == true:
-            if powered { disrupted(.instanceRemoved(instance)) }
+        case let .advertisingRemoved(instance):
+            let beacon = advertiser.ours.contains(instance) && advertiser.plan?.handles.contains(instance) == true
+            advertiser.removedByKernel(instance)
+            if beacon && powered { disrupted(.instanceRemoved(instance)) }
         case let .newSettings(settings):
             let nowPowered = settings.contains(.powered)
             if powered && !nowPowered { disrupted(.poweredOff) }
             if !powered && nowPowered { pending.append(.adapterBack) }
             powered = nowPowered
         case .indexRemoved:
+            advertiser.adapterGone()
             present = false
             powered = false
             monitor = nil
@@ -139,8 +172,12 @@ public final class ManagedSession: AdvertisingSession {
 
     public func rotate() throws(HostError) { try advertiser.rotate() }
 
+    /// Removes our instances, and no other: what arrived since the last wait is read first, so
+    /// an instance taken over or removed just before is not touched.
     public func stop() throws(HostError) {
+        _ = try? collect(timeout: .zero, interrupt: nil)
         monitor?.transport.close()
+        watch?.close()
         guard present else { return }
         try advertiser.stop()
     }

@@ -16,6 +16,8 @@ public final class ManagedSetAdvertiser: BeaconSets {
 
     public private(set) var features: ReadAdvertisingFeatures.ReturnParameters?
     public private(set) var instances: [UInt8: [UInt8]] = [:]
+    /// What each of our instances carries (for the record).
+    public var instanceData: [UInt8: [UInt8]] { instances }
 
     public init(client: MgmtClient, intervalUnits: UInt32) {
         self.client = client
@@ -41,7 +43,7 @@ public final class ManagedSetAdvertiser: BeaconSets {
         let data = try beacon.legacyPDUData()
         let features = try client.send(ReadAdvertisingFeatures())
         self.features = features
-        guard let instance = features.lowestFreeInstance else {
+        guard let instance = features.highestFreeInstance(excluding: Set(instances.keys)) else {
             throw .unsupported("all \(features.maximumInstances) advertising instances of \(client.adapter) are taken "
                                + "(ours: \(instances.keys.sorted().map(String.init).joined(separator: ", ")); others: bluetoothd's "
                                + "or another program's): stop a beacon first")

@@ -12,6 +12,8 @@ public final class MgmtClient {
     public var commandTimeout: Duration
     /// Called with each command sent and each answer, for `--verbose`.
     public var trace: ((String) -> Void)?
+    /// Called with each command packet sent (the takeover watch learns our socket from it).
+    public var sent: ((MgmtPacket) -> Void)?
     /// Commands sent so far (each is one round trip).
     public private(set) var roundTrips = 0
     private var pendingEvents: [MgmtEvent] = []
@@ -42,6 +44,7 @@ public final class MgmtClient {
             throw .transport(error, device: adapter)
         }
         roundTrips += 1
+        sent?(packet)
         let deadline = ContinuousClock.now + commandTimeout
         while true {
             guard let (eventIndex, event) = try receive(until: deadline, interrupt: nil) else {
@@ -143,19 +146,23 @@ public final class MgmtClient {
     /// once (Add Advertising, the kernel's default interval). With `parameters` false, only the
     /// data of a running instance changes, in place.
     /// - Parameter label: what the data is, for the steps and errors ("beacon 2").
+    /// - Parameter duration: seconds the instance stays on the air in each of the kernel's turns
+    ///   between instances (nil: the kernel's default).
     func putInstance(_ instance: UInt8, data: [UInt8], label: String, options: AdvertisingOptions, separately: Bool,
-                     parameters: Bool = true, log: ((String) -> Void)?) throws(HostError) {
+                     parameters: Bool = true, duration: UInt16? = nil, log: ((String) -> Void)?) throws(HostError) {
         var flags: MgmtAdvertisingFlags = options.connectable ? [.connectable] : []
         do {
             if separately {
                 if parameters {
                     flags.insert(.intervalParameters)
                     if options.txPower != nil { flags.insert(.txPowerParameter) }
+                    if duration != nil { flags.insert(.durationParameter) }
                     let power = options.txPower.map { ", TX power \($0) dBm" } ?? ""
+                    let turn = duration.map { ", \($0) s per turn" } ?? ""
                     log?("instance \(instance): parameters: \(options.connectable ? "connectable" : "non-connectable"), "
-                         + "interval \(options.intervalDescription)" + power)
+                         + "interval \(options.intervalDescription)" + power + turn)
                     let chosen = try send(AddExtendedAdvertisingParameters(
-                        instance: instance, flags: flags, minimumInterval: options.intervalUnits,
+                        instance: instance, flags: flags, duration: duration ?? 0, minimumInterval: options.intervalUnits,
                         maximumInterval: options.intervalUnits, txPower: options.txPower ?? 127),
                         context: "instance \(instance), interval \(options.intervalDescription)" + power)
                     if options.txPower != nil { log?("instance \(instance): the controller chose \(chosen.txPower) dBm") }
@@ -165,7 +172,7 @@ public final class MgmtClient {
                          context: "instance \(instance), \(data.count) bytes")
             } else {
                 log?("instance \(instance): \(label): \(HexText.format(data))")
-                try send(try AddAdvertising(instance: instance, flags: flags, advertisingData: data),
+                try send(try AddAdvertising(instance: instance, flags: flags, duration: duration ?? 0, advertisingData: data),
                          context: "instance \(instance), \(data.count) bytes")
             }
         } catch let error as HostError {

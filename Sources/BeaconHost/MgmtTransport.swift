@@ -37,13 +37,14 @@ extension MgmtTransport {
 
 /// The kernel's management socket (`HCI_CHANNEL_CONTROL`): one packet per read and write.
 public final class MgmtSocket: MgmtTransport {
-    public let name = "the management socket"
+    public let name: String
     private var descriptor: Int32
     private var buffer = [UInt8](repeating: 0, count: 65_536 + MgmtPacket.headerLength)
 
-    /// Takes ownership of `descriptor`, a socket bound to the control channel.
-    init(descriptor: Int32) {
+    /// Takes ownership of `descriptor`, a socket bound to the control (or monitor) channel.
+    init(descriptor: Int32, name: String = "the management socket") {
         self.descriptor = descriptor
+        self.name = name
     }
 
     deinit { close() }

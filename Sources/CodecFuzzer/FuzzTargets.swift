@@ -120,6 +120,8 @@ enum FuzzTarget: String, CaseIterable {
                 require(stable, "typed management command round trip 0x\(String(packet.code, radix: 16))")
             }
             for parse in mgmtReturnParsers { _ = try? parse(packet.parameters[...]) }
+            // The same framing on the monitor channel (the takeover watch reads it).
+            _ = try? MonitorMessage(packet: packet)
         case .pcap:
             // A pcap or pcapng capture: no crash; the packets do not depend on how the bytes
             // arrive; whatever reads, reads again the same.
@@ -231,5 +233,6 @@ private let mgmtReturnParsers: [@Sendable (ArraySlice<UInt8>) throws -> Void] = 
     { _ = try ReadControllerIndexList.ReturnParameters(parsing: $0) },
     { _ = try ReadControllerInformation.ReturnParameters(parsing: $0) },
     { _ = try ReadAdvertisingFeatures.ReturnParameters(parsing: $0).lowestFreeInstance },
+    { _ = try ReadAdvertisingFeatures.ReturnParameters(parsing: $0).highestFreeInstance(excluding: [1, 255]) },
     { _ = try AddExtendedAdvertisingParameters.ReturnParameters(parsing: $0) },
 ]

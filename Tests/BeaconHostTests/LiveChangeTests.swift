@@ -71,7 +71,7 @@ import Testing
     }
 
     @Test func throughTheKernelAnUpdateIsNewDataForTheInstance() throws {
-        let kernel = ScriptedKernel([featuresStep(taken: [1])] + addSteps(instance: 2)
+        let kernel = ScriptedKernel([featuresStep(maximum: 2, taken: [1])] + addSteps(instance: 2)
             + [completes(try AddExtendedAdvertisingData(instance: 2, advertisingData: Self.minor3Data), returning: [2])]
             + [featuresStep(taken: [1, 2])] + addSteps(instance: 3)
             + [completes(RemoveAdvertising(instance: 2), returning: [2])])

@@ -29,25 +29,26 @@ func addSteps(instance: UInt8, data: [UInt8] = referenceData) -> [ScriptedKernel
         ManagedAdvertiser(client: MgmtClient(transport: kernel, index: 0), options: options)
     }
 
-    @Test func takesTheLowestFreeInstanceAndRemovesOnlyItAtStop() throws {
-        // Instance 1 is another program's (btmgmt add-adv ... 1): beacon-emit takes 2 and leaves 1 alone.
-        let kernel = ScriptedKernel([featuresStep(taken: [1])] + addSteps(instance: 2)
-                                    + [completes(RemoveAdvertising(instance: 2), returning: [2])])
+    @Test func takesTheHighestFreeInstanceAndRemovesOnlyItAtStop() throws {
+        // Instance 1 is another program's (btmgmt add-adv ... 1, or bluetoothd's first advertisement,
+        // which counts up from 1): beacon-emit takes 3, the number bluetoothd reaches last, and leaves 1 alone.
+        let kernel = ScriptedKernel([featuresStep(taken: [1])] + addSteps(instance: 3)
+                                    + [completes(RemoveAdvertising(instance: 3), returning: [3])])
         let advertiser = advertiser(kernel)
         let plan = try advertiser.start()
         #expect(plan.mode == .managed)
-        #expect(plan.handles == [2])
+        #expect(plan.handles == [3])
         try advertiser.stop()
         #expect(kernel.remainingSteps == 0)
         #expect(!kernel.sent.contains(RemoveAdvertising(instance: 1).packet(index: 0)))
     }
 
     @Test func severalBeaconsReadTheListAgainBeforeEachInstance() throws {
-        // Instance 3 is taken but unlisted at first (the kernel hides numbers above its count).
-        let kernel = ScriptedKernel([featuresStep(maximum: 4, taken: [1])] + addSteps(instance: 2)
-                                    + [featuresStep(maximum: 4, taken: [1, 2, 3])] + addSteps(instance: 4))
+        // Instance 3 is taken meanwhile by another program: the second beacon takes 2.
+        let kernel = ScriptedKernel([featuresStep(maximum: 4, taken: [1])] + addSteps(instance: 4)
+                                    + [featuresStep(maximum: 4, taken: [1, 3, 4])] + addSteps(instance: 2))
         let plan = try advertiser(kernel, options: AdvertisingOptions(beacons: [referenceBeacon, referenceBeacon])).start()
-        #expect(plan.handles == [2, 4])
+        #expect(plan.handles == [4, 2])
         #expect(!plan.rotating)
     }
 
@@ -66,11 +67,11 @@ func addSteps(instance: UInt8, data: [UInt8] = referenceData) -> [ScriptedKernel
 
     @Test func aRefusalHalfwayRemovesWhatWasAdded() {
         let beacons = [referenceBeacon, referenceBeacon]
-        let kernel = ScriptedKernel([featuresStep()] + addSteps(instance: 1) + [featuresStep(taken: [1]),
-            completes(AddExtendedAdvertisingParameters(instance: 2, flags: [.intervalParameters],
+        let kernel = ScriptedKernel([featuresStep(maximum: 2)] + addSteps(instance: 2) + [featuresStep(maximum: 2, taken: [2]),
+            completes(AddExtendedAdvertisingParameters(instance: 1, flags: [.intervalParameters],
                                                        minimumInterval: 160, maximumInterval: 160), status: .busy),
-            completes(RemoveAdvertising(instance: 1), returning: [1]),
-            completes(RemoveAdvertising(instance: 2), status: .invalidParameters),  // never added: fine
+            completes(RemoveAdvertising(instance: 2), returning: [2]),
+            // Instance 1 was never ours (its parameters were refused): not touched.
         ])
         do {
             try advertiser(kernel, options: AdvertisingOptions(beacons: beacons)).start()
@@ -84,7 +85,7 @@ func addSteps(instance: UInt8, data: [UInt8] = referenceData) -> [ScriptedKernel
     }
 
     @Test func anOlderKernelGetsAddAdvertisingAtItsOwnInterval() throws {
-        let kernel = ScriptedKernel([featuresStep(intervals: false),
+        let kernel = ScriptedKernel([featuresStep(maximum: 1, intervals: false),
                                      completes(try AddAdvertising(instance: 1, advertisingData: referenceData), returning: [1])])
         var steps: [String] = []
         let advertiser = advertiser(kernel)
@@ -103,7 +104,7 @@ func addSteps(instance: UInt8, data: [UInt8] = referenceData) -> [ScriptedKernel
     }
 
     @Test func restoreUpdatesTheInstanceOrAddsItAfresh() throws {
-        let kernel = ScriptedKernel([featuresStep()] + addSteps(instance: 1) + [
+        let kernel = ScriptedKernel([featuresStep(maximum: 1)] + addSteps(instance: 1) + [
             // After a reset under the kernel the update fails (the kernel removes the instance) ...
             completes(AddExtendedAdvertisingParameters(instance: 1, flags: [.intervalParameters],
                                                        minimumInterval: 160, maximumInterval: 160), status: .failed),
@@ -117,7 +118,7 @@ func addSteps(instance: UInt8, data: [UInt8] = referenceData) -> [ScriptedKernel
 
     @Test func aStuckInstanceIsDroppedThroughAFailedUpdate() throws {
         // Linux after hciconfig down/up: the removal fails, an update fails, and the kernel drops it.
-        let kernel = ScriptedKernel([featuresStep()] + addSteps(instance: 1) + [
+        let kernel = ScriptedKernel([featuresStep(maximum: 1)] + addSteps(instance: 1) + [
             completes(RemoveAdvertising(instance: 1), status: .failed),
             completes(AddExtendedAdvertisingParameters(instance: 1, flags: [.intervalParameters],
                                                        minimumInterval: 0x0800, maximumInterval: 0x0800), status: .failed),
@@ -131,7 +132,7 @@ func addSteps(instance: UInt8, data: [UInt8] = referenceData) -> [ScriptedKernel
     }
 
     @Test func anInstanceTheKernelWillNotRemoveStaysInThePlan() throws {
-        let kernel = ScriptedKernel([featuresStep()] + addSteps(instance: 1)
+        let kernel = ScriptedKernel([featuresStep(maximum: 1)] + addSteps(instance: 1)
                                     + [completes(RemoveAdvertising(instance: 1), status: .busy)])
         let advertiser = advertiser(kernel)
         try advertiser.start()

@@ -279,7 +279,7 @@ extension SupervisorTests {
 
 @Suite struct ManagedSessionTests {
     func session(_ extra: [ScriptedKernel.Step] = [], bringingUp: Bool = false) throws -> (ManagedSession, ScriptedKernel) {
-        let kernel = ScriptedKernel([featuresStep(taken: [1])] + addSteps(instance: 2) + extra)
+        let kernel = ScriptedKernel([featuresStep(maximum: 2, taken: [1])] + addSteps(instance: 2) + extra)
         let advertiser = ManagedAdvertiser(client: MgmtClient(transport: kernel, index: 0),
                                            options: AdvertisingOptions(beacons: [referenceBeacon]))
         try advertiser.start()
@@ -363,22 +363,93 @@ extension SupervisorTests {
 }
 
 @Suite struct InstanceRecordTests {
-    @Test func aRecordRoundTripsAndOnlyThisBootCounts() throws {
-        let directory = "/tmp/beacon-emit-record-test-\(getpid())"
+    func directory(_ name: String) -> String { "/tmp/beacon-emit-record-test-\(getpid())-\(name)" }
+
+    @Test func aRecordRoundTripsWithItsOwnerAndOnlyThisBootCounts() throws {
+        let directory = directory("roundtrip")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        try InstanceRecord(adapter: "hci0", instances: [3, 2]).save(in: directory)
-        #expect(InstanceRecord.load(adapter: "hci0", in: directory)?.instances == [3, 2])
-        #expect(InstanceRecord.load(adapter: "hci1", in: directory) == nil)
-        try InstanceRecord(adapter: "hci0", instances: [3], boot: "an-earlier-boot").save(in: directory)
-        #expect(InstanceRecord.load(adapter: "hci0", in: directory) == nil, "a record from before a reboot is ignored")
-        InstanceRecord.remove(adapter: "hci0", in: directory)
+        let record = InstanceRecord(adapter: "hci0", instances: [3, 2], data: [3: [0x02, 0x01, 0x06]])
+        try record.save(in: directory)
+        let read = InstanceRecord.all(adapter: "hci0", in: directory)
+        #expect(read.map(\.record) == [record])
+        #expect(read.first?.record.owner?.pid == getpid())
+        #expect(read.first?.record.owner?.isRunning == true, "this process runs")
+        #expect(InstanceRecord.all(adapter: "hci1", in: directory).isEmpty)
+        try InstanceRecord(adapter: "hci0", instances: [3], boot: "an-earlier-boot",
+                           owner: .init(pid: 1, startTime: 1)).save(in: directory)
+        #expect(InstanceRecord.all(adapter: "hci0", in: directory).count == 1, "a record from before a reboot is ignored")
         #expect(InstanceRecord(adapter: "hci0", text: "boot x\ninstance 0\n") == nil, "instance 0 is not an instance")
         #expect(InstanceRecord(adapter: "hci0", text: "instance 3\n") == nil, "no boot: not a record")
+        #expect(InstanceRecord(adapter: "hci0", text: "boot x\ninstance 3 0G\n") == nil, "data that is not hex")
+        // A record written before owners were recorded still reads (its owner counts as gone).
+        #expect(InstanceRecord(adapter: "hci0", text: "boot x\ninstance 3\n")?.owner == nil)
     }
 
-    @Test func theDirectoryFollowsSystemdThenXDG() {
+    @Test func anOwnerWhosePIDWasReusedIsNotRunning() {
+        let me = InstanceRecord.Owner.current
+        #expect(me.isRunning)
+        #expect(!InstanceRecord.Owner(pid: me.pid, startTime: me.startTime + 1).isRunning, "same PID, another start")
+        #expect(!InstanceRecord.Owner(pid: Int32.max, startTime: 0).isRunning, "no such process")
+    }
+
+    @Test func theDirectoryOutlivesSystemdsRuntimeDirectory() {
+        #expect(InstanceRecord.directory(environment: ["STATE_DIRECTORY": "/var/lib/beacon-emit-lobby",
+                                                       "RUNTIME_DIRECTORY": "/run/beacon-emit-lobby"])
+                == "/var/lib/beacon-emit-lobby")
         #expect(InstanceRecord.directory(environment: ["RUNTIME_DIRECTORY": "/run/beacon-emit:/run/x"]) == "/run/beacon-emit")
         #expect(InstanceRecord.directory(environment: ["XDG_RUNTIME_DIR": "/run/user/1000"]) == "/run/user/1000/beacon-emit")
+    }
+
+    @Test func theLedgerFollowsTheInstancesAndGoesWhenNothingIsLeft() {
+        let directory = directory("ledger")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let ledger = InstanceLedger(adapter: "hci0", directory: directory)
+        ledger.note([3], data: [3: [1, 2]])
+        #expect(InstanceRecord.all(in: directory).map(\.record.instances) == [[3]])
+        ledger.note([3, 2])
+        #expect(InstanceRecord.all(in: directory).map(\.record.instances) == [[3, 2]])
+        ledger.finish(remaining: [2], kept: true)
+        #expect(InstanceRecord.all(in: directory).map(\.record.kept) == [true])
+        ledger.finish(remaining: [], kept: false)
+        #expect(InstanceRecord.all(in: directory).isEmpty)
+    }
+
+    /// A dead run's record (a PID that is not running) and a running one's, on hci0.
+    func records(in directory: String, keptDead: Bool = false) throws {
+        try InstanceRecord(adapter: "hci0", instances: [3, 2], owner: .init(pid: Int32.max, startTime: 5),
+                           kept: keptDead).save(in: directory)
+        try InstanceRecord(adapter: "hci0", instances: [1], owner: .init(pid: getppid(), startTime:
+            InstanceRecord.Owner.startTime(of: getppid()) ?? 0)).save(in: directory)
+    }
+
+    @Test func aNewRunRemovesWhatADeadRunLeftThatStillExistsAndNothingElse() throws {
+        let directory = directory("sweep")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try records(in: directory)
+        // The kernel lists 1 (the running owner's), 3 (the dead run's) and 4 (another program's);
+        // 2 is gone already.
+        let kernel = ScriptedKernel([featuresStep(maximum: 4, taken: [1, 3, 4]),
+                                     completes(RemoveAdvertising(instance: 3), returning: [3])])
+        let what = try AdvertisingShutdown.removeRecordedInstances(MgmtClient(transport: kernel, index: 0), keptToo: false,
+                                                                   directory: directory)
+        #expect(kernel.remainingSteps == 0)
+        #expect(what.contains("removed instance(s) 3"), "\(what)")
+        #expect(what.contains("pid \(getppid())"), "the running run's instances are named, not touched: \(what)")
+        #expect(InstanceRecord.all(in: directory).map(\.record.instances) == [[1]], "the dead run's record is gone")
+    }
+
+    @Test func aKeptRecordStaysForStopNotForTheNextRun() throws {
+        let directory = directory("kept")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try records(in: directory, keptDead: true)
+        let untouched = ScriptedKernel([])
+        _ = try AdvertisingShutdown.removeRecordedInstances(MgmtClient(transport: untouched, index: 0), keptToo: false,
+                                                            directory: directory)
+        #expect(untouched.sent.isEmpty, "a new run leaves --keep's instances")
+        let kernel = ScriptedKernel([featuresStep(taken: [2, 3]), completes(RemoveAdvertising(instance: 3), returning: [3]),
+                                     completes(RemoveAdvertising(instance: 2), returning: [2])])
+        _ = try AdvertisingShutdown.removeRecordedInstances(MgmtClient(transport: kernel, index: 0), directory: directory)
+        #expect(kernel.remainingSteps == 0, "stop removes them")
     }
 }
 

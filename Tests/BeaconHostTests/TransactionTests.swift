@@ -133,7 +133,7 @@ import Testing
     /// failure an interruption, and the session hands the error over.
     @Test func throughTheKernelAControllerErrorDuringAChangeIsAnInterruption() throws {
         let update = try AddExtendedAdvertisingData(instance: 2, advertisingData: Self.minor3Data)
-        let kernel = ScriptedKernel([featuresStep(taken: [1])] + addSteps(instance: 2)
+        let kernel = ScriptedKernel([featuresStep(maximum: 2, taken: [1])] + addSteps(instance: 2)
             + [.init(command: update.packet(index: 0),
                      answers: [MgmtEvent.controllerError(code: 0x2A).packet(index: 0),
                                MgmtEvent.commandComplete(opcode: AddExtendedAdvertisingData.opcode, status: .failed,
@@ -157,7 +157,7 @@ import Testing
     /// another program's, taken since the features were read).
     @Test func throughTheKernelOnlyAnInstanceTheKernelTookIsRemovedAfterAFailedAdd() throws {
         let data = try AddExtendedAdvertisingData(instance: 3, advertisingData: Self.minor3Data)
-        let kernel = ScriptedKernel([featuresStep(taken: [1])] + addSteps(instance: 2)
+        let kernel = ScriptedKernel([featuresStep(maximum: 2, taken: [1])] + addSteps(instance: 2)
             + [featuresStep(taken: [1, 2]), addSteps(instance: 3)[0], completes(data, status: .busy),
                completes(RemoveAdvertising(instance: 3), returning: [3])]
             + [featuresStep(taken: [1, 2]),

@@ -33,10 +33,10 @@ int chci_device_is_up(int dev_id);
 int chci_device_list(int *ids, int *up, int capacity);
 
 /// The channels of `chci_open_channel`, as the kernel numbers them (HCI_CHANNEL_*).
-enum { CHCI_CHANNEL_USER = 1, CHCI_CHANNEL_CONTROL = 3 };
+enum { CHCI_CHANNEL_USER = 1, CHCI_CHANNEL_MONITOR = 2, CHCI_CHANNEL_CONTROL = 3 };
 
 /// Opens an HCI socket bound to `channel` of adapter `dev_id` (-1: no adapter, for the
-/// management channel). CHCI_CHANNEL_CONTROL is the kernel's management interface (what
+/// management and monitor channels). CHCI_CHANNEL_CONTROL is the kernel's management interface (what
 /// bluetoothd and btmgmt use); CHCI_CHANNEL_USER takes the adapter for this socket alone
 /// (-EBUSY while it is up, -EUSERS when another program holds it). Returns the descriptor,
 /// or -errno. The struct sockaddr_hci it binds does not import into Swift.

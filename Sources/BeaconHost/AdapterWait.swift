@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+/// Waiting for a kernel adapter that is not there or not up yet: a service that starts before
+/// its adapter (hci0 plugged in later, powered on by bluetoothd after boot) waits, saying so,
+/// rather than exiting into a restart loop.
+public enum AdapterWait {
+    /// What adapter `index` (nil: any adapter) lacks now: nil when it is up (or, with
+    /// `bringingUp`, when it exists: it will be brought up).
+    public static func lack(index: Int?, bringingUp: Bool) -> AdapterAvailability? {
+        guard let index else {
+            let adapters = KernelSocketTransport.adapters()
+            if adapters.contains(where: \.up) { return nil }
+            return adapters.isEmpty ? .gone : .down
+        }
+        guard KernelSocketTransport.exists(index: index) else { return .gone }
+        return bringingUp || KernelSocketTransport.isUp(index: index) ? nil : .down
+    }
+
+    /// Waits until adapter `index` is usable, checking every `interval`.
+    /// - Parameters:
+    ///   - waiting: called when the wait starts and whenever what is missing changes.
+    ///   - tick: called at every check (the service manager's watchdog is kept fed).
+    /// - Returns: false when `interrupt` became readable (a signal: stop) before it was.
+    public static func untilUsable(index: Int?, bringingUp: Bool, interrupt: Int32?, interval: Duration = .milliseconds(500),
+                                   waiting: (AdapterAvailability) -> Void, tick: () -> Void) -> Bool {
+        var reported: AdapterAvailability? = nil
+        while let missing = lack(index: index, bringingUp: bringingUp) {
+            if missing != reported {
+                waiting(missing)
+                reported = missing
+            }
+            tick()
+            if let interrupt {
+                if PollProbe.waitAny([interrupt], until: .now + interval).first == true { return false }
+            } else {
+                _ = PollProbe.waitAny([], until: .now + interval)
+            }
+        }
+        return true
+    }
+}
