@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
 import AdvertisementCodec
+import Foundation
 
 /// Puts beacons on the air as advertising instances of the kernel's management interface,
 /// beside everyone else's (bluetoothd's, `btmgmt add-adv`'s): the kernel arbitrates the
@@ -105,9 +106,10 @@ public final class ManagedAdvertiser {
         guard !options.connectable else { return nil }
         let range = Self.legacyOnlyUnits
         if !range.contains(options.intervalUnits) {
-            warn?("--interval \(options.intervalDescription) cannot be honoured through the management API on "
-                  + "\(client.adapter), which has legacy advertising only: the kernel advertises non-connectable "
-                  + "instances every 100-150 ms; use --access raw to advertise every \(options.intervalDescription)")
+            let asked = String(options.intervalDescription.prefix { $0 != "=" }).trimmingCharacters(in: .whitespaces)
+            warn?("--interval \(asked) cannot be honoured through the management API on \(client.adapter), which has "
+                  + "legacy advertising only: the kernel advertises non-connectable instances every 100-150 ms; "
+                  + "use --access raw to advertise every \(asked)")
         }
         return 100...150
     }
