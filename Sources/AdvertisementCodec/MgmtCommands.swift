@@ -150,15 +150,25 @@ public struct ReadAdvertisingFeatures: ParameterlessMgmtCommand {
             return (1...maximumInstances).first { !instances.contains($0) }
         }
 
-        /// The highest instance identifier the list does not name, and not in `excluding`.
+        /// The instance numbers the list proves free: unlisted, and at most one more than the
+        /// count listed. Linux 6.x lists only instances numbered up to its count of instances, so
+        /// a higher unlisted number may be taken and hidden; but a hidden instance is numbered
+        /// above the true count, which includes it and every listed one, so no number up to the
+        /// count listed plus one can be hidden.
+        public var provablyFreeInstances: [UInt8] {
+            guard maximumInstances > 0 else { return [] }
+            let top = min(Int(maximumInstances), instances.count + 1)
+            return (1...top).map(UInt8.init).filter { !instances.contains($0) }
+        }
+
+        /// The highest number the list proves free (`provablyFreeInstances`), not in `excluding`.
         ///
         /// bluetoothd numbers the advertisements applications register from 1 upward in a
-        /// bitmap of its own and never reads who else added an instance, so the numbers from
-        /// the top are the last it reaches: taking them makes a collision least likely. The
-        /// kernel lists every instance up to `maximumInstances`, the highest number it accepts.
+        /// bitmap of its own and never reads who else added an instance, so the higher a number,
+        /// the later it reaches it; only a number proven free is ever written, so that nobody
+        /// else's hidden instance is overwritten.
         public func highestFreeInstance(excluding: Set<UInt8> = []) -> UInt8? {
-            guard maximumInstances > 0 else { return nil }
-            return (1...maximumInstances).reversed().first { !instances.contains($0) && !excluding.contains($0) }
+            provablyFreeInstances.last { !excluding.contains($0) }
         }
 
         /// Whether the controller has legacy advertising only: the kernel offers a secondary

@@ -49,17 +49,18 @@ public enum AdvertisingLaunch {
         let advertiser: ManagedAdvertiser
         do {
             advertiser = try Emitter.startManaged(client: connection.client, options: options, started: started,
-                                                  report: report)
+                                                  prepare: { advertiser in
+                // Recorded as each instance is added, before the run says it advertises: a run
+                // killed at any moment after leaves a record.
+                guard let ledger else { return }
+                ledger.failed = { report(.warning($0)) }
+                advertiser.instancesChanged = { [weak advertiser] instances in
+                    ledger.note(instances, data: advertiser?.instanceData ?? [:])
+                }
+            }, report: report)
         } catch {
             watch?.close()
             throw error
-        }
-        if let ledger {
-            ledger.failed = { report(.warning($0)) }
-            ledger.note(advertiser.plan?.handles ?? [], data: advertiser.instanceData)
-            advertiser.instancesChanged = { [weak advertiser] instances in
-                ledger.note(instances, data: advertiser?.instanceData ?? [:])
-            }
         }
         let index = Int(connection.client.index)
         let session = ManagedSession(advertiser: advertiser, bringsUpReturningAdapter: bringingUp, watch: watch) {

@@ -60,7 +60,9 @@ public enum AdvertisingShutdown {
         guard !records.isEmpty else {
             return "no advertising instances recorded as beacon-emit's (in \(directory))"
         }
-        var present: Set<UInt8>? = nil
+        // What the list proves gone is skipped; a listed number, or one the kernel may hide
+        // from its list (Linux 6.x lists only numbers up to its count), is removed.
+        var gone: Set<UInt8>? = nil
         var removed: [UInt8] = []
         var running: [String] = []
         for (record, path) in records {
@@ -69,10 +71,10 @@ public enum AdvertisingShutdown {
                 continue
             }
             if record.kept && !keptToo { continue }
-            if present == nil { present = Set(try client.send(ReadAdvertisingFeatures()).instances) }
-            for instance in record.instances where present?.contains(instance) == true {
+            if gone == nil { gone = Set(try client.send(ReadAdvertisingFeatures()).provablyFreeInstances) }
+            for instance in record.instances where gone?.contains(instance) == false {
                 if try client.removeInstance(instance) { removed.append(instance) }
-                present?.remove(instance)
+                gone?.insert(instance)
             }
             InstanceRecord.remove(path: path)
         }

@@ -109,12 +109,15 @@ public final class Emitter {
 
     /// Starts advertising through the kernel's management interface (`ManagedAdvertiser`).
     /// - Throws: `HostError`; nothing stays added when it throws.
+    /// - Parameter prepare: called with the advertiser before it adds anything (to record its instances).
     public static func startManaged(client: MgmtClient, options: AdvertisingOptions,
                                     started: ContinuousClock.Instant = .now,
+                                    prepare: (ManagedAdvertiser) -> Void = { _ in },
                                     report: @escaping (EmitterEvent) -> Void) throws(HostError) -> ManagedAdvertiser {
         let advertiser = ManagedAdvertiser(client: client, options: options)
         advertiser.log = { report(.step($0)) }
         advertiser.warn = { report(.warning($0)) }
+        prepare(advertiser)
         let plan = try advertiser.start()
         report(.advertising(plan, elapsed: started.duration(to: .now), roundTrips: client.roundTrips))
         return advertiser

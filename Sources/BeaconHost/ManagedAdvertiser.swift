@@ -28,6 +28,9 @@ public final class ManagedAdvertiser {
     /// The instances the kernel holds for us: added (their parameters accepted) and not seen
     /// removed nor taken over since. Only these are ever removed or updated in place.
     public private(set) var held: Set<UInt8> = []
+    /// Numbers another program wrote (`takenOver`) and has not removed since: never ours again
+    /// while the kernel may hide them from its list.
+    public private(set) var foreign: Set<UInt8> = []
     /// Called with each warning (an interval or rotation the kernel does not honour as asked).
     public var warn: ((String) -> Void)?
 
@@ -42,7 +45,7 @@ public final class ManagedAdvertiser {
     public var setsInterval: Bool { features?.acceptsIntervals ?? false }
 
     /// Reads the advertising features and adds one instance per beacon, each at the highest
-    /// number the kernel's list leaves free (`highestFreeInstance`, read again after each add:
+    /// number the kernel's list proves free (`highestFreeInstance`, read again after each add:
     /// bluetoothd counts up from 1), or one instance that the beacons take turns on when fewer
     /// are free than beacons.
     /// - Throws: `HostError` saying what to do when the request cannot be met; every instance
@@ -75,12 +78,18 @@ public final class ManagedAdvertiser {
         do throws(HostError) {
             for beacon in 0..<count {
                 if beacon > 0 { features = try client.send(ReadAdvertisingFeatures()) }
-                guard let instance = features.highestFreeInstance(excluding: Set(plan.handles)) else {
+                guard let instance = features.highestFreeInstance(excluding: Set(plan.handles).union(foreign)) else {
                     throw allTaken(features)
                 }
                 plan.handles.append(instance)
                 self.plan = plan
-                try add(instance: instance, beacon: beacon)
+                do {
+                    try add(instance: instance, beacon: beacon)
+                } catch {
+                    if held.contains(instance) { instancesChanged?(plan.handles) }
+                    throw error
+                }
+                instancesChanged?(plan.handles)
             }
         } catch {
             try? stop()
@@ -195,7 +204,7 @@ public final class ManagedAdvertiser {
         }
         let features = try client.send(ReadAdvertisingFeatures())
         self.features = features
-        guard let instance = features.highestFreeInstance(excluding: Set(plan.handles).union(leftovers)) else {
+        guard let instance = features.highestFreeInstance(excluding: Set(plan.handles).union(leftovers).union(foreign)) else {
             throw allTaken(features)
         }
         do {
@@ -282,6 +291,10 @@ public final class ManagedAdvertiser {
     /// Every instance that is ours now: the beacons' and the leftovers, while the kernel holds them.
     public var ours: Set<UInt8> { held }
 
+    /// The numbers whose writes by others matter: ours, and the beacons' numbers while they are
+    /// off the air (a program that takes one meanwhile makes the restore move the beacon).
+    public var claimed: Set<UInt8> { held.union(plan?.handles ?? []) }
+
     /// What each beacon's instance carries (for the record; not while beacons take turns).
     public var instanceData: [UInt8: [UInt8]] {
         guard let plan, !plan.rotating else { return [:] }
@@ -296,12 +309,14 @@ public final class ManagedAdvertiser {
     /// off, a timeout): it is no longer ours to remove or update; a restore adds it again.
     public func removedByKernel(_ instance: UInt8) {
         held.remove(instance)
+        foreign.remove(instance)
         if leftovers.remove(instance) != nil { instancesChanged?((plan?.handles ?? []) + leftovers.sorted()) }
     }
 
     /// The adapter went away: every instance went with it.
     public func adapterGone() {
         held = []
+        foreign = []
         leftovers = []
     }
 
@@ -309,6 +324,7 @@ public final class ManagedAdvertiser {
     /// never removed; the restore puts its beacon on another free instance.
     public func takenOver(_ instance: UInt8) {
         held.remove(instance)
+        foreign.insert(instance)
         leftovers.remove(instance)
         instancesChanged?((plan?.handles.filter { $0 != instance } ?? []) + leftovers.sorted())
     }
@@ -328,9 +344,10 @@ public final class ManagedAdvertiser {
 
     /// Puts the beacons back: an instance the kernel still holds for us (the controller reset
     /// under the kernel, which still counts it as on the air) is updated in place, and one of
-    /// ours that cannot be updated is removed and added afresh; one the kernel removed is added
-    /// again at the same number while that is free, and a beacon whose number another program
-    /// has now (taken over, or added there since) moves to the highest free one.
+    /// ours that cannot be updated is removed and added afresh. A beacon whose instance the
+    /// kernel removed goes back on the same number only while the list proves it free; one
+    /// whose number another program wrote (taken over, or added there since), or that the list
+    /// cannot prove free, moves to the highest number it proves free.
     /// - Throws: `HostError` when the kernel refuses, or no instance is free.
     public func restore() throws(HostError) {
         guard var plan else { return }
@@ -341,20 +358,22 @@ public final class ManagedAdvertiser {
         for position in plan.handles.indices {
             var instance = plan.handles[position]
             if !held.contains(instance) {
-                let current: ReadAdvertisingFeatures.ReturnParameters
+                var current: ReadAdvertisingFeatures.ReturnParameters
                 if let features { current = features } else { current = try client.send(ReadAdvertisingFeatures()) }
-                features = current
-                if current.instances.contains(instance) {
-                    guard let free = current.highestFreeInstance(excluding: Set(plan.handles)) else {
+                if foreign.contains(instance) || !current.provablyFreeInstances.contains(instance) {
+                    let others = Set(plan.handles.enumerated().filter { $0.offset != position }.map(\.element))
+                    guard let free = current.highestFreeInstance(excluding: others.union(foreign)) else {
                         throw allTaken(current)
                     }
-                    step("instance \(instance) is another program's now: beacon \(position + 1) moves to instance \(free)")
+                    step("instance \(instance) is not ours to take back (another program's, or not proven free): "
+                         + "beacon \(position + 1) moves to instance \(free)")
                     instance = free
                     plan.handles[position] = free
                     self.plan = plan
                     moved = true
-                    features?.instances.append(free)
                 }
+                current.instances.append(instance)
+                features = current
             }
             do {
                 try add(instance: instance, beacon: position)
@@ -399,6 +418,7 @@ public final class ManagedAdvertiser {
             held.remove(instance)
         }
         self.plan = failure == nil ? nil : plan
+        instancesChanged?(plan.handles.filter { held.contains($0) } + leftovers.sorted())
         if let failure { throw failure }
     }
 

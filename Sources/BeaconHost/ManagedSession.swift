@@ -107,7 +107,7 @@ public final class ManagedSession: AdvertisingSession {
         guard let watch else { return }
         let takeovers: [InstanceTakeover]
         do {
-            takeovers = try watch.drain(ours: advertiser.ours)
+            takeovers = try watch.drain(ours: advertiser.claimed)
         } catch {
             log?("the takeover watch failed (\(error)): other programs' writes to our instances are no longer watched")
             watch.close()
@@ -115,9 +115,15 @@ public final class ManagedSession: AdvertisingSession {
             return
         }
         for takeover in takeovers {
-            let beacon = advertiser.plan?.handles.contains(takeover.instance) == true
+            // A beacon on the air is knocked off; one already off (its instance removed) simply
+            // goes back elsewhere at the restore.
+            let onAir = advertiser.ours.contains(takeover.instance) && advertiser.plan?.handles.contains(takeover.instance) == true
             advertiser.takenOver(takeover.instance)
-            if beacon { disrupted(.instanceTakenOver(takeover.instance, by: takeover.process)) }
+            if onAir {
+                disrupted(.instanceTakenOver(takeover.instance, by: takeover.process))
+            } else {
+                log?("\(takeover): not ours to take back")
+            }
         }
     }
 

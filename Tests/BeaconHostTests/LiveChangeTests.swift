@@ -85,7 +85,7 @@ import Testing
         try advertiser.remove(0)
         #expect(advertiser.plan?.handles == [3])
         #expect(advertiser.beacons == [referenceBeacon])
-        #expect(recorded == [[2, 3], [3]])
+        #expect(recorded == [[2], [2, 3], [3]])
         #expect(kernel.remainingSteps == 0)
     }
 }

@@ -29,27 +29,41 @@ func addSteps(instance: UInt8, data: [UInt8] = referenceData) -> [ScriptedKernel
         ManagedAdvertiser(client: MgmtClient(transport: kernel, index: 0), options: options)
     }
 
-    @Test func takesTheHighestFreeInstanceAndRemovesOnlyItAtStop() throws {
-        // Instance 1 is another program's (btmgmt add-adv ... 1, or bluetoothd's first advertisement,
-        // which counts up from 1): beacon-emit takes 3, the number bluetoothd reaches last, and leaves 1 alone.
-        let kernel = ScriptedKernel([featuresStep(taken: [1])] + addSteps(instance: 3)
-                                    + [completes(RemoveAdvertising(instance: 3), returning: [3])])
+    @Test func takesTheHighestNumberTheListProvesFreeAndRemovesOnlyItAtStop() throws {
+        // Instance 3 is another program's (btmgmt add-adv ... 3): of 1 and 2, which the list proves
+        // free, beacon-emit takes 2 (bluetoothd, counting from 1, reaches it later); 4 is not
+        // proven free (Linux 6.x hides numbers above its count), so never taken. 3 is left alone.
+        let kernel = ScriptedKernel([featuresStep(maximum: 4, taken: [3])] + addSteps(instance: 2)
+                                    + [completes(RemoveAdvertising(instance: 2), returning: [2])])
         let advertiser = advertiser(kernel)
         let plan = try advertiser.start()
         #expect(plan.mode == .managed)
-        #expect(plan.handles == [3])
+        #expect(plan.handles == [2])
         try advertiser.stop()
         #expect(kernel.remainingSteps == 0)
-        #expect(!kernel.sent.contains(RemoveAdvertising(instance: 1).packet(index: 0)))
+        #expect(!kernel.sent.contains(RemoveAdvertising(instance: 3).packet(index: 0)))
     }
 
     @Test func severalBeaconsReadTheListAgainBeforeEachInstance() throws {
-        // Instance 3 is taken meanwhile by another program: the second beacon takes 2.
-        let kernel = ScriptedKernel([featuresStep(maximum: 4, taken: [1])] + addSteps(instance: 4)
-                                    + [featuresStep(maximum: 4, taken: [1, 3, 4])] + addSteps(instance: 2))
+        let kernel = ScriptedKernel([featuresStep(maximum: 4, taken: [1])] + addSteps(instance: 2)
+                                    + [featuresStep(maximum: 4, taken: [1, 2])] + addSteps(instance: 3))
         let plan = try advertiser(kernel, options: AdvertisingOptions(beacons: [referenceBeacon, referenceBeacon])).start()
-        #expect(plan.handles == [4, 2])
+        #expect(plan.handles == [2, 3])
         #expect(!plan.rotating)
+    }
+
+    @Test func onlyNumbersTheListProvesFreeAreTaken() {
+        func features(_ maximum: UInt8, _ taken: [UInt8]) -> ReadAdvertisingFeatures.ReturnParameters {
+            .init(supportedFlags: [], maximumAdvertisingDataLength: 31, maximumScanResponseLength: 31,
+                  maximumInstances: maximum, instances: taken)
+        }
+        #expect(features(5, []).provablyFreeInstances == [1], "an instance numbered 2 to 5 may be hidden")
+        #expect(features(5, [1]).provablyFreeInstances == [2])
+        #expect(features(5, [4]).provablyFreeInstances == [1, 2])
+        #expect(features(5, [4]).highestFreeInstance() == 2)
+        #expect(features(5, [4]).highestFreeInstance(excluding: [2]) == 1)
+        #expect(features(2, [1, 2]).highestFreeInstance() == nil)
+        #expect(features(0, []).highestFreeInstance() == nil)
     }
 
     @Test func allInstancesTakenIsAClearErrorBeforeAnythingIsAdded() {
@@ -67,11 +81,11 @@ func addSteps(instance: UInt8, data: [UInt8] = referenceData) -> [ScriptedKernel
 
     @Test func aRefusalHalfwayRemovesWhatWasAdded() {
         let beacons = [referenceBeacon, referenceBeacon]
-        let kernel = ScriptedKernel([featuresStep(maximum: 2)] + addSteps(instance: 2) + [featuresStep(maximum: 2, taken: [2]),
-            completes(AddExtendedAdvertisingParameters(instance: 1, flags: [.intervalParameters],
+        let kernel = ScriptedKernel([featuresStep(maximum: 2)] + addSteps(instance: 1) + [featuresStep(maximum: 2, taken: [1]),
+            completes(AddExtendedAdvertisingParameters(instance: 2, flags: [.intervalParameters],
                                                        minimumInterval: 160, maximumInterval: 160), status: .busy),
-            completes(RemoveAdvertising(instance: 2), returning: [2]),
-            // Instance 1 was never ours (its parameters were refused): not touched.
+            completes(RemoveAdvertising(instance: 1), returning: [1]),
+            // Instance 2 was never ours (its parameters were refused): not touched.
         ])
         do {
             try advertiser(kernel, options: AdvertisingOptions(beacons: beacons)).start()

@@ -126,9 +126,9 @@ final class ScriptedMonitor: MgmtTransport {
 }
 
 @Suite struct SharedAdapterTests {
-    /// An advertiser on hci0 (instances 1 to 3, 1 another program's) with a watch that knows our socket.
+    /// An advertiser on hci0 (instances 1 to 3, 1 another program's: ours is 2) with a watch that knows our socket.
     func session(_ extra: [ScriptedKernel.Step]) throws -> (ManagedSession, ScriptedKernel, ScriptedMonitor) {
-        let kernel = ScriptedKernel([featuresStep(taken: [1])] + addSteps(instance: 3) + extra)
+        let kernel = ScriptedKernel([featuresStep(taken: [1])] + addSteps(instance: 2) + extra)
         let client = MgmtClient(transport: kernel, index: 0)
         let monitor = ScriptedMonitor()
         let watch = TakeoverWatch(transport: monitor, index: 0, process: "beacon-emit")
@@ -142,48 +142,61 @@ final class ScriptedMonitor: MgmtTransport {
 
     @Test func aTakenInstanceIsForgottenTheBeaconMovesAndOnlyTheNewOneIsRemoved() throws {
         let (session, kernel, monitor) = try session(
-            [featuresStep(taken: [1, 3])] + addSteps(instance: 2) + [completes(RemoveAdvertising(instance: 2), returning: [2])])
+            [featuresStep(taken: [1, 2])] + addSteps(instance: 3) + [completes(RemoveAdvertising(instance: 3), returning: [3])])
         var recorded: [[UInt8]] = []
         session.advertiser.instancesChanged = { recorded.append($0) }
         #expect(try session.watch(timeout: .zero, interrupt: nil) == .quiet, "our own commands are not a takeover")
-        monitor.foreignAdd(TakeoverWatchTests.bluetoothd, "bluetoothd", instance: 3)
-        #expect(try session.watch(timeout: .zero, interrupt: nil) == .disrupted(.instanceTakenOver(3, by: "bluetoothd")))
+        monitor.foreignAdd(TakeoverWatchTests.bluetoothd, "bluetoothd", instance: 2)
+        #expect(try session.watch(timeout: .zero, interrupt: nil) == .disrupted(.instanceTakenOver(2, by: "bluetoothd")))
         #expect(session.advertiser.ours.isEmpty)
         try session.restore()
-        #expect(session.plan?.handles == [2], "moved to the highest free number")
-        #expect(recorded.last == [2], "the record names the new instance only")
+        #expect(session.plan?.handles == [3], "moved to the highest number proven free")
+        #expect(recorded.last == [3], "the record names the new instance only")
         try session.stop()
         #expect(kernel.remainingSteps == 0)
-        #expect(!kernel.sent.contains(RemoveAdvertising(instance: 3).packet(index: 0)), "instance 3 is bluetoothd's now")
+        #expect(!kernel.sent.contains(RemoveAdvertising(instance: 2).packet(index: 0)), "instance 2 is bluetoothd's now")
+    }
+
+    @Test func aTakenNumberHiddenFromTheListIsNeverTakenBack() throws {
+        // The other program removes its 1, then bluetoothd takes our 2: the kernel holds one
+        // instance, numbered 2, which Linux 6.x does not list (it lists numbers up to its count).
+        let (session, kernel, monitor) = try session([featuresStep(taken: [])] + addSteps(instance: 1))
+        kernel.deliver([.advertisingRemoved(instance: 1)])
+        #expect(try session.watch(timeout: .zero, interrupt: nil) == .quiet, "not ours")
+        monitor.foreignAdd(TakeoverWatchTests.bluetoothd, "bluetoothd", instance: 2)
+        #expect(try session.watch(timeout: .zero, interrupt: nil) == .disrupted(.instanceTakenOver(2, by: "bluetoothd")))
+        try session.restore()
+        #expect(session.plan?.handles == [1], "never back to the unlisted 2")
+        #expect(kernel.remainingSteps == 0)
     }
 
     @Test func aTakeoverJustBeforeStopIsSeenAndNothingIsRemoved() throws {
         let (session, kernel, monitor) = try session([])
-        monitor.foreignAdd(TakeoverWatchTests.bluetoothd, "btmgmt", instance: 3)
+        monitor.foreignAdd(TakeoverWatchTests.bluetoothd, "btmgmt", instance: 2)
         try session.stop()
         #expect(kernel.remainingSteps == 0)
-        #expect(!kernel.sent.contains(RemoveAdvertising(instance: 3).packet(index: 0)))
+        #expect(!kernel.sent.contains(RemoveAdvertising(instance: 2).packet(index: 0)))
     }
 
     @Test func restoreAfterAPowerCycleTakesTheSameNumberOnlyWhileItIsFree() throws {
-        // Power off removed our 3; meanwhile another program added 3 (bluetoothd re-registering).
-        let (session, kernel, _) = try session([featuresStep(taken: [1, 3])] + addSteps(instance: 2))
-        kernel.deliver([.newSettings([.lowEnergy]), .advertisingRemoved(instance: 3)])
+        // Power off removed our 2; meanwhile another program added 2 (bluetoothd re-registering).
+        let (session, kernel, _) = try session([featuresStep(taken: [1, 2])] + addSteps(instance: 3))
+        kernel.deliver([.newSettings([.lowEnergy]), .advertisingRemoved(instance: 2)])
         #expect(try session.watch(timeout: .zero, interrupt: nil) == .disrupted(.poweredOff))
         _ = try session.watch(timeout: .zero, interrupt: nil)
         try session.restore()
-        #expect(session.plan?.handles == [2])
+        #expect(session.plan?.handles == [3])
         #expect(kernel.remainingSteps == 0)
-        let three = AddExtendedAdvertisingParameters(instance: 3, flags: [.intervalParameters],
-                                                     minimumInterval: 160, maximumInterval: 160).packet(index: 0)
-        #expect(kernel.sent.filter { $0 == three }.count == 1, "3 written at start only, never over the other program's 3")
+        let two = AddExtendedAdvertisingParameters(instance: 2, flags: [.intervalParameters],
+                                                   minimumInterval: 160, maximumInterval: 160).packet(index: 0)
+        #expect(kernel.sent.filter { $0 == two }.count == 1, "2 written at start only, never over the other program's 2")
     }
 
     @Test func afterAResetUnderTheKernelOurHeldInstanceIsUpdatedInPlaceEvenWithEveryNumberTaken() throws {
-        // The kernel still lists our 3 (and others hold 1 and 2): it is ours, not "taken by other programs".
-        let (session, kernel, _) = try session(addSteps(instance: 3))
+        // The kernel still lists our 2 (and others hold 1 and 3): it is ours, not "taken by other programs".
+        let (session, kernel, _) = try session(addSteps(instance: 2))
         try session.restore()
-        #expect(session.plan?.handles == [3])
+        #expect(session.plan?.handles == [2])
         #expect(kernel.remainingSteps == 0)
     }
 }
@@ -206,7 +219,7 @@ final class ScriptedMonitor: MgmtTransport {
     }
 
     @Test func theKernelsIntervalIsReportedAndAnIntervalItIgnoresIsAWarning() throws {
-        let kernel = ScriptedKernel([Self.legacyFeatures] + steps(instance: 3, units: 32, seconds: 1))
+        let kernel = ScriptedKernel([Self.legacyFeatures] + steps(instance: 1, units: 32, seconds: 1))
         let advertiser = ManagedAdvertiser(client: MgmtClient(transport: kernel, index: 0),
                                            options: AdvertisingOptions(beacons: [referenceBeacon], intervalUnits: 32))
         var warnings: [String] = []
@@ -220,7 +233,7 @@ final class ScriptedMonitor: MgmtTransport {
     }
 
     @Test func theDefaultIntervalIsInTheKernelsRangeAndConnectableKeepsItsOwn() throws {
-        let kernel = ScriptedKernel([Self.legacyFeatures] + steps(instance: 3, units: 160, seconds: 1))
+        let kernel = ScriptedKernel([Self.legacyFeatures] + steps(instance: 1, units: 160, seconds: 1))
         let advertiser = ManagedAdvertiser(client: MgmtClient(transport: kernel, index: 0),
                                            options: AdvertisingOptions(beacons: [referenceBeacon]))
         var warnings: [String] = []
@@ -233,11 +246,11 @@ final class ScriptedMonitor: MgmtTransport {
         let second = hex("0201061AFF4C00021539ED98FF2900441A802F9C398FC199D200650003C5")
         var withMinor3 = referenceBeacon
         if case var .iBeacon(ibeacon) = withMinor3 { ibeacon.minor = 3; withMinor3 = .iBeacon(ibeacon) }
-        let kernel = ScriptedKernel([Self.legacyFeatures] + steps(instance: 3, units: 160, seconds: 1)
+        let kernel = ScriptedKernel([Self.legacyFeatures] + steps(instance: 1, units: 160, seconds: 1)
                                     + [{ var step = Self.legacyFeatures
                                          var parameters: [UInt8] = []
                                          parameters.appendLE(UInt32(0x0001_F07F))
-                                         parameters += [31, 31, 3, 1, 3]
+                                         parameters += [31, 31, 3, 1, 1]
                                          step.answers = [MgmtEvent.commandComplete(opcode: .readAdvertisingFeatures, status: .success,
                                                                                    returnParameters: parameters).packet(index: 0)]
                                          return step }()]
@@ -248,7 +261,7 @@ final class ScriptedMonitor: MgmtTransport {
         var warnings: [String] = []
         advertiser.warn = { warnings.append($0) }
         let plan = try advertiser.start()
-        #expect(plan.handles == [3, 2])
+        #expect(plan.handles == [1, 2])
         #expect(kernel.remainingSteps == 0, "each instance's duration is 1 s")
         #expect(warnings.contains { $0.contains("each beacon's turn is 1 s") }, "\(warnings)")
     }

@@ -175,6 +175,6 @@ import Testing
         #expect(advertiser.plan?.handles == [2])
         #expect(advertiser.beacons == [referenceBeacon])
         #expect(kernel.remainingSteps == 0, "no Remove Advertising for the refused instance")
-        #expect(recorded == [[2, 3], [2]], "recorded while it was ours")
+        #expect(recorded == [[2], [2, 3], [2]], "recorded at start, and while it was ours")
     }
 }
