@@ -30,7 +30,7 @@ struct Stop: ParsableCommand {
 
     func run() throws {
         if recorded {
-            for line in AdvertisingShutdown.removeEveryRecordedInstance() { print("advertising off on \(line)") }
+            for line in AdvertisingShutdown.removeEveryRecordedInstance() { print("stop --recorded: \(line)") }
             return
         }
         do {
