@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
+import BeaconHost
+import Foundation
 import Testing
 
 /// `--access` and `--fail-fast` as a user meets them without an adapter: usage errors for
@@ -51,5 +53,28 @@ import Testing
         let result = try runBeaconEmit(["--beacon", spec, "--device", "tcp:127.0.0.1:9"])
         #expect(result.status == 64, "\(result.stderr)")
         #expect(result.stderr.contains(message), "\(result.stderr)")
+    }
+
+    @Test func stopRecordedCoversEveryAdapterSoADeviceIsAUsageError() throws {
+        let result = try runBeaconEmit(["stop", "--recorded", "--device", "hci0"])
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(result.stderr.contains("--recorded covers every adapter with records: drop --device and --access"))
+    }
+
+    /// `stop --recorded` as a unit's ExecStopPost runs it: with nothing recorded it says so and
+    /// succeeds; with a dead run's record and no adapter to reach (these machines have no
+    /// Bluetooth) it says why and keeps the record for the next run, never failing the stop.
+    @Test func stopRecordedKeepsWhatItCannotReachForTheNextRun() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("beacon-emit-state-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let empty = try runBeaconEmit(["stop", "--recorded"], environment: ["STATE_DIRECTORY": directory])
+        #expect(empty.status == 0, "\(empty.stderr)")
+        #expect(empty.stdout.contains("no advertising instances recorded as beacon-emit's (in \(directory))"), "\(empty.stdout)")
+        try InstanceRecord(adapter: "hci0", instances: [2], owner: .init(pid: Int32.max, startTime: 1)).save(in: directory)
+        let result = try runBeaconEmit(["stop", "--recorded"], environment: ["STATE_DIRECTORY": directory])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("stop --recorded: hci0: "), "\(result.stdout)")
+        #expect(result.stdout.contains("(the records stay for the next run)"), "\(result.stdout)")
+        #expect(InstanceRecord.all(in: directory).map(\.record.instances) == [[2]])
     }
 }

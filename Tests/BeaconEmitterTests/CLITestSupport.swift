@@ -30,11 +30,12 @@ enum CLITestError: Error {
 
 /// Runs `beacon-emit` with `arguments`, feeding `input` on standard input: through a pipe, or
 /// with `fromFile` from a file (so reads return large chunks, as with `< capture.txt`).
-func runBeaconEmit(_ arguments: [String], input: String = "", fromFile: Bool = false) throws -> RunResult {
+func runBeaconEmit(_ arguments: [String], input: String = "", fromFile: Bool = false,
+                   environment extra: [String: String] = [:]) throws -> RunResult {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: try beaconEmitPath())
     process.arguments = arguments
-    var environment = ProcessInfo.processInfo.environment
+    var environment = ProcessInfo.processInfo.environment.merging(extra) { $1 }
     environment["SWIFT_BACKTRACE"] = "enable=no"
     process.environment = environment
     let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
