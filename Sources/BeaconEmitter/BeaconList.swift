@@ -21,28 +21,15 @@ enum BeaconList {
         }
     }
 
-    /// Reads a JSON or YAML file: `{"beacons": [{"uuid": ..., "major": 1, "minor": 2}, ...]}`.
-    /// - Throws: `ValidationError` naming the file and the entry.
+    /// Reads a JSON or YAML file: `{"beacons": [{"uuid": ..., "major": 1, "minor": 2}, ...]}`,
+    /// with the scenario reader (bounded in size and in aliases; each mistake at its
+    /// FILE:LINE:COLUMN with what was expected there).
+    /// - Throws: `ValidationError` with that message.
     static func beacons(fromConfigurationFile path: String) throws -> [Beacon] {
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-            throw ValidationError("--config \(path): cannot read the file")
-        }
-        let document: Any?
         do {
-            // YAML is a superset of JSON, so one parser reads both.
-            document = try Yams.load(yaml: text)
+            return try ScenarioParser.loadBeaconList(path: path, makeBeacon: beacon(fromFields:))
         } catch {
-            throw ValidationError("--config \(path): not valid JSON or YAML: \(error)")
-        }
-        guard let root = document as? [String: Any], let entries = root["beacons"] as? [Any], !entries.isEmpty else {
-            throw ValidationError("--config \(path): expected a 'beacons' list with at least one entry")
-        }
-        return try entries.enumerated().map { index, entry in
-            let label = "--config \(path): beacon \(index + 1)"
-            guard let fields = entry as? [String: Any] else {
-                throw ValidationError("\(label): expected a map of fields such as uuid, major, minor")
-            }
-            return try beacon(fromPairs: fields.sorted { $0.key < $1.key }.map { ($0.key, "\($0.value)") }, label: label)
+            throw ValidationError("--config \(error.description)")
         }
     }
 
@@ -84,6 +71,9 @@ enum BeaconList {
         var arguments: [String] = []
         for (key, value) in pairs {
             let option = kebab(key)
+            guard fieldKeys.contains(option) else {
+                throw ValidationError("\(prefix)unknown key '\(key)': a beacon takes \(fieldKeys.joined(separator: ", "))")
+            }
             switch option {
             case "type" where value.lowercased() == "eddystone-url", "format" where value.lowercased() == "eddystone-url":
                 continue // the url= key selects Eddystone-URL
@@ -95,8 +85,9 @@ enum BeaconList {
                 arguments.append("--\(format.flagName)")
             case "url":
                 arguments += ["--eddystone-url", value]
-            case let option where numberRanges[option] != nil && Double(value) == nil:
-                throw ValidationError("\(prefix)\(key) must be a number from \(numberRanges[option]!), got '\(value)'")
+            case let option where Double(value) == nil && ScenarioParser.numberRanges[ScenarioParser.plain(option)] != nil:
+                let range = ScenarioParser.numberRanges[ScenarioParser.plain(option)] ?? ""
+                throw ValidationError("\(prefix)\(key) must be a number from \(range), got '\(value)'")
             default:
                 arguments += ["--\(option)", value]
             }
@@ -108,13 +99,9 @@ enum BeaconList {
         }
     }
 
-    /// What each option that takes a number takes (as its help says), for the message when a
-    /// field's value is not a number at all.
-    private static let numberRanges = [
-        "major": "0 to 65535", "minor": "0 to 65535", "measured-power": "-128 to 127 (dBm)",
-        "battery": "0 to 65535 (mV)", "temperature": "-127.99 to 127.99 (degrees C)",
-        "pdu-count": "0 to 4294967295", "uptime": "0 to 429496729.5 (seconds)",
-    ]
+    /// The keys a beacon's description takes (the beacon options' names; `type` picks the format).
+    static let fieldKeys = ["type", "format", "uuid", "major", "minor", "measured-power", "company-id", "namespace",
+                            "instance", "url", "battery", "temperature", "pdu-count", "uptime"]
 
     /// `measuredPower` -> `measured-power`.
     private static func kebab(_ key: String) -> String {

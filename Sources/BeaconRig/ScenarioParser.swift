@@ -33,19 +33,49 @@ public struct ScenarioParser {
         self.makeBeacon = makeBeacon
     }
 
+    /// The largest file read (scenarios and configuration files alike): far more than any
+    /// list of beacons needs, and little enough that reading it costs nothing.
+    public static let maximumFileSize = 1 << 20
+    /// The most values a document may hold once its aliases are followed: a YAML file of
+    /// nested aliases (a few hundred bytes) could otherwise stand for billions.
+    public static let maximumValues = 20_000
+
     /// Reads and checks the file at `path`.
     public static func load(path: String, makeBeacon: @escaping BeaconFactory) throws(ScenarioError) -> Scenario {
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-            throw ScenarioError(file: path, place: nil, message: "cannot read the file")
-        }
-        return try ScenarioParser(file: path, makeBeacon: makeBeacon).parse(text)
+        try ScenarioParser(file: path, makeBeacon: makeBeacon).parse(try readText(path))
     }
 
-    /// Parses and checks a scenario.
-    public func parse(_ text: String) throws(ScenarioError) -> Scenario {
+    /// Reads the beacon list of a configuration file (`--config`, a service's
+    /// `/etc/beacon-emit/NAME.yaml`): `beacons:`, a list of maps of beacon fields, each checked
+    /// as a scenario's beacons are.
+    public static func loadBeaconList(path: String, makeBeacon: @escaping BeaconFactory) throws(ScenarioError) -> [Beacon] {
+        try ScenarioParser(file: path, makeBeacon: makeBeacon).beaconList(try readText(path))
+    }
+
+    /// A file's text, refused when larger than `maximumFileSize`.
+    static func readText(_ path: String) throws(ScenarioError) -> String {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw ScenarioError(file: path, place: nil, message: "cannot read the file")
+        }
+        defer { try? handle.close() }
+        guard let data = try? handle.read(upToCount: maximumFileSize + 1) ?? Data() else {
+            throw ScenarioError(file: path, place: nil, message: "cannot read the file")
+        }
+        guard data.count <= maximumFileSize else {
+            throw ScenarioError(file: path, place: nil, message: "the file is larger than \(maximumFileSize / 1024) KiB "
+                                + "(1 MiB), the most read: a list of beacons needs far less")
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw ScenarioError(file: path, place: nil, message: "the file is not UTF-8 text")
+        }
+        return text
+    }
+
+    /// The document's root node, its values counted (aliases followed) up to `maximumValues`.
+    private func document(_ text: String, empty: String) throws(ScenarioError) -> Node {
         let root: Node
         do {
-            guard let node = try Yams.compose(yaml: text) else { throw fail(nil, "the file is empty: expected a map with 'beacons' and 'steps'") }
+            guard let node = try Yams.compose(yaml: text) else { throw fail(nil, empty) }
             root = node
         } catch let error as ScenarioError {
             throw error
@@ -54,6 +84,49 @@ public struct ScenarioParser {
         } catch {
             throw fail(nil, "not YAML or JSON: \(error)")
         }
+        var budget = Self.maximumValues
+        guard Self.fits(root, within: &budget) else {
+            throw fail(root, "the document holds more than \(Self.maximumValues) values once its aliases (*name) are "
+                       + "followed: refused (aliases that repeat one another make a small file stand for billions)")
+        }
+        return root
+    }
+
+    /// Whether `node` holds at most `budget` values, counting each time an alias repeats one;
+    /// stops as soon as the budget is spent, so that the count costs at most the budget.
+    private static func fits(_ node: Node, within budget: inout Int) -> Bool {
+        budget -= 1
+        guard budget >= 0 else { return false }
+        switch node {
+        case .scalar: return true
+        case let .sequence(sequence):
+            for item in sequence where !fits(item, within: &budget) { return false }
+        case let .mapping(mapping):
+            for (key, value) in mapping where !fits(key, within: &budget) || !fits(value, within: &budget) { return false }
+        }
+        return true
+    }
+
+    /// Parses and checks a configuration file's beacon list.
+    public func beaconList(_ text: String) throws(ScenarioError) -> [Beacon] {
+        let root = try document(text, empty: "the file is empty: expected 'beacons:', a list of beacons")
+        let top = try mapping(root, "the configuration", keys: ["beacons"])
+        guard let list = top["beacons"] else { throw fail(root, "expected 'beacons': a list of beacons") }
+        guard case let .sequence(entries) = list else {
+            throw fail(list, "'beacons' must be a list of beacons (each a map of fields such as uuid, major, minor)")
+        }
+        guard !entries.isEmpty else { throw fail(list, "'beacons' is empty: list at least one beacon") }
+        var beacons: [Beacon] = []
+        for (index, entry) in entries.enumerated() {
+            let what = "beacon \(index + 1)"
+            beacons.append(try beacon(try beaconFields(entry, what), entry, what))
+        }
+        return beacons
+    }
+
+    /// Parses and checks a scenario.
+    public func parse(_ text: String) throws(ScenarioError) -> Scenario {
+        let root = try document(text, empty: "the file is empty: expected a map with 'beacons' and 'steps'")
         let top = try mapping(root, "the scenario", keys: ["device", "scanner", "interval", "exitAfter", "rotation",
                                                            "beacons", "regions", "steps"])
         var scenario = Scenario(beacons: [], steps: [])
@@ -317,17 +390,29 @@ public struct ScenarioParser {
     /// string (JSON's "7": a mistake, though YAML and the factory would read it).
     private func checkNumber(_ key: String, _ value: Node, _ what: String) throws(ScenarioError) {
         guard Self.numberFields.contains(Self.plain(key)), case let .scalar(scalar) = value else { return }
+        let range = Self.numberRanges[Self.plain(key)].map { " from \($0)" } ?? ""
         if scalar.style == .singleQuoted || scalar.style == .doubleQuoted {
-            throw fail(value, "\(what): \(key) must be a number, got the string \"\(scalar.string)\" (write it without quotes)")
+            throw fail(value, "\(what): \(key) must be a number\(range), got the string \"\(scalar.string)\" "
+                       + "(write it without quotes)")
         }
-        guard Double(scalar.string) != nil else { throw fail(value, "\(what): \(key) must be a number, got '\(scalar.string)'") }
+        guard Double(scalar.string) != nil else {
+            throw fail(value, "\(what): \(key) must be a number\(range), got '\(scalar.string)'")
+        }
     }
 
+    /// What each beacon field that takes a number takes (as the options' help says), by its
+    /// plain key (`plain`).
+    public static let numberRanges = [
+        "major": "0 to 65535", "minor": "0 to 65535", "measuredpower": "-128 to 127 (dBm)",
+        "battery": "0 to 65535 (mV)", "temperature": "-127.99 to 127.99 (degrees C)",
+        "pducount": "0 to 4294967295", "uptime": "0 to 429496729.5 (seconds)",
+    ]
+
     /// The beacon fields that take numbers.
-    static let numberFields: Set = ["major", "minor", "measuredpower", "battery", "temperature", "pducount", "uptime"]
+    static let numberFields = Set(numberRanges.keys)
 
     /// A key as its spellings share it: `measured-power`, `measuredPower` and `measured_power` alike.
-    static func plain(_ key: String) -> String { key.lowercased().filter { $0 != "-" && $0 != "_" } }
+    public static func plain(_ key: String) -> String { key.lowercased().filter { $0 != "-" && $0 != "_" } }
 
     /// The beacon the fields describe; what the factory refuses is reported at the value it
     /// names (the first field whose key the message mentions), else at the beacon's map.
@@ -338,7 +423,8 @@ public struct ScenarioParser {
             let message = "\(error)"
             let words = Set(message.split { !$0.isLetter && !$0.isNumber && $0 != "-" && $0 != "_" }.map { Self.plain(String($0)) })
             let entries = (try? mapping(node, what, keys: nil).entries) ?? []
-            let blamed = entries.first { words.contains(Self.plain($0.0)) }?.1
+            // A key the message quotes ('colour') first, else the first key it mentions.
+            let blamed = (entries.first { message.contains("'\($0.0)'") } ?? entries.first { words.contains(Self.plain($0.0)) })?.1
             throw fail(blamed ?? node, "\(what): \(message)")
         }
     }

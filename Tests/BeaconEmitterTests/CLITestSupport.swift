@@ -31,9 +31,9 @@ enum CLITestError: Error {
 /// Runs `beacon-emit` with `arguments`, feeding `input` on standard input: through a pipe, or
 /// with `fromFile` from a file (so reads return large chunks, as with `< capture.txt`).
 func runBeaconEmit(_ arguments: [String], input: String = "", fromFile: Bool = false,
-                   environment extra: [String: String] = [:]) throws -> RunResult {
+                   environment extra: [String: String] = [:], executable: String? = nil) throws -> RunResult {
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: try beaconEmitPath())
+    process.executableURL = URL(fileURLWithPath: try executable ?? beaconEmitPath())
     process.arguments = arguments
     var environment = ProcessInfo.processInfo.environment.merging(extra) { $1 }
     environment["SWIFT_BACKTRACE"] = "enable=no"

@@ -104,6 +104,21 @@ extension Rig {
         let after = try scanner.collect(timeout: .seconds(2)) { $0.contains { Array($0.data) == threeBeaconData[2] } }
         #expect(after.contains { Array($0.data) == threeBeaconData[2] }, "the reloaded beacon is not heard")
 
+        // A file with a mistake, then an alias bomb: each reload says where, and changes nothing.
+        let bomb = (1...8).map { level in "a\(level): &a\(level) [" + Array(repeating: "*a\(level - 1)", count: 10)
+            .joined(separator: ", ") + "]" }
+        for (text, place) in [("beacons:\n  - {uuid: 39ED98FF-2900-441A-802F-9C398FC199D2, major: 101, minor: seven}\n", ":2:69: "),
+                              ((["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"] + bomb + ["beacons: []"]).joined(separator: "\n"), ":1:1: ")] {
+            try text.write(toFile: config, atomically: true, encoding: .utf8)
+            emitter.signal(SIGHUP)
+            let again = listener.receive(.seconds(3)) { $0.contains { $0.1.hasPrefix("READY=1") } }.map(\.1)
+            #expect(again.contains { $0.hasPrefix("READY=1\nSTATUS=advertising 1 beacon") }, "\(again)")
+            #expect(emitter.stderr.contains("reload: --config \(config)\(place)"), "\(emitter.stderr)")
+            let still = try scanner.collect(timeout: .seconds(2)) { $0.contains { Array($0.data) == threeBeaconData[2] } }
+            #expect(still.contains { Array($0.data) == threeBeaconData[2] }, "the beacon changed after a bad reload")
+        }
+        #expect(emitter.stderr.contains("the document holds more than 20000 values"), "\(emitter.stderr)")
+
         emitter.signal(SIGTERM)
         let stopping = listener.receive(.seconds(3)) { $0.contains { $0.1.hasPrefix("STOPPING=1") } }.map(\.1)
         #expect(stopping.contains { $0.hasPrefix("STOPPING=1\nSTATUS=stopping: received SIGTERM") }, "\(stopping)")

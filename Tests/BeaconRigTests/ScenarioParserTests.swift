@@ -3,6 +3,7 @@
 import AdvertisementCodec
 import BeaconHost
 import BeaconRig
+import Foundation
 import Testing
 
 /// The scenario reader: what it takes, and each message it refuses a file with, at the
@@ -137,9 +138,9 @@ import Testing
          "beacon 'a': major and minor must be from 0 to 65535", 4, 12),
         ("beacons:\n  a: {uuid: nope, major: 1, minor: 2}\nsteps: [{wait: 1}]\n", "beacon 'a': needs a uuid", 2, 13),
         ("{\"beacons\": {\"a\": {\"uuid\": \"\(lobbyUUID)\", \"major\": \"7\", \"minor\": 2}},\n \"steps\": [{\"wait\": 1}]}\n",
-         "beacon 'a': major must be a number, got the string \"7\" (write it without quotes)", 1, 77),
+         "beacon 'a': major must be a number from 0 to 65535, got the string \"7\" (write it without quotes)", 1, 77),
         ("beacons:\n  a: {uuid: \(lobbyUUID), major: 1, minor: 2}\nsteps:\n  - advertise: a\n  - update: {beacon: a, minor: seven}\n",
-         "update of 'a': minor must be a number, got 'seven'", 5, 32),
+         "update of 'a': minor must be a number from 0 to 65535, got 'seven'", 5, 32),
     ]
 
     @Test(arguments: fieldRefusals)
@@ -180,5 +181,95 @@ import Testing
         } catch {
             #expect(error.description == "/nonexistent/rig.yaml: cannot read the file")
         }
+    }
+}
+
+/// A configuration file's beacon list (`--config`, a service's file), read as a scenario is:
+/// each mistake at its line and column, and no file big or aliased enough to cost more than
+/// a few MB.
+@Suite struct ConfigurationFileTests {
+    let parser = ScenarioParser(file: "lobby.yaml", makeBeacon: testBeacon)
+
+    func refusal(_ text: String) -> ScenarioError? {
+        do {
+            _ = try parser.beaconList(text)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test func aListOfBeaconsIsRead() throws {
+        let beacons = try parser.beaconList("""
+            beacons:
+              - {uuid: \(lobbyUUID), major: 1, minor: 2}
+              - uuid: \(lobbyUUID)
+                major: 1
+                minor: 3
+            """)
+        #expect(beacons.count == 2)
+        let json = try parser.beaconList("{\"beacons\": [{\"uuid\": \"\(lobbyUUID)\", \"major\": 1, \"minor\": 2}]}")
+        #expect(json.count == 1)
+    }
+
+    static let uuid = "uuid: 39ED98FF-2900-441A-802F-9C398FC199D2"
+
+    /// Each mistake, the line it is on and the text it is reported at (its column found there).
+    @Test(arguments: [
+        ("beacons:\n  - {\(uuid), major: 1, minor: seven}\n", 2, "seven", "beacon 1: minor must be a number from 0 to 65535, got 'seven'"),
+        ("beacons:\n  - {\(uuid), major: \"7\", minor: 2}\n", 2, "\"7\"", "beacon 1: major must be a number from 0 to 65535, got the string \"7\""),
+        ("beacons:\n  - {\(uuid), major: 1, minor: 2}\ncolour: red\n", 3, "colour", "unknown key 'colour' in the configuration: expected one of beacons"),
+        ("beacons: {lobby: {\(uuid)}}\n", 1, "{lobby", "'beacons' must be a list of beacons"),
+        ("beacons: []\n", 1, "[]", "'beacons' is empty"),
+        ("beacons:\n  - [1, 2]\n", 2, "[1, 2]", "beacon 1 must be a map"),
+        ("beacons:\n  - {\(uuid), major: 1, minor: 2, minor: 3}\n", 2, "minor: 3", "'minor' is given twice in beacon 1"),
+        ("beacons:\n  - {\(uuid), major: [1]}\n", 2, "[1]", "beacon 1: major must be a single value"),
+    ])
+    func eachMistakeAtItsPlace(text: String, line: Int, at needle: String, message: String) throws {
+        let error = try #require(refusal(text))
+        let lineText = text.split(separator: "\n", omittingEmptySubsequences: false)[line - 1]
+        let column = try #require(lineText.range(of: needle)).lowerBound.utf16Offset(in: lineText) + 1
+        #expect(error.place == Scenario.Place(line: line, column: column), "\(error)")
+        #expect(error.message.contains(message), "\(error)")
+        #expect(error.description.hasPrefix("lobby.yaml:\(line):\(column): "), "\(error)")
+    }
+
+    @Test func notYAMLIsReportedWhereTheParserStopped() throws {
+        let error = try #require(refusal("beacons: [\n"))
+        #expect(error.place?.line == 2, "\(error)")
+        #expect(error.message.hasPrefix("not valid YAML or JSON"), "\(error)")
+    }
+
+    @Test func anAliasBombIsRefusedAtOnceAndCheaply() {
+        // Eight levels of ten: 10^9 values once the aliases are followed, in 600 bytes.
+        var lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+        for level in 1...8 {
+            lines.append("a\(level): &a\(level) [" + Array(repeating: "*a\(level - 1)", count: 10).joined(separator: ", ") + "]")
+        }
+        lines.append("beacons:\n  - {uuid: \(lobbyUUID), major: 1, minor: *a8}")
+        let started = ContinuousClock.now
+        let error = refusal(lines.joined(separator: "\n"))
+        #expect(error?.message.contains("more than \(ScenarioParser.maximumValues) values once its aliases") == true,
+                "\(String(describing: error))")
+        #expect(started.duration(to: .now) < .seconds(5), "bounded by the count, not by the expansion")
+        // The scenario reader counts the same way.
+        #expect(throws: ScenarioError.self) {
+            _ = try ScenarioParser(file: "rig.yaml", makeBeacon: testBeacon).parse(lines.joined(separator: "\n") + "\nsteps: []")
+        }
+    }
+
+    @Test func aFileLargerThan1MiBIsRefusedNamingTheLimit() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("big-\(UUID().uuidString).yaml").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let entry = "  - {uuid: \(lobbyUUID), major: 1, minor: 2}\n"
+        try ("beacons:\n" + String(repeating: entry, count: (1 << 20) / entry.utf8.count + 1))
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        do {
+            _ = try ScenarioParser.loadBeaconList(path: path, makeBeacon: testBeacon)
+            Issue.record("read")
+        } catch let error as ScenarioError {
+            #expect(error.description == "\(path): the file is larger than 1024 KiB (1 MiB), the most read: a list of beacons needs far less")
+        }
+        #expect(throws: ScenarioError.self) { _ = try ScenarioParser.load(path: path, makeBeacon: testBeacon) }
     }
 }

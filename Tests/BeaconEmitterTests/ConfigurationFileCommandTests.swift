@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+import Foundation
+import Testing
+
+/// `--config FILE` as a service's owner meets it: each mistake at FILE:LINE:COLUMN with what
+/// was expected there, a usage error (64) before anything is opened, and no file that can make
+/// the reader take the machine's memory.
+@Suite struct ConfigurationFileCommandTests {
+    func file(_ text: String) throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("config-\(UUID().uuidString).yaml").path
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    static let uuid = "39ED98FF-2900-441A-802F-9C398FC199D2"
+
+    @Test(arguments: [
+        ("beacons:\n  - {uuid: \(uuid), major: 101, minor: seven}\n", ":2:69: beacon 1: minor must be a number from 0 to 65535, got 'seven'"),
+        ("beacons:\n  - {uuid: \(uuid), major: 101, minor: 2, colour: red}\n",
+         ":2:80: beacon 1: unknown key 'colour': a beacon takes type, format, uuid, major, minor, measured-power"),
+        ("{\"beacons\": [{\"uuid\": \"\(uuid)\", \"major\": \"7\", \"minor\": 2}]}\n",
+         ":1:72: beacon 1: major must be a number from 0 to 65535, got the string \"7\" (write it without quotes)"),
+        ("beacon:\n  - {uuid: \(uuid)}\n", ":1:1: unknown key 'beacon' in the configuration: expected one of beacons"),
+    ])
+    func aMistakeIsNamedAtItsPlace(text: String, message: String) throws {
+        let path = try file(text)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let result = try runBeaconEmit(["advertise", "--config", path, "--device", "tcp:127.0.0.1:9"])
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(result.stderr.contains("--config \(path)\(message)"), "\(result.stderr)")
+        #expect(!result.stderr.contains("Unknown option"), "\(result.stderr)")
+    }
+
+    /// Eight levels of ten aliases (10^9 values, 600 bytes): the old reader took 4.4 GB and 25 s
+    /// before failing. Run under a 1 GB address-space limit, it is refused at once.
+    @Test func anAliasBombIsRefusedWithinAMemoryLimit() throws {
+        var lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+        for level in 1...8 {
+            lines.append("a\(level): &a\(level) [" + Array(repeating: "*a\(level - 1)", count: 10).joined(separator: ", ") + "]")
+        }
+        lines.append("beacons:\n  - {uuid: \(Self.uuid), major: 1, minor: *a8}")
+        let path = try file(lines.joined(separator: "\n") + "\n")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let started = ContinuousClock.now
+        let result = try runBeaconEmit(["-c", "ulimit -v 1048576; exec \"$0\" advertise --config \"$1\" --device tcp:127.0.0.1:9",
+                                        try beaconEmitPath(), path], executable: "/bin/sh")
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(result.stderr.contains("--config \(path):1:1: the document holds more than 20000 values"), "\(result.stderr)")
+        #expect(started.duration(to: .now) < .seconds(10))
+    }
+}
