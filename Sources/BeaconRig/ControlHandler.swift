@@ -213,7 +213,13 @@ public final class ControlHandler {
         var fields: [String: String] = [:]
         for (key, value) in object {
             switch value {
-            case let text as String: fields[key] = text
+            case let text as String:
+                // A number written as a string ("7") is a mistake, refused as a scenario refuses it.
+                if let range = ScenarioParser.numberRanges[ScenarioParser.plain(key)] {
+                    throw Refusal(message: "\(what): \"\(key)\" must be a number from \(range), got the string \"\(text)\" "
+                                  + "(write it without quotes)")
+                }
+                fields[key] = text
             case let number as NSNumber where !Self.isBoolean(number): fields[key] = number.stringValue
             default: throw Refusal(message: "\(what): \"\(key)\" must be a string or a number")
             }

@@ -97,6 +97,20 @@ final class FakeLive: LiveAdvertising {
         #expect(spec["id"] as? Int == 4, "\(spec)")
     }
 
+    /// A number written as a string in a request's JSON is refused as a scenario or
+    /// configuration file refuses it, and nothing changes.
+    @Test func aNumberWrittenAsAStringIsRefused() throws {
+        let handler = handler
+        let added = try reply(handler, #"{"command":"add","beacon":{"uuid":"\#(lobbyUUID)","major":"1","minor":3}}"#)
+        #expect(added["ok"] as? Bool == false)
+        #expect((added["error"] as? String)?.contains(#"add's "beacon": "major" must be a number from 0 to 65535, got the string "1""#) == true,
+                "\(added)")
+        let updated = try reply(handler, #"{"command":"update","id":1,"fields":{"minor":"9"}}"#)
+        #expect(updated["ok"] as? Bool == false, "\(updated)")
+        #expect(live.beacons == [Self.beacon(1), Self.beacon(2)])
+        #expect(live.changes == 0)
+    }
+
     @Test func statusFollowsTheEmittersEvents() throws {
         let handler = handler
         handler.device = "hci0"
