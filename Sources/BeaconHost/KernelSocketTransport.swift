@@ -38,12 +38,14 @@ public enum KernelSocketTransport {
     }
 
     /// Opens the kernel's monitor channel (`HCI_CHANNEL_MONITOR`, what btmon reads), which
-    /// shows every program's management commands with the name of the process that sent them.
-    /// Needs CAP_NET_RAW.
+    /// shows every program's management commands with the name of the process that sent them;
+    /// a socket filter keeps only those (not every adapter's HCI traffic). Needs CAP_NET_RAW.
     /// - Throws: `HostError` (missing capability, no Bluetooth in the kernel).
     public static func openMonitor() throws(HostError) -> MgmtSocket {
         let fd = chci_open_channel(-1, Int32(CHCI_CHANNEL_MONITOR))
         if fd < 0 { throw classify(-fd, call: "bind(HCI_CHANNEL_MONITOR)", adapter: nil) }
+        // Without the filter it works the same, reading (and dropping) every HCI packet itself.
+        _ = chci_filter_monitor_control(fd)
         return MgmtSocket(descriptor: fd, name: "the monitor socket")
     }
 

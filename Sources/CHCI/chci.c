@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <linux/filter.h>
 #include <bluetooth/bluetooth.h>
 #include <bluetooth/hci.h>
 #include <bluetooth/hci_lib.h>
@@ -16,7 +17,8 @@
 // The H4 type bytes the Swift side writes must be the ones the kernel socket expects.
 _Static_assert(HCI_COMMAND_PKT == 0x01, "HCI command packet type");
 _Static_assert(HCI_EVENT_PKT == 0x04, "HCI event packet type");
-_Static_assert(HCI_CHANNEL_USER == CHCI_CHANNEL_USER && HCI_CHANNEL_CONTROL == CHCI_CHANNEL_CONTROL, "HCI socket channels");
+_Static_assert(HCI_CHANNEL_USER == CHCI_CHANNEL_USER && HCI_CHANNEL_CONTROL == CHCI_CHANNEL_CONTROL
+               && HCI_CHANNEL_MONITOR == CHCI_CHANNEL_MONITOR, "HCI socket channels");
 
 static int negative_errno(int fallback) { return -(errno ? errno : fallback); }
 
@@ -108,4 +110,20 @@ int chci_device_exists(int dev_id) {
     struct hci_dev_info info;
     errno = 0;
     return hci_devinfo(dev_id, &info) < 0 ? negative_errno(ENODEV) : 1;
+}
+
+int chci_filter_monitor_control(int fd) {
+    // The monitor header's opcode is little-endian at offset 0: keep 14 to 17 (management
+    // socket opened, closed, command, event), drop the rest (every adapter's HCI traffic).
+    struct sock_filter code[] = {
+        BPF_STMT(BPF_LD | BPF_B | BPF_ABS, 1),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 4),
+        BPF_STMT(BPF_LD | BPF_B | BPF_ABS, 0),
+        BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 14, 0, 2),
+        BPF_JUMP(BPF_JMP | BPF_JGT | BPF_K, 17, 1, 0),
+        BPF_STMT(BPF_RET | BPF_K, 0x40000),
+        BPF_STMT(BPF_RET | BPF_K, 0),
+    };
+    struct sock_fprog program = { .len = sizeof(code) / sizeof(code[0]), .filter = code };
+    return setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &program, sizeof(program)) < 0 ? -errno : 0;
 }

@@ -42,6 +42,11 @@ enum { CHCI_CHANNEL_USER = 1, CHCI_CHANNEL_MONITOR = 2, CHCI_CHANNEL_CONTROL = 3
 /// or -errno. The struct sockaddr_hci it binds does not import into Swift.
 int chci_open_channel(int dev_id, int channel);
 
+/// On a monitor-channel socket, a socket filter that keeps only the messages about management
+/// sockets (opened, closed, command, event), so the kernel drops every adapter's HCI traffic
+/// before it is queued. Returns 0 or -errno.
+int chci_filter_monitor_control(int fd);
+
 /// 1 when adapter `dev_id` exists (up or down), or -errno (-ENODEV when it does not).
 int chci_device_exists(int dev_id);
 
