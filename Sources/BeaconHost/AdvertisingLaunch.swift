@@ -73,10 +73,11 @@ public enum AdvertisingLaunch {
     /// Opens the monitor channel that shows other programs writing our instances, and tells
     /// `client` to show it our commands; where it cannot open (no CAP_NET_RAW), says once what
     /// is then not watched.
-    static func openTakeoverWatch(for client: MgmtClient, report: (EmitterEvent) -> Void) -> TakeoverWatch? {
+    static func openTakeoverWatch(for client: MgmtClient, report: @escaping (EmitterEvent) -> Void) -> TakeoverWatch? {
         do {
             let watch = TakeoverWatch(transport: try KernelSocketTransport.openMonitor(), index: client.index,
                                       process: ProcessName.current)
+            watch.reportUnsolicited = { report(.ignored($0)) }
             client.sent = { [weak watch] packet in watch?.sent(packet) }
             return watch
         } catch {

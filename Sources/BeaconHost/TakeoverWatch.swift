@@ -38,8 +38,12 @@ public final class TakeoverWatch {
     private var unmatched: [MgmtPacket] = []
     /// Other programs' writes to an instance of ours, waiting for the kernel's answer.
     private var writes: [UInt32: [(opcode: MgmtOpcode, instance: UInt8)]] = [:]
-    /// Packets on the monitor that did not parse (counted, never the end of a run).
-    public private(set) var malformed = 0
+    /// Packets on the monitor that did not parse: counted and reported (the first, then at 10,
+    /// 100, ...), never the end of a run.
+    private var ignored = UnsolicitedInputCounter()
+    public var malformed: Int { ignored.counts[.malformedEvent, default: 0] }
+    /// Called with each report of input that did not parse.
+    public var reportUnsolicited: ((UnsolicitedInputReport) -> Void)?
 
     public init(transport: any MgmtTransport, index: UInt16, process: String) {
         self.transport = transport
@@ -62,8 +66,11 @@ public final class TakeoverWatch {
     public func drain(ours: Set<UInt8>) throws(TransportError) -> [InstanceTakeover] {
         var found: [InstanceTakeover] = []
         while case let .packet(packet) = try transport.receive(timeout: .zero, interrupt: nil) {
-            guard let message = try? MonitorMessage(packet: packet) else {
-                malformed += 1
+            let message: MonitorMessage
+            do {
+                message = try MonitorMessage(packet: packet)
+            } catch {
+                if let report = ignored.count(.malformedEvent, detail: "monitor channel: \(error)") { reportUnsolicited?(report) }
                 continue
             }
             if let takeover = take(message, ours: ours) { found.append(takeover) }

@@ -120,8 +120,11 @@ final class ScriptedMonitor: MgmtTransport {
         let (watch, monitor) = watch()
         monitor.queued.append(MgmtPacket(code: MonitorMessage.controlOpen, index: 0xFFFF, parameters: [1, 2]))
         monitor.queued.append(MgmtPacket(code: 3, index: 0, parameters: [0x0E, 0x04]))  // an HCI event: not ours to read
+        var reports: [UnsolicitedInputReport] = []
+        watch.reportUnsolicited = { reports.append($0) }
         #expect(try watch.drain(ours: [3]).isEmpty)
         #expect(watch.malformed == 1)
+        #expect(reports.map(\.kind) == [.malformedEvent], "reported, as every input nobody asked for")
     }
 }
 
