@@ -105,7 +105,9 @@ struct Run: ParsableCommand {
             // killed run left.
             let ledger = InstanceLedger(adapter: adapter)
             ledger.failed = { printer.progress($0) }
-            try AdvertisingShutdown.removeRecordedInstances(connection.client, keptToo: false, directory: ledger.directory)
+            if let what = AdvertisingShutdown.removeWhatEndedRunsLeft(connection.client, directory: ledger.directory) {
+                printer.progress(what)
+            }
             advertiser.instancesChanged = { [weak advertiser] instances in
                 ledger.note(instances, data: advertiser?.instanceData ?? [:])
             }

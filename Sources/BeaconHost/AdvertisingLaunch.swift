@@ -36,12 +36,8 @@ public enum AdvertisingLaunch {
                                     bringingUp: Bool = false, started: ContinuousClock.Instant,
                                     ledger: InstanceLedger? = nil,
                                     report: @escaping (EmitterEvent) -> Void) throws(HostError) -> ManagedSession {
-        if let ledger {
-            let what = try AdvertisingShutdown.removeRecordedInstances(connection.client, keptToo: false,
-                                                                       directory: ledger.directory)
-            if what.hasPrefix("removed") {
-                report(.warning("an earlier run of beacon-emit on \(connection.client.adapter) ended without cleaning up: \(what)"))
-            }
+        if let ledger, let what = AdvertisingShutdown.removeWhatEndedRunsLeft(connection.client, directory: ledger.directory) {
+            report(.warning(what))
         }
         // The watch opens first, so that it learns our socket from our first command and sees
         // any takeover from the moment an instance is ours.

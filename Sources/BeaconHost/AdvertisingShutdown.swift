@@ -87,6 +87,20 @@ public enum AdvertisingShutdown {
         return what
     }
 
+    /// Before a run adds anything: removes what ended runs left on the adapter (not what
+    /// `--keep` left). Never stops the run: a failure is said, and `beacon-emit stop` can finish.
+    /// - Returns: what to tell the user; nil when there was nothing to do.
+    public static func removeWhatEndedRunsLeft(_ client: MgmtClient, directory: String = InstanceRecord.directory()) -> String? {
+        do {
+            let what = try removeRecordedInstances(client, keptToo: false, directory: directory)
+            return what.hasPrefix("removed")
+                ? "an earlier run of beacon-emit on \(client.adapter) ended without cleaning up: \(what)" : nil
+        } catch {
+            return "could not remove what an earlier run of beacon-emit left on \(client.adapter) (\(error)); "
+                + "`beacon-emit stop -i \(client.adapter)` removes it once the kernel lets it"
+        }
+    }
+
     /// `stop --recorded` (a unit's ExecStopPost): for every adapter with records in `directory`,
     /// removes what runs that are over left on the air.
     /// - Returns: what was done per adapter; an adapter that cannot be reached says why (its

@@ -438,6 +438,25 @@ extension SupervisorTests {
         #expect(InstanceRecord.all(in: directory).map(\.record.instances) == [[1]], "the dead run's record is gone")
     }
 
+    @Test func whatEndedRunsLeftIsSaidAndAFailureNeverStopsTheNewRun() throws {
+        let directory = directory("left")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try records(in: directory)
+        let refusing = ScriptedKernel([featuresStep(maximum: 4, taken: [1, 2, 3]),
+                                       completes(RemoveAdvertising(instance: 3), status: .busy)])
+        let failure = AdvertisingShutdown.removeWhatEndedRunsLeft(MgmtClient(transport: refusing, index: 0), directory: directory)
+        #expect(failure?.hasPrefix("could not remove what an earlier run of beacon-emit left on hci0") == true, "\(String(describing: failure))")
+        let kernel = ScriptedKernel([featuresStep(maximum: 4, taken: [1, 2, 3]),
+                                     completes(RemoveAdvertising(instance: 3), returning: [3]),
+                                     completes(RemoveAdvertising(instance: 2), returning: [2])])
+        let said = AdvertisingShutdown.removeWhatEndedRunsLeft(MgmtClient(transport: kernel, index: 0), directory: directory)
+        #expect(said == "an earlier run of beacon-emit on hci0 ended without cleaning up: removed instance(s) 3, 2 that "
+                + "beacon-emit added; left those of beacon-emit runs still going: instance(s) 1 (pid \(getppid())) "
+                + "(stop them with SIGTERM or systemctl stop)")
+        #expect(AdvertisingShutdown.removeWhatEndedRunsLeft(MgmtClient(transport: ScriptedKernel([]), index: 0),
+                                                            directory: directory + "-none") == nil, "nothing recorded: nothing said")
+    }
+
     @Test func aKeptRecordStaysForStopNotForTheNextRun() throws {
         let directory = directory("kept")
         defer { try? FileManager.default.removeItem(atPath: directory) }
