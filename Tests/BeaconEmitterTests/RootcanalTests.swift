@@ -342,7 +342,7 @@ extension Rig {
         defer { try? FileManager.default.removeItem(atPath: path) }
         let result = try runBeaconEmit(["-i", "tcp:127.0.0.1:1", "--config", path])
         #expect(result.status == 64)
-        #expect(result.stderr.contains("--config \(path): beacon 1: "))
+        #expect(result.stderr.contains("--config \(path):3:12: beacon 1: "), "at the value: \(result.stderr)")
         #expect(result.stderr.contains("--major must be from 0 to 65535, got 70000"))
     }
 }
