@@ -120,7 +120,7 @@ public final class ManagedAdvertiser {
                   + "legacy advertising only: the kernel advertises non-connectable instances every 100-150 ms; "
                   + "use --access raw to advertise every \(asked)")
         }
-        return 100...150
+        return Double(range.lowerBound) * 0.625...Double(range.upperBound) * 0.625
     }
 
     /// The kernel's interval for non-connectable instances on legacy-only controllers, in 0.625 ms units.
@@ -129,9 +129,7 @@ public final class ManagedAdvertiser {
     /// `--rotation` in whole seconds (at least 1): each instance's duration where the kernel
     /// takes turns between instances.
     private var turnSeconds: UInt16 {
-        let milliseconds = options.rotationPeriod.components.seconds * 1000
-            + options.rotationPeriod.components.attoseconds / 1_000_000_000_000_000
-        return UInt16(clamping: max(1, (milliseconds + 500) / 1000))
+        UInt16(clamping: max(1, Int(options.rotationPeriod.inSeconds.rounded())))
     }
 
     /// The duration passed with each instance: only where the kernel takes turns in software
