@@ -18,7 +18,7 @@ struct Stop: ParsableCommand {
     @OptionGroup var deviceOptions: DeviceOptions
     @OptionGroup var accessOptions: AccessOptions
 
-    @Flag(help: "Remove the instances every ended beacon-emit run recorded, on every adapter (ignores --device).")
+    @Flag(help: "Remove the instances every ended beacon-emit run recorded, on every adapter (not with --device or --access).")
     var recorded = false
 
     func validate() throws {
