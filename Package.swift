@@ -8,6 +8,7 @@ let package = Package(
     name: "beacon-emit",
     products: [
         .library(name: "AdvertisementCodec", targets: ["AdvertisementCodec"]),
+        .library(name: "BeaconTracking", targets: ["BeaconTracking"]),
         .library(name: "BeaconReports", targets: ["BeaconReports"]),
         .library(name: "BeaconRig", targets: ["BeaconRig"]),
         .executable(name: "beacon-emit", targets: ["BeaconEmitter"]),
@@ -25,34 +26,46 @@ let package = Package(
             name: "CHCI",
             linkerSettings: [.linkedLibrary("bluetooth")]
         ),
-        // Linux headers Swift's Glibc module leaves out (epoll), for one Swift file.
+        // Linux headers Swift's Glibc module leaves out (epoll, timerfd) and the signal handler,
+        // for LinuxSystem only.
         .target(name: "CLinux"),
+        // The one system-call layer: a typed descriptor whose every call retries EINTR, returns
+        // "would block" as a value and names the call in its errors; poll, epoll, timerfd,
+        // signals. Nothing else calls read, write, poll or close.
+        .target(name: "LinuxSystem", dependencies: ["CLinux"]),
+        // Pure Swift over the codec: reports, ranging, RSSI windows, the tracker and regions.
+        // No C, no I/O: what a capture's replay and a live scan share.
+        .target(name: "BeaconTracking", dependencies: ["AdvertisementCodec"]),
         // The host side: transports (kernel socket, H4 over TCP or serial), the command engine,
         // the advertising flow. The kernel socket transport is its only file importing CHCI.
         .target(
             name: "BeaconHost",
-            dependencies: ["AdvertisementCodec", "CHCI", "CLinux"]
+            dependencies: ["AdvertisementCodec", "BeaconTracking", "LinuxSystem", "CHCI"]
         ),
         // What `decode` and `scan` do with what they read: captures (btsnoop, pcap, pcapng) read
         // and replayed, text decoded, beacons tracked and filtered, and the lines and JSON lines
         // written. For any Swift program that replays a capture or decodes a log.
+        // Needs no Bluetooth library: it links neither BeaconHost nor libbluetooth.
         .target(
             name: "BeaconReports",
-            dependencies: ["AdvertisementCodec", "BeaconHost"]
+            dependencies: ["AdvertisementCodec", "BeaconTracking", "LinuxSystem"]
         ),
         // Scripted test rigs: scenarios (steps, expectations, a timeline) run against a stage that
         // advertises and a second device that observes. For `beacon-emit run` and Swift test suites.
         .target(
             name: "BeaconRig",
-            dependencies: ["AdvertisementCodec", "BeaconHost", "BeaconReports", .product(name: "Yams", package: "Yams")]
+            dependencies: ["AdvertisementCodec", "BeaconTracking", "BeaconHost", "BeaconReports", "LinuxSystem",
+                           .product(name: "Yams", package: "Yams")]
         ),
         .executableTarget(
             name: "BeaconEmitter",
             dependencies: [
                 "AdvertisementCodec",
+                "BeaconTracking",
                 "BeaconHost",
                 "BeaconReports",
                 "BeaconRig",
+                "LinuxSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Yams", package: "Yams"),
             ]
@@ -61,7 +74,7 @@ let package = Package(
         // byte stream; only meaningful when built with -DFUZZING.
         .executableTarget(
             name: "CodecFuzzer",
-            dependencies: ["AdvertisementCodec", "BeaconHost", "BeaconReports"]
+            dependencies: ["AdvertisementCodec", "BeaconTracking", "BeaconHost", "BeaconReports"]
         ),
         .testTarget(
             name: "AdvertisementCodecTests",
@@ -69,19 +82,20 @@ let package = Package(
         ),
         .testTarget(
             name: "BeaconHostTests",
-            dependencies: ["BeaconHost", "AdvertisementCodec"]
+            dependencies: ["BeaconHost", "BeaconTracking", "LinuxSystem", "AdvertisementCodec"]
         ),
         .testTarget(
             name: "BeaconReportsTests",
-            dependencies: ["BeaconReports", "BeaconHost", "AdvertisementCodec"]
+            dependencies: ["BeaconReports", "BeaconTracking", "AdvertisementCodec"]
         ),
         .testTarget(
             name: "BeaconRigTests",
-            dependencies: ["BeaconRig", "BeaconHost", "AdvertisementCodec"]
+            dependencies: ["BeaconRig", "BeaconHost", "BeaconTracking", "AdvertisementCodec"]
         ),
         .testTarget(
             name: "BeaconEmitterTests",
-            dependencies: ["BeaconEmitter", "BeaconReports", "BeaconHost", "AdvertisementCodec"],
+            dependencies: ["BeaconEmitter", "BeaconReports", "BeaconTracking", "BeaconHost", "LinuxSystem",
+                           "AdvertisementCodec"],
             // Read by path (#filePath) in the replay tests, not bundled.
             exclude: ["Fixtures"]
         ),

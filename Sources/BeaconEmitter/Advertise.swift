@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
 import AdvertisementCodec
+import LinuxSystem
 import ArgumentParser
 import BeaconHost
 import BeaconReports
@@ -37,8 +38,8 @@ struct Advertise: ParsableCommand {
     var connectable = false
 
     @Option(help: ArgumentHelp("Advertise from a random address: 'static' (made up now) or AA:BB:CC:DD:EE:FF.",
-                               valueName: "address"))
-    var randomAddress: String?
+                               valueName: "address"), transform: parsed(AdvertisingOptions.Address.init(randomAddress:)))
+    var randomAddress: AdvertisingOptions.Address?
 
     @Option(parsing: .unconditional, help: ArgumentHelp("TX power in dBm, -127 to 20 (extended advertising).",
                                                         valueName: "dBm"))
@@ -105,13 +106,6 @@ struct Advertise: ParsableCommand {
         if !(rotation >= 20 && rotation <= 3_600_000) {
             throw ValidationError("--rotation must be from 20 to 3600000 ms, got \(rotation)")
         }
-        if let randomAddress, randomAddress != "static" {
-            do {
-                _ = try BluetoothAddress(parsing: randomAddress)
-            } catch {
-                throw ValidationError("--random-address must be 'static' or AA:BB:CC:DD:EE:FF: \(error.reasonDescription)")
-            }
-        }
         _ = try beacons()
         _ = try interleavedFrame()
     }
@@ -160,9 +154,7 @@ struct Advertise: ParsableCommand {
             beacons: try beacons(),
             intervalUnits: AdvertisingOptions.units(milliseconds: interval) ?? 160,
             connectable: connectable,
-            address: randomAddress.map { $0 == "static" ? .generatedStaticRandom
-                                                        : .random((try? BluetoothAddress(parsing: $0)) ?? BluetoothAddress(0)) }
-                ?? .publicAddress,
+            address: randomAddress ?? .publicAddress,
             txPower: txPower.map { Int8($0) },
             mode: legacy ? .legacy : extended ? .extended : .automatic,
             rotationPeriod: .milliseconds(Int64(rotation)))

@@ -8,8 +8,8 @@ import BeaconReports
 struct DeviceOptions: ParsableArguments {
     @Option(name: [.customShort("i"), .customLong("device")], help: ArgumentHelp(
         "Controller: hci0 (or 0), tcp:HOST:PORT, serial:/dev/PATH[:BAUD], or virtual. Default: the first kernel adapter that is up.",
-        valueName: "device"))
-    var device: String?
+        valueName: "device"), transform: parsed(DeviceSpecification.init(parsing:)))
+    var device: DeviceSpecification?
 
     @Flag(help: "Bring a kernel adapter that is down up first (advertise: again when it is unplugged and comes back).")
     var up = false
@@ -17,18 +17,8 @@ struct DeviceOptions: ParsableArguments {
     @Flag(name: [.short, .long], help: "Report each step and HCI command.")
     var verbose = false
 
-    func validate() throws {
-        if let device {
-            do {
-                _ = try DeviceSpecification(parsing: device)
-            } catch {
-                throw ValidationError(error.description)
-            }
-        }
-    }
-
     var specification: DeviceSpecification {
-        device.flatMap { try? DeviceSpecification(parsing: $0) } ?? .kernel(index: nil)
+        device ?? .kernel(index: nil)
     }
 
     /// Opens the controller, entering the private namespace first for `virtual`.
@@ -71,6 +61,19 @@ struct AccessOptions: ParsableArguments {
 }
 
 extension KernelAccess: ExpressibleByArgument {}
+
+/// An option's transform that parses its value once, at parse time: a value the library
+/// refuses is a usage error with the library's message (what is accepted, what is wrong).
+func parsed<Value, Failure: Error & CustomStringConvertible>(_ parse: @escaping (String) throws(Failure) -> Value)
+    -> (String) throws -> Value {
+    { text in
+        do throws(Failure) {
+            return try parse(text)
+        } catch {
+            throw ValidationError(error.description)
+        }
+    }
+}
 
 /// Prints a host error the way every command does, and exits with its status.
 func fail(_ error: HostError) -> ExitCode {

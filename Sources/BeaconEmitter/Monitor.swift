@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
 import AdvertisementCodec
+import BeaconTracking
+import LinuxSystem
 import ArgumentParser
 import BeaconHost
 import BeaconReports
@@ -87,7 +89,7 @@ struct Monitor: ParsableCommand {
         defer { ScanSummary.skipped(scanner.controller) }
         try scanner.start(ownsController: connection.ownsController)
         defer { scanner.stop() }
-        try ReportFeed.live(scanner, duration: duration, interrupt: interrupt, handle: handle, tick: tick)
+        try scanner.feed(duration: duration, interrupt: interrupt, handle: handle, tick: tick)
     }
 
     static func line(_ event: RegionMonitor.Event, region: BeaconRegion, unixAtZero: Double, json: Bool) -> String {

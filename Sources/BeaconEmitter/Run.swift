@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
 import AdvertisementCodec
+import LinuxSystem
 import ArgumentParser
 import BeaconHost
 import BeaconReports
@@ -82,11 +83,12 @@ struct Run: ParsableCommand {
     /// Opens the device (and the scanner), runs the steps, closes both.
     private func runScenario(_ scenario: Scenario, printer: ScenarioPrinter) throws(HostError) -> ScenarioOutcome {
         var options = deviceOptions
-        if options.device == nil { options.device = scenario.device }
-        do {
-            if let device = options.device { _ = try DeviceSpecification(parsing: device) }
-        } catch {
-            throw .unsupported("device: \(error.description)")
+        if options.device == nil, let device = scenario.device {
+            do {
+                options.device = try DeviceSpecification(parsing: device)
+            } catch {
+                throw .unsupported("device: \(error.description)")
+            }
         }
         let specification = options.specification
         let interrupt = SignalWatcher.install()

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
 import AdvertisementCodec
+import BeaconTracking
+import LinuxSystem
 import ArgumentParser
 import BeaconHost
 import BeaconReports
@@ -101,6 +103,6 @@ struct Scan: ParsableCommand {
                                          windowUnits: UInt16(AdvertisingOptions.units(milliseconds: scanWindow) ?? 16)),
                           ownsController: connection.ownsController, legacy: legacy)
         defer { scanner.stop() }
-        try ReportFeed.live(scanner, duration: duration, interrupt: interrupt, handle: handle, tick: tick)
+        try scanner.feed(duration: duration, interrupt: interrupt, handle: handle, tick: tick)
     }
 }

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
+import LinuxSystem
+
 /// Waiting for a kernel adapter that is not there or not up yet: a service that starts before
 /// its adapter (hci0 plugged in later, powered on by bluetoothd after boot) waits, saying so,
 /// rather than exiting into a restart loop.
@@ -30,11 +32,7 @@ public enum AdapterWait {
                 reported = missing
             }
             tick()
-            if let interrupt {
-                if PollProbe.waitAny([interrupt], until: .now + interval).first == true { return false }
-            } else {
-                _ = PollProbe.waitAny([], until: .now + interval)
-            }
+            if Poll.pause(interval, interrupt: interrupt) { return false }
         }
         return true
     }

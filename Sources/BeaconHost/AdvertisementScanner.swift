@@ -1,98 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
 import AdvertisementCodec
+import BeaconTracking
+import LinuxSystem
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-
-/// One advertising report, legacy or extended, in one shape.
-public struct ScanReport: Sendable, Hashable {
-    public var address: BluetoothAddress
-    public var addressType: AddressType
-    /// dBm; nil when the controller reports 127 ("not available").
-    public var rssi: Int8?
-    /// dBm from an extended report; nil when absent.
-    public var txPower: Int8?
-    public var data: [UInt8]
-
-    public init(address: BluetoothAddress, addressType: AddressType, rssi: Int8?, txPower: Int8? = nil, data: [UInt8]) {
-        self.address = address
-        self.addressType = addressType
-        self.rssi = rssi
-        self.txPower = txPower
-        self.data = data
-    }
-
-    /// A report as read from an event's bytes (`LEMetaEvent.advertisingReports(inEvent:into:)`).
-    public init(_ fields: AdvertisingReportFields) {
-        self.init(address: fields.address, addressType: fields.addressType, rssi: Self.available(fields.rssi),
-                  txPower: fields.reportedTxPower.flatMap(Self.available), data: Array(fields.data))
-    }
-
-    /// An RSSI or TX power as reported, nil for 127 ("not available").
-    public static func available(_ reported: Int8) -> Int8? {
-        reported == LEAdvertisingReport.rssiNotAvailable ? nil : reported
-    }
-
-    /// The reports an event carries (none for other events).
-    public static func reports(in event: HCIEvent) -> [ScanReport] {
-        let missing = LEAdvertisingReport.rssiNotAvailable
-        switch event {
-        case let .leMeta(.advertisingReport(reports)):
-            return reports.map {
-                ScanReport(address: $0.address, addressType: $0.addressType, rssi: $0.rssi == missing ? nil : $0.rssi,
-                           data: Array($0.data))
-            }
-        case let .leMeta(.extendedAdvertisingReport(reports)):
-            return reports.map {
-                ScanReport(address: $0.address, addressType: $0.addressType, rssi: $0.rssi == missing ? nil : $0.rssi,
-                           txPower: $0.txPower == missing ? nil : $0.txPower, data: Array($0.data))
-            }
-        default:
-            return []
-        }
-    }
-
-    /// The beacons in the report's data with the sender's details; a report whose data does
-    /// not parse throws, so the caller can show it raw.
-    public func sightings() throws(CodecError) -> [BeaconSighting] {
-        var found: [BeaconSighting] = []
-        try sightings(into: &found)
-        return found
-    }
-
-    /// `sightings()` into an array the caller reuses (emptied first; left empty when it throws).
-    public func sightings(into found: inout [BeaconSighting]) throws(CodecError) {
-        try Self.sightings(inData: data[...], address: address, addressType: addressType, rssi: rssi, txPower: txPower,
-                           into: &found)
-    }
-
-    /// The sightings of a report given as its parts (its data wherever it was read), into an
-    /// array the caller reuses: emptied first, left empty when the data does not parse.
-    public static func sightings(inData data: ArraySlice<UInt8>, address: BluetoothAddress, addressType: AddressType,
-                                 rssi: Int8?, txPower: Int8?, into found: inout [BeaconSighting]) throws(CodecError) {
-        found.removeAll(keepingCapacity: true)
-        try appendSightings(inData: data, address: address, addressType: addressType, rssi: rssi, txPower: txPower,
-                            to: &found)
-    }
-
-    /// `sightings(inData:...)` appended to an array that holds other reports' sightings before
-    /// them (a batch of a capture), left as it was when the data does not parse.
-    public static func appendSightings(inData data: ArraySlice<UInt8>, address: BluetoothAddress,
-                                       addressType: AddressType, rssi: Int8?, txPower: Int8?,
-                                       to found: inout [BeaconSighting]) throws(CodecError) {
-        let start = found.count
-        do throws(CodecError) {
-            try PacketDecoder.forEachSighting(inAdvertisingData: data, address: address, addressType: addressType,
-                                              rssi: rssi, reportedTxPower: txPower) { found.append($0) }
-        } catch {
-            found.removeSubrange(start...)
-            throw error
-        }
-    }
-}
 
 /// Scanning on a controller with legacy scan commands (which also report legacy PDUs sent
 /// from extended advertising sets, the kind beacons use).
@@ -222,7 +137,7 @@ public final class AdvertisementScanner {
             guard let event else {
                 // The wait also ends early when the observer was handed another program's
                 // command (a kernel socket): only the deadline or the interrupt ends this one.
-                if ContinuousClock.now >= deadline || interrupt.map(PollProbe.readable) == true { return nil }
+                if ContinuousClock.now >= deadline || interrupt.map { Descriptor($0).isReadable } == true { return nil }
                 continue
             }
             queued = ScanReport.reports(in: event)

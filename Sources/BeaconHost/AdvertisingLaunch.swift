@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
 import AdvertisementCodec
+import LinuxSystem
 
 /// Starts supervised advertising on a device through the chosen way in, so that the CLI
 /// (and other Swift code) only parses, calls and prints.
@@ -78,7 +79,7 @@ public enum AdvertisingLaunch {
             return watch
         } catch {
             var why = error.description
-            if case let .kernel(call, code, _, _) = error { why = "\(call): \(SystemError.message(code))" }
+            if case let .kernel(call, code, _, _) = error { why = "\(call): \(SystemCallError.message(code))" }
             report(.warning("another program that writes one of our advertising instances (bluetoothd, btmgmt) is not "
                             + "noticed: the kernel's monitor channel did not open (\(why)); with CAP_NET_RAW it is"))
             return nil

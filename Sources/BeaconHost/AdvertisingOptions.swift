@@ -2,6 +2,15 @@
 
 import AdvertisementCodec
 
+/// An option value that does not describe advertising, with what is accepted.
+public struct AdvertisingOptionError: Error, Hashable, Sendable, CustomStringConvertible {
+    public var description: String
+
+    public init(_ description: String) {
+        self.description = description
+    }
+}
+
 /// What to advertise and how.
 public struct AdvertisingOptions: Sendable {
     /// Legacy commands, extended commands, or whichever the controller supports best.
@@ -15,6 +24,22 @@ public struct AdvertisingOptions: Sendable {
         /// A static random address made up for this run.
         case generatedStaticRandom
         case random(BluetoothAddress)
+
+        /// A random address as `--random-address` gives it: `static` (made up for this run) or
+        /// AA:BB:CC:DD:EE:FF.
+        /// - Throws: a message saying which forms are accepted and what is wrong.
+        public init(randomAddress text: String) throws(AdvertisingOptionError) {
+            if text == "static" {
+                self = .generatedStaticRandom
+                return
+            }
+            do {
+                self = .random(try BluetoothAddress(parsing: text))
+            } catch {
+                throw AdvertisingOptionError("--random-address must be 'static' or AA:BB:CC:DD:EE:FF: "
+                                             + error.reasonDescription)
+            }
+        }
     }
 
     public var beacons: [Beacon]

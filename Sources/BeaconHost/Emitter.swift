@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
 import AdvertisementCodec
+import LinuxSystem
 
 /// What the emitter reports while it runs.
 public enum EmitterEvent: Sendable {
@@ -166,8 +167,8 @@ public final class Emitter {
                 let signal = try session.watch(timeout: max(.zero, now.duration(to: deadline)),
                                                interrupt: wake?.descriptor ?? interrupt)
                 if signal == .interrupted {
-                    if wake != nil, !(interrupt.map(PollProbe.readable) ?? false) {
-                        for source in sources where PollProbe.readable(source.descriptor) { source.serve() }
+                    if wake != nil, !(interrupt.map { Descriptor($0).isReadable } ?? false) {
+                        for source in sources where Descriptor(source.descriptor).isReadable { source.serve() }
                         try supervisor.tick()
                         serveDue(sources)
                         continue

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
 import AdvertisementCodec
+import LinuxSystem
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -78,7 +79,7 @@ public final class HCISession: AdvertisingSession {
         do {
             let event = try controller.nextEvent(timeout: timeout, interrupt: interrupt)
             if !observed.isEmpty { return .disrupted(observed.removeFirst()) }
-            if event == nil, let interrupt, PollProbe.readable(interrupt) { return .interrupted }
+            if event == nil, let interrupt, Descriptor(interrupt).isReadable { return .interrupted }
             return .quiet
         } catch let .hardwareError(code) {
             // Put in `observed` by hardwareErrorSeen, behind anything seen before it.
@@ -104,13 +105,7 @@ public final class HCISession: AdvertisingSession {
 
     /// Waits `timeout` or until `interrupt` is readable; true when interrupted.
     static func pause(_ timeout: Duration, interrupt: Int32?) -> Bool {
-        guard let interrupt else {
-            let nanoseconds = timeout.components.seconds * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000
-            var request = timespec(tv_sec: Int(nanoseconds / 1_000_000_000), tv_nsec: Int(nanoseconds % 1_000_000_000))
-            nanosleep(&request, nil)
-            return false
-        }
-        return PollProbe.waitAny([interrupt], until: .now + timeout)[0]
+        Poll.pause(timeout, interrupt: interrupt)
     }
 
     public func availability() -> AdapterAvailability {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
 import AdvertisementCodec
+import LinuxSystem
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -79,7 +80,7 @@ public enum HostError: Error, Sendable, CustomStringConvertible {
         case let .kernel(call, code, adapter, adapters):
             return Self.kernelMessage(call: call, code: code, adapter: adapter, adapters: adapters)
         case let .userChannel(code, adapter):
-            let what = "bind(HCI_CHANNEL_USER, \(adapter)): \(SystemError.message(code)) (errno \(code))"
+            let what = "bind(HCI_CHANNEL_USER, \(adapter)): \(SystemCallError.message(code)) (errno \(code))"
             if code == EUSERS {
                 return "\(what): another program holds \(adapter) exclusively (its user channel): stop it first"
             }
@@ -129,7 +130,7 @@ public enum HostError: Error, Sendable, CustomStringConvertible {
 
     private static func kernelMessage(call: String, code: Int32, adapter: String?, adapters: [String]) -> String {
         let name = adapter ?? "the adapter"
-        let what = "\(call): \(SystemError.message(code)) (errno \(code))"
+        let what = "\(call): \(SystemCallError.message(code)) (errno \(code))"
         switch code {
         case EAFNOSUPPORT:
             return "\(what): this kernel has no Bluetooth support (AF_BLUETOOTH): load the bluetooth module "

@@ -14,7 +14,7 @@ public enum KernelSocketTransport {
     /// The corresponding C functions are `hci_get_route` and `hci_open_dev`.
     /// - Throws: `HostError` with the cause a user can act on (no Bluetooth in the kernel,
     ///   no such adapter, missing capability).
-    public static func open(index: Int?) throws(HostError) -> DescriptorTransport {
+    public static func open(index: Int?) throws(HostError) -> HCIDescriptorTransport {
         let id: Int32
         if let index {
             id = Int32(index)
@@ -25,7 +25,7 @@ public enum KernelSocketTransport {
         }
         let fd = chci_open_device(id)
         if fd < 0 { throw classify(-fd, call: "hci_open_dev(\(id))", adapter: Int(id)) }
-        return DescriptorTransport(name: "hci\(id)", descriptor: fd, closeDescriptor: { _ = chci_close_device($0) })
+        return HCIDescriptorTransport(name: "hci\(id)", descriptor: fd, closeDescriptor: { _ = chci_close_device($0) })
     }
 
     /// Opens the kernel's management socket (`HCI_CHANNEL_CONTROL`), through which the
@@ -53,14 +53,14 @@ public enum KernelSocketTransport {
     /// other program, bluetoothd included, can use it until the socket closes, when the kernel
     /// takes it back (down).
     /// - Throws: `HostError.userChannel` when the adapter is up or held, or `.kernel`.
-    public static func openUserChannel(index: Int) throws(HostError) -> DescriptorTransport {
+    public static func openUserChannel(index: Int) throws(HostError) -> HCIDescriptorTransport {
         let fd = chci_open_channel(Int32(index), Int32(CHCI_CHANNEL_USER))
         if fd < 0 {
             let code = -fd
             if code == EBUSY || code == EUSERS { throw .userChannel(errno: code, adapter: "hci\(index)") }
             throw classify(code, call: "bind(HCI_CHANNEL_USER, hci\(index))", adapter: index)
         }
-        return DescriptorTransport(name: "hci\(index) (user channel)", descriptor: fd)
+        return HCIDescriptorTransport(name: "hci\(index) (user channel)", descriptor: fd)
     }
 
     /// Whether adapter `index` exists (up or down); false also when the kernel has no Bluetooth.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
 import AdvertisementCodec
+import LinuxSystem
 import Foundation
 
 /// Puts beacons on the air as advertising instances of the kernel's management interface,

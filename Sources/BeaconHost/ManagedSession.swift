@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
 import AdvertisementCodec
+import LinuxSystem
 
 /// Beacons kept on the air as advertising instances of the kernel's management interface,
 /// watched through its events (an instance removed, the adapter powered off and on, removed
@@ -62,7 +63,7 @@ public final class ManagedSession: AdvertisingSession {
         if !pending.isEmpty { return pending.removeFirst() }
         if try collect(timeout: timeout, interrupt: interrupt) { return .interrupted }
         if !pending.isEmpty { return pending.removeFirst() }
-        if let interrupt, PollProbe.readable(interrupt) { return .interrupted }
+        if let interrupt, Descriptor(interrupt).isReadable { return .interrupted }
         return .quiet
     }
 
@@ -81,7 +82,12 @@ public final class ManagedSession: AdvertisingSession {
         if !others.isEmpty, let control = client.transport.pollDescriptor {
             // Every socket (and the signal pipe) at once; then each is read without waiting.
             let descriptors = [control] + others
-            let ready = PollProbe.waitAny(descriptors + (interrupt.map { [$0] } ?? []), until: deadline)
+            let ready: [Bool]
+            do {
+                ready = try Poll.waitAny((descriptors + (interrupt.map { [$0] } ?? [])).map(Descriptor.init), until: deadline)
+            } catch {
+                throw .transport(TransportError(error), device: client.adapter)
+            }
             if ready.count > descriptors.count, ready[descriptors.count] { return true }
             wait = .zero
         }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
 import AdvertisementCodec
+import LinuxSystem
 
 /// Eddystone-TLM counters that move while a beacon advertises, as the TLM frame defines them:
 /// ADV_CNT counts the advertising PDUs sent since power-up, SEC_CNT the time since power-up in
@@ -59,7 +60,11 @@ public final class TelemetrySource: RunLoopSource {
         let period = interleaving != nil ? Duration.microseconds(Int64(intervalUnits) * 625) : updatePeriod
         tick = period.inSeconds
         ticksPerUpdate = UInt64(max(1, (updatePeriod / period).rounded()))
-        timer = try PeriodicTimer(period: period)
+        do {
+            timer = try PeriodicTimer(period: period)
+        } catch {
+            throw .unsupported(error.description)
+        }
         self.log = log
     }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
 import Foundation
+import LinuxSystem
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -32,7 +33,7 @@ public final class ServiceNotifier {
         guard descriptor >= 0 else { return nil }
     }
 
-    deinit { _ = close(descriptor) }
+    deinit { Descriptor(descriptor).close() }
 
     /// Sends the assignments as one datagram; false when it could not be sent.
     @discardableResult
@@ -46,10 +47,11 @@ public final class ServiceNotifier {
         let message = Array(assignments.joined(separator: "\n").utf8)
         let sent = withUnsafePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-                message.withUnsafeBytes { sendto(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL), socketAddress, length) }
+                message.withUnsafeBytes { try? Descriptor(descriptor).send($0, to: socketAddress, length: length) }
             }
         }
-        return sent == message.count
+        guard case let .done(count) = sent else { return false }
+        return count == message.count
     }
 
     /// A status line for `systemctl status`: one line, no newlines.
@@ -67,7 +69,11 @@ public final class WatchdogSource: RunLoopSource {
 
     public init(notifier: ServiceNotifier, interval: Duration) throws(HostError) {
         self.notifier = notifier
-        timer = try PeriodicTimer(period: interval)
+        do {
+            timer = try PeriodicTimer(period: interval)
+        } catch {
+            throw .unsupported(error.description)
+        }
     }
 
     public func serve() {

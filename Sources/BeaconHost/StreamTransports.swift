@@ -2,6 +2,7 @@
 
 #if canImport(Glibc)
 import Glibc
+import LinuxSystem
 #elseif canImport(Musl)
 import Musl
 #endif
@@ -11,7 +12,7 @@ public enum StreamTransports {
     /// Connects to `host:port` with Nagle off, and re-arms TCP_QUICKACK after every read so
     /// delayed ACKs do not add tens of milliseconds to each command round trip.
     /// - Throws: `TransportError.system` naming the failing call.
-    public static func connectTCP(host: String, port: UInt16) throws(TransportError) -> DescriptorTransport {
+    public static func connectTCP(host: String, port: UInt16) throws(TransportError) -> HCIDescriptorTransport {
         let name = "tcp:\(host):\(port)"
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
@@ -36,26 +37,26 @@ public enum StreamTransports {
                 var on: Int32 = 1
                 setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
                 setsockopt(fd, Int32(IPPROTO_TCP), TCP_QUICKACK, &on, socklen_t(MemoryLayout<Int32>.size))
-                return DescriptorTransport(name: name, descriptor: fd, afterRead: { fd in
+                return HCIDescriptorTransport(name: name, descriptor: fd, afterRead: { fd in
                     var on: Int32 = 1
                     setsockopt(fd, Int32(IPPROTO_TCP), TCP_QUICKACK, &on, socklen_t(MemoryLayout<Int32>.size))
                 })
             }
             lastError = errno
-            _ = Glibc.close(fd)
+            Descriptor(fd).close()
         }
         throw .system(call: "connect(\(name))", errno: lastError)
     }
 
     /// Opens a serial port raw, 8N1, with RTS/CTS flow control, at `baud`.
     /// - Throws: `TransportError.system` naming the failing call.
-    public static func openSerial(path: String, baud: Int) throws(TransportError) -> DescriptorTransport {
+    public static func openSerial(path: String, baud: Int) throws(TransportError) -> HCIDescriptorTransport {
         let fd = open(path, O_RDWR | O_NOCTTY | O_CLOEXEC)
         guard fd >= 0 else { throw .system(call: "open(\(path))", errno: errno) }
         var settings = termios()
         guard tcgetattr(fd, &settings) == 0 else {
             let code = errno
-            _ = Glibc.close(fd)
+            Descriptor(fd).close()
             throw .system(call: "tcgetattr(\(path))", errno: code)
         }
         cfmakeraw(&settings)
@@ -65,11 +66,11 @@ public enum StreamTransports {
         cfsetospeed(&settings, speed)
         guard tcsetattr(fd, TCSANOW, &settings) == 0 else {
             let code = errno
-            _ = Glibc.close(fd)
+            Descriptor(fd).close()
             throw .system(call: "tcsetattr(\(path))", errno: code)
         }
         tcflush(fd, TCIOFLUSH)
-        return DescriptorTransport(name: "serial:\(path)", descriptor: fd)
+        return HCIDescriptorTransport(name: "serial:\(path)", descriptor: fd)
     }
 
     private static func speedConstant(_ baud: Int) -> speed_t {

@@ -2,6 +2,7 @@
 
 #if canImport(Glibc)
 import Glibc
+import LinuxSystem
 #elseif canImport(Musl)
 import Musl
 #endif
@@ -32,7 +33,7 @@ enum Subprocess {
         defer { posix_spawn_file_actions_destroy(&actions) }
         var pipeFDs: [Int32] = [-1, -1]
         if capture {
-            guard pipe(&pipeFDs) == 0 else { throw .virtualController("pipe: \(SystemError.message(errno))") }
+            guard pipe(&pipeFDs) == 0 else { throw .virtualController("pipe: \(SystemCallError.message(errno))") }
             posix_spawn_file_actions_adddup2(&actions, pipeFDs[1], 1)
             posix_spawn_file_actions_addclose(&actions, pipeFDs[0])
         } else if quiet {
@@ -43,10 +44,10 @@ enum Subprocess {
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
         let status = posix_spawnp(&pid, arguments[0], &actions, &attributes, &argv, environ)
-        if capture { _ = close(pipeFDs[1]) }
+        if capture { Descriptor(pipeFDs[1]).close() }
         guard status == 0 else {
-            if capture { _ = close(pipeFDs[0]) }
-            throw .virtualController("cannot start \(arguments[0]): \(SystemError.message(status))")
+            if capture { Descriptor(pipeFDs[0]).close() }
+            throw .virtualController("cannot start \(arguments[0]): \(SystemCallError.message(status))")
         }
         return (pid, capture ? pipeFDs[0] : nil)
     }
@@ -57,13 +58,12 @@ enum Subprocess {
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         if let output {
-            while true {
-                let count = read(output, &buffer, buffer.count)
-                if count < 0 && errno == EINTR { continue }
-                if count <= 0 { break }
+            let pipe = Descriptor(output)
+            // Until the program closes its end (a failed read ends it too: what came is kept).
+            while case let .done(count) = (try? pipe.read(into: &buffer)) ?? .done(0), count > 0 {
                 bytes += buffer[0..<count]
             }
-            _ = close(output)
+            pipe.close()
         }
         return (wait(pid), String(decoding: bytes, as: UTF8.self))
     }

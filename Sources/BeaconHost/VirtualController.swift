@@ -2,6 +2,7 @@
 
 #if canImport(Glibc)
 import Glibc
+import LinuxSystem
 #elseif canImport(Musl)
 import Musl
 #endif
@@ -37,7 +38,7 @@ public enum VirtualController {
         let code = errno
         argv.forEach { free($0) }
         throw .virtualController("cannot create a private network namespace with unshare (util-linux): "
-                                 + "\(SystemError.message(code)); use --device tcp:HOST:PORT with a controller "
+                                 + "\(SystemCallError.message(code)); use --device tcp:HOST:PORT with a controller "
                                  + "you run yourself")
     }
 
@@ -117,18 +118,18 @@ public enum VirtualController {
 
     private static func bringLoopbackUp() throws(HostError) {
         let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-        guard fd >= 0 else { throw .virtualController("socket: \(SystemError.message(errno))") }
-        defer { _ = close(fd) }
+        guard fd >= 0 else { throw .virtualController("socket: \(SystemCallError.message(errno))") }
+        defer { Descriptor(fd).close() }
         var request = ifreq()
         withUnsafeMutableBytes(of: &request.ifr_ifrn.ifrn_name) { name in
             name.copyBytes(from: Array("lo".utf8))
         }
         guard ioctl(fd, UInt(SIOCGIFFLAGS), &request) == 0 else {
-            throw .virtualController("reading loopback flags: \(SystemError.message(errno))")
+            throw .virtualController("reading loopback flags: \(SystemCallError.message(errno))")
         }
         request.ifr_ifru.ifru_flags |= Int16(IFF_UP)
         guard ioctl(fd, UInt(SIOCSIFFLAGS), &request) == 0 else {
-            throw .virtualController("bringing loopback up in the private namespace: \(SystemError.message(errno))")
+            throw .virtualController("bringing loopback up in the private namespace: \(SystemCallError.message(errno))")
         }
     }
 }

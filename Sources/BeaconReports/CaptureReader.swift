@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
 import AdvertisementCodec
-import BeaconHost
+import BeaconTracking
+import LinuxSystem
 import Dispatch
 import Foundation
 
@@ -164,12 +165,11 @@ public final class CaptureReader: @unchecked Sendable {
 
     /// Reads from the file into `chunk`; 0 at its end.
     private func read(_ file: FileHandle, into chunk: inout [UInt8], path: String) throws -> Int {
-        while true {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(file.fileDescriptor, $0.baseAddress, $0.count) }
-            if count >= 0 { return count }
-            if errno != EINTR {
-                throw ReplayError(message: "\(name): cannot read the file: \(String(cString: strerror(errno)))")
-            }
+        do {
+            guard case let .done(count) = try Descriptor(file.fileDescriptor).read(into: &chunk) else { return 0 }
+            return count
+        } catch {
+            throw ReplayError(message: "\(name): cannot read the file: \(SystemCallError.message(error.errno))")
         }
     }
 

@@ -2,6 +2,7 @@
 
 #if canImport(Glibc)
 import Glibc
+import LinuxSystem
 #elseif canImport(Musl)
 import Musl
 #elseif canImport(Darwin)
@@ -36,10 +37,17 @@ public enum LineReader {
                     buffer.append(contentsOf: repeatElement(0, count: buffer.count))  // one line longer than the buffer
                 }
             }
-            let count = buffer.withUnsafeMutableBytes { raw in read(descriptor, raw.baseAddress! + end, raw.count - end) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw ReadError(code: errno)
+            let count: Int
+            do {
+                // A descriptor that would block (a non-blocking pipe) is waited for.
+                switch try Descriptor(descriptor).read(into: &buffer, from: end) {
+                case let .done(read): count = read
+                case .wouldBlock:
+                    _ = try Descriptor(descriptor).waitReadable(timeout: .seconds(3600))
+                    continue
+                }
+            } catch {
+                throw ReadError(code: error.errno)
             }
             buffer.withUnsafeBufferPointer { all in
                 let base = all.baseAddress!

@@ -2,6 +2,7 @@
 
 #if canImport(Glibc)
 import Glibc
+import LinuxSystem
 #elseif canImport(Musl)
 import Musl
 #elseif canImport(Darwin)
@@ -42,12 +43,6 @@ public struct OutputBuffer: ~Copyable {
     /// Writes all of `bytes`, resuming after interrupted and partial writes; gives up silently
     /// on an error (a closed pipe: there is no one left to tell).
     public static func writeAll(_ buffer: UnsafeRawBufferPointer, to descriptor: Int32) {
-        var offset = 0
-        while offset < buffer.count {
-            let written = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
-            if written < 0 && errno == EINTR { continue }
-            guard written > 0 else { return }
-            offset += written
-        }
+        try? Descriptor(descriptor).writeAll(buffer)
     }
 }

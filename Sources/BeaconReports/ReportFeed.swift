@@ -1,47 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
 import AdvertisementCodec
-import BeaconHost
+import BeaconTracking
 import Foundation
 
-/// Advertising reports from a live scan or a btsnoop capture, each with its time: seconds
-/// since the feed began (for windows and timers) and Unix time (for timestamps).
+/// Advertising reports from a capture, each with its time: seconds since the feed began (for
+/// windows and timers) and Unix time (for timestamps). A live scan's feed is
+/// `AdvertisementScanner.feed` (BeaconHost).
 public enum ReportFeed {
-    public struct Timed {
-        /// Seconds since the feed began.
-        public var elapsed: Double
-        /// Seconds since 1970 (from the capture's timestamps on a replay).
-        public var unixTime: Double
-        public var report: ScanReport
-
-        public init(elapsed: Double, unixTime: Double, report: ScanReport) {
-            self.elapsed = elapsed
-            self.unixTime = unixTime
-            self.report = report
-        }
-    }
-
-    /// Scans until `duration`, a signal, or `handle` returns false; `tick` runs at least every
-    /// 200 ms with the elapsed time.
-    public static func live(_ scanner: AdvertisementScanner, duration: Double?, interrupt: Int32,
-                     handle: (Timed) -> Bool, tick: (Double) -> Void) throws(HostError) {
-        let start = ContinuousClock.now
-        let end = duration.map { start + .milliseconds(Int64($0 * 1000)) }
-        while true {
-            let now = ContinuousClock.now
-            if let end, now >= end { return }
-            var wait = Duration.milliseconds(200)
-            if let end { wait = min(wait, now.duration(to: end)) }
-            let report = try scanner.nextReport(timeout: wait, interrupt: interrupt)
-            let elapsed = start.duration(to: .now).inSeconds
-            if let report {
-                if !handle(Timed(elapsed: elapsed, unixTime: Date().timeIntervalSince1970, report: report)) { return }
-            } else if PollProbe.readable(interrupt) {
-                return
-            }
-            tick(elapsed)
-        }
-    }
+    /// A report with its time (`TimedReport`).
+    public typealias Timed = TimedReport
 
     /// Replays a btsnoop capture (read in chunks, constant memory) through `handle`. The
     /// capture is read and parsed on a thread of its own, a few batches ahead.

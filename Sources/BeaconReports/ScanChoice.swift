@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
 import AdvertisementCodec
-import BeaconHost
+import BeaconTracking
 
 /// What `scan` does with each report: tracks its beacons, and decides which lines it prints.
 struct ScanChoice {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
 import AdvertisementCodec
-import BeaconHost
+import BeaconTracking
 
 /// Which reports to show, decided per report: a region, a beacon format, a least RSSI.
 public struct ScanFilter: Sendable {

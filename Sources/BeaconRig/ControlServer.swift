@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
 import BeaconHost
+import LinuxSystem
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -48,7 +49,7 @@ public final class ControlServer: RunLoopSource {
             guard info.st_mode & S_IFMT == S_IFSOCK else {
                 throw ControlError(message: "--control \(path): the path exists and is not a socket: choose another path")
             }
-            if (try? Self.connect(path)).map({ fd in _ = Glibc.close(fd); return true }) == true {
+            if (try? Self.connect(path)).map({ fd in Descriptor(fd).close(); return true }) == true {
                 throw ControlError(message: "--control \(path): another beacon-emit is listening there: choose another path")
             }
             unlink(path)
@@ -63,7 +64,7 @@ public final class ControlServer: RunLoopSource {
         umask(mask)
         guard bound == 0, listen(listener, 64) == 0 else {
             let error = Self.failure(bound == 0 ? "listen" : "bind", path)
-            _ = Glibc.close(listener)
+            Descriptor(listener).close()
             throw error
         }
         chmod(path, 0o600)
@@ -118,30 +119,29 @@ public final class ControlServer: RunLoopSource {
 
     /// Closes every connection and the socket, and removes the socket file.
     public func close() {
-        for fd in clients.keys { _ = Glibc.close(fd) }
+        for fd in clients.keys { Descriptor(fd).close() }
         clients.removeAll()
-        _ = Glibc.close(listener)
+        Descriptor(listener).close()
         wake.close()
         unlink(path)
     }
 
     private func acceptClients() {
-        while true {
-            let fd = accept(listener, nil, nil)
-            guard fd >= 0 else { return }  // EAGAIN: no one else is waiting
-            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-            clients[fd] = []
-            wake.add(fd)
+        // Until no one else is waiting (or accepting fails: the clients already in are served).
+        while let client = try? Descriptor(listener).accept(name: "accept(\(path))") {
+            clients[client.rawValue] = []
+            wake.add(client.rawValue)
         }
     }
 
     private func read(_ fd: Int32) {
         var chunk = [UInt8](repeating: 0, count: 4096)
         while true {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { return }
+            let count: Int
+            switch (try? Descriptor(fd).read(into: &chunk)) ?? .done(0) {
+            case .wouldBlock: return
+            case let .done(read): count = read
+            }
             guard count > 0 else {
                 drop(fd)  // closed (or failed): a partial line goes with it
                 return
@@ -166,14 +166,15 @@ public final class ControlServer: RunLoopSource {
         let bytes = Array((reply + "\n").utf8)
         var offset = 0
         let deadline = ContinuousClock.now + .seconds(1)
+        let client = Descriptor(fd)
         while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if written > 0 {
-                offset += written
-            } else if written < 0 && (errno == EAGAIN || errno == EINTR) && ContinuousClock.now < deadline {
-                var pending = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-                _ = poll(&pending, 1, 100)
-            } else {
+            let sent = bytes[offset...].withUnsafeBytes { raw in Result { () throws(SystemCallError) in try client.send(raw) } }
+            switch sent {
+            case let .success(.done(count)) where count > 0:
+                offset += count
+            case .success(.wouldBlock) where ContinuousClock.now < deadline:
+                _ = try? client.waitWritable(timeout: .milliseconds(100))
+            default:
                 drop(fd)
                 return false
             }
@@ -185,7 +186,7 @@ public final class ControlServer: RunLoopSource {
         wake.remove(fd)
         clients[fd] = nil
         held.removeAll { $0.fd == fd }
-        _ = Glibc.close(fd)
+        Descriptor(fd).close()
     }
 
     static func address(_ path: String) throws(ControlError) -> sockaddr_un {
@@ -209,18 +210,26 @@ public final class ControlServer: RunLoopSource {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw failure("socket", path) }
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+                Result { () throws(SystemCallError) in
+                    try Descriptor(fd).connect(to: address, length: socklen_t(MemoryLayout<sockaddr_un>.size))
+                }
+            }
         }
-        guard connected == 0 else {
-            let error = failure("connect", path)
-            _ = Glibc.close(fd)
-            throw error
+        if case let .failure(error) = connected {
+            Descriptor(fd).close()
+            throw failure(error, path)
         }
         return fd
     }
 
     static func failure(_ call: String, _ path: String) -> ControlError {
-        let code = errno
+        failure(SystemCallError(call: call, errno: errno), path)
+    }
+
+    /// What a failed call on the socket at `path` means, and what to do.
+    static func failure(_ error: SystemCallError, _ path: String) -> ControlError {
+        let (call, code) = (error.call, error.errno)
         let hint = code == ENOENT || code == ECONNREFUSED ? ": is beacon-emit running with --control \(path)?"
             : code == EACCES ? ": the socket is its owner's only (mode 0600): run as the same user" : ""
         return ControlError(message: "\(path): \(call): \(String(cString: strerror(code))) (errno \(code))\(hint)")
@@ -233,14 +242,12 @@ public enum ControlClient {
     /// - Throws: `ControlError` when the socket cannot be reached or does not answer within `timeout`.
     public static func send(_ request: String, to path: String,
                             timeout: Duration = ControlHandler.holdLimit + .seconds(5)) throws(ControlError) -> String {
-        let fd = try ControlServer.connect(path)
-        defer { _ = Glibc.close(fd) }
-        let bytes = Array((request + "\n").utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            guard written > 0 else { throw ControlServer.failure("send", path) }
-            offset += written
+        let socket = Descriptor(try ControlServer.connect(path))
+        defer { socket.close() }
+        do {
+            try socket.writeAll(Array((request + "\n").utf8), name: "send")
+        } catch {
+            throw ControlServer.failure(error, path)
         }
         var reply: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
@@ -248,12 +255,16 @@ public enum ControlClient {
         while !reply.contains(UInt8(ascii: "\n")) {
             let remaining = ContinuousClock.now.duration(to: deadline)
             guard remaining > .zero else { throw ControlError(message: "\(path): no reply within \(timeout)") }
-            var pending = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            _ = poll(&pending, 1, Int32(remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000 + 1))
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
+            let read: SystemCall.Outcome<Int>
+            do {
+                guard try socket.waitReadable(timeout: remaining) else { continue }
+                read = try socket.read(into: &chunk)
+            } catch {
+                throw ControlServer.failure(error, path)
+            }
+            guard case let .done(count) = read else { continue }
             if count == 0 { throw ControlError(message: "\(path): closed without a reply") }
-            if count > 0 { reply += chunk[..<count] }
+            reply += chunk[..<count]
         }
         return String(decoding: reply.prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self)
     }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
 import AdvertisementCodec
+import LinuxSystem
 import BeaconHost
 #if canImport(Glibc)
 import Glibc
@@ -202,10 +203,9 @@ public final class LiveObserver: ScenarioObserver {
             if let report = try scanner.nextReport(timeout: timeout, interrupt: interrupt) { return .report(report) }
         } else {
             // Nothing to read: sleep until the deadline or the signal.
-            var fds = [pollfd(fd: interrupt ?? -1, events: Int16(POLLIN), revents: 0)]
-            _ = poll(&fds, 1, Int32(clamping: Int64((remaining * 1000).rounded(.up))))
+            _ = Poll.pause(timeout, interrupt: interrupt)
         }
-        if let interrupt, PollProbe.readable(interrupt) { return .interrupted }
+        if let interrupt, Descriptor(interrupt).isReadable { return .interrupted }
         return .deadline
     }
 }

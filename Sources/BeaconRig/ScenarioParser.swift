@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
 import AdvertisementCodec
+import BeaconTracking
 import BeaconHost
 import Foundation
 import Yams

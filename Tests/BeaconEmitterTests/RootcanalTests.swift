@@ -7,6 +7,7 @@
 @testable import AdvertisementCodec
 @testable import BeaconHost
 import Foundation
+import BeaconTracking
 import Testing
 
 let rigPort: UInt16? = ProcessInfo.processInfo.environment["ROOTCANAL_HCI_PORT"].flatMap(UInt16.init)

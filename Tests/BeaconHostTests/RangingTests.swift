@@ -3,6 +3,7 @@
 @testable import AdvertisementCodec
 @testable import BeaconHost
 import Foundation
+import BeaconTracking
 import Testing
 
 @Suite struct RangingTests {

@@ -3,6 +3,7 @@
 @testable import AdvertisementCodec
 @testable import BeaconHost
 import Testing
+import LinuxSystem
 import Foundation
 
 /// A session whose signals, adapter state and restore results the test sets.

@@ -8,6 +8,7 @@ import Testing
 /// send next (as a typed command's packet) and the packets the kernel answers with. Anything
 /// else fails the test. Steps without a command are events the kernel sends on its own.
 final class ScriptedKernel: MgmtTransport {
+    let name = "the scripted kernel"
     struct Step {
         var command: MgmtPacket?
         var answers: [MgmtPacket]

@@ -3,6 +3,7 @@
 @testable import AdvertisementCodec
 @testable import BeaconHost
 import Foundation
+import LinuxSystem
 import Testing
 
 /// The pieces that run beacon-emit as a service: the notification protocol's environment and
@@ -100,7 +101,7 @@ import Testing
         errno = EAGAIN
         raise(SIGHUP)
         #expect(errno == EAGAIN)
-        #expect(PollProbe.readable(descriptor))
+        #expect(Descriptor(descriptor).isReadable)
         #expect(SignalWatcher.drainReload())
         #expect(!SignalWatcher.drainReload())
     }

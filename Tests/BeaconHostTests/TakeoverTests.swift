@@ -7,6 +7,7 @@ import Testing
 
 /// The kernel's monitor channel, scripted: packets queued as the kernel would copy them.
 final class ScriptedMonitor: MgmtTransport {
+    let name = "the scripted monitor"
     var queued: [MgmtPacket] = []
     func send(_ packet: MgmtPacket) throws(TransportError) { Issue.record("nothing is sent on the monitor") }
     func receive(timeout: Duration, interrupt: Int32?) throws(TransportError) -> MgmtReceiveResult {

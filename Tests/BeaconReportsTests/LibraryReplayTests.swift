@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
 import AdvertisementCodec
-import BeaconHost
+import BeaconTracking
 import BeaconReports
 import Foundation
 import Testing

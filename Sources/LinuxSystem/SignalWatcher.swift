@@ -54,10 +54,10 @@ public enum SignalWatcher {
 
     /// Empties the reload pipe; true when a SIGHUP had arrived.
     public static func drainReload() -> Bool {
-        var byte: UInt8 = 0
+        var byte: [UInt8] = [0]
         var any = false
         guard let reloadDescriptors else { return false }
-        while read(reloadDescriptors.read, &byte, 1) == 1 { any = true }
+        while case .done(1) = (try? Descriptor(reloadDescriptors.read).read(into: &byte)) ?? .done(0) { any = true }
         return any
     }
 

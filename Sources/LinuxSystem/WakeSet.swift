@@ -8,8 +8,7 @@ import Musl
 #endif
 
 /// Several descriptors behind one (an epoll instance): readable when any of them is, so a
-/// wait that takes one descriptor to end early can end for any of them. The one Swift file
-/// importing CLinux.
+/// wait that takes one descriptor to end early can end for any of them.
 public final class WakeSet {
     public let descriptor: Int32
 
@@ -34,7 +33,7 @@ public final class WakeSet {
     }
 
     public func close() {
-        _ = Glibc.close(descriptor)
+        Descriptor(descriptor).close()
     }
 }
 
@@ -42,12 +41,11 @@ public final class WakeSet {
 public final class PeriodicTimer {
     public let descriptor: Int32
 
-    /// - Throws: `HostError.unsupported` when the kernel refuses a timer.
-    public init(period: Duration) throws(HostError) {
+    /// - Throws: `SystemCallError` naming `timerfd_create` when the kernel refuses a timer.
+    public init(period: Duration) throws(SystemCallError) {
         let milliseconds = max(1, Int32(clamping: period.components.seconds * 1000
                                                   + period.components.attoseconds / 1_000_000_000_000_000))
-        descriptor = clinux_timer(milliseconds)
-        guard descriptor >= 0 else { throw .unsupported("timerfd_create: \(String(cString: strerror(errno)))") }
+        descriptor = try Descriptor(checking: clinux_timer(milliseconds), call: "timerfd_create").rawValue
     }
 
     /// How many periods passed since the last call.
@@ -55,5 +53,5 @@ public final class PeriodicTimer {
         clinux_timer_expirations(descriptor)
     }
 
-    deinit { _ = Glibc.close(descriptor) }
+    deinit { Descriptor(descriptor).close() }
 }

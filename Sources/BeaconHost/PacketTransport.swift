@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+import AdvertisementCodec
+import LinuxSystem
+
+/// What waiting for a packet ended with.
+public enum Received<Packet: Hashable & Sendable>: Hashable, Sendable {
+    case packet(Packet)
+    case timedOut
+    /// The interrupt descriptor became readable (a signal arrived).
+    case interrupted
+}
+
+/// What waiting for an HCI packet ended with.
+public typealias ReceiveResult = Received<H4Packet>
+/// What waiting for a management packet ended with.
+public typealias MgmtReceiveResult = Received<MgmtPacket>
+
+/// The one seam between the host logic and what it drives: send a packet, receive a packet
+/// with a deadline. Generic in the packet: HCI packets to a controller (a kernel HCI socket,
+/// an H4 byte stream over TCP or a UART) and management packets to the kernel (its control
+/// and monitor sockets) go through the same descriptor transport, and a scripted fake
+/// implements it for tests, so everything above is tested once.
+public protocol PacketTransport<Packet>: AnyObject {
+    associatedtype Packet: Hashable & Sendable
+
+    /// A short description for messages: `hci0`, `tcp:127.0.0.1:6402`, `the management socket`.
+    var name: String { get }
+
+    /// Sends one packet.
+    /// - Throws: `TransportError` when the other end cannot be reached.
+    func send(_ packet: Packet) throws(TransportError)
+
+    /// Waits at most `timeout` for the next packet.
+    /// - Parameter interrupt: a descriptor whose readability ends the wait early (a signal pipe).
+    /// - Throws: `TransportError` when the transport closed, failed, or lost its framing.
+    func receive(timeout: Duration, interrupt: Int32?) throws(TransportError) -> Received<Packet>
+
+    /// Releases the transport. Safe to call more than once.
+    func close()
+
+    /// The descriptor to poll beside others, where there is one: readable means `receive`
+    /// has something (a kernel socket delivers one packet per read).
+    var pollDescriptor: Int32? { get }
+}
+
+extension PacketTransport {
+    public var pollDescriptor: Int32? { nil }
+}
+
+/// A transport to a controller: HCI packets in H4 framing.
+public typealias HCITransport = PacketTransport<H4Packet>
+/// A transport to the kernel's management interface.
+public typealias MgmtTransport = PacketTransport<MgmtPacket>
+
+/// Why a transport failed.
+public enum TransportError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The other end closed the connection (a virtual controller stopped, a cable pulled).
+    case closed(transport: String)
+    /// A system call failed: its name and errno.
+    case system(call: String, errno: Int32)
+    /// The byte stream carried something that is not H4 framing (or a management packet
+    /// that does not parse).
+    case framing(CodecError)
+
+    public init(_ error: SystemCallError) {
+        self = .system(call: error.call, errno: error.errno)
+    }
+
+    public var description: String {
+        switch self {
+        case let .closed(transport): "\(transport) closed the connection"
+        case let .system(call, code): SystemCallError(call: call, errno: code).description
+        case let .framing(error): "lost H4 framing: \(error)"
+        }
+    }
+}

@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+import BeaconTracking
+import LinuxSystem
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+extension AdvertisementScanner {
+    /// Scans until `duration`, a signal, or `handle` returns false; `tick` runs at least every
+    /// 200 ms with the elapsed time. Each report comes with the seconds since the scan began
+    /// and the Unix time it arrived.
+    public func feed(duration: Double?, interrupt: Int32, handle: (TimedReport) -> Bool,
+                     tick: (Double) -> Void) throws(HostError) {
+        let start = ContinuousClock.now
+        let end = duration.map { start + .milliseconds(Int64($0 * 1000)) }
+        while true {
+            let now = ContinuousClock.now
+            if let end, now >= end { return }
+            var wait = Duration.milliseconds(200)
+            if let end { wait = min(wait, now.duration(to: end)) }
+            let report = try nextReport(timeout: wait, interrupt: interrupt)
+            let elapsed = start.duration(to: .now).inSeconds
+            if let report {
+                if !handle(TimedReport(elapsed: elapsed, unixTime: Self.unixTime(), report: report)) { return }
+            } else if Descriptor(interrupt).isReadable {
+                return
+            }
+            tick(elapsed)
+        }
+    }
+
+    /// Seconds since 1970 from the system's real-time clock.
+    static func unixTime() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+    }
+}

@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// A file descriptor, typed: the calls this package makes on sockets, pipes, files and
+/// terminals, each through `SystemCall` (EINTR retried, "would block" a value, errors naming
+/// the call). It does not own what it names: an owner keeps it in an optional and sets that to
+/// nil when it closes it, so a closed descriptor is a state, not a -1 checked everywhere.
+public struct Descriptor: Hashable, Sendable, CustomStringConvertible {
+    public let rawValue: Int32
+
+    public init(_ rawValue: Int32) {
+        self.rawValue = rawValue
+    }
+
+    /// Wraps what a call that returns a descriptor returned.
+    /// - Throws: `SystemCallError` naming `call` when it is negative (errno read at once).
+    public init(checking rawValue: Int32, call: @autoclosure () -> String) throws(SystemCallError) {
+        guard rawValue >= 0 else { throw SystemCallError(call: call(), errno: SystemCall.currentErrno) }
+        self.rawValue = rawValue
+    }
+
+    public var description: String { "fd \(rawValue)" }
+
+    /// Reads at most `buffer.count` bytes: the count (0 at the end), or `.wouldBlock`.
+    /// The corresponding C function is `read`.
+    public func read(into buffer: UnsafeMutableRawBufferPointer,
+                     name: @autoclosure () -> String = "read") throws(SystemCallError) -> SystemCall.Outcome<Int> {
+        try SystemCall.run(name()) { system_read(rawValue, buffer.baseAddress, buffer.count) }
+    }
+
+    /// Reads into `buffer` from `offset` to its end.
+    public func read(into buffer: inout [UInt8], from offset: Int = 0,
+                     name: @autoclosure () -> String = "read") throws(SystemCallError) -> SystemCall.Outcome<Int> {
+        let result = buffer.withUnsafeMutableBytes { raw in
+            Result { () throws(SystemCallError) in
+                try read(into: UnsafeMutableRawBufferPointer(rebasing: raw[offset...]), name: name())
+            }
+        }
+        return try result.get()
+    }
+
+    /// Writes at most `bytes.count` bytes: the count, or `.wouldBlock`.
+    /// The corresponding C function is `write`.
+    public func write(_ bytes: UnsafeRawBufferPointer,
+                      name: @autoclosure () -> String = "write") throws(SystemCallError) -> SystemCall.Outcome<Int> {
+        try SystemCall.run(name()) { system_write(rawValue, bytes.baseAddress, bytes.count) }
+    }
+
+    /// Writes all of `bytes` to a blocking descriptor, resuming after partial writes.
+    /// - Throws: `SystemCallError` naming `name`; "would block" counts as a failure here.
+    public func writeAll(_ bytes: UnsafeRawBufferPointer, name: @autoclosure () -> String = "write") throws(SystemCallError) {
+        var offset = 0
+        while offset < bytes.count {
+            switch try write(UnsafeRawBufferPointer(rebasing: bytes[offset...]), name: name()) {
+            case let .done(count): offset += count
+            case .wouldBlock: throw SystemCallError(call: name(), errno: EAGAIN)
+            }
+        }
+    }
+
+    /// `writeAll` for an array.
+    public func writeAll(_ bytes: [UInt8], name: @autoclosure () -> String = "write") throws(SystemCallError) {
+        let result = bytes.withUnsafeBytes { raw in
+            Result { () throws(SystemCallError) in try writeAll(raw, name: name()) }
+        }
+        try result.get()
+    }
+
+    /// Sends on a socket without raising SIGPIPE: the count, or `.wouldBlock`.
+    /// The corresponding C function is `send` (with `MSG_NOSIGNAL`).
+    public func send(_ bytes: UnsafeRawBufferPointer,
+                     name: @autoclosure () -> String = "send") throws(SystemCallError) -> SystemCall.Outcome<Int> {
+        try SystemCall.run(name()) { system_send(rawValue, bytes.baseAddress, bytes.count) }
+    }
+
+    /// Sends one datagram to `address` (of `length` bytes) without raising SIGPIPE.
+    /// The corresponding C function is `sendto`.
+    public func send(_ bytes: UnsafeRawBufferPointer, to address: UnsafePointer<sockaddr>, length: socklen_t,
+                     name: @autoclosure () -> String = "sendto") throws(SystemCallError) -> SystemCall.Outcome<Int> {
+        try SystemCall.run(name()) {
+            system_sendto(rawValue, bytes.baseAddress, bytes.count, address, length)
+        }
+    }
+
+    /// Connects a socket to `address` (of `length` bytes), waiting on a blocking socket.
+    /// The corresponding C function is `connect`.
+    public func connect(to address: UnsafePointer<sockaddr>, length: socklen_t,
+                        name: @autoclosure () -> String = "connect") throws(SystemCallError) {
+        _ = try SystemCall.blocking(name()) { system_connect(rawValue, address, length) }
+    }
+
+    /// The next connection waiting on a listening socket, non-blocking and close-on-exec; nil
+    /// when no one is waiting. The corresponding C function is `accept4`.
+    public func accept(name: @autoclosure () -> String = "accept") throws(SystemCallError) -> Descriptor? {
+        switch try SystemCall.run(name(), { system_accept(rawValue) }) {
+        case let .done(fd): Descriptor(fd)
+        case .wouldBlock: nil
+        }
+    }
+
+    /// Waits until the descriptor is readable (or failed or hung up), or `timeout` passes;
+    /// true when it is. The corresponding C function is `poll`.
+    public func waitReadable(timeout: Duration) throws(SystemCallError) -> Bool {
+        try Poll.wait(for: self, events: Int16(POLLIN), until: .now + timeout)
+    }
+
+    /// Waits until the descriptor can be written to, or `timeout` passes.
+    public func waitWritable(timeout: Duration) throws(SystemCallError) -> Bool {
+        try Poll.wait(for: self, events: Int16(POLLOUT), until: .now + timeout)
+    }
+
+    /// Whether there is something to read right now.
+    public var isReadable: Bool { (try? Poll.wait(for: self, events: Int16(POLLIN), until: .now)) ?? false }
+
+    /// Closes it. EINTR is not retried (on Linux the descriptor is gone either way), and a
+    /// failure is not reported: nothing useful can follow a failed close.
+    /// The corresponding C function is `close`.
+    public func close() {
+        system_close(rawValue)
+    }
+}

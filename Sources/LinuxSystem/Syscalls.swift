@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+// The C calls `Descriptor` and `Poll` wrap, under names of their own so that the methods named
+// after them can call them (the same on Glibc and Musl). Nothing outside this target calls
+// read, write, send, accept, poll or close directly.
+
+@usableFromInline func system_read(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+    read(fd, buffer, count)
+}
+
+@usableFromInline func system_write(_ fd: Int32, _ buffer: UnsafeRawPointer?, _ count: Int) -> Int {
+    write(fd, buffer, count)
+}
+
+func system_send(_ fd: Int32, _ buffer: UnsafeRawPointer?, _ count: Int) -> Int {
+    send(fd, buffer, count, Int32(MSG_NOSIGNAL))
+}
+
+func system_sendto(_ fd: Int32, _ buffer: UnsafeRawPointer?, _ count: Int, _ address: UnsafePointer<sockaddr>,
+                   _ length: socklen_t) -> Int {
+    sendto(fd, buffer, count, Int32(MSG_NOSIGNAL), address, length)
+}
+
+/// `accept`, the new descriptor made non-blocking and close-on-exec.
+func system_accept(_ fd: Int32) -> Int32 {
+    let accepted = accept(fd, nil, nil)
+    guard accepted >= 0 else { return accepted }
+    _ = fcntl(accepted, F_SETFL, fcntl(accepted, F_GETFL) | O_NONBLOCK)
+    _ = fcntl(accepted, F_SETFD, FD_CLOEXEC)
+    return accepted
+}
+
+func system_poll(_ fds: inout [pollfd], _ milliseconds: Int32) -> Int32 {
+    poll(&fds, nfds_t(fds.count), milliseconds)
+}
+
+func system_connect(_ fd: Int32, _ address: UnsafePointer<sockaddr>, _ length: socklen_t) -> Int32 {
+    connect(fd, address, length)
+}
+
+func system_close(_ fd: Int32) {
+    _ = close(fd)
+}
