@@ -13,17 +13,28 @@ public final class Advertiser {
     /// Called with each step, for `--verbose`.
     public var log: ((String) -> Void)?
 
-    public private(set) var plan: AdvertisingPlan?
-    private var rotationIndex = 0
+    /// The beacons, the sets that carry them and the turns they take (the policy both ways in share).
+    let slots: BeaconSlots
+    public private(set) var plan: AdvertisingPlan? {
+        get { slots.plan }
+        set { slots.plan = newValue }
+    }
+    private var rotationIndex: Int {
+        get { slots.rotationIndex }
+        set { slots.rotationIndex = newValue }
+    }
     /// The beacons advertised now (changed by `add`, `update`, `remove`).
-    public private(set) var beacons: [Beacon]
+    public var beacons: [Beacon] { slots.beacons }
     /// How many sets the controller has (read at start for more than one beacon, else at
     /// the first `add`).
     private var numberOfSets: Int?
     /// Sets this advertiser created that no beacon uses: one a failed `add` could not remove,
     /// one whose removal was refused after it was disabled, one a reverted change had added.
     /// Removed at the next restore or stop.
-    private(set) var leftovers: Set<UInt8> = []
+    private(set) var leftovers: Set<UInt8> {
+        get { slots.leftovers }
+        set { slots.leftovers = newValue }
+    }
 
     /// The highest advertising set handle (Core Vol 4 Part E 7.8.53); on a kernel adapter the
     /// advertiser counts down from it, as the kernel counts its instances up from 0.
@@ -33,7 +44,7 @@ public final class Advertiser {
         self.controller = controller
         self.options = options
         self.sharedWithKernel = sharedWithKernel
-        self.beacons = options.beacons
+        self.slots = BeaconSlots(beacons: options.beacons)
     }
 
     /// Chooses legacy or extended advertising and sets everything up, enabling last.
@@ -164,7 +175,7 @@ public final class Advertiser {
 
     /// Sets `data` (beacon `index`'s, or a frame shown in its place) on the set that carries
     /// beacon `index`: the one set when the beacons take turns.
-    private func setData(_ data: [UInt8], onSetOf index: Int, plan: AdvertisingPlan) throws(HostError) {
+    func setData(_ data: [UInt8], onSlotOf index: Int, plan: AdvertisingPlan) throws(HostError) {
         switch plan.mode {
         case .legacy: try setLegacyData(data, label: index)
         case .extended: try setExtendedData(handle: plan.handles[plan.rotating ? 0 : index], data, label: index)
@@ -175,41 +186,24 @@ public final class Advertiser {
     /// With more beacons than sets, puts the next beacon on the air.
     /// - Throws: `HostError` if the controller refuses the new data.
     public func rotate() throws(HostError) {
-        guard let plan, plan.rotating else { return }
-        rotationIndex = (rotationIndex + 1) % beacons.count
-        try setData(data(rotationIndex), onSetOf: rotationIndex, plan: plan)
+        try slots.rotate(on: self)
     }
 
     /// Changes beacon `index` in place: its set's data (no disable, no enable); a beacon that
     /// takes turns changes when its turn comes (at once if it is on the air).
     /// - Throws: `HostError` when the controller refuses, or for data a legacy PDU cannot hold.
     public func update(_ index: Int, to beacon: Beacon) throws(HostError) {
-        guard let plan, beacons.indices.contains(index) else { throw .unsupported("no beacon \(index + 1)") }
-        let data = try beacon.legacyPDUData()
-        try atomically { () throws(HostError) in
-            beacons[index] = beacon
-            // A beacon waiting for its turn changes when the turn comes.
-            guard !plan.rotating || index == rotationIndex else { return }
-            try setData(data, onSetOf: index, plan: plan)
-        }
+        try atomically { () throws(HostError) in try slots.update(index, to: beacon, on: self) }
     }
 
     /// Puts another frame on beacon `index`'s set for now, the beacon itself unchanged (what a
     /// restore puts back): an Eddystone-TLM frame interleaved with a UID or URL beacon. Not
     /// while beacons take turns (the set is theirs).
     public func show(_ index: Int, _ frame: Beacon) throws(HostError) {
-        guard let plan, !plan.rotating, beacons.indices.contains(index) else { return }
-        try setData(try frame.legacyPDUData(), onSetOf: index, plan: plan)
+        try slots.show(index, frame, on: self)
     }
 
-    var liveState: LiveState { LiveState(beacons: beacons, plan: plan, rotationIndex: rotationIndex) }
-
-    func revert(to state: LiveState) {
-        leftovers.formUnion(Set(plan?.handles ?? []).subtracting(state.plan?.handles ?? []))
-        beacons = state.beacons
-        plan = state.plan
-        rotationIndex = state.rotationIndex
-    }
+    var canShowFrames: Bool { true }
 
     /// Disables and removes the leftover sets, refusals ignored (one may be gone already).
     private func removeLeftovers() {
@@ -228,75 +222,56 @@ public final class Advertiser {
     /// - Throws: `HostError` when every set is in use by a beacon of its own, or the controller refuses.
     @discardableResult
     public func add(_ beacon: Beacon) throws(HostError) -> Int {
-        try atomically { () throws(HostError) in try adding(beacon) }
+        try atomically { () throws(HostError) in try slots.add(beacon, on: self) }
     }
 
-    private func adding(_ beacon: Beacon) throws(HostError) -> Int {
-        guard var plan else { throw .unsupported("not advertising") }
-        _ = try beacon.legacyPDUData()
-        if plan.mode == .extended && !plan.rotating {
-            if numberOfSets == nil {
-                let commands = try controller.send(ReadLocalSupportedCommands())
-                numberOfSets = try AdvertisingCapabilities.readNumberOfSets(from: controller, commands: commands)
-            }
-            let numberOfSets = self.numberOfSets ?? 1
-            let used = Set(plan.handles)
-            let candidates = (0..<min(numberOfSets, Int(Self.highestHandle) + 1))
-                .map { Self.handle(ofSet: $0, sharedWithKernel: sharedWithKernel) }
-            guard let handle = candidates.first(where: { !used.contains($0) }) else {
-                throw .unsupported("all \(numberOfSets) advertising sets are in use, a beacon on each: remove one first")
-            }
-            beacons.append(beacon)
-            let single = AdvertisingPlan(mode: .extended, handles: [handle], rotating: false, address: plan.address,
-                                         addressIsRandom: plan.addressIsRandom)
-            // Ours from its first command: a leftover until it carries the beacon or is removed.
-            leftovers.insert(handle)
-            do {
-                try startExtended(single, disableFirst: false, beaconOffset: beacons.count - 1)
-            } catch {
-                if (try? controller.send(LESetExtendedAdvertisingEnable(enable: false, sets: [.init(handle: handle)]))) != nil,
-                   (try? controller.send(LERemoveAdvertisingSet(handle: handle))) != nil {
-                    leftovers.remove(handle)
-                }
-                throw error
-            }
-            leftovers.remove(handle)
-            plan.handles.append(handle)
-        } else {
-            beacons.append(beacon)
-            plan.rotating = true
+    /// A set of its own for the new beacon `index` with extended advertising (nil: legacy
+    /// advertising, where it joins the turns).
+    func addSlot(forBeacon index: Int, plan: AdvertisingPlan) throws(HostError) -> UInt8? {
+        guard plan.mode == .extended else { return nil }
+        if numberOfSets == nil {
+            let commands = try controller.send(ReadLocalSupportedCommands())
+            numberOfSets = try AdvertisingCapabilities.readNumberOfSets(from: controller, commands: commands)
         }
-        self.plan = plan
-        return beacons.count - 1
+        let numberOfSets = self.numberOfSets ?? 1
+        let used = Set(plan.handles)
+        let candidates = (0..<min(numberOfSets, Int(Self.highestHandle) + 1))
+            .map { Self.handle(ofSet: $0, sharedWithKernel: sharedWithKernel) }
+        guard let handle = candidates.first(where: { !used.contains($0) }) else {
+            throw .unsupported("all \(numberOfSets) advertising sets are in use, a beacon on each: remove one first")
+        }
+        let single = AdvertisingPlan(mode: .extended, handles: [handle], rotating: false, address: plan.address,
+                                     addressIsRandom: plan.addressIsRandom)
+        // Ours from its first command: a leftover until it carries the beacon or is removed.
+        leftovers.insert(handle)
+        do {
+            try startExtended(single, disableFirst: false, beaconOffset: index)
+        } catch {
+            if (try? controller.send(LESetExtendedAdvertisingEnable(enable: false, sets: [.init(handle: handle)]))) != nil,
+               (try? controller.send(LERemoveAdvertisingSet(handle: handle))) != nil {
+                leftovers.remove(handle)
+            }
+            throw error
+        }
+        leftovers.remove(handle)
+        return handle
     }
 
     /// Takes beacon `index` off the air (its set removed, or out of the turns); the last
     /// beacon stays (stopping the emitter is how advertising stops).
     public func remove(_ index: Int) throws(HostError) {
-        try atomically { () throws(HostError) in try removing(index) }
+        try atomically { () throws(HostError) in try slots.remove(index, on: self) }
     }
 
-    private func removing(_ index: Int) throws(HostError) {
-        guard var plan else { throw .unsupported("not advertising") }
-        try BeaconRemoval.check(index, of: beacons.count)
-        beacons.remove(at: index)
-        if plan.rotating {
-            let wasOnAir: Bool
-            (rotationIndex, wasOnAir) = BeaconRemoval.turn(afterRemoving: index, turn: rotationIndex, remaining: beacons.count)
-            if beacons.count <= plan.handles.count { plan.rotating = false }
-            self.plan = plan
-            if wasOnAir || !plan.rotating { try setData(data(rotationIndex), onSetOf: rotationIndex, plan: plan) }
-        } else {
-            let handle = plan.handles.remove(at: index)
-            self.plan = plan
-            step("disable and remove set \(handle)")
-            try controller.send(LESetExtendedAdvertisingEnable(enable: false, sets: [.init(handle: handle)]))
-            // Off the air now, as the list says; a set the controller will not remove is tidied later.
-            do {
-                try controller.send(LERemoveAdvertisingSet(handle: handle))
-            } catch .controllerRefused {
-                leftovers.insert(handle)
-            }
+    /// Disables and removes a removed beacon's set.
+    func removeSlot(_ handle: UInt8) throws(HostError) {
+        step("disable and remove set \(handle)")
+        try controller.send(LESetExtendedAdvertisingEnable(enable: false, sets: [.init(handle: handle)]))
+        // Off the air now, as the list says; a set the controller will not remove is tidied later.
+        do {
+            try controller.send(LERemoveAdvertisingSet(handle: handle))
+        } catch .controllerRefused {
+            leftovers.insert(handle)
         }
     }
 

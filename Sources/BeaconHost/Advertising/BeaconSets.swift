@@ -92,8 +92,8 @@ public protocol LiveAdvertising: AnyObject {
     func show(_ index: Int, _ frame: Beacon) throws(HostError)
 }
 
-extension Advertiser: RevertibleAdvertiser {}
-extension ManagedAdvertiser: RevertibleAdvertiser {}
+extension Advertiser: RevertibleAdvertiser, SlotBackend {}
+extension ManagedAdvertiser: RevertibleAdvertiser, SlotBackend {}
 
 extension LiveAdvertising {
     /// Changes the beacons to `wanted` in place, position by position: a changed beacon gets

@@ -11,21 +11,20 @@ struct LiveState {
 
 /// An advertiser whose changes (`LiveAdvertising`) are undone in its books when they fail.
 protocol RevertibleAdvertiser: LiveAdvertising {
-    var liveState: LiveState { get }
-    /// Makes `state` the advertiser's books again. A set or instance that the failed change had
-    /// created on the controller stays the advertiser's, as a leftover that the next restore
-    /// or stop removes.
-    func revert(to state: LiveState)
+    /// Its books: the beacons, the plan, the turn, the leftovers (`BeaconSlots.revert`: a set
+    /// or instance that a failed change had created stays the advertiser's, as a leftover that
+    /// the next restore or stop removes).
+    var slots: BeaconSlots { get }
 }
 
 extension RevertibleAdvertiser {
     /// Runs `change`; when it throws, the books are as they were before it.
     func atomically<T>(_ change: () throws(HostError) -> T) throws(HostError) -> T {
-        let before = liveState
+        let before = slots.liveState
         do {
             return try change()
         } catch {
-            revert(to: before)
+            slots.revert(to: before)
             throw error
         }
     }

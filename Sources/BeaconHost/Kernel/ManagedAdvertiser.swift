@@ -13,19 +13,30 @@ public final class ManagedAdvertiser {
     /// Called with each step, for `--verbose`.
     public var log: ((String) -> Void)?
 
-    public private(set) var plan: AdvertisingPlan?
+    /// The beacons, the instances that carry them and the turns they take (the policy both ways in share).
+    let slots: BeaconSlots
+    public private(set) var plan: AdvertisingPlan? {
+        get { slots.plan }
+        set { slots.plan = newValue }
+    }
     /// What Read Advertising Features said at start.
     public private(set) var features: ReadAdvertisingFeatures.ReturnParameters?
-    private var rotationIndex = 0
+    private var rotationIndex: Int {
+        get { slots.rotationIndex }
+        set { slots.rotationIndex = newValue }
+    }
     /// The beacons advertised now (changed by `add`, `update`, `remove`).
-    public private(set) var beacons: [Beacon]
+    public var beacons: [Beacon] { slots.beacons }
     /// Called with the instances whenever `add` or `remove` changes them (to record them):
     /// the beacons' and the leftovers.
     public var instancesChanged: (([UInt8]) -> Void)?
     /// Instances this advertiser added that no beacon uses: one whose data a failed `add` could
     /// not set nor remove again, one a reverted change had added. Removed at the next restore
     /// or stop.
-    private(set) var leftovers: Set<UInt8> = []
+    private(set) var leftovers: Set<UInt8> {
+        get { slots.leftovers }
+        set { slots.leftovers = newValue }
+    }
     /// The instances the kernel holds for us: added (their parameters accepted) and not seen
     /// removed nor taken over since. Only these are ever removed or updated in place.
     public private(set) var held: Set<UInt8> = []
@@ -38,7 +49,7 @@ public final class ManagedAdvertiser {
     public init(client: MgmtClient, options: AdvertisingOptions) {
         self.client = client
         self.options = options
-        self.beacons = options.beacons
+        self.slots = BeaconSlots(beacons: options.beacons)
     }
 
     /// Whether the kernel takes an interval with the instance (Add Extended Advertising
@@ -166,48 +177,36 @@ public final class ManagedAdvertiser {
     /// on the controller without taking the instance off the air); a beacon that takes turns
     /// changes when its turn comes (at once if it is on the air).
     public func update(_ index: Int, to beacon: Beacon) throws(HostError) {
-        guard let plan, beacons.indices.contains(index) else { throw .unsupported("no beacon \(index + 1)") }
-        let data = try beacon.legacyPDUData()
-        try atomically { () throws(HostError) in
-            beacons[index] = beacon
-            // A beacon waiting for its turn changes when the turn comes.
-            guard !plan.rotating || index == rotationIndex else { return }
-            try setData(data, onInstanceOf: index, plan: plan)
-        }
+        try atomically { () throws(HostError) in try slots.update(index, to: beacon, on: self) }
     }
 
     /// Puts another frame on beacon `index`'s instance for now, the beacon itself unchanged
     /// (what a restore puts back): an Eddystone-TLM frame interleaved with a UID or URL beacon.
     /// Not while beacons take turns, nor on kernels that take no parameters apart.
     public func show(_ index: Int, _ frame: Beacon) throws(HostError) {
-        guard let plan, !plan.rotating, setsInterval, beacons.indices.contains(index) else { return }
-        try setData(try frame.legacyPDUData(), onInstanceOf: index, plan: plan)
+        try slots.show(index, frame, on: self)
     }
 
-    /// Adds a beacon while advertising: an instance of its own at the lowest free number, or,
-    /// when the beacons take turns already, a place in the turns.
+    var canShowFrames: Bool { setsInterval }
+
+    /// Adds a beacon while advertising: an instance of its own at the highest number the
+    /// kernel's list proves free, or, when the beacons take turns already, a place in the turns.
     /// - Returns: the beacon's index.
     /// - Throws: `HostError` when no instance is free (others' count too), or the kernel refuses.
     @discardableResult
     public func add(_ beacon: Beacon) throws(HostError) -> Int {
-        try atomically { () throws(HostError) in try adding(beacon) }
+        try atomically { () throws(HostError) in try slots.add(beacon, on: self) }
     }
 
-    private func adding(_ beacon: Beacon) throws(HostError) -> Int {
-        guard var plan else { throw .unsupported("not advertising") }
-        _ = try beacon.legacyPDUData()
-        beacons.append(beacon)
-        if plan.rotating {
-            self.plan = plan
-            return beacons.count - 1
-        }
+    /// An instance of its own for the new beacon `index`.
+    func addSlot(forBeacon index: Int, plan: AdvertisingPlan) throws(HostError) -> UInt8? {
         let features = try client.send(ReadAdvertisingFeatures())
         self.features = features
         guard let instance = features.highestFreeInstance(excluding: Set(plan.handles).union(leftovers).union(foreign)) else {
             throw allTaken(features)
         }
         do {
-            try add(instance: instance, beacon: beacons.count - 1)
+            try add(instance: instance, beacon: index)
         } catch {
             // Once the kernel took the instance (its parameters), it is ours until removed.
             if !Self.refusedCreating(error) {
@@ -221,10 +220,8 @@ public final class ManagedAdvertiser {
             }
             throw error
         }
-        plan.handles.append(instance)
-        self.plan = plan
-        instancesChanged?(plan.handles + leftovers.sorted())
-        return beacons.count - 1
+        instancesChanged?(plan.handles + [instance] + leftovers.sorted())
+        return instance
     }
 
     /// Whether the kernel refused the command that creates an instance: nothing was added.
@@ -236,40 +233,17 @@ public final class ManagedAdvertiser {
     /// Takes beacon `index` off the air (its instance removed, or out of the turns); the last
     /// beacon stays (stopping the emitter is how advertising stops).
     public func remove(_ index: Int) throws(HostError) {
-        try atomically { () throws(HostError) in try removing(index) }
+        try atomically { () throws(HostError) in try slots.remove(index, on: self) }
     }
 
-    private func removing(_ index: Int) throws(HostError) {
-        guard var plan else { throw .unsupported("not advertising") }
-        try BeaconRemoval.check(index, of: beacons.count)
-        beacons.remove(at: index)
-        if plan.rotating {
-            let wasOnAir: Bool
-            (rotationIndex, wasOnAir) = BeaconRemoval.turn(afterRemoving: index, turn: rotationIndex, remaining: beacons.count)
-            if beacons.count <= plan.handles.count { plan.rotating = false }
-            self.plan = plan
-            if wasOnAir || !plan.rotating {
-                try setData(beacons[rotationIndex].advertisingData.bytes, onInstanceOf: rotationIndex, plan: plan)
-            }
-        } else {
-            let instance = plan.handles.remove(at: index)
-            self.plan = plan
-            if held.contains(instance) {
-                step("remove instance \(instance) (Remove Advertising)")
-                _ = try client.removeInstance(instance)
-                held.remove(instance)
-            }
-            instancesChanged?(plan.handles + leftovers.sorted())
+    /// Removes a removed beacon's instance, while it is ours.
+    func removeSlot(_ instance: UInt8) throws(HostError) {
+        if held.contains(instance) {
+            step("remove instance \(instance) (Remove Advertising)")
+            _ = try client.removeInstance(instance)
+            held.remove(instance)
         }
-    }
-
-    var liveState: LiveState { LiveState(beacons: beacons, plan: plan, rotationIndex: rotationIndex) }
-
-    func revert(to state: LiveState) {
-        leftovers.formUnion(Set(plan?.handles ?? []).subtracting(state.plan?.handles ?? []))
-        beacons = state.beacons
-        plan = state.plan
-        rotationIndex = state.rotationIndex
+        instancesChanged?((plan?.handles ?? []) + leftovers.sorted())
     }
 
     /// Removes the leftover instances that are still ours; one that cannot be removed stays a leftover.
@@ -331,7 +305,7 @@ public final class ManagedAdvertiser {
     /// New data (beacon `index`'s, or a frame shown in its place) for the running instance that
     /// carries beacon `index` (the one instance when the beacons take turns): Add Extended
     /// Advertising Data where the kernel takes parameters apart, else the whole instance again.
-    private func setData(_ data: [UInt8], onInstanceOf index: Int, plan: AdvertisingPlan) throws(HostError) {
+    func setData(_ data: [UInt8], onSlotOf index: Int, plan: AdvertisingPlan) throws(HostError) {
         let instance = plan.handles[plan.rotating ? 0 : index]
         // Not ours now (taken over, or removed by the kernel): the restore puts the beacon back.
         guard held.contains(instance) else {
@@ -387,9 +361,7 @@ public final class ManagedAdvertiser {
 
     /// With more beacons than free instances, puts the next beacon's data on the one instance.
     public func rotate() throws(HostError) {
-        guard let plan, plan.rotating else { return }
-        rotationIndex = (rotationIndex + 1) % beacons.count
-        try setData(beacons[rotationIndex].advertisingData.bytes, onInstanceOf: rotationIndex, plan: plan)
+        try slots.rotate(on: self)
     }
 
     /// Removes this advertiser's instances, and no other. One already gone (removed by the

@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+import AdvertisementCodec
+
+/// What one way in does on the air for the advertising policy (`BeaconSlots`): HCI advertising
+/// sets (`Advertiser`) or the kernel's advertising instances (`ManagedAdvertiser`). A slot is
+/// a set handle or an instance number.
+protocol SlotBackend: AnyObject {
+    /// Puts `data` on the slot that carries beacon `index` (the one slot while beacons take turns).
+    func setData(_ data: [UInt8], onSlotOf index: Int, plan: AdvertisingPlan) throws(HostError)
+    /// Puts the new last beacon, `index`, on the air on a slot of its own and returns the slot;
+    /// nil when it joins the turns instead (legacy advertising has one slot).
+    /// - Throws: `HostError` when no slot is free or the controller refuses; what the failed
+    ///   add created is the backend's leftover.
+    func addSlot(forBeacon index: Int, plan: AdvertisingPlan) throws(HostError) -> UInt8?
+    /// Takes `slot`, a removed beacon's (already out of the plan), off the air.
+    func removeSlot(_ slot: UInt8) throws(HostError)
+    /// Whether another frame may be put on a beacon's slot for now (`show`).
+    var canShowFrames: Bool { get }
+}
+
+/// The advertising policy both ways in share, written once: which beacon is on which slot,
+/// the turns beacons take when there are fewer slots than beacons, a change in place (a beacon
+/// waiting for its turn changes when the turn comes), adding and removing beacons while on
+/// the air, and the books a failed change puts back. What a slot is, and the rules of owning
+/// one (the kernel's provable numbers, sets the kernel never uses), are the backend's.
+final class BeaconSlots {
+    /// The beacons advertised now.
+    var beacons: [Beacon]
+    var plan: AdvertisingPlan?
+    /// The beacon on the air while beacons take turns.
+    var rotationIndex = 0
+    /// Slots the advertiser created that no beacon uses (a failed add could not remove one, a
+    /// reverted change had added one): removed at the next restore or stop.
+    var leftovers: Set<UInt8> = []
+
+    init(beacons: [Beacon]) {
+        self.beacons = beacons
+    }
+
+    /// The books a failed change puts back.
+    var liveState: LiveState { LiveState(beacons: beacons, plan: plan, rotationIndex: rotationIndex) }
+
+    /// Makes `state` the books again; a slot the failed change created stays ours, as a leftover.
+    func revert(to state: LiveState) {
+        leftovers.formUnion(Set(plan?.handles ?? []).subtracting(state.plan?.handles ?? []))
+        beacons = state.beacons
+        plan = state.plan
+        rotationIndex = state.rotationIndex
+    }
+
+    /// Changes beacon `index` in place; a beacon that takes turns changes when its turn comes
+    /// (at once if it is on the air).
+    /// - Throws: `HostError` when the backend refuses, or for data a legacy PDU cannot hold.
+    func update(_ index: Int, to beacon: Beacon, on backend: some SlotBackend) throws(HostError) {
+        guard let plan, beacons.indices.contains(index) else { throw .unsupported("no beacon \(index + 1)") }
+        let data = try beacon.legacyPDUData()
+        beacons[index] = beacon
+        guard !plan.rotating || index == rotationIndex else { return }
+        try backend.setData(data, onSlotOf: index, plan: plan)
+    }
+
+    /// Puts another frame on beacon `index`'s slot for now, the beacon unchanged (what a
+    /// restore puts back). Not while beacons take turns (the slot is theirs).
+    func show(_ index: Int, _ frame: Beacon, on backend: some SlotBackend) throws(HostError) {
+        guard let plan, !plan.rotating, backend.canShowFrames, beacons.indices.contains(index) else { return }
+        try backend.setData(try frame.legacyPDUData(), onSlotOf: index, plan: plan)
+    }
+
+    /// With more beacons than slots, puts the next beacon on the air.
+    func rotate(on backend: some SlotBackend) throws(HostError) {
+        guard let plan, plan.rotating else { return }
+        rotationIndex = (rotationIndex + 1) % beacons.count
+        try backend.setData(beacons[rotationIndex].advertisingData.bytes, onSlotOf: rotationIndex, plan: plan)
+    }
+
+    /// Adds a beacon while advertising: a slot of its own where the backend has one and the
+    /// beacons are not taking turns; otherwise a place in the turns.
+    /// - Returns: the beacon's index.
+    func add(_ beacon: Beacon, on backend: some SlotBackend) throws(HostError) -> Int {
+        guard var plan else { throw .unsupported("not advertising") }
+        _ = try beacon.legacyPDUData()
+        beacons.append(beacon)
+        if !plan.rotating, let slot = try backend.addSlot(forBeacon: beacons.count - 1, plan: plan) {
+            plan.handles.append(slot)
+        } else {
+            plan.rotating = true
+        }
+        self.plan = plan
+        return beacons.count - 1
+    }
+
+    /// Takes beacon `index` off the air (its slot removed, or out of the turns); the last
+    /// beacon stays (stopping the emitter is how advertising stops).
+    func remove(_ index: Int, on backend: some SlotBackend) throws(HostError) {
+        guard var plan else { throw .unsupported("not advertising") }
+        try BeaconRemoval.check(index, of: beacons.count)
+        beacons.remove(at: index)
+        if plan.rotating {
+            let wasOnAir: Bool
+            (rotationIndex, wasOnAir) = BeaconRemoval.turn(afterRemoving: index, turn: rotationIndex, remaining: beacons.count)
+            if beacons.count <= plan.handles.count { plan.rotating = false }
+            self.plan = plan
+            if wasOnAir || !plan.rotating {
+                try backend.setData(beacons[rotationIndex].advertisingData.bytes, onSlotOf: rotationIndex, plan: plan)
+            }
+        } else {
+            let slot = plan.handles.remove(at: index)
+            self.plan = plan
+            try backend.removeSlot(slot)
+        }
+    }
+}
