@@ -10,6 +10,9 @@ let package = Package(
         .library(name: "AdvertisementCodec", targets: ["AdvertisementCodec"]),
         .library(name: "BeaconTracking", targets: ["BeaconTracking"]),
         .library(name: "BeaconReports", targets: ["BeaconReports"]),
+        // Beacons on the air and scans from a Swift program: `BeaconAdvertisement`,
+        // `AdvertisementScanner.reports(on:)`.
+        .library(name: "BeaconHost", targets: ["BeaconHost"]),
         .library(name: "BeaconRig", targets: ["BeaconRig"]),
         .executable(name: "beacon-emit", targets: ["BeaconEmitter"]),
         .executable(name: "codec-fuzzer", targets: ["CodecFuzzer"]),
@@ -76,6 +79,12 @@ let package = Package(
             name: "CodecFuzzer",
             dependencies: ["AdvertisementCodec", "BeaconTracking", "BeaconHost", "BeaconReports"]
         ),
+        // The README's Swift examples, compiled as they are shown (ReadmeTests compares them).
+        .executableTarget(name: "ExampleCodec", dependencies: ["AdvertisementCodec"], path: "Examples/Codec"),
+        .executableTarget(name: "ExampleReplay", dependencies: ["BeaconReports"], path: "Examples/Replay"),
+        .executableTarget(name: "ExampleAdvertise", dependencies: ["AdvertisementCodec", "BeaconHost"],
+                          path: "Examples/Advertise"),
+        .executableTarget(name: "ExampleScan", dependencies: ["BeaconHost", "BeaconTracking"], path: "Examples/Scan"),
         .testTarget(
             name: "AdvertisementCodecTests",
             dependencies: ["AdvertisementCodec"]

@@ -165,15 +165,26 @@ struct Advertise: ParsableCommand {
             let server = try openControl(printer: printer)
             defer { server?.close() }
             guard waitForAdapterIfAsked(printer: printer, interrupt: interrupt) else { return }
-            let access = try AdvertisingLaunch.resolve(accessOptions.access, device: deviceOptions.specification,
-                                                       bringingUp: deviceOptions.up,
-                                                       options: options)
-            if access == .management {
-                try advertiseManaged(options: options, server: server, started: started, printer: printer, interrupt: interrupt)
-            } else {
-                try advertiseHCI(options: options, server: server, userChannel: access == .userChannel, started: started,
-                                 printer: printer, interrupt: interrupt)
+            if deviceOptions.specification == .virtual {
+                try VirtualController.enterPrivateNamespace(arguments: CommandLine.arguments, progress: printer.progress)
             }
+            let configuration = BeaconAdvertisement.Configuration(device: deviceOptions.specification,
+                                                                  access: accessOptions.access, bringUp: deviceOptions.up,
+                                                                  options: options)
+            let advertisement = try BeaconAdvertisement.start(configuration, started: started, opened: { hci, mgmt in
+                printer.device = hci?.device.description ?? mgmt?.client.adapter ?? printer.device
+                hci?.controller.reportUnsolicited = { Console.error("warning: \($0)", priority: .warning) }
+                guard deviceOptions.verbose else { return }
+                hci?.controller.trace = { printer.progress("  " + $0) }
+                mgmt?.client.trace = { printer.progress("  " + $0) }
+            }, report: printer.handle)
+            if let connection = advertisement.connection, connection.virtualController != nil {
+                try showVirtualRoundTrip(connection, expected: options.beacons, printer: printer)
+            }
+            let (sources, report) = try openSources(advertisement.live, server: server, options: options,
+                                                    device: advertisement.device, printer: printer)
+            try advertisement.run(duration: runDuration, keep: keep, interrupt: interrupt, failFast: failFast,
+                                  sources: sources, report: report)
         } catch {
             throw fail(error)
         }
@@ -198,48 +209,6 @@ struct Advertise: ParsableCommand {
     }
 
     private var runDuration: Duration? { duration.map { .milliseconds(Int64($0 * 1000)) } }
-
-    /// Beacons as instances of the kernel's management API.
-    private func advertiseManaged(options: AdvertisingOptions, server: ControlServer?, started: ContinuousClock.Instant,
-                                  printer: EmitterPrinter, interrupt: Int32?) throws(HostError) {
-        guard case let .kernel(index) = deviceOptions.specification else { return }
-        let connection = try ManagementConnection.open(index: index, powerOn: deviceOptions.up)
-        defer { connection.close() }
-        let adapter = connection.client.adapter
-        printer.device = adapter
-        if deviceOptions.verbose { connection.client.trace = { printer.progress("  " + $0) } }
-        let ledger = InstanceLedger(adapter: adapter)
-        let session = try AdvertisingLaunch.startManaged(connection, options: options, bringingUp: deviceOptions.up,
-                                                         started: started, ledger: ledger, report: printer.handle)
-        let (sources, report) = try openSources(session.live, server: server, options: options, device: adapter,
-                                                printer: printer)
-        try Emitter.run(session, duration: runDuration, keep: keep, interrupt: interrupt, failFast: failFast,
-                        device: adapter, sources: sources, report: report)
-        // The record goes once nothing of ours is left (an instance the kernel would not remove
-        // while the adapter was down stays recorded, for `beacon-emit stop`).
-        ledger.finish(remaining: session.advertiser.ours.sorted(), kept: keep)
-    }
-
-    /// Beacons through HCI commands: a raw kernel socket, the user channel, or an H4 link.
-    private func advertiseHCI(options: AdvertisingOptions, server: ControlServer?, userChannel: Bool,
-                              started: ContinuousClock.Instant, printer: EmitterPrinter, interrupt: Int32?) throws(HostError) {
-        let connection = try deviceOptions.open(progress: printer.progress, userChannel: userChannel)
-        defer { connection.close() }
-        printer.device = connection.device.description
-        if deviceOptions.verbose { connection.controller.trace = { printer.progress("  " + $0) } }
-        let emitter = Emitter(controller: connection.controller, ownsController: connection.ownsController,
-                              started: started, report: printer.handle)
-        let advertiser = try emitter.start(options: options)
-        if connection.virtualController != nil {
-            try showVirtualRoundTrip(connection, expected: options.beacons, printer: printer)
-        }
-        let session = AdvertisingLaunch.supervise(advertiser, on: connection, userChannel: userChannel,
-                                                  bringingUp: deviceOptions.up, report: printer.handle)
-        let (sources, report) = try openSources(session.live, server: server, options: options,
-                                                device: connection.device.description, printer: printer)
-        try Emitter.run(session, duration: runDuration, keep: keep, interrupt: interrupt, failFast: failFast,
-                        device: connection.device.description, sources: sources, report: report)
-    }
 
     /// The run loop's sources: with --control, the socket that changes the beacons while they
     /// advertise; for TLM beacons (or --interleave-tlm, or --control, which may add one), the

@@ -51,16 +51,31 @@ public struct Descriptor: Hashable, Sendable, CustomStringConvertible {
         try SystemCall.run(name()) { system_write(rawValue, bytes.baseAddress, bytes.count) }
     }
 
-    /// Writes all of `bytes` to a blocking descriptor, resuming after partial writes.
-    /// - Throws: `SystemCallError` naming `name`; "would block" counts as a failure here.
+    /// Writes all of `bytes` to a blocking byte stream, resuming after partial writes.
+    /// Not for packet sockets, where one write is one packet (`writePacket`).
+    /// - Throws: `SystemCallError` naming `name`; "would block", and a write that takes
+    ///   nothing, count as failures here.
     public func writeAll(_ bytes: UnsafeRawBufferPointer, name: @autoclosure () -> String = "write") throws(SystemCallError) {
         var offset = 0
         while offset < bytes.count {
             switch try write(UnsafeRawBufferPointer(rebasing: bytes[offset...]), name: name()) {
-            case let .done(count): offset += count
+            case let .done(count) where count > 0: offset += count
+            case .done: throw SystemCallError(call: name(), errno: EIO)
             case .wouldBlock: throw SystemCallError(call: name(), errno: EAGAIN)
             }
         }
+    }
+
+    /// Writes one packet with one write, to a socket that takes packets whole: whatever count
+    /// it returns, the packet is sent (the kernel's management socket returns 0 for a command
+    /// it answers itself, refusing it for lack of privilege: writing it again would queue the
+    /// refusal again).
+    /// - Throws: `SystemCallError` naming `name`; "would block" counts as a failure here.
+    public func writePacket(_ bytes: [UInt8], name: @autoclosure () -> String = "write") throws(SystemCallError) {
+        let result = bytes.withUnsafeBytes { raw in
+            Result { () throws(SystemCallError) in try write(raw, name: name()) }
+        }
+        if case .wouldBlock = try result.get() { throw SystemCallError(call: name(), errno: EAGAIN) }
     }
 
     /// `writeAll` for an array.

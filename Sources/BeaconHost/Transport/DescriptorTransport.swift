@@ -16,6 +16,8 @@ public protocol PacketFraming {
     mutating func next() throws(CodecError) -> Packet?
     /// What to write for `packet`.
     static func bytes(of packet: Packet) -> [UInt8]
+    /// Whether one write is one packet (a packet socket), rather than bytes of a stream.
+    static var writesWholePackets: Bool { get }
 }
 
 /// H4 over a byte stream (TCP, a UART) or a kernel HCI socket (one packet per read, type byte
@@ -27,6 +29,8 @@ public struct H4Framing: PacketFraming {
     public mutating func append(_ bytes: ArraySlice<UInt8>) { decoder.append(bytes) }
     public mutating func next() throws(CodecError) -> H4Packet? { try decoder.next() }
     public static func bytes(of packet: H4Packet) -> [UInt8] { packet.bytes }
+    /// A kernel HCI socket takes packets whole too, but a full write is the same call there.
+    public static var writesWholePackets: Bool { false }
 }
 
 /// The kernel's management and monitor sockets: one whole packet per read and per write.
@@ -41,6 +45,7 @@ public struct MgmtFraming: PacketFraming {
         return try MgmtPacket(parsing: bytes)
     }
     public static func bytes(of packet: MgmtPacket) -> [UInt8] { packet.bytes }
+    public static var writesWholePackets: Bool { true }
 }
 
 /// A transport over a file descriptor it owns, framed by `Framing`: H4 to a controller
@@ -75,7 +80,11 @@ public final class DescriptorTransport<Framing: PacketFraming>: PacketTransport 
     public func send(_ packet: Packet) throws(TransportError) {
         guard let descriptor else { throw .closed(transport: name) }
         do {
-            try descriptor.writeAll(Framing.bytes(of: packet), name: "write(\(name))")
+            if Framing.writesWholePackets {
+                try descriptor.writePacket(Framing.bytes(of: packet), name: "write(\(name))")
+            } else {
+                try descriptor.writeAll(Framing.bytes(of: packet), name: "write(\(name))")
+            }
         } catch {
             throw error.isDisconnect ? .closed(transport: name) : TransportError(error)
         }

@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+import AdvertisementCodec
+
+/// Beacons on the air from a Swift program, the way `beacon-emit advertise` puts them there:
+/// the way in chosen (the kernel's advertising instances, or HCI advertising sets), the beacons
+/// started, changed in place while they advertise, kept on the air through resets, takeovers
+/// and an adapter that comes back, and taken off when done.
+///
+///     let beacons = try BeaconAdvertisement.start(.init(device: .kernel(index: 0), options: options))
+///     try beacons.update(0, to: .iBeacon(newer))
+///     try beacons.run(duration: .seconds(10))   // supervised; off the air at the end
+///
+/// The device `.virtual` needs the private network namespace the command enters first
+/// (`VirtualController.enterPrivateNamespace`); a program passes a TCP controller instead.
+public final class BeaconAdvertisement {
+    /// Where and how to advertise.
+    public struct Configuration: Sendable {
+        public var device: DeviceSpecification
+        /// How a kernel adapter is reached (`--access`).
+        public var access: KernelAccess
+        /// Bring a kernel adapter that is down up first, and again when it comes back (`--up`).
+        public var bringUp: Bool
+        public var options: AdvertisingOptions
+        /// Record the kernel's instances while they are ours, so that a later run or
+        /// `beacon-emit stop --recorded` removes what a killed run left (`InstanceLedger`).
+        public var recordsInstances: Bool
+
+        public init(device: DeviceSpecification = .kernel(index: nil), access: KernelAccess = .automatic,
+                    bringUp: Bool = false, options: AdvertisingOptions, recordsInstances: Bool = true) {
+            self.device = device
+            self.access = access
+            self.bringUp = bringUp
+            self.options = options
+            self.recordsInstances = recordsInstances
+        }
+    }
+
+    /// The session that keeps the beacons on the air.
+    public let session: any AdvertisingSession
+    /// The beacons, changed as transactions (`LiveBeacons`).
+    public let live: LiveBeacons
+    /// The device in messages: `hci0`, `tcp:127.0.0.1:6402`.
+    public let device: String
+    /// The HCI link, where the beacons go through HCI commands (nil through the management API).
+    public let connection: ControllerConnection?
+    /// The management client, where the beacons are the kernel's instances.
+    public let management: ManagementConnection?
+    private let ledger: InstanceLedger?
+    private let managedAdvertiser: ManagedAdvertiser?
+    private var finished = false
+
+    private init(session: any AdvertisingSession, live: LiveBeacons, device: String, connection: ControllerConnection?,
+                 management: ManagementConnection?, ledger: InstanceLedger?, managedAdvertiser: ManagedAdvertiser?) {
+        self.session = session
+        self.live = live
+        self.device = device
+        self.connection = connection
+        self.management = management
+        self.ledger = ledger
+        self.managedAdvertiser = managedAdvertiser
+    }
+
+    deinit { close() }
+
+    /// Opens the device and puts the beacons on the air.
+    /// - Parameters:
+    ///   - opened: called with the link once it is open, before anything is sent (to trace it).
+    ///   - report: what happens, as `advertise --json` reports it.
+    /// - Throws: `HostError`; nothing is left on the air or open when it throws.
+    public static func start(_ configuration: Configuration, started: ContinuousClock.Instant = .now,
+                             opened: (ControllerConnection?, ManagementConnection?) -> Void = { _, _ in },
+                             report: @escaping (EmitterEvent) -> Void = { _ in }) throws(HostError) -> BeaconAdvertisement {
+        let options = configuration.options
+        let access = try AdvertisingLaunch.resolve(configuration.access, device: configuration.device,
+                                                   bringingUp: configuration.bringUp, options: options)
+        if access == .management, case let .kernel(index) = configuration.device {
+            let management = try ManagementConnection.open(index: index, powerOn: configuration.bringUp)
+            opened(nil, management)
+            let adapter = management.client.adapter
+            let ledger = configuration.recordsInstances ? InstanceLedger(adapter: adapter) : nil
+            do {
+                let session = try AdvertisingLaunch.startManaged(management, options: options,
+                                                                 bringingUp: configuration.bringUp, started: started,
+                                                                 ledger: ledger, report: report)
+                return BeaconAdvertisement(session: session, live: session.live, device: adapter, connection: nil,
+                                           management: management, ledger: ledger, managedAdvertiser: session.advertiser)
+            } catch {
+                management.close()
+                throw error
+            }
+        }
+        if case .kernel(nil) = configuration.device, configuration.bringUp {
+            throw .unsupported("--up needs an adapter name: --device hci0 --up")
+        }
+        let userChannel = access == .userChannel
+        let connection = try ControllerConnection.open(configuration.device, bringUp: configuration.bringUp,
+                                                       userChannel: userChannel)
+        opened(connection, nil)
+        do {
+            let emitter = Emitter(controller: connection.controller, ownsController: connection.ownsController,
+                                  started: started, report: report)
+            let advertiser = try emitter.start(options: options)
+            let session = AdvertisingLaunch.supervise(advertiser, on: connection, userChannel: userChannel,
+                                                      bringingUp: configuration.bringUp, report: report)
+            return BeaconAdvertisement(session: session, live: session.live, device: connection.device.description,
+                                       connection: connection, management: nil, ledger: nil, managedAdvertiser: nil)
+        } catch {
+            connection.close()
+            throw error
+        }
+    }
+
+    /// The beacons advertised now, in order.
+    public var beacons: [Beacon] { live.beacons }
+
+    /// Changes beacon `index` in place (new data on its set or instance, no gap on the air).
+    public func update(_ index: Int, to beacon: Beacon) throws(HostError) { try live.update(index, to: beacon) }
+
+    /// Adds a beacon while advertising. - Returns: its index.
+    @discardableResult
+    public func add(_ beacon: Beacon) throws(HostError) -> Int { try live.add(beacon) }
+
+    /// Takes beacon `index` off the air (not the last one: `stop` is how advertising stops).
+    public func remove(_ index: Int) throws(HostError) { try live.remove(index) }
+
+    /// Keeps the beacons on the air until `duration` passes or `interrupt` is readable
+    /// (`SignalWatcher.install()` for SIGINT and SIGTERM), putting them back after whatever
+    /// knocks them off; then takes them off unless `keep` (`Emitter.run`).
+    /// - Parameter sources: served on the same loop (a control socket, moving telemetry).
+    public func run(duration: Duration? = nil, keep: Bool = false, interrupt: Int32? = nil, failFast: Bool = false,
+                    sources: [any RunLoopSource] = [], report: @escaping (EmitterEvent) -> Void = { _ in })
+        throws(HostError) {
+        defer { close() }
+        try Emitter.run(session, duration: duration, keep: keep, interrupt: interrupt, failFast: failFast,
+                        device: device, sources: sources, report: report)
+        finish(kept: keep)
+    }
+
+    /// Takes the beacons off the air now and closes the device.
+    public func stop() throws(HostError) {
+        defer { close() }
+        try session.stop()
+        finish(kept: false)
+    }
+
+    /// Closes the device, leaving on the air whatever is still there.
+    public func close() {
+        connection?.close()
+        management?.close()
+    }
+
+    /// After a run that ended as asked: the record goes once nothing of ours is left (an
+    /// instance the kernel would not remove while the adapter was down stays recorded, for
+    /// `beacon-emit stop`). After a failure the record stays, for the next run to clean up.
+    private func finish(kept: Bool) {
+        guard !finished else { return }
+        finished = true
+        if let ledger, let managedAdvertiser { ledger.finish(remaining: managedAdvertiser.ours.sorted(), kept: kept) }
+    }
+}

@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+import BeaconTracking
+import Foundation
+import Synchronization
+
+extension AdvertisementScanner {
+    /// Every advertising report `device` hears, as an asynchronous sequence: the scan runs on a
+    /// thread of its own from the first iteration and stops (scanning off, the link closed)
+    /// when the iteration ends or the task is cancelled.
+    ///
+    ///     for try await report in AdvertisementScanner.reports(on: .kernel(index: 0)) {
+    ///         print(report.address, try report.sightings())
+    ///     }
+    ///
+    /// - Throws (while iterating): `HostError` when the device cannot be opened or fails.
+    public static func reports(on device: DeviceSpecification, options: Options = Options(),
+                               bringUp: Bool = false) -> AsyncThrowingStream<ScanReport, any Error> {
+        AsyncThrowingStream { continuation in
+            let ended = Mutex(false)
+            continuation.onTermination = { _ in ended.withLock { $0 = true } }
+            let thread = Thread {
+                do throws(HostError) {
+                    let connection = try ControllerConnection.open(device, bringUp: bringUp)
+                    let scanner = AdvertisementScanner(controller: connection.controller)
+                    defer {
+                        scanner.stop()
+                        connection.close()
+                    }
+                    try scanner.start(options: options, ownsController: connection.ownsController)
+                    while !ended.withLock({ $0 }) {
+                        if let report = try scanner.nextReport(timeout: .milliseconds(200)) { continuation.yield(report) }
+                    }
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            thread.name = "beacon scan"
+            thread.start()
+        }
+    }
+}
