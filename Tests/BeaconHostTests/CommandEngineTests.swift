@@ -245,3 +245,23 @@ import Testing
         #expect(counter.total == 1500)
     }
 }
+
+/// The management command engine keeps what arrives while a command waits by the same rule.
+@Suite struct MgmtCommandEngineTests {
+    @Test func floodWhileWaitingIsBounded() throws {
+        // 10,000 Advertising Added events on hci0 before the answer to Read Advertising Features.
+        let flood = (0..<10_000).map { MgmtEvent.advertisingAdded(instance: UInt8($0 % 200 + 1)).packet(index: 0) }
+        var step = completes(ReadAdvertisingFeatures(), returning: [0, 0, 0, 0, 31, 0, 31, 0, 5, 0])
+        step.answers = flood + step.answers
+        let client = MgmtClient(transport: ScriptedKernel([step]), index: 0)
+        var traced: [String] = []
+        client.trace = { traced.append($0) }
+        _ = try client.send(ReadAdvertisingFeatures())
+        var kept: [MgmtEvent] = []
+        while let event = try client.nextEvent(timeout: .zero) { kept.append(event) }
+        // Full at 4096, the oldest 2048 let go each time: at the 4097th, 6145th and 8193rd.
+        #expect(kept.count == 10_000 - 3 * 2048)
+        #expect(kept.first == .advertisingAdded(instance: UInt8(3 * 2048 % 200 + 1)))
+        #expect(traced.filter { $0.contains("dropped the 2048 oldest") }.count == 3)
+    }
+}

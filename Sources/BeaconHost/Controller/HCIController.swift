@@ -36,7 +36,7 @@ public final class HCIController {
 
     /// Num_HCI_Command_Packets last granted. A controller starts with one credit.
     private var credits = 1
-    private var pendingEvents: [HCIEvent] = []
+    private var pendingEvents = PendingEvents<HCIEvent>()
     /// Whether `nextEvent`'s wait handed the observer a packet (it then returns early).
     private var observedWhileWaiting = false
 
@@ -139,7 +139,7 @@ public final class HCIController {
     ///   something (so that a watcher acts on it at once, not at the end of the wait).
     /// - Throws: `HostError` when the link fails or the controller reports a hardware error.
     public func nextEvent(timeout: Duration, interrupt: Int32? = nil) throws(HostError) -> HCIEvent? {
-        if !pendingEvents.isEmpty { return pendingEvents.removeFirst() }
+        if let event = pendingEvents.next() { return event }
         let deadline = ContinuousClock.now + timeout
         observedWhileWaiting = false
         while !observedWhileWaiting,
@@ -157,17 +157,9 @@ public final class HCIController {
     /// to the observer). Everything else is counted as unsolicited input and passed over.
     private func receiveEvent(until deadline: ContinuousClock.Instant, interrupt: Int32? = nil,
                               returnOnObserved: Bool = false) throws(HostError) -> HCIEvent? {
-        while true {
-            let remaining = ContinuousClock.now.duration(to: deadline)
-            let result: ReceiveResult
-            do {
-                result = try transport.receive(timeout: max(remaining, .zero), interrupt: interrupt)
-            } catch {
-                throw .transport(error, device: transport.name)
-            }
-            switch result {
-            case .timedOut, .interrupted: return nil
-            case let .packet(packet) where packet.type == .event:
+        while let packet = try transport.nextPacket(until: deadline, interrupt: interrupt, device: transport.name) {
+            switch packet.type {
+            case .event:
                 let event: HCIEvent
                 do {
                     event = try HCIEvent(parsing: packet.body[...])
@@ -177,7 +169,7 @@ public final class HCIController {
                 }
                 if Self.handles(event) { return event }
                 if !sharedWithKernel { ignore(.unknownEvent, detail: Self.describe(event)) }
-            case let .packet(packet) where packet.type == .command:
+            case .command:
                 guard sharedWithKernel, let command = try? packet.command() else {
                     ignore(.commandFromController, detail: "\(packet.body.count) bytes")
                     continue
@@ -187,10 +179,11 @@ public final class HCIController {
                     observedWhileWaiting = true
                     if returnOnObserved { return nil }
                 }
-            case let .packet(packet):
+            default:
                 ignore(.dataPacket, detail: "\(packet.type), \(packet.body.count) bytes")
             }
         }
+        return nil
     }
 
     /// The events the host acts on: answers, hardware errors, and the LE subevents it enables
@@ -219,12 +212,9 @@ public final class HCIController {
 
     /// Keeps an event for `nextEvent`, letting the oldest half go when a flood fills the queue.
     private func keep(_ event: HCIEvent) {
-        if pendingEvents.count >= UnsolicitedInputCounter.queueLimit {
-            let dropped = UnsolicitedInputCounter.queueLimit / 2
-            pendingEvents.removeFirst(dropped)
+        pendingEvents.keep(event) { dropped, event in
             for _ in 0..<dropped { ignore(.droppedEvent, detail: "\(event.code)") }
         }
-        pendingEvents.append(event)
     }
 
     private func ignore(_ kind: UnsolicitedInput, detail: @autoclosure () -> String) {

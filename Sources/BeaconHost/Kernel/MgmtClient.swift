@@ -16,7 +16,7 @@ public final class MgmtClient {
     public var sent: ((MgmtPacket) -> Void)?
     /// Commands sent so far (each is one round trip).
     public private(set) var roundTrips = 0
-    private var pendingEvents: [MgmtEvent] = []
+    private var pendingEvents = PendingEvents<MgmtEvent>()
 
     public init(transport: any MgmtTransport, index: UInt16, commandTimeout: Duration = .seconds(2)) {
         self.transport = transport
@@ -69,7 +69,11 @@ public final class MgmtClient {
             case .commandComplete, .commandStatus:
                 continue  // another command's answer: not ours (one socket, one command at a time)
             default:
-                if eventIndex == index { pendingEvents.append(event) }
+                if eventIndex == index {
+                    pendingEvents.keep(event) { dropped, _ in
+                        trace?("< dropped the \(dropped) oldest events kept while commands waited")
+                    }
+                }
             }
         }
     }
@@ -79,7 +83,7 @@ public final class MgmtClient {
     /// - Returns: nil on timeout or interrupt.
     /// - Throws: `HostError` when the socket fails.
     public func nextEvent(timeout: Duration, interrupt: Int32? = nil) throws(HostError) -> MgmtEvent? {
-        if !pendingEvents.isEmpty { return pendingEvents.removeFirst() }
+        if let event = pendingEvents.next() { return event }
         let deadline = ContinuousClock.now + timeout
         while let (eventIndex, event) = try receive(until: deadline, interrupt: interrupt) {
             switch event {
@@ -95,20 +99,10 @@ public final class MgmtClient {
     /// sends many this host does not use, and a layout it extends must not stop a beacon.
     private func receive(until deadline: ContinuousClock.Instant, interrupt: Int32?) throws(HostError)
         -> (UInt16, MgmtEvent)? {
-        while true {
-            let result: MgmtReceiveResult
-            do {
-                result = try transport.receive(timeout: max(ContinuousClock.now.duration(to: deadline), .zero),
-                                               interrupt: interrupt)
-            } catch {
-                throw .transport(error, device: adapter)
-            }
-            switch result {
-            case .timedOut, .interrupted: return nil
-            case let .packet(packet):
-                if let event = try? MgmtEvent(packet: packet) { return (packet.index, event) }
-            }
+        while let packet = try transport.nextPacket(until: deadline, interrupt: interrupt, device: adapter) {
+            if let event = try? MgmtEvent(packet: packet) { return (packet.index, event) }
         }
+        return nil
     }
 
     /// Removes advertising instance `instance`.
