@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
 import ArgumentParser
+import BeaconReports
 import BeaconRig
 import Foundation
 
@@ -51,10 +52,10 @@ struct Control: ParsableCommand {
         let request: String
         switch command {
         case "send": request = values[0]
-        case "add": request = line(["command": "add", "beacon": values[0]])
-        case "remove": request = line(["command": "remove", "id": Int(values[0]) ?? 0])
-        case "update": request = line(["command": "update", "id": Int(values[0]) ?? 0, "fields": values[1]])
-        default: request = line(["command": command])
+        case "add": request = line(["command": "add", "beacon": .string(values[0])])
+        case "remove": request = line(["command": "remove", "id": .integer(Int(values[0]) ?? 0)])
+        case "update": request = line(["command": "update", "id": .integer(Int(values[0]) ?? 0), "fields": .string(values[1])])
+        default: request = line(["command": .string(command)])
         }
         let reply: String
         do {
@@ -66,19 +67,17 @@ struct Control: ParsableCommand {
             throw ExitCode(69)
         }
         print(reply)
-        let object = (try? JSONSerialization.jsonObject(with: Data(reply.utf8))) as? [String: Any]
-        if object?["ok"] as? Bool != true {
+        if JSONValue(parsing: reply)?["ok"]?.bool != true {
             Console.error(Self.error(in: reply) ?? "the request failed")
             throw ExitCode.failure
         }
     }
 
     private static func error(in reply: String) -> String? {
-        ((try? JSONSerialization.jsonObject(with: Data(reply.utf8))) as? [String: Any])?["error"] as? String
+        JSONValue(parsing: reply)?["error"]?.string
     }
 
-    private func line(_ object: [String: Any]) -> String {
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
-        return String(decoding: data, as: UTF8.self)
+    private func line(_ object: [String: JSONValue]) -> String {
+        JSONValue.object(object).line
     }
 }

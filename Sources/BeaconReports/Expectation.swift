@@ -46,10 +46,10 @@ public final class Expectation {
     func check(_ sighting: BeaconSighting, place: String) {
         var object = JSONObject()
         SightingFormatter.add(sighting, to: &object)
-        let json = (try? JSONSerialization.jsonObject(with: Data(object.line.utf8))) as? [String: Any] ?? [:]
+        let json = JSONValue(parsing: object.line) ?? .null
         beacons += 1
         let differences = fields.compactMap { field -> Difference? in
-            let found = json[field.key].map(Self.text)
+            let found = json[field.key]?.text
             return found.map({ Self.same($0, field.value, key: field.key) }) == true
                 ? nil : Difference(key: field.key, expected: field.value, found: found)
         }
@@ -93,15 +93,6 @@ public final class Expectation {
     }
 
     /// A JSON value as the user would write it after `=`.
-    static func text(_ value: Any) -> String {
-        switch value {
-        case let string as String: return string
-        case is NSNull: return "null"
-        case let number as NSNumber: return number.stringValue
-        default: return "\(value)"
-        }
-    }
-
     /// Numbers compare as numbers (`-59` and `-59.0`), UUIDs, hex and addresses in any case,
     /// URLs exactly.
     static func same(_ found: String, _ expected: String, key: String) -> Bool {

@@ -79,11 +79,10 @@ public final class ControlHandler {
     /// once `holdLimit` has passed since `received`.
     public func respond(to line: String, received: ContinuousClock.Instant) -> String? {
         do {
-            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)),
-                  let request = object as? [String: Any] else {
+            guard case let .object(request) = JSONValue(parsing: line) else {
                 throw Refusal(message: "not a JSON object: send one object per line, such as {\"command\":\"list\"}")
             }
-            guard let command = request["command"] as? String else {
+            guard let command = request["command"]?.string else {
                 throw Refusal(message: "no \"command\": expected one of add, remove, update, list, status")
             }
             for key in request.keys where !Self.keys(of: command).contains(key) {
@@ -101,11 +100,11 @@ public final class ControlHandler {
                 return held(since: received)
             }
         } catch let refusal as Refusal {
-            return encode(["ok": false, "error": refusal.message])
+            return encode(["ok": false, "error": .string(refusal.message)])
         } catch let error as HostError {
-            return encode(["ok": false, "error": error.description])
+            return encode(["ok": false, "error": .string(error.description)])
         } catch {
-            return encode(["ok": false, "error": "\(error)"])
+            return encode(["ok": false, "error": .string("\(error)")])
         }
     }
 
@@ -114,8 +113,8 @@ public final class ControlHandler {
         guard received.duration(to: .now) >= Self.holdLimit else { return nil }
         let why = lastDisruption.map { "off the air (\($0))" } ?? (state == "waiting" ? "waiting for the adapter" : "off the air")
         return encode(["ok": false, "retry": true,
-                       "error": "the beacons are \(why) and were not back within \(Self.holdLimit); "
-                                + "nothing changed: send the request again"])
+                       "error": .string("the beacons are \(why) and were not back within \(Self.holdLimit); "
+                                        + "nothing changed: send the request again")])
     }
 
     private static func changes(_ command: String) -> Bool {
@@ -131,15 +130,15 @@ public final class ControlHandler {
         }
     }
 
-    private func handle(_ command: String, _ request: [String: Any]) throws -> [String: Any] {
+    private func handle(_ command: String, _ request: [String: JSONValue]) throws -> [String: JSONValue] {
         switch command {
         case "list":
-            return ["ok": true, "beacons": session.beacons.indices.map { describe($0) }]
+            return ["ok": true, "beacons": .array(session.beacons.indices.map { describe($0) })]
         case "status":
-            var reply: [String: Any] = ["ok": true, "state": state, "beacons": session.beacons.count,
-                                        "uptimeSeconds": (Double(started.duration(to: .now).components.seconds)),
-                                        "device": device]
-            if let lastDisruption { reply["lastDisruption"] = lastDisruption }
+            var reply: [String: JSONValue] = ["ok": true, "state": .string(state), "beacons": .integer(session.beacons.count),
+                                              "uptimeSeconds": .integer(Int(started.duration(to: .now).components.seconds)),
+                                              "device": .string(device)]
+            if let lastDisruption { reply["lastDisruption"] = .string(lastDisruption) }
             return reply
         case "add":
             let fields = try beaconFields(request["beacon"], what: "add's \"beacon\"")
@@ -147,7 +146,7 @@ public final class ControlHandler {
             let index = try session.add(beacon)
             ids.insert(nextID, at: index)
             nextID += 1
-            return ["ok": true, "id": ids[index], "beacon": describe(index)]
+            return ["ok": true, "id": .integer(ids[index]), "beacon": describe(index)]
         case "update":
             let index = try indexOf(request["id"])
             let changes = try beaconFields(request["fields"], what: "update's \"fields\"")
@@ -161,13 +160,13 @@ public final class ControlHandler {
                 throw foreignFields(in: changes, of: index, current: current) ?? error
             }
             try session.update(index, to: beacon)
-            return ["ok": true, "id": ids[index], "beacon": describe(index)]
+            return ["ok": true, "id": .integer(ids[index]), "beacon": describe(index)]
         case "remove":
             let index = try indexOf(request["id"])
             let id = ids[index]
             try session.remove(index)
             ids.remove(at: index)
-            return ["ok": true, "id": id]
+            return ["ok": true, "id": .integer(id)]
         default:
             throw Refusal(message: "unknown command \"\(command)\": expected one of add, remove, update, list, status")
         }
@@ -181,15 +180,14 @@ public final class ControlHandler {
         let own = Set(current.keys.map(plain))
         let foreign = changes.keys.filter { !own.contains(plain($0)) }.sorted()
         guard !foreign.isEmpty else { return nil }
-        let type = describe(index)["type"] as? String ?? "beacon"
+        let type = describe(index)["type"]?.string ?? "beacon"
         return Refusal(message: "update: " + foreign.map { "\"\($0)\"" }.joined(separator: ", ")
             + (foreign.count == 1 ? " is not a field" : " are not fields") + " of beacon \(ids[index]) (type \(type); "
             + "its fields: \(current.keys.sorted().joined(separator: ", "))): to change what it is, remove it and add another")
     }
 
-    private func indexOf(_ value: Any?) throws -> Int {
-        guard let number = value as? NSNumber, !Self.isBoolean(number),
-              let id = Int(exactly: number.doubleValue) else {
+    private func indexOf(_ value: JSONValue?) throws -> Int {
+        guard let id = value?.integer else {
             throw Refusal(message: "\"id\" must be a beacon's id (a number; see list)")
         }
         guard let index = ids.firstIndex(of: id) else {
@@ -199,28 +197,28 @@ public final class ControlHandler {
     }
 
     /// Fields from a JSON object (values as their text) or a `KEY=VALUE,...` string.
-    private func beaconFields(_ value: Any?, what: String) throws -> [String: String] {
-        if let text = value as? String {
+    private func beaconFields(_ value: JSONValue?, what: String) throws -> [String: String] {
+        if let text = value?.string {
             do {
                 return Dictionary(try KeyValueText.pairs(text).map { ($0.key, $0.value) }) { $1 }
             } catch {
                 throw Refusal(message: "\(what): expected KEY=VALUE pairs, got '\(error.item)'")
             }
         }
-        guard let object = value as? [String: Any] else {
+        guard case let .object(object) = value else {
             throw Refusal(message: "\(what) must be an object of fields ({\"uuid\": ..., \"major\": 1}) or KEY=VALUE,...")
         }
         var fields: [String: String] = [:]
         for (key, value) in object {
             switch value {
-            case let text as String:
+            case let .string(text):
                 // A number written as a string ("7") is a mistake, refused as a scenario refuses it.
                 if let range = ScenarioParser.numberRanges[ScenarioParser.plain(key)] {
                     throw Refusal(message: "\(what): \"\(key)\" must be a number from \(range), got the string \"\(text)\" "
                                   + "(write it without quotes)")
                 }
                 fields[key] = text
-            case let number as NSNumber where !Self.isBoolean(number): fields[key] = number.stringValue
+            case .integer, .number: fields[key] = value.text
             default: throw Refusal(message: "\(what): \"\(key)\" must be a string or a number")
             }
         }
@@ -236,24 +234,18 @@ public final class ControlHandler {
     }
 
     /// A beacon as `list` shows it: its id, the keys of `decode --json`, and its data.
-    private func describe(_ index: Int) -> [String: Any] {
+    private func describe(_ index: Int) -> JSONValue {
         let beacon = session.beacons[index]
-        var object = (try? JSONSerialization.jsonObject(with: Data(SightingFormatter.json(BeaconSighting(beacon: beacon)).utf8)))
-            as? [String: Any] ?? [:]
-        object["id"] = ids[index]
-        object["data"] = HexText.format(beacon.advertisingData.bytes)
-        return object
-    }
-
-    /// JSON's true and false arrive as numbers too; told apart by their type code.
-    private static func isBoolean(_ number: NSNumber) -> Bool {
-        String(cString: number.objCType) == "c"
-    }
-
-    private func encode(_ object: [String: Any]) -> String {
-        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else {
-            return #"{"error":"cannot encode the reply","ok":false}"#
+        // The keys `decode --json` writes (its fast writer), read into the model once.
+        guard case var .object(object) = JSONValue(parsing: SightingFormatter.json(BeaconSighting(beacon: beacon))) else {
+            return ["id": .integer(ids[index]), "data": .string(HexText.format(beacon.advertisingData.bytes))]
         }
-        return String(decoding: data, as: UTF8.self)
+        object["id"] = .integer(ids[index])
+        object["data"] = .string(HexText.format(beacon.advertisingData.bytes))
+        return .object(object)
+    }
+
+    private func encode(_ object: [String: JSONValue]) -> String {
+        JSONValue.object(object).line
     }
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
 import BeaconHost
+import BeaconReports
 import LinuxSystem
 import Foundation
 #if canImport(Glibc)
@@ -289,8 +290,6 @@ extension ControlClient {
 
     /// Whether a reply is the documented `retry` answer.
     static func asksToRetry(_ reply: String) -> Bool {
-        guard let data = reply.data(using: .utf8),
-              let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else { return false }
-        return object["retry"] as? Bool == true
+        JSONValue(parsing: reply)?["retry"]?.bool == true
     }
 }
