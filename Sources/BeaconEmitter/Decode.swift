@@ -9,8 +9,6 @@ import Foundation
 import Glibc
 #elseif canImport(Musl)
 import Musl
-#elseif canImport(Darwin)
-import Darwin
 #endif
 
 /// `beacon-emit decode`: hex in, beacons out.

@@ -6,8 +6,6 @@ import Foundation
 import Glibc
 #elseif canImport(Musl)
 import Musl
-#elseif canImport(Darwin)
-import Darwin
 #endif
 
 /// Decodes inputs one at a time, collecting beacons and failures in buffers of its own for

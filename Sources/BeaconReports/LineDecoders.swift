@@ -7,8 +7,6 @@ import Foundation
 import Glibc
 #elseif canImport(Musl)
 import Musl
-#elseif canImport(Darwin)
-import Darwin
 #endif
 
 /// Decodes chunks of lines, a large chunk in halves on two threads, and writes what each chunk

@@ -5,8 +5,6 @@ import Glibc
 import LinuxSystem
 #elseif canImport(Musl)
 import Musl
-#elseif canImport(Darwin)
-import Darwin
 #endif
 
 /// Reads a file descriptor in large chunks and hands out the lines of each, each without its

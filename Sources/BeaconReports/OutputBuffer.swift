@@ -5,8 +5,6 @@ import Glibc
 import LinuxSystem
 #elseif canImport(Musl)
 import Musl
-#elseif canImport(Darwin)
-import Darwin
 #endif
 
 /// Lines collected in memory and written to a file descriptor when the caller flushes (a live

@@ -7,8 +7,6 @@ import Dispatch
 import Glibc
 #elseif canImport(Musl)
 import Musl
-#elseif canImport(Darwin)
-import Darwin
 #endif
 
 /// A report as `scan` handles it, its data wherever it was read (a capture's buffer, a live

@@ -8,6 +8,8 @@ import Foundation
 #endif
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #endif
 
 /// One fuzz target per parser. Each parses arbitrary bytes; where a parse succeeds it checks

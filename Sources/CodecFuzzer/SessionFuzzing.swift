@@ -10,6 +10,8 @@ import Foundation
 #endif
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #endif
 
 /// The host's sessions played against a controller whose byte stream is the fuzzer's input:

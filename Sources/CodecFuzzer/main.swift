@@ -12,8 +12,8 @@
 
 #if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
+#elseif canImport(Musl)
+import Musl
 #endif
 
 func selectedTarget() -> FuzzTarget {

@@ -4,6 +4,8 @@ import AdvertisementCodec
 import LinuxSystem
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #endif
 
 /// Beacons put on the air with HCI commands (a raw kernel socket, the user channel, an H4

@@ -3,6 +3,8 @@
 import AdvertisementCodec
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #endif
 
 /// How beacon-emit reaches a kernel adapter (`--access`).

@@ -2,6 +2,8 @@
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #endif
 
 /// What knocked the beacons off the air while the emitter ran.

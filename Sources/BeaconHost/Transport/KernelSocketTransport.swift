@@ -5,6 +5,8 @@
 import CHCI
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #endif
 
 /// Kernel adapters (`hci0`): opening raw HCI sockets, listing adapters, bringing one up.

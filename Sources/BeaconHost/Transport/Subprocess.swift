@@ -71,7 +71,7 @@ enum Subprocess {
     /// Waits for `pid` and returns its exit status (128 + signal when killed).
     static func wait(_ pid: pid_t) -> Int32 {
         var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        _ = try? SystemCall.blocking("waitpid") { waitpid(pid, &status, 0) }
         let signal = status & 0x7F
         return signal == 0 ? (status >> 8) & 0xFF : 128 + signal
     }
