@@ -9,48 +9,27 @@ import Testing
 /// else fails the test. Steps without a command are events the kernel sends on its own.
 final class ScriptedKernel: MgmtTransport {
     let name = "the scripted kernel"
-    struct Step {
-        var command: MgmtPacket?
-        var answers: [MgmtPacket]
-    }
-
-    private var steps: [Step]
-    private var queued: [MgmtPacket] = []
-    private(set) var sent: [MgmtPacket] = []
+    typealias Step = Script<MgmtPacket, MgmtPacket>.Step
+    private var script: Script<MgmtPacket, MgmtPacket>
 
     init(_ steps: [Step]) {
-        self.steps = steps
-        deliverUnsolicited()
+        script = Script(steps)
     }
 
-    var remainingSteps: Int { steps.count }
+    var remainingSteps: Int { script.steps.count }
+    var sent: [MgmtPacket] { script.sent }
 
     /// Queues events as if the kernel sent them now.
     func deliver(_ events: [MgmtEvent], index: UInt16 = 0) {
-        queued += events.map { $0.packet(index: index) }
+        script.queued += events.map { $0.packet(index: index) }
     }
 
     func send(_ packet: MgmtPacket) throws(TransportError) {
-        sent.append(packet)
-        guard let step = steps.first else {
-            Issue.record("unexpected command after the script ended: \(packet)")
-            return
-        }
-        #expect(packet == step.command, "command \(sent.count)")
-        steps.removeFirst()
-        queued += step.answers
-        deliverUnsolicited()
-    }
-
-    private func deliverUnsolicited() {
-        while let step = steps.first, step.command == nil {
-            queued += step.answers
-            steps.removeFirst()
-        }
+        script.received(packet) { $0.map { HexText.format($0.bytes, separator: " ") } ?? "none" }
     }
 
     func receive(timeout: Duration, interrupt: Int32?) throws(TransportError) -> MgmtReceiveResult {
-        queued.isEmpty ? .timedOut : .packet(queued.removeFirst())
+        script.next().map { .packet($0) } ?? .timedOut
     }
 
     func close() {}

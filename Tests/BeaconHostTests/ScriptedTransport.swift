@@ -7,16 +7,12 @@ import Testing
 /// A fake controller driven by a script: each step names the command bytes the host must send
 /// next and the event bytes the controller answers with. Anything else fails the test.
 final class ScriptedTransport: HCITransport {
-    struct Step {
-        /// The command expected (no H4 type byte), or nil for "no command, just these events".
-        var command: [UInt8]?
-        var answers: [[UInt8]]
-    }
+    /// A step's command is the bytes expected (no H4 type byte), or nil for "no command, just
+    /// these events"; its answers are event bytes.
+    typealias Step = Script<[UInt8], [UInt8]>.Step
 
     let name = "scripted"
-    private var steps: [Step]
-    private var queued: [[UInt8]] = []
-    private(set) var sent: [[UInt8]] = []
+    private var script: Script<[UInt8], [UInt8]>
     /// After the script runs out: close the link (true) or stay silent (false).
     var closeWhenDone = false
     private(set) var closed = false
@@ -25,50 +21,31 @@ final class ScriptedTransport: HCITransport {
     private let answeringEverything: Bool
 
     init(_ steps: [Step]) {
-        self.steps = steps
-        self.answeringEverything = false
-        deliverUnsolicited()
+        script = Script(steps)
+        answeringEverything = false
     }
 
     init(answeringEverything: Bool) {
-        self.steps = []
+        script = Script([])
         self.answeringEverything = answeringEverything
     }
 
-    var remainingSteps: Int { steps.count }
+    var remainingSteps: Int { script.steps.count }
+    var sent: [[UInt8]] { script.sent }
 
     func send(_ packet: H4Packet) throws(TransportError) {
-        if closed || (closeWhenDone && steps.isEmpty) { throw .closed(transport: name) }
-        sent.append(packet.body)
+        if closed || (closeWhenDone && script.steps.isEmpty) { throw .closed(transport: name) }
         if answeringEverything {
             let opcode = UInt16(packet.body[0]) | UInt16(packet.body[1]) << 8
-            queued.append(complete(opcode, returning: [UInt8](repeating: 0, count: 8)))
+            script.received(packet.body, answeredWith: complete(opcode, returning: [UInt8](repeating: 0, count: 8)))
             return
         }
-        guard let step = steps.first else {
-            Issue.record("unexpected command after the script ended: \(HexText.format(packet.body, separator: " "))")
-            return
-        }
-        #expect(HexText.format(packet.body, separator: " ") == HexText.format(step.command ?? [], separator: " "),
-                "command \(sent.count)")
-        steps.removeFirst()
-        queued += step.answers
-        deliverUnsolicited()
-    }
-
-    private func deliverUnsolicited() {
-        while let step = steps.first, step.command == nil {
-            queued += step.answers
-            steps.removeFirst()
-        }
+        script.received(packet.body) { HexText.format($0 ?? [], separator: " ") }
     }
 
     func receive(timeout: Duration, interrupt: Int32?) throws(TransportError) -> ReceiveResult {
-        if !queued.isEmpty {
-            let bytes = queued.removeFirst()
-            return .packet(H4Packet(type: .event, body: bytes))
-        }
-        if closeWhenDone && steps.isEmpty { throw .closed(transport: name) }
+        if let bytes = script.next() { return .packet(H4Packet(type: .event, body: bytes)) }
+        if closeWhenDone && script.steps.isEmpty { throw .closed(transport: name) }
         return .timedOut
     }
 
