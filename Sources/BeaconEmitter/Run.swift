@@ -92,42 +92,21 @@ struct Run: ParsableCommand {
         }
         let specification = options.specification
         let interrupt = SignalWatcher.install()
-        let access = try AdvertisingLaunch.resolve(accessOptions.access, device: specification, bringingUp: options.up)
-        if access == .management, case let .kernel(index) = specification {
-            let connection = try ManagementConnection.open(index: index, powerOn: options.up)
-            defer { connection.close() }
-            let adapter = connection.client.adapter
-            printer.progress("\(adapter): beacons as the kernel's advertising instances (--access mgmt)")
-            if deviceOptions.verbose { connection.client.trace = { printer.progress("  " + $0) } }
-            let scanner = try openScanner(scenario.scanner, beside: nil, device: specification)
-            defer { scanner?.close() }
-            let advertiser = ManagedSetAdvertiser(client: connection.client, intervalUnits: scenario.intervalUnits)
-            if deviceOptions.verbose { advertiser.log = { printer.progress("  " + $0) } }
-            // Recorded while on the air, so that the next run or `beacon-emit stop` can remove what a
-            // killed run left.
-            let ledger = InstanceLedger(adapter: adapter)
-            ledger.failed = { printer.progress($0) }
-            if let what = AdvertisingShutdown.removeWhatEndedRunsLeft(connection.client, directory: ledger.directory) {
-                printer.progress(what)
-            }
-            advertiser.instancesChanged = { [weak advertiser] instances in
-                ledger.note(instances, data: advertiser?.instanceData ?? [:])
-            }
-            try advertiser.prepare()
-            return run(scenario, on: advertiser, scanner: scanner, interrupt: interrupt, printer: printer)
+        if specification == .virtual {
+            // A way in that does not go with the device is refused before the namespace is entered.
+            _ = try AdvertisingLaunch.resolve(accessOptions.access, device: specification)
+            try VirtualController.enterPrivateNamespace(arguments: CommandLine.arguments, progress: printer.progress)
         }
-        let connection = try options.open(progress: printer.progress, userChannel: access == .userChannel)
-        defer { connection.close() }
-        printer.progress("\(connection.device): beacons on advertising sets through HCI commands"
-                         + (connection.sharedKernelIndex != nil ? " (--access \(access == .userChannel ? "user-channel" : "raw"))" : ""))
-        if deviceOptions.verbose { connection.controller.trace = { printer.progress("  " + $0) } }
-        let scanner = try openScanner(scenario.scanner, beside: connection, device: specification)
+        let trace: ((String) -> Void)? = deviceOptions.verbose ? { printer.progress("  " + $0) } : nil
+        let launch = try BeaconSetsLaunch.open(device: specification, access: accessOptions.access, bringUp: options.up,
+                                               intervalUnits: scenario.intervalUnits, trace: trace,
+                                               progress: printer.progress,
+                                               unsolicited: { Console.error("warning: \($0)", priority: .warning) })
+        defer { launch.close() }
+        printer.progress(launch.summary)
+        let scanner = try openScanner(scenario.scanner, beside: launch.connection, device: specification)
         defer { scanner?.close() }
-        let advertiser = SetAdvertiser(controller: connection.controller, intervalUnits: scenario.intervalUnits,
-                                       sharedWithKernel: !connection.ownsController)
-        if deviceOptions.verbose { advertiser.log = { printer.progress("  " + $0) } }
-        try advertiser.prepare(resetting: connection.ownsController)
-        return run(scenario, on: advertiser, scanner: scanner, interrupt: interrupt, printer: printer)
+        return run(scenario, on: launch.sets, scanner: scanner, interrupt: interrupt, printer: printer)
     }
 
     private func run(_ scenario: Scenario, on advertiser: any BeaconSets, scanner: AdvertisementScanner?,

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+/// Beacons put on and taken off the air one at a time (a scenario's stage), on a device
+/// opened the way `advertise` opens it: the kernel's advertising instances through the
+/// management API (recorded while ours, what ended runs left removed first), or advertising
+/// sets through HCI commands.
+public final class BeaconSetsLaunch {
+    /// The sets or instances.
+    public let sets: any BeaconSets
+    /// What the beacons are, for the progress line ("hci0: beacons as the kernel's advertising
+    /// instances (--access mgmt)").
+    public let summary: String
+    /// The HCI link, where the beacons go through HCI commands (a scanner beside it may need it).
+    public let connection: ControllerConnection?
+    private let management: ManagementConnection?
+
+    private init(sets: any BeaconSets, summary: String, connection: ControllerConnection?,
+                 management: ManagementConnection?) {
+        self.sets = sets
+        self.summary = summary
+        self.connection = connection
+        self.management = management
+    }
+
+    /// Opens `device` and readies its sets.
+    /// - Parameters:
+    ///   - intervalUnits: the beacons' advertising interval, in 0.625 ms units.
+    ///   - trace: where each command and step goes (`--verbose`); nil for nowhere.
+    ///   - progress: what the launch says on its way (what ended runs left, a record not written).
+    ///   - unsolicited: what a controller sends that nobody asked for, as it is counted.
+    /// - Throws: `HostError`; nothing stays open when it throws.
+    public static func open(device: DeviceSpecification, access: KernelAccess, bringUp: Bool, intervalUnits: UInt32,
+                            trace: ((String) -> Void)?, progress: @escaping (String) -> Void,
+                            unsolicited: ((UnsolicitedInputReport) -> Void)? = nil) throws(HostError)
+        -> BeaconSetsLaunch {
+        let way = try AdvertisingLaunch.resolve(access, device: device, bringingUp: bringUp)
+        if way == .management, case let .kernel(index) = device {
+            let management = try ManagementConnection.open(index: index, powerOn: bringUp)
+            do {
+                let adapter = management.client.adapter
+                management.client.trace = trace
+                let advertiser = ManagedSetAdvertiser(client: management.client, intervalUnits: intervalUnits)
+                advertiser.log = trace
+                // Recorded while on the air, so that the next run or `beacon-emit stop` can
+                // remove what a killed run left.
+                let ledger = InstanceLedger(adapter: adapter)
+                ledger.failed = progress
+                if let what = AdvertisingShutdown.removeWhatEndedRunsLeft(management.client, directory: ledger.directory) {
+                    progress(what)
+                }
+                advertiser.instancesChanged = { [weak advertiser] instances in
+                    ledger.note(instances, data: advertiser?.instanceData ?? [:])
+                }
+                try advertiser.prepare()
+                return BeaconSetsLaunch(sets: advertiser,
+                                        summary: "\(adapter): beacons as the kernel's advertising instances (--access mgmt)",
+                                        connection: nil, management: management)
+            } catch {
+                management.close()
+                throw error
+            }
+        }
+        if case .kernel(nil) = device, bringUp {
+            throw .unsupported("--up needs an adapter name: --device hci0 --up")
+        }
+        let connection = try ControllerConnection.open(device, bringUp: bringUp, userChannel: way == .userChannel)
+        do {
+            connection.controller.trace = trace
+            connection.controller.reportUnsolicited = unsolicited
+            let advertiser = SetAdvertiser(controller: connection.controller, intervalUnits: intervalUnits,
+                                           sharedWithKernel: !connection.ownsController)
+            advertiser.log = trace
+            let wayIn = connection.sharedKernelIndex != nil ? " (--access \(way == .userChannel ? "user-channel" : "raw"))" : ""
+            let launch = BeaconSetsLaunch(sets: advertiser,
+                                          summary: "\(connection.device): beacons on advertising sets through HCI commands"
+                                                   + wayIn,
+                                          connection: connection, management: nil)
+            try advertiser.prepare(resetting: connection.ownsController)
+            return launch
+        } catch {
+            connection.close()
+            throw error
+        }
+    }
+
+    /// Closes the device (the sets' beacons are the caller's to remove first).
+    public func close() {
+        connection?.close()
+        management?.close()
+    }
+}
