@@ -167,11 +167,16 @@ public final class Emitter {
                 let signal = try session.watch(timeout: max(.zero, now.duration(to: deadline)),
                                                interrupt: wake?.descriptor ?? interrupt)
                 if signal == .interrupted {
-                    if wake != nil, !(interrupt.map { Descriptor($0).isReadable } ?? false) {
-                        for source in sources where Descriptor(source.descriptor).isReadable { source.serve() }
-                        try supervisor.tick()
-                        serveDue(sources)
-                        continue
+                    // The epoll set says which woke the wait: the signal pipe ends the run; a
+                    // source with work is served, and the loop goes on.
+                    if let wake {
+                        let ready = Set(wake.ready())
+                        if interrupt.map({ !ready.contains($0) }) ?? true {
+                            for source in sources where ready.contains(source.descriptor) { source.serve() }
+                            try supervisor.tick()
+                            serveDue(sources)
+                            continue
+                        }
                     }
                     reason = "received \(SignalWatcher.received ?? "a signal")"
                     break loop
