@@ -265,3 +265,24 @@ import Testing
         #expect(traced.filter { $0.contains("dropped the 2048 oldest") }.count == 3)
     }
 }
+
+extension MgmtCommandEngineTests {
+    /// An event that does not parse is counted and reported, never thrown; the events around
+    /// it still arrive.
+    @Test func malformedEventsAreCountedAndReported() throws {
+        let truncated = MgmtPacket(code: MgmtEventCode.advertisingAdded.rawValue, index: 0, parameters: [])  // no Instance
+        let kernel = ScriptedKernel([.init(command: nil, answers: [
+            MgmtEvent.advertisingAdded(instance: 1).packet(index: 0), truncated,
+            MgmtEvent.advertisingRemoved(instance: 1).packet(index: 0),
+        ])])
+        let client = MgmtClient(transport: kernel, index: 0)
+        var reports: [UnsolicitedInputReport] = []
+        client.reportUnsolicited = { reports.append($0) }
+        #expect(try client.nextEvent(timeout: .zero) == .advertisingAdded(instance: 1))
+        #expect(try client.nextEvent(timeout: .zero) == .advertisingRemoved(instance: 1))
+        #expect(try client.nextEvent(timeout: .zero) == nil)
+        #expect(client.unsolicited.counts[.malformedEvent] == 1)
+        #expect(reports.count == 1)
+        #expect(reports.first?.detail.contains("management event 0x0023") == true, "\(reports)")
+    }
+}

@@ -37,6 +37,7 @@ public enum AdvertisingLaunch {
                                     bringingUp: Bool = false, started: ContinuousClock.Instant,
                                     ledger: InstanceLedger? = nil,
                                     report: @escaping (EmitterEvent) -> Void) throws(HostError) -> ManagedSession {
+        connection.client.reportUnsolicited = { report(.ignored($0)) }
         if let ledger, let what = AdvertisingShutdown.removeWhatEndedRunsLeft(connection.client, directory: ledger.directory) {
             report(.warning(what))
         }

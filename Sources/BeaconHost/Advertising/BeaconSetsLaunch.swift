@@ -39,6 +39,7 @@ public final class BeaconSetsLaunch {
             do {
                 let adapter = management.client.adapter
                 management.client.trace = trace
+                management.client.reportUnsolicited = unsolicited
                 let advertiser = ManagedSetAdvertiser(client: management.client, intervalUnits: intervalUnits)
                 advertiser.log = trace
                 // Recorded while on the air, so that the next run or `beacon-emit stop` can

@@ -16,6 +16,11 @@ public final class MgmtClient {
     public var sent: ((MgmtPacket) -> Void)?
     /// Commands sent so far (each is one round trip).
     public private(set) var roundTrips = 0
+    /// Input nobody asked for, by kind: events that do not parse, and events dropped while
+    /// commands waited (the same rule as the HCI command engine's, `UnsolicitedInput`).
+    public private(set) var unsolicited = UnsolicitedInputCounter()
+    /// Called when a kind of unsolicited input is first seen, and at 10, 100, ... of it.
+    public var reportUnsolicited: ((UnsolicitedInputReport) -> Void)?
     private var pendingEvents = PendingEvents<MgmtEvent>()
 
     public init(transport: any MgmtTransport, index: UInt16, commandTimeout: Duration = .seconds(2)) {
@@ -70,8 +75,9 @@ public final class MgmtClient {
                 continue  // another command's answer: not ours (one socket, one command at a time)
             default:
                 if eventIndex == index {
-                    pendingEvents.keep(event) { dropped, _ in
+                    pendingEvents.keep(event) { dropped, event in
                         trace?("< dropped the \(dropped) oldest events kept while commands waited")
+                        for _ in 0..<dropped { ignore(.droppedEvent, detail: "\(event)") }
                     }
                 }
             }
@@ -95,14 +101,26 @@ public final class MgmtClient {
     }
 
     /// The next event from the socket with the adapter it concerns; nil once `deadline`
-    /// passes or `interrupt` is readable. Events that do not parse are skipped: the kernel
-    /// sends many this host does not use, and a layout it extends must not stop a beacon.
+    /// passes or `interrupt` is readable. An event that does not parse is counted and
+    /// reported, never thrown: a layout the kernel extends must not stop a beacon (events of
+    /// codes this host does not know parse, as `.other`).
     private func receive(until deadline: ContinuousClock.Instant, interrupt: Int32?) throws(HostError)
         -> (UInt16, MgmtEvent)? {
         while let packet = try transport.nextPacket(until: deadline, interrupt: interrupt, device: adapter) {
-            if let event = try? MgmtEvent(packet: packet) { return (packet.index, event) }
+            do {
+                return (packet.index, try MgmtEvent(packet: packet))
+            } catch {
+                ignore(.malformedEvent, detail: "management event 0x\(HexText.format([UInt8(packet.code >> 8), UInt8(packet.code & 0xFF)])): \(error)")
+            }
         }
         return nil
+    }
+
+    private func ignore(_ kind: UnsolicitedInput, detail: @autoclosure () -> String) {
+        if let report = unsolicited.count(kind, detail: detail()) {
+            trace?("< ignored: \(report)")
+            reportUnsolicited?(report)
+        }
     }
 
     /// Removes advertising instance `instance`.
