@@ -22,8 +22,9 @@ struct Verify: ParsableCommand {
     @OptionGroup var deviceOptions: DeviceOptions
     @OptionGroup(title: "Beacon") var beacon: BeaconOptions
 
-    @Option(help: ArgumentHelp("The scanning controller (same forms as --device).", valueName: "device"))
-    var scanner: String
+    @Option(help: ArgumentHelp("The scanning controller (same forms as --device).", valueName: "device"),
+            transform: Verify.scannerDevice)
+    var scanner: DeviceSpecification
 
     @Option(help: ArgumentHelp("Seconds to wait for the advertisement.", valueName: "seconds"))
     var timeout: Double = 10
@@ -34,12 +35,17 @@ struct Verify: ParsableCommand {
     @Flag(help: "Print the result as one JSON object.")
     var json = false
 
-    func validate() throws {
+    /// `--scanner`, parsed at parse time, the message naming the option.
+    static func scannerDevice(_ text: String) throws -> DeviceSpecification {
         do {
-            _ = try DeviceSpecification(parsing: scanner)
+            return try DeviceSpecification(parsing: text)
         } catch {
-            throw ValidationError("--scanner: \(error.description)")
+            guard case let .invalidDevice(_, reason) = error else { throw ValidationError(error.description) }
+            throw ValidationError("--scanner \(text): \(reason)")
         }
+    }
+
+    func validate() throws {
         if beacon.isEmpty { throw ValidationError("describe the beacon to verify: --uuid UUID --major N --minor N, ...") }
         if !(timeout > 0 && timeout <= 3600) { throw ValidationError("--timeout must be from 0 to 3600 seconds") }
     }
@@ -58,7 +64,7 @@ struct Verify: ParsableCommand {
     }
 
     private func verify(_ described: Beacon, expected: [UInt8]) throws(HostError) -> VerifyOutcome {
-        let scannerSpecification = (try? DeviceSpecification(parsing: scanner)) ?? .virtual
+        let scannerSpecification = scanner
         let emitting = deviceOptions.device != nil
         if scannerSpecification == .virtual || (emitting && deviceOptions.specification == .virtual) {
             try VirtualController.enterPrivateNamespace(arguments: CommandLine.arguments, progress: { Console.error($0) })
