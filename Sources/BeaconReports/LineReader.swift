@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
+import LinuxSystem
 #if canImport(Glibc)
 import Glibc
-import LinuxSystem
 #elseif canImport(Musl)
 import Musl
 #endif
