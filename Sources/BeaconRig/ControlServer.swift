@@ -246,7 +246,7 @@ public enum ControlClient {
         let socket = Descriptor(try ControlServer.connect(path))
         defer { socket.close() }
         do {
-            try socket.writeAll(Array((request + "\n").utf8), name: "send")
+            try socket.sendAll(Array((request + "\n").utf8))
         } catch {
             throw ControlServer.failure(error, path)
         }

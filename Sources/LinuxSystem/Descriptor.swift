@@ -56,9 +56,27 @@ public struct Descriptor: Hashable, Sendable, CustomStringConvertible {
     /// - Throws: `SystemCallError` naming `name`; "would block", and a write that takes
     ///   nothing, count as failures here.
     public func writeAll(_ bytes: UnsafeRawBufferPointer, name: @autoclosure () -> String = "write") throws(SystemCallError) {
+        try transferAll(bytes, name: name) { part throws(SystemCallError) in try write(part, name: name()) }
+    }
+
+    /// `writeAll` on a socket through `send`: a peer that went away is an error (EPIPE), never
+    /// SIGPIPE, whether or not the program ignores that signal.
+    public func sendAll(_ bytes: [UInt8], name: @autoclosure () -> String = "send") throws(SystemCallError) {
+        let result = bytes.withUnsafeBytes { raw in
+            Result { () throws(SystemCallError) in
+                try transferAll(raw, name: name) { part throws(SystemCallError) in try send(part, name: name()) }
+            }
+        }
+        try result.get()
+    }
+
+    /// All of `bytes` through `one` (a write or a send), resuming after partial transfers.
+    private func transferAll(_ bytes: UnsafeRawBufferPointer, name: () -> String,
+                             _ one: (UnsafeRawBufferPointer) throws(SystemCallError) -> SystemCall.Outcome<Int>)
+        throws(SystemCallError) {
         var offset = 0
         while offset < bytes.count {
-            switch try write(UnsafeRawBufferPointer(rebasing: bytes[offset...]), name: name()) {
+            switch try one(UnsafeRawBufferPointer(rebasing: bytes[offset...])) {
             case let .done(count) where count > 0: offset += count
             case .done: throw SystemCallError(call: name(), errno: EIO)
             case .wouldBlock: throw SystemCallError(call: name(), errno: EAGAIN)
@@ -103,14 +121,18 @@ public struct Descriptor: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Connects a socket to `address` (of `length` bytes), waiting on a blocking socket.
+    /// EINTR is not retried: an interrupted connect goes on in the kernel, and calling it again
+    /// would fail (EALREADY), so it is reported like any other failure.
     /// The corresponding C function is `connect`.
     public func connect(to address: UnsafePointer<sockaddr>, length: socklen_t,
                         name: @autoclosure () -> String = "connect") throws(SystemCallError) {
-        _ = try SystemCall.blocking(name()) { system_connect(rawValue, address, length) }
+        guard system_connect(rawValue, address, length) == 0 else {
+            throw SystemCallError(call: name(), errno: SystemCall.currentErrno)
+        }
     }
 
     /// The next connection waiting on a listening socket, non-blocking and close-on-exec; nil
-    /// when no one is waiting. The corresponding C function is `accept4`.
+    /// when no one is waiting. The corresponding C functions are `accept` and `fcntl`.
     public func accept(name: @autoclosure () -> String = "accept") throws(SystemCallError) -> Descriptor? {
         switch try SystemCall.run(name(), { system_accept(rawValue) }) {
         case let .done(fd): Descriptor(fd)
