@@ -173,7 +173,7 @@ struct Advertise: ParsableCommand {
                                                                   options: options)
             let advertisement = try BeaconAdvertisement.start(configuration, started: started, opened: { hci, mgmt in
                 printer.device = hci?.device.description ?? mgmt?.client.adapter ?? printer.device
-                hci?.controller.reportUnsolicited = { Console.error("warning: \($0)", priority: .warning) }
+                hci?.controller.reportUnsolicited = Console.ignored
                 guard deviceOptions.verbose else { return }
                 hci?.controller.trace = { printer.progress("  " + $0) }
                 mgmt?.client.trace = { printer.progress("  " + $0) }

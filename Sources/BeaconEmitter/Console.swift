@@ -22,6 +22,11 @@ enum Console {
         var line = journal ? "<\(priority.rawValue)>\(message)\n" : "beacon-emit: \(message)\n"
         line.withUTF8 { OutputBuffer.writeAll(UnsafeRawBufferPointer($0), to: STDERR_FILENO) }
     }
+
+    /// Input nobody asked for, as every command warns of it (first of each kind, then at 10, 100, ...).
+    static func ignored(_ report: UnsolicitedInputReport) {
+        error("warning: \(report)", priority: .warning)
+    }
 }
 
 /// Pushes buffered standard output out now, so a reader of a pipe sees each event as it happens.

@@ -28,11 +28,8 @@ struct DeviceOptions: ParsableArguments {
         if specification == .virtual {
             try VirtualController.enterPrivateNamespace(arguments: CommandLine.arguments, progress: progress)
         }
-        if case .kernel(nil) = specification, up {
-            throw .unsupported("--up needs an adapter name: --device hci0 --up")
-        }
         let connection = try ControllerConnection.open(specification, bringUp: up, userChannel: userChannel)
-        connection.controller.reportUnsolicited = { Console.error("warning: \($0)", priority: .warning) }
+        connection.controller.reportUnsolicited = Console.ignored
         return connection
     }
 }

@@ -101,7 +101,7 @@ struct Run: ParsableCommand {
         let launch = try BeaconSetsLaunch.open(device: specification, access: accessOptions.access, bringUp: options.up,
                                                intervalUnits: scenario.intervalUnits, trace: trace,
                                                progress: printer.progress,
-                                               unsolicited: { Console.error("warning: \($0)", priority: .warning) })
+                                               unsolicited: Console.ignored)
         defer { launch.close() }
         printer.progress(launch.summary)
         let scanner = try openScanner(scenario.scanner, beside: launch.connection, device: specification)

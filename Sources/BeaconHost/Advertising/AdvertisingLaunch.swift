@@ -48,13 +48,8 @@ public enum AdvertisingLaunch {
         do {
             advertiser = try Emitter.startManaged(client: connection.client, options: options, started: started,
                                                   prepare: { advertiser in
-                // Recorded as each instance is added, before the run says it advertises: a run
-                // killed at any moment after leaves a record.
-                guard let ledger else { return }
-                ledger.failed = { report(.warning($0)) }
-                advertiser.instancesChanged = { [weak advertiser] instances in
-                    ledger.note(instances, data: advertiser?.instanceData ?? [:])
-                }
+                // Recorded as each instance is added, before the run says it advertises.
+                ledger?.follow(advertiser) { report(.warning($0)) }
             }, report: report)
         } catch {
             watch?.close()

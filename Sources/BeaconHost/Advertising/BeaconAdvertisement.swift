@@ -46,19 +46,18 @@ public final class BeaconAdvertisement {
     public let connection: ControllerConnection?
     /// The management client, where the beacons are the kernel's instances.
     public let management: ManagementConnection?
+    /// Where the kernel's instances are recorded while ours (nil through HCI commands).
     private let ledger: InstanceLedger?
-    private let managedAdvertiser: ManagedAdvertiser?
     private var finished = false
 
     private init(session: any AdvertisingSession, live: LiveBeacons, device: String, connection: ControllerConnection?,
-                 management: ManagementConnection?, ledger: InstanceLedger?, managedAdvertiser: ManagedAdvertiser?) {
+                 management: ManagementConnection?, ledger: InstanceLedger?) {
         self.session = session
         self.live = live
         self.device = device
         self.connection = connection
         self.management = management
         self.ledger = ledger
-        self.managedAdvertiser = managedAdvertiser
     }
 
     deinit { close() }
@@ -84,14 +83,11 @@ public final class BeaconAdvertisement {
                                                                  bringingUp: configuration.bringUp, started: started,
                                                                  ledger: ledger, report: report)
                 return BeaconAdvertisement(session: session, live: session.live, device: adapter, connection: nil,
-                                           management: management, ledger: ledger, managedAdvertiser: session.advertiser)
+                                           management: management, ledger: ledger)
             } catch {
                 management.close()
                 throw error
             }
-        }
-        if case .kernel(nil) = configuration.device, configuration.bringUp {
-            throw .unsupported("--up needs an adapter name: --device hci0 --up")
         }
         let userChannel = access == .userChannel
         let connection = try ControllerConnection.open(configuration.device, bringUp: configuration.bringUp,
@@ -104,7 +100,7 @@ public final class BeaconAdvertisement {
             let session = AdvertisingLaunch.supervise(advertiser, on: connection, userChannel: userChannel,
                                                       bringingUp: configuration.bringUp, report: report)
             return BeaconAdvertisement(session: session, live: session.live, device: connection.device.description,
-                                       connection: connection, management: nil, ledger: nil, managedAdvertiser: nil)
+                                       connection: connection, management: nil, ledger: nil)
         } catch {
             connection.close()
             throw error
@@ -156,6 +152,8 @@ public final class BeaconAdvertisement {
     private func finish(kept: Bool) {
         guard !finished else { return }
         finished = true
-        if let ledger, let managedAdvertiser { ledger.finish(remaining: managedAdvertiser.ours.sorted(), kept: kept) }
+        if let ledger, let managed = session as? ManagedSession {
+            ledger.finish(remaining: managed.advertiser.ours.sorted(), kept: kept)
+        }
     }
 }

@@ -45,13 +45,10 @@ public final class BeaconSetsLaunch {
                 // Recorded while on the air, so that the next run or `beacon-emit stop` can
                 // remove what a killed run left.
                 let ledger = InstanceLedger(adapter: adapter)
-                ledger.failed = progress
                 if let what = AdvertisingShutdown.removeWhatEndedRunsLeft(management.client, directory: ledger.directory) {
                     progress(what)
                 }
-                advertiser.instancesChanged = { [weak advertiser] instances in
-                    ledger.note(instances, data: advertiser?.instanceData ?? [:])
-                }
+                ledger.follow(advertiser, failed: progress)
                 try advertiser.prepare()
                 return BeaconSetsLaunch(sets: advertiser,
                                         summary: "\(adapter): beacons as the kernel's advertising instances (--access mgmt)",
@@ -60,9 +57,6 @@ public final class BeaconSetsLaunch {
                 management.close()
                 throw error
             }
-        }
-        if case .kernel(nil) = device, bringUp {
-            throw .unsupported("--up needs an adapter name: --device hci0 --up")
         }
         let connection = try ControllerConnection.open(device, bringUp: bringUp, userChannel: way == .userChannel)
         do {

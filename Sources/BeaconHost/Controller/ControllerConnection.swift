@@ -27,11 +27,14 @@ public final class ControllerConnection {
 
     /// Opens `device`. For `.virtual` the caller must already run inside the private namespace
     /// (`VirtualController.enterPrivateNamespace`).
-    /// - Parameter bringUp: bring a down kernel adapter up first (`--up`).
+    /// - Parameter bringUp: bring a down kernel adapter up first (`--up`); it needs the adapter named.
     /// - Throws: `HostError` with the cause and what to do.
     /// - Parameter userChannel: take a kernel adapter through the exclusive user channel.
     public static func open(_ device: DeviceSpecification, bringUp: Bool = false, userChannel: Bool = false,
                             commandTimeout: Duration = .seconds(2)) throws(HostError) -> ControllerConnection {
+        if case .kernel(nil) = device, bringUp {
+            throw .unsupported("--up needs an adapter name: --device hci0 --up")
+        }
         let transport: any HCITransport
         var virtual: RunningVirtualController? = nil
         var shared = false

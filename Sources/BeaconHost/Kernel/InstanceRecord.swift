@@ -214,4 +214,25 @@ public final class InstanceLedger {
         record.kept = kept
         note(remaining, data: record.data)
     }
+
+    /// Records `advertiser`'s instances (and what each carries) whenever they change, from its
+    /// first add: a run killed at any moment after leaves a record.
+    /// - Parameter failed: told once if the record cannot be written.
+    public func follow(_ advertiser: some RecordedInstances, failed: @escaping (String) -> Void) {
+        self.failed = failed
+        advertiser.instancesChanged = { [weak advertiser] instances in
+            self.note(instances, data: advertiser?.instanceData ?? [:])
+        }
+    }
 }
+
+/// An advertiser of kernel instances whose instances an `InstanceLedger` records.
+public protocol RecordedInstances: AnyObject {
+    /// Called with the instances that are ours whenever they change.
+    var instancesChanged: (([UInt8]) -> Void)? { get set }
+    /// What each instance of ours carries.
+    var instanceData: [UInt8: [UInt8]] { get }
+}
+
+extension ManagedAdvertiser: RecordedInstances {}
+extension ManagedSetAdvertiser: RecordedInstances {}
