@@ -9,7 +9,8 @@ import BeaconTracking
 let device = try DeviceSpecification(parsing: CommandLine.arguments.dropFirst().first ?? "hci0")
 var heard = 0
 for try await report in AdvertisementScanner.reports(on: device) {
-    for sighting in try report.sightings() { print(report.address, sighting.beacon) }
+    // Data that does not parse (anyone on the air can send it) has no beacons: skipped.
+    for sighting in (try? report.sightings()) ?? [] { print(report.address, sighting.beacon) }
     heard += 1
     if heard == 10 { break }
 }

@@ -237,9 +237,8 @@ public final class ControlHandler {
     private func describe(_ index: Int) -> JSONValue {
         let beacon = session.beacons[index]
         // The keys `decode --json` writes (its fast writer), read into the model once.
-        guard case var .object(object) = JSONValue(parsing: SightingFormatter.json(BeaconSighting(beacon: beacon))) else {
-            return ["id": .integer(ids[index]), "data": .string(HexText.format(beacon.advertisingData.bytes))]
-        }
+        var object: [String: JSONValue] = [:]
+        if case let .object(keys) = JSONValue(parsing: SightingFormatter.json(BeaconSighting(beacon: beacon))) { object = keys }
         object["id"] = .integer(ids[index])
         object["data"] = .string(HexText.format(beacon.advertisingData.bytes))
         return .object(object)

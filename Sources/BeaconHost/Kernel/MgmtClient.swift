@@ -110,7 +110,7 @@ public final class MgmtClient {
             do {
                 return (packet.index, try MgmtEvent(packet: packet))
             } catch {
-                ignore(.malformedEvent, detail: "management event 0x\(HexText.format([UInt8(packet.code >> 8), UInt8(packet.code & 0xFF)])): \(error)")
+                ignore(.malformedEvent, detail: "\(error)")  // the error names the event
             }
         }
         return nil

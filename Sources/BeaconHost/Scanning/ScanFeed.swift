@@ -2,10 +2,10 @@
 
 import BeaconTracking
 import LinuxSystem
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
 #endif
 
 extension AdvertisementScanner {
@@ -24,18 +24,11 @@ extension AdvertisementScanner {
             let report = try nextReport(timeout: wait, interrupt: interrupt)
             let elapsed = start.duration(to: .now).inSeconds
             if let report {
-                if !handle(TimedReport(elapsed: elapsed, unixTime: Self.unixTime(), report: report)) { return }
+                if !handle(TimedReport(elapsed: elapsed, unixTime: Date().timeIntervalSince1970, report: report)) { return }
             } else if Descriptor(interrupt).isReadable {
                 return
             }
             tick(elapsed)
         }
-    }
-
-    /// Seconds since 1970 from the system's real-time clock.
-    static func unixTime() -> Double {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
     }
 }
