@@ -2,49 +2,60 @@
 
 import AdvertisementCodec
 
-/// The command engine: sends one command at a time within the controller's command credits,
-/// waits with a real deadline for its Command Complete (or Command Status), and keeps every
-/// other event for the caller. Input nobody asked for is counted and reported, never thrown
-/// (`UnsolicitedInput` has the rule).
+/// The command engine's face for a controller: sends one command at a time within the
+/// controller's command credits, waits with a real deadline for its Command Complete (or
+/// Command Status), and keeps every other event for the caller. Input nobody asked for is
+/// counted and reported, never thrown (`UnsolicitedInput` has the rule). The waiting, the
+/// queue and the counting are `CommandEngine`'s, shared with `MgmtClient`; HCI's own rules
+/// are `HCIWire`'s.
 public final class HCIController {
-    public let transport: any HCITransport
+    private let engine: CommandEngine<HCIWire>
+
+    /// - Parameter sharedWithKernel: true for a raw kernel socket (see `sharedWithKernel`).
+    public init(transport: any HCITransport, commandTimeout: Duration = .seconds(2), sharedWithKernel: Bool = false) {
+        engine = CommandEngine(transport: transport, wire: HCIWire(sharedWithKernel: sharedWithKernel),
+                               device: transport.name, commandTimeout: commandTimeout)
+    }
+
+    public var transport: any HCITransport { engine.transport }
     /// How long a command may go unanswered.
-    public var commandTimeout: Duration
+    public var commandTimeout: Duration {
+        get { engine.commandTimeout }
+        set { engine.commandTimeout = newValue }
+    }
     /// Called with each command sent and each answer, for `--verbose`.
-    public var trace: ((String) -> Void)?
+    public var trace: ((String) -> Void)? {
+        get { engine.trace }
+        set { engine.trace = newValue }
+    }
     /// Commands sent so far (each is one round trip).
-    public private(set) var roundTrips = 0
+    public var roundTrips: Int { engine.roundTrips }
+    /// Input nobody asked for, by kind.
+    public var unsolicited: UnsolicitedInputCounter { engine.unsolicited }
+    /// Called when a kind of unsolicited input is first seen, and at 10, 100, ... of it.
+    public var reportUnsolicited: ((UnsolicitedInputReport) -> Void)? {
+        get { engine.reportUnsolicited }
+        set { engine.reportUnsolicited = newValue }
+    }
+    /// Whether the kernel's own host drives the controller too (a raw kernel socket): its
+    /// commands, their answers and events of every kind are then normal traffic, not input
+    /// nobody asked for.
+    public var sharedWithKernel: Bool { engine.wire.sharedWithKernel }
 
     /// Called with what other programs do on the same controller, as a kernel HCI socket shows
     /// it: the commands they send and the Command Completes answering them. The emitter
     /// watches these for anything that knocks its advertising off.
-    public var observer: ((ObservedPacket) -> Void)?
+    public var observer: ((ObservedPacket) -> Void)? {
+        get { engine.wire.observer }
+        set { engine.wire.observer = newValue }
+    }
 
     /// Called with every Hardware Error the controller reports, whichever wait sees it (a
     /// command's, including one a control request or a rotation sent, or `nextEvent`'s),
     /// before it is thrown: the supervisor learns of it even when the thrower is someone else.
-    public var hardwareErrorSeen: ((UInt8) -> Void)?
-
-    /// Whether the kernel's own host drives the controller too (a raw kernel socket): its
-    /// commands, their answers and events of every kind are then normal traffic, not input
-    /// nobody asked for.
-    public let sharedWithKernel: Bool
-    /// Input nobody asked for, by kind.
-    public private(set) var unsolicited = UnsolicitedInputCounter()
-    /// Called when a kind of unsolicited input is first seen, and at 10, 100, ... of it.
-    public var reportUnsolicited: ((UnsolicitedInputReport) -> Void)?
-
-    /// Num_HCI_Command_Packets last granted. A controller starts with one credit.
-    private var credits = 1
-    private var pendingEvents = PendingEvents<HCIEvent>()
-    /// Whether `nextEvent`'s wait handed the observer a packet (it then returns early).
-    private var observedWhileWaiting = false
-
-    /// - Parameter sharedWithKernel: true for a raw kernel socket (see `sharedWithKernel`).
-    public init(transport: any HCITransport, commandTimeout: Duration = .seconds(2), sharedWithKernel: Bool = false) {
-        self.transport = transport
-        self.commandTimeout = commandTimeout
-        self.sharedWithKernel = sharedWithKernel
+    public var hardwareErrorSeen: ((UInt8) -> Void)? {
+        get { engine.wire.hardwareErrorSeen }
+        set { engine.wire.hardwareErrorSeen = newValue }
     }
 
     /// Sends `command` and returns its return parameters.
@@ -55,81 +66,39 @@ public final class HCIController {
     ///   `.hardwareError` when the controller reports one meanwhile.
     @discardableResult
     public func send<C: HCICommand>(_ command: C, context: String? = nil) throws(HostError) -> C.ReturnParameters {
-        let deadline = ContinuousClock.now + commandTimeout
-        let ignoredBefore = unsolicited
-        while credits == 0 {
-            guard let event = try receiveEvent(until: deadline) else {
-                throw timeout(C.opcode, since: ignoredBefore)
-            }
-            try passOver(event)
-        }
         let packet = command.packet
-        trace?("> \(packet)")
-        do {
-            try transport.send(H4Packet(type: .command, body: packet.bytes))
-        } catch {
-            throw .transport(error, device: transport.name)
-        }
-        credits -= 1
-        roundTrips += 1
         let name = C.opcode.name ?? "\(C.opcode)"
-        while true {
-            guard let event = try receiveEvent(until: deadline) else {
-                throw timeout(C.opcode, since: ignoredBefore)
-            }
+        let timeout = engine.commandTimeout
+        let complete = try engine.exchange(H4Packet(type: .command, body: packet.bytes), line: "> \(packet)",
+                                         timedOut: { .commandTimeout(opcode: C.opcode, timeout: timeout, ignored: $0) }) {
+            (event: HCIEvent) throws(HostError) -> Answering<CommandComplete> in
             switch event {
             case let .commandComplete(complete) where complete.opcode == C.opcode:
-                credits = Int(complete.numHCICommandPackets)
                 // Every command's return parameters start with its status (Core Vol 4 Part E
                 // 7.7.14); a Command Complete that ends before it is no answer at all.
                 guard let status = complete.status else {
                     throw .malformedEvent(CodecError(structure: "Command Complete for \(name)", offset: 5,
                                                      reason: .truncated(field: "status", needed: 1, available: 0)))
                 }
-                trace?("< Command Complete \(name): \(status)")
+                engine.trace?("< Command Complete \(name): \(status)")
                 guard status.isSuccess else {
                     throw .controllerRefused(opcode: C.opcode, status: status, context: context)
                 }
-                do {
-                    return try complete.decodeReturnParameters(for: C.self)
-                } catch {
-                    throw .malformedEvent(error)
-                }
+                return .answer(complete)
             case let .commandStatus(status) where status.opcode == C.opcode:
-                credits = Int(status.numHCICommandPackets)
-                trace?("< Command Status \(name): \(status.status)")
+                engine.trace?("< Command Status \(name): \(status.status)")
                 guard status.status.isSuccess else {
                     throw .controllerRefused(opcode: C.opcode, status: status.status, context: context)
                 }
+                return .accepted
             default:
-                try passOver(event)
+                return .other
             }
         }
-    }
-
-    /// An event that answers nothing this host waits for. Its credits are taken; a Command
-    /// Complete or Status is a stray answer (`answeredSomethingElse`), a Command Complete also
-    /// goes to the observer; a hardware error is thrown, with the credit the lost command held
-    /// given back (a Reset must go out) and `hardwareErrorSeen` told first; anything else is
-    /// kept for `nextEvent`.
-    private func passOver(_ event: HCIEvent) throws(HostError) {
-        switch event {
-        case let .commandComplete(complete):
-            credits = Int(complete.numHCICommandPackets)
-            answeredSomethingElse(complete.opcode, event: "Command Complete")
-            if let observer {
-                observer(.commandComplete(complete))
-                observedWhileWaiting = true
-            }
-        case let .commandStatus(status):
-            credits = Int(status.numHCICommandPackets)
-            answeredSomethingElse(status.opcode, event: "Command Status")
-        case let .hardwareError(code):
-            credits = 1
-            hardwareErrorSeen?(code)
-            throw .hardwareError(code: code)
-        default:
-            keep(event)
+        do {
+            return try complete.decodeReturnParameters(for: C.self)
+        } catch {
+            throw .malformedEvent(error)
         }
     }
 
@@ -139,51 +108,100 @@ public final class HCIController {
     ///   something (so that a watcher acts on it at once, not at the end of the wait).
     /// - Throws: `HostError` when the link fails or the controller reports a hardware error.
     public func nextEvent(timeout: Duration, interrupt: Int32? = nil) throws(HostError) -> HCIEvent? {
-        if let event = pendingEvents.next() { return event }
-        let deadline = ContinuousClock.now + timeout
-        observedWhileWaiting = false
-        while !observedWhileWaiting,
-              let event = try receiveEvent(until: deadline, interrupt: interrupt, returnOnObserved: true) {
-            switch event {
-            case .commandComplete, .commandStatus, .hardwareError: try passOver(event)
-            default: return event
-            }
-        }
-        return nil
+        try engine.nextEvent(timeout: timeout, interrupt: interrupt)
+    }
+}
+
+/// Something another program did on the controller, seen on a kernel HCI socket.
+public enum ObservedPacket: Hashable, Sendable {
+    /// A command another program sent.
+    case command(HCICommandPacket)
+    /// A Command Complete that answers no command of this host.
+    case commandComplete(CommandComplete)
+}
+
+/// HCI's rules for the command engine: command credits (Num_HCI_Command_Packets, one at the
+/// start), the events the host acts on, a Hardware Error ending what waits, and a raw kernel
+/// socket's traffic from other programs handed to the observer rather than counted.
+struct HCIWire: CommandWire {
+    let sharedWithKernel: Bool
+    var observer: ((ObservedPacket) -> Void)?
+    var hardwareErrorSeen: ((UInt8) -> Void)?
+    /// Num_HCI_Command_Packets last granted. A controller starts with one credit.
+    private var credits = 1
+
+    init(sharedWithKernel: Bool) {
+        self.sharedWithKernel = sharedWithKernel
     }
 
-    /// The next event from the transport that the host handles; nil once `deadline` passes or
-    /// `interrupt` is readable (or, with `returnOnObserved`, once another program's command went
-    /// to the observer). Everything else is counted as unsolicited input and passed over.
-    private func receiveEvent(until deadline: ContinuousClock.Instant, interrupt: Int32? = nil,
-                              returnOnObserved: Bool = false) throws(HostError) -> HCIEvent? {
-        while let packet = try transport.nextPacket(until: deadline, interrupt: interrupt, device: transport.name) {
-            switch packet.type {
-            case .event:
-                let event: HCIEvent
-                do {
-                    event = try HCIEvent(parsing: packet.body[...])
-                } catch {
-                    ignore(.malformedEvent, detail: "\(error)")
-                    continue
-                }
-                if Self.handles(event) { return event }
-                if !sharedWithKernel { ignore(.unknownEvent, detail: Self.describe(event)) }
-            case .command:
-                guard sharedWithKernel, let command = try? packet.command() else {
-                    ignore(.commandFromController, detail: "\(packet.body.count) bytes")
-                    continue
-                }
-                if let observer {
-                    observer(.command(command))
-                    observedWhileWaiting = true
-                    if returnOnObserved { return nil }
-                }
-            default:
-                ignore(.dataPacket, detail: "\(packet.type), \(packet.body.count) bytes")
+    var maySend: Bool { credits > 0 }
+
+    mutating func sending(_ packet: H4Packet) { credits -= 1 }
+
+    mutating func classify(_ packet: H4Packet) -> Inbound<HCIEvent> {
+        switch packet.type {
+        case .event:
+            let event: HCIEvent
+            do {
+                event = try HCIEvent(parsing: packet.body[...])
+            } catch {
+                return .unsolicited(.malformedEvent, detail: "\(error)")
             }
+            switch event {
+            case let .commandComplete(complete): credits = Int(complete.numHCICommandPackets)
+            case let .commandStatus(status): credits = Int(status.numHCICommandPackets)
+            case .hardwareError: credits = 1  // the credit the lost command held comes back: a Reset must go out
+            default: break
+            }
+            if Self.handles(event) { return .event(event) }
+            return sharedWithKernel ? .skipped : .unsolicited(.unknownEvent, detail: Self.describe(event))
+        case .command:
+            guard sharedWithKernel, let command = try? packet.command() else {
+                return .unsolicited(.commandFromController, detail: "\(packet.body.count) bytes")
+            }
+            guard let observer else { return .skipped }
+            observer(.command(command))
+            return .observed
+        default:
+            return .unsolicited(.dataPacket, detail: "\(packet.type), \(packet.body.count) bytes")
         }
-        return nil
+    }
+
+    func isAnswerOrFault(_ event: HCIEvent) -> Bool {
+        switch event {
+        case .commandComplete, .commandStatus, .hardwareError: true
+        default: false
+        }
+    }
+
+    /// A Command Complete or Status for a command not waited for is another program's on a
+    /// kernel socket, and input nobody asked for on an owned controller (except the no-op
+    /// opcode 0x0000 a controller uses to grant credits); a Command Complete also goes to the
+    /// observer. A Hardware Error is thrown, `hardwareErrorSeen` told first; anything else is kept.
+    mutating func passOver(_ event: HCIEvent) throws(HostError) -> PassedOver {
+        switch event {
+        case let .commandComplete(complete):
+            var outcome = PassedOver(unsolicited: strayAnswer(complete.opcode, event: "Command Complete"))
+            if let observer {
+                observer(.commandComplete(complete))
+                outcome.observed = true
+            }
+            return outcome
+        case let .commandStatus(status):
+            return PassedOver(unsolicited: strayAnswer(status.opcode, event: "Command Status"))
+        case let .hardwareError(code):
+            hardwareErrorSeen?(code)
+            throw .hardwareError(code: code)
+        default:
+            return PassedOver(keep: true)
+        }
+    }
+
+    func describe(_ event: HCIEvent) -> String { "\(event.code)" }
+
+    private func strayAnswer(_ opcode: HCIOpcode, event: String) -> (kind: UnsolicitedInput, detail: String)? {
+        guard !sharedWithKernel, opcode.rawValue != 0 else { return nil }
+        return (.strayAnswer, "\(event) for \(opcode.name ?? "\(opcode)")")
     }
 
     /// The events the host acts on: answers, hardware errors, and the LE subevents it enables
@@ -201,42 +219,6 @@ public final class HCIController {
         if case let .leMeta(.other(subevent, _)) = event { return "LE Meta subevent 0x\(HexText.format([subevent]))" }
         return "\(event.code)"
     }
-
-    /// A Command Complete or Status for a command not waited for: another program's on a
-    /// kernel socket; on an owned controller input nobody asked for, except the no-op opcode
-    /// 0x0000 a controller uses to grant credits.
-    private func answeredSomethingElse(_ opcode: HCIOpcode, event: String) {
-        guard !sharedWithKernel, opcode.rawValue != 0 else { return }
-        ignore(.strayAnswer, detail: "\(event) for \(opcode.name ?? "\(opcode)")")
-    }
-
-    /// Keeps an event for `nextEvent`, letting the oldest half go when a flood fills the queue.
-    private func keep(_ event: HCIEvent) {
-        pendingEvents.keep(event) { dropped, event in
-            for _ in 0..<dropped { ignore(.droppedEvent, detail: "\(event.code)") }
-        }
-    }
-
-    private func ignore(_ kind: UnsolicitedInput, detail: @autoclosure () -> String) {
-        if let report = unsolicited.count(kind, detail: detail()) {
-            trace?("< ignored: \(report)")
-            reportUnsolicited?(report)
-        }
-    }
-
-    /// The timeout error, with what was passed over while waiting: the answer may have been
-    /// among what did not parse.
-    private func timeout(_ opcode: HCIOpcode, since before: UnsolicitedInputCounter) -> HostError {
-        .commandTimeout(opcode: opcode, timeout: commandTimeout, ignored: unsolicited.since(before).summary)
-    }
-}
-
-/// Something another program did on the controller, seen on a kernel HCI socket.
-public enum ObservedPacket: Hashable, Sendable {
-    /// A command another program sent.
-    case command(HCICommandPacket)
-    /// A Command Complete that answers no command of this host.
-    case commandComplete(CommandComplete)
 }
 
 extension HCIController {

@@ -2,35 +2,49 @@
 
 import AdvertisementCodec
 
-/// The management command engine for one adapter: sends a command, waits with a real
-/// deadline for its Command Complete (or Command Status), and keeps every other event about
-/// the adapter for the caller.
+/// The command engine's face for the kernel's management interface, for one adapter: sends
+/// a command, waits with a real deadline for its Command Complete (or Command Status), and
+/// keeps every other event about the adapter for the caller. The waiting, the queue and the
+/// counting are `CommandEngine`'s, shared with `HCIController`; the management rules are
+/// `MgmtWire`'s.
 public final class MgmtClient {
-    public let transport: any MgmtTransport
+    private let engine: CommandEngine<MgmtWire>
     /// The adapter (0 for hci0).
     public let index: UInt16
-    public var commandTimeout: Duration
-    /// Called with each command sent and each answer, for `--verbose`.
-    public var trace: ((String) -> Void)?
-    /// Called with each command packet sent (the takeover watch learns our socket from it).
-    public var sent: ((MgmtPacket) -> Void)?
-    /// Commands sent so far (each is one round trip).
-    public private(set) var roundTrips = 0
-    /// Input nobody asked for, by kind: events that do not parse, and events dropped while
-    /// commands waited (the same rule as the HCI command engine's, `UnsolicitedInput`).
-    public private(set) var unsolicited = UnsolicitedInputCounter()
-    /// Called when a kind of unsolicited input is first seen, and at 10, 100, ... of it.
-    public var reportUnsolicited: ((UnsolicitedInputReport) -> Void)?
-    private var pendingEvents = PendingEvents<MgmtEvent>()
 
     public init(transport: any MgmtTransport, index: UInt16, commandTimeout: Duration = .seconds(2)) {
-        self.transport = transport
         self.index = index
-        self.commandTimeout = commandTimeout
+        engine = CommandEngine(transport: transport, wire: MgmtWire(index: index), device: "hci\(index)",
+                               commandTimeout: commandTimeout)
     }
 
+    public var transport: any MgmtTransport { engine.transport }
     /// The adapter's name in messages: `hci0`.
-    public var adapter: String { "hci\(index)" }
+    public var adapter: String { engine.device }
+    public var commandTimeout: Duration {
+        get { engine.commandTimeout }
+        set { engine.commandTimeout = newValue }
+    }
+    /// Called with each command sent and each answer, for `--verbose`.
+    public var trace: ((String) -> Void)? {
+        get { engine.trace }
+        set { engine.trace = newValue }
+    }
+    /// Called with each command packet sent (the takeover watch learns our socket from it).
+    public var sent: ((MgmtPacket) -> Void)? {
+        get { engine.sent }
+        set { engine.sent = newValue }
+    }
+    /// Commands sent so far (each is one round trip).
+    public var roundTrips: Int { engine.roundTrips }
+    /// Input nobody asked for, by kind: events that do not parse, and events dropped while
+    /// commands waited (the same rule as the HCI command engine's, `UnsolicitedInput`).
+    public var unsolicited: UnsolicitedInputCounter { engine.unsolicited }
+    /// Called when a kind of unsolicited input is first seen, and at 10, 100, ... of it.
+    public var reportUnsolicited: ((UnsolicitedInputReport) -> Void)? {
+        get { engine.reportUnsolicited }
+        set { engine.reportUnsolicited = newValue }
+    }
 
     /// Sends `command` to the adapter (or, with `global`, to no adapter) and returns its
     /// return parameters.
@@ -42,45 +56,35 @@ public final class MgmtClient {
         -> C.ReturnParameters {
         let target = global ? MgmtPacket.nonController : index
         let packet = command.packet(index: target)
-        trace?("> mgmt \(C.opcode.name ?? C.opcode.description) [\(HexText.format(packet.parameters, separator: " "))]")
-        do {
-            try transport.send(packet)
-        } catch {
-            throw .transport(error, device: adapter)
-        }
-        roundTrips += 1
-        sent?(packet)
-        let deadline = ContinuousClock.now + commandTimeout
-        while true {
-            guard let (eventIndex, event) = try receive(until: deadline, interrupt: nil) else {
-                throw .managementTimeout(opcode: C.opcode, timeout: commandTimeout)
-            }
-            switch event {
-            case let .commandComplete(opcode, status, returnParameters) where opcode == C.opcode && eventIndex == target:
-                trace?("< mgmt Command Complete \(C.opcode.name ?? C.opcode.description): \(status)")
+        let name = C.opcode.name ?? C.opcode.description
+        let timeout = engine.commandTimeout
+        let adapter = adapter
+        let returnParameters = try engine.exchange(
+            packet, line: "> mgmt \(name) [\(HexText.format(packet.parameters, separator: " "))]",
+            timedOut: { _ in .managementTimeout(opcode: C.opcode, timeout: timeout) }) {
+            (event: MgmtWire.Event) throws(HostError) -> Answering<[UInt8]> in
+            guard event.index == target else { return .other }
+            switch event.event {
+            case let .commandComplete(opcode, status, returnParameters) where opcode == C.opcode:
+                engine.trace?("< mgmt Command Complete \(name): \(status)")
                 guard status.isSuccess else {
                     throw .managementRefused(opcode: C.opcode, status: status, context: context, adapter: adapter)
                 }
-                do {
-                    return try MgmtEvent.decodeReturnParameters(returnParameters, for: C.self)
-                } catch {
-                    throw .malformedEvent(error)
-                }
-            case let .commandStatus(opcode, status) where opcode == C.opcode && eventIndex == target:
-                trace?("< mgmt Command Status \(C.opcode.name ?? C.opcode.description): \(status)")
+                return .answer(returnParameters)
+            case let .commandStatus(opcode, status) where opcode == C.opcode:
+                engine.trace?("< mgmt Command Status \(name): \(status)")
                 guard status.isSuccess else {
                     throw .managementRefused(opcode: C.opcode, status: status, context: context, adapter: adapter)
                 }
-            case .commandComplete, .commandStatus:
-                continue  // another command's answer: not ours (one socket, one command at a time)
+                return .accepted
             default:
-                if eventIndex == index {
-                    pendingEvents.keep(event) { dropped, event in
-                        trace?("< dropped the \(dropped) oldest events kept while commands waited")
-                        for _ in 0..<dropped { ignore(.droppedEvent, detail: "\(event)") }
-                    }
-                }
+                return .other
             }
+        }
+        do {
+            return try MgmtEvent.decodeReturnParameters(returnParameters, for: C.self)
+        } catch {
+            throw .malformedEvent(error)
         }
     }
 
@@ -89,38 +93,7 @@ public final class MgmtClient {
     /// - Returns: nil on timeout or interrupt.
     /// - Throws: `HostError` when the socket fails.
     public func nextEvent(timeout: Duration, interrupt: Int32? = nil) throws(HostError) -> MgmtEvent? {
-        if let event = pendingEvents.next() { return event }
-        let deadline = ContinuousClock.now + timeout
-        while let (eventIndex, event) = try receive(until: deadline, interrupt: interrupt) {
-            switch event {
-            case .commandComplete, .commandStatus: continue
-            default: if eventIndex == index { return event }
-            }
-        }
-        return nil
-    }
-
-    /// The next event from the socket with the adapter it concerns; nil once `deadline`
-    /// passes or `interrupt` is readable. An event that does not parse is counted and
-    /// reported, never thrown: a layout the kernel extends must not stop a beacon (events of
-    /// codes this host does not know parse, as `.other`).
-    private func receive(until deadline: ContinuousClock.Instant, interrupt: Int32?) throws(HostError)
-        -> (UInt16, MgmtEvent)? {
-        while let packet = try transport.nextPacket(until: deadline, interrupt: interrupt, device: adapter) {
-            do {
-                return (packet.index, try MgmtEvent(packet: packet))
-            } catch {
-                ignore(.malformedEvent, detail: "\(error)")  // the error names the event
-            }
-        }
-        return nil
-    }
-
-    private func ignore(_ kind: UnsolicitedInput, detail: @autoclosure () -> String) {
-        if let report = unsolicited.count(kind, detail: detail()) {
-            trace?("< ignored: \(report)")
-            reportUnsolicited?(report)
-        }
+        try engine.nextEvent(timeout: timeout, interrupt: interrupt)?.event
     }
 
     /// Removes advertising instance `instance`.
@@ -193,4 +166,42 @@ public final class MgmtClient {
             throw .unsupported("\(label): \(error)")
         }
     }
+}
+
+/// The management interface's rules for the command engine: one socket carries every
+/// adapter's events, so only this adapter's are kept (answers to a global command come with
+/// no adapter); an event that does not parse is counted and reported, never thrown (a layout
+/// the kernel extends must not stop a beacon; codes this host does not know parse, as
+/// `.other`); answers to commands not waited for are another socket user's, and skipped.
+struct MgmtWire: CommandWire {
+    typealias Event = (index: UInt16, event: MgmtEvent)
+    let index: UInt16
+
+    var maySend: Bool { true }
+
+    func sending(_ packet: MgmtPacket) {}
+
+    func classify(_ packet: MgmtPacket) -> Inbound<Event> {
+        let event: MgmtEvent
+        do {
+            event = try MgmtEvent(packet: packet)
+        } catch {
+            return .unsolicited(.malformedEvent, detail: "\(error)")  // the error names the event
+        }
+        guard packet.index == index || isAnswerOrFault((packet.index, event)) else { return .skipped }
+        return .event((packet.index, event))
+    }
+
+    func isAnswerOrFault(_ event: Event) -> Bool {
+        switch event.event {
+        case .commandComplete, .commandStatus: true
+        default: false
+        }
+    }
+
+    func passOver(_ event: Event) throws(HostError) -> PassedOver {
+        PassedOver(keep: !isAnswerOrFault(event))
+    }
+
+    func describe(_ event: Event) -> String { "\(event.event)" }
 }

@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+import AdvertisementCodec
+
+/// What arrived from a transport, as one protocol's rules (a `CommandWire`) classify it.
+enum Inbound<Event> {
+    /// An event the host acts on: an answer, or an event for its caller.
+    case event(Event)
+    /// Input nobody asked for (`UnsolicitedInput`): counted and reported, never thrown.
+    case unsolicited(UnsolicitedInput, detail: String)
+    /// Another program's traffic handed to the wire's observer: a waiting `nextEvent` returns
+    /// early, so that a watcher acts on it at once.
+    case observed
+    /// Normal traffic that concerns nobody here (another adapter's events, another
+    /// program's answers on a shared kernel socket).
+    case skipped
+}
+
+/// What an event means to the command waiting for its answer.
+enum Answering<Answer> {
+    /// The answer: the exchange is over.
+    case answer(Answer)
+    /// Accepted for now (a Command Status saying the command goes ahead): wait on.
+    case accepted
+    /// Not about this command: passed over (`CommandWire.passOver`).
+    case other
+}
+
+/// What becomes of an event that answers no command the host waits for.
+struct PassedOver {
+    /// Kept for `nextEvent`.
+    var keep = false
+    /// Counted as input nobody asked for.
+    var unsolicited: (kind: UnsolicitedInput, detail: String)?
+    /// Handed to the wire's observer.
+    var observed = false
+}
+
+/// One protocol's rules for the command engine: how a packet from the transport becomes an
+/// event, whether a command may go now, and what an event that answers nothing waited for
+/// means. HCI (`HCIWire`: command credits, Hardware Error, a kernel socket shared with other
+/// programs) and the kernel's management interface (`MgmtWire`: events per adapter) are the two.
+protocol CommandWire {
+    associatedtype Packet: Hashable & Sendable
+    associatedtype Event
+
+    /// What a packet from the transport is. Takes the credits an answer grants.
+    mutating func classify(_ packet: Packet) -> Inbound<Event>
+    /// Whether a command may be sent now (HCI: a command credit is left).
+    var maySend: Bool { get }
+    /// Takes note of a command going out (HCI: it uses a credit).
+    mutating func sending(_ packet: Packet)
+    /// Whether `event` is an answer or a fault (not an event for `nextEvent`'s caller).
+    func isAnswerOrFault(_ event: Event) -> Bool
+    /// An event that answers no command waited for.
+    /// - Throws: `HostError` for a fault that ends what waits (HCI: a Hardware Error).
+    mutating func passOver(_ event: Event) throws(HostError) -> PassedOver
+    /// The event named in messages (what a flood dropped).
+    func describe(_ event: Event) -> String
+}
+
+/// The one command engine, for HCI and management packets alike: sends one command, waits with
+/// a real deadline for the event that answers it, and keeps every other event for the caller
+/// in a bounded queue. Input nobody asked for is counted and reported, never thrown
+/// (`UnsolicitedInput` has the rule). `HCIController` and `MgmtClient` are its two faces.
+final class CommandEngine<Wire: CommandWire> {
+    let transport: any PacketTransport<Wire.Packet>
+    var wire: Wire
+    /// How long a command may go unanswered.
+    var commandTimeout: Duration
+    /// The device named in transport errors.
+    let device: String
+    /// Called with each command sent and each answer, for `--verbose`.
+    var trace: ((String) -> Void)?
+    /// Called with each command packet once it is sent.
+    var sent: ((Wire.Packet) -> Void)?
+    /// Commands sent so far (each is one round trip).
+    private(set) var roundTrips = 0
+    /// Input nobody asked for, by kind.
+    private(set) var unsolicited = UnsolicitedInputCounter()
+    /// Called when a kind of unsolicited input is first seen, and at 10, 100, ... of it.
+    var reportUnsolicited: ((UnsolicitedInputReport) -> Void)?
+
+    private var pending = PendingEvents<Wire.Event>()
+    /// Whether `nextEvent`'s wait handed the observer a packet (it then returns early).
+    private var observedWhileWaiting = false
+
+    init(transport: any PacketTransport<Wire.Packet>, wire: Wire, device: String, commandTimeout: Duration) {
+        self.transport = transport
+        self.wire = wire
+        self.device = device
+        self.commandTimeout = commandTimeout
+    }
+
+    /// Sends `packet` once the wire allows it and returns what `answer` makes of the event
+    /// that answers it; events about other things are passed over (`CommandWire.passOver`).
+    /// - Parameters:
+    ///   - line: the trace line for the command.
+    ///   - timedOut: the error when no answer comes within `commandTimeout`, given what was
+    ///     passed over meanwhile (the answer may have been among what did not parse).
+    ///   - answer: what an event means to this command; a refusal is thrown from it.
+    func exchange<Answer>(_ packet: Wire.Packet, line: String,
+                          timedOut: (_ ignoredMeanwhile: String?) -> HostError,
+                          answer: (Wire.Event) throws(HostError) -> Answering<Answer>) throws(HostError) -> Answer {
+        let deadline = ContinuousClock.now + commandTimeout
+        let before = unsolicited
+        while !wire.maySend {
+            guard let event = try receive(until: deadline) else { throw timedOut(unsolicited.since(before).summary) }
+            try passOver(event)
+        }
+        trace?(line)
+        do {
+            try transport.send(packet)
+        } catch {
+            throw .transport(error, device: device)
+        }
+        wire.sending(packet)
+        roundTrips += 1
+        sent?(packet)
+        while true {
+            guard let event = try receive(until: deadline) else { throw timedOut(unsolicited.since(before).summary) }
+            switch try answer(event) {
+            case let .answer(result): return result
+            case .accepted: continue
+            case .other: try passOver(event)
+            }
+        }
+    }
+
+    /// The next event that is not an answer, waiting at most `timeout`.
+    /// - Parameter interrupt: a descriptor that ends the wait early (the signal pipe).
+    /// - Returns: nil on timeout or interrupt, or as soon as the wire's observer has been
+    ///   handed something.
+    /// - Throws: `HostError` when the link fails, or a fault the wire throws.
+    func nextEvent(timeout: Duration, interrupt: Int32?) throws(HostError) -> Wire.Event? {
+        if let event = pending.next() { return event }
+        let deadline = ContinuousClock.now + timeout
+        observedWhileWaiting = false
+        while !observedWhileWaiting,
+              let event = try receive(until: deadline, interrupt: interrupt, returnOnObserved: true) {
+            guard wire.isAnswerOrFault(event) else { return event }
+            try passOver(event)
+        }
+        return nil
+    }
+
+    /// The next event from the transport; nil once `deadline` passes or `interrupt` is
+    /// readable (or, with `returnOnObserved`, once the observer was handed something).
+    private func receive(until deadline: ContinuousClock.Instant, interrupt: Int32? = nil,
+                         returnOnObserved: Bool = false) throws(HostError) -> Wire.Event? {
+        while let packet = try nextPacket(until: deadline, interrupt: interrupt) {
+            switch wire.classify(packet) {
+            case let .event(event): return event
+            case let .unsolicited(kind, detail): ignore(kind, detail: detail)
+            case .observed:
+                observedWhileWaiting = true
+                if returnOnObserved { return nil }
+            case .skipped: continue
+            }
+        }
+        return nil
+    }
+
+    /// The next packet before `deadline`; nil when it passes or `interrupt` is readable. A
+    /// deadline already past still reads what is there.
+    private func nextPacket(until deadline: ContinuousClock.Instant, interrupt: Int32?) throws(HostError) -> Wire.Packet? {
+        let result: Received<Wire.Packet>
+        do {
+            result = try transport.receive(timeout: max(ContinuousClock.now.duration(to: deadline), .zero),
+                                           interrupt: interrupt)
+        } catch {
+            throw .transport(error, device: device)
+        }
+        guard case let .packet(packet) = result else { return nil }
+        return packet
+    }
+
+    private func passOver(_ event: Wire.Event) throws(HostError) {
+        let outcome = try wire.passOver(event)
+        if let (kind, detail) = outcome.unsolicited { ignore(kind, detail: detail) }
+        if outcome.observed { observedWhileWaiting = true }
+        if outcome.keep {
+            pending.keep(event) { dropped, event in
+                trace?("< dropped the \(dropped) oldest events kept while commands waited")
+                for _ in 0..<dropped { ignore(.droppedEvent, detail: wire.describe(event)) }
+            }
+        }
+    }
+
+    private func ignore(_ kind: UnsolicitedInput, detail: @autoclosure () -> String) {
+        if let report = unsolicited.count(kind, detail: detail()) {
+            trace?("< ignored: \(report)")
+            reportUnsolicited?(report)
+        }
+    }
+}
+
+/// Events a command engine keeps for its caller while a command waits for its answer, oldest
+/// first, bounded: when a flood fills the queue (`UnsolicitedInputCounter.queueLimit`), the
+/// oldest half goes, so memory stays bounded whatever a controller or the kernel sends.
+struct PendingEvents<Event> {
+    private var events: [Event] = []
+
+    /// Keeps `event`, first letting the oldest half go when the queue is full.
+    /// - Parameter dropped: called with how many went, and the event that made room.
+    mutating func keep(_ event: Event, dropped: (Int, Event) -> Void) {
+        if events.count >= UnsolicitedInputCounter.queueLimit {
+            let count = UnsolicitedInputCounter.queueLimit / 2
+            events.removeFirst(count)
+            dropped(count, event)
+        }
+        events.append(event)
+    }
+
+    /// The oldest event kept, if any.
+    mutating func next() -> Event? {
+        events.isEmpty ? nil : events.removeFirst()
+    }
+}
