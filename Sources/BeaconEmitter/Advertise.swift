@@ -106,7 +106,7 @@ struct Advertise: ParsableCommand {
         if !(rotation >= 20 && rotation <= 3_600_000) {
             throw ValidationError("--rotation must be from 20 to 3600000 ms, got \(rotation)")
         }
-        _ = try beacons()
+        _ = try describedBeacons()
         _ = try interleavedFrame()
     }
 
@@ -131,14 +131,15 @@ struct Advertise: ParsableCommand {
         return frame
     }
 
-    /// Every beacon described, in order: the beacon options, each --beacon, the config file.
-    func beacons() throws -> [Beacon] {
+    /// The beacons the options and each --beacon describe, in order (the --config file's come
+    /// after them: `beacons()`). Parsing only: `validate()` calls it.
+    /// - Throws: `ValidationError` naming the option, or when nothing describes a beacon.
+    func describedBeacons() throws -> [Beacon] {
         var list: [Beacon] = beacon.isEmpty ? [] : [try beacon.makeBeacon()]
         for (index, specification) in beaconSpecifications.enumerated() {
             list.append(try BeaconList.beacon(fromSpecification: specification, label: "--beacon #\(index + 1)"))
         }
-        if let config { list += try BeaconList.beacons(fromConfigurationFile: config) }
-        guard !list.isEmpty else {
+        guard !list.isEmpty || config != nil else {
             throw ValidationError("describe a beacon: --uuid UUID --major N --minor N (or --altbeacon, "
                                   + "--eddystone-uid, --eddystone-url URL, --eddystone-tlm), --beacon KEY=VALUE,..., "
                                   + "or --config FILE")
@@ -146,12 +147,27 @@ struct Advertise: ParsableCommand {
         return list
     }
 
+    /// Every beacon described, in order: the beacon options, each --beacon, the config file
+    /// (read here, at start and at each reload, never in `validate()`).
+    /// - Throws: `ValidationError` with the file's mistake at FILE:LINE:COLUMN.
+    func beacons() throws -> [Beacon] {
+        try describedBeacons() + (config.map(BeaconList.beacons(fromConfigurationFile:)) ?? [])
+    }
+
     func run() throws {
         let started = ContinuousClock.now
         Console.journal = JournalStream.isStandardError()
+        let beacons: [Beacon]
+        do {
+            beacons = try self.beacons()
+        } catch {
+            // The file's own mistake, at its place: the options' usage would not help.
+            Console.error(BeaconOptions.message(for: error))
+            throw ExitStatus.usage
+        }
         let interrupt = SignalWatcher.install()
         let options = AdvertisingOptions(
-            beacons: try beacons(),
+            beacons: beacons,
             intervalUnits: AdvertisingOptions.units(milliseconds: interval) ?? 160,
             connectable: connectable,
             address: randomAddress ?? .publicAddress,

@@ -49,4 +49,19 @@ import Testing
         #expect(result.stderr.contains("--config \(path):1:1: the document holds more than 20000 values"), "\(result.stderr)")
         #expect(started.duration(to: .now) < .seconds(10))
     }
+
+    /// The file is read once at start (not once to check the options and again to run): a pipe
+    /// written once gives its beacons to the run, and the run goes on to the device (here a
+    /// port nothing listens on). Read twice, the second open would wait for a writer forever.
+    @Test func theFileIsReadOnceAtStart() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("config-\(UUID().uuidString).fifo").path
+        #expect(mkfifo(path, 0o600) == 0)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let yaml = "beacons:\\n  - {uuid: \(Self.uuid), major: 101, minor: 2}\\n"
+        let result = try runBeaconEmit(["-c", "printf '\(yaml)' > \"$1\" & exec timeout -k 2 10 \"$0\" advertise --config \"$1\" "
+                                        + "--device tcp:127.0.0.1:1", try beaconEmitPath(), path], executable: "/bin/sh")
+        // Killed by timeout instead when a second read waited for a writer.
+        #expect(result.status == 69, "no controller there: \(result.stderr)")
+        #expect(result.stderr.contains("127.0.0.1:1"), "\(result.stderr)")
+    }
 }
