@@ -2,60 +2,39 @@
 
 import AdvertisementCodec
 
-/// The command engine's face for a controller: sends one command at a time within the
-/// controller's command credits, waits with a real deadline for its Command Complete (or
-/// Command Status), and keeps every other event for the caller. Input nobody asked for is
-/// counted and reported, never thrown (`UnsolicitedInput` has the rule). The waiting, the
-/// queue and the counting are `CommandEngine`'s, shared with `MgmtClient`; HCI's own rules
-/// are `HCIWire`'s.
-public final class HCIController {
-    private let engine: CommandEngine<HCIWire>
+/// The command engine for a controller: sends one command at a time within the controller's
+/// command credits, waits with a real deadline for its Command Complete (or Command Status),
+/// and keeps every other event for the caller. The waiting, the queue and the counting are
+/// `CommandEngine`'s, shared with `MgmtClient`; HCI's own rules are `HCIWire`'s.
+public typealias HCIController = CommandEngine<HCIWire>
 
+extension HCIController {
     /// - Parameter sharedWithKernel: true for a raw kernel socket (see `sharedWithKernel`).
-    public init(transport: any HCITransport, commandTimeout: Duration = .seconds(2), sharedWithKernel: Bool = false) {
-        engine = CommandEngine(transport: transport, wire: HCIWire(sharedWithKernel: sharedWithKernel),
-                               device: transport.name, commandTimeout: commandTimeout)
+    public convenience init(transport: any HCITransport, commandTimeout: Duration = .seconds(2),
+                            sharedWithKernel: Bool = false) {
+        self.init(transport: transport, wire: HCIWire(sharedWithKernel: sharedWithKernel), device: transport.name,
+                  commandTimeout: commandTimeout)
     }
 
-    public var transport: any HCITransport { engine.transport }
-    /// How long a command may go unanswered.
-    public var commandTimeout: Duration {
-        get { engine.commandTimeout }
-        set { engine.commandTimeout = newValue }
-    }
-    /// Called with each command sent and each answer, for `--verbose`.
-    public var trace: ((String) -> Void)? {
-        get { engine.trace }
-        set { engine.trace = newValue }
-    }
-    /// Commands sent so far (each is one round trip).
-    public var roundTrips: Int { engine.roundTrips }
-    /// Input nobody asked for, by kind.
-    public var unsolicited: UnsolicitedInputCounter { engine.unsolicited }
-    /// Called when a kind of unsolicited input is first seen, and at 10, 100, ... of it.
-    public var reportUnsolicited: ((UnsolicitedInputReport) -> Void)? {
-        get { engine.reportUnsolicited }
-        set { engine.reportUnsolicited = newValue }
-    }
     /// Whether the kernel's own host drives the controller too (a raw kernel socket): its
     /// commands, their answers and events of every kind are then normal traffic, not input
     /// nobody asked for.
-    public var sharedWithKernel: Bool { engine.wire.sharedWithKernel }
+    public var sharedWithKernel: Bool { wire.sharedWithKernel }
 
     /// Called with what other programs do on the same controller, as a kernel HCI socket shows
     /// it: the commands they send and the Command Completes answering them. The emitter
     /// watches these for anything that knocks its advertising off.
     public var observer: ((ObservedPacket) -> Void)? {
-        get { engine.wire.observer }
-        set { engine.wire.observer = newValue }
+        get { wire.observer }
+        set { wire.observer = newValue }
     }
 
     /// Called with every Hardware Error the controller reports, whichever wait sees it (a
     /// command's, including one a control request or a rotation sent, or `nextEvent`'s),
     /// before it is thrown: the supervisor learns of it even when the thrower is someone else.
     public var hardwareErrorSeen: ((UInt8) -> Void)? {
-        get { engine.wire.hardwareErrorSeen }
-        set { engine.wire.hardwareErrorSeen = newValue }
+        get { wire.hardwareErrorSeen }
+        set { wire.hardwareErrorSeen = newValue }
     }
 
     /// Sends `command` and returns its return parameters.
@@ -68,8 +47,8 @@ public final class HCIController {
     public func send<C: HCICommand>(_ command: C, context: String? = nil) throws(HostError) -> C.ReturnParameters {
         let packet = command.packet
         let name = C.opcode.name ?? "\(C.opcode)"
-        let timeout = engine.commandTimeout
-        let complete = try engine.exchange(H4Packet(type: .command, body: packet.bytes), line: "> \(packet)",
+        let timeout = commandTimeout
+        let complete = try exchange(H4Packet(type: .command, body: packet.bytes), line: "> \(packet)",
                                          timedOut: { .commandTimeout(opcode: C.opcode, timeout: timeout, ignored: $0) }) {
             (event: HCIEvent) throws(HostError) -> Answering<CommandComplete> in
             switch event {
@@ -80,13 +59,13 @@ public final class HCIController {
                     throw .malformedEvent(CodecError(structure: "Command Complete for \(name)", offset: 5,
                                                      reason: .truncated(field: "status", needed: 1, available: 0)))
                 }
-                engine.trace?("< Command Complete \(name): \(status)")
+                trace?("< Command Complete \(name): \(status)")
                 guard status.isSuccess else {
                     throw .controllerRefused(opcode: C.opcode, status: status, context: context)
                 }
                 return .answer(complete)
             case let .commandStatus(status) where status.opcode == C.opcode:
-                engine.trace?("< Command Status \(name): \(status.status)")
+                trace?("< Command Status \(name): \(status.status)")
                 guard status.status.isSuccess else {
                     throw .controllerRefused(opcode: C.opcode, status: status.status, context: context)
                 }
@@ -101,15 +80,6 @@ public final class HCIController {
             throw .malformedEvent(error)
         }
     }
-
-    /// The next event that is not an answer to a command, waiting at most `timeout`.
-    /// - Parameter interrupt: a descriptor that ends the wait early (the signal pipe).
-    /// - Returns: nil on timeout or interrupt, or as soon as the `observer` has been handed
-    ///   something (so that a watcher acts on it at once, not at the end of the wait).
-    /// - Throws: `HostError` when the link fails or the controller reports a hardware error.
-    public func nextEvent(timeout: Duration, interrupt: Int32? = nil) throws(HostError) -> HCIEvent? {
-        try engine.nextEvent(timeout: timeout, interrupt: interrupt)
-    }
 }
 
 /// Something another program did on the controller, seen on a kernel HCI socket.
@@ -123,8 +93,8 @@ public enum ObservedPacket: Hashable, Sendable {
 /// HCI's rules for the command engine: command credits (Num_HCI_Command_Packets, one at the
 /// start), the events the host acts on, a Hardware Error ending what waits, and a raw kernel
 /// socket's traffic from other programs handed to the observer rather than counted.
-struct HCIWire: CommandWire {
-    let sharedWithKernel: Bool
+public struct HCIWire: CommandWire {
+    public let sharedWithKernel: Bool
     var observer: ((ObservedPacket) -> Void)?
     var hardwareErrorSeen: ((UInt8) -> Void)?
     /// Num_HCI_Command_Packets last granted. A controller starts with one credit.
@@ -134,11 +104,11 @@ struct HCIWire: CommandWire {
         self.sharedWithKernel = sharedWithKernel
     }
 
-    var maySend: Bool { credits > 0 }
+    public var maySend: Bool { credits > 0 }
 
-    mutating func sending(_ packet: H4Packet) { credits -= 1 }
+    public mutating func sending(_ packet: H4Packet) { credits -= 1 }
 
-    mutating func classify(_ packet: H4Packet) -> Inbound<HCIEvent> {
+    public mutating func classify(_ packet: H4Packet) -> Inbound<HCIEvent> {
         switch packet.type {
         case .event:
             let event: HCIEvent
@@ -167,7 +137,7 @@ struct HCIWire: CommandWire {
         }
     }
 
-    func isAnswerOrFault(_ event: HCIEvent) -> Bool {
+    public func isAnswerOrFault(_ event: HCIEvent) -> Bool {
         switch event {
         case .commandComplete, .commandStatus, .hardwareError: true
         default: false
@@ -178,7 +148,7 @@ struct HCIWire: CommandWire {
     /// kernel socket, and input nobody asked for on an owned controller (except the no-op
     /// opcode 0x0000 a controller uses to grant credits); a Command Complete also goes to the
     /// observer. A Hardware Error is thrown, `hardwareErrorSeen` told first; anything else is kept.
-    mutating func passOver(_ event: HCIEvent) throws(HostError) -> PassedOver {
+    public mutating func passOver(_ event: HCIEvent) throws(HostError) -> PassedOver {
         switch event {
         case let .commandComplete(complete):
             var outcome = PassedOver(unsolicited: strayAnswer(complete.opcode, event: "Command Complete"))
@@ -197,7 +167,7 @@ struct HCIWire: CommandWire {
         }
     }
 
-    func describe(_ event: HCIEvent) -> String { "\(event.code)" }
+    public func describe(_ event: HCIEvent) -> String { "\(event.code)" }
 
     private func strayAnswer(_ opcode: HCIOpcode, event: String) -> (kind: UnsolicitedInput, detail: String)? {
         guard !sharedWithKernel, opcode.rawValue != 0 else { return nil }

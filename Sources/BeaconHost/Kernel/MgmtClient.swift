@@ -2,49 +2,21 @@
 
 import AdvertisementCodec
 
-/// The command engine's face for the kernel's management interface, for one adapter: sends
-/// a command, waits with a real deadline for its Command Complete (or Command Status), and
-/// keeps every other event about the adapter for the caller. The waiting, the queue and the
-/// counting are `CommandEngine`'s, shared with `HCIController`; the management rules are
-/// `MgmtWire`'s.
-public final class MgmtClient {
-    private let engine: CommandEngine<MgmtWire>
+/// The command engine for the kernel's management interface, for one adapter: sends a
+/// command, waits with a real deadline for its Command Complete (or Command Status), and keeps
+/// every other event about the adapter for the caller. The waiting, the queue and the counting
+/// are `CommandEngine`'s, shared with `HCIController`; the management rules are `MgmtWire`'s.
+public typealias MgmtClient = CommandEngine<MgmtWire>
+
+extension MgmtClient {
+    public convenience init(transport: any MgmtTransport, index: UInt16, commandTimeout: Duration = .seconds(2)) {
+        self.init(transport: transport, wire: MgmtWire(index: index), device: "hci\(index)", commandTimeout: commandTimeout)
+    }
+
     /// The adapter (0 for hci0).
-    public let index: UInt16
-
-    public init(transport: any MgmtTransport, index: UInt16, commandTimeout: Duration = .seconds(2)) {
-        self.index = index
-        engine = CommandEngine(transport: transport, wire: MgmtWire(index: index), device: "hci\(index)",
-                               commandTimeout: commandTimeout)
-    }
-
-    public var transport: any MgmtTransport { engine.transport }
+    public var index: UInt16 { wire.index }
     /// The adapter's name in messages: `hci0`.
-    public var adapter: String { engine.device }
-    public var commandTimeout: Duration {
-        get { engine.commandTimeout }
-        set { engine.commandTimeout = newValue }
-    }
-    /// Called with each command sent and each answer, for `--verbose`.
-    public var trace: ((String) -> Void)? {
-        get { engine.trace }
-        set { engine.trace = newValue }
-    }
-    /// Called with each command packet sent (the takeover watch learns our socket from it).
-    public var sent: ((MgmtPacket) -> Void)? {
-        get { engine.sent }
-        set { engine.sent = newValue }
-    }
-    /// Commands sent so far (each is one round trip).
-    public var roundTrips: Int { engine.roundTrips }
-    /// Input nobody asked for, by kind: events that do not parse, and events dropped while
-    /// commands waited (the same rule as the HCI command engine's, `UnsolicitedInput`).
-    public var unsolicited: UnsolicitedInputCounter { engine.unsolicited }
-    /// Called when a kind of unsolicited input is first seen, and at 10, 100, ... of it.
-    public var reportUnsolicited: ((UnsolicitedInputReport) -> Void)? {
-        get { engine.reportUnsolicited }
-        set { engine.reportUnsolicited = newValue }
-    }
+    public var adapter: String { device }
 
     /// Sends `command` to the adapter (or, with `global`, to no adapter) and returns its
     /// return parameters.
@@ -57,22 +29,21 @@ public final class MgmtClient {
         let target = global ? MgmtPacket.nonController : index
         let packet = command.packet(index: target)
         let name = C.opcode.name ?? C.opcode.description
-        let timeout = engine.commandTimeout
+        let timeout = commandTimeout
         let adapter = adapter
-        let returnParameters = try engine.exchange(
+        let returnParameters = try exchange(
             packet, line: "> mgmt \(name) [\(HexText.format(packet.parameters, separator: " "))]",
             timedOut: { _ in .managementTimeout(opcode: C.opcode, timeout: timeout) }) {
-            (event: MgmtWire.Event) throws(HostError) -> Answering<[UInt8]> in
-            guard event.index == target else { return .other }
-            switch event.event {
+            (event: MgmtEvent) throws(HostError) -> Answering<[UInt8]> in
+            switch event {
             case let .commandComplete(opcode, status, returnParameters) where opcode == C.opcode:
-                engine.trace?("< mgmt Command Complete \(name): \(status)")
+                trace?("< mgmt Command Complete \(name): \(status)")
                 guard status.isSuccess else {
                     throw .managementRefused(opcode: C.opcode, status: status, context: context, adapter: adapter)
                 }
                 return .answer(returnParameters)
             case let .commandStatus(opcode, status) where opcode == C.opcode:
-                engine.trace?("< mgmt Command Status \(name): \(status)")
+                trace?("< mgmt Command Status \(name): \(status)")
                 guard status.isSuccess else {
                     throw .managementRefused(opcode: C.opcode, status: status, context: context, adapter: adapter)
                 }
@@ -86,14 +57,6 @@ public final class MgmtClient {
         } catch {
             throw .malformedEvent(error)
         }
-    }
-
-    /// The next event about the adapter that is not an answer to a command, waiting at most `timeout`.
-    /// - Parameter interrupt: a descriptor that ends the wait early (the signal pipe).
-    /// - Returns: nil on timeout or interrupt.
-    /// - Throws: `HostError` when the socket fails.
-    public func nextEvent(timeout: Duration, interrupt: Int32? = nil) throws(HostError) -> MgmtEvent? {
-        try engine.nextEvent(timeout: timeout, interrupt: interrupt)?.event
     }
 
     /// Removes advertising instance `instance`.
@@ -169,39 +132,42 @@ public final class MgmtClient {
 }
 
 /// The management interface's rules for the command engine: one socket carries every
-/// adapter's events, so only this adapter's are kept (answers to a global command come with
-/// no adapter); an event that does not parse is counted and reported, never thrown (a layout
-/// the kernel extends must not stop a beacon; codes this host does not know parse, as
-/// `.other`); answers to commands not waited for are another socket user's, and skipped.
-struct MgmtWire: CommandWire {
-    typealias Event = (index: UInt16, event: MgmtEvent)
-    let index: UInt16
+/// adapter's events, so only this adapter's are kept; the kernel answers a command only to
+/// the socket that sent it, so every answer is this engine's (a global command's names no
+/// adapter). An event that does not parse is counted and reported, never thrown (a layout the
+/// kernel extends must not stop a beacon; codes this host does not know parse, as `.other`).
+/// No command credits: the kernel queues.
+public struct MgmtWire: CommandWire {
+    /// The adapter.
+    public let index: UInt16
 
-    var maySend: Bool { true }
+    public var maySend: Bool { true }
 
-    func sending(_ packet: MgmtPacket) {}
+    public func sending(_ packet: MgmtPacket) {}
 
-    func classify(_ packet: MgmtPacket) -> Inbound<Event> {
+    /// Answers come only to the socket that sent the command, whatever adapter they name (a
+    /// global command's names none); other events are kept only when about this adapter.
+    public func classify(_ packet: MgmtPacket) -> Inbound<MgmtEvent> {
         let event: MgmtEvent
         do {
             event = try MgmtEvent(packet: packet)
         } catch {
             return .unsolicited(.malformedEvent, detail: "\(error)")  // the error names the event
         }
-        guard packet.index == index || isAnswerOrFault((packet.index, event)) else { return .skipped }
-        return .event((packet.index, event))
+        return packet.index == index || isAnswerOrFault(event) ? .event(event) : .skipped
     }
 
-    func isAnswerOrFault(_ event: Event) -> Bool {
-        switch event.event {
+    public func isAnswerOrFault(_ event: MgmtEvent) -> Bool {
+        switch event {
         case .commandComplete, .commandStatus: true
         default: false
         }
     }
 
-    func passOver(_ event: Event) throws(HostError) -> PassedOver {
+    /// An answer to a command not waited for (one that timed out before) is dropped.
+    public func passOver(_ event: MgmtEvent) throws(HostError) -> PassedOver {
         PassedOver(keep: !isAnswerOrFault(event))
     }
 
-    func describe(_ event: Event) -> String { "\(event.event)" }
+    public func describe(_ event: MgmtEvent) -> String { "\(event)" }
 }

@@ -3,7 +3,7 @@
 import AdvertisementCodec
 
 /// What arrived from a transport, as one protocol's rules (a `CommandWire`) classify it.
-enum Inbound<Event> {
+public enum Inbound<Event> {
     /// An event the host acts on: an answer, or an event for its caller.
     case event(Event)
     /// Input nobody asked for (`UnsolicitedInput`): counted and reported, never thrown.
@@ -17,7 +17,7 @@ enum Inbound<Event> {
 }
 
 /// What an event means to the command waiting for its answer.
-enum Answering<Answer> {
+public enum Answering<Answer> {
     /// The answer: the exchange is over.
     case answer(Answer)
     /// Accepted for now (a Command Status saying the command goes ahead): wait on.
@@ -27,20 +27,26 @@ enum Answering<Answer> {
 }
 
 /// What becomes of an event that answers no command the host waits for.
-struct PassedOver {
+public struct PassedOver {
     /// Kept for `nextEvent`.
-    var keep = false
+    public var keep = false
     /// Counted as input nobody asked for.
-    var unsolicited: (kind: UnsolicitedInput, detail: String)?
+    public var unsolicited: (kind: UnsolicitedInput, detail: String)?
     /// Handed to the wire's observer.
-    var observed = false
+    public var observed = false
+
+    public init(keep: Bool = false, unsolicited: (kind: UnsolicitedInput, detail: String)? = nil, observed: Bool = false) {
+        self.keep = keep
+        self.unsolicited = unsolicited
+        self.observed = observed
+    }
 }
 
 /// One protocol's rules for the command engine: how a packet from the transport becomes an
 /// event, whether a command may go now, and what an event that answers nothing waited for
 /// means. HCI (`HCIWire`: command credits, Hardware Error, a kernel socket shared with other
 /// programs) and the kernel's management interface (`MgmtWire`: events per adapter) are the two.
-protocol CommandWire {
+public protocol CommandWire {
     associatedtype Packet: Hashable & Sendable
     associatedtype Event
 
@@ -62,30 +68,34 @@ protocol CommandWire {
 /// The one command engine, for HCI and management packets alike: sends one command, waits with
 /// a real deadline for the event that answers it, and keeps every other event for the caller
 /// in a bounded queue. Input nobody asked for is counted and reported, never thrown
-/// (`UnsolicitedInput` has the rule). `HCIController` and `MgmtClient` are its two faces.
-final class CommandEngine<Wire: CommandWire> {
-    let transport: any PacketTransport<Wire.Packet>
-    var wire: Wire
+/// (`UnsolicitedInput` has the rule). `HCIController` (`CommandEngine<HCIWire>`) and
+/// `MgmtClient` (`CommandEngine<MgmtWire>`) are the two; each protocol's commands are sent by
+/// its own `send`.
+public final class CommandEngine<Wire: CommandWire> {
+    public let transport: any PacketTransport<Wire.Packet>
+    /// The protocol's rules and state (HCI: command credits and the observers).
+    public internal(set) var wire: Wire
     /// How long a command may go unanswered.
-    var commandTimeout: Duration
-    /// The device named in transport errors.
-    let device: String
+    public var commandTimeout: Duration
+    /// The device named in messages and transport errors.
+    public let device: String
     /// Called with each command sent and each answer, for `--verbose`.
-    var trace: ((String) -> Void)?
-    /// Called with each command packet once it is sent.
-    var sent: ((Wire.Packet) -> Void)?
+    public var trace: ((String) -> Void)?
+    /// Called with each command packet once it is sent (the takeover watch learns our
+    /// management socket from it).
+    public var sent: ((Wire.Packet) -> Void)?
     /// Commands sent so far (each is one round trip).
-    private(set) var roundTrips = 0
+    public private(set) var roundTrips = 0
     /// Input nobody asked for, by kind.
-    private(set) var unsolicited = UnsolicitedInputCounter()
+    public private(set) var unsolicited = UnsolicitedInputCounter()
     /// Called when a kind of unsolicited input is first seen, and at 10, 100, ... of it.
-    var reportUnsolicited: ((UnsolicitedInputReport) -> Void)?
+    public var reportUnsolicited: ((UnsolicitedInputReport) -> Void)?
 
     private var pending = PendingEvents<Wire.Event>()
     /// Whether `nextEvent`'s wait handed the observer a packet (it then returns early).
     private var observedWhileWaiting = false
 
-    init(transport: any PacketTransport<Wire.Packet>, wire: Wire, device: String, commandTimeout: Duration) {
+    public init(transport: any PacketTransport<Wire.Packet>, wire: Wire, device: String, commandTimeout: Duration) {
         self.transport = transport
         self.wire = wire
         self.device = device
@@ -99,7 +109,7 @@ final class CommandEngine<Wire: CommandWire> {
     ///   - timedOut: the error when no answer comes within `commandTimeout`, given what was
     ///     passed over meanwhile (the answer may have been among what did not parse).
     ///   - answer: what an event means to this command; a refusal is thrown from it.
-    func exchange<Answer>(_ packet: Wire.Packet, line: String,
+    public func exchange<Answer>(_ packet: Wire.Packet, line: String,
                           timedOut: (_ ignoredMeanwhile: String?) -> HostError,
                           answer: (Wire.Event) throws(HostError) -> Answering<Answer>) throws(HostError) -> Answer {
         let deadline = ContinuousClock.now + commandTimeout
@@ -132,7 +142,7 @@ final class CommandEngine<Wire: CommandWire> {
     /// - Returns: nil on timeout or interrupt, or as soon as the wire's observer has been
     ///   handed something.
     /// - Throws: `HostError` when the link fails, or a fault the wire throws.
-    func nextEvent(timeout: Duration, interrupt: Int32?) throws(HostError) -> Wire.Event? {
+    public func nextEvent(timeout: Duration, interrupt: Int32? = nil) throws(HostError) -> Wire.Event? {
         if let event = pending.next() { return event }
         let deadline = ContinuousClock.now + timeout
         observedWhileWaiting = false
