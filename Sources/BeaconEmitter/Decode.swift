@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
 import AdvertisementCodec
+import BeaconHost
 import BeaconReports
 import ArgumentParser
 import Dispatch
@@ -69,7 +70,8 @@ struct Decode: ParsableCommand {
             Console.error("--expect-any goes with --expect KEY=VALUE,...")
             throw ExitStatus.usage
         }
-        let decoders = LineDecoders(json: json, expectation: expectation)
+        let decoders = LineDecoders(json: json, expectation: expectation,
+                                    advertisements: AdvertisementFormatter(companyName: CompanyNames.name))
         if hex.isEmpty {
             var number = 0
             do {

@@ -202,6 +202,30 @@ public struct JSONObject: ~Copyable {
         out.append(UInt8(ascii: "\""))
     }
 
+    /// An array of strings.
+    public mutating func add(_ key: StaticString, strings: [String]) {
+        appendKey(key)
+        out.append(UInt8(ascii: "["))
+        for (index, string) in strings.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            Self.appendQuoted(string, to: &out)
+        }
+        out.append(UInt8(ascii: "]"))
+    }
+
+    /// An array of objects, each written by `body` into a fresh object.
+    public mutating func add<T>(_ key: StaticString, objects items: [T], _ body: (T, inout JSONObject) -> Void) {
+        appendKey(key)
+        out.append(UInt8(ascii: "["))
+        for (index, item) in items.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            var object = JSONObject(continuing: &out, timestamps: timestamps)
+            body(item, &object)
+            object.finish(into: &out)
+        }
+        out.append(UInt8(ascii: "]"))
+    }
+
     public mutating func addNull(_ key: StaticString) {
         add(key, raw: "null")
     }

@@ -28,6 +28,8 @@ struct LineDecoder: ~Copyable {
     var stopped = false
     /// `--expect`: every beacon is checked, named by the input it came from.
     var expectation: Expectation?
+    /// Prints advertising data without a beacon (nil: it is an error).
+    var advertisements: AdvertisementFormatter?
     private var place: (label: StaticString, number: Int) = ("line", 0)
     /// The beacons of the input being decoded, checked once all of it decoded (a failed
     /// input prints nothing, and is not checked either).
@@ -82,8 +84,7 @@ struct LineDecoder: ~Copyable {
         place = (label, number)
         let mark = output.count
         do throws(CodecError) {
-            let summary = try PacketDecoder.decode(packet[..<length]) { write($0) }
-            try summary.requireBeacons()
+            let summary = try decode(packet[..<length])
             found += summary.beaconCount
             checkDecoded(true)
         } catch {
@@ -111,9 +112,8 @@ struct LineDecoder: ~Copyable {
         let mark = output.count
         place = (label, packet.line)
         do throws(CodecError) {
-            let summary = try PacketDecoder.decode(packet.bytes[...]) { write($0) }
-            if packet.spelling == .hcidump && summary.beaconCount == 0 { return false }
-            try summary.requireBeacons()
+            let summary = try decode(packet.bytes[...], passOverEmpty: packet.spelling == .hcidump)
+            if packet.spelling == .hcidump && summary.beaconCount == 0 && summary.otherCount == 0 { return false }
             found += summary.beaconCount
             checkDecoded(true)
         } catch {
@@ -124,6 +124,21 @@ struct LineDecoder: ~Copyable {
         }
         attempted += 1
         return true
+    }
+
+    /// Decodes one packet, writing its beacons, and its advertising data without a beacon where
+    /// `advertisements` is set.
+    /// - Parameter passOverEmpty: a packet with neither (an hcidump command) is no error.
+    /// - Throws: `CodecError` when it does not decode, or holds neither.
+    private mutating func decode(_ bytes: ArraySlice<UInt8>, passOverEmpty: Bool = false) throws(CodecError) -> PacketSummary {
+        let summary: PacketSummary
+        if advertisements != nil {
+            summary = try PacketDecoder.decode(bytes, each: { write($0) }, others: { write($0) })
+        } else {
+            summary = try PacketDecoder.decode(bytes) { write($0) }
+        }
+        if summary.otherCount == 0 && !(passOverEmpty && summary.beaconCount == 0) { try summary.requireBeacons() }
+        return summary
     }
 
     /// Writes the beacons of a capture's report (numbered from 1 in the capture).
@@ -142,6 +157,18 @@ struct LineDecoder: ~Copyable {
         errors.append("beacon-emit: ")
         errors.append(utf8: message)
         errors.append(UInt8(ascii: "\n"))
+    }
+
+    private mutating func write(_ sighting: AdvertisementSighting) {
+        guard let advertisements else { return }
+        if json {
+            var object = JSONObject(continuing: &output)
+            advertisements.add(sighting, to: &object)
+            object.finish(into: &output)
+        } else {
+            output.append(utf8: advertisements.text(sighting))
+        }
+        output.append(UInt8(ascii: "\n"))
     }
 
     private mutating func write(_ sighting: BeaconSighting) {

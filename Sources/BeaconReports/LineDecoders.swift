@@ -29,8 +29,10 @@ public final class LineDecoders {
     ///   - expectation: checks every beacon (on one thread, in input order).
     ///   - output: where the beacons are written.
     ///   - errors: where the inputs that did not decode are reported, one line each.
+    ///   - advertisements: how advertising data without a beacon is printed (nil: such an
+    ///     input is an error, "expected a beacon"). With an expectation it is one all the same.
     public init(json: Bool, expectation: Expectation? = nil, output: Int32 = STDOUT_FILENO,
-                errors: Int32 = STDERR_FILENO) {
+                errors: Int32 = STDERR_FILENO, advertisements: AdvertisementFormatter? = nil) {
         self.output = output
         self.errors = errors
         checking = expectation != nil
@@ -41,6 +43,7 @@ public final class LineDecoders {
         for index in 0..<workers {
             (decoders + index).initialize(to: LineDecoder(json: json))
             decoders[index].expectation = expectation
+            if expectation == nil { decoders[index].advertisements = advertisements }
         }
     }
 

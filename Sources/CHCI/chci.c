@@ -127,3 +127,9 @@ int chci_filter_monitor_control(int fd) {
     struct sock_fprog program = { .len = sizeof(code) / sizeof(code[0]), .filter = code };
     return setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &program, sizeof(program)) < 0 ? -errno : 0;
 }
+
+const char *chci_company_name(int id) {
+    const char *name = bt_compidtostr(id);
+    if (name == NULL || strcmp(name, "not assigned") == 0 || strcmp(name, "internal use") == 0) return NULL;
+    return name;
+}

@@ -97,6 +97,8 @@ enum FuzzTarget: String, CaseIterable {
             if let packet = try? PacketDecoder.decode(bytes) {
                 _ = try? packet.requireBeacons()
             }
+            // Advertising data without a beacon, every structure read as decode prints it.
+            _ = try? PacketDecoder.decode(bytes[...], each: { _ in }, others: { _ = ADField.fields(of: $0.data) })
         case .btsnoop:
             // Whole, then split in two: the same records either way.
             var whole = BTSnoopParser()

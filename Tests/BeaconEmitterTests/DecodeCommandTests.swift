@@ -60,10 +60,11 @@ import Testing
         #expect(errors == [
             "beacon-emit: line 3: hex text: byte 7: character: expected a hex digit, found 'G'",
             "beacon-emit: line 5: advertising data: byte 5: truncated: Manufacturer Specific Data (length 26 at byte 3) needs 25 bytes, only 4 left",
-            "beacon-emit: line 6: advertising data: byte 0: not recognised: expected a beacon (iBeacon, AltBeacon or Eddystone)",
-            "beacon-emit: 3 of 5 inputs failed to decode",
+            "beacon-emit: 2 of 5 inputs failed to decode",
         ])
-        #expect(result.stdoutLines.count == 2)
+        #expect(result.stdoutLines.count == 3)
+        // Flags alone: no beacon, its one AD structure named.
+        #expect(result.stdoutLines[1] == #"{"type":"advertisement","structures":[{"adType":1,"name":"Flags","value":6,"flags":["LE General Discoverable","BR/EDR Not Supported"]}]}"#)
         #expect(result.stdoutLines.last ==
             #"{"type":"ibeacon","uuid":"39ED98FF-2900-441A-802F-9C398FC199D2","major":101,"minor":2,"measuredPower":-59,"address":"DA:4C:10:DE:17:01","addressType":"public","rssi":-60}"#)
     }
@@ -139,5 +140,39 @@ import Testing
         #expect(result.status == 0 || result.status == 65)
         #expect(!result.stderr.contains("Crash"))
         #expect(!result.stderr.contains("Fatal error"))
+    }
+
+    /// Advertising data without a beacon: every AD structure named, with its value, and the
+    /// company of manufacturer data by the Bluetooth SIG's name (0x004C is Apple, 0x0059 Nordic).
+    @Test func advertisingDataWithoutABeaconIsDescribed() throws {
+        let sensor = "02010609094D7953656E736F7207FF590001020304"
+        let appleNotIBeacon = "0AFF4C001005011C1E2F3A"
+        let services = "0319C1030503AAFE0F1804160F1864" + "020A0C" + "05020A180F18" + "030F0102"
+        let nordicUART = "11079ECADC240EE5A9E093F3A3B50100406E"  // 128-bit UUIDs travel little-endian
+        let result = try runBeaconEmit(["decode", sensor, appleNotIBeacon, services, nordicUART])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdoutLines == [
+            #"advertisement: Flags 0x06 (LE General Discoverable, BR/EDR Not Supported); Complete Local Name "MySensor"; "#
+                + "Manufacturer Specific Data Nordic Semiconductor ASA (0x0059): 01020304",
+            "advertisement: Manufacturer Specific Data Apple, Inc. (0x004C): 1005011C1E2F3A",
+            "advertisement: Appearance 0x03C1; Complete List of 16-bit Service UUIDs FEAA, 180F; "
+                + "Service Data - 16-bit UUID 180F: 64; Tx Power Level 12 dBm; "
+                + "Incomplete List of 16-bit Service UUIDs 180A, 180F; AD type 0x0F: 0102",
+            "advertisement: Complete List of 128-bit Service UUIDs 6E400001-B5A3-F393-E0A9-E50E24DCCA9E",
+        ])
+        // A company the list does not name has its identifier alone.
+        let json = try runBeaconEmit(["decode", "--json", "05FFFEFF0102", "0409414243"])
+        #expect(json.stdoutLines == [
+            #"{"type":"advertisement","structures":[{"adType":255,"name":"Manufacturer Specific Data","companyId":65534,"data":"0102"}]}"#,
+            #"{"type":"advertisement","structures":[{"adType":9,"name":"Complete Local Name","value":"ABC"}]}"#,
+        ], "\(json.stdout)")
+    }
+
+    /// With --expect, only beacons count: advertising data without one is still a failure.
+    @Test func anExpectationStillWantsABeacon() throws {
+        let result = try runBeaconEmit(["decode", "--expect", "major=1", "0201060303AAFE"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("expected a beacon"), "\(result.stderr)")
+        #expect(result.stdout.isEmpty)
     }
 }

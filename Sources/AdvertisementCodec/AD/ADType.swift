@@ -18,6 +18,7 @@ public struct ADType: RawRepresentable, Hashable, Sendable, CustomStringConverti
     public static let completeLocalName = ADType(0x09)
     public static let txPowerLevel = ADType(0x0A)
     public static let serviceData16 = ADType(0x16)
+    public static let appearance = ADType(0x19)
     public static let serviceData32 = ADType(0x20)
     public static let serviceData128 = ADType(0x21)
     public static let manufacturerSpecificData = ADType(0xFF)
@@ -35,6 +36,7 @@ public struct ADType: RawRepresentable, Hashable, Sendable, CustomStringConverti
         case .completeLocalName: "Complete Local Name"
         case .txPowerLevel: "Tx Power Level"
         case .serviceData16: "Service Data - 16-bit UUID"
+        case .appearance: "Appearance"
         case .serviceData32: "Service Data - 32-bit UUID"
         case .serviceData128: "Service Data - 128-bit UUID"
         case .manufacturerSpecificData: "Manufacturer Specific Data"

@@ -12,10 +12,29 @@ public enum PacketKind: String, Hashable, Sendable, CustomStringConvertible {
     public var description: String { rawValue }
 }
 
+/// Advertising data that holds no beacon, with the sender's details when a report gave them:
+/// what `decode` describes structure by structure (`ADField`).
+public struct AdvertisementSighting: Hashable, Sendable {
+    public var data: AdvertisingData
+    public var address: BluetoothAddress?
+    public var addressType: AddressType?
+    /// Received signal strength in dBm, when reported.
+    public var rssi: Int8?
+
+    public init(data: AdvertisingData, address: BluetoothAddress? = nil, addressType: AddressType? = nil, rssi: Int8? = nil) {
+        self.data = data
+        self.address = address
+        self.addressType = addressType
+        self.rssi = rssi
+    }
+}
+
 /// What a packet held, for a caller that took its beacons one at a time.
 public struct PacketSummary: Hashable, Sendable {
     public var kind: PacketKind
     public var beaconCount: Int
+    /// Advertising data without a beacon handed to the caller (`decode`'s `others`).
+    public var otherCount = 0
     /// Offset of the first advertising data in the input, where "no beacon here" points.
     public var advertisingDataOffset: Int
 
@@ -66,36 +85,53 @@ public enum PacketDecoder {
     ///   `body` may have been called for beacons before that point.
     public static func decode(_ bytes: ArraySlice<UInt8>,
                               each body: (BeaconSighting) -> Void) throws(CodecError) -> PacketSummary {
+        try detect(bytes, each: body, others: nil)
+    }
+
+    /// Decodes as `decode(_:each:)` does, and calls `others` with each advertising data that
+    /// holds no beacon (counted in `PacketSummary.otherCount`).
+    public static func decode(_ bytes: ArraySlice<UInt8>, each body: (BeaconSighting) -> Void,
+                              others: (AdvertisementSighting) -> Void) throws(CodecError) -> PacketSummary {
+        // Called only while this runs: the optional the steps below share does not escape.
+        try withoutActuallyEscaping(others) { (others) throws(CodecError) in try detect(bytes, each: body, others: others) }
+    }
+
+    private static func detect(_ bytes: ArraySlice<UInt8>, each body: (BeaconSighting) -> Void,
+                               others: Others?) throws(CodecError) -> PacketSummary {
         let s = bytes.startIndex
         let count = bytes.count
         if count >= 3, bytes[s] == H4PacketType.event.rawValue, Int(bytes[s + 2]) == count - 3 {
-            return try decodeEvent(bytes.dropFirst(), kind: .h4Event, body)
+            return try decodeEvent(bytes.dropFirst(), kind: .h4Event, body, others)
         }
         if count >= 4, bytes[s] == H4PacketType.command.rawValue, Int(bytes[s + 3]) == count - 4 {
-            return try decodeCommand(bytes.dropFirst(), kind: .h4Command, body)
+            return try decodeCommand(bytes.dropFirst(), kind: .h4Command, body, others)
         }
         if count >= 2, Int(bytes[s + 1]) == count - 2, knownEvents.contains(HCIEventCode(bytes[s])) {
-            return try decodeEvent(bytes, kind: .hciEvent, body)
+            return try decodeEvent(bytes, kind: .hciEvent, body, others)
         }
         if count >= 3, Int(bytes[s + 2]) == count - 3,
            dataCommands.contains(HCIOpcode(UInt16(bytes[s]) | UInt16(bytes[s + 1]) << 8)) {
-            return try decodeCommand(bytes, kind: .hciCommand, body)
+            return try decodeCommand(bytes, kind: .hciCommand, body, others)
         }
         if count == IBeacon.manufacturerDataLength || count == AltBeacon.manufacturerDataLength,
            let beacon = try Beacon.beacon(inManufacturerData: bytes) {
             body(BeaconSighting(beacon: beacon))
             return PacketSummary(kind: .manufacturerData, beaconCount: 1, advertisingDataOffset: s)
         }
-        let found = try forEachSighting(inAdvertisingData: bytes, body)
-        return PacketSummary(kind: .advertisingData, beaconCount: found, advertisingDataOffset: s)
+        var summary = PacketSummary(kind: .advertisingData, beaconCount: 0, advertisingDataOffset: s)
+        try sightings(inAdvertisingData: bytes, summary: &summary, body, others)
+        return summary
     }
+
+    /// Where advertising data without a beacon goes.
+    private typealias Others = (AdvertisementSighting) -> Void
 
     static let knownEvents: Set<HCIEventCode> = [.commandComplete, .commandStatus, .hardwareError, .leMeta]
     static let dataCommands: Set<HCIOpcode> = [.leSetAdvertisingData, .leSetScanResponseData,
                                                .leSetExtendedAdvertisingData]
 
-    private static func decodeEvent(_ bytes: ArraySlice<UInt8>, kind: PacketKind,
-                                    _ body: (BeaconSighting) -> Void) throws(CodecError) -> PacketSummary {
+    private static func decodeEvent(_ bytes: ArraySlice<UInt8>, kind: PacketKind, _ body: (BeaconSighting) -> Void,
+                                    _ others: Others?) throws(CodecError) -> PacketSummary {
         let (code, parameters) = try HCIEvent.split(bytes)
         let subevent = parameters.first
         guard code == .leMeta, subevent == LEMetaEvent.advertisingReportCode
@@ -106,29 +142,49 @@ public enum PacketDecoder {
         var summary = PacketSummary(kind: kind, beaconCount: 0, advertisingDataOffset: bytes.startIndex)
         if subevent == LEMetaEvent.advertisingReportCode {
             var reports = try ReportReader<LEAdvertisingReport>(parameters.dropFirst(), structure: "LE Advertising Report")
-            try forEachSighting(in: &reports, summary: &summary, body)
+            try forEachSighting(in: &reports, summary: &summary, body, others)
         } else {
             var reports = try ReportReader<LEExtendedAdvertisingReport>(parameters.dropFirst(),
                                                                         structure: "LE Extended Advertising Report")
-            try forEachSighting(in: &reports, summary: &summary, body)
+            try forEachSighting(in: &reports, summary: &summary, body, others)
         }
         return summary
     }
 
     private static func forEachSighting<R>(in reports: inout ReportReader<R>, summary: inout PacketSummary,
-                                           _ body: (BeaconSighting) -> Void) throws(CodecError) {
+                                           _ body: (BeaconSighting) -> Void,
+                                           _ others: Others?) throws(CodecError) {
         var first = true
         while let report = try reports.next() {
             if first { summary.advertisingDataOffset = report.data.startIndex }
             first = false
-            summary.beaconCount += try forEachSighting(inAdvertisingData: report.data, address: report.address,
-                                                       addressType: report.addressType, rssi: report.rssi,
-                                                       reportedTxPower: report.reportedTxPower, body)
+            try sightings(inAdvertisingData: report.data, summary: &summary, address: report.address,
+                          addressType: report.addressType, rssi: report.rssi, reportedTxPower: report.reportedTxPower,
+                          body, others)
         }
     }
 
-    private static func decodeCommand(_ bytes: ArraySlice<UInt8>, kind: PacketKind,
-                                      _ body: (BeaconSighting) -> Void) throws(CodecError) -> PacketSummary {
+    /// The beacons in one advertising data, or, where it holds none and `others` is given,
+    /// the advertising data itself; counted in `summary`.
+    private static func sightings(inAdvertisingData data: ArraySlice<UInt8>, summary: inout PacketSummary,
+                                  address: BluetoothAddress? = nil, addressType: AddressType? = nil, rssi: Int8? = nil,
+                                  reportedTxPower: Int8? = nil, _ body: (BeaconSighting) -> Void,
+                                  _ others: Others?) throws(CodecError) {
+        let found = try forEachSighting(inAdvertisingData: data, address: address, addressType: addressType, rssi: rssi,
+                                        reportedTxPower: reportedTxPower, body)
+        summary.beaconCount += found
+        guard found == 0, let others else { return }
+        let parsed = try AdvertisingData(parsing: data)
+        // Data that is all padding says nothing, unless a report's sender and RSSI come with it.
+        guard !parsed.structures.isEmpty || address != nil else { return }
+        let notAvailable = LEAdvertisingReport.rssiNotAvailable
+        others(AdvertisementSighting(data: parsed, address: address, addressType: addressType,
+                                     rssi: rssi.flatMap { $0 == notAvailable ? nil : $0 }))
+        summary.otherCount += 1
+    }
+
+    private static func decodeCommand(_ bytes: ArraySlice<UInt8>, kind: PacketKind, _ body: (BeaconSighting) -> Void,
+                                      _ others: Others?) throws(CodecError) -> PacketSummary {
         var reader = ByteReader(bytes, structure: kind.rawValue)
         let opcode = HCIOpcode(try reader.uint16LE("opcode"))
         _ = try reader.uint8("parameter length")
@@ -150,8 +206,9 @@ public enum PacketDecoder {
         default:
             return PacketSummary(kind: kind, beaconCount: 0, advertisingDataOffset: bytes.startIndex)
         }
-        let found = try forEachSighting(inAdvertisingData: bytes[dataStart..<(dataStart + dataLength)], body)
-        return PacketSummary(kind: kind, beaconCount: found, advertisingDataOffset: dataStart)
+        var summary = PacketSummary(kind: kind, beaconCount: 0, advertisingDataOffset: dataStart)
+        try sightings(inAdvertisingData: bytes[dataStart..<(dataStart + dataLength)], summary: &summary, body, others)
+        return summary
     }
 
     /// Calls `body` with every beacon in advertising data, with the sender's details when a

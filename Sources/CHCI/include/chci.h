@@ -50,4 +50,8 @@ int chci_filter_monitor_control(int fd);
 /// 1 when adapter `dev_id` exists (up or down), or -errno (-ENODEV when it does not).
 int chci_device_exists(int dev_id);
 
+/// The company that Bluetooth SIG identifier `id` is assigned to, from libbluetooth's copy of
+/// the SIG's list (bt_compidtostr), or NULL where the list has no name for it.
+const char *chci_company_name(int id);
+
 #endif
