@@ -55,6 +55,8 @@ enum BeaconList {
                           "uptime": SightingFormatter.deciseconds(frame.uptimeDeciseconds)]
             if let temperature = frame.temperature { fields["temperature"] = "\(temperature)" }
             return fields
+        case let .custom(data):
+            return ["ad": HexText.format(data.bytes)]
         case .eddystone(.other), .eddystone(.encryptedTLM):
             return [:]
         }
@@ -85,6 +87,9 @@ enum BeaconList {
                 arguments.append("--\(format.flagName)")
             case "url":
                 arguments += ["--eddystone-url", value]
+            case "service-uuid":
+                // Several in one value (a configuration file's key holds one): space-separated.
+                for uuid in value.split(separator: " ") { arguments += ["--service-uuid", String(uuid)] }
             case let option where Double(value) == nil && ScenarioParser.numberRanges[ScenarioParser.plain(option)] != nil:
                 let range = ScenarioParser.numberRanges[ScenarioParser.plain(option)] ?? ""
                 throw ValidationError("\(prefix)\(key) must be a number from \(range), got '\(value)'")
@@ -101,7 +106,8 @@ enum BeaconList {
 
     /// The keys a beacon's description takes (the beacon options' names; `type` picks the format).
     static let fieldKeys = ["type", "format", "uuid", "major", "minor", "measured-power", "company-id", "namespace",
-                            "instance", "url", "battery", "temperature", "pdu-count", "uptime"]
+                            "instance", "url", "battery", "temperature", "pdu-count", "uptime", "ad", "name",
+                            "manufacturer-data", "service-data", "service-uuid", "flags"]
 
     /// `measuredPower` -> `measured-power`.
     private static func kebab(_ key: String) -> String {

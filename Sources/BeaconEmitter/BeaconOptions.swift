@@ -78,20 +78,127 @@ struct BeaconOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: "Eddystone-TLM time since power-up in seconds, 0 to 429496729.5.")
     var uptime: Double?
 
+    @Option(help: ArgumentHelp("The whole advertising data, advertised byte for byte: AD structures "
+                               + "(length, type, data), at most 31 bytes. Goes with no other beacon option.",
+                               valueName: "hex"))
+    var ad: String?
+
+    @Option(help: ArgumentHelp("A Complete Local Name (a Shortened one, cut, where the data would not fit).",
+                               valueName: "text"))
+    var name: String?
+
+    @Option(help: ArgumentHelp("Manufacturer specific data: the company ID (0x hex or decimal), a colon, the "
+                               + "bytes after it. Repeatable.", valueName: "id:hex"))
+    var manufacturerData: [String] = []
+
+    @Option(help: ArgumentHelp("Service data: the service's UUID (16, 32 or 128-bit), a colon, the bytes after it. "
+                               + "Repeatable.", valueName: "uuid:hex"))
+    var serviceData: [String] = []
+
+    @Option(help: ArgumentHelp("A service UUID for the complete list of its width (16, 32 or 128-bit). Repeatable.",
+                               valueName: "uuid"))
+    var serviceUuid: [String] = []
+
+    @Option(help: ArgumentHelp("The Flags byte (default 06: LE General Discoverable, BR/EDR Not Supported), or "
+                               + "none for no Flags structure.", valueName: "hex|none"))
+    var flags: String?
+
     /// Whether no beacon option was given at all (another source may describe the beacons).
     var isEmpty: Bool {
         format == nil && eddystoneURL == nil && uuid == nil && major == nil && minor == nil && measuredPower == nil
             && companyId == nil && namespace == nil && instance == nil && battery == nil && temperature == nil
-            && pduCount == nil && uptime == nil
+            && pduCount == nil && uptime == nil && ad == nil && !hasBuildingBlocks
+    }
+
+    /// Whether a building block was given (a name, manufacturer or service data, service UUIDs, Flags).
+    private var hasBuildingBlocks: Bool {
+        name != nil || !manufacturerData.isEmpty || !serviceData.isEmpty || !serviceUuid.isEmpty || flags != nil
+    }
+
+    /// Whether a beacon format's own option was given.
+    private var describesFormat: Bool {
+        format != nil || eddystoneURL != nil || uuid != nil || major != nil || minor != nil || measuredPower != nil
+            || companyId != nil || namespace != nil || instance != nil || battery != nil || temperature != nil
+            || pduCount != nil || uptime != nil
     }
 
     func validate() throws {
         if !isEmpty { _ = try makeBeacon() }
     }
 
-    /// The beacon these options describe.
-    /// - Throws: `ValidationError` naming the option and its range.
+    /// The beacon these options describe: a beacon format, any advertising data (`--ad`), or
+    /// building blocks alone or around a beacon format (`AdvertisingDataBuilder`).
+    /// - Throws: `ValidationError` naming the option and what is wrong.
     func makeBeacon() throws -> Beacon {
+        if let ad {
+            if describesFormat || hasBuildingBlocks {
+                throw ValidationError("--ad is the whole advertising data: it goes with no other beacon option")
+            }
+            do {
+                let data = try AdvertisingData(parsing: try HexText.parse(ad))
+                try data.validate()
+                guard !data.structures.isEmpty else { throw ValidationError("--ad holds no AD structure") }
+                return .custom(data)
+            } catch let error as CodecError {
+                throw ValidationError("--ad \(ad): \(error)")
+            }
+        }
+        guard hasBuildingBlocks else { return try makeFormat() }
+        var builder = AdvertisingDataBuilder()
+        if describesFormat { builder.beacon = try makeFormat().advertisingData }
+        do {
+            if let flags {
+                builder.flags = flags.lowercased() == "none" ? nil : ADFlags(rawValue: try byte(flags, "--flags"))
+            }
+            builder.name = name
+            for text in serviceUuid {
+                do {
+                    builder.serviceUUIDs.append(try ServiceUUID(parsing: text))
+                } catch {
+                    throw ValidationError("--service-uuid \(text): \(error.reasonDescription)")
+                }
+            }
+            for text in serviceData {
+                let (key, bytes) = try pair(text, "--service-data", "UUID:HEX")
+                do {
+                    builder.serviceData.append(ServiceData(uuid: try ServiceUUID(parsing: key), data: bytes))
+                } catch {
+                    throw ValidationError("--service-data \(text): \(error.reasonDescription)")
+                }
+            }
+            for text in manufacturerData {
+                let (key, bytes) = try pair(text, "--manufacturer-data", "ID:HEX")
+                builder.manufacturerData.append(ManufacturerData(company: try parseCompanyID(key, option: "--manufacturer-data"),
+                                                                 data: bytes))
+            }
+            return .custom(try builder.build())
+        } catch let error as CodecError {
+            throw ValidationError("the advertising data does not fit: \(error.reasonDescription) "
+                                  + "(legacy advertising carries at most 31 bytes)")
+        }
+    }
+
+    /// `KEY:HEX` split, the bytes parsed.
+    private func pair(_ text: String, _ option: String, _ form: String) throws -> (String, [UInt8]) {
+        guard let colon = text.firstIndex(of: ":") else { throw ValidationError("\(option) takes \(form), got '\(text)'") }
+        let hex = text[text.index(after: colon)...]
+        do {
+            return (String(text[..<colon]), hex.isEmpty ? [] : try HexText.parse(String(hex)))
+        } catch {
+            throw ValidationError("\(option) \(text): \(error.reasonDescription)")
+        }
+    }
+
+    /// One byte as hex (`06`, `0x1A`).
+    private func byte(_ text: String, _ option: String) throws -> UInt8 {
+        guard let bytes = try? HexText.parse(text), bytes.count == 1 else {
+            throw ValidationError("\(option) takes one byte as hex (06) or none, got '\(text)'")
+        }
+        return bytes[0]
+    }
+
+    /// The beacon format the format options describe.
+    private func makeFormat() throws -> Beacon {
         if eddystoneURL != nil, let format {
             throw ValidationError("--eddystone-url cannot be combined with --\(format.flagName)")
         }
@@ -110,7 +217,7 @@ struct BeaconOptions: ParsableArguments {
             return .iBeacon(IBeacon(proximityUUID: try requiredUUID(), major: try required(major, "--major"),
                                     minor: try required(minor, "--minor"), measuredPower: Int8(power)))
         case .altbeacon:
-            let company = try companyId.map { try parseCompanyID($0) } ?? .radiusNetworks
+            let company = try companyId.map { try parseCompanyID($0, option: "--company-id") } ?? .radiusNetworks
             return .altBeacon(AltBeacon(company: company, id1: try requiredUUID(), id2: try required(major, "--major"),
                                         id3: try required(minor, "--minor"), measuredPower: Int8(power)))
         case .eddystoneUID:
@@ -188,11 +295,11 @@ struct BeaconOptions: ParsableArguments {
         return bytes
     }
 
-    private func parseCompanyID(_ text: String) throws -> CompanyIdentifier {
+    private func parseCompanyID(_ text: String, option: String) throws -> CompanyIdentifier {
         let digits = text.lowercased().hasPrefix("0x") ? String(text.dropFirst(2)) : text
         let value = text.lowercased().hasPrefix("0x") ? Int(digits, radix: 16) : Int(digits)
         guard let value, (0...0xFFFF).contains(value) else {
-            throw ValidationError("--company-id must be from 0x0000 to 0xFFFF (decimal or 0x hex), got '\(text)'")
+            throw ValidationError("\(option): the company ID must be from 0x0000 to 0xFFFF (decimal or 0x hex), got '\(text)'")
         }
         return CompanyIdentifier(UInt16(value))
     }

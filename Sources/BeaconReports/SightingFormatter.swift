@@ -65,6 +65,9 @@ public enum SightingFormatter {
             object.add("type", literal: "eddystone")
             object.add("frameType", frameType)
             object.add("data", hex: payload)
+        case let .custom(data):
+            object.add("type", literal: "custom")
+            object.add("data", hex: data.bytes)
         }
         if let address = sighting.address { object.add("address", address: address) }
         if let addressType = sighting.addressType { object.add("addressType", addressType: addressType) }
@@ -98,6 +101,8 @@ public enum SightingFormatter {
                       "salt=\(HexText.format(frame.salt))", "integrityCheck=\(HexText.format(frame.integrityCheck))"]
         case let .eddystone(.other(frameType, payload)):
             fields = ["Eddystone", "frameType=\(HexText.format([frameType]))", "data=\(HexText.format(payload))"]
+        case let .custom(data):
+            fields = ["Custom", "data=\(HexText.format(data.bytes))"]
         }
         if let address = sighting.address {
             fields.append("address=\(address)" + (sighting.addressType.map { " (\($0))" } ?? ""))

@@ -123,6 +123,7 @@ public struct BeaconTracker: Sendable {
         case let .eddystone(.uid(f)): .eddystoneUID(namespace: f.namespace, instance: f.instance)
         case let .eddystone(.url(f)): .eddystoneURL(f.url)
         case .eddystone: .eddystoneSender(sighting.address)
+        case let .custom(data): .data(data.bytes)  // advertised, never decoded from the air
         }
     }
 }
@@ -135,6 +136,8 @@ public enum BeaconIdentity: Hashable, Sendable, CustomStringConvertible {
     case eddystoneURL(String)
     /// Eddystone telemetry and unknown frames: only the sender tells them apart.
     case eddystoneSender(BluetoothAddress?)
+    /// Advertising data without a beacon format: its bytes.
+    case data([UInt8])
 
     /// The identifiers fed to the hasher a word at a time (the synthesized hash fed a UUID and
     /// each byte of an Eddystone namespace one by one: a tracker hashes once per report).
@@ -154,6 +157,9 @@ public enum BeaconIdentity: Hashable, Sendable, CustomStringConvertible {
         case let .eddystoneSender(address):
             hasher.combine(4 << 32 as UInt64)
             hasher.combine(address?.value)
+        case let .data(bytes):
+            hasher.combine(5 << 32 as UInt64)
+            hasher.combine(bytes)
         }
     }
 
@@ -172,6 +178,7 @@ public enum BeaconIdentity: Hashable, Sendable, CustomStringConvertible {
         case let .eddystoneUID(namespace, instance): "eddystone-uid \(HexText.format(namespace)) \(HexText.format(instance))"
         case let .eddystoneURL(url): "eddystone-url \(url)"
         case let .eddystoneSender(address): "eddystone \(address?.description ?? "?")"
+        case let .data(bytes): "data \(HexText.format(bytes))"
         }
     }
 }

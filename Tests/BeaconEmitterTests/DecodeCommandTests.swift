@@ -176,3 +176,41 @@ import Testing
         #expect(result.stdout.isEmpty)
     }
 }
+
+/// `encode` with any payload: the bytes of each building block, and each refusal a usage error
+/// naming the option.
+@Suite struct EncodeAnyPayloadTests {
+    @Test func buildingBlocksMakeTheseBytes() throws {
+        let sensor = try runBeaconEmit(["encode", "--name", "MySensor", "--manufacturer-data", "0x0059:01020304"])
+        #expect(sensor.stdoutLines == ["020106" + "07FF590001020304" + "09094D7953656E736F72"], "\(sensor.stderr)")
+        let services = try runBeaconEmit(["encode", "--flags", "none", "--service-uuid", "180F", "--service-data", "180F:64"])
+        #expect(services.stdoutLines == ["03030F18" + "04160F1864"], "\(services.stderr)")
+        let whole = try runBeaconEmit(["encode", "--ad", "0201060303AAFE"])
+        #expect(whole.stdoutLines == ["0201060303AAFE"])
+        // With a beacon format: its structures, then the blocks.
+        let beacon = try runBeaconEmit(["encode", "--eddystone-url", "https://a.io", "--flags", "04", "--name", "X"])
+        #expect(beacon.stdoutLines.first?.hasPrefix("020104" + "0303AAFE") == true, "\(beacon.stdout)")
+        #expect(beacon.stdoutLines.first?.hasSuffix("020958") == true, "\(beacon.stdout)")
+        // The same keys in --beacon, several service UUIDs in one value.
+        let keys = try runBeaconEmit(["advertise", "--beacon", "name=Hi,service-uuid=180F FEAA", "--device", "tcp:127.0.0.1:1"])
+        #expect(keys.status == 69, "parsed, then no controller: \(keys.stderr)")
+    }
+
+    @Test(arguments: [
+        (["--ad", "0201060303AA"], "--ad 0201060303AA: advertising data: byte 5: truncated"),
+        (["--ad", "0201", "--name", "x"], "--ad is the whole advertising data"),
+        (["--manufacturer-data", "0x10000:01"], "--manufacturer-data: the company ID must be from 0x0000 to 0xFFFF"),
+        (["--manufacturer-data", "0059"], "--manufacturer-data takes ID:HEX"),
+        (["--service-data", "18F:01"], "--service-data 18F:01: "),
+        (["--flags", "0601"], "--flags takes one byte"),
+        (["--manufacturer-data", "0x004C:" + String(repeating: "00", count: 25)], "at most 31 bytes, found 32 bytes"),
+        (["--uuid", "E2C56DB5DFFB48D2B060D0F5A71096E0", "--major", "1", "--minor", "2", "--name", "Lobby"],
+         "local name: expected room for at least one character"),
+    ])
+    func refusalsAreUsageErrors(arguments: [String], message: String) throws {
+        let result = try runBeaconEmit(["encode"] + arguments)
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(result.stderr.contains(message), "\(result.stderr)")
+        #expect(result.stdout.isEmpty)
+    }
+}

@@ -79,6 +79,24 @@ extension Rig {
         #expect(emitter.stdout.contains(mode == ["--legacy"] ? "legacy advertising" : "extended advertising, 1 set"))
     }
 
+    /// Any payload: a name and manufacturer data, and whole advertising data, heard byte for
+    /// byte at a second device, legacy and extended.
+    @Test(arguments: [["--legacy"], ["--extended"]])
+    func anyPayloadArrivesByteForByte(mode: [String]) throws {
+        let payloads: [([String], String)] = [
+            (["--name", "MySensor", "--manufacturer-data", "0x0059:01020304"], "02010607FF59000102030409094D7953656E736F72"),
+            (["--ad", "0303AAFE04160F1864"], "0303AAFE04160F1864"),
+        ]
+        for (arguments, hex) in payloads {
+            let expected = try HexText.parse(hex)
+            let scanner = try TestScanner(port: port)
+            let emitter = try BackgroundProcess.beaconEmit(["-i", device, "--duration", "2"] + arguments + mode)
+            let reports = try scanner.collect(timeout: .seconds(3)) { $0.contains { Array($0.data) == expected } }
+            #expect(reports.contains { Array($0.data) == expected }, "saw \(reports.map { HexText.format($0.data) })")
+            #expect(emitter.wait() == 0, "\(emitter.stderr)")
+        }
+    }
+
     @Test func threeBeaconsFromOneController() throws {
         let scanner = try TestScanner(port: port)
         let specifications = (1...3).map { "uuid=39ED98FF2900441A802F9C398FC199D2,major=101,minor=\($0)" }

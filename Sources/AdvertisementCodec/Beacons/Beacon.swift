@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
-/// Any beacon payload this codec understands.
+/// Any beacon payload this codec understands, or (to advertise, never decoded from the air)
+/// any advertising data at all.
 public enum Beacon: Hashable, Sendable {
     case iBeacon(IBeacon)
     case altBeacon(AltBeacon)
     case eddystone(EddystoneFrame)
+    /// Advertising data given whole (`--ad`) or put together from building blocks
+    /// (`AdvertisingDataBuilder`): advertised byte for byte. Decoding finds the beacons in it,
+    /// never this case.
+    case custom(AdvertisingData)
 
     /// Every beacon in advertising data, in the order of the structures that carry them.
     ///
@@ -62,6 +67,7 @@ public enum Beacon: Hashable, Sendable {
         case let .iBeacon(beacon): beacon.advertisingData
         case let .altBeacon(beacon): beacon.advertisingData
         case let .eddystone(frame): frame.advertisingData
+        case let .custom(data): data
         }
     }
 
@@ -73,7 +79,7 @@ public enum Beacon: Hashable, Sendable {
         case let .altBeacon(beacon): Int(beacon.measuredPower)
         case let .eddystone(.uid(frame)): Int(frame.txPowerAt0m) - EddystoneFrame.zeroToOneMetreLoss
         case let .eddystone(.url(frame)): Int(frame.txPowerAt0m) - EddystoneFrame.zeroToOneMetreLoss
-        case .eddystone: nil
+        case .eddystone, .custom: nil
         }
     }
 }
