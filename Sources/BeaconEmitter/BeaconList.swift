@@ -55,8 +55,10 @@ enum BeaconList {
                           "uptime": SightingFormatter.deciseconds(frame.uptimeDeciseconds)]
             if let temperature = frame.temperature { fields["temperature"] = "\(temperature)" }
             return fields
-        case let .custom(data):
-            return ["ad": HexText.format(data.bytes)]
+        case let .custom(custom):
+            var fields = ["ad": HexText.format(custom.data.bytes)]
+            if let response = custom.scanResponse { fields["scan-response"] = HexText.format(response.bytes) }
+            return fields
         case .eddystone(.other), .eddystone(.encryptedTLM):
             return [:]
         }
@@ -106,7 +108,7 @@ enum BeaconList {
 
     /// The keys a beacon's description takes (the beacon options' names; `type` picks the format).
     static let fieldKeys = ["type", "format", "uuid", "major", "minor", "measured-power", "company-id", "namespace",
-                            "instance", "url", "battery", "temperature", "pdu-count", "uptime", "ad", "name",
+                            "instance", "url", "battery", "temperature", "pdu-count", "uptime", "ad", "scan-response", "name",
                             "manufacturer-data", "service-data", "service-uuid", "flags"]
 
     /// `measuredPower` -> `measured-power`.

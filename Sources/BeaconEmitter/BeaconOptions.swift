@@ -83,8 +83,13 @@ struct BeaconOptions: ParsableArguments {
                                valueName: "hex"))
     var ad: String?
 
-    @Option(help: ArgumentHelp("A Complete Local Name (a Shortened one, cut, where the data would not fit).",
-                               valueName: "text"))
+    @Option(help: ArgumentHelp("What a scanner that asks gets (active scanning): AD structures, at most 31 bytes. "
+                               + "The advertising becomes scannable (ADV_SCAN_IND; ADV_IND with --connectable).",
+                               valueName: "hex"))
+    var scanResponse: String?
+
+    @Option(help: ArgumentHelp("A Complete Local Name; where it does not fit whole, a Shortened one in the data and "
+                               + "the whole name in the scan response.", valueName: "text"))
     var name: String?
 
     @Option(help: ArgumentHelp("Manufacturer specific data: the company ID (0x hex or decimal), a colon, the "
@@ -107,7 +112,7 @@ struct BeaconOptions: ParsableArguments {
     var isEmpty: Bool {
         format == nil && eddystoneURL == nil && uuid == nil && major == nil && minor == nil && measuredPower == nil
             && companyId == nil && namespace == nil && instance == nil && battery == nil && temperature == nil
-            && pduCount == nil && uptime == nil && ad == nil && !hasBuildingBlocks
+            && pduCount == nil && uptime == nil && ad == nil && scanResponse == nil && !hasBuildingBlocks
     }
 
     /// Whether a building block was given (a name, manufacturer or service data, service UUIDs, Flags).
@@ -130,21 +135,19 @@ struct BeaconOptions: ParsableArguments {
     /// building blocks alone or around a beacon format (`AdvertisingDataBuilder`).
     /// - Throws: `ValidationError` naming the option and what is wrong.
     func makeBeacon() throws -> Beacon {
+        let response = try scanResponse.map { try advertisingData($0, "--scan-response") }
         if let ad {
             if describesFormat || hasBuildingBlocks {
-                throw ValidationError("--ad is the whole advertising data: it goes with no other beacon option")
+                throw ValidationError("--ad is the whole advertising data: it goes with no other beacon option "
+                                      + "(but --scan-response)")
             }
-            do {
-                let data = try AdvertisingData(parsing: try HexText.parse(ad))
-                try data.validate()
-                guard !data.structures.isEmpty else { throw ValidationError("--ad holds no AD structure") }
-                return .custom(data)
-            } catch let error as CodecError {
-                throw ValidationError("--ad \(ad): \(error)")
-            }
+            let data = try advertisingData(ad, "--ad")
+            guard !data.structures.isEmpty else { throw ValidationError("--ad holds no AD structure") }
+            return .custom(CustomAdvertisement(data: data, scanResponse: response))
         }
-        guard hasBuildingBlocks else { return try makeFormat() }
+        guard hasBuildingBlocks || response != nil else { return try makeFormat() }
         var builder = AdvertisingDataBuilder()
+        builder.scanResponse = response
         if describesFormat { builder.beacon = try makeFormat().advertisingData }
         do {
             if let flags {
@@ -171,10 +174,21 @@ struct BeaconOptions: ParsableArguments {
                 builder.manufacturerData.append(ManufacturerData(company: try parseCompanyID(key, option: "--manufacturer-data"),
                                                                  data: bytes))
             }
-            return .custom(try builder.build())
+            return .custom(try builder.buildAdvertisement())
         } catch let error as CodecError {
             throw ValidationError("the advertising data does not fit: \(error.reasonDescription) "
                                   + "(legacy advertising carries at most 31 bytes)")
+        }
+    }
+
+    /// Advertising data given as hex, checked as AD structures within the legacy 31 bytes.
+    private func advertisingData(_ hex: String, _ option: String) throws -> AdvertisingData {
+        do {
+            let data = try AdvertisingData(parsing: try HexText.parse(hex))
+            try data.validate()
+            return data
+        } catch {
+            throw ValidationError("\(option) \(hex): \(error)")
         }
     }
 

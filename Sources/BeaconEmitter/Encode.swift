@@ -9,9 +9,10 @@ struct Encode: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Print a beacon's advertising data, or the HCI command that sets it, as hex.",
         discussion: """
-            Without --hci: the advertising data. With --hci: the H4 packet (type byte 01 first) of \
-            LE Set Advertising Data, or with --extended LE Set Extended Advertising Data for \
-            advertising set 0, one command per line.
+            Without --hci: the advertising data, and on a second line the scan response where \
+            there is one. With --hci: the H4 packet (type byte 01 first) of LE Set Advertising \
+            Data (then LE Set Scan Response Data), or with --extended LE Set Extended Advertising \
+            Data (then Scan Response Data) for advertising set 0, one command per line.
             """
     )
 
@@ -31,14 +32,18 @@ struct Encode: ParsableCommand {
     }
 
     func run() throws {
-        let data = try beacon.makeBeacon().advertisingData.bytes
-        let packets: [[UInt8]]
+        let described = try beacon.makeBeacon()
+        let data = described.advertisingData.bytes
+        let response = described.scanResponseData?.bytes
+        var packets: [[UInt8]]
         if !hci {
-            packets = [data]
+            packets = [data] + (response.map { [$0] } ?? [])
         } else if extended {
             packets = LESetExtendedAdvertisingData.fragments(handle: 0, data: data).map(\.packet.h4Bytes)
+            packets += (response.map { LESetExtendedScanResponseData.fragments(handle: 0, data: $0) } ?? []).map(\.packet.h4Bytes)
         } else {
             packets = [try LESetAdvertisingData(data: data).packet.h4Bytes]
+            if let response { packets.append(try LESetScanResponseData(data: response).packet.h4Bytes) }
         }
         for packet in packets { print(HexText.format(packet, separator: separator)) }
     }

@@ -17,10 +17,12 @@ struct ReportView {
     var rssi: Int8?
     var txPower: Int8?
     var data: ArraySlice<UInt8>
+    var isScanResponse = false
 
     init(_ report: ScanReport) {
         self.init(address: report.address, addressType: report.addressType, rssi: report.rssi, txPower: report.txPower,
                   data: report.data[...])
+        isScanResponse = report.isScanResponse
     }
 
     /// A report's fields as the controller gave them (127: not available), with its data from
@@ -75,11 +77,13 @@ enum ScanLine {
                 if let rssi = report.rssi { object.add("rssi", rssi) } else { object.addNull("rssi") }
                 if let txPower = report.txPower { object.add("txPower", txPower) } else { object.addNull("txPower") }
                 object.add("data", hex: report.data)
+                if report.isScanResponse { object.add("scanResponse", true) }
                 if let error { object.add("error", error.description) }
                 object.add("timestamp", timestamp: unixTime)
             }
         } else {
-            output.append(line: "\(Timestamp.iso8601(unixTime)) unknown address=\(report.address) (\(report.addressType)) "
+            output.append(line: "\(Timestamp.iso8601(unixTime)) \(report.isScanResponse ? "scan-response" : "unknown") "
+                + "address=\(report.address) (\(report.addressType)) "
                 + "rssi=\(report.rssi.map { "\($0)dBm" } ?? "unavailable") data=\(HexText.format(report.data))"
                 + (error.map { " (\($0))" } ?? ""))
         }

@@ -65,9 +65,10 @@ public enum SightingFormatter {
             object.add("type", literal: "eddystone")
             object.add("frameType", frameType)
             object.add("data", hex: payload)
-        case let .custom(data):
+        case let .custom(custom):
             object.add("type", literal: "custom")
-            object.add("data", hex: data.bytes)
+            object.add("data", hex: custom.data.bytes)
+            if let response = custom.scanResponse { object.add("scanResponse", hex: response.bytes) }
         }
         if let address = sighting.address { object.add("address", address: address) }
         if let addressType = sighting.addressType { object.add("addressType", addressType: addressType) }
@@ -101,8 +102,9 @@ public enum SightingFormatter {
                       "salt=\(HexText.format(frame.salt))", "integrityCheck=\(HexText.format(frame.integrityCheck))"]
         case let .eddystone(.other(frameType, payload)):
             fields = ["Eddystone", "frameType=\(HexText.format([frameType]))", "data=\(HexText.format(payload))"]
-        case let .custom(data):
-            fields = ["Custom", "data=\(HexText.format(data.bytes))"]
+        case let .custom(custom):
+            fields = ["Custom", "data=\(HexText.format(custom.data.bytes))"]
+                + (custom.scanResponse.map { ["scanResponse=\(HexText.format($0.bytes))"] } ?? [])
         }
         if let address = sighting.address {
             fields.append("address=\(address)" + (sighting.addressType.map { " (\($0))" } ?? ""))

@@ -27,7 +27,7 @@ public struct BeaconRegion: Sendable, Hashable, CustomStringConvertible {
         case let .iBeacon(b): identity = (b.proximityUUID, b.major, b.minor)
         case let .altBeacon(b): identity = (b.id1, b.id2, b.id3)
         case .eddystone: return uuid == nil && major == nil && minor == nil
-        case let .custom(data): return ((try? Beacon.beacons(in: data)) ?? []).contains(where: matches)
+        case let .custom(custom): return ((try? Beacon.beacons(in: custom.data)) ?? []).contains(where: matches)
         }
         if let uuid, uuid != identity.0 { return false }
         if let major, major != identity.1 { return false }

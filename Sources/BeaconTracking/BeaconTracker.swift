@@ -123,7 +123,7 @@ public struct BeaconTracker: Sendable {
         case let .eddystone(.uid(f)): .eddystoneUID(namespace: f.namespace, instance: f.instance)
         case let .eddystone(.url(f)): .eddystoneURL(f.url)
         case .eddystone: .eddystoneSender(sighting.address)
-        case let .custom(data): .data(data.bytes)  // advertised, never decoded from the air
+        case let .custom(custom): .data(custom.data.bytes)  // advertised, never decoded from the air
         }
     }
 }

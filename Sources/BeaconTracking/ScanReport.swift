@@ -11,13 +11,18 @@ public struct ScanReport: Sendable, Hashable {
     /// dBm from an extended report; nil when absent.
     public var txPower: Int8?
     public var data: [UInt8]
+    /// Whether this is a scan response (an active scan's answer), not the advertising itself.
+    /// Set for live reports; a capture's reports read through `AdvertisingReportFields` say false.
+    public var isScanResponse: Bool
 
-    public init(address: BluetoothAddress, addressType: AddressType, rssi: Int8?, txPower: Int8? = nil, data: [UInt8]) {
+    public init(address: BluetoothAddress, addressType: AddressType, rssi: Int8?, txPower: Int8? = nil, data: [UInt8],
+                isScanResponse: Bool = false) {
         self.address = address
         self.addressType = addressType
         self.rssi = rssi
         self.txPower = txPower
         self.data = data
+        self.isScanResponse = isScanResponse
     }
 
     /// A report as read from an event's bytes (`LEMetaEvent.advertisingReports(inEvent:into:)`).
@@ -38,12 +43,13 @@ public struct ScanReport: Sendable, Hashable {
         case let .leMeta(.advertisingReport(reports)):
             return reports.map {
                 ScanReport(address: $0.address, addressType: $0.addressType, rssi: $0.rssi == missing ? nil : $0.rssi,
-                           data: Array($0.data))
+                           data: Array($0.data), isScanResponse: $0.eventType == .scanRsp)
             }
         case let .leMeta(.extendedAdvertisingReport(reports)):
             return reports.map {
                 ScanReport(address: $0.address, addressType: $0.addressType, rssi: $0.rssi == missing ? nil : $0.rssi,
-                           txPower: $0.txPower == missing ? nil : $0.txPower, data: Array($0.data))
+                           txPower: $0.txPower == missing ? nil : $0.txPower, data: Array($0.data),
+                           isScanResponse: $0.eventType & LEExtendedAdvertisingReport.scanResponseBit != 0)
             }
         default:
             return []

@@ -59,4 +59,23 @@ import Testing
         builder.name = "x"
         #expect(throws: CodecError.self) { try builder.build() }
     }
+
+    /// A name that does not fit whole: shortened in the data where a character fits, whole in
+    /// the scan response after what the scan response already holds.
+    @Test func aNameThatDoesNotFitGoesWholeIntoTheScanResponse() throws {
+        var builder = AdvertisingDataBuilder()
+        builder.manufacturerData = [ManufacturerData(company: .apple, data: Array(repeating: 0, count: 20))]
+        builder.name = "Lobby"
+        builder.scanResponse = try AdvertisingData(parsing: try HexText.parse("020A00"))
+        let advertisement = try builder.buildAdvertisement()
+        #expect(HexText.format(advertisement.data.bytes) == "020106" + "17FF4C00" + String(repeating: "00", count: 20)
+                + "03084C6F")  // 27 bytes before it: room for "Lo"
+        #expect(HexText.format(advertisement.scanResponse?.bytes ?? []) == "020A00" + "06094C6F626279")
+        // Where it fits, the name stays in the data and there is no scan response.
+        builder.manufacturerData = []
+        builder.scanResponse = nil
+        let small = try builder.buildAdvertisement()
+        #expect(HexText.format(small.data.bytes) == "020106" + "06094C6F626279")
+        #expect(small.scanResponse == nil)
+    }
 }

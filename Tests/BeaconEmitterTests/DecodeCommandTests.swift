@@ -191,6 +191,15 @@ import Testing
         let beacon = try runBeaconEmit(["encode", "--eddystone-url", "https://a.io", "--flags", "04", "--name", "X"])
         #expect(beacon.stdoutLines.first?.hasPrefix("020104" + "0303AAFE") == true, "\(beacon.stdout)")
         #expect(beacon.stdoutLines.first?.hasSuffix("020958") == true, "\(beacon.stdout)")
+        // A name that does not fit beside an iBeacon goes whole into the scan response (second line);
+        // --hci gives LE Set Scan Response Data after the data.
+        let lobby = try runBeaconEmit(["encode", "--uuid", "E2C56DB5DFFB48D2B060D0F5A71096E0", "--major", "1", "--minor", "2",
+                                       "--name", "Lobby"])
+        #expect(lobby.stdoutLines == ["0201061AFF4C000215E2C56DB5DFFB48D2B060D0F5A71096E000010002C5", "06094C6F626279"],
+                "\(lobby.stderr)")
+        let hci = try runBeaconEmit(["encode", "--ad", "020106", "--scan-response", "0409414243", "--hci"])
+        #expect(hci.stdoutLines == ["01082020" + "03020106" + String(repeating: "00", count: 28),
+                                    "01092020" + "050409414243" + String(repeating: "00", count: 26)], "\(hci.stdout)")
         // The same keys in --beacon, several service UUIDs in one value.
         let keys = try runBeaconEmit(["advertise", "--beacon", "name=Hi,service-uuid=180F FEAA", "--device", "tcp:127.0.0.1:1"])
         #expect(keys.status == 69, "parsed, then no controller: \(keys.stderr)")
@@ -204,8 +213,8 @@ import Testing
         (["--service-data", "18F:01"], "--service-data 18F:01: "),
         (["--flags", "0601"], "--flags takes one byte"),
         (["--manufacturer-data", "0x004C:" + String(repeating: "00", count: 25)], "at most 31 bytes, found 32 bytes"),
-        (["--uuid", "E2C56DB5DFFB48D2B060D0F5A71096E0", "--major", "1", "--minor", "2", "--name", "Lobby"],
-         "local name: expected room for at least one character"),
+        (["--ad", "020106", "--scan-response", "0609414243"], "--scan-response 0609414243: advertising data: byte 2: truncated"),
+        (["--scan-response", "20FF" + String(repeating: "00", count: 31)], "at most 31 bytes, found 33 bytes"),
     ])
     func refusalsAreUsageErrors(arguments: [String], message: String) throws {
         let result = try runBeaconEmit(["encode"] + arguments)

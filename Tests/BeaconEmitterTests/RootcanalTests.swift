@@ -42,10 +42,10 @@ enum Rig {}
 final class TestScanner {
     let scanner: AdvertisementScanner
 
-    init(port: UInt16) throws {
+    init(port: UInt16, active: Bool = false) throws {
         scanner = AdvertisementScanner(controller: HCIController(transport: try StreamTransports.connectTCP(host: "127.0.0.1",
                                                                                                         port: port)))
-        try scanner.start()
+        try scanner.start(options: .init(active: active))
     }
 
     /// Reports received until `stop` returns true or `timeout` passes.
@@ -95,6 +95,33 @@ extension Rig {
             #expect(reports.contains { Array($0.data) == expected }, "saw \(reports.map { HexText.format($0.data) })")
             #expect(emitter.wait() == 0, "\(emitter.stderr)")
         }
+    }
+
+    /// A name that does not fit beside an iBeacon goes whole into the scan response: an active
+    /// scanner gets it from the beacon's address, a passive one never does; `scan --active`
+    /// shows it as a scan response.
+    @Test(arguments: [["--legacy"], ["--extended"]])
+    func aScanResponseIsHeardOnlyWithActiveScanning(mode: [String]) throws {
+        let response = try HexText.parse("06094C6F626279")  // Complete Local Name "Lobby"
+        let passive = try TestScanner(port: port)
+        let active = try TestScanner(port: port, active: true)
+        let emitter = try BackgroundProcess.beaconEmit(["-i", device, "--duration", "3", "--name", "Lobby"]
+                                                       + referenceArguments + mode)
+        let heard = try active.collect(timeout: .seconds(3)) { reports in
+            reports.contains { $0.isScanResponse && $0.data == response }
+                && reports.contains { !$0.isScanResponse && $0.data == referenceAdvertisingData }
+        }
+        let answer = heard.first { $0.isScanResponse && $0.data == response }
+        let advertising = heard.first { !$0.isScanResponse && $0.data == referenceAdvertisingData }
+        #expect(answer != nil, "active scan saw \(heard.map { HexText.format($0.data) })")
+        #expect(answer?.address == advertising?.address)
+        let passively = try passive.collect(timeout: .milliseconds(500)) { _ in false }
+        #expect(passively.contains { $0.data == referenceAdvertisingData }, "\(passively.map { HexText.format($0.data) })")
+        #expect(!passively.contains { $0.isScanResponse || $0.data == response })
+        let scan = try runBeaconEmit(["scan", "-i", device, "--active", "--json", "--duplicates", "--duration", "1"])
+        #expect(scan.stdoutLines.contains { $0.contains(#""data":"06094C6F626279""#) && $0.contains(#""scanResponse":true"#) },
+                "\(scan.stdout) \(scan.stderr)")
+        #expect(emitter.wait() == 0, "\(emitter.stderr)")
     }
 
     @Test func threeBeaconsFromOneController() throws {

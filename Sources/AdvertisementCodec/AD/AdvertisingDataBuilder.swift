@@ -54,8 +54,9 @@ public struct ServiceData: Hashable, Sendable {
 /// Advertising data put together from the common building blocks (CSS Part A 1), alone or
 /// around a beacon's own structures, in this order: Flags; the service UUID lists (complete,
 /// 16, then 32, then 128-bit); the beacon's structures other than its Flags; service data;
-/// manufacturer data; the local name last, cut to a Shortened Local Name where the whole
-/// would not fit.
+/// manufacturer data; the local name last. A name that does not fit whole goes as a
+/// Shortened Local Name (whole characters) where there is room, and whole, as the Complete
+/// Local Name, in the scan response (after what `scanResponse` holds).
 public struct AdvertisingDataBuilder: Hashable, Sendable {
     /// The Flags value; nil sends no Flags structure (`--flags none`).
     public var flags: ADFlags? = .beacon
@@ -65,8 +66,44 @@ public struct AdvertisingDataBuilder: Hashable, Sendable {
     public var serviceData: [ServiceData] = []
     public var manufacturerData: [ManufacturerData] = []
     public var name: String?
+    /// The scan response's own structures (`--scan-response`).
+    public var scanResponse: AdvertisingData?
 
     public init() {}
+
+    /// The advertising data and its scan response, each at most `maximumLength` bytes.
+    /// - Throws: `CodecError` with the count when something does not fit.
+    public func buildAdvertisement(maximumLength: Int = AdvertisingData.legacyMaximumLength) throws(CodecError)
+        -> CustomAdvertisement {
+        var withoutName = self
+        withoutName.name = nil
+        let data = try withoutName.build(maximumLength: maximumLength)
+        var response = scanResponse
+        try response?.validate(maximumLength: maximumLength)
+        guard let name else { return CustomAdvertisement(data: data, scanResponse: response) }
+        let room = maximumLength - data.significantBytes.count - 2
+        if name.utf8.count <= room {
+            return CustomAdvertisement(data: try build(maximumLength: maximumLength), scanResponse: response)
+        }
+        // Whole in the scan response; shortened in the data where there is room for a character.
+        var inResponse = response ?? AdvertisingData()
+        inResponse.structures.append(Self.nameStructure(name, room: maximumLength - inResponse.significantBytes.count - 2))
+        try inResponse.validate(maximumLength: maximumLength)
+        var shortened = data
+        if let first = name.first, String(first).utf8.count <= room {
+            shortened.structures.append(Self.nameStructure(name, room: room))
+        }
+        return CustomAdvertisement(data: shortened, scanResponse: inResponse)
+    }
+
+    /// The Complete Local Name where `name` fits in `room` bytes, else as much of it (whole
+    /// characters) as a Shortened Local Name.
+    static func nameStructure(_ name: String, room: Int) -> ADStructure {
+        guard name.utf8.count > room else { return ADStructure(type: .completeLocalName, data: Array(name.utf8)) }
+        var cut = name
+        while cut.utf8.count > max(room, 0), !cut.isEmpty { cut.removeLast() }
+        return ADStructure(type: .shortenedLocalName, data: Array(cut.utf8))
+    }
 
     /// The advertising data, at most `maximumLength` bytes.
     /// - Throws: `CodecError` with the count when it does not fit (a name is cut first, to no
@@ -92,21 +129,12 @@ public struct AdvertisingDataBuilder: Hashable, Sendable {
         var data = AdvertisingData(structures)
         if let name {
             let room = maximumLength - data.significantBytes.count - 2
-            var utf8 = Array(name.utf8)
-            var type = ADType.completeLocalName
-            if utf8.count > room {
-                // Cut at a character boundary, as a Shortened Local Name.
-                var cut = name
-                while cut.utf8.count > max(room, 0), !cut.isEmpty { cut.removeLast() }
-                guard !cut.isEmpty else {
-                    throw CodecError(structure: "advertising data", offset: maximumLength, reason: .unexpectedValue(
-                        field: "local name", expected: "room for at least one character of it within \(maximumLength) bytes",
-                        found: "\(data.significantBytes.count) bytes before it"))
-                }
-                utf8 = Array(cut.utf8)
-                type = .shortenedLocalName
+            guard let first = name.first, String(first).utf8.count <= room else {
+                throw CodecError(structure: "advertising data", offset: maximumLength, reason: .unexpectedValue(
+                    field: "local name", expected: "room for at least one character of it within \(maximumLength) bytes",
+                    found: "\(data.significantBytes.count) bytes before it"))
             }
-            data.structures.append(ADStructure(type: type, data: utf8))
+            data.structures.append(Self.nameStructure(name, room: room))
         }
         try data.validate(maximumLength: maximumLength)
         return data

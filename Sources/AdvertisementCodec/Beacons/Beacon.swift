@@ -7,9 +7,9 @@ public enum Beacon: Hashable, Sendable {
     case altBeacon(AltBeacon)
     case eddystone(EddystoneFrame)
     /// Advertising data given whole (`--ad`) or put together from building blocks
-    /// (`AdvertisingDataBuilder`): advertised byte for byte. Decoding finds the beacons in it,
-    /// never this case.
-    case custom(AdvertisingData)
+    /// (`AdvertisingDataBuilder`), with a scan response where there is one: advertised byte
+    /// for byte. Decoding finds the beacons in it, never this case.
+    case custom(CustomAdvertisement)
 
     /// Every beacon in advertising data, in the order of the structures that carry them.
     ///
@@ -67,8 +67,14 @@ public enum Beacon: Hashable, Sendable {
         case let .iBeacon(beacon): beacon.advertisingData
         case let .altBeacon(beacon): beacon.advertisingData
         case let .eddystone(frame): frame.advertisingData
-        case let .custom(data): data
+        case let .custom(custom): custom.data
         }
+    }
+
+    /// What a scanner that asks (active scanning) gets besides; nil: nothing (the advertising
+    /// need not be scannable for this beacon).
+    public var scanResponseData: AdvertisingData? {
+        if case let .custom(custom) = self { custom.scanResponse } else { nil }
     }
 
     /// The calibrated RSSI at 1 m, the figure ranging uses (Eddystone's 0 m figure less 41 dB,
@@ -81,5 +87,17 @@ public enum Beacon: Hashable, Sendable {
         case let .eddystone(.url(frame)): Int(frame.txPowerAt0m) - EddystoneFrame.zeroToOneMetreLoss
         case .eddystone, .custom: nil
         }
+    }
+}
+
+/// Any advertising data to send, and the scan response that goes with it.
+public struct CustomAdvertisement: Hashable, Sendable {
+    public var data: AdvertisingData
+    /// Sent to scanners that ask (advertising is then scannable); nil for none.
+    public var scanResponse: AdvertisingData?
+
+    public init(data: AdvertisingData, scanResponse: AdvertisingData? = nil) {
+        self.data = data
+        self.scanResponse = scanResponse
     }
 }

@@ -29,6 +29,7 @@ public struct HCIOpcode: RawRepresentable, Hashable, Sendable, CustomStringConve
     public static let leSetAdvertisingSetRandomAddress = HCIOpcode(0x2035)
     public static let leSetExtendedAdvertisingParameters = HCIOpcode(0x2036)
     public static let leSetExtendedAdvertisingData = HCIOpcode(0x2037)
+    public static let leSetExtendedScanResponseData = HCIOpcode(0x2038)
     public static let leSetExtendedAdvertisingEnable = HCIOpcode(0x2039)
     public static let leReadMaximumAdvertisingDataLength = HCIOpcode(0x203A)
     public static let leReadNumberOfSupportedAdvertisingSets = HCIOpcode(0x203B)
@@ -47,7 +48,7 @@ public struct HCIOpcode: RawRepresentable, Hashable, Sendable, CustomStringConve
         0x2009: "LE Set Scan Response Data", 0x200A: "LE Set Advertising Enable",
         0x200B: "LE Set Scan Parameters", 0x200C: "LE Set Scan Enable",
         0x2035: "LE Set Advertising Set Random Address", 0x2036: "LE Set Extended Advertising Parameters",
-        0x2037: "LE Set Extended Advertising Data", 0x2039: "LE Set Extended Advertising Enable",
+        0x2037: "LE Set Extended Advertising Data", 0x2038: "LE Set Extended Scan Response Data", 0x2039: "LE Set Extended Advertising Enable",
         0x203A: "LE Read Maximum Advertising Data Length",
         0x203B: "LE Read Number of Supported Advertising Sets",
         0x203C: "LE Remove Advertising Set", 0x203D: "LE Clear Advertising Sets",

@@ -322,3 +322,27 @@ public struct LEClearAdvertisingSets: ParameterlessHCICommand {
     public static let opcode = HCIOpcode.leClearAdvertisingSets
     public init() {}
 }
+
+/// LE Set Extended Scan Response Data (Core Vol 4 Part E 7.8.55): the layout of LE Set
+/// Extended Advertising Data (handle, operation, fragment preference, data), another opcode.
+public struct LESetExtendedScanResponseData: HCICommand {
+    public static let opcode = HCIOpcode.leSetExtendedScanResponseData
+    public var fragment: LESetExtendedAdvertisingData
+
+    public init(fragment: LESetExtendedAdvertisingData) {
+        self.fragment = fragment
+    }
+
+    /// The fragments that set `data` as set `handle`'s scan response.
+    public static func fragments(handle: UInt8, data: [UInt8]) -> [LESetExtendedScanResponseData] {
+        LESetExtendedAdvertisingData.fragments(handle: handle, data: data).map(LESetExtendedScanResponseData.init)
+    }
+
+    public func encodeParameters(into buffer: inout [UInt8]) {
+        fragment.encodeParameters(into: &buffer)
+    }
+
+    public init(parameters: ArraySlice<UInt8>) throws(CodecError) {
+        fragment = try LESetExtendedAdvertisingData(parameters: parameters)
+    }
+}

@@ -50,6 +50,8 @@ public struct LEExtendedAdvertisingReport: Hashable, Sendable {
 
     /// Bit 4 of the event type: the report came from a legacy PDU.
     public var isLegacy: Bool { eventType & 0x0010 != 0 }
+    /// The event type bit of a scan response (Core Vol 4 Part E 7.7.65.13, bit 3).
+    public static let scanResponseBit: UInt16 = 0x0008
     /// Bits 5-6: 0 complete, 1 incomplete (more to come), 2 incomplete and truncated.
     public var dataStatus: UInt8 { UInt8((eventType >> 5) & 0x03) }
 

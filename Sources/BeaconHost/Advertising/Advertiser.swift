@@ -116,18 +116,23 @@ public final class Advertiser {
         }
         let parameters = LESetAdvertisingParameters(
             intervalMin: UInt16(options.intervalUnits), intervalMax: UInt16(options.intervalUnits),
-            advertisingType: options.connectable ? .connectableUndirected : .nonConnectableUndirected,
+            advertisingType: options.connectable ? .connectableUndirected
+                : slots.scannable ? .scannableUndirected : .nonConnectableUndirected,
             ownAddressType: plan.addressIsRandom ? .randomDevice : .publicDevice)
         step("set parameters: \(parameters.advertisingType), interval \(options.intervalDescription), channels 37 38 39")
         try controller.send(parameters, context: "interval \(options.intervalDescription)")
-        try setLegacyData(data(0), label: 0)
+        try setLegacyData(data(0), scanResponse: slots.scanResponse(of: beacons[0]), label: 0)
         step("enable advertising (LE Set Advertising Enable 0x01)")
         try controller.send(LESetAdvertisingEnable(enable: true))
     }
 
-    private func setLegacyData(_ data: [UInt8], label: Int) throws(HostError) {
+    private func setLegacyData(_ data: [UInt8], scanResponse: [UInt8]?, label: Int) throws(HostError) {
         step("set data for beacon \(label + 1): \(HexText.format(data))")
         try controller.setLegacyAdvertisingData(data)
+        if let scanResponse {
+            step("set scan response for beacon \(label + 1): \(HexText.format(scanResponse))")
+            try controller.setLegacyScanResponseData(scanResponse)
+        }
     }
 
     /// - Parameter beaconOffset: the beacon the plan's first set carries (the next sets, the next beacons).
@@ -141,7 +146,8 @@ public final class Advertiser {
         }
         for (position, handle) in plan.handles.enumerated() {
             let parameters = LESetExtendedAdvertisingParameters(
-                handle: handle, eventProperties: options.connectable ? .legacyConnectable : .legacyNonConnectable,
+                handle: handle, eventProperties: options.connectable ? .legacyConnectable
+                    : slots.scannable ? [.legacyPDU, .scannable] : .legacyNonConnectable,
                 primaryIntervalMin: options.intervalUnits, primaryIntervalMax: options.intervalUnits,
                 ownAddressType: plan.addressIsRandom ? .randomDevice : .publicDevice,
                 txPower: options.txPower ?? LESetExtendedAdvertisingParameters.noTxPowerPreference,
@@ -157,15 +163,20 @@ public final class Advertiser {
                 step("set \(handle): random address \(address)")
                 try controller.send(LESetAdvertisingSetRandomAddress(handle: handle, address: address))
             }
-            try setExtendedData(handle: handle, data(beaconOffset + position), label: beaconOffset + position)
+            try setExtendedData(handle: handle, data(beaconOffset + position),
+                                scanResponse: slots.scanResponse(of: beacons[beaconOffset + position]), label: beaconOffset + position)
         }
         step("enable set(s) \(plan.handles.map(String.init).joined(separator: ", "))")
         try controller.send(LESetExtendedAdvertisingEnable(enable: true, sets: plan.handles.map { .init(handle: $0) }))
     }
 
-    private func setExtendedData(handle: UInt8, _ data: [UInt8], label: Int) throws(HostError) {
+    private func setExtendedData(handle: UInt8, _ data: [UInt8], scanResponse: [UInt8]?, label: Int) throws(HostError) {
         step("set \(handle): data for beacon \(label + 1): \(HexText.format(data))")
         try controller.setExtendedAdvertisingData(handle: handle, data)
+        if let scanResponse {
+            step("set \(handle): scan response for beacon \(label + 1): \(HexText.format(scanResponse))")
+            try controller.setExtendedScanResponseData(handle: handle, scanResponse)
+        }
     }
 
     /// Beacon `index`'s advertising data.
@@ -175,10 +186,11 @@ public final class Advertiser {
 
     /// Sets `data` (beacon `index`'s, or a frame shown in its place) on the set that carries
     /// beacon `index`: the one set when the beacons take turns.
-    func setData(_ data: [UInt8], onSlotOf index: Int, plan: AdvertisingPlan) throws(HostError) {
+    func setData(_ data: [UInt8], scanResponse: [UInt8]?, onSlotOf index: Int, plan: AdvertisingPlan) throws(HostError) {
         switch plan.mode {
-        case .legacy: try setLegacyData(data, label: index)
-        case .extended: try setExtendedData(handle: plan.handles[plan.rotating ? 0 : index], data, label: index)
+        case .legacy: try setLegacyData(data, scanResponse: scanResponse, label: index)
+        case .extended:
+            try setExtendedData(handle: plan.handles[plan.rotating ? 0 : index], data, scanResponse: scanResponse, label: index)
         case .managed: break  // ManagedAdvertiser's
         }
     }

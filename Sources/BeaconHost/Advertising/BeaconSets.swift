@@ -41,6 +41,16 @@ extension Beacon {
         }
         return data
     }
+
+    /// Its advertising data for a set of a scenario's own (`run`), where scan responses are not
+    /// sent yet: a beacon with one is refused, saying so.
+    func scenarioSetData() throws(HostError) -> [UInt8] {
+        guard scanResponseData == nil else {
+            throw .unsupported("a scan response (--scan-response, or a name that does not fit) goes with advertise; "
+                               + "scenarios do not send scan responses yet")
+        }
+        return try legacyPDUData()
+    }
 }
 
 extension HCIController {
@@ -58,6 +68,22 @@ extension HCIController {
     /// LE Set Extended Advertising Data with `data` for set `handle`, in as many fragments as it takes.
     func setExtendedAdvertisingData(handle: UInt8, _ data: [UInt8]) throws(HostError) {
         for fragment in LESetExtendedAdvertisingData.fragments(handle: handle, data: data) { try send(fragment) }
+    }
+
+    /// LE Set Scan Response Data with `data` (at most 31 bytes).
+    func setLegacyScanResponseData(_ data: [UInt8]) throws(HostError) {
+        do {
+            try send(try LESetScanResponseData(data: data))
+        } catch let error as HostError {
+            throw error
+        } catch {
+            throw .unsupported("\(error)")
+        }
+    }
+
+    /// LE Set Extended Scan Response Data with `data` for set `handle`.
+    func setExtendedScanResponseData(handle: UInt8, _ data: [UInt8]) throws(HostError) {
+        for fragment in LESetExtendedScanResponseData.fragments(handle: handle, data: data) { try send(fragment) }
     }
 }
 

@@ -6,8 +6,9 @@ import AdvertisementCodec
 /// sets (`Advertiser`) or the kernel's advertising instances (`ManagedAdvertiser`). A slot is
 /// a set handle or an instance number.
 protocol SlotBackend: AnyObject {
-    /// Puts `data` on the slot that carries beacon `index` (the one slot while beacons take turns).
-    func setData(_ data: [UInt8], onSlotOf index: Int, plan: AdvertisingPlan) throws(HostError)
+    /// Puts `data` on the slot that carries beacon `index` (the one slot while beacons take
+    /// turns), and `scanResponse` as its scan response (nil: left as it is).
+    func setData(_ data: [UInt8], scanResponse: [UInt8]?, onSlotOf index: Int, plan: AdvertisingPlan) throws(HostError)
     /// Puts the new last beacon, `index`, on the air on a slot of its own and returns the slot;
     /// nil when it joins the turns instead (legacy advertising has one slot).
     /// - Throws: `HostError` when no slot is free or the controller refuses; what the failed
@@ -34,8 +35,25 @@ final class BeaconSlots {
     /// reverted change had added one): removed at the next restore or stop.
     var leftovers: Set<UInt8> = []
 
+    /// Whether the advertising is scannable (a beacon came with a scan response): every beacon
+    /// then sets its scan response (empty for none) with its data.
+    let scannable: Bool
+
     init(beacons: [Beacon]) {
         self.beacons = beacons
+        scannable = beacons.contains { $0.scanResponseData != nil }
+    }
+
+    /// The scan response that goes with `beacon`'s data: nil where the advertising is not scannable.
+    func scanResponse(of beacon: Beacon) -> [UInt8]? {
+        scannable ? beacon.scanResponseData?.bytes ?? [] : nil
+    }
+
+    /// Refuses a beacon with a scan response on advertising that is not scannable.
+    private func checkScannable(_ beacon: Beacon) throws(HostError) {
+        guard !scannable, beacon.scanResponseData != nil else { return }
+        throw .unsupported("a scan response needs scannable advertising: start with a beacon that has one "
+                           + "(--scan-response, or a name that does not fit)")
     }
 
     /// The books a failed change puts back.
@@ -55,23 +73,26 @@ final class BeaconSlots {
     func update(_ index: Int, to beacon: Beacon, on backend: some SlotBackend) throws(HostError) {
         guard let plan, beacons.indices.contains(index) else { throw .unsupported("no beacon \(index + 1)") }
         let data = try beacon.legacyPDUData()
+        try checkScannable(beacon)
         beacons[index] = beacon
         guard !plan.rotating || index == rotationIndex else { return }
-        try backend.setData(data, onSlotOf: index, plan: plan)
+        try backend.setData(data, scanResponse: scanResponse(of: beacon), onSlotOf: index, plan: plan)
     }
 
     /// Puts another frame on beacon `index`'s slot for now, the beacon unchanged (what a
     /// restore puts back). Not while beacons take turns (the slot is theirs).
     func show(_ index: Int, _ frame: Beacon, on backend: some SlotBackend) throws(HostError) {
         guard let plan, !plan.rotating, backend.canShowFrames, beacons.indices.contains(index) else { return }
-        try backend.setData(try frame.legacyPDUData(), onSlotOf: index, plan: plan)
+        try backend.setData(try frame.legacyPDUData(), scanResponse: nil, onSlotOf: index, plan: plan)
     }
 
     /// With more beacons than slots, puts the next beacon on the air.
     func rotate(on backend: some SlotBackend) throws(HostError) {
         guard let plan, plan.rotating else { return }
         rotationIndex = (rotationIndex + 1) % beacons.count
-        try backend.setData(beacons[rotationIndex].advertisingData.bytes, onSlotOf: rotationIndex, plan: plan)
+        let beacon = beacons[rotationIndex]
+        try backend.setData(beacon.advertisingData.bytes, scanResponse: scanResponse(of: beacon), onSlotOf: rotationIndex,
+                            plan: plan)
     }
 
     /// Adds a beacon while advertising: a slot of its own where the backend has one and the
@@ -80,6 +101,7 @@ final class BeaconSlots {
     func add(_ beacon: Beacon, on backend: some SlotBackend) throws(HostError) -> Int {
         guard var plan else { throw .unsupported("not advertising") }
         _ = try beacon.legacyPDUData()
+        try checkScannable(beacon)
         beacons.append(beacon)
         if !plan.rotating, let slot = try backend.addSlot(forBeacon: beacons.count - 1, plan: plan) {
             plan.handles.append(slot)
@@ -102,7 +124,9 @@ final class BeaconSlots {
             if beacons.count <= plan.handles.count { plan.rotating = false }
             self.plan = plan
             if wasOnAir || !plan.rotating {
-                try backend.setData(beacons[rotationIndex].advertisingData.bytes, onSlotOf: rotationIndex, plan: plan)
+                let beacon = beacons[rotationIndex]
+                try backend.setData(beacon.advertisingData.bytes, scanResponse: scanResponse(of: beacon),
+                                    onSlotOf: rotationIndex, plan: plan)
             }
         } else {
             let slot = plan.handles.remove(at: index)

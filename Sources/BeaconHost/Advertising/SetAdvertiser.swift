@@ -51,7 +51,7 @@ public final class SetAdvertiser {
     ///   the new set is left behind.
     @discardableResult
     public func add(_ beacon: Beacon, txPower: Int8? = nil) throws(HostError) -> UInt8 {
-        let data = try beacon.legacyPDUData()
+        let data = try beacon.scenarioSetData()
         guard let handle = freeHandle() else {
             throw .unsupported(extended
                 ? "all \(numberOfSets) advertising sets of the controller are on the air: stop a beacon first"
@@ -88,7 +88,7 @@ public final class SetAdvertiser {
     /// Changes a running beacon's data in place: the set stays enabled.
     public func update(_ handle: UInt8, to beacon: Beacon) throws(HostError) {
         guard sets[handle] != nil else { throw .unsupported("set \(handle) is not ours") }
-        let data = try beacon.legacyPDUData()
+        let data = try beacon.scenarioSetData()
         try setData(handle, data)
         sets[handle]?.data = data
     }

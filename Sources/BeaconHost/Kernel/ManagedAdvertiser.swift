@@ -164,7 +164,8 @@ public final class ManagedAdvertiser {
     /// data. Once the kernel accepted its parameters, the instance is ours (held).
     private func add(instance: UInt8, beacon: Int) throws(HostError) {
         do {
-            try client.putInstance(instance, data: beacons[beacon].advertisingData.bytes, label: "beacon \(beacon + 1)",
+            try client.putInstance(instance, data: beacons[beacon].advertisingData.bytes,
+                                   scanResponse: beacons[beacon].scanResponseData?.bytes ?? [], label: "beacon \(beacon + 1)",
                                    options: options, separately: setsInterval, duration: instanceDuration, log: log)
         } catch {
             if !Self.refusedCreating(error) { held.insert(instance) }
@@ -305,13 +306,13 @@ public final class ManagedAdvertiser {
     /// New data (beacon `index`'s, or a frame shown in its place) for the running instance that
     /// carries beacon `index` (the one instance when the beacons take turns): Add Extended
     /// Advertising Data where the kernel takes parameters apart, else the whole instance again.
-    func setData(_ data: [UInt8], onSlotOf index: Int, plan: AdvertisingPlan) throws(HostError) {
+    func setData(_ data: [UInt8], scanResponse: [UInt8]?, onSlotOf index: Int, plan: AdvertisingPlan) throws(HostError) {
         let instance = plan.handles[plan.rotating ? 0 : index]
         // Not ours now (taken over, or removed by the kernel): the restore puts the beacon back.
         guard held.contains(instance) else {
             throw .unsupported("instance \(instance) is not ours now (removed, or taken over): the beacon goes back at the restore")
         }
-        try client.putInstance(instance, data: data, label: "beacon \(index + 1)",
+        try client.putInstance(instance, data: data, scanResponse: scanResponse ?? [], label: "beacon \(index + 1)",
                                options: options, separately: setsInterval, parameters: false, log: log)
     }
 

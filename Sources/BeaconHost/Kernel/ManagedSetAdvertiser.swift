@@ -40,7 +40,7 @@ public final class ManagedSetAdvertiser: BeaconSets {
 
     @discardableResult
     public func add(_ beacon: Beacon, txPower: Int8? = nil) throws(HostError) -> UInt8 {
-        let data = try beacon.legacyPDUData()
+        let data = try beacon.scenarioSetData()
         let features = try client.send(ReadAdvertisingFeatures())
         self.features = features
         guard let instance = features.highestFreeInstance(excluding: Set(instances.keys)) else {
@@ -64,7 +64,7 @@ public final class ManagedSetAdvertiser: BeaconSets {
 
     public func update(_ handle: UInt8, to beacon: Beacon) throws(HostError) {
         guard instances[handle] != nil else { throw .unsupported("instance \(handle) is not ours") }
-        let data = try beacon.legacyPDUData()
+        let data = try beacon.scenarioSetData()
         try put(handle, data: data, txPower: nil, parameters: false)
         instances[handle] = data
     }

@@ -96,7 +96,8 @@ extension MgmtClient {
     /// - Parameter label: what the data is, for the steps and errors ("beacon 2").
     /// - Parameter duration: seconds the instance stays on the air in each of the kernel's turns
     ///   between instances (nil: the kernel's default).
-    func putInstance(_ instance: UInt8, data: [UInt8], label: String, options: AdvertisingOptions, separately: Bool,
+    func putInstance(_ instance: UInt8, data: [UInt8], scanResponse: [UInt8] = [], label: String,
+                     options: AdvertisingOptions, separately: Bool,
                      parameters: Bool = true, duration: UInt16? = nil, log: ((String) -> Void)?) throws(HostError) {
         var flags: MgmtAdvertisingFlags = options.connectable ? [.connectable] : []
         do {
@@ -115,12 +116,15 @@ extension MgmtClient {
                         context: "instance \(instance), interval \(options.intervalDescription)" + power)
                     if options.txPower != nil { log?("instance \(instance): the controller chose \(chosen.txPower) dBm") }
                 }
-                log?("instance \(instance): data for \(label): \(HexText.format(data))")
-                try send(try AddExtendedAdvertisingData(instance: instance, advertisingData: data),
+                log?("instance \(instance): data for \(label): \(HexText.format(data))"
+                     + (scanResponse.isEmpty ? "" : ", scan response \(HexText.format(scanResponse))"))
+                try send(try AddExtendedAdvertisingData(instance: instance, advertisingData: data, scanResponse: scanResponse),
                          context: "instance \(instance), \(data.count) bytes")
             } else {
-                log?("instance \(instance): \(label): \(HexText.format(data))")
-                try send(try AddAdvertising(instance: instance, flags: flags, duration: duration ?? 0, advertisingData: data),
+                log?("instance \(instance): \(label): \(HexText.format(data))"
+                     + (scanResponse.isEmpty ? "" : ", scan response \(HexText.format(scanResponse))"))
+                try send(try AddAdvertising(instance: instance, flags: flags, duration: duration ?? 0, advertisingData: data,
+                                            scanResponse: scanResponse),
                          context: "instance \(instance), \(data.count) bytes")
             }
         } catch let error as HostError {
