@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
+import AdvertisementCodec
 import ArgumentParser
 import BeaconHost
 import BeaconReports
@@ -31,6 +32,28 @@ struct DeviceOptions: ParsableArguments {
         let connection = try ControllerConnection.open(specification, bringUp: up, userChannel: userChannel)
         connection.controller.reportUnsolicited = Console.ignored
         return connection
+    }
+}
+
+extension DeviceOptions {
+    /// A scanner on `scanner` and, when --device was given, `beacon` advertised on --device
+    /// (`verify`, `calibrate`); a `virtual` one of them runs in a private namespace of its own.
+    func openWithScanner(_ scanner: DeviceSpecification, advertising beacon: Beacon, legacy: Bool,
+                         scanOptions: AdvertisementScanner.Options = .init()) throws(HostError) -> AdvertiseAndScan {
+        let emitting = device != nil
+        if scanner == .virtual || (emitting && specification == .virtual) {
+            try VirtualController.enterPrivateNamespace(arguments: CommandLine.arguments, progress: { Console.error($0) })
+        }
+        let emitter = emitting ? try open(progress: { Console.error($0) }) : nil
+        do {
+            return try AdvertiseAndScan(advertising: beacon, on: emitter, legacy: legacy, scanning: scanner,
+                                        scanOptions: scanOptions,
+                                        steps: { [verbose] in if verbose { Console.error($0) } },
+                                        warnings: { Console.error($0, priority: .warning) })
+        } catch {
+            emitter?.close()
+            throw error
+        }
     }
 }
 

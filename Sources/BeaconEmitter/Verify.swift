@@ -64,40 +64,10 @@ struct Verify: ParsableCommand {
     }
 
     private func verify(_ described: Beacon, expected: [UInt8]) throws(HostError) -> VerifyOutcome {
-        let scannerSpecification = scanner
-        let emitting = deviceOptions.device != nil
-        if scannerSpecification == .virtual || (emitting && deviceOptions.specification == .virtual) {
-            try VirtualController.enterPrivateNamespace(arguments: CommandLine.arguments, progress: { Console.error($0) })
-        }
-        var emitterConnection: ControllerConnection? = nil
-        if emitting { emitterConnection = try deviceOptions.open(progress: { Console.error($0) }) }
-        defer { emitterConnection?.close() }
-        let scannerController: HCIController
-        let scannerConnection: ControllerConnection?
-        if scannerSpecification == .virtual, let shared = emitterConnection, shared.virtualController != nil {
-            scannerController = try shared.openVirtualPeer()
-            scannerConnection = nil
-        } else {
-            let connection = try ControllerConnection.open(scannerSpecification)
-            scannerController = connection.controller
-            scannerConnection = connection
-        }
-        defer { scannerConnection?.close() ?? scannerController.transport.close() }
-        let scan = AdvertisementScanner(controller: scannerController)
-        scan.log = { Console.error($0, priority: .warning) }
-        defer { ScanSummary.skipped(scan.controller) }
-        try scan.start(ownsController: scannerSpecification.ownsController)
-        defer { scan.stop() }
-
-        var advertiser: Advertiser? = nil
-        if let emitterConnection {
-            let emitter = Emitter(controller: emitterConnection.controller, ownsController: emitterConnection.ownsController) {
-                if case let .step(text) = $0, deviceOptions.verbose { Console.error(text) }
-            }
-            advertiser = try emitter.start(options: AdvertisingOptions(beacons: [described],
-                                                                       mode: legacy ? .legacy : .automatic))
-        }
-        defer { try? advertiser?.stop() }
+        let rig = try deviceOptions.openWithScanner(scanner, advertising: described, legacy: legacy)
+        defer { rig.close() }
+        defer { ScanSummary.skipped(rig.scanner.controller) }
+        let scan = rig.scanner
         let enabled = ContinuousClock.now
         let deadline = enabled + .milliseconds(Int64(timeout * 1000))
         var closest: ScanReport? = nil

@@ -7,6 +7,7 @@
 @testable import AdvertisementCodec
 @testable import BeaconHost
 import Foundation
+import BeaconReports
 import BeaconTracking
 import Testing
 
@@ -122,6 +123,29 @@ extension Rig {
         #expect(scan.stdoutLines.contains { $0.contains(#""data":"06094C6F626279""#) && $0.contains(#""scanResponse":true"#) },
                 "\(scan.stdout) \(scan.stderr)")
         #expect(emitter.wait() == 0, "\(emitter.stderr)")
+    }
+
+    /// Calibrate end to end: the beacon advertised on one device and sampled at another; the
+    /// answer is the trimmed mean of the samples kept, inside their spread. Too short a run
+    /// and a beacon nobody sends are errors that say so.
+    @Test func calibrateMeasuresTheBeaconAtTheScanner() throws {
+        let result = try runBeaconEmit(["calibrate", "--device", device, "--scanner", device, "--duration", "2", "--json"]
+                                       + referenceArguments)
+        #expect(result.status == 0, "\(result.stderr)")
+        let reply = try #require(JSONValue(parsing: result.stdoutLines.first ?? ""), "\(result.stdout)")
+        let samples = try #require(reply["samples"]?.integer)
+        let power = try #require(reply["measuredPower"]?.integer)
+        #expect(samples >= Calibration.minimumSamples)
+        #expect(reply["kept"]?.integer == samples - 2 * (samples / 10))
+        #expect((reply["lowest"]?.integer ?? 0)...(reply["highest"]?.integer ?? 0) ~= power, "\(result.stdout)")
+        let short = try runBeaconEmit(["calibrate", "--device", device, "--scanner", device, "--duration", "0.2"]
+                                      + referenceArguments)
+        #expect(short.status == 1)
+        #expect(short.stderr.contains("a calibration needs at least 10 samples"), "\(short.stderr)")
+        let nobody = try runBeaconEmit(["calibrate", "--scanner", device, "--duration", "0.5", "--uuid",
+                                        "00000000-0000-0000-0000-000000000001", "--major", "1", "--minor", "1"])
+        #expect(nobody.status == 1)
+        #expect(nobody.stderr.contains("the beacon was not heard"), "\(nobody.stderr)")
     }
 
     @Test func threeBeaconsFromOneController() throws {

@@ -82,6 +82,10 @@ public final class ManagedAdvertiser {
         }
         if !features.acceptsIntervals {
             step("this kernel takes no interval with an instance: the kernel's default applies, not --interval")
+        } else if slots.scannable {
+            warn?("scannable advertising (a scan response) through the management API goes at the kernel's default "
+                  + "interval (1.28 s), not --interval: the kernel fixes a set's type when its interval is given, before "
+                  + "the scan response; use --access raw for both")
         }
         let count = beacons.count <= features.freeInstanceCount ? beacons.count : 1
         var plan = AdvertisingPlan(mode: .managed, handles: [], rotating: count < beacons.count,

@@ -100,6 +100,10 @@ extension MgmtClient {
                      options: AdvertisingOptions, separately: Bool,
                      parameters: Bool = true, duration: UInt16? = nil, log: ((String) -> Void)?) throws(HostError) {
         var flags: MgmtAdvertisingFlags = options.connectable ? [.connectable] : []
+        // The kernel sets up a set's type (scannable or not) when its parameters come (Add
+        // Extended Advertising Parameters), before any scan response: a scannable instance is
+        // added whole (Add Advertising), at the kernel's interval.
+        let separately = separately && scanResponse.isEmpty
         do {
             if separately {
                 if parameters {

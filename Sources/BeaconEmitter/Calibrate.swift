@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+import AdvertisementCodec
+import ArgumentParser
+import BeaconHost
+import BeaconReports
+import BeaconTracking
+import LinuxSystem
+
+/// `beacon-emit calibrate`: the measured power to advertise, from RSSI taken 1 m away.
+struct Calibrate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Measure the RSSI of a beacon 1 m from --scanner and print the measured power to advertise.",
+        discussion: """
+            Hold the scanner 1 m from the beacon. For --duration seconds every report of the \
+            beacon (its identifiers; any other advertising data by its bytes) gives an RSSI \
+            sample; the top and bottom 10 % are dropped, as the AltBeacon library and Apple's \
+            calibration do, and the mean of the rest, rounded, is the value for \
+            --measured-power. With --device, the beacon is advertised there meanwhile. At \
+            least 10 samples are needed: exit 1 with fewer, saying how many arrived.
+            """
+    )
+
+    @OptionGroup var deviceOptions: DeviceOptions
+    @OptionGroup(title: "Beacon") var beacon: BeaconOptions
+
+    @Option(help: ArgumentHelp("The scanning controller, 1 m from the beacon (same forms as --device).",
+                               valueName: "device"),
+            transform: Verify.scannerDevice)
+    var scanner: DeviceSpecification
+
+    @Option(help: ArgumentHelp("Seconds to collect samples.", valueName: "seconds"))
+    var duration: Double = 10
+
+    @Flag(help: "Use legacy advertising commands on --device.")
+    var legacy = false
+
+    @Flag(help: "Print the result as one JSON object.")
+    var json = false
+
+    func validate() throws {
+        if beacon.isEmpty { throw ValidationError("describe the beacon to calibrate: --uuid UUID --major N --minor N, ...") }
+        if !(duration > 0 && duration <= 3600) { throw ValidationError("--duration must be from 0 to 3600 seconds") }
+    }
+
+    func run() throws {
+        let described = try beacon.makeBeacon()
+        let interrupt = SignalWatcher.install()
+        let samples: [Int]
+        do {
+            let rig = try deviceOptions.openWithScanner(scanner, advertising: described, legacy: legacy,
+                                                        scanOptions: .init(controllerFiltersDuplicates: false))
+            defer { rig.close() }
+            if !json { Console.error("collecting RSSI samples for \(duration) s: hold the scanner 1 m from the beacon") }
+            samples = try rig.rssiSamples(of: described, for: .milliseconds(Int64(duration * 1000)), interrupt: interrupt)
+        } catch {
+            throw fail(error)
+        }
+        let calibration: Calibration
+        do {
+            calibration = try Calibration(samples: samples)
+        } catch {
+            Console.error("calibrate: \(error)")
+            throw ExitCode(1)
+        }
+        print(json ? Self.json(calibration) : Self.text(calibration))
+    }
+
+    static func text(_ calibration: Calibration) -> String {
+        let deviation = (calibration.standardDeviation * 10).rounded() / 10
+        return "measured power at 1 m: \(calibration.measuredPower) dBm (--measured-power \(calibration.measuredPower)); "
+            + "\(calibration.sampleCount) samples, \(calibration.keptCount) kept after dropping the top and bottom 10 %: "
+            + "\(calibration.lowest) to \(calibration.highest) dBm, standard deviation \(deviation) dB"
+    }
+
+    static func json(_ calibration: Calibration) -> String {
+        var object = JSONObject()
+        object.add("event", literal: "calibrated")
+        object.add("measuredPower", calibration.measuredPower)
+        object.add("mean", number: String((calibration.mean * 100).rounded() / 100))
+        object.add("samples", calibration.sampleCount)
+        object.add("kept", calibration.keptCount)
+        object.add("lowest", calibration.lowest)
+        object.add("highest", calibration.highest)
+        object.add("standardDeviation", number: String((calibration.standardDeviation * 100).rounded() / 100))
+        return object.line
+    }
+}

@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+/// The measured power at 1 m from RSSI samples taken with the scanner held 1 m from the
+/// beacon, as the common beacon libraries average RSSI (the AltBeacon library's running
+/// average, Apple's AirLocate calibration): sort, drop the top and bottom 10 %, take the mean
+/// of the rest, rounded to the nearest dBm (halves away from zero).
+public struct Calibration: Hashable, Sendable {
+    /// Fewer samples than this say too little (one outlier would move the answer).
+    public static let minimumSamples = 10
+
+    /// The value to advertise as measured power (iBeacon, AltBeacon) at 1 m.
+    public var measuredPower: Int
+    /// The trimmed mean before rounding.
+    public var mean: Double
+    /// Samples taken, and kept after the outliers went.
+    public var sampleCount: Int
+    public var keptCount: Int
+    /// The spread of the samples kept: standard deviation, lowest and highest.
+    public var standardDeviation: Double
+    public var lowest: Int
+    public var highest: Int
+
+    /// - Parameter samples: RSSI in dBm, in any order.
+    /// - Throws: `CalibrationError.neverHeard` with none, `.tooFewSamples` with fewer than
+    ///   `minimumSamples`.
+    public init(samples: [Int]) throws(CalibrationError) {
+        guard !samples.isEmpty else { throw .neverHeard }
+        guard samples.count >= Self.minimumSamples else { throw .tooFewSamples(samples.count) }
+        let sorted = samples.sorted()
+        let drop = sorted.count / 10
+        let kept = sorted[drop..<(sorted.count - drop)]
+        let mean = Double(kept.reduce(0, +)) / Double(kept.count)
+        let variance = kept.reduce(0.0) { $0 + (Double($1) - mean) * (Double($1) - mean) } / Double(kept.count)
+        self.mean = mean
+        measuredPower = Int(mean.rounded(.toNearestOrAwayFromZero))
+        sampleCount = samples.count
+        keptCount = kept.count
+        standardDeviation = variance.squareRoot()
+        lowest = kept.first ?? 0
+        highest = kept.last ?? 0
+    }
+}
+
+/// Why no calibration came out of the samples.
+public enum CalibrationError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The beacon was not heard at all.
+    case neverHeard
+    /// Heard, but too few times to say.
+    case tooFewSamples(Int)
+
+    public var description: String {
+        switch self {
+        case .neverHeard:
+            "the beacon was not heard: is it advertising, and the scanner 1 m from it?"
+        case let .tooFewSamples(count):
+            "the beacon was heard \(count) time\(count == 1 ? "" : "s"); a calibration needs at least "
+                + "\(Calibration.minimumSamples) samples: scan longer (--duration) or advertise faster (--interval)"
+        }
+    }
+}
