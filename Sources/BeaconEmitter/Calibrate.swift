@@ -5,6 +5,8 @@ import ArgumentParser
 import BeaconHost
 import BeaconReports
 import BeaconTracking
+import BeaconRig
+import Foundation
 import LinuxSystem
 
 /// `beacon-emit calibrate`: the measured power to advertise, from RSSI taken 1 m away.
@@ -35,6 +37,10 @@ struct Calibrate: ParsableCommand {
     @Flag(help: "Use legacy advertising commands on --device.")
     var legacy = false
 
+    @Option(help: ArgumentHelp("Put the value into the beacon's entry of this configuration file (its measured-power "
+                               + "key, changed or added; the rest of the file unchanged).", valueName: "file"))
+    var write: String?
+
     @Flag(help: "Print the result as one JSON object.")
     var json = false
 
@@ -45,6 +51,8 @@ struct Calibrate: ParsableCommand {
 
     func run() throws {
         let described = try beacon.makeBeacon()
+        // The file is checked before the samples are taken: a mistake there costs no waiting.
+        if let write { _ = try edited(write, power: -59, for: described) }
         let interrupt = SignalWatcher.install()
         let samples: [Int]
         do {
@@ -64,6 +72,34 @@ struct Calibrate: ParsableCommand {
             throw ExitCode(1)
         }
         print(json ? Self.json(calibration) : Self.text(calibration))
+        if let write {
+            let text = try edited(write, power: calibration.measuredPower, for: described)
+            do {
+                try text.write(toFile: write, atomically: true, encoding: .utf8)
+            } catch {
+                Console.error("calibrate: cannot write \(write): \(error.localizedDescription)")
+                throw ExitCode(74)
+            }
+            Console.error("wrote measured power \(calibration.measuredPower) dBm into \(write)")
+        }
+    }
+
+    /// The configuration file's text with `power` in the entry that describes `beacon`.
+    private func edited(_ path: String, power: Int, for beacon: Beacon) throws -> String {
+        if case .custom = beacon {
+            Console.error("--write: a measured power belongs to iBeacon, AltBeacon and Eddystone beacons")
+            throw ExitStatus.usage
+        }
+        let wanted = BeaconTracker.identity(of: BeaconSighting(beacon: beacon))
+        do throws(ScenarioError) {
+            return try ScenarioParser(file: path, makeBeacon: BeaconList.beacon(fromFields:))
+                .settingMeasuredPower(power, in: try ScenarioParser.readText(path)) {
+                    BeaconTracker.identity(of: BeaconSighting(beacon: $0)) == wanted
+                }
+        } catch {
+            Console.error("--write \(error.description)")
+            throw ExitStatus.usage
+        }
     }
 
     static func text(_ calibration: Calibration) -> String {

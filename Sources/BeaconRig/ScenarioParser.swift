@@ -54,7 +54,7 @@ public struct ScenarioParser {
     }
 
     /// A file's text, refused when larger than `maximumFileSize`.
-    static func readText(_ path: String) throws(ScenarioError) -> String {
+    public static func readText(_ path: String) throws(ScenarioError) -> String {
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw ScenarioError(file: path, place: nil, message: "cannot read the file")
         }
@@ -123,6 +123,77 @@ public struct ScenarioParser {
             beacons.append(try beacon(try beaconFields(entry, what), entry, what))
         }
         return beacons
+    }
+
+    /// The configuration file's text with `power` as the measured power of the first beacon
+    /// entry that `matches` (`calibrate --write`): its measured-power value replaced where it
+    /// stands, or the key added to the entry (in a flow map before its `}`, quoted as the
+    /// entry's keys are; in a block map on a line of its own under the entry's keys). The rest
+    /// of the text stays as it was, comments included.
+    /// - Throws: `ScenarioError` when the file does not read as a beacon list, or no entry matches.
+    public func settingMeasuredPower(_ power: Int, in text: String,
+                                     where matches: (Beacon) -> Bool) throws(ScenarioError) -> String {
+        let root = try document(text, empty: "the file is empty: expected 'beacons:', a list of beacons")
+        let top = try mapping(root, "the configuration", keys: ["beacons"])
+        guard let list = top["beacons"], case let .sequence(entries) = list else {
+            throw fail(root, "expected 'beacons': a list of beacons")
+        }
+        for (index, entry) in entries.enumerated() {
+            let what = "beacon \(index + 1)"
+            guard matches(try beacon(try beaconFields(entry, what), entry, what)), case let .mapping(map) = entry else { continue }
+            let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+            func offset(_ node: Node) -> String.Index? {
+                guard let mark = node.mark, mark.line >= 1, mark.line <= lines.count else { return nil }
+                let line = lines[mark.line - 1]
+                return line.index(line.startIndex, offsetBy: mark.column - 1, limitedBy: line.endIndex)
+            }
+            if let (_, value) = map.first(where: { key, _ in Self.plain(key.string ?? "") == "measuredpower" }),
+               let start = offset(value), case let .scalar(scalar) = value {
+                // A plain number (one written as a string was refused above, by beaconFields).
+                let end = text.index(start, offsetBy: scalar.string.count)
+                return text.replacingCharacters(in: start..<end, with: String(power))
+            }
+            guard let start = offset(entry), let firstKey = map.keys.first, let keyStart = offset(firstKey) else {
+                throw fail(entry, "\(what): cannot tell where to write its measured power")
+            }
+            if text[start] == "{" {
+                let quoted = text[keyStart] == "\""
+                guard let close = Self.closingBrace(of: start, in: text) else {
+                    throw fail(entry, "\(what): cannot tell where its map ends")
+                }
+                let key = quoted ? "\"measuredPower\"" : "measured-power"
+                return text.replacingCharacters(in: close..<close, with: ", \(key): \(power)")
+            }
+            // A block map: after the line of its last value, at its keys' indentation.
+            let lastLine = map.values.compactMap { $0.mark?.line }.max() ?? (firstKey.mark?.line ?? 1)
+            let indentation = String(repeating: " ", count: (firstKey.mark?.column ?? 1) - 1)
+            var edited = lines.map(String.init)
+            edited.insert(indentation + "measured-power: \(power)", at: min(lastLine, edited.count))
+            return edited.joined(separator: "\n")
+        }
+        throw fail(list, "no entry describes this beacon: add it to the file, or run calibrate with the beacon the file lists")
+    }
+
+    /// The `}` that closes the flow map opening at `start`, past nested maps, lists and quoted text.
+    private static func closingBrace(of start: String.Index, in text: String) -> String.Index? {
+        var depth = 0
+        var quote: Character?
+        var index = start
+        while index < text.endIndex {
+            let character = text[index]
+            if let open = quote {
+                if character == "\\" && open == "\"" { index = text.index(after: index) } else if character == open { quote = nil }
+            } else if character == "\"" || character == "'" {
+                quote = character
+            } else if character == "{" || character == "[" {
+                depth += 1
+            } else if character == "}" || character == "]" {
+                depth -= 1
+                if depth == 0 { return index }
+            }
+            if index < text.endIndex { index = text.index(after: index) }
+        }
+        return nil
     }
 
     /// Parses and checks a scenario.

@@ -138,6 +138,19 @@ extension Rig {
         #expect(samples >= Calibration.minimumSamples)
         #expect(reply["kept"]?.integer == samples - 2 * (samples / 10))
         #expect((reply["lowest"]?.integer ?? 0)...(reply["highest"]?.integer ?? 0) ~= power, "\(result.stdout)")
+        // In text, and written into a configuration file's entry for the beacon.
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("calibrate-\(UUID().uuidString).yaml").path
+        try "beacons:\n  - {uuid: 39ED98FF2900441A802F9C398FC199D2, major: 101, minor: 2}\n"
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let text = try runBeaconEmit(["calibrate", "--device", device, "--scanner", device, "--duration", "1.5",
+                                      "--write", path] + referenceArguments)
+        #expect(text.status == 0, "\(text.stderr)")
+        let line = try #require(text.stdoutLines.first)
+        #expect(line.wholeMatch(of: /measured power at 1 m: (-?\d+) dBm \(--measured-power \1\); \d+ samples, \d+ kept after dropping the top and bottom 10 %: -?\d+ to -?\d+ dBm, standard deviation [\d.]+ dB/) != nil, "\(line)")
+        let written = try String(contentsOfFile: path, encoding: .utf8)
+        let value = try #require(line.firstMatch(of: /at 1 m: (-?\d+) dBm/)?.1)
+        #expect(written == "beacons:\n  - {uuid: 39ED98FF2900441A802F9C398FC199D2, major: 101, minor: 2, measured-power: \(value)}\n")
         let short = try runBeaconEmit(["calibrate", "--device", device, "--scanner", device, "--duration", "0.2"]
                                       + referenceArguments)
         #expect(short.status == 1)
