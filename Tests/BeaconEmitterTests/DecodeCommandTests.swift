@@ -205,6 +205,27 @@ import Testing
         #expect(keys.status == 69, "parsed, then no controller: \(keys.stderr)")
     }
 
+    /// A scenario takes the same keys, an update step too, each checked at its place.
+    @Test func scenariosTakeTheKeys() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("keys-\(UUID().uuidString).yaml").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try """
+            beacons:
+              sensor: {name: MySensor, manufacturer-data: "0x0059:0102", service-uuid: 180F FEAA}
+            steps:
+              - advertise: sensor
+              - wait: 1
+              - update: {beacon: sensor, name: Other}
+            """.write(toFile: path, atomically: true, encoding: .utf8)
+        let valid = try runBeaconEmit(["run", path, "--check"])
+        #expect(valid.status == 0, "\(valid.stderr)")
+        try "beacons:\n  sensor: {name: MySensor, manufacturer-data: \"0x10000:01\"}\nsteps:\n  - advertise: sensor\n"
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        let wrong = try runBeaconEmit(["run", path, "--check"])
+        #expect(wrong.status == 65)
+        #expect(wrong.stderr.contains("\(path):2:"), "\(wrong.stderr)")
+    }
+
     @Test(arguments: [
         (["--ad", "0201060303AA"], "--ad 0201060303AA: advertising data: byte 5: truncated"),
         (["--ad", "0201", "--name", "x"], "--ad is the whole advertising data"),

@@ -87,6 +87,8 @@ extension Rig {
         let payloads: [([String], String)] = [
             (["--name", "MySensor", "--manufacturer-data", "0x0059:01020304"], "02010607FF59000102030409094D7953656E736F72"),
             (["--ad", "0303AAFE04160F1864"], "0303AAFE04160F1864"),
+            (["--flags", "04", "--service-uuid", "180F", "--service-data", "180F:64", "--manufacturer-data", "0x0059:0102",
+              "--name", "Hi"], "020104" + "03030F18" + "04160F1864" + "05FF59000102" + "03094869"),
         ]
         for (arguments, hex) in payloads {
             let expected = try HexText.parse(hex)
@@ -119,6 +121,14 @@ extension Rig {
         let passively = try passive.collect(timeout: .milliseconds(500)) { _ in false }
         #expect(passively.contains { $0.data == referenceAdvertisingData }, "\(passively.map { HexText.format($0.data) })")
         #expect(!passively.contains { $0.isScanResponse || $0.data == response })
+        // An explicit --scan-response with whole advertising data: the same, its bytes exactly.
+        let explicit = try TestScanner(port: port, active: true)
+        let custom = try BackgroundProcess.beaconEmit(["-i", device, "--duration", "2", "--ad", "020106",
+                                                      "--scan-response", "0409414243"] + mode)
+        let answered = try explicit.collect(timeout: .seconds(2)) { $0.contains { $0.isScanResponse && $0.data == [0x04, 0x09, 0x41, 0x42, 0x43] } }
+        #expect(answered.contains { $0.isScanResponse && $0.data == [0x04, 0x09, 0x41, 0x42, 0x43] },
+                "\(answered.map { HexText.format($0.data) })")
+        #expect(custom.wait() == 0, "\(custom.stderr)")
         let scan = try runBeaconEmit(["scan", "-i", device, "--active", "--json", "--duplicates", "--duration", "1"])
         #expect(scan.stdoutLines.contains { $0.contains(#""data":"06094C6F626279""#) && $0.contains(#""scanResponse":true"#) },
                 "\(scan.stdout) \(scan.stderr)")
