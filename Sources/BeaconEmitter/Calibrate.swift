@@ -26,16 +26,10 @@ struct Calibrate: ParsableCommand {
     @OptionGroup var deviceOptions: DeviceOptions
     @OptionGroup(title: "Beacon") var beacon: BeaconOptions
 
-    @Option(help: ArgumentHelp("The scanning controller, 1 m from the beacon (same forms as --device).",
-                               valueName: "device"),
-            transform: Verify.scannerDevice)
-    var scanner: DeviceSpecification
+    @OptionGroup var scanning: ScannerOptions
 
     @Option(help: ArgumentHelp("Seconds to collect samples.", valueName: "seconds"))
     var duration: Double = 10
-
-    @Flag(help: "Use legacy advertising commands on --device.")
-    var legacy = false
 
     @Option(help: ArgumentHelp("Put the value into the beacon's entry of this configuration file (its measured-power "
                                + "key, changed or added; the rest of the file unchanged).", valueName: "file"))
@@ -56,7 +50,7 @@ struct Calibrate: ParsableCommand {
         let interrupt = SignalWatcher.install()
         let samples: [Int]
         do {
-            let rig = try deviceOptions.openWithScanner(scanner, advertising: described, legacy: legacy,
+            let rig = try deviceOptions.openWithScanner(scanning.scanner, advertising: described, legacy: scanning.legacy,
                                                         scanOptions: .init(controllerFiltersDuplicates: false))
             defer { rig.close() }
             if !json { Console.error("collecting RSSI samples for \(duration) s: hold the scanner 1 m from the beacon") }

@@ -22,28 +22,13 @@ struct Verify: ParsableCommand {
     @OptionGroup var deviceOptions: DeviceOptions
     @OptionGroup(title: "Beacon") var beacon: BeaconOptions
 
-    @Option(help: ArgumentHelp("The scanning controller (same forms as --device).", valueName: "device"),
-            transform: Verify.scannerDevice)
-    var scanner: DeviceSpecification
+    @OptionGroup var scanning: ScannerOptions
 
     @Option(help: ArgumentHelp("Seconds to wait for the advertisement.", valueName: "seconds"))
     var timeout: Double = 10
 
-    @Flag(help: "Use legacy advertising commands on --device.")
-    var legacy = false
-
     @Flag(help: "Print the result as one JSON object.")
     var json = false
-
-    /// `--scanner`, parsed at parse time, the message naming the option.
-    static func scannerDevice(_ text: String) throws -> DeviceSpecification {
-        do {
-            return try DeviceSpecification(parsing: text)
-        } catch {
-            guard case let .invalidDevice(_, reason) = error else { throw ValidationError(error.description) }
-            throw ValidationError("--scanner \(text): \(reason)")
-        }
-    }
 
     func validate() throws {
         if beacon.isEmpty { throw ValidationError("describe the beacon to verify: --uuid UUID --major N --minor N, ...") }
@@ -64,7 +49,7 @@ struct Verify: ParsableCommand {
     }
 
     private func verify(_ described: Beacon, expected: [UInt8]) throws(HostError) -> VerifyOutcome {
-        let rig = try deviceOptions.openWithScanner(scanner, advertising: described, legacy: legacy)
+        let rig = try deviceOptions.openWithScanner(scanning.scanner, advertising: described, legacy: scanning.legacy)
         defer { rig.close() }
         defer { ScanSummary.skipped(rig.scanner.controller) }
         let scan = rig.scanner
@@ -88,6 +73,26 @@ struct Verify: ParsableCommand {
     /// Bytes equal at the same position: how close a mismatch came.
     static func similarity(_ data: [UInt8], _ expected: [UInt8]) -> Int {
         zip(data, expected).filter { $0 == $1 }.count - abs(data.count - expected.count)
+    }
+}
+
+/// `--scanner` and `--legacy`: the second device, and how the first advertises (`verify`, `calibrate`).
+struct ScannerOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("The scanning controller (same forms as --device).", valueName: "device"),
+            transform: ScannerOptions.device)
+    var scanner: DeviceSpecification
+
+    @Flag(help: "Use legacy advertising commands on --device.")
+    var legacy = false
+
+    /// `--scanner`, parsed at parse time, the message naming the option.
+    static func device(_ text: String) throws -> DeviceSpecification {
+        do {
+            return try DeviceSpecification(parsing: text)
+        } catch {
+            guard case let .invalidDevice(_, reason) = error else { throw ValidationError(error.description) }
+            throw ValidationError("--scanner \(text): \(reason)")
+        }
     }
 }
 

@@ -56,13 +56,19 @@ extension Beacon {
 extension HCIController {
     /// LE Set Advertising Data with `data` (at most 31 bytes).
     func setLegacyAdvertisingData(_ data: [UInt8]) throws(HostError) {
+        try send { () throws(CodecError) in try LESetAdvertisingData(data: data) }
+    }
+
+    /// Sends the command `build` makes; one it refuses to make (more data than it holds) is
+    /// `.unsupported` with the codec's reason.
+    private func send<C: HCICommand>(_ build: () throws(CodecError) -> C) throws(HostError) {
+        let command: C
         do {
-            try send(try LESetAdvertisingData(data: data))
-        } catch let error as HostError {
-            throw error
+            command = try build()
         } catch {
             throw .unsupported("\(error)")
         }
+        try send(command)
     }
 
     /// LE Set Extended Advertising Data with `data` for set `handle`, in as many fragments as it takes.
@@ -72,13 +78,7 @@ extension HCIController {
 
     /// LE Set Scan Response Data with `data` (at most 31 bytes).
     func setLegacyScanResponseData(_ data: [UInt8]) throws(HostError) {
-        do {
-            try send(try LESetScanResponseData(data: data))
-        } catch let error as HostError {
-            throw error
-        } catch {
-            throw .unsupported("\(error)")
-        }
+        try send { () throws(CodecError) in try LESetScanResponseData(data: data) }
     }
 
     /// LE Set Extended Scan Response Data with `data` for set `handle`.
