@@ -176,6 +176,10 @@ struct Advertise: ParsableCommand {
             rotationPeriod: .milliseconds(Int64(rotation)))
         let printer = EmitterPrinter(json: json, verbose: deviceOptions.verbose, options: options)
         printer.service = ServiceNotifier()
+        for (index, beacon) in beacons.enumerated() where beacon.advertisingData.bytes.count > AdvertisingData.legacyMaximumLength {
+            printer.handle(.warning("beacon \(index + 1): \(beacon.advertisingData.bytes.count) bytes go in extended "
+                                    + "advertising PDUs: phones and apps that scan for legacy advertising will not see it"))
+        }
         do {
             // Bound before advertising starts: a client that waits for "advertising on" finds it.
             let server = try openControl(printer: printer)

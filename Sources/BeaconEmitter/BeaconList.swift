@@ -57,6 +57,7 @@ enum BeaconList {
             return fields
         case let .custom(custom):
             var fields = ["ad": HexText.format(custom.data.bytes)]
+            if custom.data.bytes.count > AdvertisingData.legacyMaximumLength { fields["extended-pdu"] = "true" }
             if let response = custom.scanResponse { fields["scan-response"] = HexText.format(response.bytes) }
             return fields
         case .eddystone(.other), .eddystone(.encryptedTLM):
@@ -89,6 +90,11 @@ enum BeaconList {
                 arguments.append("--\(format.flagName)")
             case "url":
                 arguments += ["--eddystone-url", value]
+            case "extended-pdu":
+                guard ["true", "yes", "1", "false", "no", "0"].contains(value.lowercased()) else {
+                    throw ValidationError("\(prefix)extended-pdu must be true or false, got '\(value)'")
+                }
+                if ["true", "yes", "1"].contains(value.lowercased()) { arguments.append("--extended-pdu") }
             case "service-uuid":
                 // Several in one value (a configuration file's key holds one): space-separated.
                 for uuid in value.split(separator: " ") { arguments += ["--service-uuid", String(uuid)] }
@@ -109,7 +115,7 @@ enum BeaconList {
     /// The keys a beacon's description takes (the beacon options' names; `type` picks the format).
     static let fieldKeys = ["type", "format", "uuid", "major", "minor", "measured-power", "company-id", "namespace",
                             "instance", "url", "battery", "temperature", "pdu-count", "uptime", "ad", "scan-response", "name",
-                            "manufacturer-data", "service-data", "service-uuid", "flags"]
+                            "manufacturer-data", "service-data", "service-uuid", "flags", "extended-pdu"]
 
     /// `measuredPower` -> `measured-power`.
     private static func kebab(_ key: String) -> String {

@@ -108,6 +108,15 @@ struct BeaconOptions: ParsableArguments {
                                + "none for no Flags structure.", valueName: "hex|none"))
     var flags: String?
 
+    @Flag(help: ArgumentHelp("Allow advertising data over 31 bytes (to 251), sent in extended advertising PDUs: "
+                             + "phones and apps that scan for legacy advertising do not see it."))
+    var extendedPdu = false
+
+    /// The most advertising data the options allow: 31 bytes, or 251 with --extended-pdu.
+    private var maximumLength: Int {
+        extendedPdu ? AdvertisingData.extendedPDUMaximumLength : AdvertisingData.legacyMaximumLength
+    }
+
     /// Whether no beacon option was given at all (another source may describe the beacons).
     var isEmpty: Bool {
         format == nil && eddystoneURL == nil && uuid == nil && major == nil && minor == nil && measuredPower == nil
@@ -135,13 +144,13 @@ struct BeaconOptions: ParsableArguments {
     /// building blocks alone or around a beacon format (`AdvertisingDataBuilder`).
     /// - Throws: `ValidationError` naming the option and what is wrong.
     func makeBeacon() throws -> Beacon {
-        let response = try scanResponse.map { try advertisingData($0, "--scan-response") }
+        let response = try scanResponse.map { try advertisingData($0, "--scan-response", maximumLength: 31) }
         if let ad {
             if describesFormat || hasBuildingBlocks {
                 throw ValidationError("--ad is the whole advertising data: it goes with no other beacon option "
                                       + "(but --scan-response)")
             }
-            let data = try advertisingData(ad, "--ad")
+            let data = try advertisingData(ad, "--ad", maximumLength: maximumLength)
             guard !data.structures.isEmpty else { throw ValidationError("--ad holds no AD structure") }
             return .custom(CustomAdvertisement(data: data, scanResponse: response))
         }
@@ -174,18 +183,19 @@ struct BeaconOptions: ParsableArguments {
                 builder.manufacturerData.append(ManufacturerData(company: try parseCompanyID(key, option: "--manufacturer-data"),
                                                                  data: bytes))
             }
-            return .custom(try builder.buildAdvertisement())
+            return .custom(try builder.buildAdvertisement(maximumLength: maximumLength))
         } catch let error as CodecError {
             throw ValidationError("the advertising data does not fit: \(error.reasonDescription) "
-                                  + "(legacy advertising carries at most 31 bytes)")
+                                  + (extendedPdu ? "(extended PDUs here carry at most 251 bytes)"
+                                     : "(legacy advertising carries at most 31 bytes; --extended-pdu allows more)"))
         }
     }
 
-    /// Advertising data given as hex, checked as AD structures within the legacy 31 bytes.
-    private func advertisingData(_ hex: String, _ option: String) throws -> AdvertisingData {
+    /// Advertising data given as hex, checked as AD structures within `maximumLength` bytes.
+    private func advertisingData(_ hex: String, _ option: String, maximumLength: Int) throws -> AdvertisingData {
         do {
             let data = try AdvertisingData(parsing: try HexText.parse(hex))
-            try data.validate()
+            try data.validate(maximumLength: maximumLength)
             return data
         } catch {
             throw ValidationError("\(option) \(hex): \(error)")

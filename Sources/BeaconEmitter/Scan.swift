@@ -35,6 +35,10 @@ struct Scan: ParsableCommand {
     @Flag(help: "Use legacy scanning commands on a kernel adapter that has extended ones.")
     var legacy = false
 
+    @Flag(help: ArgumentHelp("On an H4 controller (tcp:, serial:), scan with the extended commands where it has them, "
+                             + "to hear extended advertising PDUs too (kernel adapters are scanned so by default)."))
+    var extended = false
+
     @Flag(help: "Print every report, not only the first of each distinct advertisement.")
     var duplicates = false
 
@@ -52,6 +56,7 @@ struct Scan: ParsableCommand {
     var json = false
 
     func validate() throws {
+        if legacy && extended { throw ValidationError("--legacy and --extended exclude each other") }
         for (name, value) in [("--scan-interval", scanInterval), ("--scan-window", scanWindow)] {
             guard AdvertisingOptions.units(milliseconds: value).map({ $0 >= 4 && $0 <= 0x4000 }) == true else {
                 throw ValidationError("\(name) must be from 2.5 to 10240 ms, got \(value)")
@@ -100,7 +105,8 @@ struct Scan: ParsableCommand {
         defer { ScanSummary.skipped(scanner.controller) }
         try scanner.start(options: .init(active: active,
                                          intervalUnits: UInt16(AdvertisingOptions.units(milliseconds: scanInterval) ?? 16),
-                                         windowUnits: UInt16(AdvertisingOptions.units(milliseconds: scanWindow) ?? 16)),
+                                         windowUnits: UInt16(AdvertisingOptions.units(milliseconds: scanWindow) ?? 16),
+                                         extended: extended),
                           ownsController: connection.ownsController, legacy: legacy)
         defer { scanner.stop() }
         try scanner.feed(duration: duration, interrupt: interrupt, handle: handle, tick: tick)

@@ -187,6 +187,8 @@ import Testing
         #expect(services.stdoutLines == ["03030F18" + "04160F1864"], "\(services.stderr)")
         let whole = try runBeaconEmit(["encode", "--ad", "0201060303AAFE"])
         #expect(whole.stdoutLines == ["0201060303AAFE"])
+        let long = try runBeaconEmit(["encode", "--extended-pdu", "--manufacturer-data", "0x0059:" + String(repeating: "11", count: 40)])
+        #expect(long.stdoutLines == ["0201062BFF5900" + String(repeating: "11", count: 40)], "\(long.stderr)")
         // With a beacon format: its structures, then the blocks.
         let beacon = try runBeaconEmit(["encode", "--eddystone-url", "https://a.io", "--flags", "04", "--name", "X"])
         #expect(beacon.stdoutLines.first?.hasPrefix("020104" + "0303AAFE") == true, "\(beacon.stdout)")
@@ -236,6 +238,9 @@ import Testing
         (["--manufacturer-data", "0x004C:" + String(repeating: "00", count: 25)], "at most 31 bytes, found 32 bytes"),
         (["--ad", "020106", "--scan-response", "0609414243"], "--scan-response 0609414243: advertising data: byte 2: truncated"),
         (["--scan-response", "20FF" + String(repeating: "00", count: 31)], "at most 31 bytes, found 33 bytes"),
+        (["--manufacturer-data", "0x0059:" + String(repeating: "00", count: 30)], "--extended-pdu allows more"),
+        (["--extended-pdu", "--manufacturer-data", "0x0059:" + String(repeating: "00", count: 250)],
+         "at most 251 bytes, found 257 bytes"),
     ])
     func refusalsAreUsageErrors(arguments: [String], message: String) throws {
         let result = try runBeaconEmit(["encode"] + arguments)

@@ -43,10 +43,10 @@ enum Rig {}
 final class TestScanner {
     let scanner: AdvertisementScanner
 
-    init(port: UInt16, active: Bool = false) throws {
+    init(port: UInt16, active: Bool = false, extended: Bool = false) throws {
         scanner = AdvertisementScanner(controller: HCIController(transport: try StreamTransports.connectTCP(host: "127.0.0.1",
                                                                                                         port: port)))
-        try scanner.start(options: .init(active: active))
+        try scanner.start(options: .init(active: active, extended: extended))
     }
 
     /// Reports received until `stop` returns true or `timeout` passes.
@@ -169,6 +169,34 @@ extension Rig {
                                         "00000000-0000-0000-0000-000000000001", "--major", "1", "--minor", "1"])
         #expect(nobody.status == 1)
         #expect(nobody.stderr.contains("the beacon was not heard"), "\(nobody.stderr)")
+    }
+
+    /// Data over 31 bytes with --extended-pdu: extended PDUs (properties 0x0000), heard byte
+    /// for byte by an extended scanner, with a warning that legacy scanners will not see it.
+    @Test func extendedPDUsCarryMoreThan31Bytes() throws {
+        let payload = String(repeating: "11", count: 40)
+        let expected = try HexText.parse("0201062BFF5900" + payload)
+        let scanner = try TestScanner(port: port, extended: true)
+        let legacyScanner = try TestScanner(port: port)
+        let emitter = try BackgroundProcess.beaconEmit(["-i", device, "--duration", "2", "--manufacturer-data",
+                                                       "0x0059:" + payload, "--extended-pdu", "-v"])
+        let reports = try scanner.collect(timeout: .seconds(3)) { $0.contains { $0.data == expected } }
+        #expect(reports.contains { $0.data == expected }, "saw \(reports.map { HexText.format($0.data) })")
+        #expect(emitter.wait() == 0, "\(emitter.stderr)")
+        #expect(emitter.stderr.contains("47 bytes go in extended advertising PDUs"), "\(emitter.stderr)")
+        #expect(emitter.stderr.contains("properties 0x0000 (extended PDU)"), "\(emitter.stderr)")
+        let legacyHeard = try legacyScanner.collect(timeout: .milliseconds(300)) { _ in false }
+        #expect(!legacyHeard.contains { $0.data == expected }, "a legacy scan cannot hear extended PDUs")
+        // scan --extended on an H4 controller hears them too.
+        let again = try BackgroundProcess.beaconEmit(["-i", device, "--duration", "2", "--manufacturer-data",
+                                                     "0x0059:" + payload, "--extended-pdu"])
+        let scan = try runBeaconEmit(["scan", "-i", device, "--extended", "--json", "--duration", "1.5"])
+        #expect(scan.stdoutLines.contains { $0.contains(#""data":"\#(HexText.format(expected))""#) }, "\(scan.stdout)")
+        #expect(again.wait() == 0, "\(again.stderr)")
+        let legacy = try runBeaconEmit(["-i", device, "--duration", "1", "--legacy", "--manufacturer-data",
+                                        "0x0059:" + payload, "--extended-pdu"])
+        #expect(legacy.status == 69)
+        #expect(legacy.stderr.contains("which --legacy turned off"), "\(legacy.stderr)")
     }
 
     @Test func threeBeaconsFromOneController() throws {

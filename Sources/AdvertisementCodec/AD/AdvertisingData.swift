@@ -13,6 +13,9 @@ public struct AdvertisingData: Hashable, Sendable {
     public static let legacyMaximumLength = 31
     /// Extended advertising carries at most 1650 bytes (Core Vol 4 Part E 7.8.54).
     public static let extendedMaximumLength = 1650
+    /// What this host sends in extended advertising PDUs (`--extended-pdu`): one HCI fragment,
+    /// and what the kernel's management API takes.
+    public static let extendedPDUMaximumLength = 251
 
     public var structures: [ADStructure]
 

@@ -77,7 +77,11 @@ public final class Advertiser {
                                + (options.mode == .legacy ? "--legacy turned off" : "this controller lacks"))
         }
         if !extended { try options.checkLegacyInterval() }
-        for (index, beacon) in beacons.enumerated() { _ = try beacon.legacyPDUData(label: "beacon \(index + 1)") }
+        if slots.extendedPDUs && !extended {
+            throw .unsupported("data over 31 bytes goes in extended advertising PDUs, which "
+                               + (options.mode == .legacy ? "--legacy turned off" : "this controller lacks"))
+        }
+        try slots.checkBeacons()
         let address: BluetoothAddress?
         switch options.address {
         case .publicAddress: address = nil
@@ -146,7 +150,8 @@ public final class Advertiser {
         }
         for (position, handle) in plan.handles.enumerated() {
             let parameters = LESetExtendedAdvertisingParameters(
-                handle: handle, eventProperties: options.connectable ? .legacyConnectable
+                handle: handle, eventProperties: slots.extendedPDUs ? (options.connectable ? [.connectable] : [])
+                    : options.connectable ? .legacyConnectable
                     : slots.scannable ? [.legacyPDU, .scannable] : .legacyNonConnectable,
                 primaryIntervalMin: options.intervalUnits, primaryIntervalMax: options.intervalUnits,
                 ownAddressType: plan.addressIsRandom ? .randomDevice : .publicDevice,
@@ -154,7 +159,8 @@ public final class Advertiser {
                 sid: UInt8((beaconOffset + position) & 0x0F))
             let properties = "0x" + HexText.format([UInt8(parameters.eventProperties.rawValue >> 8),
                                                     UInt8(parameters.eventProperties.rawValue & 0xFF)])
-            step("set \(handle): parameters: properties \(properties) (legacy PDU), interval \(options.intervalDescription)"
+            step("set \(handle): parameters: properties \(properties) (\(slots.extendedPDUs ? "extended" : "legacy") PDU), "
+                 + "interval \(options.intervalDescription)"
                  + (options.txPower.map { ", TX power \($0) dBm" } ?? ""))
             let selected = try controller.send(parameters, context: "interval \(options.intervalDescription)"
                                                + (options.txPower.map { ", TX power \($0) dBm" } ?? ""))

@@ -32,15 +32,21 @@ extension ManagedSetAdvertiser {
 
 extension Beacon {
     /// Its advertising data, refused (naming `label`, "beacon 2", when given) when it is longer
-    /// than the 31 bytes a legacy PDU carries.
-    func legacyPDUData(label: String? = nil) throws(HostError) -> [UInt8] {
+    /// than the 31 bytes a legacy PDU carries, or with `extendedPDUs` the 251 this host sends
+    /// in extended PDUs.
+    func pduData(label: String? = nil, extendedPDUs: Bool = false) throws(HostError) -> [UInt8] {
         let data = advertisingData.bytes
-        guard data.count <= AdvertisingData.legacyMaximumLength else {
-            throw .unsupported((label.map { "\($0): " } ?? "")
-                               + "\(data.count) bytes of advertising data exceed the 31 a legacy PDU holds")
+        let most = extendedPDUs ? AdvertisingData.extendedPDUMaximumLength : AdvertisingData.legacyMaximumLength
+        guard data.count <= most else {
+            throw .unsupported((label.map { "\($0): " } ?? "") + "\(data.count) bytes of advertising data exceed the \(most) "
+                               + (extendedPDUs ? "sent in extended PDUs" : "a legacy PDU holds (advertising that started "
+                                  + "with legacy PDUs keeps them)"))
         }
         return data
     }
+
+    /// Whether its data needs extended advertising PDUs (more than 31 bytes).
+    var needsExtendedPDU: Bool { advertisingData.bytes.count > AdvertisingData.legacyMaximumLength }
 
     /// Its advertising data for a set of a scenario's own (`run`), where scan responses are not
     /// sent yet: a beacon with one is refused, saying so.
@@ -49,7 +55,7 @@ extension Beacon {
             throw .unsupported("a scan response (--scan-response, or a name that does not fit) goes with advertise; "
                                + "scenarios do not send scan responses yet")
         }
-        return try legacyPDUData()
+        return try pduData()
     }
 }
 

@@ -39,9 +39,24 @@ final class BeaconSlots {
     /// then sets its scan response (empty for none) with its data.
     let scannable: Bool
 
+    /// Whether the advertising goes in extended PDUs (a beacon's data is longer than 31 bytes).
+    let extendedPDUs: Bool
+
     init(beacons: [Beacon]) {
         self.beacons = beacons
         scannable = beacons.contains { $0.scanResponseData != nil }
+        extendedPDUs = beacons.contains(where: \.needsExtendedPDU)
+    }
+
+    /// Checks what the beacons ask of the advertising before anything is sent: data within what
+    /// the PDUs hold, and no scan response with extended PDUs (their scannable form carries no
+    /// advertising data).
+    func checkBeacons() throws(HostError) {
+        if extendedPDUs && scannable {
+            throw .unsupported("a scan response goes with legacy PDUs, and this data needs extended ones (over 31 bytes): "
+                               + "advertise them apart")
+        }
+        for (index, beacon) in beacons.enumerated() { _ = try beacon.pduData(label: "beacon \(index + 1)", extendedPDUs: extendedPDUs) }
     }
 
     /// The scan response that goes with `beacon`'s data: nil where the advertising is not scannable.
@@ -72,7 +87,7 @@ final class BeaconSlots {
     /// - Throws: `HostError` when the backend refuses, or for data a legacy PDU cannot hold.
     func update(_ index: Int, to beacon: Beacon, on backend: some SlotBackend) throws(HostError) {
         guard let plan, beacons.indices.contains(index) else { throw .unsupported("no beacon \(index + 1)") }
-        let data = try beacon.legacyPDUData()
+        let data = try beacon.pduData(extendedPDUs: extendedPDUs)
         try checkScannable(beacon)
         beacons[index] = beacon
         guard !plan.rotating || index == rotationIndex else { return }
@@ -83,7 +98,7 @@ final class BeaconSlots {
     /// restore puts back). Not while beacons take turns (the slot is theirs).
     func show(_ index: Int, _ frame: Beacon, on backend: some SlotBackend) throws(HostError) {
         guard let plan, !plan.rotating, backend.canShowFrames, beacons.indices.contains(index) else { return }
-        try backend.setData(try frame.legacyPDUData(), scanResponse: nil, onSlotOf: index, plan: plan)
+        try backend.setData(try frame.pduData(extendedPDUs: extendedPDUs), scanResponse: nil, onSlotOf: index, plan: plan)
     }
 
     /// With more beacons than slots, puts the next beacon on the air.
@@ -100,7 +115,7 @@ final class BeaconSlots {
     /// - Returns: the beacon's index.
     func add(_ beacon: Beacon, on backend: some SlotBackend) throws(HostError) -> Int {
         guard var plan else { throw .unsupported("not advertising") }
-        _ = try beacon.legacyPDUData()
+        _ = try beacon.pduData(extendedPDUs: extendedPDUs)
         try checkScannable(beacon)
         beacons.append(beacon)
         if !plan.rotating, let slot = try backend.addSlot(forBeacon: beacons.count - 1, plan: plan) {

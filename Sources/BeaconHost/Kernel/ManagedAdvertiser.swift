@@ -72,10 +72,20 @@ public final class ManagedAdvertiser {
             throw .unsupported("--\(options.mode.rawValue) chooses HCI commands, which only --access raw or user-channel "
                                + "sends: through the management API the kernel chooses them")
         }
-        for (index, beacon) in beacons.enumerated() { _ = try beacon.legacyPDUData(label: "beacon \(index + 1)") }
+        try slots.checkBeacons()
         step("read the kernel's advertising features (Read Advertising Features)")
         var features = try client.send(ReadAdvertisingFeatures())
         self.features = features
+        if slots.extendedPDUs {
+            let longest = beacons.map { $0.advertisingData.bytes.count }.max() ?? 0
+            guard !features.legacyAdvertisingOnly, features.acceptsIntervals,
+                  longest <= Int(features.maximumAdvertisingDataLength) else {
+                throw .unsupported("data over 31 bytes goes in extended advertising PDUs: the kernel offers "
+                                   + (features.legacyAdvertisingOnly || !features.acceptsIntervals ? "none on \(client.adapter)"
+                                      : "at most \(features.maximumAdvertisingDataLength) bytes, not \(longest)")
+                                   + "; use --access raw")
+            }
+        }
         if options.txPower != nil && !features.supportedFlags.contains(.canSetTxPower) {
             throw .unsupported("--tx-power: the kernel cannot set the TX power of \(client.adapter)'s advertising: "
                                + "drop --tx-power, or use --access raw")
@@ -169,7 +179,8 @@ public final class ManagedAdvertiser {
     private func add(instance: UInt8, beacon: Int) throws(HostError) {
         do {
             try client.putInstance(instance, data: beacons[beacon].advertisingData.bytes,
-                                   scanResponse: beacons[beacon].scanResponseData?.bytes ?? [], label: "beacon \(beacon + 1)",
+                                   scanResponse: beacons[beacon].scanResponseData?.bytes ?? [], extendedPDU: slots.extendedPDUs,
+                                   label: "beacon \(beacon + 1)",
                                    options: options, separately: setsInterval, duration: instanceDuration, log: log)
         } catch {
             if !Self.refusedCreating(error) { held.insert(instance) }
@@ -316,7 +327,8 @@ public final class ManagedAdvertiser {
         guard held.contains(instance) else {
             throw .unsupported("instance \(instance) is not ours now (removed, or taken over): the beacon goes back at the restore")
         }
-        try client.putInstance(instance, data: data, scanResponse: scanResponse ?? [], label: "beacon \(index + 1)",
+        try client.putInstance(instance, data: data, scanResponse: scanResponse ?? [], extendedPDU: slots.extendedPDUs,
+                               label: "beacon \(index + 1)",
                                options: options, separately: setsInterval, parameters: false, log: log)
     }
 

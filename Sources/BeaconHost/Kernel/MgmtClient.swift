@@ -96,10 +96,12 @@ extension MgmtClient {
     /// - Parameter label: what the data is, for the steps and errors ("beacon 2").
     /// - Parameter duration: seconds the instance stays on the air in each of the kernel's turns
     ///   between instances (nil: the kernel's default).
-    func putInstance(_ instance: UInt8, data: [UInt8], scanResponse: [UInt8] = [], label: String,
-                     options: AdvertisingOptions, separately: Bool,
+    func putInstance(_ instance: UInt8, data: [UInt8], scanResponse: [UInt8] = [], extendedPDU: Bool = false,
+                     label: String, options: AdvertisingOptions, separately: Bool,
                      parameters: Bool = true, duration: UInt16? = nil, log: ((String) -> Void)?) throws(HostError) {
         var flags: MgmtAdvertisingFlags = options.connectable ? [.connectable] : []
+        // A secondary PHY makes the kernel send extended PDUs, which hold more than 31 bytes.
+        if extendedPDU { flags.insert(.secondary1M) }
         // The kernel sets up a set's type (scannable or not) when its parameters come (Add
         // Extended Advertising Parameters), before any scan response: a scannable instance is
         // added whole (Add Advertising), at the kernel's interval.

@@ -19,13 +19,17 @@ public final class AdvertisementScanner {
         public var windowUnits: UInt16
         /// Let the controller drop duplicate reports (ranging and monitoring want them all).
         public var controllerFiltersDuplicates: Bool
+        /// On a controller the host owns, scan with the extended commands where it has them (to
+        /// hear extended advertising PDUs too); kernel adapters are scanned so by default.
+        public var extended: Bool
 
         public init(active: Bool = false, intervalUnits: UInt16 = 0x0010, windowUnits: UInt16 = 0x0010,
-                    controllerFiltersDuplicates: Bool = false) {
+                    controllerFiltersDuplicates: Bool = false, extended: Bool = false) {
             self.active = active
             self.intervalUnits = intervalUnits
             self.windowUnits = windowUnits
             self.controllerFiltersDuplicates = controllerFiltersDuplicates
+            self.extended = extended
         }
     }
 
@@ -73,6 +77,9 @@ public final class AdvertisementScanner {
         started = (options, ownsController, legacy)
         if ownsController {
             try ControllerInfo.initialize(controller)
+            if options.extended && !legacy {
+                usesExtendedCommands = try controller.send(ReadLocalSupportedCommands()).supportsExtendedScanning
+            }
         } else if !legacy {
             usesExtendedCommands = try controller.send(ReadLocalSupportedCommands()).supportsExtendedScanning
         }
