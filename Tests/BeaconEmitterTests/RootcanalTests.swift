@@ -148,6 +148,12 @@ extension Rig {
         #expect(samples >= Calibration.minimumSamples)
         #expect(reply["kept"]?.integer == samples - 2 * (samples / 10))
         #expect((reply["lowest"]?.integer ?? 0)...(reply["highest"]?.integer ?? 0) ~= power, "\(result.stdout)")
+        // On the private virtual radio, both devices its own.
+        let virtual = try runBeaconEmit(["calibrate", "--device", "virtual", "--scanner", "virtual", "--duration", "1.5",
+                                         "--json"] + referenceArguments)
+        #expect(virtual.status == 0, "\(virtual.stderr)")
+        #expect((JSONValue(parsing: virtual.stdoutLines.first ?? "")?["samples"]?.integer ?? 0) >= Calibration.minimumSamples,
+                "\(virtual.stdout)")
         // In text, and written into a configuration file's entry for the beacon.
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("calibrate-\(UUID().uuidString).yaml").path
         try "beacons:\n  - {uuid: 39ED98FF2900441A802F9C398FC199D2, major: 101, minor: 2}\n"
