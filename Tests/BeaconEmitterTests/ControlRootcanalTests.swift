@@ -110,6 +110,13 @@ extension Rig {
         #expect(removed["ok"] as? Bool == true, "\(removed)")
         #expect(try silent(threeBeaconData[2], for: .milliseconds(700)), "the removed beacon is still heard")
 
+        // Any payload through a request: the same keys as --beacon.
+        let sensor = client.request(#"{"command":"add","beacon":"name=Hi,manufacturer-data=0x0059:0102"}"#)
+        #expect(sensor["ok"] as? Bool == true, "\(sensor)")
+        #expect(try hears(HexText.parse("02010605FF5900010203094869"), within: .seconds(2)), "the added payload is not heard")
+        let sensorRemoved = client.request(#"{"command":"remove","id":\#(sensor["id"] as? Int ?? 0)}"#)
+        #expect(sensorRemoved["ok"] as? Bool == true, "\(sensorRemoved)")
+
         let status = client.request(#"{"command":"status"}"#)
         #expect(status["state"] as? String == "on-air" && status["beacons"] as? Int == 1, "\(status)")
 

@@ -205,6 +205,21 @@ extension Rig {
         #expect(legacy.stderr.contains("which --legacy turned off"), "\(legacy.stderr)")
     }
 
+    /// A scenario's beacon with a scan response: its set is scannable, and an active scanner
+    /// gets the scan response exactly.
+    @Test func aScenarioBeaconAnswersScans() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("scannable-\(UUID().uuidString).yaml").path
+        try "beacons:\n  sensor: {ad: \"020106\", scan-response: \"0409414243\"}\nsteps:\n  - advertise: sensor\n  - wait: 2\n"
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let scanner = try TestScanner(port: port, active: true)
+        let run = try BackgroundProcess.beaconEmit(["run", path, "-i", device])
+        let response: [UInt8] = [0x04, 0x09, 0x41, 0x42, 0x43]
+        let heard = try scanner.collect(timeout: .seconds(3)) { $0.contains { $0.isScanResponse && $0.data == response } }
+        #expect(heard.contains { $0.isScanResponse && $0.data == response }, "\(heard.map { HexText.format($0.data) })")
+        #expect(run.wait() == 0, "\(run.stderr)")
+    }
+
     @Test func threeBeaconsFromOneController() throws {
         let scanner = try TestScanner(port: port)
         let specifications = (1...3).map { "uuid=39ED98FF2900441A802F9C398FC199D2,major=101,minor=\($0)" }

@@ -48,14 +48,10 @@ extension Beacon {
     /// Whether its data needs extended advertising PDUs (more than 31 bytes).
     var needsExtendedPDU: Bool { advertisingData.bytes.count > AdvertisingData.legacyMaximumLength }
 
-    /// Its advertising data for a set of a scenario's own (`run`), where scan responses are not
-    /// sent yet: a beacon with one is refused, saying so.
-    func scenarioSetData() throws(HostError) -> [UInt8] {
-        guard scanResponseData == nil else {
-            throw .unsupported("a scan response (--scan-response, or a name that does not fit) goes with advertise; "
-                               + "scenarios do not send scan responses yet")
-        }
-        return try pduData()
+    /// Its data and scan response for a set of a scenario's own (`run`), where each beacon has
+    /// a set, legacy PDUs: scannable when it has a scan response.
+    func scenarioSetData() throws(HostError) -> (data: [UInt8], scanResponse: [UInt8]?) {
+        (try pduData(), scanResponseData?.bytes)
     }
 }
 

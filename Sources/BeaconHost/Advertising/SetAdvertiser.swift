@@ -22,6 +22,8 @@ public final class SetAdvertiser {
     public private(set) var numberOfSets = 1
     /// Our sets: handle to the beacon's data and TX power.
     public private(set) var sets: [UInt8: (data: [UInt8], txPower: Int8?)] = [:]
+    /// The scan responses of our scannable sets (their parameters say scannable).
+    private var scanResponses: [UInt8: [UInt8]] = [:]
 
     public init(controller: HCIController, intervalUnits: UInt32, sharedWithKernel: Bool) {
         self.controller = controller
@@ -51,7 +53,7 @@ public final class SetAdvertiser {
     ///   the new set is left behind.
     @discardableResult
     public func add(_ beacon: Beacon, txPower: Int8? = nil) throws(HostError) -> UInt8 {
-        let data = try beacon.scenarioSetData()
+        let (data, scanResponse) = try beacon.scenarioSetData()
         guard let handle = freeHandle() else {
             throw .unsupported(extended
                 ? "all \(numberOfSets) advertising sets of the controller are on the air: stop a beacon first"
@@ -62,17 +64,19 @@ public final class SetAdvertiser {
             throw .unsupported("the interval: this controller has legacy advertising only, which takes "
                                + AdvertisingOptions.intervalRangeDescription(legacy: true))
         }
+        scanResponses[handle] = scanResponse
         do {
             if extended {
                 try setParameters(handle, txPower: txPower)
-                try setData(handle, data)
+                try setData(handle, data, scanResponse: scanResponse)
                 log?("enable set \(handle)")
                 try controller.send(LESetExtendedAdvertisingEnable(enable: true, sets: [.init(handle: handle)]))
             } else {
                 try controller.send(LESetAdvertisingParameters(
                     intervalMin: UInt16(intervalUnits), intervalMax: UInt16(intervalUnits),
-                    advertisingType: .nonConnectableUndirected, ownAddressType: .publicDevice))
-                try setData(handle, data)
+                    advertisingType: scanResponse == nil ? .nonConnectableUndirected : .scannableUndirected,
+                    ownAddressType: .publicDevice))
+                try setData(handle, data, scanResponse: scanResponse)
                 log?("enable advertising")
                 try controller.send(LESetAdvertisingEnable(enable: true))
             }
@@ -88,9 +92,14 @@ public final class SetAdvertiser {
     /// Changes a running beacon's data in place: the set stays enabled.
     public func update(_ handle: UInt8, to beacon: Beacon) throws(HostError) {
         guard sets[handle] != nil else { throw .unsupported("set \(handle) is not ours") }
-        let data = try beacon.scenarioSetData()
-        try setData(handle, data)
+        let (data, scanResponse) = try beacon.scenarioSetData()
+        guard (scanResponse == nil) == (scanResponses[handle] == nil) else {
+            throw .unsupported("set \(handle): a beacon gains or loses its scan response only when it is advertised again "
+                               + "(stop, then advertise)")
+        }
+        try setData(handle, data, scanResponse: scanResponse)
         sets[handle]?.data = data
+        scanResponses[handle] = scanResponse
     }
 
     /// Changes a running beacon's TX power: disable, parameters, enable (the controller takes
@@ -109,6 +118,7 @@ public final class SetAdvertiser {
     public func remove(_ handle: UInt8) throws(HostError) {
         guard sets[handle] != nil else { return }
         sets[handle] = nil
+        scanResponses[handle] = nil
         if extended {
             log?("disable and remove set \(handle)")
             try controller.send(LESetExtendedAdvertisingEnable(enable: false, sets: [.init(handle: handle)]))
@@ -136,19 +146,22 @@ public final class SetAdvertiser {
 
     private func setParameters(_ handle: UInt8, txPower: Int8?) throws(HostError) {
         let parameters = LESetExtendedAdvertisingParameters(
-            handle: handle, eventProperties: .legacyNonConnectable,
+            handle: handle, eventProperties: scanResponses[handle] == nil ? .legacyNonConnectable : [.legacyPDU, .scannable],
             primaryIntervalMin: intervalUnits, primaryIntervalMax: intervalUnits, ownAddressType: .publicDevice,
             txPower: txPower ?? LESetExtendedAdvertisingParameters.noTxPowerPreference, sid: handle & 0x0F)
         log?("set \(handle): parameters" + (txPower.map { ", TX power \($0) dBm" } ?? ""))
         try controller.send(parameters, context: txPower.map { "TX power \($0) dBm" })
     }
 
-    private func setData(_ handle: UInt8, _ data: [UInt8]) throws(HostError) {
-        log?((extended ? "set \(handle): " : "") + "data \(HexText.format(data))")
+    private func setData(_ handle: UInt8, _ data: [UInt8], scanResponse: [UInt8]?) throws(HostError) {
+        log?((extended ? "set \(handle): " : "") + "data \(HexText.format(data))"
+             + (scanResponse.map { ", scan response \(HexText.format($0))" } ?? ""))
         if extended {
             try controller.setExtendedAdvertisingData(handle: handle, data)
+            if let scanResponse { try controller.setExtendedScanResponseData(handle: handle, scanResponse) }
         } else {
             try controller.setLegacyAdvertisingData(data)
+            if let scanResponse { try controller.setLegacyScanResponseData(scanResponse) }
         }
     }
 }

@@ -26,6 +26,9 @@ public final class ManagedSetAdvertiser: BeaconSets {
 
     /// Reads what the kernel offers.
     /// - Throws: `HostError` when it offers no instances.
+    /// The scan responses of our instances that have one (an instance is added whole then).
+    private var scanResponses: [UInt8: [UInt8]] = [:]
+
     public func prepare() throws(HostError) {
         log?("read the kernel's advertising features (Read Advertising Features)")
         let features = try client.send(ReadAdvertisingFeatures())
@@ -40,7 +43,7 @@ public final class ManagedSetAdvertiser: BeaconSets {
 
     @discardableResult
     public func add(_ beacon: Beacon, txPower: Int8? = nil) throws(HostError) -> UInt8 {
-        let data = try beacon.scenarioSetData()
+        let (data, scanResponse) = try beacon.scenarioSetData()
         let features = try client.send(ReadAdvertisingFeatures())
         self.features = features
         guard let instance = features.highestFreeInstance(excluding: Set(instances.keys)) else {
@@ -52,6 +55,7 @@ public final class ManagedSetAdvertiser: BeaconSets {
             throw .unsupported("the kernel cannot set the TX power of \(client.adapter)'s advertising: use --access raw")
         }
         instances[instance] = data
+        scanResponses[instance] = scanResponse
         do {
             try put(instance, data: data, txPower: txPower, parameters: true)
         } catch {
@@ -64,8 +68,15 @@ public final class ManagedSetAdvertiser: BeaconSets {
 
     public func update(_ handle: UInt8, to beacon: Beacon) throws(HostError) {
         guard instances[handle] != nil else { throw .unsupported("instance \(handle) is not ours") }
-        let data = try beacon.scenarioSetData()
-        try put(handle, data: data, txPower: nil, parameters: false)
+        let (data, scanResponse) = try beacon.scenarioSetData()
+        let before = scanResponses[handle]
+        scanResponses[handle] = scanResponse
+        do {
+            try put(handle, data: data, txPower: nil, parameters: false)
+        } catch {
+            scanResponses[handle] = before
+            throw error
+        }
         instances[handle] = data
     }
 
@@ -81,6 +92,7 @@ public final class ManagedSetAdvertiser: BeaconSets {
 
     public func remove(_ handle: UInt8) throws(HostError) {
         guard instances.removeValue(forKey: handle) != nil else { return }
+        scanResponses[handle] = nil
         log?("remove instance \(handle) (Remove Advertising)")
         _ = try client.removeInstance(handle)
         instancesChanged?(instances.keys.sorted())
@@ -97,7 +109,7 @@ public final class ManagedSetAdvertiser: BeaconSets {
     /// Adds (or updates) an instance: parameters then data on kernels that take an interval,
     /// else the whole instance with Add Advertising.
     private func put(_ instance: UInt8, data: [UInt8], txPower: Int8?, parameters: Bool) throws(HostError) {
-        try client.putInstance(instance, data: data, label: "instance \(instance)",
+        try client.putInstance(instance, data: data, scanResponse: scanResponses[instance] ?? [], label: "instance \(instance)",
                                options: AdvertisingOptions(beacons: [], intervalUnits: intervalUnits, txPower: txPower),
                                separately: features?.acceptsIntervals == true, parameters: parameters, log: log)
     }
