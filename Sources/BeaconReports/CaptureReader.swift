@@ -211,7 +211,8 @@ public final class CaptureReader: @unchecked Sendable {
                         // The fields without the data (a slice of the parser's buffer, held apart).
                         batch.reports.append(AdvertisingReportFields(
                             address: reports[index].address, addressType: reports[index].addressType,
-                            rssi: reports[index].rssi, reportedTxPower: reports[index].reportedTxPower, data: []))
+                            rssi: reports[index].rssi, reportedTxPower: reports[index].reportedTxPower, data: [],
+                            isScanResponse: reports[index].isScanResponse))
                     }
                     // The reports are slices of the parser's buffer: let go of them before it changes.
                     reports.removeAll(keepingCapacity: true)

@@ -30,6 +30,7 @@ struct ReportView {
     init(_ fields: AdvertisingReportFields, data: ArraySlice<UInt8>) {
         self.init(address: fields.address, addressType: fields.addressType, rssi: ScanReport.available(fields.rssi),
                   txPower: fields.reportedTxPower.flatMap(ScanReport.available), data: data)
+        isScanResponse = fields.isScanResponse
     }
 
     init(address: BluetoothAddress, addressType: AddressType, rssi: Int8?, txPower: Int8?, data: ArraySlice<UInt8>) {

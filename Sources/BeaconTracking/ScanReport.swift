@@ -12,7 +12,6 @@ public struct ScanReport: Sendable, Hashable {
     public var txPower: Int8?
     public var data: [UInt8]
     /// Whether this is a scan response (an active scan's answer), not the advertising itself.
-    /// Set for live reports; a capture's reports read through `AdvertisingReportFields` say false.
     public var isScanResponse: Bool
 
     public init(address: BluetoothAddress, addressType: AddressType, rssi: Int8?, txPower: Int8? = nil, data: [UInt8],
@@ -28,7 +27,8 @@ public struct ScanReport: Sendable, Hashable {
     /// A report as read from an event's bytes (`LEMetaEvent.advertisingReports(inEvent:into:)`).
     public init(_ fields: AdvertisingReportFields) {
         self.init(address: fields.address, addressType: fields.addressType, rssi: Self.available(fields.rssi),
-                  txPower: fields.reportedTxPower.flatMap(Self.available), data: Array(fields.data))
+                  txPower: fields.reportedTxPower.flatMap(Self.available), data: Array(fields.data),
+                  isScanResponse: fields.isScanResponse)
     }
 
     /// An RSSI or TX power as reported, nil for 127 ("not available").

@@ -42,6 +42,20 @@ import Testing
         }
     }
 
+    /// A capture of an active scan: the scan response is shown as one, from its advertiser;
+    /// the advertising report beside it is not.
+    @Test func aCapturedScanResponseIsMarked() throws {
+        let advertising = "043e0f02010300112233445566" + "03020106" + "c4"   // ADV_NONCONN_IND: Flags
+        let response = "043e1002010400112233445566" + "0403094869" + "c4"    // SCAN_RSP: name "Hi"
+        let path = try btsnoop([advertising, response])
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let result = try runBeaconEmit(["scan", "--replay", path, "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdoutLines.count == 2, "\(result.stdout)")
+        #expect(result.stdoutLines.first?.contains("scanResponse") == false)
+        #expect(result.stdoutLines.last?.contains(#""data":"03094869","scanResponse":true"#) == true, "\(result.stdout)")
+    }
+
     /// RSSI 127 is "not available" in HCI: no RSSI, no distance.
     @Test func rssiNotAvailableHasNoDistance() throws {
         let path = try btsnoop([String(Self.positivePower.dropLast(6)) + "02c57f"])

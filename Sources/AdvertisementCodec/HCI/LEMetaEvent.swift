@@ -77,14 +77,18 @@ protocol AdvertisingReportLayout {
     /// TX power as reported (127 = not available); nil for legacy reports, which carry none.
     var reportedTxPower: Int8? { get }
     var data: ArraySlice<UInt8> { get }
+    /// Whether it reports a scan response (an active scan's answer).
+    var isScanResponse: Bool { get }
 }
 
 extension LEAdvertisingReport: AdvertisingReportLayout {
     var reportedTxPower: Int8? { nil }
+    var isScanResponse: Bool { eventType == .scanRsp }
 }
 
 extension LEExtendedAdvertisingReport: AdvertisingReportLayout {
     var reportedTxPower: Int8? { txPower }
+    var isScanResponse: Bool { eventType & Self.scanResponseBit != 0 }
 }
 
 /// Reads the reports of an advertising report subevent one at a time, without collecting them.
@@ -119,14 +123,17 @@ public struct AdvertisingReportFields: Hashable, Sendable {
     /// TX power as reported (127 = not available); nil for legacy reports, which carry none.
     public var reportedTxPower: Int8?
     public var data: ArraySlice<UInt8>
+    /// Whether it reports a scan response (an active scan's answer).
+    public var isScanResponse: Bool
 
     public init(address: BluetoothAddress, addressType: AddressType, rssi: Int8, reportedTxPower: Int8?,
-                data: ArraySlice<UInt8>) {
+                data: ArraySlice<UInt8>, isScanResponse: Bool = false) {
         self.address = address
         self.addressType = addressType
         self.rssi = rssi
         self.reportedTxPower = reportedTxPower
         self.data = data
+        self.isScanResponse = isScanResponse
     }
 }
 
@@ -178,7 +185,8 @@ extension LEMetaEvent {
         for index in (s + 6...s + 11).reversed() { address = address << 8 | UInt64(bytes[index]) }
         return AdvertisingReportFields(address: BluetoothAddress(address), addressType: AddressType(rawValue: bytes[s + 5]),
                                        rssi: Int8(bitPattern: bytes[s + 13 + dataLength]), reportedTxPower: nil,
-                                       data: bytes[(s + 13)..<(s + 13 + dataLength)])
+                                       data: bytes[(s + 13)..<(s + 13 + dataLength)],
+                                       isScanResponse: bytes[s + 4] == AdvertisingReportEventType.scanRsp.rawValue)
     }
 
     private static func collect<R: AdvertisingReportLayout>(_ reports: inout [AdvertisingReportFields],
@@ -188,7 +196,7 @@ extension LEMetaEvent {
         while let report = try reader.next() {
             reports.append(AdvertisingReportFields(address: report.address, addressType: report.addressType,
                                                    rssi: report.rssi, reportedTxPower: report.reportedTxPower,
-                                                   data: report.data))
+                                                   data: report.data, isScanResponse: report.isScanResponse))
         }
     }
 }
