@@ -13,7 +13,7 @@ import Testing
             case let .leMeta(.advertisingReport(reports)):
                 return .success(reports.map {
                     AdvertisingReportFields(address: $0.address, addressType: $0.addressType, rssi: $0.rssi,
-                                            reportedTxPower: nil, data: $0.data)
+                                            reportedTxPower: nil, data: $0.data, isScanResponse: $0.eventType == .scanRsp)
                 })
             default:
                 Issue.record("not an advertising report event: \(HexText.format(Array(bytes), separator: " "))")
