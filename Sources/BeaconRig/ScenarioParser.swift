@@ -141,37 +141,51 @@ public struct ScenarioParser {
         for (index, entry) in entries.enumerated() {
             let what = "beacon \(index + 1)"
             guard matches(try beacon(try beaconFields(entry, what), entry, what)), case let .mapping(map) = entry else { continue }
-            let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-            func offset(_ node: Node) -> String.Index? {
-                guard let mark = node.mark, mark.line >= 1, mark.line <= lines.count else { return nil }
-                let line = lines[mark.line - 1]
-                return line.index(line.startIndex, offsetBy: mark.column - 1, limitedBy: line.endIndex)
+            let edited = try insertingMeasuredPower(power, into: map, at: entry, what, in: text)
+            // The edit must leave a file that reads as before but for the value: else (a value
+            // of several lines, say) it is left to the user.
+            guard let read = try? beaconList(edited), read.count == entries.count else {
+                throw fail(entry, "\(what): cannot put its measured power in without changing the rest: "
+                           + "add measured-power: \(power) to it by hand")
             }
-            if let (_, value) = map.first(where: { key, _ in Self.plain(key.string ?? "") == "measuredpower" }),
-               let start = offset(value), case let .scalar(scalar) = value {
-                // A plain number (one written as a string was refused above, by beaconFields).
-                let end = text.index(start, offsetBy: scalar.string.count)
-                return text.replacingCharacters(in: start..<end, with: String(power))
-            }
-            guard let start = offset(entry), let firstKey = map.keys.first, let keyStart = offset(firstKey) else {
-                throw fail(entry, "\(what): cannot tell where to write its measured power")
-            }
-            if text[start] == "{" {
-                let quoted = text[keyStart] == "\""
-                guard let close = Self.closingBrace(of: start, in: text) else {
-                    throw fail(entry, "\(what): cannot tell where its map ends")
-                }
-                let key = quoted ? "\"measuredPower\"" : "measured-power"
-                return text.replacingCharacters(in: close..<close, with: ", \(key): \(power)")
-            }
-            // A block map: after the line of its last value, at its keys' indentation.
-            let lastLine = map.values.compactMap { $0.mark?.line }.max() ?? (firstKey.mark?.line ?? 1)
-            let indentation = String(repeating: " ", count: (firstKey.mark?.column ?? 1) - 1)
-            var edited = lines.map(String.init)
-            edited.insert(indentation + "measured-power: \(power)", at: min(lastLine, edited.count))
-            return edited.joined(separator: "\n")
+            return edited
         }
         throw fail(list, "no entry describes this beacon: add it to the file, or run calibrate with the beacon the file lists")
+    }
+
+    /// The text with the measured power of the beacon entry `map` (at `entry`) set: its value
+    /// replaced where it stands, or the key added (in a flow map before its `}`, quoted as the
+    /// entry's keys are; in a block map on a line of its own after the entry's last value).
+    private func insertingMeasuredPower(_ power: Int, into map: Node.Mapping, at entry: Node, _ what: String,
+                                        in text: String) throws(ScenarioError) -> String {
+        // Lines as the YAML reader counts them (CRLF is one line break).
+        let lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
+        func offset(_ node: Node) -> String.Index? {
+            guard let mark = node.mark, mark.line >= 1, mark.line <= lines.count, mark.column >= 1 else { return nil }
+            let line = lines[mark.line - 1]
+            return line.index(line.startIndex, offsetBy: mark.column - 1, limitedBy: line.endIndex)
+        }
+        let unplaced = fail(entry, "\(what): cannot tell where to write its measured power")
+        if let (_, value) = map.first(where: { key, _ in Self.plain(key.string ?? "") == "measuredpower" }) {
+            // A plain number (one written as a string was refused, by beaconFields).
+            guard case let .scalar(scalar) = value, let start = offset(value),
+                  let end = text.index(start, offsetBy: scalar.string.count, limitedBy: text.endIndex) else { throw unplaced }
+            return text.replacingCharacters(in: start..<end, with: String(power))
+        }
+        guard let start = offset(entry), let firstKey = map.keys.first, let keyStart = offset(firstKey) else { throw unplaced }
+        if text[start] == "{" {
+            guard let close = Self.closingBrace(of: start, in: text) else { throw unplaced }
+            let key = text[keyStart] == "\"" ? "\"measuredPower\"" : "measured-power"
+            return text.replacingCharacters(in: close..<close, with: ", \(key): \(power)")
+        }
+        // A block map: after the line of its last value, at its keys' indentation, with the
+        // file's own line break.
+        let lastLine = map.values.compactMap { $0.mark?.line }.max() ?? (firstKey.mark?.line ?? 0)
+        guard lastLine >= 1, lastLine <= lines.count, let column = firstKey.mark?.column, column >= 1 else { throw unplaced }
+        let lineBreak = text.contains("\r\n") ? "\r\n" : "\n"
+        let at = lines[lastLine - 1].endIndex
+        return text.replacingCharacters(in: at..<at, with: lineBreak + String(repeating: " ", count: column - 1)
+                                        + "measured-power: \(power)")
     }
 
     /// The `}` that closes the flow map opening at `start`, past nested maps, lists and quoted text.

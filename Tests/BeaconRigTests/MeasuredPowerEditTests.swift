@@ -31,6 +31,13 @@ import Testing
                 + "  - {uuid: \(Self.uuid), major: 1, minor: 3}\n")
     }
 
+    /// A file with CRLF line breaks keeps them, the new line too.
+    @Test func crlfLineBreaksAreKept() throws {
+        let text = "beacons:\r\n  - uuid: \(Self.uuid)\r\n    major: 1\r\n    minor: 2\r\n"
+        #expect(try parser.settingMeasuredPower(-61, in: text, where: minor(2))
+                == "beacons:\r\n  - uuid: \(Self.uuid)\r\n    major: 1\r\n    minor: 2\r\n    measured-power: -61\r\n")
+    }
+
     @Test func aFlowEntryGetsTheKeyBeforeItsBrace() throws {
         let text = "beacons:\n  - {uuid: \(Self.uuid), major: 1, minor: 3}  # hall\n"
         #expect(try parser.settingMeasuredPower(-58, in: text, where: minor(3))
