@@ -176,7 +176,7 @@ struct Advertise: ParsableCommand {
             rotationPeriod: .milliseconds(Int64(rotation)))
         let printer = EmitterPrinter(json: json, verbose: deviceOptions.verbose, options: options)
         printer.service = ServiceNotifier()
-        for (index, beacon) in beacons.enumerated() where beacon.advertisingData.bytes.count > AdvertisingData.legacyMaximumLength {
+        for (index, beacon) in beacons.enumerated() where beacon.needsExtendedPDU {
             printer.handle(.warning("beacon \(index + 1): \(beacon.advertisingData.bytes.count) bytes go in extended "
                                     + "advertising PDUs: phones and apps that scan for legacy advertising will not see it"))
         }

@@ -57,7 +57,7 @@ enum BeaconList {
             return fields
         case let .custom(custom):
             var fields = ["ad": HexText.format(custom.data.bytes)]
-            if custom.data.bytes.count > AdvertisingData.legacyMaximumLength { fields["extended-pdu"] = "true" }
+            if beacon.needsExtendedPDU { fields["extended-pdu"] = "true" }
             if let response = custom.scanResponse { fields["scan-response"] = HexText.format(response.bytes) }
             return fields
         case .eddystone(.other), .eddystone(.encryptedTLM):

@@ -144,7 +144,7 @@ struct BeaconOptions: ParsableArguments {
     /// building blocks alone or around a beacon format (`AdvertisingDataBuilder`).
     /// - Throws: `ValidationError` naming the option and what is wrong.
     func makeBeacon() throws -> Beacon {
-        let response = try scanResponse.map { try advertisingData($0, "--scan-response", maximumLength: 31) }
+        let response = try scanResponse.map { try advertisingData($0, "--scan-response", maximumLength: AdvertisingData.legacyMaximumLength) }
         if let ad {
             if describesFormat || hasBuildingBlocks {
                 throw ValidationError("--ad is the whole advertising data: it goes with no other beacon option "

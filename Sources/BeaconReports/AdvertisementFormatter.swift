@@ -18,9 +18,9 @@ public struct AdvertisementFormatter: Sendable {
         var line = "advertisement: " + sighting.data.structures.map { describe(ADField($0), type: $0.type) }
             .joined(separator: "; ")
         if sighting.data.structures.isEmpty { line += "no AD structures" }
-        if let address = sighting.address {
-            line += "; address=\(address)" + (sighting.addressType.map { " (\($0))" } ?? "")
-            line += " rssi=" + (sighting.rssi.map { "\($0)dBm" } ?? "unavailable")
+        if let sender = SightingFormatter.senderText(address: sighting.address, addressType: sighting.addressType,
+                                                     rssi: sighting.rssi) {
+            line += "; " + sender
         }
         return line
     }
@@ -32,11 +32,8 @@ public struct AdvertisementFormatter: Sendable {
         object.add("structures", objects: sighting.data.structures) { structure, object in
             add(ADField(structure), type: structure.type, to: &object)
         }
-        if let address = sighting.address { object.add("address", address: address) }
-        if let addressType = sighting.addressType { object.add("addressType", addressType: addressType) }
-        if sighting.address != nil {
-            if let rssi = sighting.rssi { object.add("rssi", rssi) } else { object.addNull("rssi") }
-        }
+        SightingFormatter.addSender(address: sighting.address, addressType: sighting.addressType, rssi: sighting.rssi,
+                                    to: &object)
     }
 
     /// A company's identifier with its name: `Nordic Semiconductor ASA (0x0059)`.

@@ -85,6 +85,7 @@ struct LineDecoder: ~Copyable {
         let mark = output.count
         do throws(CodecError) {
             let summary = try decode(packet[..<length])
+            try summary.requireBeacons()
             found += summary.beaconCount
             checkDecoded(true)
         } catch {
@@ -112,8 +113,9 @@ struct LineDecoder: ~Copyable {
         let mark = output.count
         place = (label, packet.line)
         do throws(CodecError) {
-            let summary = try decode(packet.bytes[...], passOverEmpty: packet.spelling == .hcidump)
+            let summary = try decode(packet.bytes[...])
             if packet.spelling == .hcidump && summary.beaconCount == 0 && summary.otherCount == 0 { return false }
+            try summary.requireBeacons()
             found += summary.beaconCount
             checkDecoded(true)
         } catch {
@@ -128,17 +130,10 @@ struct LineDecoder: ~Copyable {
 
     /// Decodes one packet, writing its beacons, and its advertising data without a beacon where
     /// `advertisements` is set.
-    /// - Parameter passOverEmpty: a packet with neither (an hcidump command) is no error.
-    /// - Throws: `CodecError` when it does not decode, or holds neither.
-    private mutating func decode(_ bytes: ArraySlice<UInt8>, passOverEmpty: Bool = false) throws(CodecError) -> PacketSummary {
-        let summary: PacketSummary
-        if advertisements != nil {
-            summary = try PacketDecoder.decode(bytes, each: { write($0) }, others: { write($0) })
-        } else {
-            summary = try PacketDecoder.decode(bytes) { write($0) }
-        }
-        if summary.otherCount == 0 && !(passOverEmpty && summary.beaconCount == 0) { try summary.requireBeacons() }
-        return summary
+    /// - Throws: `CodecError` when it does not decode.
+    private mutating func decode(_ bytes: ArraySlice<UInt8>) throws(CodecError) -> PacketSummary {
+        guard advertisements != nil else { return try PacketDecoder.decode(bytes) { write($0) } }
+        return try PacketDecoder.decode(bytes, each: { write($0) }, others: { write($0) })
     }
 
     /// Writes the beacons of a capture's report (numbered from 1 in the capture).

@@ -70,12 +70,24 @@ public enum SightingFormatter {
             object.add("data", hex: custom.data.bytes)
             if let response = custom.scanResponse { object.add("scanResponse", hex: response.bytes) }
         }
-        if let address = sighting.address { object.add("address", address: address) }
-        if let addressType = sighting.addressType { object.add("addressType", addressType: addressType) }
-        if sighting.address != nil {
-            if let rssi = sighting.rssi { object.add("rssi", rssi) } else { object.addNull("rssi") }
-        }
+        addSender(address: sighting.address, addressType: sighting.addressType, rssi: sighting.rssi, to: &object)
         if let txPower = sighting.txPower { object.add("txPower", txPower) }
+    }
+
+    /// The sender's keys, where a report gave them: `address`, `addressType`, and `rssi`
+    /// (`null` when the controller had none).
+    static func addSender(address: BluetoothAddress?, addressType: AddressType?, rssi: Int8?, to object: inout JSONObject) {
+        if let address { object.add("address", address: address) }
+        if let addressType { object.add("addressType", addressType: addressType) }
+        if address != nil {
+            if let rssi { object.add("rssi", rssi) } else { object.addNull("rssi") }
+        }
+    }
+
+    /// The sender in text, where a report gave one: `address=... (public) rssi=-60dBm`.
+    static func senderText(address: BluetoothAddress?, addressType: AddressType?, rssi: Int8?) -> String? {
+        guard let address else { return nil }
+        return "address=\(address)" + (addressType.map { " (\($0))" } ?? "") + " rssi=" + (rssi.map { "\($0)dBm" } ?? "unavailable")
     }
 
     public static func text(_ sighting: BeaconSighting) -> String {
@@ -106,9 +118,8 @@ public enum SightingFormatter {
             fields = ["Custom", "data=\(HexText.format(custom.data.bytes))"]
                 + (custom.scanResponse.map { ["scanResponse=\(HexText.format($0.bytes))"] } ?? [])
         }
-        if let address = sighting.address {
-            fields.append("address=\(address)" + (sighting.addressType.map { " (\($0))" } ?? ""))
-            fields.append("rssi=" + (sighting.rssi.map { "\($0)dBm" } ?? "unavailable"))
+        if let sender = senderText(address: sighting.address, addressType: sighting.addressType, rssi: sighting.rssi) {
+            fields.append(sender)
         }
         if let txPower = sighting.txPower { fields.append("txPower=\(txPower)dBm") }
         return fields.joined(separator: " ")

@@ -26,6 +26,15 @@ public enum ADField: Hashable, Sendable {
 
     /// Reads one structure.
     public init(_ structure: ADStructure) {
+        // The types the structure reads itself.
+        if let power = structure.txPowerLevel {
+            self = .txPowerLevel(power)
+            return
+        }
+        if let (company, payload) = structure.manufacturerData {
+            self = .manufacturerData(company, data: Array(payload))
+            return
+        }
         let data = Array(structure.data)
         switch structure.type {
         case .flags where data.count == 1:
@@ -44,12 +53,8 @@ public enum ADField: Hashable, Sendable {
             let width = structure.type == .serviceData16 ? 2 : structure.type == .serviceData32 ? 4 : 16
             guard data.count >= width else { self = .other(structure.type, data: data); return }
             self = .serviceData(uuid: Self.uuidText(data[..<width]), data: Array(data[width...]))
-        case .txPowerLevel where data.count == 1:
-            self = .txPowerLevel(Int8(bitPattern: data[0]))
         case .appearance where data.count == 2:
             self = .appearance(UInt16(data[0]) | UInt16(data[1]) << 8)
-        case .manufacturerSpecificData where data.count >= 2:
-            self = .manufacturerData(CompanyIdentifier(UInt16(data[0]) | UInt16(data[1]) << 8), data: Array(data[2...]))
         default:
             self = .other(structure.type, data: data)
         }

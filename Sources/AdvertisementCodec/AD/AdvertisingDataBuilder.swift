@@ -77,23 +77,23 @@ public struct AdvertisingDataBuilder: Hashable, Sendable {
         -> CustomAdvertisement {
         var withoutName = self
         withoutName.name = nil
-        let data = try withoutName.build(maximumLength: maximumLength)
+        var data = try withoutName.build(maximumLength: maximumLength)
         var response = scanResponse
         try response?.validate(maximumLength: maximumLength)
         guard let name else { return CustomAdvertisement(data: data, scanResponse: response) }
+        // In the data, whole where it fits, else shortened where a character fits; a name cut
+        // here goes whole into the scan response.
         let room = maximumLength - data.significantBytes.count - 2
-        if name.utf8.count <= room {
-            return CustomAdvertisement(data: try build(maximumLength: maximumLength), scanResponse: response)
-        }
-        // Whole in the scan response; shortened in the data where there is room for a character.
-        var inResponse = response ?? AdvertisingData()
-        inResponse.structures.append(Self.nameStructure(name, room: maximumLength - inResponse.significantBytes.count - 2))
-        try inResponse.validate(maximumLength: maximumLength)
-        var shortened = data
         if let first = name.first, String(first).utf8.count <= room {
-            shortened.structures.append(Self.nameStructure(name, room: room))
+            data.structures.append(Self.nameStructure(name, room: room))
         }
-        return CustomAdvertisement(data: shortened, scanResponse: inResponse)
+        if name.utf8.count > room {
+            var inResponse = response ?? AdvertisingData()
+            inResponse.structures.append(Self.nameStructure(name, room: maximumLength - inResponse.significantBytes.count - 2))
+            try inResponse.validate(maximumLength: maximumLength)
+            response = inResponse
+        }
+        return CustomAdvertisement(data: data, scanResponse: response)
     }
 
     /// The Complete Local Name where `name` fits in `room` bytes, else as much of it (whole

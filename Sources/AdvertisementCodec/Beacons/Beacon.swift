@@ -71,6 +71,9 @@ public enum Beacon: Hashable, Sendable {
         }
     }
 
+    /// Whether its data needs extended advertising PDUs (more than the 31 bytes a legacy PDU holds).
+    public var needsExtendedPDU: Bool { advertisingData.bytes.count > AdvertisingData.legacyMaximumLength }
+
     /// What a scanner that asks (active scanning) gets besides; nil: nothing (the advertising
     /// need not be scannable for this beacon).
     public var scanResponseData: AdvertisingData? {

@@ -38,10 +38,11 @@ public struct PacketSummary: Hashable, Sendable {
     /// Offset of the first advertising data in the input, where "no beacon here" points.
     public var advertisingDataOffset: Int
 
-    /// Throws unless at least one beacon was found.
+    /// Throws unless at least one beacon was found (or, where the caller collected it,
+    /// advertising data without one: `otherCount`).
     /// - Throws: `CodecError` at the start of the advertising data that held none.
     public func requireBeacons() throws(CodecError) {
-        guard beaconCount == 0 else { return }
+        guard beaconCount == 0 && otherCount == 0 else { return }
         throw CodecError(structure: kind.rawValue, offset: advertisingDataOffset, reason: .unrecognized(
             expected: "a beacon (iBeacon, AltBeacon or Eddystone)"))
     }
@@ -54,7 +55,8 @@ public struct DecodedPacket: Hashable, Sendable {
     /// Offset of the first advertising data in the input, where "no beacon here" points.
     public var advertisingDataOffset: Int
 
-    /// Throws unless at least one beacon was found.
+    /// Throws unless at least one beacon was found (or, where the caller collected it,
+    /// advertising data without one: `otherCount`).
     /// - Throws: `CodecError` at the start of the advertising data that held none.
     public func requireBeacons() throws(CodecError) {
         try PacketSummary(kind: kind, beaconCount: sightings.count, advertisingDataOffset: advertisingDataOffset)
@@ -177,9 +179,7 @@ public enum PacketDecoder {
         let parsed = try AdvertisingData(parsing: data)
         // Data that is all padding says nothing, unless a report's sender and RSSI come with it.
         guard !parsed.structures.isEmpty || address != nil else { return }
-        let notAvailable = LEAdvertisingReport.rssiNotAvailable
-        others(AdvertisementSighting(data: parsed, address: address, addressType: addressType,
-                                     rssi: rssi.flatMap { $0 == notAvailable ? nil : $0 }))
+        others(AdvertisementSighting(data: parsed, address: address, addressType: addressType, rssi: available(rssi)))
         summary.otherCount += 1
     }
 
@@ -219,9 +219,8 @@ public enum PacketDecoder {
                                        addressType: AddressType? = nil, rssi: Int8? = nil,
                                        reportedTxPower: Int8? = nil,
                                        _ body: (BeaconSighting) -> Void) throws(CodecError) -> Int {
-        let notAvailable = LEAdvertisingReport.rssiNotAvailable
-        let rssi = rssi.flatMap { $0 == notAvailable ? nil : $0 }
-        let reported = reportedTxPower.flatMap { $0 == notAvailable ? nil : $0 }
+        let rssi = available(rssi)
+        let reported = available(reportedTxPower)
         if let (beacon, advertised) = IBeacon.quickScan(data) {
             body(BeaconSighting(beacon: .iBeacon(beacon), address: address, addressType: addressType, rssi: rssi,
                                 txPower: reported ?? advertised))
@@ -237,5 +236,11 @@ public enum PacketDecoder {
             body(BeaconSighting(beacon: beacon, address: address, addressType: addressType, rssi: rssi, txPower: txPower))
         }
         return found
+    }
+
+    /// An RSSI or TX power as reported, nil for 127 ("not available").
+    @inline(__always)
+    private static func available(_ reported: Int8?) -> Int8? {
+        reported.flatMap { $0 == LEAdvertisingReport.rssiNotAvailable ? nil : $0 }
     }
 }

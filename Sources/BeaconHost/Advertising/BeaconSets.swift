@@ -45,9 +45,6 @@ extension Beacon {
         return data
     }
 
-    /// Whether its data needs extended advertising PDUs (more than 31 bytes).
-    var needsExtendedPDU: Bool { advertisingData.bytes.count > AdvertisingData.legacyMaximumLength }
-
     /// Its data and scan response for a set of a scenario's own (`run`), where each beacon has
     /// a set, legacy PDUs: scannable when it has a scan response.
     func scenarioSetData() throws(HostError) -> (data: [UInt8], scanResponse: [UInt8]?) {

@@ -179,7 +179,7 @@ public final class ManagedAdvertiser {
     private func add(instance: UInt8, beacon: Int) throws(HostError) {
         do {
             try client.putInstance(instance, data: beacons[beacon].advertisingData.bytes,
-                                   scanResponse: beacons[beacon].scanResponseData?.bytes ?? [], extendedPDU: slots.extendedPDUs,
+                                   scanResponse: slots.scanResponse(of: beacons[beacon]) ?? [], extendedPDU: slots.extendedPDUs,
                                    label: "beacon \(beacon + 1)",
                                    options: options, separately: setsInterval, duration: instanceDuration, log: log)
         } catch {

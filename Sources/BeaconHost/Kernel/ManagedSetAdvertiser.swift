@@ -24,11 +24,11 @@ public final class ManagedSetAdvertiser: BeaconSets {
         self.intervalUnits = intervalUnits
     }
 
-    /// Reads what the kernel offers.
-    /// - Throws: `HostError` when it offers no instances.
     /// The scan responses of our instances that have one (an instance is added whole then).
     private var scanResponses: [UInt8: [UInt8]] = [:]
 
+    /// Reads what the kernel offers.
+    /// - Throws: `HostError` when it offers no instances.
     public func prepare() throws(HostError) {
         log?("read the kernel's advertising features (Read Advertising Features)")
         let features = try client.send(ReadAdvertisingFeatures())
