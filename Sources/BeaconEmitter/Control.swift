@@ -3,6 +3,7 @@
 import ArgumentParser
 import BeaconReports
 import BeaconRig
+import LinuxSystem
 import Foundation
 
 /// `beacon-emit control PATH COMMAND`: the client of `advertise --control PATH`.
@@ -15,15 +16,19 @@ struct Control: ParsableCommand {
             as the socket takes it, one object). Prints the reply, one JSON object; exits 1 when it \
             says ok: false (the error also on standard error), 69 when the socket does not answer. \
             A reply that says retry (the beacons were off the air; nothing changed) is retried \
-            for up to --retry-for seconds.
+            for up to --retry-for seconds. With --session instead of a command: one connection \
+            kept open, requests read as JSON lines from standard input and each reply written as a \
+            line to standard output, until standard input ends (what an SSH forced-command key \
+            runs on a beacon box for `run` elsewhere; under such a key, any other command the \
+            client asks for is refused, exit 77).
             """
     )
 
     @Argument(help: "The socket given to --control.")
     var path: String
 
-    @Argument(help: "list, status, add, remove, update or send.")
-    var command: String
+    @Argument(help: "list, status, add, remove, update or send (none with --session).")
+    var command: String?
 
     @Argument(help: "What the command takes: KEY=VALUE,...; an ID; an ID and KEY=VALUE,...; a JSON object.")
     var values: [String] = []
@@ -31,11 +36,19 @@ struct Control: ParsableCommand {
     @Option(name: .customLong("retry-for"), help: "Seconds to keep sending a request answered retry (0: never).")
     var retryFor: Double = 30
 
+    @Flag(help: "Relay JSON lines: requests from standard input, replies to standard output, one connection.")
+    var session = false
+
     func validate() throws {
         let counts = ["list": 0, "status": 0, "add": 1, "remove": 1, "update": 2, "send": 1]
         guard retryFor >= 0, retryFor <= 3600 else {
             throw ValidationError("--retry-for \(retryFor): expected 0 to 3600 seconds")
         }
+        if session {
+            guard command == nil else { throw ValidationError("--session takes no command: requests come on standard input") }
+            return
+        }
+        guard let command else { throw ValidationError("give a command: list, status, add, remove, update or send") }
         guard let count = counts[command] else {
             throw ValidationError("unknown command '\(command)': expected list, status, add, remove, update or send")
         }
@@ -49,13 +62,14 @@ struct Control: ParsableCommand {
     }
 
     func run() throws {
+        if session { return try relay() }
         let request: String
-        switch command {
+        switch command ?? "" {
         case "send": request = values[0]
         case "add": request = line(["command": "add", "beacon": .string(values[0])])
         case "remove": request = line(["command": "remove", "id": .integer(Int(values[0]) ?? 0)])
         case "update": request = line(["command": "update", "id": .integer(Int(values[0]) ?? 0), "fields": .string(values[1])])
-        default: request = line(["command": .string(command)])
+        default: request = line(["command": .string(command ?? "")])
         }
         let reply: String
         do {
@@ -70,6 +84,20 @@ struct Control: ParsableCommand {
         if JSONValue(parsing: reply)?["ok"]?.bool != true {
             Console.error(Self.error(in: reply) ?? "the request failed")
             throw ExitCode.failure
+        }
+    }
+
+    /// `--session`: standard input to the socket, replies to standard output.
+    private func relay() throws {
+        if let refusal = ControlSession.refusal(originalCommand: ProcessInfo.processInfo.environment["SSH_ORIGINAL_COMMAND"]) {
+            Console.error(refusal)
+            throw ExitCode(77)
+        }
+        do {
+            _ = try ControlSession.relay(path: path, input: Descriptor(0), output: Descriptor(1))
+        } catch {
+            Console.error("\(error)")
+            throw ExitCode(69)
         }
     }
 

@@ -24,10 +24,15 @@ public enum SignalWatcher {
         if let pipeDescriptors { return pipeDescriptors.read }
         guard let fds = makePipe() else { return -1 }
         pipeDescriptors = fds
-        signal(SIGPIPE, SIG_IGN)
+        ignoreBrokenPipes()
         // A parent may have started this process with the signals blocked: they are unblocked.
         for signalNumber in [SIGINT, SIGTERM] { _ = clinux_signal_to_pipe(signalNumber, fds.write) }
         return fds.read
+    }
+
+    /// A write to a pipe or socket whose reader left fails with EPIPE instead of ending the process.
+    public static func ignoreBrokenPipes() {
+        signal(SIGPIPE, SIG_IGN)
     }
 
     /// Turns SIGHUP into a readable descriptor of its own (installed once): a request to
