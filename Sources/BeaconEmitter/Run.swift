@@ -63,7 +63,10 @@ struct Run: ParsableCommand {
         let outcome: ScenarioOutcome
         do {
             outcome = try runScenario(loaded, printer: printer)
-        } catch {
+        } catch let error as RemoteBoxError {
+            Console.error("\(error)")
+            throw ExitCode(69)
+        } catch let error as HostError {
             throw fail(error)
         }
         printer.summary(outcome)
@@ -80,18 +83,26 @@ struct Run: ParsableCommand {
         if !outcome.passed { throw ExitCode.failure }
     }
 
-    /// Opens the device (and the scanner), runs the steps, closes both.
-    private func runScenario(_ scenario: Scenario, printer: ScenarioPrinter) throws(HostError) -> ScenarioOutcome {
+    /// Opens the device (and the scanner, and the boxes' sessions), runs the steps, closes them.
+    private func runScenario(_ scenario: Scenario, printer: ScenarioPrinter) throws -> ScenarioOutcome {
+        let interrupt = SignalWatcher.install()
+        // The boxes first: one that cannot be reached stops the run before anything is on the air.
+        let boxes = try RemoteBoxes.open(scenario.hosts, progress: printer.progress)
+        defer { boxes.values.forEach { $0.close() } }
+        guard scenario.hasLocalBeacons else {
+            let scanner = try openScanner(scenario.scanner, beside: nil, device: nil)
+            defer { scanner?.close() }
+            return run(scenario, local: nil, boxes: boxes, scanner: scanner, interrupt: interrupt, printer: printer)
+        }
         var options = deviceOptions
         if options.device == nil, let device = scenario.device {
             do {
                 options.device = try DeviceSpecification(parsing: device)
             } catch {
-                throw .unsupported("device: \(error.description)")
+                throw HostError.unsupported("device: \(error.description)")
             }
         }
         let specification = options.specification
-        let interrupt = SignalWatcher.install()
         if specification == .virtual {
             // A way in that does not go with the device is refused before the namespace is entered.
             _ = try AdvertisingLaunch.resolve(accessOptions.access, device: specification)
@@ -106,13 +117,15 @@ struct Run: ParsableCommand {
         printer.progress(launch.summary)
         let scanner = try openScanner(scenario.scanner, beside: launch.connection, device: specification)
         defer { scanner?.close() }
-        return run(scenario, on: launch.sets, scanner: scanner, interrupt: interrupt, printer: printer)
+        let stage = SetStage(advertiser: launch.sets, rotationPeriod: scenario.rotation, intervalUnits: scenario.intervalUnits)
+        stage.note = printer.progress
+        return run(scenario, local: stage, boxes: boxes, scanner: scanner, interrupt: interrupt, printer: printer)
     }
 
-    private func run(_ scenario: Scenario, on advertiser: any BeaconSets, scanner: AdvertisementScanner?,
+    private func run(_ scenario: Scenario, local: SetStage?, boxes: [String: RemoteBox], scanner: AdvertisementScanner?,
                      interrupt: Int32?, printer: ScenarioPrinter) -> ScenarioOutcome {
-        let stage = SetStage(advertiser: advertiser, rotationPeriod: scenario.rotation, intervalUnits: scenario.intervalUnits)
-        stage.note = printer.progress
+        let stage: ScenarioStage = boxes.isEmpty && local != nil ? local!
+            : HostedStage(local: local, boxes: boxes, hosts: scenario.beaconHosts, fieldsOf: BeaconList.fields(of:))
         return ScenarioRunner(scenario: scenario, stage: stage,
                        observer: LiveObserver(scanner: scanner, interrupt: interrupt),
                        makeBeacon: BeaconList.beacon(fromFields:), report: printer.handle).run()
@@ -120,7 +133,7 @@ struct Run: ParsableCommand {
 
     /// The second device, scanning: `peer` is a second controller on the same virtual radio.
     private func openScanner(_ text: String?, beside connection: ControllerConnection?,
-                             device: DeviceSpecification) throws(HostError) -> AdvertisementScanner? {
+                             device: DeviceSpecification?) throws(HostError) -> AdvertisementScanner? {
         guard let text else { return nil }
         let controller: HCIController
         var owned = true
@@ -129,8 +142,8 @@ struct Run: ParsableCommand {
             case .virtual:
                 guard let connection else { throw .unsupported("scanner: peer needs the virtual device's radio") }
                 controller = try connection.openVirtualPeer()
-            case .tcp:
-                controller = try ControllerConnection.open(device).controller
+            case let .tcp(host, port)?:
+                controller = try ControllerConnection.open(.tcp(host: host, port: port)).controller
             default:
                 throw .unsupported("scanner: peer needs a virtual radio (device virtual or tcp:HOST:PORT to rootcanal); "
                                    + "name the scanning device instead (hci1)")
@@ -211,6 +224,23 @@ final class ScenarioPrinter {
             } else {
                 print("\(prefix(at)) \(beacon): new data at the scanner \(Int((afterUpdate * 1000).rounded())) ms after the update"
                       + (gap.map { "; \(Int(($0 * 1000).rounded())) ms after the last old data" } ?? ""))
+            }
+        case let .applied(number, round, hosts, at):
+            let last = hosts.map(\.seconds).max() ?? 0
+            if json {
+                line(at) { object in
+                    object.add("event", literal: "applied")
+                    object.add("step", number)
+                    if let round { object.add("round", round) }
+                    object.add("hosts", objects: hosts) { entry, item in
+                        item.add("host", entry.host)
+                        item.add("ms", number: String(format: "%.1f", entry.seconds * 1000))
+                    }
+                    object.add("lastMs", number: String(format: "%.1f", last * 1000))
+                }
+            } else {
+                print("\(prefix(at)) step \(number)\(round.map { " (round \($0))" } ?? "") applied: "
+                      + hosts.map { "\($0.host) \(String(format: "%.1f", $0.seconds * 1000)) ms" }.joined(separator: ", "))
             }
         case let .region(name, event):
             let (state, at): (String, Double) = switch event {

@@ -14,11 +14,38 @@ public struct Scenario: Sendable {
         public var name: String
         public var fields: [String: String]
         public var beacon: Beacon
+        /// The box that advertises it (a name under `hosts`); nil: this machine's device.
+        public var host: String?
 
-        public init(name: String, fields: [String: String], beacon: Beacon) {
+        public init(name: String, fields: [String: String], beacon: Beacon, host: String? = nil) {
             self.name = name
             self.fields = fields
             self.beacon = beacon
+            self.host = host
+        }
+    }
+
+    /// A box elsewhere whose running emitter (`advertise --control PATH`) the run drives over
+    /// one SSH session (`beacon-emit control PATH --session` there).
+    public struct HostDefinition: Sendable, Equatable {
+        public var name: String
+        /// `ssh`'s destination, `[user@]host`: the system's ssh client, its configuration,
+        /// keys and known hosts apply.
+        public var destination: String
+        /// The control socket's path on the box.
+        public var controlPath: String
+        /// More arguments for `ssh`, before the destination (`-i KEY`, `-p PORT`, `-F FILE`, `-o ...`).
+        public var sshOptions: [String]
+        /// The program to run there.
+        public var command: String
+
+        public init(name: String, destination: String, controlPath: String, sshOptions: [String] = [],
+                    command: String = "beacon-emit") {
+            self.name = name
+            self.destination = destination
+            self.controlPath = controlPath
+            self.sshOptions = sshOptions
+            self.command = command
         }
     }
 
@@ -96,6 +123,8 @@ public struct Scenario: Sendable {
     /// With more beacons on the air than sets, seconds each takes on the shared set.
     public var rotation: Double
     public var beacons: [BeaconDefinition]
+    /// The boxes elsewhere that some beacons live on.
+    public var hosts: [HostDefinition] = []
     public var regions: [RegionDefinition]
     public var steps: [Step]
 
@@ -113,6 +142,20 @@ public struct Scenario: Sendable {
 
     public func beacon(named name: String) -> BeaconDefinition? {
         beacons.first { $0.name == name }
+    }
+
+    public func host(named name: String) -> HostDefinition? {
+        hosts.first { $0.name == name }
+    }
+
+    /// Each beacon that lives on a box elsewhere: its host's name, by the beacon's name.
+    public var beaconHosts: [String: String] {
+        Dictionary(uniqueKeysWithValues: beacons.compactMap { beacon in beacon.host.map { (beacon.name, $0) } })
+    }
+
+    /// Whether any beacon is this machine's to advertise (so the run needs a device).
+    public var hasLocalBeacons: Bool {
+        beacons.contains { $0.host == nil }
     }
 
     public func region(named name: String) -> RegionDefinition? {

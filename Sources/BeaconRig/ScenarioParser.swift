@@ -214,7 +214,7 @@ public struct ScenarioParser {
     public func parse(_ text: String) throws(ScenarioError) -> Scenario {
         let root = try document(text, empty: "the file is empty: expected a map with 'beacons' and 'steps'")
         let top = try mapping(root, "the scenario", keys: ["device", "scanner", "interval", "exitAfter", "rotation",
-                                                           "beacons", "regions", "steps"])
+                                                           "hosts", "beacons", "regions", "steps"])
         var scenario = Scenario(beacons: [], steps: [])
         if let node = top["device"] { scenario.device = try string(node, "device") }
         if let node = top["scanner"] { scenario.scanner = try string(node, "scanner") }
@@ -240,10 +240,22 @@ public struct ScenarioParser {
         guard let beaconsNode = top["beacons"] else { throw fail(root, "expected 'beacons': a map of names to beacon fields") }
         let beacons = try mapping(beaconsNode, "beacons", keys: nil)
         guard !beacons.entries.isEmpty else { throw fail(beaconsNode, "'beacons' is empty: name at least one beacon") }
+        if let node = top["hosts"] {
+            for (name, hostNode) in try mapping(node, "hosts", keys: nil).entries {
+                scenario.hosts.append(try host(hostNode, name))
+            }
+        }
         for (name, node) in beacons.entries {
-            let fields = try beaconFields(node, "beacon '\(name)'")
+            var fields = try beaconFields(node, "beacon '\(name)'")
+            let host = fields.removeValue(forKey: "host")
+            if let host, scenario.host(named: host) == nil {
+                let hostNode = (try? mapping(node, "beacon", keys: nil))?["host"]
+                throw fail(hostNode ?? node, "beacon '\(name)': no host named '\(host)' (declare it under 'hosts')"
+                           + known(scenario.hosts.map(\.name)))
+            }
             scenario.beacons.append(Scenario.BeaconDefinition(name: name, fields: fields,
-                                                              beacon: try beacon(fields, node, "beacon '\(name)'")))
+                                                              beacon: try beacon(fields, node, "beacon '\(name)'"),
+                                                              host: host))
         }
         if let node = top["regions"] {
             for (name, regionNode) in try mapping(node, "regions", keys: nil).entries {
@@ -395,6 +407,10 @@ public struct ScenarioParser {
                     guard onAir.contains(name) else {
                         throw ScenarioError(file: file, place: at, message: "ramp: '\(name)' is not on the air here")
                     }
+                    if let host = scenario.beacon(named: name)?.host {
+                        throw ScenarioError(file: file, place: at, message: "ramp: '\(name)' is on host \(host), whose "
+                                            + "control socket changes beacons, not TX power: ramp a beacon of this machine's")
+                    }
                 case let .repeatSteps(_, inner):
                     try walk(inner)
                     try walk(inner)
@@ -513,6 +529,38 @@ public struct ScenarioParser {
             let blamed = (entries.first { message.contains("'\($0.0)'") } ?? entries.first { words.contains(Self.plain($0.0)) })?.1
             throw fail(blamed ?? node, "\(what): \(message)")
         }
+    }
+
+    /// A box elsewhere: `{ssh: "[user@]host", control: /path/of/its/socket}`, optionally
+    /// `sshOptions: [-i, KEY, ...]` and `command: /usr/local/bin/beacon-emit`.
+    private func host(_ node: Node, _ name: String) throws(ScenarioError) -> Scenario.HostDefinition {
+        let what = "host '\(name)'"
+        let map = try mapping(node, what, keys: ["ssh", "control", "sshOptions", "command"])
+        guard let sshNode = map["ssh"], let controlNode = map["control"] else {
+            throw fail(node, "\(what) needs 'ssh: [USER@]HOST' and 'control: PATH' (the socket of the box's advertise --control)")
+        }
+        let destination = try string(sshNode, "\(what): ssh")
+        // Never an option in disguise: ssh would read "-oProxyCommand=..." as one.
+        guard !destination.isEmpty, !destination.hasPrefix("-"), !destination.contains(where: \.isWhitespace) else {
+            throw fail(sshNode, "\(what): ssh must be a destination such as beacon@pi-lobby, got '\(destination)' "
+                       + "(options go in 'sshOptions')")
+        }
+        let control = try string(controlNode, "\(what): control")
+        guard control.hasPrefix("/"), !control.contains(where: { $0.isNewline || $0 == "\0" }) else {
+            throw fail(controlNode, "\(what): control must be the socket's absolute path on the box, got '\(control)'")
+        }
+        var definition = Scenario.HostDefinition(name: name, destination: destination, controlPath: control)
+        if let optionsNode = map["sshOptions"] {
+            guard case let .sequence(items) = optionsNode else {
+                throw fail(optionsNode, "\(what): sshOptions must be a list of arguments, such as [-i, /path/key, -p, '2222']")
+            }
+            for item in items { definition.sshOptions.append(try string(item, "\(what): sshOptions")) }
+        }
+        if let commandNode = map["command"] {
+            definition.command = try string(commandNode, "\(what): command")
+            guard !definition.command.isEmpty else { throw fail(commandNode, "\(what): command is empty") }
+        }
+        return definition
     }
 
     private func region(_ node: Node, _ name: String) throws(ScenarioError) -> BeaconRegion {

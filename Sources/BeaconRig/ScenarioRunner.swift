@@ -19,11 +19,28 @@ public protocol ScenarioStage: AnyObject {
     var nextDeadline: Double? { get }
     /// Time passed (the runner's seconds): does what is due.
     func tick(now: Double) throws(HostError)
+    /// Waits for what the step asked of other machines (`HostedStage`), and says how it went.
+    func finishStep() -> StepSettlement
+}
+
+/// What a step asked of other machines, once they answered.
+public struct StepSettlement: Sendable {
+    /// One message per failure: a refusal, or a box that dropped out.
+    public var failures: [String] = []
+    /// Each box the step changed, and the time from the step's first request to that box's
+    /// last reply (the change applied there).
+    public var applied: [(host: String, seconds: Double)] = []
+
+    public init(failures: [String] = [], applied: [(host: String, seconds: Double)] = []) {
+        self.failures = failures
+        self.applied = applied
+    }
 }
 
 extension ScenarioStage {
     public var nextDeadline: Double? { nil }
     public func tick(now: Double) throws(HostError) {}
+    public func finishStep() -> StepSettlement { StepSettlement() }
 }
 
 /// What a scenario's observer gave while it waited.
@@ -56,6 +73,9 @@ public enum ScenarioEvent: Sendable {
     case updateArrived(beacon: String, at: Double, afterUpdate: Double, gap: Double?)
     /// A region's state changed (Core Location's timing).
     case region(String, RegionMonitor.Event)
+    /// The boxes a step changed answered: each box's delay from the step's first request to
+    /// its reply, in seconds.
+    case applied(number: String, round: String?, hosts: [(host: String, seconds: Double)], at: Double)
 }
 
 /// One expectation's verdict.
@@ -143,7 +163,9 @@ public final class ScenarioRunner {
             outcome.interrupted = true
         }
         do {
+            let at = elapsed
             try stage.stopAll()
+            settle("end", nil, Scenario.Step(.stop(nil)), started: at)
         } catch {
             outcome.error = outcome.error ?? error
         }
@@ -165,6 +187,7 @@ public final class ScenarioRunner {
                     guard let beacon = beacons[name] else { throw HostError.unsupported("no beacon named '\(name)'") }
                     try stage.advertise(name, beacon)
                 }
+                settle(number, round, step, started: at)
             case let .update(name, changes):
                 var merged = fields[name] ?? [:]
                 merged.merge(changes) { $1 }
@@ -181,12 +204,14 @@ public final class ScenarioRunner {
                 if data[name] != old { pending[name] = (old, elapsed, lastSeen[name]) }
                 lastSeen[name] = nil
                 try stage.update(name, to: beacon)
+                settle(number, round, step, started: at)
             case let .stop(names):
                 if let names {
                     for name in names { try stage.stop(name) }
                 } else {
                     try stage.stopAll()
                 }
+                settle(number, round, step, started: at)
             case let .wait(seconds):
                 try observe(until: at + seconds) { _ in false }
             case let .expectSeen(name, within):
@@ -321,6 +346,15 @@ public final class ScenarioRunner {
 
     private func seenInstead() -> String {
         seenDuringStep.isEmpty ? "no beacon" : seenDuringStep.joined(separator: "; ")
+    }
+
+    /// Waits for what the step asked of other machines: their delays reported, their failures
+    /// the step's (a failed result; the run goes on).
+    private func settle(_ number: String, _ round: String?, _ step: Scenario.Step, started: Double) {
+        let settlement = stage.finishStep()
+        if !settlement.applied.isEmpty { report(.applied(number: number, round: round, hosts: settlement.applied, at: elapsed)) }
+        guard !settlement.failures.isEmpty else { return }
+        conclude(number, round, step, started: started, passed: false, detail: settlement.failures.joined(separator: "; "))
     }
 
     private func conclude(_ number: String, _ round: String?, _ step: Scenario.Step, started: Double, passed: Bool,

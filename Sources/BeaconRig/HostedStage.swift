@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+import AdvertisementCodec
+import BeaconHost
+import BeaconReports
+
+/// A scenario's stage across machines: the beacons without a host on this machine's device
+/// (`local`), the others each on its box, through the box's control session (`RemoteBox`).
+/// What a step asks of the boxes is sent to all of them at once; `finishStep` waits for their
+/// answers, so a box's failure fails that step, not the run.
+public final class HostedStage: ScenarioStage {
+    private let local: ScenarioStage?
+    private let boxes: [String: RemoteBox]
+    /// Each remote beacon's box.
+    private let hostOf: [String: String]
+    private let fieldsOf: (Beacon) -> [String: String]
+    /// Each remote beacon on the air: its id on its box (from the box's reply to add).
+    private var ids: [String: Int] = [:]
+    /// This step's failures so far.
+    private var failures: [String] = []
+    /// When this step first wrote to a box, and which boxes it wrote to.
+    private var stepStarted: ContinuousClock.Instant?
+    private var touched: [String] = []
+
+    /// - Parameters:
+    ///   - local: this machine's stage; nil when every beacon has a host.
+    ///   - boxes: the open sessions, by host name.
+    ///   - hosts: each remote beacon's host name, by beacon name.
+    ///   - fieldsOf: a beacon's fields in the `--beacon` keys (what the control protocol takes).
+    public init(local: ScenarioStage?, boxes: [String: RemoteBox], hosts: [String: String],
+                fieldsOf: @escaping (Beacon) -> [String: String]) {
+        self.local = local
+        self.boxes = boxes
+        hostOf = hosts
+        self.fieldsOf = fieldsOf
+    }
+
+    public func advertise(_ name: String, _ beacon: Beacon) throws(HostError) {
+        guard let host = hostOf[name] else { return try localStage(name).advertise(name, beacon) }
+        if ids[name] != nil { return try update(name, to: beacon) }
+        send(to: host, ["command": "add", "beacon": Self.object(fieldsOf(beacon))], what: "advertise \(name)") { reply in
+            guard let id = reply["id"]?.integer else { return "\(host): advertise \(name): the reply has no id: \(reply.line)" }
+            self.ids[name] = id
+            return nil
+        }
+    }
+
+    public func update(_ name: String, to beacon: Beacon) throws(HostError) {
+        guard let host = hostOf[name] else { return try localStage(name).update(name, to: beacon) }
+        // Not on the air: its next advertise sends the beacon as it is then.
+        guard let id = ids[name] else { return }
+        send(to: host, ["command": "update", "id": .integer(id), "fields": Self.object(fieldsOf(beacon))],
+             what: "update \(name)") { _ in nil }
+    }
+
+    public func setTxPower(_ name: String, dBm: Int8) throws(HostError) {
+        guard let host = hostOf[name] else { return try localStage(name).setTxPower(name, dBm: dBm) }
+        throw .unsupported("ramp: '\(name)' is on host \(host), whose control socket changes beacons, not TX power")
+    }
+
+    public func stop(_ name: String) throws(HostError) {
+        guard let host = hostOf[name] else { return try localStage(name).stop(name) }
+        guard let id = ids.removeValue(forKey: name) else { return }
+        send(to: host, ["command": "remove", "id": .integer(id)], what: "stop \(name)") { _ in nil }
+    }
+
+    public func stopAll() throws(HostError) {
+        for (name, id) in ids.sorted(by: { $0.key < $1.key }) {
+            send(to: hostOf[name]!, ["command": "remove", "id": .integer(id)], what: "stop \(name)") { _ in nil }
+        }
+        ids.removeAll()
+        try local?.stopAll()
+    }
+
+    public var nextDeadline: Double? { local?.nextDeadline }
+
+    public func tick(now: Double) throws(HostError) {
+        try local?.tick(now: now)
+    }
+
+    public func finishStep() -> StepSettlement {
+        defer {
+            failures = []
+            touched = []
+            stepStarted = nil
+        }
+        guard let started = stepStarted else { return StepSettlement() }
+        let asked = touched.compactMap { boxes[$0] }
+        var settlement = StepSettlement(failures: failures + RemoteBox.collect(asked))
+        for box in asked where box.lost == nil {
+            guard let answered = box.lastReply, answered >= started else { continue }
+            settlement.applied.append((box.name, started.duration(to: answered).inSeconds))
+        }
+        return settlement
+    }
+
+    private func send(to host: String, _ request: [String: JSONValue], what: String,
+                      handle: @escaping (JSONValue) -> String?) {
+        guard let box = boxes[host] else {
+            failures.append("\(host): \(what): no session to this host")
+            return
+        }
+        if stepStarted == nil { stepStarted = .now }
+        if !touched.contains(host) { touched.append(host) }
+        if let failure = box.send(request, what: what, handle: handle) { failures.append(failure) }
+    }
+
+    private func localStage(_ name: String) throws(HostError) -> ScenarioStage {
+        guard let local else { throw .unsupported("'\(name)' has no host and this run has no device of its own") }
+        return local
+    }
+
+    /// Fields as the control protocol takes them: the number fields as numbers, the rest as text.
+    static func object(_ fields: [String: String]) -> JSONValue {
+        var object: [String: JSONValue] = [:]
+        for (key, value) in fields {
+            guard ScenarioParser.numberFields.contains(ScenarioParser.plain(key)) else {
+                object[key] = .string(value)
+                continue
+            }
+            object[key] = Int(value).map(JSONValue.integer) ?? Double(value).map(JSONValue.number) ?? .string(value)
+        }
+        return .object(object)
+    }
+}

@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+import BeaconReports
+import Foundation
+import LinuxSystem
+
+/// Why a box could not be reached when the run began: the run does not start.
+public struct RemoteBoxError: Error, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
+}
+
+/// One box elsewhere, driven through its emitter's control protocol over one long-lived
+/// process: `ssh ... DEST beacon-emit control PATH --session`, requests written to its
+/// standard input as JSON lines, replies read from its standard output in the same order.
+/// Requests are pipelined: `send` writes at once, `RemoteBox.collect` waits for the replies
+/// of every box together, so one step reaches all boxes within a round trip.
+///
+/// A box that fails (its session ends, or a reply does not come in time) drops out: it is
+/// never written to again, and what is asked of it afterwards fails with what happened. Its
+/// emitter goes on advertising what it had (a client leaving never stops it).
+public final class RemoteBox {
+    public let name: String
+    /// Why the box dropped out; nil while it answers.
+    public private(set) var lost: String?
+
+    private let process: Process
+    private let requests: FileHandle
+    private let output: FileHandle
+    private let error: FileHandle
+    private var replies: Descriptor { Descriptor(output.fileDescriptor) }
+    private var errors: Descriptor { Descriptor(error.fileDescriptor) }
+    /// What to do with each reply, in the order the requests went.
+    private var waiting: [(sent: ContinuousClock.Instant, handle: (JSONValue) -> String?)] = []
+    private var buffer: [UInt8] = []
+    /// When the box last answered a step's requests, after the step began (`collect`).
+    public private(set) var lastReply: ContinuousClock.Instant?
+
+    /// How long a reply may take: the emitter holds a change up to its hold limit while its
+    /// beacons are off the air, then answers.
+    public static let replyTimeout = ControlHandler.holdLimit + .seconds(5)
+
+    /// The arguments that open `host`'s session: the system's ssh, non-interactive (no password
+    /// or host-key prompt: an unknown host key is a refusal), with keep-alives so that a
+    /// vanished box is noticed within seconds.
+    public static func sshArguments(_ host: Scenario.HostDefinition) -> [String] {
+        ["ssh", "-T", "-o", "BatchMode=yes", "-o", "ConnectTimeout=10", "-o", "ServerAliveInterval=5",
+         "-o", "ServerAliveCountMax=3"] + host.sshOptions
+            + ["--", host.destination, "\(host.command) control \(shellQuoted(host.controlPath)) --session"]
+    }
+
+    /// Starts the process (`arguments[0]` found on PATH); nothing is read yet.
+    /// - Throws: `RemoteBoxError` when it cannot be started.
+    public init(name: String, arguments: [String]) throws(RemoteBoxError) {
+        self.name = name
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = arguments
+        let input = Pipe(), output = Pipe(), error = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = error
+        do {
+            try process.run()
+        } catch {
+            throw RemoteBoxError(message: "\(name): cannot start \(arguments.first ?? "ssh"): \(error.localizedDescription)")
+        }
+        requests = input.fileHandleForWriting
+        self.output = output.fileHandleForReading
+        self.error = error.fileHandleForReading
+    }
+
+    /// Writes one request; `handle` gets its reply and returns a failure message, or nil.
+    /// On a box that dropped out, nothing is written and the failure is returned at once.
+    public func send(_ request: [String: JSONValue], what: String, handle: @escaping (JSONValue) -> String?) -> String? {
+        if let lost { return "\(name): \(what): not done: the box dropped out earlier (\(lost))" }
+        do {
+            try requests.write(contentsOf: Array((JSONValue.object(request).line + "\n").utf8))
+        } catch {
+            drop("the session's input closed")
+            return "\(name): \(what): not done: \(lost ?? "")"
+        }
+        waiting.append((.now, { reply in
+            if reply["ok"]?.bool == true { return handle(reply) }
+            return "\(self.name): \(what): refused: \(reply["error"]?.string ?? reply.line)"
+        }))
+        return nil
+    }
+
+    /// Waits until every box has answered what was sent to it, or `timeout` has passed for a
+    /// box's oldest request (the box then drops out).
+    /// - Returns: the failures, one message each: refusals, and what was asked of a box that dropped out.
+    public static func collect(_ boxes: [RemoteBox], timeout: Duration = replyTimeout) -> [String] {
+        var failures: [String] = []
+        while true {
+            let busy = boxes.filter { $0.lost == nil && !$0.waiting.isEmpty }
+            guard !busy.isEmpty else { return failures }
+            let deadline = busy.compactMap { $0.waiting.first?.sent }.min()! + timeout
+            let ready = (try? Poll.waitAny(busy.map(\.replies), until: deadline)) ?? busy.map { _ in true }
+            for (box, isReady) in zip(busy, ready) {
+                if isReady {
+                    failures += box.readReplies()
+                } else if let oldest = box.waiting.first?.sent, ContinuousClock.now >= oldest + timeout {
+                    failures += box.drop("no reply within \(timeout)")
+                }
+            }
+        }
+    }
+
+    /// Reads what arrived and hands out each complete reply line.
+    private func readReplies() -> [String] {
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        let count: Int
+        switch try? replies.read(into: &chunk) {
+        case let .done(read)?: count = read
+        case .wouldBlock?: return []
+        case nil: count = 0
+        }
+        guard count > 0 else { return drop(sessionEnding()) }
+        buffer += chunk[..<count]
+        var failures: [String] = []
+        while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+            let line = String(decoding: buffer[..<newline], as: UTF8.self)
+            buffer.removeSubrange(...newline)
+            guard !waiting.isEmpty else { continue }  // nothing asked for it
+            let request = waiting.removeFirst()
+            lastReply = .now
+            guard let reply = JSONValue(parsing: line) else {
+                failures.append("\(name): a reply that is not JSON: \(line.prefix(200))")
+                continue
+            }
+            if let failure = request.handle(reply) { failures.append(failure) }
+        }
+        return failures
+    }
+
+    /// Marks the box lost; the requests still waiting fail with the reason.
+    @discardableResult
+    private func drop(_ reason: String) -> [String] {
+        if lost == nil { lost = reason }
+        let failures = waiting.map { _ in "\(name): dropped out: \(reason)" }
+        waiting.removeAll()
+        return failures.isEmpty ? [] : [failures[0]] + (failures.count > 1 ? ["\(name): \(failures.count - 1) more request(s) not answered"] : [])
+    }
+
+    /// What the ended session said: ssh's last words on standard error and its exit status.
+    private func sessionEnding() -> String {
+        let deadline = ContinuousClock.now + .seconds(2)
+        var said: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while said.count < 16_384, (try? Poll.wait(for: errors, until: deadline)) == true,
+              case let .done(count)? = try? errors.read(into: &chunk), count > 0 {
+            said += chunk[..<count]
+        }
+        while process.isRunning && ContinuousClock.now < deadline { _ = Poll.pause(.milliseconds(10), interrupt: nil) }
+        let words = String(decoding: said, as: UTF8.self).split(whereSeparator: \.isNewline)
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        let status = process.isRunning ? "" : " (exit \(process.terminationStatus))"
+        return "the session ended" + status + (words.isEmpty ? "" : ": " + words.suffix(2).joined(separator: "; "))
+    }
+
+    /// Closes the session's input (the box's session then ends by itself) and waits briefly for
+    /// the process; one that lingers is terminated.
+    public func close() {
+        try? requests.close()
+        let deadline = ContinuousClock.now + .seconds(3)
+        while process.isRunning && ContinuousClock.now < deadline { _ = Poll.pause(.milliseconds(10), interrupt: nil) }
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+        try? output.close()
+        try? error.close()
+    }
+
+    /// `text` as one word for a POSIX shell (the remote command line goes through the box's shell).
+    static func shellQuoted(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+}
+
+/// The sessions of a scenario's boxes, opened together before the first step.
+public enum RemoteBoxes {
+    /// How long opening may take (ssh's own connect timeout is 10 s).
+    public static let openTimeout = Duration.seconds(20)
+
+    /// Opens a session to each host and asks each for its status; every box must answer.
+    /// - Parameters:
+    ///   - arguments: the process for a host (the system's ssh by default; tests give another).
+    ///   - progress: one line per box opened.
+    /// - Throws: `RemoteBoxError` naming each box that could not be reached and why; the
+    ///   sessions that did open are closed again.
+    public static func open(_ hosts: [Scenario.HostDefinition],
+                            arguments: (Scenario.HostDefinition) -> [String] = RemoteBox.sshArguments,
+                            progress: (String) -> Void) throws(RemoteBoxError) -> [String: RemoteBox] {
+        var boxes: [String: RemoteBox] = [:]
+        var statuses: [String: JSONValue] = [:]
+        do {
+            for host in hosts {
+                let box = try RemoteBox(name: host.name, arguments: arguments(host))
+                boxes[host.name] = box
+                _ = box.send(["command": "status"], what: "status") { reply in
+                    statuses[host.name] = reply
+                    return nil
+                }
+            }
+        } catch {
+            boxes.values.forEach { $0.close() }
+            throw error
+        }
+        let failures = RemoteBox.collect(Array(boxes.values), timeout: openTimeout)
+        guard failures.isEmpty else {
+            boxes.values.forEach { $0.close() }
+            throw RemoteBoxError(message: "cannot drive every box: " + failures.joined(separator: "; "))
+        }
+        for host in hosts {
+            let status = statuses[host.name]
+            progress("\(host.name): control session over ssh to \(host.destination): "
+                     + "\(status?["device"]?.string ?? "?"), \(status?["state"]?.string ?? "?"), "
+                     + "\(status?["beacons"]?.integer ?? 0) beacon(s) of its own")
+        }
+        return boxes
+    }
+}
