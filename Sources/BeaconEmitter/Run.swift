@@ -88,7 +88,7 @@ struct Run: ParsableCommand {
         let interrupt = SignalWatcher.install()
         // The boxes first: one that cannot be reached stops the run before anything is on the air.
         let boxes = try RemoteBoxes.open(scenario.hosts, progress: printer.progress)
-        defer { boxes.values.forEach { $0.close() } }
+        defer { RemoteBoxes.close(boxes.values) }
         guard scenario.hasLocalBeacons else {
             let scanner = try openScanner(scenario.scanner, beside: nil, device: nil)
             defer { scanner?.close() }

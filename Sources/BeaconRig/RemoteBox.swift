@@ -24,12 +24,8 @@ public final class RemoteBox {
     /// Why the box dropped out; nil while it answers.
     public private(set) var lost: String?
 
-    private let process: Process
-    private let requests: FileHandle
-    private let output: FileHandle
-    private let error: FileHandle
-    private var replies: Descriptor { Descriptor(output.fileDescriptor) }
-    private var errors: Descriptor { Descriptor(error.fileDescriptor) }
+    private let process: ChildProcess
+    private var replies: Descriptor { process.output }
     /// What to do with each reply, in the order the requests went.
     private var waiting: [(sent: ContinuousClock.Instant, handle: (JSONValue) -> String?)] = []
     private var buffer: [UInt8] = []
@@ -44,6 +40,7 @@ public final class RemoteBox {
     /// or host-key prompt: an unknown host key is a refusal), with keep-alives so that a
     /// vanished box is noticed within seconds.
     public static func sshArguments(_ host: Scenario.HostDefinition) -> [String] {
+        // The remote command goes through the box's shell: the path is quoted.
         ["ssh", "-T", "-o", "BatchMode=yes", "-o", "ConnectTimeout=10", "-o", "ServerAliveInterval=5",
          "-o", "ServerAliveCountMax=3"] + host.sshOptions
             + ["--", host.destination, "\(host.command) control \(shellQuoted(host.controlPath)) --session"]
@@ -53,32 +50,22 @@ public final class RemoteBox {
     /// - Throws: `RemoteBoxError` when it cannot be started.
     public init(name: String, arguments: [String]) throws(RemoteBoxError) {
         self.name = name
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        let input = Pipe(), output = Pipe(), error = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = error
         do {
-            try process.run()
+            process = try ChildProcess(arguments: arguments)
         } catch {
-            throw RemoteBoxError(message: "\(name): cannot start \(arguments.first ?? "ssh"): \(error.localizedDescription)")
+            throw RemoteBoxError(message: "\(name): cannot start \(arguments.first ?? "ssh"): \(error)")
         }
-        requests = input.fileHandleForWriting
-        self.output = output.fileHandleForReading
-        self.error = error.fileHandleForReading
     }
 
     /// Writes one request; `handle` gets its reply and returns a failure message, or nil.
     /// On a box that dropped out, nothing is written and the failure is returned at once.
     public func send(_ request: [String: JSONValue], what: String, handle: @escaping (JSONValue) -> String?) -> String? {
-        if let lost { return "\(name): \(what): not done: the box dropped out earlier (\(lost))" }
+        if let lost { return "\(name): \(what): not done: the box dropped out earlier: \(lost)" }
         do {
-            try requests.write(contentsOf: Array((JSONValue.object(request).line + "\n").utf8))
+            try process.input.writeAll(Array((JSONValue.object(request).line + "\n").utf8), name: "write (\(name)'s session)")
         } catch {
-            drop("the session's input closed")
-            return "\(name): \(what): not done: \(lost ?? "")"
+            // The session is gone: what it said on its way out is the reason.
+            return (drop(sessionEnding()) + ["\(name): \(what): not done: the box dropped out: \(lost ?? "")"]).joined(separator: "; ")
         }
         waiting.append((.now, { reply in
             if reply["ok"]?.bool == true { return handle(reply) }
@@ -148,27 +135,27 @@ public final class RemoteBox {
         let deadline = ContinuousClock.now + .seconds(2)
         var said: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
-        while said.count < 16_384, (try? Poll.wait(for: errors, until: deadline)) == true,
-              case let .done(count)? = try? errors.read(into: &chunk), count > 0 {
+        while said.count < 16_384, (try? Poll.wait(for: process.errors, until: deadline)) == true,
+              case let .done(count)? = try? process.errors.read(into: &chunk), count > 0 {
             said += chunk[..<count]
         }
-        while process.isRunning && ContinuousClock.now < deadline { _ = Poll.pause(.milliseconds(10), interrupt: nil) }
         let words = String(decoding: said, as: UTF8.self).split(whereSeparator: \.isNewline)
             .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        let status = process.isRunning ? "" : " (exit \(process.terminationStatus))"
+        let status = process.wait(until: deadline).map { " (\($0))" } ?? ""
         return "the session ended" + status + (words.isEmpty ? "" : ": " + words.suffix(2).joined(separator: "; "))
     }
 
-    /// Closes the session's input (the box's session then ends by itself) and waits briefly for
-    /// the process; one that lingers is terminated.
+    /// Closes the session's input: the box's session then ends by itself.
+    public func closeInput() {
+        process.closeInput()
+    }
+
+    /// Ends the session: its input closed, the process given a few seconds to end (then
+    /// stopped), the pipes closed.
     public func close() {
-        try? requests.close()
-        let deadline = ContinuousClock.now + .seconds(3)
-        while process.isRunning && ContinuousClock.now < deadline { _ = Poll.pause(.milliseconds(10), interrupt: nil) }
-        if process.isRunning { process.terminate() }
-        process.waitUntilExit()
-        try? output.close()
-        try? error.close()
+        process.closeInput()
+        if process.wait(until: .now + .seconds(3)) == nil { process.stop() }
+        process.closeDescriptors()
     }
 
     /// `text` as one word for a POSIX shell (the remote command line goes through the box's shell).
@@ -203,12 +190,12 @@ public enum RemoteBoxes {
                 }
             }
         } catch {
-            boxes.values.forEach { $0.close() }
+            close(boxes.values)
             throw error
         }
         let failures = RemoteBox.collect(Array(boxes.values), timeout: openTimeout)
         guard failures.isEmpty else {
-            boxes.values.forEach { $0.close() }
+            close(boxes.values)
             throw RemoteBoxError(message: "cannot drive every box: " + failures.joined(separator: "; "))
         }
         for host in hosts {
@@ -218,5 +205,11 @@ public enum RemoteBoxes {
                      + "\(status?["beacons"]?.integer ?? 0) beacon(s) of its own")
         }
         return boxes
+    }
+
+    /// Ends every session: all inputs closed first, so that the boxes end theirs together.
+    public static func close(_ boxes: some Collection<RemoteBox>) {
+        for box in boxes { box.closeInput() }
+        for box in boxes { box.close() }
     }
 }
