@@ -98,6 +98,58 @@ import Testing
         ("  - wait: 1\n    - wait: 2\n", "not valid YAML or JSON: ", 9, 5),
     ]
 
+    static let hostsHeader = """
+        hosts:
+          lobby: {ssh: beacon@pi-lobby, control: /run/beacon-emit-lobby/control, sshOptions: [-p, '2222']}
+          hall: {ssh: pi-hall, control: /run/beacon-emit-hall/control, command: /usr/local/bin/beacon-emit}
+
+        """
+
+    @Test func hostsAndEachBeaconsHostAreRead() throws {
+        let scenario = try parse("  - advertise: [lobby, door]\n", header: Self.hostsHeader + """
+            beacons:
+              lobby: {uuid: \(lobbyUUID), major: 1, minor: 2, host: lobby}
+              door: {uuid: \(lobbyUUID), major: 1, minor: 3}
+
+            """)
+        #expect(scenario.hosts == [
+            Scenario.HostDefinition(name: "lobby", destination: "beacon@pi-lobby", controlPath: "/run/beacon-emit-lobby/control",
+                                    sshOptions: ["-p", "2222"]),
+            Scenario.HostDefinition(name: "hall", destination: "pi-hall", controlPath: "/run/beacon-emit-hall/control",
+                                    command: "/usr/local/bin/beacon-emit"),
+        ])
+        // The host is no beacon field: the factory never sees it.
+        #expect(scenario.beacon(named: "lobby")?.host == "lobby")
+        #expect(scenario.beacon(named: "lobby")?.fields["host"] == nil)
+        #expect(scenario.beacon(named: "door")?.host == nil)
+        #expect(scenario.beaconHosts == ["lobby": "lobby"])
+        #expect(scenario.hasLocalBeacons)
+    }
+
+    static let hostRefusals: [(String, String, String, Int, Int)] = [
+        ("hosts: {lobby: {ssh: '-oProxyCommand=x', control: /run/c}}\n", "",
+         "host 'lobby': ssh must be a destination such as beacon@pi-lobby, got '-oProxyCommand=x' (options go in 'sshOptions')", 1, 22),
+        ("hosts: {lobby: {ssh: pi, control: run/c}}\n", "", "host 'lobby': control must be the socket's absolute path on the box, got 'run/c'", 1, 35),
+        ("hosts: {lobby: {ssh: pi}}\n", "", "host 'lobby' needs 'ssh: [USER@]HOST' and 'control: PATH'", 1, 16),
+        ("hosts: {lobby: {ssh: pi, control: /c, port: 22}}\n", "", "unknown key 'port' in host 'lobby': expected one of ssh, control, sshOptions, command", 1, 39),
+        ("hosts: {lobby: {ssh: pi, control: /c, sshOptions: -p 22}}\n", "", "host 'lobby': sshOptions must be a list of arguments", 1, 51),
+        ("hosts: {lobby: {ssh: pi, control: /c}}\n", ", host: hall", "beacon 'a': no host named 'hall' (declare it under 'hosts'); there are: lobby", 2, 85),
+        ("hosts: {lobby: {ssh: pi, control: /c}}\n", ", host: lobby", "ramp: 'a' is on host lobby, whose control socket changes beacons, not TX power", 3, 25),
+    ]
+
+    @Test(arguments: hostRefusals)
+    func aHostMistakeIsRefusedWhereItStands(hosts: String, beaconKeys: String, message: String, line: Int, column: Int) {
+        let text = hosts + "beacons: {a: {uuid: \(lobbyUUID), major: 1, minor: 2\(beaconKeys)}}\n"
+            + "steps: [{advertise: a}, {ramp: {beacon: a, from: 0, to: -4}}]\n"
+        do {
+            _ = try parser.parse(text)
+            Issue.record("accepted: \(text)")
+        } catch {
+            #expect(error.message.hasPrefix(message), "\(error)")
+            #expect(error.place == Scenario.Place(line: line, column: column), "\(error)")
+        }
+    }
+
     @Test(arguments: refusals)
     func aRefusalNamesThePlaceAndWhatWasExpected(steps: String, message: String, line: Int, column: Int) {
         do {
@@ -117,7 +169,7 @@ import Testing
         ("beacons: {a: {uuid: \(lobbyUUID), major: 1, minor: 2}}\n", "expected 'steps': a list of steps"),
         ("beacons: {a: {uuid: \(lobbyUUID), major: 1, minor: 2}}\nsteps: []\n", "'steps' is empty"),
         ("beacons: {a: {uuid: \(lobbyUUID), major: 1, minor: 2}}\nsteps: [{wait: 1}]\ndevices: x\n",
-         "unknown key 'devices' in the scenario: expected one of device, scanner, interval, exitAfter, rotation, beacons, regions, steps"),
+         "unknown key 'devices' in the scenario: expected one of device, scanner, interval, exitAfter, rotation, hosts, beacons, regions, steps"),
         ("beacons: {a: {uuid: nope, major: 1, minor: 2}}\nsteps: [{wait: 1}]\n", "beacon 'a': needs a uuid"),
         ("beacons: {a: {uuid: \(lobbyUUID), major: 1, minor: 2}}\nsteps: [{expect: {seen: a, within: 1}}]\n",
          "the steps expect what is seen, so the scenario needs 'scanner:'"),

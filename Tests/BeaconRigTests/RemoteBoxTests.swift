@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+import AdvertisementCodec
+import BeaconHost
+import BeaconReports
+import BeaconRig
+import Foundation
+import Testing
+
+/// A scenario's boxes elsewhere, with small shell programs standing in for the SSH sessions
+/// (the real ones, over sshd in network namespaces, are scripts/multibox-test's): what each
+/// box is sent, in which order, and what a refusal or a box that goes away does to the run.
+@Suite struct RemoteBoxTests {
+    /// A session that writes each request to `log` and answers it ok with id 7 (the
+    /// requests it answers refused: those containing `refusing`). `exitAfter` requests, it ends.
+    static func fakeSession(log: URL, refusing: String? = nil, exitAfter: Int? = nil) -> [String] {
+        let refusal = refusing.map { "case \"$line\" in *\($0)*) echo '{\"ok\":false,\"error\":\"no set left\"}'; continue;; esac;" } ?? ""
+        let limit = exitAfter.map { "n=$((n+1)); [ $n -gt \($0) ] && { echo 'Connection closed by remote host' >&2; exit 255; };" } ?? ""
+        return ["sh", "-c", "n=0; while IFS= read -r line; do \(limit) printf '%s\\n' \"$line\" >> '\(log.path)'; "
+                + "\(refusal) echo '{\"ok\":true,\"id\":7}'; done"]
+    }
+
+    static func temporaryFile() -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("remote-box-\(UUID().uuidString).log")
+    }
+
+    static func requests(_ log: URL) -> [JSONValue] {
+        ((try? String(contentsOf: log, encoding: .utf8)) ?? "").split(separator: "\n").compactMap { JSONValue(parsing: String($0)) }
+    }
+
+    static let host = Scenario.HostDefinition(name: "lobby", destination: "beacon@pi-lobby",
+                                              controlPath: "/run/beacon-emit-lobby/control")
+
+    static func scenario(_ steps: [Scenario.Step]) throws -> Scenario {
+        let beacon = try testBeacon(["uuid": lobbyUUID, "major": "1", "minor": "2"])
+        var scenario = Scenario(beacons: [Scenario.BeaconDefinition(name: "door", fields: ["uuid": lobbyUUID, "major": "1", "minor": "2"],
+                                                                   beacon: beacon, host: "lobby")],
+                                steps: steps)
+        scenario.hosts = [host]
+        return scenario
+    }
+
+    /// Runs `steps` with the box `lobby` behind `session`; the outcome and the events.
+    static func run(_ steps: [Scenario.Step], session: [String]) throws -> (ScenarioOutcome, [ScenarioEvent]) {
+        let scenario = try scenario(steps)
+        let boxes = try RemoteBoxes.open(scenario.hosts, arguments: { _ in session }, progress: { _ in })
+        defer { RemoteBoxes.close(boxes.values) }
+        let air = SimulatedAir()
+        let stage = HostedStage(local: nil, boxes: boxes, hosts: scenario.beaconHosts, fieldsOf: { beacon in
+            guard case let .iBeacon(frame) = beacon else { return [:] }
+            return ["uuid": frame.proximityUUID.uuidString, "major": "\(frame.major)", "minor": "\(frame.minor)"]
+        })
+        var events: [ScenarioEvent] = []
+        let outcome = ScenarioRunner(scenario: scenario, stage: stage, observer: air, makeBeacon: testBeacon,
+                                     report: { events.append($0) }).run()
+        return (outcome, events)
+    }
+
+    @Test func theSshCommandQuotesThePathAndNeverPrompts() {
+        var host = Self.host
+        host.controlPath = "/run/it's here"
+        host.sshOptions = ["-p", "2222"]
+        let arguments = RemoteBox.sshArguments(host)
+        #expect(arguments.first == "ssh")
+        #expect(arguments.contains("BatchMode=yes"))
+        #expect(Array(arguments.suffix(5)) == ["-p", "2222", "--", "beacon@pi-lobby",
+                                                #"beacon-emit control '/run/it'\''s here' --session"#])
+    }
+
+    @Test func aStepsRequestsGoInOrderWithNumbersAsNumbers() throws {
+        let log = Self.temporaryFile()
+        defer { try? FileManager.default.removeItem(at: log) }
+        let (outcome, events) = try Self.run([Scenario.Step(.advertise(["door"])),
+                                              Scenario.Step(.update("door", fields: ["minor": "3"])),
+                                              Scenario.Step(.stop(["door"]))], session: Self.fakeSession(log: log))
+        #expect(outcome.passed)
+        let sent = Self.requests(log)
+        #expect(sent.map { $0["command"]?.string } == ["status", "add", "update", "remove"])
+        #expect(sent[1]["beacon"] == ["uuid": .string(lobbyUUID.uppercased()), "major": 1, "minor": 2])
+        #expect(sent[2]["id"] == 7 && sent[2]["fields"]?["minor"] == 3)
+        #expect(sent[3]["id"] == 7)
+        // Each step that changed the box reports its delay; the end has nothing left to remove.
+        let applied = events.compactMap { event -> (String, [String])? in
+            guard case let .applied(number, _, hosts, _) = event else { return nil }
+            return (number, hosts.map(\.host))
+        }
+        #expect(applied.map(\.0) == ["1", "2", "3"] && applied.allSatisfy { $0.1 == ["lobby"] })
+    }
+
+    @Test func theEndRemovesWhatIsStillOnTheBox() throws {
+        let log = Self.temporaryFile()
+        defer { try? FileManager.default.removeItem(at: log) }
+        let (outcome, _) = try Self.run([Scenario.Step(.advertise(["door"]))], session: Self.fakeSession(log: log))
+        #expect(outcome.passed)
+        #expect(Self.requests(log).map { $0["command"]?.string } == ["status", "add", "remove"])
+    }
+
+    @Test func aRefusalFailsTheStepAndTheRunGoesOn() throws {
+        let log = Self.temporaryFile()
+        defer { try? FileManager.default.removeItem(at: log) }
+        let (outcome, _) = try Self.run([Scenario.Step(.advertise(["door"])), Scenario.Step(.wait(seconds: 1))],
+                                        session: Self.fakeSession(log: log, refusing: "\"add\""))
+        #expect(outcome.error == nil)
+        #expect(outcome.results.count == 1)
+        #expect(outcome.results.first?.passed == false)
+        #expect(outcome.results.first?.detail == "lobby: advertise door: refused: no set left")
+        // Never added, so nothing to remove at the end.
+        #expect(Self.requests(log).map { $0["command"]?.string } == ["status", "add"])
+    }
+
+    @Test func aBoxThatGoesAwayFailsItsStepsWithWhatItSaid() throws {
+        let log = Self.temporaryFile()
+        defer { try? FileManager.default.removeItem(at: log) }
+        // The session answers status and the add, then ends at the next request.
+        let (outcome, _) = try Self.run([Scenario.Step(.advertise(["door"])),
+                                         Scenario.Step(.update("door", fields: ["minor": "3"])),
+                                         Scenario.Step(.stop(["door"]))],
+                                        session: Self.fakeSession(log: log, exitAfter: 2))
+        #expect(outcome.error == nil)
+        let failed = outcome.results.filter { !$0.passed }
+        #expect(failed.map(\.number) == ["2", "3"])
+        #expect(failed.first?.detail.contains("lobby: dropped out: the session ended (exit 255): Connection closed by remote host") == true)
+        #expect(failed.last?.detail.contains("the box dropped out earlier") == true)
+    }
+
+    @Test func aBoxThatCannotBeReachedStopsTheRunBeforeItStarts() throws {
+        let scenario = try Self.scenario([Scenario.Step(.advertise(["door"]))])
+        #expect {
+            _ = try RemoteBoxes.open(scenario.hosts, arguments: { _ in
+                ["sh", "-c", "echo 'Host key verification failed.' >&2; exit 255"]
+            }, progress: { _ in })
+        } throws: { error in
+            "\(error)".contains("lobby: dropped out: the session ended (exit 255): Host key verification failed.")
+        }
+    }
+
+    @Test func aBoxThatDoesNotAnswerInTimeDropsOut() throws {
+        let boxes = try RemoteBoxes.open([Self.host], arguments: { _ in
+            ["sh", "-c", "read line; echo '{\"ok\":true}'; sleep 30"]
+        }, progress: { _ in })
+        defer { RemoteBoxes.close(boxes.values) }
+        let box = try #require(boxes["lobby"])
+        #expect(box.send(["command": "list"], what: "list", handle: { _ in nil }) == nil)
+        let failures = RemoteBox.collect([box], timeout: .milliseconds(300))
+        #expect(failures == ["lobby: dropped out: no reply within 0.3 seconds"])
+        #expect(box.send(["command": "list"], what: "list", handle: { _ in nil })?.contains("dropped out earlier") == true)
+    }
+
+    @Test(arguments: [
+        (nil, nil), ("", nil), ("beacon-emit control /run/x --session", nil),
+        ("touch /tmp/x", "this key opens a beacon-emit control session only; 'touch /tmp/x' was not run"),
+        ("beacon-emit control /run/x list", "this key opens a beacon-emit control session only; 'beacon-emit control /run/x list' was not run"),
+        ("beacon-emit control /run/x --session; rm -rf /", "this key opens a beacon-emit control session only; 'beacon-emit control /run/x --session; rm -rf /' was not run"),
+    ] as [(String?, String?)])
+    func aForcedCommandKeyOpensSessionsOnly(asked: String?, refusal: String?) {
+        #expect(ControlSession.refusal(originalCommand: asked) == refusal)
+    }
+}
