@@ -87,8 +87,14 @@ struct Advertise: ParsableCommand {
         + "list beacons and report status while advertising; see `beacon-emit control`.", valueName: "path"))
     var control: String?
 
+    @Option(name: .customLong("control-group"), help: ArgumentHelp(
+        "Give the --control socket to this group, mode 0660, so that its members (a login that runs `beacon-emit "
+        + "control PATH --session`) may use it; the emitter must be a member.", valueName: "group"))
+    var controlGroup: String?
+
     func validate() throws {
         if legacy && extended { throw ValidationError("--legacy and --extended exclude each other") }
+        if controlGroup != nil && control == nil { throw ValidationError("--control-group needs --control PATH") }
         try accessOptions.check(deviceOptions.specification)
         if keep && accessOptions.access == .userChannel {
             throw ValidationError("--keep does not go with --access user-channel: the kernel takes the adapter back, "
@@ -290,8 +296,9 @@ struct Advertise: ParsableCommand {
     private func openControl(printer: EmitterPrinter) throws(HostError) -> ControlServer? {
         guard let control else { return nil }
         do {
-            let server = try ControlServer(path: control)
-            printer.progress("control socket: \(control) (beacon-emit control \(control) list)")
+            let server = try ControlServer(path: control, group: controlGroup)
+            printer.progress("control socket: \(control)\(controlGroup.map { ", group \($0)" } ?? "") "
+                             + "(beacon-emit control \(control) list)")
             return server
         } catch {
             throw .unsupported(error.description)

@@ -39,9 +39,11 @@ public final class ControlServer: RunLoopSource {
     /// Opens the socket at `path` (before advertising starts, so that a client that waits for
     /// advertising finds it there). A socket file left by a run that ended without removing it
     /// is replaced; one that another emitter still answers on is not.
-    /// - Parameter handler: what answers the requests; or `attach` it later.
+    /// - Parameters:
+    ///   - handler: what answers the requests; or `attach` it later.
+    ///   - group: a group whose members may use the socket too (mode 0660); nil: the owner only.
     /// - Throws: `ControlError` naming the path and the reason.
-    public init(path: String, handler: ControlHandler? = nil) throws(ControlError) {
+    public init(path: String, group: String? = nil, handler: ControlHandler? = nil) throws(ControlError) {
         self.path = path
         self.handler = handler
         var address = try Self.address(path)
@@ -69,7 +71,30 @@ public final class ControlServer: RunLoopSource {
             throw error
         }
         chmod(path, 0o600)
+        if let group {
+            do {
+                try Self.share(path, with: group)
+            } catch {
+                Descriptor(listener).close()
+                unlink(path)
+                throw error
+            }
+        }
         wake.add(listener)
+    }
+
+    /// Gives the socket to `group`, read and write for its members (connecting needs write).
+    private static func share(_ path: String, with group: String) throws(ControlError) {
+        guard let entry = getgrnam(group) else {
+            throw ControlError(message: "--control-group \(group): no such group: create it (groupadd \(group)) or name another")
+        }
+        guard chown(path, uid_t.max, entry.pointee.gr_gid) == 0 else {
+            let code = errno
+            throw ControlError(message: "--control-group \(group): cannot give \(path) to the group: "
+                               + "\(SystemCallError.message(code)) (errno \(code)): beacon-emit must be a member of "
+                               + "\(group) (under systemd: SupplementaryGroups=\(group))")
+        }
+        chmod(path, 0o660)
     }
 
     /// Starts answering with `handler` (the beacons are on the air).
@@ -232,7 +257,7 @@ public final class ControlServer: RunLoopSource {
     static func failure(_ error: SystemCallError, _ path: String) -> ControlError {
         let (call, code) = (error.call, error.errno)
         let hint = code == ENOENT || code == ECONNREFUSED ? ": is beacon-emit running with --control \(path)?"
-            : code == EACCES ? ": the socket is its owner's only (mode 0600): run as the same user" : ""
+            : code == EACCES ? ": the socket is its owner's only (and its --control-group's): run as that user, or as a member of that group" : ""
         return ControlError(message: "\(path): \(call): \(String(cString: strerror(code))) (errno \(code))\(hint)")
     }
 }
