@@ -76,6 +76,9 @@ struct Advertise: ParsableCommand {
     @Flag(help: "Print events as JSON lines.")
     var json = false
 
+    @Flag(help: "Only read the beacons (the options, --config) and say how many; advertise nothing (a configuration's check before it is installed).")
+    var check = false
+
     @Option(help: ArgumentHelp(
         "Interleave an Eddystone-TLM frame with each Eddystone-UID or -URL beacon on its own set, one advertising "
         + "interval in ten, its counters moving (KEY=VALUE of --battery, --temperature, --pdu-count, --uptime).",
@@ -170,6 +173,10 @@ struct Advertise: ParsableCommand {
             // The file's own mistake, at its place: the options' usage would not help.
             Console.error(BeaconOptions.message(for: error))
             throw ExitStatus.usage
+        }
+        if check {
+            print("\(config ?? "the options"): \(beacons.count) beacon\(beacons.count == 1 ? "" : "s"): valid")
+            return
         }
         let interrupt = SignalWatcher.install()
         let options = AdvertisingOptions(

@@ -32,6 +32,21 @@ import Testing
         #expect(!result.stderr.contains("Unknown option"), "\(result.stderr)")
     }
 
+    /// `--check` reads the beacons and says how many, opening nothing (the port given is one
+    /// nothing listens on: a run would fail there); a mistake is the same usage error as a run's.
+    @Test func checkReadsTheFileAndOpensNothing() throws {
+        let good = try file("beacons:\n  - {uuid: \(Self.uuid), major: 101, minor: 2}\n  - {url: https://example.com}\n")
+        let bad = try file("beacons:\n  - {uuid: \(Self.uuid), major: 101, minr: 2}\n")
+        defer { for path in [good, bad] { try? FileManager.default.removeItem(atPath: path) } }
+        let passed = try runBeaconEmit(["--config", good, "--check", "--device", "tcp:127.0.0.1:9"])
+        #expect(passed.status == 0, "\(passed.stderr)")
+        #expect(passed.stdout == "\(good): 2 beacons: valid\n")
+        let refused = try runBeaconEmit(["--config", bad, "--check", "--device", "tcp:127.0.0.1:9"])
+        #expect(refused.status == 64)
+        #expect(refused.stderr.contains("--config \(bad):2:68: beacon 1: unknown key 'minr'"), "\(refused.stderr)")
+        #expect(refused.stdout.isEmpty)
+    }
+
     /// Eight levels of ten aliases (10^9 values, 600 bytes): the old reader took 4.4 GB and 25 s
     /// before failing. Run with 100 MB of address space (its whole program included), it is refused at once.
     @Test func anAliasBombIsRefusedWithinAMemoryLimit() throws {
