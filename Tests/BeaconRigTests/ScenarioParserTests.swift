@@ -139,8 +139,13 @@ import Testing
 
     @Test(arguments: hostRefusals)
     func aHostMistakeIsRefusedWhereItStands(hosts: String, beaconKeys: String, message: String, line: Int, column: Int) {
-        let text = hosts + "beacons: {a: {uuid: \(lobbyUUID), major: 1, minor: 2\(beaconKeys)}}\n"
-            + "steps: [{advertise: a}, {ramp: {beacon: a, from: 0, to: -4}}]\n"
+        expectRefusal(hosts + "beacons: {a: {uuid: \(lobbyUUID), major: 1, minor: 2\(beaconKeys)}}\n"
+                      + "steps: [{advertise: a}, {ramp: {beacon: a, from: 0, to: -4}}]\n",
+                      message: message, line: line, column: column)
+    }
+
+    /// The whole file `text` is refused with a message that begins with `message`, at the place given.
+    func expectRefusal(_ text: String, message: String, line: Int, column: Int) {
         do {
             _ = try parser.parse(text)
             Issue.record("accepted: \(text)")
@@ -198,13 +203,7 @@ import Testing
 
     @Test(arguments: fieldRefusals)
     func aBeaconsBadFieldIsReportedAtItsValue(text: String, message: String, line: Int, column: Int) {
-        do {
-            _ = try parser.parse(text)
-            Issue.record("accepted: \(text)")
-        } catch {
-            #expect(error.message.hasPrefix(message), "\(error)")
-            #expect(error.place == Scenario.Place(line: line, column: column), "\(error)")
-        }
+        expectRefusal(text, message: message, line: line, column: column)
     }
 
     @Test(arguments: topLevelRefusals)
