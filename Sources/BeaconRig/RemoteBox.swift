@@ -50,6 +50,8 @@ public final class RemoteBox {
     /// - Throws: `RemoteBoxError` when it cannot be started.
     public init(name: String, arguments: [String]) throws(RemoteBoxError) {
         self.name = name
+        // A session that ended makes a write fail with EPIPE, not end this process.
+        SignalWatcher.ignoreBrokenPipes()
         do {
             process = try ChildProcess(arguments: arguments)
         } catch {
@@ -109,14 +111,18 @@ public final class RemoteBox {
         while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
             let line = String(decoding: buffer[..<newline], as: UTF8.self)
             buffer.removeSubrange(...newline)
-            guard !waiting.isEmpty else { continue }  // nothing asked for it
+            // Replies are matched to requests by their order: a line that is no reply, or one
+            // nobody asked for, puts every later one out of step, so the box drops out.
+            guard let reply = JSONValue(parsing: line), !waiting.isEmpty else {
+                return failures + drop("it sent \(waiting.isEmpty ? "a line nobody asked for" : "a line that is not JSON"): "
+                                       + line.prefix(200))
+            }
             let request = waiting.removeFirst()
             lastReply = .now
-            guard let reply = JSONValue(parsing: line) else {
-                failures.append("\(name): a reply that is not JSON: \(line.prefix(200))")
-                continue
-            }
             if let failure = request.handle(reply) { failures.append(failure) }
+        }
+        if buffer.count > ControlServer.maximumLine {
+            failures += drop("a reply line longer than \(ControlServer.maximumLine) bytes")
         }
         return failures
     }

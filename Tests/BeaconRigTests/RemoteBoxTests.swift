@@ -146,6 +146,25 @@ import Testing
         #expect(box.send(["command": "list"], what: "list", handle: { _ in nil })?.contains("dropped out earlier") == true)
     }
 
+    /// What a box sends that is no reply (not JSON, or a line longer than a control line may
+    /// be) is never taken for one: the box drops out, saying what it sent.
+    @Test(arguments: [
+        ("echo 'Welcome to pi-lobby'", "lobby: dropped out: it sent a line that is not JSON: Welcome to pi-lobby"),
+        ("head -c 200000 /dev/zero | tr '\\0' x", "lobby: dropped out: a reply line longer than 65536 bytes"),
+    ])
+    func garbageFromABoxIsNeverTakenForAReply(garbage: String, failure: String) throws {
+        let boxes = try RemoteBoxes.open([Self.host], arguments: { _ in
+            ["sh", "-c", "read line; echo '{\"ok\":true}'; read line; \(garbage); sleep 30"]
+        }, progress: { _ in })
+        defer { RemoteBoxes.close(boxes.values) }
+        let box = try #require(boxes["lobby"])
+        var answered = false
+        #expect(box.send(["command": "list"], what: "list", handle: { _ in answered = true; return nil }) == nil)
+        #expect(RemoteBox.collect([box], timeout: .seconds(5)) == [failure])
+        #expect(!answered)
+        #expect(box.send(["command": "list"], what: "list", handle: { _ in nil })?.contains("dropped out earlier") == true)
+    }
+
     @Test(arguments: [
         (nil, nil), ("", nil), ("beacon-emit control /run/x --session", nil),
         ("touch /tmp/x", "this key opens a beacon-emit control session only; 'touch /tmp/x' was not run"),
