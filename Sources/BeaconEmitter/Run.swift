@@ -55,8 +55,9 @@ struct Run: ParsableCommand {
         }
         if let scanner { loaded.scanner = scanner }
         if check {
+            let hosts = loaded.hosts.isEmpty ? "" : ", \(loaded.hosts.count) host\(loaded.hosts.count == 1 ? "" : "s")"
             print("\(scenario): \(loaded.beacons.count) beacon\(loaded.beacons.count == 1 ? "" : "s"), "
-                  + "\(loaded.steps.count) step\(loaded.steps.count == 1 ? "" : "s"): valid")
+                  + "\(loaded.steps.count) step\(loaded.steps.count == 1 ? "" : "s")\(hosts): valid")
             return
         }
         let printer = ScenarioPrinter(json: json)
@@ -124,8 +125,12 @@ struct Run: ParsableCommand {
 
     private func run(_ scenario: Scenario, local: SetStage?, boxes: [String: RemoteBox], scanner: AdvertisementScanner?,
                      interrupt: Int32?, printer: ScenarioPrinter) -> ScenarioOutcome {
-        let stage: ScenarioStage = boxes.isEmpty && local != nil ? local!
-            : HostedStage(local: local, boxes: boxes, hosts: scenario.beaconHosts, fieldsOf: BeaconList.fields(of:))
+        let stage: ScenarioStage
+        if let local, boxes.isEmpty {
+            stage = local
+        } else {
+            stage = HostedStage(local: local, boxes: boxes, hosts: scenario.beaconHosts, fieldsOf: BeaconList.fields(of:))
+        }
         return ScenarioRunner(scenario: scenario, stage: stage,
                        observer: LiveObserver(scanner: scanner, interrupt: interrupt),
                        makeBeacon: BeaconList.beacon(fromFields:), report: printer.handle).run()
