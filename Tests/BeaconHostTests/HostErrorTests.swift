@@ -7,9 +7,17 @@ import Testing
 
 @Suite struct HostErrorTests {
     @Test func kernelWithoutBluetooth() {
+        let saved = HostError.kernelHasBluetooth
+        defer { HostError.kernelHasBluetooth = saved }
+        HostError.kernelHasBluetooth = { false }
         let error = HostError.kernel(call: "hci_open_dev(0)", errno: 97, adapter: "hci0", adapters: [])
         #expect(error.description.hasPrefix("hci_open_dev(0): Address family not supported by protocol (errno 97): "
                                             + "this kernel has no Bluetooth support"))
+        #expect(error.exitStatus == 69)
+        // The same errno from a kernel with Bluetooth: a network namespace of its own (a container).
+        HostError.kernelHasBluetooth = { true }
+        #expect(error.description.hasSuffix("where the kernel refuses Bluetooth sockets: run it in the host's network "
+                                            + "namespace (podman or docker run --net=host)"))
         #expect(error.exitStatus == 69)
     }
 

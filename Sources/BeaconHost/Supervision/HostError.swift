@@ -128,10 +128,19 @@ public enum HostError: Error, Sendable, CustomStringConvertible {
         }
     }
 
+    /// Whether the kernel has Bluetooth (its module is loaded, or built in): sysfs shows it
+    /// whatever network namespace asks. Tests replace it.
+    nonisolated(unsafe) static var kernelHasBluetooth: () -> Bool = { access("/sys/module/bluetooth", F_OK) == 0 }
+
     private static func kernelMessage(call: String, code: Int32, adapter: String?, adapters: [String]) -> String {
         let name = adapter ?? "the adapter"
         let what = "\(call): \(SystemCallError.message(code)) (errno \(code))"
         switch code {
+        case EAFNOSUPPORT where kernelHasBluetooth():
+            // The kernel creates Bluetooth sockets in the host's network namespace only.
+            return "\(what): the kernel has Bluetooth, but this process is in a network namespace of its own "
+                + "(a container without --net=host, or unshare --net), where the kernel refuses Bluetooth sockets: "
+                + "run it in the host's network namespace (podman or docker run --net=host)"
         case EAFNOSUPPORT:
             return "\(what): this kernel has no Bluetooth support (AF_BLUETOOTH): load the bluetooth module "
                 + "(modprobe bluetooth), or use --device tcp:HOST:PORT, serial:PATH or virtual"
