@@ -186,20 +186,23 @@ public enum RemoteBoxes {
                             progress: (String) -> Void) throws(RemoteBoxError) -> [String: RemoteBox] {
         var boxes: [String: RemoteBox] = [:]
         var statuses: [String: JSONValue] = [:]
+        // A session that ended before its request was written fails at the write.
+        var failures: [String] = []
         do {
             for host in hosts {
                 let box = try RemoteBox(name: host.name, arguments: arguments(host))
                 boxes[host.name] = box
-                _ = box.send(["command": "status"], what: "status") { reply in
+                let failure = box.send(["command": "status"], what: "status") { reply in
                     statuses[host.name] = reply
                     return nil
                 }
+                if let failure { failures.append(failure) }
             }
         } catch {
             close(boxes.values)
             throw error
         }
-        let failures = RemoteBox.collect(Array(boxes.values), timeout: openTimeout)
+        failures += RemoteBox.collect(Array(boxes.values), timeout: openTimeout)
         guard failures.isEmpty else {
             close(boxes.values)
             throw RemoteBoxError(message: "cannot drive every box: " + failures.joined(separator: "; "))

@@ -5,6 +5,7 @@ import BeaconHost
 import BeaconReports
 import BeaconRig
 import Foundation
+import LinuxSystem
 import Testing
 
 /// A scenario's boxes elsewhere, with small shell programs standing in for the SSH sessions
@@ -130,8 +131,21 @@ import Testing
                 ["sh", "-c", "echo 'Host key verification failed.' >&2; exit 255"]
             }, progress: { _ in })
         } throws: { error in
-            "\(error)".contains("lobby: dropped out: the session ended (exit 255): Host key verification failed.")
+            // Found at the write of its first request, or at the read after it: either way, why.
+            "\(error)".hasPrefix("cannot drive every box: lobby: ")
+                && "\(error)".contains("the session ended (exit 255): Host key verification failed.")
         }
+    }
+
+    /// A session that has ended before a request is written: the write fails, and the failure
+    /// says what the session said on its way out (as a read at its end would).
+    @Test func aWriteToASessionThatEndedSaysWhy() throws {
+        let box = try RemoteBox(name: "lobby", arguments: ["sh", "-c", "echo 'Connection refused' >&2; exit 255"])
+        defer { box.close() }
+        _ = Poll.pause(.milliseconds(300), interrupt: nil)
+        let failure = box.send(["command": "status"], what: "status", handle: { _ in nil })
+        #expect(failure == "lobby: status: not done: the box dropped out: the session ended (exit 255): Connection refused")
+        #expect(box.lost == "the session ended (exit 255): Connection refused")
     }
 
     @Test func aBoxThatDoesNotAnswerInTimeDropsOut() throws {
