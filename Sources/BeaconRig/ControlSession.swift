@@ -44,8 +44,7 @@ public enum ControlSession {
                 throw ControlError(message: "\(path): \(relay.waiting) request\(relay.waiting == 1 ? "" : "s") "
                                    + "not answered within \(replyTimeout)")
             }
-            if ready[0] {
-                let count = try read(socket, into: &chunk, path: path)
+            if ready[0], let count = try read(socket, into: &chunk, path: path) {
                 guard count > 0 else {
                     throw ControlError(message: "\(path): the emitter closed the control socket (it stopped)"
                                        + (relay.waiting > 0 ? " with \(relay.waiting) request\(relay.waiting == 1 ? "" : "s") unanswered" : ""))
@@ -57,8 +56,7 @@ public enum ControlSession {
                     return .outputClosed
                 }
             }
-            if inputOpen, ready.count > 1, ready[1] {
-                let count = try read(input, into: &chunk, path: "standard input")
+            if inputOpen, ready.count > 1, ready[1], let count = try read(input, into: &chunk, path: "standard input") {
                 var bytes = Array(chunk[..<count])
                 if count == 0 {
                     inputOpen = false
@@ -78,11 +76,13 @@ public enum ControlSession {
         return .inputEnded
     }
 
-    private static func read(_ descriptor: Descriptor, into chunk: inout [UInt8], path: String) throws(ControlError) -> Int {
+    /// What one read gave: a count (0 at the end), or nil when nothing was there after all (a
+    /// non-blocking descriptor, such as a standard input handed over that way): not an end.
+    private static func read(_ descriptor: Descriptor, into chunk: inout [UInt8], path: String) throws(ControlError) -> Int? {
         do {
             switch try descriptor.read(into: &chunk) {
             case let .done(count): return count
-            case .wouldBlock: return 0
+            case .wouldBlock: return nil
             }
         } catch {
             throw ControlServer.failure(error, path)
