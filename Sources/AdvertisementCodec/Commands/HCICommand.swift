@@ -2,63 +2,29 @@
 
 /// A typed HCI command: its opcode, how its parameters are written and read, and what its
 /// Command Complete returns after the status byte.
-public protocol HCICommand: Hashable, Sendable {
-    associatedtype ReturnParameters: HCIReturnParameters = HCINoReturnParameters
-    static var opcode: HCIOpcode { get }
-    /// Appends the command's parameters (without opcode and length).
-    func encodeParameters(into buffer: inout [UInt8])
-    /// Reads the parameters back, for taps, proxies and scripted controllers.
-    /// - Throws: `CodecError` when they do not have this command's layout.
-    init(parameters: ArraySlice<UInt8>) throws(CodecError)
-}
+public protocol HCICommand: TypedCommand where Code == HCIOpcode {}
 
-/// What a Command Complete event carries after its status byte.
-public protocol HCIReturnParameters: Hashable, Sendable {
-    /// - Throws: `CodecError` when the bytes do not have the layout.
-    init(parsing bytes: ArraySlice<UInt8>) throws(CodecError)
-}
+/// A typed HCI command without parameters.
+public typealias ParameterlessHCICommand = HCICommand & ParameterlessCommand
+public typealias HCIReturnParameters = CommandReturnParameters
+public typealias HCINoReturnParameters = NoReturnParameters
 
-/// For commands whose Command Complete carries nothing but the status.
-/// Any trailing bytes a controller adds are ignored, as the specification's forward
-/// compatibility rule asks.
-public struct HCINoReturnParameters: HCIReturnParameters {
-    public init() {}
-    public init(parsing bytes: ArraySlice<UInt8>) throws(CodecError) {}
+extension HCIOpcode: CommandCode {
+    public static let commandKind = "HCI command"
+    public static let fieldName = "opcode"
 }
 
 extension HCICommand {
     /// The command as an opcode-and-parameters packet.
-    public var packet: HCICommandPacket {
-        var parameters: [UInt8] = []
-        encodeParameters(into: &parameters)
-        return HCICommandPacket(opcode: Self.opcode, parameters: parameters)
-    }
+    public var packet: HCICommandPacket { HCICommandPacket(opcode: Self.opcode, parameters: parameters) }
 
     /// Reads a typed command from a packet.
     /// - Throws: `CodecError` when the opcode differs or the parameters do not fit.
     public init(packet: HCICommandPacket) throws(CodecError) {
-        guard packet.opcode == Self.opcode else {
-            throw CodecError(structure: "HCI command", offset: 0, reason: .unexpectedValue(
-                field: "opcode", expected: Self.opcode.description, found: packet.opcode.description))
-        }
+        try Self.expectCode(packet.opcode)
         try self.init(parameters: packet.parameters[...])
     }
 }
-
-extension HCICommand where Self: ParameterlessHCICommand {
-    public func encodeParameters(into buffer: inout [UInt8]) {}
-    public init(parameters: ArraySlice<UInt8>) throws(CodecError) {
-        let reader = ByteReader(parameters, structure: Self.opcode.name ?? "HCI command")
-        try reader.expectEnd()
-        self.init()
-    }
-}
-
-/// A command without parameters.
-public protocol ParameterlessHCICommand: HCICommand {
-    init()
-}
-
 /// An HCI command packet: opcode (little-endian), parameter length, parameters.
 public struct HCICommandPacket: Hashable, Sendable, CustomStringConvertible {
     /// The H4 / kernel socket packet type byte of a command.

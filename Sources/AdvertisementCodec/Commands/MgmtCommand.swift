@@ -2,61 +2,31 @@
 
 /// A typed management command: its code, how its parameters are written and read, and what
 /// its Command Complete returns after the status.
-public protocol MgmtCommand: Hashable, Sendable {
-    associatedtype ReturnParameters: MgmtReturnParameters = MgmtNoReturnParameters
-    static var opcode: MgmtOpcode { get }
-    /// Appends the command's parameters (without the header).
-    func encodeParameters(into buffer: inout [UInt8])
-    /// Reads the parameters back, for scripted kernels and captures.
-    /// - Throws: `CodecError` when they do not have this command's layout.
-    init(parameters: ArraySlice<UInt8>) throws(CodecError)
-}
+public protocol MgmtCommand: TypedCommand where Code == MgmtOpcode {}
 
-/// What a management Command Complete carries after opcode and status.
-public protocol MgmtReturnParameters: Hashable, Sendable {
-    /// - Throws: `CodecError` when the bytes are shorter than the layout. Bytes past it are
-    ///   ignored: the kernel may append fields in later versions.
-    init(parsing bytes: ArraySlice<UInt8>) throws(CodecError)
-}
+/// A typed management command without parameters.
+public typealias ParameterlessMgmtCommand = MgmtCommand & ParameterlessCommand
+public typealias MgmtReturnParameters = CommandReturnParameters
+public typealias MgmtNoReturnParameters = NoReturnParameters
 
-/// For commands whose Command Complete carries nothing that the host reads.
-public struct MgmtNoReturnParameters: MgmtReturnParameters {
-    public init() {}
-    public init(parsing bytes: ArraySlice<UInt8>) throws(CodecError) {}
+extension MgmtOpcode: CommandCode {
+    public static let commandKind = "management command"
+    public static let fieldName = "code"
 }
 
 extension MgmtCommand {
     /// The command addressed to adapter `index` (`MgmtPacket.nonController` for global ones).
     public func packet(index: UInt16) -> MgmtPacket {
-        var parameters: [UInt8] = []
-        encodeParameters(into: &parameters)
-        return MgmtPacket(code: Self.opcode.rawValue, index: index, parameters: parameters)
+        MgmtPacket(code: Self.opcode.rawValue, index: index, parameters: parameters)
     }
 
     /// Reads a typed command from a packet.
     /// - Throws: `CodecError` when the code differs or the parameters do not fit.
     public init(packet: MgmtPacket) throws(CodecError) {
-        guard packet.code == Self.opcode.rawValue else {
-            throw CodecError(structure: "management command", offset: 0, reason: .unexpectedValue(
-                field: "code", expected: Self.opcode.description, found: MgmtOpcode(packet.code).description))
-        }
+        try Self.expectCode(MgmtOpcode(packet.code))
         try self.init(parameters: packet.parameters[...])
     }
 }
-
-/// A management command without parameters.
-public protocol ParameterlessMgmtCommand: MgmtCommand {
-    init()
-}
-
-extension MgmtCommand where Self: ParameterlessMgmtCommand {
-    public func encodeParameters(into buffer: inout [UInt8]) {}
-    public init(parameters: ArraySlice<UInt8>) throws(CodecError) {
-        try ByteReader(parameters, structure: Self.opcode.name ?? "management command").expectEnd()
-        self.init()
-    }
-}
-
 /// The controller settings bitmask of Read Controller Information and New Settings.
 public struct MgmtSettings: OptionSet, Hashable, Sendable {
     public var rawValue: UInt32
