@@ -4,16 +4,6 @@
 /// Command Complete returns after the status byte.
 public protocol HCICommand: TypedCommand where Code == HCIOpcode {}
 
-/// A typed HCI command without parameters.
-public typealias ParameterlessHCICommand = HCICommand & ParameterlessCommand
-public typealias HCIReturnParameters = CommandReturnParameters
-public typealias HCINoReturnParameters = NoReturnParameters
-
-extension HCIOpcode: CommandCode {
-    public static let commandKind = "HCI command"
-    public static let fieldName = "opcode"
-}
-
 extension HCICommand {
     /// The command as an opcode-and-parameters packet.
     public var packet: HCICommandPacket { HCICommandPacket(opcode: Self.opcode, parameters: parameters) }
@@ -25,6 +15,7 @@ extension HCICommand {
         try self.init(parameters: packet.parameters[...])
     }
 }
+
 /// An HCI command packet: opcode (little-endian), parameter length, parameters.
 public struct HCICommandPacket: Hashable, Sendable, CustomStringConvertible {
     /// The H4 / kernel socket packet type byte of a command.

@@ -4,16 +4,6 @@
 /// its Command Complete returns after the status.
 public protocol MgmtCommand: TypedCommand where Code == MgmtOpcode {}
 
-/// A typed management command without parameters.
-public typealias ParameterlessMgmtCommand = MgmtCommand & ParameterlessCommand
-public typealias MgmtReturnParameters = CommandReturnParameters
-public typealias MgmtNoReturnParameters = NoReturnParameters
-
-extension MgmtOpcode: CommandCode {
-    public static let commandKind = "management command"
-    public static let fieldName = "code"
-}
-
 extension MgmtCommand {
     /// The command addressed to adapter `index` (`MgmtPacket.nonController` for global ones).
     public func packet(index: UInt16) -> MgmtPacket {
@@ -27,6 +17,7 @@ extension MgmtCommand {
         try self.init(parameters: packet.parameters[...])
     }
 }
+
 /// The controller settings bitmask of Read Controller Information and New Settings.
 public struct MgmtSettings: OptionSet, Hashable, Sendable {
     public var rawValue: UInt32

@@ -3,7 +3,7 @@
 // Controller and baseband, and informational commands (Core Vol 4 Part E 7.3, 7.4).
 
 /// HCI_Reset (0x0C03).
-public struct Reset: ParameterlessHCICommand {
+public struct Reset: HCICommand, ParameterlessCommand {
     public static let opcode = HCIOpcode.reset
     public init() {}
 }
@@ -28,11 +28,11 @@ public struct SetEventMask: HCICommand {
 }
 
 /// HCI_Read_Local_Version_Information (0x1001).
-public struct ReadLocalVersionInformation: ParameterlessHCICommand {
+public struct ReadLocalVersionInformation: HCICommand, ParameterlessCommand {
     public static let opcode = HCIOpcode.readLocalVersionInformation
     public init() {}
 
-    public struct ReturnParameters: HCIReturnParameters {
+    public struct ReturnParameters: CommandReturnParameters {
         /// Core specification version (Assigned Numbers): 0x09 = 5.0, 0x0C = 5.3.
         public var hciVersion: UInt8
         public var hciSubversion: UInt16
@@ -69,11 +69,11 @@ public struct ReadLocalVersionInformation: ParameterlessHCICommand {
 }
 
 /// HCI_Read_Local_Supported_Commands (0x1002): a 64-byte bitmap.
-public struct ReadLocalSupportedCommands: ParameterlessHCICommand {
+public struct ReadLocalSupportedCommands: HCICommand, ParameterlessCommand {
     public static let opcode = HCIOpcode.readLocalSupportedCommands
     public init() {}
 
-    public struct ReturnParameters: HCIReturnParameters {
+    public struct ReturnParameters: CommandReturnParameters {
         public var bitmap: [UInt8]
         public init(bitmap: [UInt8]) { self.bitmap = bitmap }
 
@@ -99,11 +99,11 @@ public struct ReadLocalSupportedCommands: ParameterlessHCICommand {
 }
 
 /// HCI_Read_BD_ADDR (0x1009).
-public struct ReadBDAddr: ParameterlessHCICommand {
+public struct ReadBDAddr: HCICommand, ParameterlessCommand {
     public static let opcode = HCIOpcode.readBDAddr
     public init() {}
 
-    public struct ReturnParameters: HCIReturnParameters {
+    public struct ReturnParameters: CommandReturnParameters {
         public var address: BluetoothAddress
         public init(address: BluetoothAddress) { self.address = address }
         public init(parsing bytes: ArraySlice<UInt8>) throws(CodecError) {

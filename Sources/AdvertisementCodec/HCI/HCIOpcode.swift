@@ -63,3 +63,8 @@ public struct HCIOpcode: RawRepresentable, Hashable, Sendable, CustomStringConve
         return name.map { "\($0) (\(hex))" } ?? "opcode \(hex)"
     }
 }
+
+extension HCIOpcode: CommandCode {
+    public static let commandKind = "HCI command"
+    public static let fieldName = "opcode"
+}

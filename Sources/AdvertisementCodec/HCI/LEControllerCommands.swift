@@ -27,11 +27,11 @@ public struct LESetEventMask: HCICommand {
 }
 
 /// HCI_LE_Read_Local_Supported_Features (0x2003).
-public struct LEReadLocalSupportedFeatures: ParameterlessHCICommand {
+public struct LEReadLocalSupportedFeatures: HCICommand, ParameterlessCommand {
     public static let opcode = HCIOpcode.leReadLocalSupportedFeatures
     public init() {}
 
-    public struct ReturnParameters: HCIReturnParameters {
+    public struct ReturnParameters: CommandReturnParameters {
         public var features: LEFeatures
         public init(features: LEFeatures) { self.features = features }
         public init(parsing bytes: ArraySlice<UInt8>) throws(CodecError) {
@@ -67,11 +67,11 @@ public struct LESetRandomAddress: HCICommand {
 }
 
 /// HCI_LE_Read_Advertising_Physical_Channel_Tx_Power (0x2007).
-public struct LEReadAdvertisingPhysicalChannelTxPower: ParameterlessHCICommand {
+public struct LEReadAdvertisingPhysicalChannelTxPower: HCICommand, ParameterlessCommand {
     public static let opcode = HCIOpcode.leReadAdvertisingPhysicalChannelTxPower
     public init() {}
 
-    public struct ReturnParameters: HCIReturnParameters {
+    public struct ReturnParameters: CommandReturnParameters {
         /// dBm.
         public var txPowerLevel: Int8
         public init(txPowerLevel: Int8) { self.txPowerLevel = txPowerLevel }

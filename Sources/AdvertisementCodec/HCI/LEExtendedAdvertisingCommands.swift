@@ -131,7 +131,7 @@ public struct LESetExtendedAdvertisingParameters: HCICommand {
     }
 
     /// Command Complete carries the TX power the controller selected.
-    public struct ReturnParameters: HCIReturnParameters {
+    public struct ReturnParameters: CommandReturnParameters {
         public var selectedTxPower: Int8
         public init(selectedTxPower: Int8) { self.selectedTxPower = selectedTxPower }
         public init(parsing bytes: ArraySlice<UInt8>) throws(CodecError) {
@@ -274,11 +274,11 @@ public struct LESetExtendedAdvertisingEnable: HCICommand {
 }
 
 /// HCI_LE_Read_Maximum_Advertising_Data_Length (0x203A).
-public struct LEReadMaximumAdvertisingDataLength: ParameterlessHCICommand {
+public struct LEReadMaximumAdvertisingDataLength: HCICommand, ParameterlessCommand {
     public static let opcode = HCIOpcode.leReadMaximumAdvertisingDataLength
     public init() {}
 
-    public struct ReturnParameters: HCIReturnParameters {
+    public struct ReturnParameters: CommandReturnParameters {
         public var maximumLength: UInt16
         public init(maximumLength: UInt16) { self.maximumLength = maximumLength }
         public init(parsing bytes: ArraySlice<UInt8>) throws(CodecError) {
@@ -289,11 +289,11 @@ public struct LEReadMaximumAdvertisingDataLength: ParameterlessHCICommand {
 }
 
 /// HCI_LE_Read_Number_of_Supported_Advertising_Sets (0x203B).
-public struct LEReadNumberOfSupportedAdvertisingSets: ParameterlessHCICommand {
+public struct LEReadNumberOfSupportedAdvertisingSets: HCICommand, ParameterlessCommand {
     public static let opcode = HCIOpcode.leReadNumberOfSupportedAdvertisingSets
     public init() {}
 
-    public struct ReturnParameters: HCIReturnParameters {
+    public struct ReturnParameters: CommandReturnParameters {
         public var numberOfSets: UInt8
         public init(numberOfSets: UInt8) { self.numberOfSets = numberOfSets }
         public init(parsing bytes: ArraySlice<UInt8>) throws(CodecError) {
@@ -318,7 +318,7 @@ public struct LERemoveAdvertisingSet: HCICommand {
 }
 
 /// HCI_LE_Clear_Advertising_Sets (0x203D).
-public struct LEClearAdvertisingSets: ParameterlessHCICommand {
+public struct LEClearAdvertisingSets: HCICommand, ParameterlessCommand {
     public static let opcode = HCIOpcode.leClearAdvertisingSets
     public init() {}
 }

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
 /// Read Controller Index List (0x0003): the adapters the kernel manages.
-public struct ReadControllerIndexList: ParameterlessMgmtCommand {
+public struct ReadControllerIndexList: MgmtCommand, ParameterlessCommand {
     public static let opcode = MgmtOpcode.readControllerIndexList
     public init() {}
 
-    public struct ReturnParameters: MgmtReturnParameters {
+    public struct ReturnParameters: CommandReturnParameters {
         public var indices: [UInt16]
         public init(indices: [UInt16]) { self.indices = indices }
         public init(parsing bytes: ArraySlice<UInt8>) throws(CodecError) {
@@ -18,11 +18,11 @@ public struct ReadControllerIndexList: ParameterlessMgmtCommand {
 }
 
 /// Read Controller Information (0x0004): address, version, and which settings are on.
-public struct ReadControllerInformation: ParameterlessMgmtCommand {
+public struct ReadControllerInformation: MgmtCommand, ParameterlessCommand {
     public static let opcode = MgmtOpcode.readControllerInformation
     public init() {}
 
-    public struct ReturnParameters: MgmtReturnParameters {
+    public struct ReturnParameters: CommandReturnParameters {
         public var address: BluetoothAddress
         public var bluetoothVersion: UInt8
         public var manufacturer: UInt16
@@ -81,7 +81,7 @@ public struct SetLowEnergy: MgmtCommand {
 }
 
 /// The Current_Settings that the mode commands (Set Powered, Set Low Energy) return.
-public struct MgmtSettingsReturn: MgmtReturnParameters {
+public struct MgmtSettingsReturn: CommandReturnParameters {
     public var currentSettings: MgmtSettings
     public init(currentSettings: MgmtSettings) { self.currentSettings = currentSettings }
     public init(parsing bytes: ArraySlice<UInt8>) throws(CodecError) {
@@ -102,11 +102,11 @@ public struct MgmtSettingsReturn: MgmtReturnParameters {
 }
 
 /// Read Advertising Features (0x003D): what Add Advertising accepts and which instances are taken.
-public struct ReadAdvertisingFeatures: ParameterlessMgmtCommand {
+public struct ReadAdvertisingFeatures: MgmtCommand, ParameterlessCommand {
     public static let opcode = MgmtOpcode.readAdvertisingFeatures
     public init() {}
 
-    public struct ReturnParameters: MgmtReturnParameters {
+    public struct ReturnParameters: CommandReturnParameters {
         public var supportedFlags: MgmtAdvertisingFlags
         public var maximumAdvertisingDataLength: UInt8
         public var maximumScanResponseLength: UInt8
@@ -299,7 +299,7 @@ public struct AddExtendedAdvertisingParameters: MgmtCommand {
         try reader.expectEnd()
     }
 
-    public struct ReturnParameters: MgmtReturnParameters {
+    public struct ReturnParameters: CommandReturnParameters {
         public var instance: UInt8
         /// What the controller chose, in dBm.
         public var txPower: Int8
@@ -357,7 +357,7 @@ public struct AddExtendedAdvertisingData: MgmtCommand {
 }
 
 /// The instance identifier that the advertising commands return.
-public struct MgmtInstanceReturn: MgmtReturnParameters {
+public struct MgmtInstanceReturn: CommandReturnParameters {
     public var instance: UInt8
     public init(instance: UInt8) { self.instance = instance }
     public init(parsing bytes: ArraySlice<UInt8>) throws(CodecError) {

@@ -94,3 +94,8 @@ public struct MgmtStatus: RawRepresentable, Hashable, Sendable, CustomStringConv
         name.map { "\($0) (\(rawValue.hexLiteral))" } ?? "status \(rawValue.hexLiteral)"
     }
 }
+
+extension MgmtOpcode: CommandCode {
+    public static let commandKind = "management command"
+    public static let fieldName = "code"
+}
