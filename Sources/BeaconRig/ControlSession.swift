@@ -41,13 +41,12 @@ public enum ControlSession {
                 throw ControlServer.failure(error, path)
             }
             if !ready.contains(true), !inputOpen {
-                throw ControlError(message: "\(path): \(relay.waiting) request\(relay.waiting == 1 ? "" : "s") "
-                                   + "not answered within \(replyTimeout)")
+                throw ControlError(message: "\(path): \(relay.owed) not answered within \(replyTimeout)")
             }
             if ready[0], let count = try read(socket, into: &chunk, path: path) {
                 guard count > 0 else {
                     throw ControlError(message: "\(path): the emitter closed the control socket (it stopped)"
-                                       + (relay.waiting > 0 ? " with \(relay.waiting) request\(relay.waiting == 1 ? "" : "s") unanswered" : ""))
+                                       + (relay.waiting > 0 ? " with \(relay.owed) unanswered" : ""))
                 }
                 relay.replied(chunk[..<count])
                 do {
@@ -104,6 +103,9 @@ public enum ControlSession {
         mutating func replied(_ bytes: ArraySlice<UInt8>) {
             waiting = max(0, waiting - bytes.count { $0 == UInt8(ascii: "\n") })
         }
+
+        /// "1 request", "3 requests": the replies owed, for messages.
+        var owed: String { waiting == 1 ? "1 request" : "\(waiting) requests" }
     }
 
     /// Under an SSH forced command, the command the client asked for (`SSH_ORIGINAL_COMMAND`)
