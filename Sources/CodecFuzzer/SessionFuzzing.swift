@@ -78,7 +78,7 @@ enum SessionFuzzing {
 /// The controller's side of an H4 link, from the fuzzer's bytes: every command the host sends
 /// is taken; each receive hands over the next packet in the bytes. When they run out, or stop
 /// being H4, the link fails as a real one would (closed, or framing lost).
-final class StreamFromBytes: HCITransport {
+final class StreamFromBytes: PacketTransport {
     let name = "fuzz"
     private var decoder = H4StreamDecoder()
 

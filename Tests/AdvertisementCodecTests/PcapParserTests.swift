@@ -109,10 +109,9 @@ import Testing
     @Test func linkLayerPDUsBecomeReports() throws {
         let read = read(try bytes("sniffer-ll-phdr.pcap"), chunk: 4096, as: PcapParser.self)
         let data = hex("0201061AFF4C00021539ED98FF2900441A802F9C398FC199D200650002C5")
-        #expect(read.packets.map(\.body) == [
-            ArraySlice(hex("3E 2A  02 01  03 01 0117DE104CDA  1E") + data + [0xC4]),
-            ArraySlice(hex("3E 38  0D 01  0000 01 0117DE104CDA  01 00 FF 7F BA 0000 00 000000000000  1E") + data),
-        ])
+        let legacy: [UInt8] = hex("3E 2A  02 01  03 01 0117DE104CDA  1E") + data + [0xC4]
+        let extended: [UInt8] = hex("3E 38  0D 01  0000 01 0117DE104CDA  01 00 FF 7F BA 0000 00 000000000000  1E") + data
+        #expect(read.packets.map(\.body) == [ArraySlice(legacy), ArraySlice(extended)])
         let events = try read.packets.map { try HCIEvent(parsing: Array($0.body)) }
         #expect(events.count == 2)
     }

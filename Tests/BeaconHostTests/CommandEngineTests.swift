@@ -139,7 +139,7 @@ import Testing
     /// What an owned controller sends unasked: answers to other commands, data packets,
     /// events never enabled. All counted, none ends the command.
     @Test func strayAnswersDataAndUnknownEventsAreCounted() throws {
-        final class Mixed: HCITransport {
+        final class Mixed: PacketTransport {
             let name = "mixed"
             var queue: [H4Packet] = [
                 H4Packet(type: .event, body: complete(0x2006)),                       // another opcode

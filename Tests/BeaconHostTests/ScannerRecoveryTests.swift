@@ -6,7 +6,7 @@ import Testing
 
 /// A controller that answers every command with success, and delivers events pushed to it
 /// (reports, a hardware error, a Reset's completion nobody asked for) in order.
-final class AnsweringController: HCITransport {
+final class AnsweringController: PacketTransport {
     let name = "answering"
     private(set) var sent: [HCIOpcode] = []
     var events: [[UInt8]] = []

@@ -7,7 +7,7 @@ import Testing
 /// A fake management interface driven by a script: each step names the command the host must
 /// send next (as a typed command's packet) and the packets the kernel answers with. Anything
 /// else fails the test. Steps without a command are events the kernel sends on its own.
-final class ScriptedKernel: MgmtTransport {
+final class ScriptedKernel: PacketTransport {
     let name = "the scripted kernel"
     typealias Step = Script<MgmtPacket, MgmtPacket>.Step
     private var script: Script<MgmtPacket, MgmtPacket>

@@ -6,7 +6,7 @@ import Testing
 
 /// A fake controller driven by a script: each step names the command bytes the host must send
 /// next and the event bytes the controller answers with. Anything else fails the test.
-final class ScriptedTransport: HCITransport {
+final class ScriptedTransport: PacketTransport {
     /// A step's command is the bytes expected (no H4 type byte), or nil for "no command, just
     /// these events"; its answers are event bytes.
     typealias Step = Script<[UInt8], [UInt8]>.Step

@@ -6,7 +6,7 @@ import Foundation
 import Testing
 
 /// The kernel's monitor channel, scripted: packets queued as the kernel would copy them.
-final class ScriptedMonitor: MgmtTransport {
+final class ScriptedMonitor: PacketTransport {
     let name = "the scripted monitor"
     var queued: [MgmtPacket] = []
     func send(_ packet: MgmtPacket) throws(TransportError) { Issue.record("nothing is sent on the monitor") }

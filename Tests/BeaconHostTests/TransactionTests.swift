@@ -32,7 +32,8 @@ import Testing
         do {
             try session.live.update(0, to: Self.minor3)
             Issue.record("the update succeeded")
-        } catch let .interrupted(disruption, cause) {
+        } catch {
+            guard case let .interrupted(disruption, cause) = error else { throw error }
             #expect(disruption == .hardwareError(code: 0x2A))
             if case .hardwareError = cause {} else { Issue.record("cause \(cause)") }
         }
@@ -145,7 +146,8 @@ import Testing
         do {
             try session.live.update(0, to: Self.minor3)
             Issue.record("the update succeeded")
-        } catch let .interrupted(disruption, _) {
+        } catch {
+            guard case let .interrupted(disruption, _) = error else { throw error }
             #expect(disruption == .hardwareError(code: 0x2A))
         }
         #expect(advertiser.beacons == [referenceBeacon])

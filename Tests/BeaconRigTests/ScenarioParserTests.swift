@@ -316,12 +316,10 @@ import Testing
         let entry = "  - {uuid: \(lobbyUUID), major: 1, minor: 2}\n"
         try ("beacons:\n" + String(repeating: entry, count: (1 << 20) / entry.utf8.count + 1))
             .write(toFile: path, atomically: true, encoding: .utf8)
-        do {
+        let error = #expect(throws: ScenarioError.self) {
             _ = try ScenarioParser.loadBeaconList(path: path, makeBeacon: testBeacon)
-            Issue.record("read")
-        } catch let error as ScenarioError {
-            #expect(error.description == "\(path): the file is larger than 1024 KiB (1 MiB), the most read: a list of beacons needs far less")
         }
+        #expect(error?.description == "\(path): the file is larger than 1024 KiB (1 MiB), the most read: a list of beacons needs far less")
         #expect(throws: ScenarioError.self) { _ = try ScenarioParser.load(path: path, makeBeacon: testBeacon) }
     }
 }
