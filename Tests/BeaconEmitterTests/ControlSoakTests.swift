@@ -63,7 +63,8 @@ extension Rig {
 
     static func spec(minor: Int) -> String { "uuid=\(soakUUID),major=7,minor=\(minor)" }
 
-    @Test func controlSurvivesResetsAndHardwareErrors() throws {
+    @Test(.notUnderEmulation("the air is checked against the list in windows set for native speed (under emulation a scanner misses updates), and qemu-user adds a thread to every process"))
+    func controlSurvivesResetsAndHardwareErrors() throws {
         let proxy = try LoggingProxy(upstreamPort: port, recording: false)
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("soak-\(getpid()).sock").path
         let scanner = try TestScanner(port: port)

@@ -130,7 +130,8 @@ extension Rig {
 
     /// More beacons than the controller's sets (rootcanal has 16): the ones beyond take turns
     /// on the last set, and the independent scanner hears every one.
-    @Test func moreBeaconsThanSetsAreAllHeard() throws {
+    @Test(.notUnderEmulation("the scanner's window opens as the emitter is started, which under emulation takes seconds of it"))
+    func moreBeaconsThanSetsAreAllHeard() throws {
         let count = 20
         let path = try write("interval: 50\nrotation: 150\nbeacons:\n"
             + (1...count).map { "  b\($0): {uuid: 39ED98FF-2900-441A-802F-9C398FC199D2, major: 9, minor: \($0)}\n" }.joined()
