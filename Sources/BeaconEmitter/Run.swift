@@ -132,7 +132,7 @@ struct Run: ParsableCommand {
             stage = HostedStage(local: local, boxes: boxes, hosts: scenario.beaconHosts, fieldsOf: BeaconList.fields(of:))
         }
         return ScenarioRunner(scenario: scenario, stage: stage,
-                       observer: LiveObserver(scanner: scanner, interrupt: interrupt),
+                       observer: LiveObserver(scanner: scanner, interrupt: interrupt, wake: stage.wakeDescriptor),
                        makeBeacon: BeaconList.beacon(fromFields:), report: printer.handle).run()
     }
 
@@ -246,6 +246,29 @@ final class ScenarioPrinter {
             } else {
                 print("\(prefix(at)) step \(number)\(round.map { " (round \($0))" } ?? "") applied: "
                       + hosts.map { "\($0.host) \(String(format: "%.1f", $0.seconds * 1000)) ms" }.joined(separator: ", "))
+            }
+        case let .supervision(event, number, round, at):
+            guard let text = ScenarioRunner.text(event) else { break }
+            if json {
+                line(at) { object in
+                    switch event {
+                    case let .offAir(disruption):
+                        object.add("event", literal: "off-air")
+                        object.add("cause", disruption.code)
+                    case let .restored(cause, gap, _):
+                        object.add("event", literal: "restored")
+                        object.add("cause", cause.code)
+                        object.add("gapMs", Int((gap.inSeconds * 1000).rounded()))
+                    case .waiting: object.add("event", literal: "waiting")
+                    case .restoreFailed: object.add("event", literal: "restore-failed")
+                    default: object.add("event", literal: "warning")
+                    }
+                    object.add("step", number)
+                    if let round { object.add("round", round) }
+                    object.add("detail", text)
+                }
+            } else {
+                print("\(prefix(at)) step \(number)\(round.map { " (round \($0))" } ?? ""): \(text)")
             }
         case let .region(name, event):
             let (state, at): (String, Double) = switch event {

@@ -73,6 +73,8 @@ public final class HostedStage: ScenarioStage {
     }
 
     public var nextDeadline: Double? { local?.nextDeadline }
+    public var wakeDescriptor: Int32? { local?.wakeDescriptor }
+    public func takeSupervisionEvents() -> [EmitterEvent] { local?.takeSupervisionEvents() ?? [] }
 
     public func tick(now: Double) throws(HostError) {
         try local?.tick(now: now)

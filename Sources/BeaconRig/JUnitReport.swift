@@ -2,18 +2,28 @@
 
 /// A run's expectations as a JUnit XML report (the format CI systems read): one test suite,
 /// named after the scenario, with a test case per expectation checked, and one for an error
-/// that ended the run early.
+/// that ended the run early. What knocked the beacons off the air (and put them back) is the
+/// system-out of the expectation whose step it fell in, or the suite's when no expectation
+/// was checked in that step.
 public enum JUnitReport {
     public static func xml(suite: String, outcome: ScenarioOutcome) -> String {
         var cases: [String] = []
+        var unplaced = outcome.disruptions
         for result in outcome.results {
             let name = "step \(result.number)" + (result.round.map { " (round \($0))" } ?? "")
                 + " line \(result.place.line): \(result.text)"
             var element = "    <testcase classname=\"\(escape(suite))\" name=\"\(escape(name))\" time=\"\(time(result.ended - result.started))\""
-            if result.passed {
+            let during = unplaced.filter { $0.number == result.number && $0.round == result.round }
+            unplaced.removeAll { $0.number == result.number && $0.round == result.round }
+            if result.passed && during.isEmpty {
                 element += "/>"
             } else {
-                element += ">\n      <failure message=\"\(escape(result.detail))\">\(escape(result.detail))</failure>\n    </testcase>"
+                element += ">"
+                if !result.passed {
+                    element += "\n      <failure message=\"\(escape(result.detail))\">\(escape(result.detail))</failure>"
+                }
+                if !during.isEmpty { element += "\n      <system-out>\(escape(lines(during)))</system-out>" }
+                element += "\n    </testcase>"
             }
             cases.append(element)
         }
@@ -31,11 +41,17 @@ public enum JUnitReport {
             <?xml version="1.0" encoding="UTF-8"?>
             <testsuites tests="\(cases.count)" failures="\(outcome.failures)" errors="\(errors)" time="\(time(outcome.duration))">
               <testsuite name="\(escape(suite))" tests="\(cases.count)" failures="\(outcome.failures)" errors="\(errors)" time="\(time(outcome.duration))">
-            \(cases.joined(separator: "\n"))
+            \(cases.joined(separator: "\n"))\(unplaced.isEmpty ? "" : "\n    <system-out>\(escape(lines(unplaced)))</system-out>")
               </testsuite>
             </testsuites>
 
             """
+    }
+
+    /// One line per disruption: when, in which step, what.
+    static func lines(_ disruptions: [StepDisruption]) -> String {
+        disruptions.map { "+\(time($0.at))s step \($0.number)\($0.round.map { " (round \($0))" } ?? ""): \($0.text)" }
+            .joined(separator: "\n")
     }
 
     /// Seconds with three decimals.

@@ -138,14 +138,24 @@ public final class SetStage: ScenarioStage {
     public var nextDeadline: Double? {
         let turn = shared.map { $0.since + rotationPeriod }
         let moving = beacons.values.contains { if case .eddystone(.tlm) = $0 { true } else { false } } ? nextTelemetry : nil
-        return [turn, moving].compactMap { $0 }.min()
+        // The supervisor's next check or restore (its clock is the machine's, read now).
+        let supervision = supervised.map { now + max(0, ContinuousClock.now.duration(to: $0.nextDeadline).inSeconds) }
+        return [turn, moving, supervision].compactMap { $0 }.min()
     }
+
+    /// The sets as `advertise`'s beacons are kept: watched, and put back after a disruption.
+    private var supervised: SupervisedSets? { advertiser as? SupervisedSets }
+
+    public var wakeDescriptor: Int32? { supervised?.wakeDescriptor }
+
+    public func takeSupervisionEvents() -> [EmitterEvent] { supervised?.takeEvents() ?? [] }
 
     /// The beacon `name` is now (a TLM beacon's counters move).
     public func beacon(named name: String) -> Beacon? { beacons[name] }
 
     public func tick(now: Double) throws(HostError) {
         self.now = now
+        try supervised?.serve()
         try moveTelemetry(now: now)
         guard var turns = shared, now >= turns.since + rotationPeriod else { return }
         turns.turn = (turns.turn + 1) % turns.members.count
@@ -180,16 +190,22 @@ public final class SetStage: ScenarioStage {
 }
 
 /// The real clock, and the reports of a second device scanning (or none: it only waits),
-/// ending a wait early when `interrupt` (a signal's descriptor) is readable.
+/// ending a wait early when `interrupt` (a signal's descriptor) is readable, and, as a deadline
+/// come early, when `wake` (the stage's controller link) is.
 public final class LiveObserver: ScenarioObserver {
     private let scanner: AdvertisementScanner?
     private let interrupt: Int32?
+    /// The interrupt and the wake descriptor in one, when there is a wake descriptor.
+    private let both: WakeSet?
     private let origin = ContinuousClock.now
 
-    public init(scanner: AdvertisementScanner?, interrupt: Int32?) {
+    public init(scanner: AdvertisementScanner?, interrupt: Int32?, wake: Int32? = nil) {
         self.scanner = scanner
         self.interrupt = interrupt
+        both = wake.map { WakeSet([interrupt, $0].compactMap { $0 }) }
     }
+
+    deinit { both?.close() }
 
     public var now: Double {
         origin.duration(to: .now).inSeconds
@@ -199,11 +215,12 @@ public final class LiveObserver: ScenarioObserver {
         let remaining = deadline - now
         guard remaining > 0 else { return .deadline }
         let timeout = Duration.microseconds(Int64(remaining * 1_000_000))
+        let waitOn = both?.descriptor ?? interrupt
         if let scanner {
-            if let report = try scanner.nextReport(timeout: timeout, interrupt: interrupt) { return .report(report) }
+            if let report = try scanner.nextReport(timeout: timeout, interrupt: waitOn) { return .report(report) }
         } else {
-            // Nothing to read: sleep until the deadline or the signal.
-            _ = Poll.pause(timeout, interrupt: interrupt)
+            // Nothing to read: sleep until the deadline, the signal or the stage's input.
+            _ = Poll.pause(timeout, interrupt: waitOn)
         }
         if let interrupt, Descriptor(interrupt).isReadable { return .interrupted }
         return .deadline

@@ -21,6 +21,12 @@ public protocol ScenarioStage: AnyObject {
     func tick(now: Double) throws(HostError)
     /// Waits for what the step asked of other machines (`HostedStage`), and says how it went.
     func finishStep() -> StepSettlement
+    /// Readable when the stage has input to take in (its controller's link): the observer's
+    /// waits end then, and the runner ticks the stage.
+    var wakeDescriptor: Int32? { get }
+    /// What happened to the beacons on the air since the last call: knocked off, waiting for
+    /// the adapter, put back (the supervisor's reports, as `advertise` has them).
+    func takeSupervisionEvents() -> [EmitterEvent]
 }
 
 /// What a step asked of other machines, once they answered.
@@ -41,6 +47,8 @@ extension ScenarioStage {
     public var nextDeadline: Double? { nil }
     public func tick(now: Double) throws(HostError) {}
     public func finishStep() -> StepSettlement { StepSettlement() }
+    public var wakeDescriptor: Int32? { nil }
+    public func takeSupervisionEvents() -> [EmitterEvent] { [] }
 }
 
 /// What a scenario's observer gave while it waited.
@@ -76,6 +84,17 @@ public enum ScenarioEvent: Sendable {
     /// The boxes a step changed answered: each box's delay from the step's first request to
     /// its reply, in seconds.
     case applied(number: String, round: String?, hosts: [(host: String, seconds: Double)], at: Double)
+    /// Something knocked this machine's beacons off the air, or they are back (`advertise`'s
+    /// supervisor's report), during step `number`.
+    case supervision(EmitterEvent, number: String, round: String?, at: Double)
+}
+
+/// A disruption of the beacons on the air during a step, in words (`ScenarioOutcome.disruptions`).
+public struct StepDisruption: Sendable {
+    public var number: String
+    public var round: String?
+    public var at: Double
+    public var text: String
 }
 
 /// One expectation's verdict.
@@ -99,6 +118,8 @@ public struct ScenarioOutcome: Sendable {
     public var error: HostError?
     public var interrupted = false
     public var duration: Double = 0
+    /// What knocked the beacons off the air and put them back, by step.
+    public var disruptions: [StepDisruption] = []
 
     public var failures: Int { results.filter { !$0.passed }.count }
     public var passed: Bool { error == nil && !interrupted && failures == 0 }
@@ -132,6 +153,8 @@ public final class ScenarioRunner {
     /// Beacons received during the current expectation (described), for "seen instead".
     private var seenDuringStep: [String] = []
     private var outcome = ScenarioOutcome()
+    /// The step running now (its number and round), for what the stage reports meanwhile.
+    private var current: (number: String, round: String?) = ("0", nil)
 
     private struct Interrupted: Error {}
 
@@ -164,6 +187,8 @@ public final class ScenarioRunner {
         }
         do {
             let at = elapsed
+            current = ("end", nil)
+            reportSupervision()
             try stage.stopAll()
             settle("end", nil, Scenario.Step(.stop(nil)), started: at)
         } catch {
@@ -179,7 +204,8 @@ public final class ScenarioRunner {
         for (index, step) in steps.enumerated() {
             let number = prefix + String(index + 1)
             let at = elapsed
-            try stage.tick(now: at)
+            try tickStage()
+            current = (number, round)
             report(.step(number: number, round: round, place: step.place, text: Self.text(step.action), at: at))
             switch step.action {
             case let .advertise(names):
@@ -265,7 +291,7 @@ public final class ScenarioRunner {
     private func observe(until deadline: Double, done: (ScanReport?) -> Bool) throws {
         while true {
             tickRegions()
-            try stage.tick(now: elapsed)
+            try tickStage()
             if done(nil) { return }
             if elapsed >= deadline { return }
             let wait = min(deadline, nextRegionDeadline ?? deadline, stage.nextDeadline ?? deadline)
@@ -278,6 +304,35 @@ public final class ScenarioRunner {
                 record(scanReport)
                 if done(scanReport) { return }
             }
+        }
+    }
+
+    /// Lets the stage do what is due, and reports what happened to its beacons meanwhile.
+    private func tickStage() throws(HostError) {
+        defer { reportSupervision() }
+        try stage.tick(now: elapsed)
+    }
+
+    private func reportSupervision() {
+        for event in stage.takeSupervisionEvents() {
+            let at = elapsed
+            report(.supervision(event, number: current.number, round: current.round, at: at))
+            if let text = Self.text(event) {
+                outcome.disruptions.append(StepDisruption(number: current.number, round: current.round, at: at, text: text))
+            }
+        }
+    }
+
+    /// A supervisor's report in words (nil for a step of the flow, which `--verbose` shows).
+    public static func text(_ event: EmitterEvent) -> String? {
+        switch event {
+        case let .offAir(disruption): "off the air: \(disruption)"
+        case let .waiting(availability): "waiting for the adapter: it is \(availability == .down ? "down" : "gone")"
+        case let .restoreFailed(error, retryIn): "could not put the beacons back yet (again in \(milliseconds(retryIn.inSeconds))): \(error)"
+        case let .restored(cause, gap, _): "back on the air after \(milliseconds(gap.inSeconds)) off (\(cause))"
+        case let .leftBehind(error): "left on the air: \(error)"
+        case let .warning(text): text
+        default: nil
         }
     }
 

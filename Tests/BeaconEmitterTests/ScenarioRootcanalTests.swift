@@ -84,6 +84,63 @@ extension Rig {
         #expect(!reports.contains { Array($0.data) == referenceAdvertisingData }, "still on the air")
     }
 
+    /// A controller reset or a Hardware Error under a running scenario (a bridge, a bootloader,
+    /// another program): it costs one gap, as under `advertise`. The beacon goes back (reset,
+    /// parameters, data, enable on the wire), the expectations after it pass on what the
+    /// scanner (another device) really hears, an update after it changes the beacon in place,
+    /// and the disruption shows as events of the step it fell in and in the JUnit report.
+    @Test(arguments: ["reset", "hardware error"])
+    func aScenarioBeaconSurvivesAResetOrAHardwareError(cause: String) throws {
+        let proxy = try LoggingProxy(upstreamPort: port)
+        let path = try write("""
+            scanner: tcp:127.0.0.1:\(port)
+            interval: 100
+            beacons:
+              lobby: {uuid: 39ED98FF-2900-441A-802F-9C398FC199D2, major: 101, minor: 2}
+            steps:
+              - advertise: lobby
+              - expect: {seen: lobby, within: 3}
+              - wait: 2
+              - expect: {seen: lobby, within: 3}
+              - update: {beacon: lobby, minor: 3}
+              - expect: {seen: lobby, within: 3}
+
+            """)
+        let junit = path + ".xml"
+        defer { try? FileManager.default.removeItem(atPath: path); try? FileManager.default.removeItem(atPath: junit) }
+        let runner = try BackgroundProcess.beaconEmit(["run", path, "-i", "tcp:127.0.0.1:\(proxy.port)", "--json",
+                                                       "--junit", junit])
+        #expect(runner.waitForOutput(#""event":"step","step":"3""#), "\(runner.stdout)\(runner.stderr)")
+        let before = proxy.commands.count
+        if cause == "reset" {
+            proxy.sendToController(Reset().packet)
+        } else {
+            proxy.sendToHost(.hardwareError(hardwareCode: 0x2A))
+        }
+        #expect(runner.wait(timeout: .seconds(20)) == 0, "\(runner.stdout)\(runner.stderr)")
+        let lines = events(runner.stdout)
+        let results = lines.filter { $0["event"] as? String == "expectation" }
+        #expect(results.map { $0["result"] as? String } == ["pass", "pass", "pass"], "\(runner.stdout)")
+        let off = lines.first { $0["event"] as? String == "off-air" }
+        #expect(off?["step"] as? String == "3", "\(runner.stdout)")
+        #expect(off?["cause"] as? String == (cause == "reset" ? "controller-reset" : "hardware-error"), "\(runner.stdout)")
+        let restored = lines.first { $0["event"] as? String == "restored" }
+        #expect(restored?["step"] as? String == "3", "\(runner.stdout)")
+        let gap = restored?["gapMs"] as? Int ?? .max
+        #expect(gap < 1000, "\(runner.stdout)")
+        print("\(cause) under a scenario: back on the air after \(gap) ms")
+        // On the wire: the owned controller reset by the host, then parameters, data and enable.
+        let again = proxy.commands.dropFirst(before).map { HexText.format($0.bytes) }
+        #expect(again.first == "030C00", "\(again)")
+        #expect(again.firstIndex { $0.hasPrefix("392006010100") } ?? .max < again.firstIndex { $0.hasPrefix("3720") && $0.contains("0003C5") } ?? -1,
+                "enabled again before the update: \(again)")
+        // No "ignored answers" and no Unknown Advertising Identifier on the way.
+        #expect(!runner.stderr.contains("Unknown Advertising Identifier"), "\(runner.stderr)")
+        let xml = try String(contentsOfFile: junit, encoding: .utf8)
+        #expect(xml.contains(#"tests="3" failures="0" errors="0""#), "\(xml)")
+        #expect(xml.contains("step 3: off the air: ") && xml.contains("step 3: back on the air after "), "\(xml)")
+    }
+
     /// The minor changes twice while the beacon advertises: an independent scanner hears the
     /// old data, then the new, never the old again, and never a silence longer than three
     /// advertising intervals across a change.

@@ -103,3 +103,43 @@ import Testing
         #expect(transport.remainingSteps == 0)
     }
 }
+
+/// A scenario's sets kept on the air as `advertise` keeps its beacons (`SupervisedSets`): the
+/// session and the supervisor are the same, the sets go back as the books have them.
+@Suite struct SupervisedSetsTests {
+    /// A Hardware Error answers an update: the update stays in the books, the sets are off the
+    /// air; a remove while they are off sends nothing; the restore resets the controller it
+    /// owns and puts back what the books hold (set 0 with the new data, not the removed set 1).
+    @Test func aDisruptionCostsOneGapAndTheBooksGoBack() throws {
+        let hardwareError = hex("10 01 2A  // Hardware Error 0x2A")
+        let transport = ScriptedTransport(SetAdvertiserTests.preparing
+            + SetAdvertiserTests.adding(set: 0, data: referenceData)
+            + SetAdvertiserTests.adding(set: 1, data: SetAdvertiserTests.minor3Data)
+            + [.init(command: hex("37 20 22 00 03 01 1E") + SetAdvertiserTests.minor3Data, answers: [hardwareError]),
+               EmitterStartTests.reset]
+            + SetAdvertiserTests.adding(set: 0, data: SetAdvertiserTests.minor3Data)
+            + SetAdvertiserTests.removing(set: 0))
+        let advertiser = SetAdvertiser(controller: HCIController(transport: transport), intervalUnits: 160, sharedWithKernel: false)
+        try advertiser.prepare(resetting: true)
+        let sets = SupervisedSets(advertiser: advertiser, ownsController: true, kernelIndex: nil, device: "tcp:test")
+        #expect(try sets.add(referenceBeacon, txPower: nil) == 0)
+        #expect(try sets.add(SetAdvertiserTests.minor3, txPower: nil) == 1)
+        try sets.update(0, to: SetAdvertiserTests.minor3)
+        #expect(sets.isOffAir)
+        #expect(advertiser.sets[0]?.data == SetAdvertiserTests.minor3Data)
+        let sent = transport.sent.count
+        try sets.remove(1)
+        #expect(transport.sent.count == sent, "a change off the air goes into the books only")
+        Thread.sleep(forTimeInterval: 0.15)  // Emitter.settleTime
+        try sets.serve()
+        #expect(!sets.isOffAir)
+        let events = sets.takeEvents()
+        guard events.count == 2, case let .offAir(cause) = events[0], case let .restored(again, _, _) = events[1] else {
+            Issue.record("events \(events)")
+            return
+        }
+        #expect(cause == .hardwareError(code: 0x2A) && again == cause)
+        try sets.removeAll()
+        #expect(transport.remainingSteps == 0)
+    }
+}

@@ -327,34 +327,8 @@ public final class Advertiser {
     /// reconfiguring one of its sets; with legacy advertising, any change of it.
     public func isDisrupted(by observed: ObservedPacket) -> Disruption? {
         guard let plan else { return nil }
-        switch observed {
-        case let .commandComplete(complete):
-            guard complete.status == .success else { return nil }
-            if complete.opcode == .reset { return .controllerReset }
-            if complete.opcode == .leClearAdvertisingSets { return .advertisingChanged("LE Clear Advertising Sets") }
-            return nil
-        case let .command(command):
-            let ours = Set(plan.handles)
-            switch (plan.mode, command.opcode) {
-            case (.extended, .leSetExtendedAdvertisingEnable):
-                guard let enable = try? LESetExtendedAdvertisingEnable(packet: command), !enable.enable,
-                      enable.sets.isEmpty || enable.sets.contains(where: { ours.contains($0.handle) }) else { return nil }
-                return .advertisingChanged("LE Set Extended Advertising Enable (disable)")
-            case (.extended, .leRemoveAdvertisingSet):
-                guard let remove = try? LERemoveAdvertisingSet(packet: command), ours.contains(remove.handle) else { return nil }
-                return .advertisingChanged("LE Remove Advertising Set \(remove.handle)")
-            case (.extended, .leSetExtendedAdvertisingParameters), (.extended, .leSetExtendedAdvertisingData):
-                guard let handle = command.parameters.first, ours.contains(handle) else { return nil }
-                return .advertisingChanged("\(command.opcode.name ?? command.opcode.description) for set \(handle)")
-            case (.legacy, .leSetAdvertisingEnable):
-                guard command.parameters.first == 0 else { return nil }
-                return .advertisingChanged("LE Set Advertising Enable (disable)")
-            case (.legacy, .leSetAdvertisingParameters), (.legacy, .leSetAdvertisingData):
-                return .advertisingChanged(command.opcode.name ?? command.opcode.description)
-            default:
-                return nil
-            }
-        }
+        return Disruption.of(observed, ours: Set(plan.handles),
+                             extended: plan.mode == .managed ? nil : plan.mode == .extended)
     }
 
     /// Disables advertising and, with extended advertising, removes the sets.

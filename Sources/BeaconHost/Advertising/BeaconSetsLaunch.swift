@@ -66,7 +66,10 @@ public final class BeaconSetsLaunch {
                                            sharedWithKernel: !connection.ownsController)
             advertiser.log = trace
             let wayIn = connection.sharedKernelIndex != nil ? " (--access \(way == .userChannel ? "user-channel" : "raw"))" : ""
-            let launch = BeaconSetsLaunch(sets: advertiser,
+            // Watched and put back after a reset, a Hardware Error, another program's change.
+            let supervised = SupervisedSets(advertiser: advertiser, ownsController: connection.ownsController,
+                                            kernelIndex: connection.sharedKernelIndex, device: connection.device.description)
+            let launch = BeaconSetsLaunch(sets: supervised,
                                           summary: "\(connection.device): beacons on advertising sets through HCI commands"
                                                    + wayIn,
                                           connection: connection, management: nil)

@@ -41,36 +41,39 @@ extension RevertibleAdvertiser {
 /// too and thrown as `HostError.interrupted`: the supervisor is putting the beacons back as
 /// the books have them, after which the same change can be made again.
 public final class LiveBeacons: LiveAdvertising {
-    private let advertiser: any RevertibleAdvertiser
+    /// nil for a session whose sets change through their scenario (`SetAdvertiser`): every
+    /// change is refused, saying so.
+    private let advertiser: (any RevertibleAdvertiser)?
     private let session: any AdvertisingSession
 
-    init(advertiser: any RevertibleAdvertiser, session: any AdvertisingSession) {
+    init(advertiser: (any RevertibleAdvertiser)?, session: any AdvertisingSession) {
         self.advertiser = advertiser
         self.session = session
     }
 
-    public var beacons: [Beacon] { advertiser.beacons }
+    public var beacons: [Beacon] { advertiser?.beacons ?? [] }
 
     public func update(_ index: Int, to beacon: Beacon) throws(HostError) {
-        try change { () throws(HostError) in try advertiser.update(index, to: beacon) }
+        try change { (advertiser: any RevertibleAdvertiser) throws(HostError) in try advertiser.update(index, to: beacon) }
     }
 
     public func add(_ beacon: Beacon) throws(HostError) -> Int {
-        try change { () throws(HostError) in try advertiser.add(beacon) }
+        try change { (advertiser: any RevertibleAdvertiser) throws(HostError) in try advertiser.add(beacon) }
     }
 
     public func remove(_ index: Int) throws(HostError) {
-        try change { () throws(HostError) in try advertiser.remove(index) }
+        try change { (advertiser: any RevertibleAdvertiser) throws(HostError) in try advertiser.remove(index) }
     }
 
     public func show(_ index: Int, _ frame: Beacon) throws(HostError) {
-        try change { () throws(HostError) in try advertiser.show(index, frame) }
+        try change { (advertiser: any RevertibleAdvertiser) throws(HostError) in try advertiser.show(index, frame) }
     }
 
-    private func change<T>(_ body: () throws(HostError) -> T) throws(HostError) -> T {
+    private func change<T>(_ body: (any RevertibleAdvertiser) throws(HostError) -> T) throws(HostError) -> T {
+        guard let advertiser else { throw .unsupported("these beacons change through their scenario's steps") }
         let seen = session.disruptionsSeen.count
         do {
-            return try advertiser.atomically(body)
+            return try advertiser.atomically { () throws(HostError) in try body(advertiser) }
         } catch {
             guard let disruption = session.interruption(since: seen, failure: error) else { throw error }
             throw .interrupted(by: disruption, error)
@@ -95,7 +98,7 @@ extension AdvertisingSession {
 
 extension HCISession {
     /// The beacons, changed as transactions.
-    public var live: LiveBeacons { LiveBeacons(advertiser: advertiser, session: self) }
+    public var live: LiveBeacons { LiveBeacons(advertiser: advertiser as? any RevertibleAdvertiser, session: self) }
 }
 
 extension ManagedSession {

@@ -9,7 +9,7 @@ import AdvertisementCodec
 ///
 /// A controller with legacy advertising only has one "set": one beacon at a time.
 public final class SetAdvertiser {
-    public let controller: HCIController
+    public private(set) var controller: HCIController
     /// Advertising interval, in 0.625 ms units.
     public let intervalUnits: UInt32
     /// Sets are numbered down from `Advertiser.highestHandle` on a controller the kernel also
@@ -24,6 +24,9 @@ public final class SetAdvertiser {
     public private(set) var sets: [UInt8: (data: [UInt8], txPower: Int8?)] = [:]
     /// The scan responses of our scannable sets (their parameters say scannable).
     private var scanResponses: [UInt8: [UInt8]] = [:]
+    /// While the beacons are off the air (a reset, a hardware error: `SupervisedSets`), changes
+    /// go into the books only, and the restore puts the books on the air.
+    var holding = false
 
     public init(controller: HCIController, intervalUnits: UInt32, sharedWithKernel: Bool) {
         self.controller = controller
@@ -65,28 +68,35 @@ public final class SetAdvertiser {
                                + AdvertisingOptions.intervalRangeDescription(legacy: true))
         }
         scanResponses[handle] = scanResponse
+        sets[handle] = (data, txPower)
+        guard !holding else { return handle }
         do {
-            if extended {
-                try setParameters(handle, txPower: txPower)
-                try setData(handle, data, scanResponse: scanResponse)
-                log?("enable set \(handle)")
-                try controller.send(LESetExtendedAdvertisingEnable(enable: true, sets: [.init(handle: handle)]))
-            } else {
-                try controller.send(LESetAdvertisingParameters(
-                    intervalMin: UInt16(intervalUnits), intervalMax: UInt16(intervalUnits),
-                    advertisingType: scanResponse == nil ? .nonConnectableUndirected : .scannableUndirected,
-                    ownAddressType: .publicDevice))
-                try setData(handle, data, scanResponse: scanResponse)
-                log?("enable advertising")
-                try controller.send(LESetAdvertisingEnable(enable: true))
-            }
+            try program(handle)
         } catch {
-            sets[handle] = (data, txPower)
             try? remove(handle)
             throw error
         }
-        sets[handle] = (data, txPower)
         return handle
+    }
+
+    /// Puts set `handle` on the air as the books have it: parameters, data, enable.
+    private func program(_ handle: UInt8) throws(HostError) {
+        guard let (data, txPower) = sets[handle] else { return }
+        let scanResponse = scanResponses[handle]
+        if extended {
+            try setParameters(handle, txPower: txPower)
+            try setData(handle, data, scanResponse: scanResponse)
+            log?("enable set \(handle)")
+            try controller.send(LESetExtendedAdvertisingEnable(enable: true, sets: [.init(handle: handle)]))
+        } else {
+            try controller.send(LESetAdvertisingParameters(
+                intervalMin: UInt16(intervalUnits), intervalMax: UInt16(intervalUnits),
+                advertisingType: scanResponse == nil ? .nonConnectableUndirected : .scannableUndirected,
+                ownAddressType: .publicDevice))
+            try setData(handle, data, scanResponse: scanResponse)
+            log?("enable advertising")
+            try controller.send(LESetAdvertisingEnable(enable: true))
+        }
     }
 
     /// Changes a running beacon's data in place: the set stays enabled.
@@ -97,7 +107,7 @@ public final class SetAdvertiser {
             throw .unsupported("set \(handle): a beacon gains or loses its scan response only when it is advertised again "
                                + "(stop, then advertise)")
         }
-        try setData(handle, data, scanResponse: scanResponse)
+        if !holding { try setData(handle, data, scanResponse: scanResponse) }
         sets[handle]?.data = data
         scanResponses[handle] = scanResponse
     }
@@ -107,6 +117,10 @@ public final class SetAdvertiser {
     public func setTxPower(_ handle: UInt8, to dBm: Int8) throws(HostError) {
         guard extended else { throw .unsupported("a TX power needs extended advertising, which this controller lacks") }
         guard sets[handle] != nil else { throw .unsupported("set \(handle) is not ours") }
+        guard !holding else {
+            sets[handle]?.txPower = dBm
+            return
+        }
         log?("disable set \(handle) for its new TX power")
         try controller.send(LESetExtendedAdvertisingEnable(enable: false, sets: [.init(handle: handle)]))
         try setParameters(handle, txPower: dBm)
@@ -119,6 +133,7 @@ public final class SetAdvertiser {
         guard sets[handle] != nil else { return }
         sets[handle] = nil
         scanResponses[handle] = nil
+        guard !holding else { return }
         if extended {
             log?("disable and remove set \(handle)")
             try controller.send(LESetExtendedAdvertisingEnable(enable: false, sets: [.init(handle: handle)]))
@@ -136,6 +151,32 @@ public final class SetAdvertiser {
             do { try remove(handle) } catch { first = first ?? error }
         }
         if let first { throw first }
+    }
+
+    /// Puts every set of the books back on the air after something knocked them off: what is
+    /// left of them is disabled and removed first (refusals ignored) unless the controller was
+    /// just reset, then each is programmed again.
+    public func restore(on controller: HCIController? = nil, controllerWasReset: Bool) throws(HostError) {
+        if let controller { self.controller = controller }
+        let handles = sets.keys.sorted()
+        if !controllerWasReset {
+            if extended {
+                _ = try? self.controller.send(LESetExtendedAdvertisingEnable(enable: false, sets: handles.map { .init(handle: $0) }))
+                for handle in handles { _ = try? self.controller.send(LERemoveAdvertisingSet(handle: handle)) }
+            } else {
+                _ = try? self.controller.send(LESetAdvertisingEnable(enable: false))
+            }
+        }
+        log?("put back set(s) \(handles.map(String.init).joined(separator: ", "))")
+        for handle in handles { try program(handle) }
+    }
+
+    /// Whether what another program did on the controller takes our sets off the air: a
+    /// controller reset, clearing every set, or (by handle) disabling, removing or rewriting one
+    /// of ours; with legacy advertising, any change of it.
+    public func isDisrupted(by observed: ObservedPacket) -> Disruption? {
+        guard !sets.isEmpty else { return nil }
+        return Disruption.of(observed, ours: Set(sets.keys), extended: extended)
     }
 
     private func freeHandle() -> UInt8? {

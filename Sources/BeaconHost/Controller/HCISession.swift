@@ -8,12 +8,33 @@ import Glibc
 import Musl
 #endif
 
+/// What an `HCISession` keeps on the air: `advertise`'s beacons (`Advertiser`) or a scenario's
+/// sets (`SetAdvertiser`). The session watches, the supervisor decides, this puts back.
+public protocol HCIAdvertising: AnyObject {
+    var controller: HCIController { get }
+    /// How the beacons are on the air, for turns (nil: no turns of the session's to take).
+    var plan: AdvertisingPlan? { get }
+    /// How long each beacon stays on the air when they take turns.
+    var rotationPeriod: Duration { get }
+    /// Whether what another program did on the controller takes these beacons off the air.
+    func isDisrupted(by observed: ObservedPacket) -> Disruption?
+    /// Puts the same beacons back (on `controller`, a new link, when given).
+    func restore(on controller: HCIController?, controllerWasReset: Bool) throws(HostError)
+    func rotate() throws(HostError)
+    /// Takes the beacons off the air.
+    func stop() throws(HostError)
+}
+
+extension Advertiser: HCIAdvertising {
+    public var rotationPeriod: Duration { options.rotationPeriod }
+}
+
 /// Beacons put on the air with HCI commands (a raw kernel socket, the user channel, an H4
 /// link), watched for what knocks them off: another program resetting the controller or
 /// touching this emitter's sets (seen on a raw kernel socket), a hardware error, the adapter
 /// going down or away, the link closing.
 public final class HCISession: AdvertisingSession {
-    public let advertiser: Advertiser
+    public let advertiser: any HCIAdvertising
     private var controller: HCIController
     /// The kernel adapter behind a raw socket, whose state the kernel reports.
     private let kernelIndex: Int?
@@ -37,7 +58,7 @@ public final class HCISession: AdvertisingSession {
     ///   - kernelIndex: the adapter, for a raw kernel socket (nil for H4 links and the user channel).
     ///   - bringsUpReturningAdapter: `--up`: a kernel adapter that comes back is brought up.
     ///   - reconnect: opens a new link to the same controller; nil when a lost link ends the run.
-    public init(advertiser: Advertiser, kernelIndex: Int?, ownsController: Bool, bringsUpReturningAdapter: Bool = false,
+    public init(advertiser: any HCIAdvertising, kernelIndex: Int?, ownsController: Bool, bringsUpReturningAdapter: Bool = false,
                 reconnect: (() throws(HostError) -> HCIController)?) {
         self.advertiser = advertiser
         self.controller = advertiser.controller
@@ -49,7 +70,7 @@ public final class HCISession: AdvertisingSession {
     }
 
     public var plan: AdvertisingPlan? { advertiser.plan }
-    public var rotationPeriod: Duration { advertiser.options.rotationPeriod }
+    public var rotationPeriod: Duration { advertiser.rotationPeriod }
 
     /// Watches what the host did not ask for: on a kernel socket other programs' commands and
     /// their answers; on an owned controller, an unsolicited Reset completing (a bridge or a

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
+import AdvertisementCodec
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -133,4 +134,40 @@ public protocol AdvertisingSession: AnyObject {
     func rotate() throws(HostError)
     /// Takes the beacons off the air and releases what the session added.
     func stop() throws(HostError)
+}
+
+extension Disruption {
+    /// Whether what another program did on a controller (`observed`) takes sets `ours` off the
+    /// air: a controller reset, clearing every set, or (by handle) disabling, removing or
+    /// rewriting one of them; with legacy advertising (`extended` false), any change of it.
+    /// `extended` nil: only a reset or a clear counts.
+    static func of(_ observed: ObservedPacket, ours: Set<UInt8>, extended: Bool?) -> Disruption? {
+        switch observed {
+        case let .commandComplete(complete):
+            guard complete.status == .success else { return nil }
+            if complete.opcode == .reset { return .controllerReset }
+            if complete.opcode == .leClearAdvertisingSets { return .advertisingChanged("LE Clear Advertising Sets") }
+            return nil
+        case let .command(command):
+            switch (extended, command.opcode) {
+            case (true, .leSetExtendedAdvertisingEnable):
+                guard let enable = try? LESetExtendedAdvertisingEnable(packet: command), !enable.enable,
+                      enable.sets.isEmpty || enable.sets.contains(where: { ours.contains($0.handle) }) else { return nil }
+                return .advertisingChanged("LE Set Extended Advertising Enable (disable)")
+            case (true, .leRemoveAdvertisingSet):
+                guard let remove = try? LERemoveAdvertisingSet(packet: command), ours.contains(remove.handle) else { return nil }
+                return .advertisingChanged("LE Remove Advertising Set \(remove.handle)")
+            case (true, .leSetExtendedAdvertisingParameters), (true, .leSetExtendedAdvertisingData):
+                guard let handle = command.parameters.first, ours.contains(handle) else { return nil }
+                return .advertisingChanged("\(command.opcode.name ?? command.opcode.description) for set \(handle)")
+            case (false, .leSetAdvertisingEnable):
+                guard command.parameters.first == 0 else { return nil }
+                return .advertisingChanged("LE Set Advertising Enable (disable)")
+            case (false, .leSetAdvertisingParameters), (false, .leSetAdvertisingData):
+                return .advertisingChanged(command.opcode.name ?? command.opcode.description)
+            default:
+                return nil
+            }
+        }
+    }
 }

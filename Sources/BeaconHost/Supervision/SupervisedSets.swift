@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+import AdvertisementCodec
+
+extension SetAdvertiser: HCIAdvertising {
+    /// Beacons on sets of their own take no turns of the session's (a scenario's stage keeps its own).
+    public var plan: AdvertisingPlan? { nil }
+    public var rotationPeriod: Duration { .seconds(1) }
+    public func rotate() throws(HostError) {}
+    public func stop() throws(HostError) { try removeAll() }
+}
+
+/// A scenario's sets (`SetAdvertiser`) kept on the air the way `advertise` keeps its beacons:
+/// the same session watches the controller (another program's reset, a Hardware Error, a set
+/// the controller no longer knows, a link that closes) and the same supervisor puts the sets
+/// back, as the books have them, `Emitter.settleTime` after the controller is usable again.
+/// Changes made while they are off the air go into the books; a change that a disruption cuts
+/// short is kept in the books too, and goes on the air with the restore.
+///
+/// The caller's loop wakes on `wakeDescriptor` (the controller's link has input) and at
+/// `nextDeadline`, and calls `serve()` then.
+public final class SupervisedSets: BeaconSets {
+    public let advertiser: SetAdvertiser
+    private let session: HCISession
+    private var supervisor: Supervisor
+    /// The supervisor's reports (off the air, waiting, back on the air, a restore that failed).
+    private var events: [EmitterEvent] = []
+
+    /// - Parameters:
+    ///   - ownsController: the host owns the controller (H4, the user channel): it is reset
+    ///     before the sets go back.
+    ///   - kernelIndex: the adapter behind a raw kernel socket, whose state the kernel reports.
+    public init(advertiser: SetAdvertiser, ownsController: Bool, kernelIndex: Int?, device: String) {
+        self.advertiser = advertiser
+        let session = HCISession(advertiser: advertiser, kernelIndex: kernelIndex, ownsController: ownsController,
+                                 reconnect: nil)
+        self.session = session
+        var collected: (EmitterEvent) -> Void = { _ in }
+        supervisor = Supervisor(session: session, failFast: false, device: device, report: { collected($0) })
+        collected = { [weak self] in self?.events.append($0) }
+        session.log = { [weak advertiser] in advertiser?.log?($0) }
+    }
+
+    public var log: ((String) -> Void)? {
+        get { advertiser.log }
+        set { advertiser.log = newValue }
+    }
+
+    /// Readable when the controller's link has something for `serve()`.
+    public var wakeDescriptor: Int32? { advertiser.controller.transport.pollDescriptor }
+
+    /// When `serve()` is next due without input: the adapter's next check, a restore.
+    public var nextDeadline: ContinuousClock.Instant { supervisor.nextDeadline }
+
+    public var isOffAir: Bool { supervisor.isOffAir }
+
+    /// Takes in what the controller sent and does what is due: a disruption takes the sets off
+    /// the air (in the books), a restore puts them back.
+    /// - Throws: `HostError` for a failure no restore can mend (the link closed).
+    public func serve() throws(HostError) {
+        // What one read brought may be several packets: each wait takes one.
+        for _ in 0..<16 {
+            let signal = try session.watch(timeout: .zero, interrupt: nil)
+            try supervisor.handle(signal)
+            if signal == .quiet { break }
+        }
+        try supervisor.tick()
+    }
+
+    /// The supervisor's reports since the last call.
+    public func takeEvents() -> [EmitterEvent] {
+        defer { events.removeAll() }
+        return events
+    }
+
+    public func add(_ beacon: Beacon, txPower: Int8?) throws(HostError) -> UInt8 {
+        try change { () throws(HostError) in try advertiser.add(beacon, txPower: txPower) }
+    }
+
+    public func update(_ handle: UInt8, to beacon: Beacon) throws(HostError) {
+        try change { () throws(HostError) in try advertiser.update(handle, to: beacon) }
+    }
+
+    public func setTxPower(_ handle: UInt8, to dBm: Int8) throws(HostError) {
+        try change { () throws(HostError) in try advertiser.setTxPower(handle, to: dBm) }
+    }
+
+    public func remove(_ handle: UInt8) throws(HostError) {
+        try change { () throws(HostError) in try advertiser.remove(handle) }
+    }
+
+    public func removeAll() throws(HostError) {
+        // Off the air (or the link gone), the books are emptied; what is left on a controller
+        // that comes back is the next run's to find.
+        guard !supervisor.isOffAir else {
+            try hold { () throws(HostError) in try advertiser.removeAll() }
+            return
+        }
+        try advertiser.removeAll()
+    }
+
+    public var hasFreeSet: Bool { advertiser.hasFreeSet }
+
+    /// Makes `body` on the air, or, off the air, in the books only. One that a disruption cuts
+    /// short is made again in the books, and the disruption handed to the supervisor.
+    private func change<T>(_ body: () throws(HostError) -> T) throws(HostError) -> T {
+        if supervisor.isOffAir { return try hold(body) }
+        let seen = session.disruptionsSeen.count
+        do {
+            return try body()
+        } catch {
+            guard session.interruption(since: seen, failure: error) != nil else { throw error }
+            let result = try hold(body)
+            try serve()
+            return result
+        }
+    }
+
+    private func hold<T>(_ body: () throws(HostError) -> T) throws(HostError) -> T {
+        advertiser.holding = true
+        defer { advertiser.holding = false }
+        return try body()
+    }
+}
