@@ -84,6 +84,8 @@ let package = Package(
         .executableTarget(name: "ExampleReplay", dependencies: ["BeaconReports"], path: "Examples/Replay"),
         .executableTarget(name: "ExampleAdvertise", dependencies: ["AdvertisementCodec", "BeaconHost"],
                           path: "Examples/Advertise"),
+        .executableTarget(name: "ExampleBroadcast", dependencies: ["AdvertisementCodec", "BeaconHost"],
+                          path: "Examples/Broadcast"),
         .executableTarget(name: "ExampleScan", dependencies: ["BeaconHost", "BeaconTracking"], path: "Examples/Scan"),
         .testTarget(
             name: "AdvertisementCodecTests",

@@ -48,13 +48,7 @@ public enum SignalWatcher {
     /// A pipe for a signal handler to write to: non-blocking (a handler must never wait),
     /// closed on exec.
     private static func makePipe() -> (read: Int32, write: Int32)? {
-        var fds: [Int32] = [-1, -1]
-        guard pipe(&fds) == 0 else { return nil }
-        for fd in fds {
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-        }
-        return (fds[0], fds[1])
+        try? WakePipe.pair()
     }
 
     /// Empties the reload pipe; true when a SIGHUP had arrived.

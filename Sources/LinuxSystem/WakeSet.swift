@@ -55,3 +55,53 @@ public final class PeriodicTimer {
 
     deinit { Descriptor(descriptor).close() }
 }
+
+/// A pipe that wakes a wait from another thread: `wake()` writes a byte (never blocking), and
+/// the read end, `descriptor`, is readable until `drain()` empties it. Both ends close on exec.
+public final class WakePipe: Sendable {
+    public let descriptor: Int32
+    private let writeEnd: Int32
+
+    /// - Throws: `SystemCallError` when the pipe cannot be made (no descriptors left).
+    public init() throws(SystemCallError) {
+        let (read, write) = try Self.pair()
+        descriptor = read
+        writeEnd = write
+    }
+
+    deinit {
+        Descriptor(descriptor).close()
+        Descriptor(writeEnd).close()
+    }
+
+    /// A non-blocking pipe closed on exec: read end, write end (what a signal handler writes to).
+    public static func pair() throws(SystemCallError) -> (read: Int32, write: Int32) {
+        var fds: [Int32] = [-1, -1]
+        _ = try SystemCall.blocking("pipe") { pipe(&fds) }
+        for fd in fds {
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        }
+        return (fds[0], fds[1])
+    }
+
+    /// Makes `descriptor` readable (a full pipe is readable already).
+    public func wake() {
+        var byte: UInt8 = 1
+        _ = try? withUnsafeBytes(of: &byte) { bytes throws(SystemCallError) in
+            try Descriptor(writeEnd).write(bytes, name: "write(wake pipe)")
+        }
+    }
+
+    /// Empties the pipe; true when it had been woken.
+    @discardableResult
+    public func drain() -> Bool {
+        var buffer = [UInt8](repeating: 0, count: 64)
+        var any = false
+        while case .done(let count) = (try? Descriptor(descriptor).read(into: &buffer, name: "read(wake pipe)")) ?? .done(0),
+              count > 0 {
+            any = true
+        }
+        return any
+    }
+}

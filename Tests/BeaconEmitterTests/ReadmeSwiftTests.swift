@@ -74,9 +74,11 @@ extension Rig {
     let port = rigPort ?? 0
     var device: String { "tcp:127.0.0.1:\(port)" }
 
-    @Test func theAdvertisingExampleIsHeardChangedThenGone() throws {
+    /// The blocking example and the async one: the same beacons, heard the same.
+    @Test(arguments: ["Advertise", "Broadcast"])
+    func theAdvertisingExampleIsHeardChangedThenGone(example name: String) throws {
         let scanner = try TestScanner(port: port)
-        let example = try BackgroundProcess(try SwiftExamples.path("Advertise"), [device])
+        let example = try BackgroundProcess(try SwiftExamples.path(name), [device])
         let wanted = [threeBeaconData[0], threeBeaconData[2]]
         var reports = try scanner.collect(timeout: .seconds(4)) { reports in
             wanted.allSatisfy { data in reports.contains { Array($0.data) == data } }

@@ -2,6 +2,7 @@
 
 import BeaconTracking
 import Foundation
+import LinuxSystem
 import Synchronization
 
 extension AdvertisementScanner {
@@ -18,7 +19,18 @@ extension AdvertisementScanner {
                                bringUp: Bool = false) -> AsyncThrowingStream<ScanReport, any Error> {
         AsyncThrowingStream { continuation in
             let ended = Mutex(false)
-            continuation.onTermination = { _ in ended.withLock { $0 = true } }
+            // Wakes the scan's wait the moment the iteration ends: nothing polls the flag.
+            let wake: WakePipe
+            do throws(SystemCallError) {
+                wake = try WakePipe()
+            } catch {
+                continuation.finish(throwing: HostError.kernel(call: error.call, errno: error.errno, adapter: nil, adapters: []))
+                return
+            }
+            continuation.onTermination = { _ in
+                ended.withLock { $0 = true }
+                wake.wake()
+            }
             let thread = Thread {
                 do throws(HostError) {
                     let connection = try ControllerConnection.open(device, bringUp: bringUp)
@@ -29,7 +41,9 @@ extension AdvertisementScanner {
                     }
                     try scanner.start(options: options, ownsController: connection.ownsController)
                     while !ended.withLock({ $0 }) {
-                        if let report = try scanner.nextReport(timeout: .milliseconds(200)) { continuation.yield(report) }
+                        if let report = try scanner.nextReport(timeout: .seconds(3600), interrupt: wake.descriptor) {
+                            continuation.yield(report)
+                        }
                     }
                     continuation.finish()
                 } catch {

@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+import AdvertisementCodec
+import Foundation
+import LinuxSystem
+import Synchronization
+
+/// Beacons on the air from Swift concurrency: `BeaconAdvertisement`, supervised as `advertise`
+/// keeps its beacons (put back after resets, takeovers, an adapter that comes back), driven
+/// from async code. The run loop has a thread of its own that waits on the device, its timers
+/// and a wake pipe (nothing polls); each change is a request the loop carries out between its
+/// waits, and what happens to the beacons is `events`.
+///
+///     try await BeaconBroadcast.withBeacons(.init(device: .kernel(index: 0), options: options)) { beacons in
+///         try await beacons.update(0, to: .iBeacon(newer))
+///         for await event in beacons.events { print(event) }   // until the task is cancelled
+///     }   // off the air when the body returns, throws or is cancelled
+public final class BeaconBroadcast: Sendable {
+    /// What happens while the beacons are on the air, as `advertise --json` reports it; ends
+    /// when the beacons are off the air for good.
+    public let events: AsyncStream<EmitterEvent>
+    /// The device in messages: `hci0`, `tcp:127.0.0.1:6402`.
+    public let device: String
+
+    private let eventSink: AsyncStream<EmitterEvent>.Continuation
+    /// Readable when a request is queued.
+    private let requestsReady: WakePipe
+    /// Readable when the beacons are to come off the air (`stop`, cancellation).
+    private let stopRequested: WakePipe
+    private let state: Mutex<State>
+
+    private struct State: ~Copyable {
+        var requests: [Request] = []
+        /// How the run ended, once it has.
+        var ended: Result<Void, HostError>?
+        var waitingForEnd: [CheckedContinuation<Void, Never>] = []
+        var beacons: [Beacon] = []
+    }
+
+    private enum Change: Sendable {
+        case update(Int, Beacon)
+        case add(Beacon)
+        case remove(Int)
+    }
+
+    private struct Request: Sendable {
+        var change: Change
+        var answer: CheckedContinuation<Result<Int, HostError>, Never>
+    }
+
+    private init(device: String, beacons: [Beacon], events: (AsyncStream<EmitterEvent>, AsyncStream<EmitterEvent>.Continuation),
+                 requestsReady: WakePipe, stopRequested: WakePipe) {
+        (self.events, eventSink) = events
+        self.device = device
+        self.requestsReady = requestsReady
+        self.stopRequested = stopRequested
+        state = Mutex(State(beacons: beacons))
+    }
+
+    /// Opens the device and puts the beacons on the air; they stay there, supervised, until
+    /// `stop()`.
+    /// - Throws: `HostError` when the device cannot be opened or refuses; nothing is left on
+    ///   the air or open then.
+    public static func start(_ configuration: BeaconAdvertisement.Configuration) async throws(HostError) -> BeaconBroadcast {
+        let pipes: (WakePipe, WakePipe)
+        do throws(SystemCallError) {
+            pipes = (try WakePipe(), try WakePipe())
+        } catch {
+            throw .kernel(call: error.call, errno: error.errno, adapter: nil, adapters: [])
+        }
+        // Made first, so that what the start reports (advertising on) is the first event.
+        let events = AsyncStream.makeStream(of: EmitterEvent.self, bufferingPolicy: .bufferingNewest(256))
+        let started = await withCheckedContinuation { (started: CheckedContinuation<Result<BeaconBroadcast, HostError>, Never>) in
+            let thread = Thread {
+                Self.runLoop(configuration, pipes: pipes, events: events, started: started)
+            }
+            thread.name = "beacon broadcast"
+            thread.start()
+        }
+        return try started.get()
+    }
+
+    /// Starts the beacons, runs `body` with them, and takes them off the air when `body`
+    /// returns, throws, or its task is cancelled.
+    public static func withBeacons<T: Sendable>(_ configuration: BeaconAdvertisement.Configuration,
+                                                _ body: (BeaconBroadcast) async throws -> T) async throws -> T {
+        let broadcast = try await start(configuration)
+        let result: T
+        do {
+            result = try await withTaskCancellationHandler {
+                try await body(broadcast)
+            } onCancel: {
+                broadcast.stopRequested.wake()
+            }
+        } catch {
+            try? await broadcast.stop()
+            throw error
+        }
+        try await broadcast.stop()
+        return result
+    }
+
+    /// The beacons on the air now, in order (as the last change left them).
+    public var beacons: [Beacon] { state.withLock { $0.beacons } }
+
+    /// Changes beacon `index` in place (new data on its set or instance, no gap on the air).
+    public func update(_ index: Int, to beacon: Beacon) async throws(HostError) {
+        _ = try await perform(.update(index, beacon))
+    }
+
+    /// Adds a beacon while advertising. - Returns: its index.
+    @discardableResult
+    public func add(_ beacon: Beacon) async throws(HostError) -> Int {
+        try await perform(.add(beacon))
+    }
+
+    /// Takes beacon `index` off the air (not the last one: `stop` is how advertising stops).
+    public func remove(_ index: Int) async throws(HostError) {
+        _ = try await perform(.remove(index))
+    }
+
+    /// Takes the beacons off the air and closes the device; returns once they are off.
+    /// - Throws: `HostError` when the run ended in a failure (the beacons were taken off
+    ///   where the link still allowed it).
+    public func stop() async throws(HostError) {
+        stopRequested.wake()
+        await withCheckedContinuation { (ended: CheckedContinuation<Void, Never>) in
+            let done = state.withLock { state in
+                if state.ended != nil { return true }
+                state.waitingForEnd.append(ended)
+                return false
+            }
+            if done { ended.resume() }
+        }
+        if case let .failure(error)? = state.withLock({ $0.ended }) { throw error }
+    }
+
+    private func perform(_ change: Change) async throws(HostError) -> Int {
+        let result = await withCheckedContinuation { (answer: CheckedContinuation<Result<Int, HostError>, Never>) in
+            let ended = state.withLock { state in
+                if state.ended != nil { return true }
+                state.requests.append(Request(change: change, answer: answer))
+                return false
+            }
+            if ended {
+                answer.resume(returning: .failure(.unsupported("the beacons are off the air: this broadcast has stopped")))
+            } else {
+                requestsReady.wake()
+            }
+        }
+        return try result.get()
+    }
+
+    /// The loop's thread: starts the beacons, says so, runs them until `stop`, then answers
+    /// whatever is left.
+    private static func runLoop(_ configuration: BeaconAdvertisement.Configuration, pipes: (WakePipe, WakePipe),
+                                events: (AsyncStream<EmitterEvent>, AsyncStream<EmitterEvent>.Continuation),
+                                started: CheckedContinuation<Result<BeaconBroadcast, HostError>, Never>) {
+        let sink: (EmitterEvent) -> Void = { [eventSink = events.1] in eventSink.yield($0) }
+        let advertisement: BeaconAdvertisement
+        do {
+            advertisement = try BeaconAdvertisement.start(configuration, report: sink)
+        } catch {
+            events.1.finish()
+            started.resume(returning: .failure(error))
+            return
+        }
+        let made = BeaconBroadcast(device: advertisement.device, beacons: advertisement.beacons, events: events,
+                                   requestsReady: pipes.0, stopRequested: pipes.1)
+        started.resume(returning: .success(made))
+        let source = RequestSource(broadcast: made, live: advertisement.live)
+        let outcome: Result<Void, HostError>
+        do {
+            try advertisement.run(interrupt: made.stopRequested.descriptor, sources: [source], report: sink)
+            outcome = .success(())
+        } catch {
+            outcome = .failure(error)
+        }
+        made.finish(outcome)
+    }
+
+    /// The run has ended: every request still queued, and every `stop` waiting, is answered.
+    private func finish(_ outcome: Result<Void, HostError>) {
+        let (requests, waiting) = state.withLock { state in
+            state.ended = outcome
+            defer {
+                state.requests.removeAll()
+                state.waitingForEnd.removeAll()
+            }
+            return (state.requests, state.waitingForEnd)
+        }
+        for request in requests {
+            request.answer.resume(returning: .failure(.unsupported("the beacons are off the air: this broadcast has stopped")))
+        }
+        for waiter in waiting { waiter.resume() }
+        eventSink.finish()
+    }
+
+    /// The requests, served on the run loop's thread between its waits.
+    private final class RequestSource: RunLoopSource {
+        let broadcast: BeaconBroadcast
+        let live: LiveBeacons
+
+        init(broadcast: BeaconBroadcast, live: LiveBeacons) {
+            self.broadcast = broadcast
+            self.live = live
+        }
+
+        var descriptor: Int32 { broadcast.requestsReady.descriptor }
+
+        func serve() {
+            broadcast.requestsReady.drain()
+            let requests = broadcast.state.withLock { state in
+                defer { state.requests.removeAll() }
+                return state.requests
+            }
+            for request in requests {
+                let result: Result<Int, HostError>
+                do throws(HostError) {
+                    switch request.change {
+                    case let .update(index, beacon):
+                        try live.update(index, to: beacon)
+                        result = .success(index)
+                    case let .add(beacon): result = .success(try live.add(beacon))
+                    case let .remove(index):
+                        try live.remove(index)
+                        result = .success(index)
+                    }
+                } catch {
+                    result = .failure(error)
+                }
+                let beacons = live.beacons
+                broadcast.state.withLock { $0.beacons = beacons }
+                request.answer.resume(returning: result)
+            }
+        }
+    }
+}

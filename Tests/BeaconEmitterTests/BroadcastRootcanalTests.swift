@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+@testable import AdvertisementCodec
+import BeaconHost
+import Foundation
+import Synchronization
+import Testing
+
+extension Rig {
+/// The async library (`BeaconBroadcast`) against the virtual controller: what a Swift test
+/// suite or app on Linux does with beacons, heard by a second device.
+@Suite struct BroadcastRootcanalTests {
+    let port = rigPort ?? 0
+    let uuid = UUID(uuidString: "39ED98FF-2900-441A-802F-9C398FC199D2")!
+
+    func beacon(minor: UInt16) -> Beacon { .iBeacon(IBeacon(proximityUUID: uuid, major: 101, minor: minor)) }
+
+    /// Started, changed in place and added to while on the air (a second device hears each),
+    /// its events an async sequence; cancelling the task takes the beacons off the air.
+    @Test func cancellingTheTaskTakesTheBeaconsOffTheAir() async throws {
+        let configuration = BeaconAdvertisement.Configuration(device: .tcp(host: "127.0.0.1", port: port),
+                                                              options: AdvertisingOptions(beacons: [beacon(minor: 1)]))
+        let scanner = try TestScanner(port: port)
+        let changed = Mutex<(updated: Bool, added: Int?, events: [String])>((false, nil, []))
+        let task = Task {
+            try await BeaconBroadcast.withBeacons(configuration) { beacons in
+                try await beacons.update(0, to: beacon(minor: 2))
+                let added = try await beacons.add(beacon(minor: 3))
+                changed.withLock { ($0.updated, $0.added) = (true, added) }
+                for await event in beacons.events {
+                    changed.withLock { $0.events.append("\(event)") }
+                }
+            }
+        }
+        let heard = try scanner.collect(timeout: .seconds(10)) { reports in
+            reports.contains { $0.data == threeBeaconData[1] } && reports.contains { $0.data == threeBeaconData[2] }
+        }
+        #expect(heard.contains { $0.data == threeBeaconData[1] }, "\(heard.map { HexText.format($0.data) })")
+        #expect(heard.contains { $0.data == threeBeaconData[2] }, "\(heard.map { HexText.format($0.data) })")
+        #expect(changed.withLock { $0.updated && $0.added == 1 })
+        // The start's own report is among the events (the flow's steps come before it).
+        let events = changed.withLock { $0.events }
+        #expect(events.contains { $0.hasPrefix("advertising(") }, "\(events)")
+        let cancelled = ContinuousClock.now
+        task.cancel()
+        _ = await task.result
+        print("off the air \(cancelled.duration(to: .now)) after the task was cancelled")
+        #expect(cancelled.duration(to: .now) < .seconds(3))
+        // Off the air: a device that starts scanning now hears none of them.
+        let after = try TestScanner(port: port).collect(timeout: .milliseconds(800)) { _ in false }
+        #expect(!after.contains { threeBeaconData.contains($0.data) }, "\(after.map { HexText.format($0.data) })")
+    }
+
+    /// A change refused is a typed error the program can switch on; the beacons stay as they were.
+    @Test func aRefusedChangeIsATypedErrorAndChangesNothing() async throws {
+        let configuration = BeaconAdvertisement.Configuration(device: .tcp(host: "127.0.0.1", port: port),
+                                                              options: AdvertisingOptions(beacons: [beacon(minor: 1)]))
+        let broadcast = try await BeaconBroadcast.start(configuration)
+        await #expect(throws: HostError.self) { try await broadcast.remove(0) }
+        #expect(broadcast.beacons == [beacon(minor: 1)])
+        try await broadcast.stop()
+        await #expect(throws: HostError.self) { try await broadcast.update(0, to: beacon(minor: 2)) }
+    }
+}
+}
