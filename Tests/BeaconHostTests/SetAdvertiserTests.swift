@@ -112,18 +112,21 @@ import Testing
     /// owns and puts back what the books hold (set 0 with the new data, not the removed set 1).
     @Test func aDisruptionCostsOneGapAndTheBooksGoBack() throws {
         let hardwareError = hex("10 01 2A  // Hardware Error 0x2A")
-        let transport = ScriptedTransport(SetAdvertiserTests.preparing
-            + SetAdvertiserTests.adding(set: 0, data: referenceData)
-            + SetAdvertiserTests.adding(set: 1, data: SetAdvertiserTests.minor3Data)
-            + [.init(command: hex("37 20 22 00 03 01 1E") + SetAdvertiserTests.minor3Data, answers: [hardwareError]),
-               EmitterStartTests.reset]
-            + SetAdvertiserTests.adding(set: 0, data: SetAdvertiserTests.minor3Data)
-            + SetAdvertiserTests.removing(set: 0))
+        var steps: [ScriptedTransport.Step] = SetAdvertiserTests.preparing
+        steps += SetAdvertiserTests.adding(set: 0, data: referenceData)
+        steps += SetAdvertiserTests.adding(set: 1, data: SetAdvertiserTests.minor3Data)
+        let update: [UInt8] = hex("37 20 22 00 03 01 1E") + SetAdvertiserTests.minor3Data
+        steps.append(ScriptedTransport.Step(command: update, answers: [hardwareError]))
+        steps.append(EmitterStartTests.reset)
+        steps += SetAdvertiserTests.adding(set: 0, data: SetAdvertiserTests.minor3Data)
+        steps += SetAdvertiserTests.removing(set: 0)
+        let transport = ScriptedTransport(steps)
         let advertiser = SetAdvertiser(controller: HCIController(transport: transport), intervalUnits: 160, sharedWithKernel: false)
         try advertiser.prepare(resetting: true)
         let sets = SupervisedSets(advertiser: advertiser, ownsController: true, kernelIndex: nil, device: "tcp:test")
-        #expect(try sets.add(referenceBeacon, txPower: nil) == 0)
-        #expect(try sets.add(SetAdvertiserTests.minor3, txPower: nil) == 1)
+        let first = try sets.add(referenceBeacon, txPower: nil)
+        let second = try sets.add(SetAdvertiserTests.minor3, txPower: nil)
+        #expect(first == 0 && second == 1)
         try sets.update(0, to: SetAdvertiserTests.minor3)
         #expect(sets.isOffAir)
         #expect(advertiser.sets[0]?.data == SetAdvertiserTests.minor3Data)
