@@ -46,7 +46,11 @@ import Testing
         }
     }
 
-    static let cases: [(Misbehaviour, Command)] = Misbehaviour.allCases.flatMap { m in Command.allCases.map { (m, $0) } }
+    /// Under emulation without the flood: how long an emulated program takes to work through
+    /// 90,000 events is the emulator's speed (24 to 50 s seen), not the host's; the native run
+    /// holds the flood to its bound.
+    static let cases: [(Misbehaviour, Command)] = Misbehaviour.allCases.filter { !underEmulation || $0 != .flood }
+        .flatMap { m in Command.allCases.map { (m, $0) } }
 
     @Test(arguments: cases)
     func endsCleanlyOrCarriesOn(misbehaviour: Misbehaviour, command: Command) throws {
