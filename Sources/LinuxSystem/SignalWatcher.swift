@@ -53,11 +53,8 @@ public enum SignalWatcher {
 
     /// Empties the reload pipe; true when a SIGHUP had arrived.
     public static func drainReload() -> Bool {
-        var byte: [UInt8] = [0]
-        var any = false
         guard let reloadDescriptors else { return false }
-        while case .done(1) = (try? Descriptor(reloadDescriptors.read).read(into: &byte)) ?? .done(0) { any = true }
-        return any
+        return WakePipe.drain(reloadDescriptors.read)
     }
 
     /// The name of the last signal received ("SIGTERM"), if any.

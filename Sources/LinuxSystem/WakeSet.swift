@@ -95,7 +95,11 @@ public final class WakePipe: Sendable {
 
     /// Empties the pipe; true when it had been woken.
     @discardableResult
-    public func drain() -> Bool {
+    public func drain() -> Bool { Self.drain(descriptor) }
+
+    /// Empties the non-blocking pipe whose read end is `descriptor` (this one's, or a signal's);
+    /// true when anything was in it.
+    public static func drain(_ descriptor: Int32) -> Bool {
         var buffer = [UInt8](repeating: 0, count: 64)
         var any = false
         while case .done(let count) = (try? Descriptor(descriptor).read(into: &buffer, name: "read(wake pipe)")) ?? .done(0),

@@ -135,6 +135,9 @@ public final class BeaconBroadcast: Sendable {
         if case let .failure(error)? = state.withLock({ $0.ended }) { throw error }
     }
 
+    /// What a change asked for after the run ended is answered.
+    private static let stopped = HostError.unsupported("the beacons are off the air: this broadcast has stopped")
+
     private func perform(_ change: Change) async throws(HostError) -> Int {
         let result = await withCheckedContinuation { (answer: CheckedContinuation<Result<Int, HostError>, Never>) in
             let ended = state.withLock { state in
@@ -143,7 +146,7 @@ public final class BeaconBroadcast: Sendable {
                 return false
             }
             if ended {
-                answer.resume(returning: .failure(.unsupported("the beacons are off the air: this broadcast has stopped")))
+                answer.resume(returning: .failure(Self.stopped))
             } else {
                 requestsReady.wake()
             }
@@ -190,7 +193,7 @@ public final class BeaconBroadcast: Sendable {
             return (state.requests, state.waitingForEnd)
         }
         for request in requests {
-            request.answer.resume(returning: .failure(.unsupported("the beacons are off the air: this broadcast has stopped")))
+            request.answer.resume(returning: .failure(Self.stopped))
         }
         for waiter in waiting { waiter.resume() }
         eventSink.finish()
