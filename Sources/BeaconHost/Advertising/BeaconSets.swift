@@ -25,11 +25,6 @@ extension SetAdvertiser: BeaconSets {
     public var hasFreeSet: Bool { sets.count < (extended ? numberOfSets : 1) }
 }
 
-extension ManagedSetAdvertiser {
-    /// As the kernel's features said at the last add (other programs may take instances).
-    public var hasFreeSet: Bool { (features?.freeInstanceCount ?? 1) > 0 }
-}
-
 extension Beacon {
     /// Its advertising data, refused (naming `label`, "beacon 2", when given) when it is longer
     /// than the 31 bytes a legacy PDU carries, or with `extendedPDUs` the 251 this host sends

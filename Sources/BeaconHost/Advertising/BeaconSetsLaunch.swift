@@ -50,7 +50,20 @@ public final class BeaconSetsLaunch {
                 }
                 ledger.follow(advertiser, failed: progress)
                 try advertiser.prepare()
-                return BeaconSetsLaunch(sets: advertiser,
+                // The takeover watch opens before the first instance is added; the session
+                // watches as `advertise`'s does, and the supervisor puts the beacons back.
+                let watch = AdvertisingLaunch.openTakeoverWatch(for: management.client) { event in
+                    switch event {
+                    case let .warning(text): progress(text)
+                    case let .ignored(report): unsolicited?(report)
+                    default: break
+                    }
+                }
+                let session = ManagedSession(advertiser: advertiser, bringsUpReturningAdapter: bringUp, watch: watch) {
+                    (try? KernelSocketTransport.open(index: index)).map { HCIController(transport: $0, sharedWithKernel: true) }
+                }
+                let supervised = SupervisedSets(instances: session, device: adapter)
+                return BeaconSetsLaunch(sets: supervised,
                                         summary: "\(adapter): beacons as the kernel's advertising instances (--access mgmt)",
                                         connection: nil, management: management)
             } catch {
@@ -83,6 +96,7 @@ public final class BeaconSetsLaunch {
 
     /// Closes the device (the sets' beacons are the caller's to remove first).
     public func close() {
+        (sets as? SupervisedSets)?.close()
         connection?.close()
         management?.close()
     }

@@ -103,5 +103,5 @@ extension HCISession {
 
 extension ManagedSession {
     /// The beacons, changed as transactions.
-    public var live: LiveBeacons { LiveBeacons(advertiser: advertiser, session: self) }
+    public var live: LiveBeacons { LiveBeacons(advertiser: advertiser as? any RevertibleAdvertiser, session: self) }
 }

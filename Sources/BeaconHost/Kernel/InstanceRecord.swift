@@ -235,4 +235,4 @@ public protocol RecordedInstances: AnyObject {
 }
 
 extension ManagedAdvertiser: RecordedInstances {}
-extension ManagedSetAdvertiser: RecordedInstances {}
+

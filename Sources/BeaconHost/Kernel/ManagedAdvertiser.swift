@@ -241,7 +241,7 @@ public final class ManagedAdvertiser {
     }
 
     /// Whether the kernel refused the command that creates an instance: nothing was added.
-    private static func refusedCreating(_ error: HostError) -> Bool {
+    static func refusedCreating(_ error: HostError) -> Bool {
         guard case let .managementRefused(opcode, _, _, _) = error else { return false }
         return opcode == .addExtendedAdvertisingParameters || opcode == .addAdvertising
     }

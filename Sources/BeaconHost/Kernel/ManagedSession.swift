@@ -3,6 +3,38 @@
 import AdvertisementCodec
 import LinuxSystem
 
+/// Beacons as the kernel's advertising instances, as `ManagedSession` keeps them on the air:
+/// `advertise`'s (`ManagedAdvertiser`) or a scenario's, each on an instance of its own
+/// (`ManagedSetAdvertiser`).
+public protocol ManagedAdvertising: RecordedInstances {
+    var client: MgmtClient { get }
+    /// How the beacons take turns (nil: no turns of the session's to take).
+    var plan: AdvertisingPlan? { get }
+    var rotationPeriod: Duration { get }
+    /// The instances the kernel holds for us now.
+    var ours: Set<UInt8> { get }
+    /// The numbers whose writes by others matter: ours, and the beacons' numbers while they
+    /// are off the air.
+    var claimed: Set<UInt8> { get }
+    /// Whether `instance` carries a beacon (losing it takes the beacon off the air).
+    func carriesBeacon(_ instance: UInt8) -> Bool
+    /// The kernel removed `instance`: no longer ours to remove or update.
+    func removedByKernel(_ instance: UInt8)
+    /// The adapter went away, and every instance with it.
+    func adapterGone()
+    /// Another program wrote `instance`: theirs now, forgotten and never removed.
+    func takenOver(_ instance: UInt8)
+    func restore() throws(HostError)
+    func rotate() throws(HostError)
+    /// Removes our instances, and no other.
+    func stop() throws(HostError)
+}
+
+extension ManagedAdvertiser: ManagedAdvertising {
+    public var rotationPeriod: Duration { options.rotationPeriod }
+    public func carriesBeacon(_ instance: UInt8) -> Bool { plan?.handles.contains(instance) == true }
+}
+
 /// Beacons kept on the air as advertising instances of the kernel's management interface,
 /// watched through its events (an instance removed, the adapter powered off and on, removed
 /// and added, a controller error) and, where the process may open one, a raw HCI socket that
@@ -11,7 +43,7 @@ import LinuxSystem
 /// the monitor channel opens, other programs writing our instances (`TakeoverWatch`): a
 /// taken-over instance is forgotten, never removed, and its beacon moves to a free one.
 public final class ManagedSession: AdvertisingSession {
-    public let advertiser: ManagedAdvertiser
+    public let advertiser: any ManagedAdvertising
     private var client: MgmtClient { advertiser.client }
     /// Opens the raw socket that watches for resets; nil where none can be opened.
     private let openMonitor: () -> HCIController?
@@ -33,7 +65,7 @@ public final class ManagedSession: AdvertisingSession {
     ///   - openMonitor: opens a raw HCI socket on the same adapter (nil when it cannot).
     ///   - bringsUpReturningAdapter: `--up`: LE and power switched on for an adapter that comes back.
     ///   - watch: the takeover watch, opened before the advertiser added anything.
-    public init(advertiser: ManagedAdvertiser, bringsUpReturningAdapter: Bool = false, watch: TakeoverWatch? = nil,
+    public init(advertiser: any ManagedAdvertising, bringsUpReturningAdapter: Bool = false, watch: TakeoverWatch? = nil,
                 openMonitor: @escaping () -> HCIController?) {
         self.advertiser = advertiser
         self.bringsUpReturningAdapter = bringsUpReturningAdapter
@@ -43,7 +75,7 @@ public final class ManagedSession: AdvertisingSession {
     }
 
     public var plan: AdvertisingPlan? { advertiser.plan }
-    public var rotationPeriod: Duration { advertiser.options.rotationPeriod }
+    public var rotationPeriod: Duration { advertiser.rotationPeriod }
 
     private func attachMonitor() {
         monitor = openMonitor()
@@ -71,6 +103,12 @@ public final class ManagedSession: AdvertisingSession {
     /// the reset watcher has, taken in without waiting.
     public func catchUp(after failure: HostError) {
         _ = try? collect(timeout: .zero, interrupt: nil)
+    }
+
+    /// The sockets whose input the session reads: the management socket, the reset watcher's
+    /// raw socket and the takeover watch, where open.
+    public var pollDescriptors: [Int32] {
+        [client.transport.pollDescriptor, monitor?.transport.pollDescriptor, watch?.pollDescriptor].compactMap { $0 }
     }
 
     /// Waits at most `timeout` for an event on any socket and turns what arrived into
@@ -123,7 +161,7 @@ public final class ManagedSession: AdvertisingSession {
         for takeover in takeovers {
             // A beacon on the air is knocked off; one already off (its instance removed) simply
             // goes back elsewhere at the restore.
-            let onAir = advertiser.ours.contains(takeover.instance) && advertiser.plan?.handles.contains(takeover.instance) == true
+            let onAir = advertiser.ours.contains(takeover.instance) && advertiser.carriesBeacon(takeover.instance)
             advertiser.takenOver(takeover.instance)
             if onAir {
                 disrupted(.instanceTakenOver(takeover.instance, by: takeover.process))
@@ -137,7 +175,7 @@ public final class ManagedSession: AdvertisingSession {
     func handle(_ event: MgmtEvent) {
         switch event {
         case let .advertisingRemoved(instance):
-            let beacon = advertiser.ours.contains(instance) && advertiser.plan?.handles.contains(instance) == true
+            let beacon = advertiser.ours.contains(instance) && advertiser.carriesBeacon(instance)
             advertiser.removedByKernel(instance)
             if beacon && powered { disrupted(.instanceRemoved(instance)) }
         case let .newSettings(settings):
@@ -188,9 +226,16 @@ public final class ManagedSession: AdvertisingSession {
     /// an instance taken over or removed just before is not touched.
     public func stop() throws(HostError) {
         _ = try? collect(timeout: .zero, interrupt: nil)
-        monitor?.transport.close()
-        watch?.close()
+        closeWatchers()
         guard present else { return }
         try advertiser.stop()
+    }
+
+    /// Closes the reset watcher and the takeover watch (the beacons stay as they are).
+    public func closeWatchers() {
+        monitor?.transport.close()
+        monitor = nil
+        watch?.close()
+        watch = nil
     }
 }

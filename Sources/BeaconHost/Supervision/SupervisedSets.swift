@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
 import AdvertisementCodec
+import LinuxSystem
 
 extension SetAdvertiser: HCIAdvertising {
     /// Beacons on sets of their own take no turns of the session's (a scenario's stage keeps its own).
@@ -10,35 +11,81 @@ extension SetAdvertiser: HCIAdvertising {
     public func stop() throws(HostError) { try removeAll() }
 }
 
-/// A scenario's sets (`SetAdvertiser`) kept on the air the way `advertise` keeps its beacons:
-/// the same session watches the controller (another program's reset, a Hardware Error, a set
-/// the controller no longer knows, a link that closes) and the same supervisor puts the sets
-/// back, as the books have them, `Emitter.settleTime` after the controller is usable again.
-/// Changes made while they are off the air go into the books; a change that a disruption cuts
-/// short is kept in the books too, and goes on the air with the restore.
+/// Beacons on sets (or instances) of their own whose changes go into the books only while
+/// they are off the air (`holding`), for the restore to put on the air.
+protocol HeldBeaconSets: BeaconSets {
+    var holding: Bool { get set }
+}
+
+extension SetAdvertiser: HeldBeaconSets {}
+extension ManagedSetAdvertiser: HeldBeaconSets {}
+
+/// A scenario's beacons kept on the air the way `advertise` keeps its beacons: the same
+/// session watches the controller or the kernel (another program's reset, a Hardware Error, a
+/// set the controller no longer knows, an instance removed or taken over, the adapter powered
+/// off or unplugged, a link that closes) and the same supervisor puts the beacons back, as the
+/// books have them, `Emitter.settleTime` after the adapter is usable again. Changes made while
+/// they are off the air go into the books; a change that a disruption cuts short is kept in
+/// the books too, and goes on the air with the restore.
 ///
-/// The caller's loop wakes on `wakeDescriptor` (the controller's link has input) and at
+/// The caller's loop wakes on `wakeDescriptor` (the session's sockets have input) and at
 /// `nextDeadline`, and calls `serve()` then.
 public final class SupervisedSets: BeaconSets {
-    public let advertiser: SetAdvertiser
-    private let session: HCISession
+    let advertiser: any HeldBeaconSets
+    private let session: any AdvertisingSession
     private var supervisor: Supervisor
     /// The supervisor's reports (off the air, waiting, back on the air, a restore that failed).
     private var events: [EmitterEvent] = []
+    /// The session's sockets now (the reset watcher's changes after a restore).
+    private let descriptors: () -> [Int32]
+    private let wake = WakeSet()
+    private var watched: Set<Int32> = []
+    private var closed = false
 
+    /// HCI advertising sets.
     /// - Parameters:
     ///   - ownsController: the host owns the controller (H4, the user channel): it is reset
     ///     before the sets go back.
     ///   - kernelIndex: the adapter behind a raw kernel socket, whose state the kernel reports.
-    public init(advertiser: SetAdvertiser, ownsController: Bool, kernelIndex: Int?, device: String) {
-        self.advertiser = advertiser
+    public convenience init(advertiser: SetAdvertiser, ownsController: Bool, kernelIndex: Int?, device: String) {
         let session = HCISession(advertiser: advertiser, kernelIndex: kernelIndex, ownsController: ownsController,
                                  reconnect: nil)
+        session.log = { [weak advertiser] in advertiser?.log?($0) }
+        self.init(advertiser: advertiser, session: session, device: device) { [weak advertiser] in
+            [advertiser?.controller.transport.pollDescriptor].compactMap { $0 }
+        }
+    }
+
+    /// The kernel's advertising instances, watched as `advertise`'s are (`ManagedSession`).
+    public convenience init(instances session: ManagedSession, device: String) {
+        guard let advertiser = session.advertiser as? ManagedSetAdvertiser else {
+            preconditionFailure("a scenario's instances are a ManagedSetAdvertiser's")
+        }
+        session.log = { [weak advertiser] in advertiser?.log?($0) }
+        self.init(advertiser: advertiser, session: session, device: device) { [weak session] in
+            session?.pollDescriptors ?? []
+        }
+    }
+
+    private init(advertiser: any HeldBeaconSets, session: any AdvertisingSession, device: String,
+                 descriptors: @escaping () -> [Int32]) {
+        self.advertiser = advertiser
         self.session = session
+        self.descriptors = descriptors
         var collected: (EmitterEvent) -> Void = { _ in }
         supervisor = Supervisor(session: session, failFast: false, device: device, report: { collected($0) })
         collected = { [weak self] in self?.events.append($0) }
-        session.log = { [weak advertiser] in advertiser?.log?($0) }
+        watchDescriptors()
+    }
+
+
+    /// Keeps the wake set to the session's sockets (a descriptor number closed and opened again
+    /// is added again).
+    private func watchDescriptors() {
+        let now = Set(descriptors())
+        for fd in watched.subtracting(now) { wake.remove(fd) }
+        for fd in now { wake.add(fd) }
+        watched = now
     }
 
     public var log: ((String) -> Void)? {
@@ -46,8 +93,8 @@ public final class SupervisedSets: BeaconSets {
         set { advertiser.log = newValue }
     }
 
-    /// Readable when the controller's link has something for `serve()`.
-    public var wakeDescriptor: Int32? { advertiser.controller.transport.pollDescriptor }
+    /// Readable when the session's sockets have something for `serve()`.
+    public var wakeDescriptor: Int32? { wake.descriptor }
 
     /// When `serve()` is next due without input: the adapter's next check, a restore.
     public var nextDeadline: ContinuousClock.Instant { supervisor.nextDeadline }
@@ -65,6 +112,7 @@ public final class SupervisedSets: BeaconSets {
             if signal == .quiet { break }
         }
         try supervisor.tick()
+        watchDescriptors()
     }
 
     /// The supervisor's reports since the last call.
@@ -92,7 +140,10 @@ public final class SupervisedSets: BeaconSets {
     public func removeAll() throws(HostError) {
         // Off the air (or the link gone), the books are emptied; what is left on a controller
         // that comes back is the next run's to find.
+        // (An adapter that is usable, the beacons off the air for a takeover or a reset, has
+        // what is still ours removed: nothing of ours stays on the air after the run.)
         guard !supervisor.isOffAir else {
+            if session.availability() == .usable, (try? advertiser.removeAll()) != nil { return }
             try hold { () throws(HostError) in try advertiser.removeAll() }
             return
         }
@@ -100,6 +151,16 @@ public final class SupervisedSets: BeaconSets {
     }
 
     public var hasFreeSet: Bool { advertiser.hasFreeSet }
+
+    /// Closes what the session watches besides the link (the kernel's reset and takeover watchers).
+    public func close() {
+        (session as? ManagedSession)?.closeWatchers()
+        guard !closed else { return }
+        closed = true
+        wake.close()
+    }
+
+    deinit { close() }
 
     /// Makes `body` on the air, or, off the air, in the books only. One that a disruption cuts
     /// short is made again in the books, and the disruption handed to the supervisor.

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+@testable import AdvertisementCodec
+@testable import BeaconHost
+import Foundation
+import Testing
+
+/// A scenario's beacons as the kernel's instances (`run --access mgmt`), kept on the air as
+/// `advertise`'s are: the same session (`ManagedSession`) and the same supervisor.
+@Suite struct SupervisedInstancesTests {
+    /// hci0 with instances 1 to 3, 1 another program's; our first beacon is on 2, and the
+    /// takeover watch knows our socket.
+    func sets(_ extra: [ScriptedKernel.Step]) throws -> (SupervisedSets, UInt8, ScriptedKernel, ScriptedMonitor) {
+        let kernel = ScriptedKernel([featuresStep(taken: [1]), featuresStep(taken: [1])] + addSteps(instance: 2) + extra)
+        let client = MgmtClient(transport: kernel, index: 0)
+        let monitor = ScriptedMonitor()
+        let watch = TakeoverWatch(transport: monitor, index: 0, process: "beacon-emit")
+        client.sent = { watch.sent($0) }
+        let advertiser = ManagedSetAdvertiser(client: client, intervalUnits: 160)
+        try advertiser.prepare()
+        let session = ManagedSession(advertiser: advertiser, watch: watch, openMonitor: { nil })
+        let sets = SupervisedSets(instances: session, device: "hci0")
+        let handle = try sets.add(referenceBeacon, txPower: nil)
+        monitor.opened(TakeoverWatchTests.ours, "beacon-emit")
+        for packet in kernel.sent { monitor.command(TakeoverWatchTests.ours, packet) }
+        return (sets, handle, kernel, monitor)
+    }
+
+    /// The supervisor's restore, once `Emitter.settleTime` has passed.
+    func serveAfterSettling(_ sets: SupervisedSets) throws {
+        Thread.sleep(forTimeInterval: 0.15)
+        try sets.serve()
+    }
+
+    /// bluetoothd writes our instance: noticed, off the air; a change meanwhile goes into the
+    /// books only; the restore puts the changed beacon on the highest number proven free (never
+    /// on bluetoothd's 2); the beacon keeps its handle, and later changes and the stop go to its
+    /// new instance only.
+    @Test func aTakenInstanceMovesWithItsChangesAndKeepsItsHandle() throws {
+        let (sets, handle, kernel, monitor) = try sets(
+            [featuresStep(taken: [1, 2])] + addSteps(instance: 3, data: SetAdvertiserTests.minor3Data)
+            + [completes(try AddExtendedAdvertisingData(instance: 3, advertisingData: referenceData), returning: [3]),
+               completes(RemoveAdvertising(instance: 3), returning: [3])])
+        #expect(handle == 2)
+        try sets.serve()
+        #expect(!sets.isOffAir, "our own commands are not a takeover")
+        monitor.foreignAdd(TakeoverWatchTests.bluetoothd, "bluetoothd", instance: 2)
+        try sets.serve()
+        #expect(sets.isOffAir)
+        let sent = kernel.sent.count
+        try sets.update(handle, to: SetAdvertiserTests.minor3)
+        #expect(kernel.sent.count == sent, "a change off the air goes into the books only")
+        try serveAfterSettling(sets)
+        #expect(!sets.isOffAir)
+        let events = sets.takeEvents()
+        guard events.count == 2, case let .offAir(cause) = events[0], case .restored = events[1] else {
+            Issue.record("events \(events)")
+            return
+        }
+        #expect(cause == .instanceTakenOver(2, by: "bluetoothd"))
+        try sets.update(handle, to: referenceBeacon)
+        try sets.removeAll()
+        #expect(kernel.remainingSteps == 0)
+        #expect(!kernel.sent.contains(RemoveAdvertising(instance: 2).packet(index: 0)), "instance 2 is bluetoothd's now")
+    }
+
+    /// Powered off (the kernel removes our instance) and on again: waited for, then the beacon
+    /// goes back on its own number, which the list proves free; a beacon removed while off the
+    /// air sends nothing.
+    @Test func aPowerCycleCostsOneGapAndTheBeaconGoesBackOnItsNumber() throws {
+        let (sets, handle, kernel, _) = try sets(
+            [featuresStep(taken: [1, 2])] + addSteps(instance: 3, data: SetAdvertiserTests.minor3Data)
+            + [featuresStep(taken: [1])] + addSteps(instance: 2)
+            + [completes(RemoveAdvertising(instance: 2), returning: [2])])
+        let second = try sets.add(SetAdvertiserTests.minor3, txPower: nil)
+        #expect(second == 3)
+        kernel.deliver([.newSettings([.lowEnergy]), .advertisingRemoved(instance: 2), .advertisingRemoved(instance: 3)])
+        try sets.serve()
+        #expect(sets.isOffAir)
+        let sent = kernel.sent.count
+        try sets.remove(second)
+        #expect(kernel.sent.count == sent, "removed in the books: the kernel removed it already")
+        try serveAfterSettling(sets)
+        #expect(sets.isOffAir, "not before the adapter is powered again")
+        kernel.deliver([.newSettings([.lowEnergy, .powered])])
+        try sets.serve()
+        try serveAfterSettling(sets)
+        #expect(!sets.isOffAir)
+        let events = sets.takeEvents()
+        #expect(events.count == 3, "off the air, waiting, restored: \(events)")
+        if case let .offAir(cause) = events.first { #expect(cause == .poweredOff) } else { Issue.record("events \(events)") }
+        if case .restored = events.last {} else { Issue.record("events \(events)") }
+        try sets.removeAll()
+        #expect(kernel.remainingSteps == 0)
+        #expect(handle == 2)
+    }
+}
