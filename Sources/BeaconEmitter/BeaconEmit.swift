@@ -16,7 +16,7 @@ struct BeaconEmit: ParsableCommand {
             controller refused a command; 77 missing permission (CAP_NET_RAW, CAP_NET_ADMIN).
             """,
         version: "0.2.0",
-        subcommands: [Advertise.self, Scan.self, Verify.self, Calibrate.self, Monitor.self, Run.self, Control.self, Stop.self, Info.self,
+        subcommands: [Advertise.self, Scan.self, Audit.self, Verify.self, Calibrate.self, Monitor.self, Run.self, Control.self, Stop.self, Info.self,
                       Decode.self, Encode.self],
         defaultSubcommand: Advertise.self
     )

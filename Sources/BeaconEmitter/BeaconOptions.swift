@@ -305,19 +305,6 @@ struct BeaconOptions: ParsableArguments {
         }
     }
 
-    private func hexBytes(_ text: String?, _ name: String, count: Int) throws -> [UInt8] {
-        guard let text else { throw ValidationError("missing \(name) (\(count * 2) hex digits)") }
-        let bytes: [UInt8]
-        do {
-            bytes = try HexText.parse(text)
-        } catch {
-            throw ValidationError("\(name) '\(text)': \(error.reasonDescription)")
-        }
-        guard bytes.count == count else {
-            throw ValidationError("\(name) must be \(count) bytes (\(count * 2) hex digits), got \(bytes.count) bytes")
-        }
-        return bytes
-    }
 
     private func parseCompanyID(_ text: String, option: String) throws -> CompanyIdentifier {
         let digits = text.lowercased().hasPrefix("0x") ? String(text.dropFirst(2)) : text
@@ -327,4 +314,19 @@ struct BeaconOptions: ParsableArguments {
         }
         return CompanyIdentifier(UInt16(value))
     }
+}
+
+/// `count` bytes given as hex digits in option `name`.
+func hexBytes(_ text: String?, _ name: String, count: Int) throws -> [UInt8] {
+    guard let text else { throw ValidationError("missing \(name) (\(count * 2) hex digits)") }
+    let bytes: [UInt8]
+    do {
+        bytes = try HexText.parse(text)
+    } catch {
+        throw ValidationError("\(name) '\(text)': \(error.reasonDescription)")
+    }
+    guard bytes.count == count else {
+        throw ValidationError("\(name) must be \(count) bytes (\(count * 2) hex digits), got \(bytes.count) bytes")
+    }
+    return bytes
 }

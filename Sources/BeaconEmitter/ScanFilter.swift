@@ -5,7 +5,6 @@ import BeaconTracking
 import ArgumentParser
 import BeaconHost
 import BeaconReports
-import BeaconReports
 import Foundation
 
 /// `--uuid/--major/--minor` (a region), `--min-rssi`, `--format`: which reports to show.
@@ -31,6 +30,11 @@ struct ScanFilterOptions: ParsableArguments {
 
     /// The region the options describe, or nil for "every beacon".
     func region() throws -> BeaconRegion? {
+        try Self.region(uuid: uuid, major: major, minor: minor)
+    }
+
+    /// The region `--uuid`, `--major` and `--minor` describe, or nil without `--uuid`.
+    static func region(uuid: String?, major: Int?, minor: Int?) throws -> BeaconRegion? {
         if minor != nil && major == nil { throw ValidationError("--minor needs --major (a region is UUID, UUID+major, or all three)") }
         if major != nil && uuid == nil { throw ValidationError("--major needs --uuid (a region is UUID, UUID+major, or all three)") }
         guard let uuid else { return nil }

@@ -212,7 +212,7 @@ public final class CaptureReader: @unchecked Sendable {
                         batch.reports.append(AdvertisingReportFields(
                             address: reports[index].address, addressType: reports[index].addressType,
                             rssi: reports[index].rssi, reportedTxPower: reports[index].reportedTxPower, data: [],
-                            isScanResponse: reports[index].isScanResponse))
+                            kind: reports[index].kind))
                     }
                     // The reports are slices of the parser's buffer: let go of them before it changes.
                     reports.removeAll(keepingCapacity: true)

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
+import BeaconReports
+
 /// A run's expectations as a JUnit XML report (the format CI systems read): one test suite,
 /// named after the scenario, with a test case per expectation checked, and one for an error
 /// that ended the run early. What knocked the beacons off the air (and put them back) is the
@@ -61,24 +63,5 @@ public enum JUnitReport {
         return "\(milliseconds / 1000)." + String(repeating: "0", count: fraction < 10 ? 2 : fraction < 100 ? 1 : 0) + "\(fraction)"
     }
 
-    /// Text for an XML attribute or element: the five special characters escaped, and control
-    /// characters XML 1.0 cannot hold dropped.
-    static func escape(_ text: String) -> String {
-        var out = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&apos;"
-            case "\n": out += "&#10;"
-            case "\t": out.unicodeScalars.append(scalar)
-            default:
-                if scalar.value < 0x20 { continue }
-                out.unicodeScalars.append(scalar)
-            }
-        }
-        return out
-    }
+    static func escape(_ text: String) -> String { XMLText.escape(text) }
 }

@@ -13,22 +13,26 @@ public struct ScanReport: Sendable, Hashable {
     public var data: [UInt8]
     /// Whether this is a scan response (an active scan's answer), not the advertising itself.
     public var isScanResponse: Bool
+    /// The kind of PDU reported (connectable, scannable, legacy or extended); nil where the
+    /// source does not say (another tool's text).
+    public var kind: AdvertisingPDUKind?
 
     public init(address: BluetoothAddress, addressType: AddressType, rssi: Int8?, txPower: Int8? = nil, data: [UInt8],
-                isScanResponse: Bool = false) {
+                isScanResponse: Bool = false, kind: AdvertisingPDUKind? = nil) {
         self.address = address
         self.addressType = addressType
         self.rssi = rssi
         self.txPower = txPower
         self.data = data
-        self.isScanResponse = isScanResponse
+        self.isScanResponse = isScanResponse || kind?.contains(.scanResponse) == true
+        self.kind = kind
     }
 
     /// A report as read from an event's bytes (`LEMetaEvent.advertisingReports(inEvent:into:)`).
     public init(_ fields: AdvertisingReportFields) {
         self.init(address: fields.address, addressType: fields.addressType, rssi: Self.available(fields.rssi),
                   txPower: fields.reportedTxPower.flatMap(Self.available), data: Array(fields.data),
-                  isScanResponse: fields.isScanResponse)
+                  kind: fields.kind)
     }
 
     /// An RSSI or TX power as reported, nil for 127 ("not available").
@@ -43,13 +47,12 @@ public struct ScanReport: Sendable, Hashable {
         case let .leMeta(.advertisingReport(reports)):
             return reports.map {
                 ScanReport(address: $0.address, addressType: $0.addressType, rssi: $0.rssi == missing ? nil : $0.rssi,
-                           data: Array($0.data), isScanResponse: $0.eventType == .scanRsp)
+                           data: Array($0.data), kind: $0.kind)
             }
         case let .leMeta(.extendedAdvertisingReport(reports)):
             return reports.map {
                 ScanReport(address: $0.address, addressType: $0.addressType, rssi: $0.rssi == missing ? nil : $0.rssi,
-                           txPower: $0.txPower == missing ? nil : $0.txPower, data: Array($0.data),
-                           isScanResponse: $0.eventType & LEExtendedAdvertisingReport.scanResponseBit != 0)
+                           txPower: $0.txPower == missing ? nil : $0.txPower, data: Array($0.data), kind: $0.kind)
             }
         default:
             return []

@@ -71,3 +71,46 @@ public struct LEAdvertisingReport: Hashable, Sendable {
         out.append(UInt8(bitPattern: rssi))
     }
 }
+
+/// What kind of advertising PDU a report came from, for legacy and extended reports alike: the
+/// low five bits of an extended report's Event_Type (Core Vol 4 Part E 7.7.65.13), to which a
+/// legacy report's event type maps as the specification's table of legacy PDUs says.
+public struct AdvertisingPDUKind: OptionSet, Hashable, Sendable, CustomStringConvertible {
+    public var rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+
+    public static let connectable = AdvertisingPDUKind(rawValue: 0x01)
+    public static let scannable = AdvertisingPDUKind(rawValue: 0x02)
+    public static let directed = AdvertisingPDUKind(rawValue: 0x04)
+    public static let scanResponse = AdvertisingPDUKind(rawValue: 0x08)
+    public static let legacy = AdvertisingPDUKind(rawValue: 0x10)
+
+    /// An extended report's Event_Type (its data status bits left out).
+    public init(extendedEventType: UInt16) {
+        rawValue = UInt8(extendedEventType & 0x1F)
+    }
+
+    /// A legacy report's event type (an unknown one: legacy, nothing else known).
+    public init(_ eventType: AdvertisingReportEventType) {
+        switch eventType {
+        case .advInd: self = [.legacy, .connectable, .scannable]
+        case .advDirectInd: self = [.legacy, .connectable, .directed]
+        case .advScanInd: self = [.legacy, .scannable]
+        case .scanRsp: self = [.legacy, .scannable, .scanResponse]
+        default: self = [.legacy]
+        }
+    }
+
+    /// The PDU's name: a legacy one's (ADV_NONCONN_IND), else what an extended one is.
+    public var description: String {
+        if contains(.legacy) {
+            if contains(.scanResponse) { return "SCAN_RSP" }
+            if contains(.directed) { return "ADV_DIRECT_IND" }
+            if contains(.connectable) { return "ADV_IND" }
+            return contains(.scannable) ? "ADV_SCAN_IND" : "ADV_NONCONN_IND"
+        }
+        let parts = [(AdvertisingPDUKind.connectable, "connectable"), (.scannable, "scannable"), (.directed, "directed"),
+                     (.scanResponse, "scan response")].filter { contains($0.0) }.map(\.1)
+        return "extended (" + (parts.isEmpty ? "non-connectable" : parts.joined(separator: ", ")) + ")"
+    }
+}

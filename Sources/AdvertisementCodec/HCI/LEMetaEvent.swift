@@ -77,18 +77,18 @@ protocol AdvertisingReportLayout {
     /// TX power as reported (127 = not available); nil for legacy reports, which carry none.
     var reportedTxPower: Int8? { get }
     var data: ArraySlice<UInt8> { get }
-    /// Whether it reports a scan response (an active scan's answer).
-    var isScanResponse: Bool { get }
+    /// The kind of PDU reported.
+    var kind: AdvertisingPDUKind { get }
 }
 
 extension LEAdvertisingReport: AdvertisingReportLayout {
     var reportedTxPower: Int8? { nil }
-    var isScanResponse: Bool { eventType == .scanRsp }
+    public var kind: AdvertisingPDUKind { AdvertisingPDUKind(eventType) }
 }
 
 extension LEExtendedAdvertisingReport: AdvertisingReportLayout {
     var reportedTxPower: Int8? { txPower }
-    var isScanResponse: Bool { eventType & Self.scanResponseBit != 0 }
+    public var kind: AdvertisingPDUKind { AdvertisingPDUKind(extendedEventType: eventType) }
 }
 
 /// Reads the reports of an advertising report subevent one at a time, without collecting them.
@@ -123,17 +123,26 @@ public struct AdvertisingReportFields: Hashable, Sendable {
     /// TX power as reported (127 = not available); nil for legacy reports, which carry none.
     public var reportedTxPower: Int8?
     public var data: ArraySlice<UInt8>
+    /// The kind of PDU reported (connectable, scannable, a scan response, legacy or extended).
+    public var kind: AdvertisingPDUKind
     /// Whether it reports a scan response (an active scan's answer).
-    public var isScanResponse: Bool
+    public var isScanResponse: Bool { kind.contains(.scanResponse) }
 
     public init(address: BluetoothAddress, addressType: AddressType, rssi: Int8, reportedTxPower: Int8?,
-                data: ArraySlice<UInt8>, isScanResponse: Bool = false) {
+                data: ArraySlice<UInt8>, kind: AdvertisingPDUKind) {
         self.address = address
         self.addressType = addressType
         self.rssi = rssi
         self.reportedTxPower = reportedTxPower
         self.data = data
-        self.isScanResponse = isScanResponse
+        self.kind = kind
+    }
+
+    /// A report known only as a scan response or not (a legacy PDU, ADV_NONCONN_IND otherwise).
+    public init(address: BluetoothAddress, addressType: AddressType, rssi: Int8, reportedTxPower: Int8?,
+                data: ArraySlice<UInt8>, isScanResponse: Bool = false) {
+        self.init(address: address, addressType: addressType, rssi: rssi, reportedTxPower: reportedTxPower, data: data,
+                  kind: isScanResponse ? [.legacy, .scannable, .scanResponse] : [.legacy])
     }
 }
 
@@ -186,7 +195,7 @@ extension LEMetaEvent {
         return AdvertisingReportFields(address: BluetoothAddress(address), addressType: AddressType(rawValue: bytes[s + 5]),
                                        rssi: Int8(bitPattern: bytes[s + 13 + dataLength]), reportedTxPower: nil,
                                        data: bytes[(s + 13)..<(s + 13 + dataLength)],
-                                       isScanResponse: bytes[s + 4] == AdvertisingReportEventType.scanRsp.rawValue)
+                                       kind: AdvertisingPDUKind(AdvertisingReportEventType(rawValue: bytes[s + 4])))
     }
 
     private static func collect<R: AdvertisingReportLayout>(_ reports: inout [AdvertisingReportFields],
@@ -196,7 +205,7 @@ extension LEMetaEvent {
         while let report = try reader.next() {
             reports.append(AdvertisingReportFields(address: report.address, addressType: report.addressType,
                                                    rssi: report.rssi, reportedTxPower: report.reportedTxPower,
-                                                   data: report.data, isScanResponse: report.isScanResponse))
+                                                   data: report.data, kind: report.kind))
         }
     }
 }

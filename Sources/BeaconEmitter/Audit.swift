@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+import AdvertisementCodec
+import ArgumentParser
+import BeaconHost
+import BeaconReports
+import BeaconTracking
+import Foundation
+import LinuxSystem
+
+/// `beacon-emit audit`: one advertiser measured and judged against its format's rules.
+struct Audit: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Audit one advertiser: its interval, the share of its events heard, RSSI, PDU type, address and data, "
+            + "judged against its beacon format's rules.",
+        discussion: """
+            Listens with --scanner for --duration seconds (or reads --replay FILE) to one advertiser: the one \
+            at --address, the beacon with the identifiers given (--uuid/--major/--minor, --namespace/--instance, \
+            --url; followed when its address changes), or else the strongest beacon heard. Prints a verdict, \
+            each rule with what was seen and what its specification wants, and the measurements. The interval \
+            is estimated through missed reports and the 0-10 ms random delay the standard adds to each event; \
+            --interval states what the device was configured with and makes the rule a comparison. Exits 0 when \
+            no rule fails (warnings pass), 1 when one fails or the advertiser is not heard.
+            """
+    )
+
+    @OptionGroup var deviceOptions: DeviceOptions
+
+    @Option(help: ArgumentHelp("The scanning device (as --device: hci1, tcp:HOST:PORT, serial:..., virtual).", valueName: "device"),
+            transform: parsed(DeviceSpecification.init(parsing:)))
+    var scanner: DeviceSpecification?
+
+    @Option(help: ArgumentHelp("The advertiser at this address (AA:BB:CC:DD:EE:FF).", valueName: "address"),
+            transform: parsed(BluetoothAddress.init(parsing:)))
+    var address: BluetoothAddress?
+
+    @Option(help: "The beacon of this UUID (iBeacon proximity UUID, AltBeacon id1).")
+    var uuid: String?
+
+    @Option(parsing: .unconditional, help: "With --uuid: this major (AltBeacon id2).")
+    var major: Int?
+
+    @Option(parsing: .unconditional, help: "With --major: this minor (AltBeacon id3).")
+    var minor: Int?
+
+    @Option(help: "The Eddystone-UID beacon of this namespace (20 hex digits).")
+    var namespace: String?
+
+    @Option(help: "With --namespace or alone: the Eddystone-UID instance (12 hex digits).")
+    var instance: String?
+
+    @Option(help: "The Eddystone-URL beacon of this URL.")
+    var url: String?
+
+    @Option(help: ArgumentHelp("Seconds to listen.", valueName: "seconds"))
+    var duration: Double = 30
+
+    @Option(help: ArgumentHelp("Read a capture instead of a device: btsnoop, pcap or pcapng.", valueName: "file"))
+    var replay: String?
+
+    @Option(help: ArgumentHelp("Judge against this format's rules (default: the format heard).", valueName: "profile"))
+    var profile: AuditProfile?
+
+    @Option(help: ArgumentHelp("The interval the device was configured with: the interval rule compares with it.",
+                               valueName: "ms"))
+    var interval: Double?
+
+    @Flag(help: "Print the audit as one JSON object.")
+    var json = false
+
+    @Option(help: ArgumentHelp("Also write a JUnit XML report, a test case per rule, to this file.", valueName: "file"))
+    var junit: String?
+
+    func validate() throws {
+        try validateDuration(duration)
+        if scanner != nil && deviceOptions.device != nil { throw ValidationError("--scanner and --device name the same device: give one") }
+        if replay != nil && (scanner != nil || deviceOptions.device != nil) {
+            throw ValidationError("--replay reads a file instead of a device")
+        }
+        if let interval, !(interval >= 20 && interval <= 10240) {
+            throw ValidationError("--interval must be from 20 to 10240 ms, got \(interval)")
+        }
+        _ = try choice()
+    }
+
+    /// The advertiser the options choose.
+    func choice() throws -> AuditChoice {
+        let region = try ScanFilterOptions.region(uuid: uuid, major: major, minor: minor)
+        let namespace = try self.namespace.map { try hexBytes($0, "--namespace", count: 10) }
+        let instance = try self.instance.map { try hexBytes($0, "--instance", count: 6) }
+        let choice = AuditChoice(address: address, region: region, namespace: namespace, instance: instance, url: url)
+        let ways = [address != nil, region != nil, namespace != nil || instance != nil, url != nil].filter { $0 }.count
+        if ways > 1 { throw ValidationError("choose the advertiser one way: --address, --uuid, --namespace/--instance or --url") }
+        return choice
+    }
+
+    func run() throws {
+        var collector = AuditCollector(choice: try choice(), profile: profile, configuredInterval: interval)
+        let source: String
+        if let replay {
+            do {
+                try ReportFeed.replay(path: replay, handle: { timed in
+                    collector.add(timed.report, at: timed.elapsed)
+                    return true
+                }, tick: { _ in })
+            } catch {
+                Console.error("\(error)")
+                throw ExitStatus.dataError
+            }
+            source = "the capture \(replay): its timestamps (an HCI capture: when the controller reported; "
+                + "a link-layer capture: the air)"
+        } else {
+            let device = scanner ?? deviceOptions.specification
+            do {
+                try listen(on: device, into: &collector)
+            } catch {
+                throw fail(error)
+            }
+            source = "advertising reports from \(device): when the host read each one (a few ms after the air), "
+                + "channels not reported"
+        }
+        guard let (address, result) = collector.result() else {
+            Console.error("audit: " + (collector.choice.byBeacon || collector.choice.address != nil
+                ? "the advertiser chosen was not heard (\(collector.others) reports of others)"
+                : "no advertiser heard") + (replay == nil ? " in \(duration) s" : " in \(replay!)"))
+            throw ExitCode(1)
+        }
+        let report = AuditReport(address: address, result: result, source: source)
+        print(json ? report.json : report.text)
+        if let junit {
+            do {
+                try report.junit.write(toFile: junit, atomically: true, encoding: .utf8)
+            } catch {
+                Console.error("cannot write the JUnit report to \(junit): \(error.localizedDescription)")
+                throw ExitStatus.ioError
+            }
+        }
+        if report.verdict == "fail" { throw ExitCode(1) }
+    }
+
+    /// Scans `device` passively, every report kept, for `duration` seconds or until a signal.
+    private func listen(on device: DeviceSpecification, into collector: inout AuditCollector) throws(HostError) {
+        let interrupt = SignalWatcher.install()
+        var options = deviceOptions
+        options.device = device
+        let connection = try options.open(progress: { Console.error($0) })
+        defer { connection.close() }
+        if deviceOptions.verbose { connection.controller.trace = { Console.error($0) } }
+        let scanner = AdvertisementScanner(controller: connection.controller)
+        scanner.log = { Console.error($0, priority: .warning) }
+        try scanner.start(options: .init(controllerFiltersDuplicates: false), ownsController: connection.ownsController)
+        defer { scanner.stop() }
+        Console.error("audit: listening on \(connection.device) for \(duration) s")
+        var heard = 0
+        var next = 5.0
+        try scanner.feed(duration: duration, interrupt: interrupt, handle: { timed in
+            collector.add(timed.report, at: timed.elapsed)
+            heard += 1
+            return true
+        }, tick: { elapsed in
+            if elapsed >= next {
+                Console.error("audit: \(Int(elapsed)) s, \(heard) reports")
+                next += 5
+            }
+        })
+    }
+}
+
+extension AuditProfile: ExpressibleByArgument {}

@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+import AdvertisementCodec
+import BeaconTracking
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// An audit's outcome as people read it (a verdict first, then the rules and the measurements),
+/// as one JSON object, or as a JUnit report with a test case per rule.
+public struct AuditReport: Codable, Sendable {
+    public struct Rule: Codable, Sendable {
+        public var name: String
+        public var verdict: String
+        public var seen: String
+        public var wanted: String
+        public var source: String
+    }
+
+    public struct Interval: Codable, Sendable {
+        public var intervalMs: Double
+        public var eventPeriodMs: Double
+        public var meanDelayMs: Double
+        public var minimumSpacingMs: Double
+        public var medianSpacingMs: Double
+        public var p90SpacingMs: Double
+        public var eventsSent: Int
+        public var eventsHeard: Int
+        public var heardPercent: Double
+    }
+
+    public struct Address: Codable, Sendable {
+        public var address: String
+        public var firstHeardSeconds: Double
+    }
+
+    /// pass, warn or fail: fail when a rule fails, warn when one warns.
+    public var verdict: String
+    public var profile: String?
+    public var profileChosenBy: String
+    public var beacon: String?
+    public var address: String
+    public var addressType: String?
+    public var addresses: [Address]
+    public var reports: Int
+    public var scanResponses: Int
+    public var seconds: Double
+    public var interval: Interval?
+    public var rssiMean: Double?
+    public var rssiDeviation: Double?
+    public var rssiMin: Int?
+    public var rssiMax: Int?
+    public var pdu: [String]
+    public var advertisedTxPower: Int?
+    public var distinctData: Int
+    /// What the reports are: HCI reports (when the controller reported) or a capture's.
+    public var source: String
+    public var rules: [Rule]
+
+    /// - Parameter source: what the times are ("HCI reports from hci1: ...").
+    public init(address: BluetoothAddress, result: AuditResult, source: String) {
+        verdict = !result.failed.isEmpty ? "fail" : !result.warned.isEmpty ? "warn" : "pass"
+        profile = result.profile?.rawValue
+        profileChosenBy = result.profileAsked ? "--profile" : result.profile == nil ? "none heard" : "what was heard"
+        beacon = result.beacon.map { SightingFormatter.text(BeaconSighting(beacon: $0)) }
+        self.address = address.description
+        addressType = result.addressType.map { "\($0)" }
+        addresses = result.addresses.map { Address(address: $0.address.description, firstHeardSeconds: Self.round($0.firstHeard, 3)) }
+        reports = result.reports
+        scanResponses = result.scanResponses
+        seconds = Self.round(result.span, 3)
+        interval = result.interval.map {
+            Interval(intervalMs: Self.round($0.interval, 1), eventPeriodMs: Self.round($0.eventPeriod, 1),
+                     meanDelayMs: Self.round($0.meanDelay, 1), minimumSpacingMs: Self.round($0.minimumSpacing, 1),
+                     medianSpacingMs: Self.round($0.medianSpacing, 1), p90SpacingMs: Self.round($0.p90Spacing, 1),
+                     eventsSent: $0.eventsSent, eventsHeard: $0.eventsHeard, heardPercent: Self.round($0.heardShare * 100, 1))
+        }
+        rssiMean = result.rssiMean.map { Self.round($0, 1) }
+        rssiDeviation = result.rssiDeviation.map { Self.round($0, 1) }
+        rssiMin = result.rssiRange.map { Int($0.lowerBound) }
+        rssiMax = result.rssiRange.map { Int($0.upperBound) }
+        pdu = result.pduKinds.map { "\($0.kind) x\($0.count)" }
+        advertisedTxPower = result.advertisedTxPower.map(Int.init)
+        distinctData = result.distinctData
+        self.source = source
+        rules = result.rules.map { Rule(name: $0.name, verdict: $0.verdict.rawValue, seen: $0.seen, wanted: $0.wanted,
+                                       source: $0.source) }
+    }
+
+    private static func round(_ value: Double, _ places: Int) -> Double {
+        let scale = places == 1 ? 10.0 : 1000.0
+        return (value * scale).rounded() / scale
+    }
+
+    /// The verdict first, then each rule, then what was measured.
+    public var text: String {
+        let failed = rules.filter { $0.verdict == "fail" }.map(\.name)
+        let warned = rules.filter { $0.verdict == "warn" }.map(\.name)
+        var lines = [verdict.uppercased() + ": "
+                     + (profile.map { "\($0) (\(profileChosenBy))" } ?? "no beacon format recognised") + " at \(address)"
+                     + (failed.isEmpty ? "" : "; failed: " + failed.joined(separator: ", "))
+                     + (warned.isEmpty ? "" : "; warnings: " + warned.joined(separator: ", "))]
+        if let beacon { lines.append("  \(beacon)") }
+        lines.append("")
+        let width = max(4, rules.map(\.name.count).max() ?? 0)
+        for rule in rules {
+            lines.append("  \(rule.verdict.uppercased().padding(toLength: 5, withPad: " ", startingAt: 0))"
+                         + "\(rule.name.padding(toLength: width + 2, withPad: " ", startingAt: 0))seen: \(rule.seen)")
+            lines.append(String(repeating: " ", count: width + 9) + "wanted: \(rule.wanted) [\(rule.source)]")
+        }
+        lines.append("")
+        if let interval {
+            lines.append("  interval      \(interval.intervalMs) ms (events every \(interval.eventPeriodMs) ms, "
+                         + "random delay \(interval.meanDelayMs) ms on average); spacing min \(interval.minimumSpacingMs), "
+                         + "median \(interval.medianSpacingMs), p90 \(interval.p90SpacingMs) ms")
+            lines.append("  heard         \(interval.eventsHeard) of about \(interval.eventsSent) events "
+                         + "(\(interval.heardPercent) %) in \(seconds) s")
+        } else {
+            lines.append("  heard         \(reports) reports in \(seconds) s (too few for an interval)")
+        }
+        if let rssiMean, let rssiDeviation, let rssiMin, let rssiMax {
+            lines.append("  rssi          mean \(rssiMean) dBm, deviation \(rssiDeviation) dB, \(rssiMin) to \(rssiMax) dBm")
+        }
+        lines.append("  pdu           " + (pdu.isEmpty ? "not reported by the source" : pdu.joined(separator: ", "))
+                     + (scanResponses > 0 ? "; \(scanResponses) scan responses" : ""))
+        lines.append("  address       \(address)" + (addressType.map { " (\($0))" } ?? "")
+                     + (addresses.count > 1 ? "; \(addresses.count) addresses, changed at "
+                        + addresses.dropFirst().map { "\($0.firstHeardSeconds) s" }.joined(separator: ", ") : "; unchanged"))
+        if let advertisedTxPower { lines.append("  tx power      \(advertisedTxPower) dBm (advertised)") }
+        lines.append("  data          " + (distinctData <= 1 ? "unchanged" : "\(distinctData) different"))
+        lines.append("  source        \(source)")
+        return lines.joined(separator: "\n")
+    }
+
+    /// One JSON object, keys sorted.
+    public var json: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(self) else { return "{}" }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// A JUnit report: a test case per rule, a failure for each rule that fails (a warning
+    /// passes, with what was seen as its system-out).
+    public var junit: String {
+        let suite = "beacon-emit audit " + (profile ?? "advertiser") + " " + address
+        var cases: [String] = []
+        for rule in rules {
+            var element = "    <testcase classname=\"\(XMLText.escape(suite))\" name=\"\(XMLText.escape(rule.name))\""
+            switch rule.verdict {
+            case "fail":
+                let message = "seen: \(rule.seen); wanted: \(rule.wanted) [\(rule.source)]"
+                element += ">\n      <failure message=\"\(XMLText.escape(message))\">\(XMLText.escape(message))</failure>\n    </testcase>"
+            case "warn":
+                element += ">\n      <system-out>\(XMLText.escape("warning: seen: \(rule.seen); wanted: \(rule.wanted)"))</system-out>\n    </testcase>"
+            default:
+                element += "/>"
+            }
+            cases.append(element)
+        }
+        let failures = rules.filter { $0.verdict == "fail" }.count
+        return """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <testsuites>
+              <testsuite name="\(XMLText.escape(suite))" tests="\(rules.count)" failures="\(failures)" errors="0" time="\(seconds)">
+            \(cases.joined(separator: "\n"))
+              </testsuite>
+            </testsuites>
+
+            """
+    }
+}
+
+/// Text for XML attributes and elements.
+public enum XMLText {
+    /// The five special characters escaped, and control characters XML 1.0 cannot hold dropped.
+    public static func escape(_ text: String) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&apos;"
+            case "\n": out += "&#10;"
+            case "\t": out.unicodeScalars.append(scalar)
+            default:
+                if scalar.value >= 0x20 { out.unicodeScalars.append(scalar) }
+            }
+        }
+        return out
+    }
+}
