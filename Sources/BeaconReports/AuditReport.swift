@@ -55,6 +55,8 @@ public struct AuditReport: Codable, Sendable {
     public var pdu: [String]
     public var advertisedTxPower: Int?
     public var distinctData: Int
+    /// Reports of other formats from the same advertiser, set apart: "eddystone-tlm x16".
+    public var interleaved: [String]
     /// What the reports are: HCI reports (when the controller reported) or a capture's.
     public var source: String
     public var rules: [Rule]
@@ -84,6 +86,7 @@ public struct AuditReport: Codable, Sendable {
         pdu = result.pduKinds.map { "\($0.kind) x\($0.count)" }
         advertisedTxPower = result.advertisedTxPower.map(Int.init)
         distinctData = result.distinctData
+        interleaved = result.interleaved.map { "\($0.profile.rawValue) x\($0.reports)" }
         self.source = source
         rules = result.rules.map { Rule(name: $0.name, verdict: $0.verdict.rawValue, seen: $0.seen, wanted: $0.wanted,
                                        source: $0.source) }
@@ -129,7 +132,8 @@ public struct AuditReport: Codable, Sendable {
                      + (addresses.count > 1 ? "; \(addresses.count) addresses, changed at "
                         + addresses.dropFirst().map { "\($0.firstHeardSeconds) s" }.joined(separator: ", ") : "; unchanged"))
         if let advertisedTxPower { lines.append("  tx power      \(advertisedTxPower) dBm (advertised)") }
-        lines.append("  data          " + (distinctData <= 1 ? "unchanged" : "\(distinctData) different"))
+        lines.append("  data          " + (distinctData <= 1 ? "unchanged" : "\(distinctData) different")
+                     + (interleaved.isEmpty ? "" : "; interleaved, not measured: " + interleaved.joined(separator: ", ")))
         lines.append("  source        \(source)")
         return lines.joined(separator: "\n")
     }

@@ -82,6 +82,16 @@ public enum JSONValue: Codable, Hashable, Sendable, ExpressibleByStringLiteral, 
 
     public var string: String? { if case let .string(value) = self { value } else { nil } }
     public var bool: Bool? { if case let .bool(value) = self { value } else { nil } }
+    public var array: [JSONValue]? { if case let .array(value) = self { value } else { nil } }
+
+    /// Any number, whole or not.
+    public var number: Double? {
+        switch self {
+        case let .integer(value): Double(value)
+        case let .number(value): value
+        default: nil
+        }
+    }
 
     /// A whole number, written as one (`7`) or as a number with no fraction (`7.0`).
     public var integer: Int? {

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+import AdvertisementCodec
+import BeaconReports
+import Foundation
+import Testing
+
+extension Rig {
+/// `beacon-emit audit` on the virtual radio, whose timing is faithful: our own beacons at
+/// several intervals and formats pass; deliberately wrong advertisers fail exactly the rules
+/// they break.
+@Suite struct AuditRootcanalTests {
+    let port = rigPort ?? 0
+    var device: String { "tcp:127.0.0.1:\(port)" }
+    static let uuid = "39ED98FF-2900-441A-802F-9C398FC199D2"
+    static let iBeacon = ["--uuid", uuid, "--major", "101", "--minor", "2"]
+    /// The iBeacon's manufacturer data, without the Flags before it.
+    static let iBeaconBody = "1AFF4C00021539ED98FF2900441A802F9C398FC199D200650002C5"
+
+    /// An emitter started with `arguments`, audited for `seconds` with `audit` options: the
+    /// audit's JSON, its exit status and its rules' verdicts.
+    func audit(emitting arguments: [String], for seconds: Double, _ audit: [String] = [])
+        throws -> (status: Int32, verdicts: [String: String], json: JSONValue?, stderr: String) {
+        let emitter = try BackgroundProcess.beaconEmit(["-i", device, "--duration", String(seconds + 3)] + arguments)
+        defer { _ = emitter.wait() }
+        Thread.sleep(forTimeInterval: 1)
+        let result = try runBeaconEmit(["audit", "--scanner", device, "--duration", String(seconds), "--json"] + audit)
+        let json = JSONValue(parsing: result.stdoutLines.first ?? "")
+        var verdicts: [String: String] = [:]
+        for rule in json?["rules"]?.array ?? [] {
+            if let name = rule["name"]?.string, let verdict = rule["verdict"]?.string { verdicts[name] = verdict }
+        }
+        return (result.status, verdicts, json, result.stderr)
+    }
+
+    /// Our own beacons pass: an iBeacon at its 100 ms, an iBeacon at 500 ms compared with the
+    /// configuration, an Eddystone-UID at 200 ms; the estimate within a few ms of what was set.
+    @Test(arguments: [
+        (iBeacon, 100.0, false),
+        (iBeacon, 500.0, true),
+        (["--eddystone-uid", "--namespace", "00112233445566778899", "--instance", "AABBCCDDEEFF"], 200.0, true),
+    ])
+    func ourBeaconsPass(beacon: [String], interval: Double, stated: Bool) throws {
+        let seconds = interval >= 500 ? 5.0 : 3.0
+        let result = try audit(emitting: beacon + ["--interval", String(Int(interval))], for: seconds,
+                               stated ? ["--interval", String(Int(interval))] : [])
+        #expect(result.status == 0, "\(result.verdicts) \(result.stderr)")
+        #expect(!result.verdicts.isEmpty && result.verdicts.values.allSatisfy { $0 == "pass" }, "\(result.verdicts)")
+        let estimate = try #require(result.json?["interval"]?["eventPeriodMs"]?.number)
+        #expect(abs(estimate - interval) <= max(3, interval * 0.02), "events every \(estimate) ms, set \(interval)")
+    }
+
+    /// Each mistake fails its own rule and no other.
+    @Test(arguments: [
+        (iBeacon + ["--connectable"], [String](), "non-connectable"),
+        (["--ad", iBeaconBody], [String](), "flags"),
+        (["--ad", "0201061AFF590002" + "15" + String(iBeaconBody.dropFirst(12))], ["--profile", "ibeacon"], "layout"),
+        (iBeacon + ["--interval", "1000"], [String](), "interval"),
+    ])
+    func aWrongAdvertiserFailsExactlyItsRule(emitting: [String], options: [String], rule: String) throws {
+        let seconds = rule == "interval" ? 6.0 : 3.0
+        let result = try audit(emitting: emitting, for: seconds, options)
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.verdicts.filter { $0.value == "fail" }.map(\.key) == [rule], "\(result.verdicts)")
+    }
+
+    /// Text first says the verdict; the JUnit report has a test case per rule, a failure for the one that failed.
+    @Test func textAndJUnitSayWhatFailed() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("audit-\(UUID().uuidString).xml").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let emitter = try BackgroundProcess.beaconEmit(["-i", device, "--duration", "5", "--connectable"] + Self.iBeacon)
+        defer { _ = emitter.wait() }
+        Thread.sleep(forTimeInterval: 1)
+        let result = try runBeaconEmit(["audit", "--scanner", device, "--duration", "2", "--junit", path,
+                                        "--uuid", Self.uuid, "--major", "101", "--minor", "2"])
+        #expect(result.status == 1)
+        #expect(result.stdoutLines.first?.hasPrefix("FAIL: ibeacon (what was heard) at ") == true, "\(result.stdout)")
+        #expect(result.stdout.contains("FAIL non-connectable") && result.stdout.contains("seen: ADV_IND"), "\(result.stdout)")
+        let xml = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(xml.contains("failures=\"1\""), "\(xml)")
+        #expect(xml.contains("name=\"non-connectable\">\n      <failure message=\"seen: ADV_IND;"), "\(xml)")
+        let nobody = try runBeaconEmit(["audit", "--scanner", device, "--duration", "0.5", "--uuid",
+                                        "00000000-0000-0000-0000-000000000001"])
+        #expect(nobody.status == 1)
+        #expect(nobody.stderr.contains("the advertiser chosen was not heard"), "\(nobody.stderr)")
+    }
+}
+}
+
+/// `audit --replay`: a capture of the virtual radio (an Eddystone-URL and an iBeacon on one
+/// address, 100 ms apart each) audited without a device.
+@Suite struct AuditReplayTests {
+    @Test func aCaptureIsAuditedAndItsInterleavedFramesSetApart() throws {
+        let capture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/rootcanal-scan.btsnoop").path
+        let result = try runBeaconEmit(["audit", "--replay", capture, "--json"])
+        #expect(result.status == 0, "\(result.stdout) \(result.stderr)")
+        let json = try #require(JSONValue(parsing: result.stdoutLines.first ?? ""))
+        #expect(json["profile"]?.string == "eddystone-url")
+        #expect(json["interleaved"]?.array?.first?.string == "ibeacon x16")
+        #expect(json["distinctData"]?.integer == 1)
+        let period = try #require(json["interval"]?["eventPeriodMs"]?.number)
+        #expect(abs(period - 100) <= 3, "events every \(period) ms")
+        let bad = try runBeaconEmit(["audit", "--replay", "/nonexistent.btsnoop"])
+        #expect(bad.status == 65, "\(bad.stderr)")
+    }
+}
