@@ -13,7 +13,7 @@ import Musl
 /// place: HCI advertising sets (`SetAdvertiser`) or the kernel's instances (`ManagedSetAdvertiser`).
 /// With more beacons than sets, the last set is shared: the beacons beyond take turns on it,
 /// each for `rotationPeriod` seconds, their data changed in place.
-public final class SetStage: ScenarioStage {
+package final class SetStage: ScenarioStage {
     public let advertiser: any BeaconSets
     public let rotationPeriod: Double
     /// Called when beacons start or stop taking turns, for the user to see.

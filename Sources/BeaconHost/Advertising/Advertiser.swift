@@ -4,7 +4,7 @@ import AdvertisementCodec
 
 /// Drives a controller through the advertising flow: disable, set parameters, set data,
 /// enable; and back off again when stopped.
-public final class Advertiser {
+package final class Advertiser {
     public private(set) var controller: HCIController
     public let options: AdvertisingOptions
     /// The kernel (and whoever uses it) drives the same controller: the advertiser keeps to

@@ -5,7 +5,7 @@ import LinuxSystem
 
 /// Starts supervised advertising on a device through the chosen way in, so that the CLI
 /// (and other Swift code) only parses, calls and prints.
-public enum AdvertisingLaunch {
+package enum AdvertisingLaunch {
     /// The way in for `device`: `--access` applies to kernel adapters; `auto` takes the
     /// management API where the kernel offers advertising instances through it and LE is on
     /// (or `bringingUp` switches it on), raw HCI otherwise (an adapter only brought up with

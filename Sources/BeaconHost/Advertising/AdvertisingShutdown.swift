@@ -8,7 +8,7 @@ import Musl
 #endif
 
 /// `beacon-emit stop`: turns off what beacon-emit left on, and nothing else.
-public enum AdvertisingShutdown {
+package enum AdvertisingShutdown {
     /// Owned controllers (H4 links, the user channel) are reset, which ends all advertising.
     /// On a kernel adapter's raw socket, the sets beacon-emit uses (handles counting down from
     /// `Advertiser.highestHandle`) are disabled and removed, up to the first that does not exist;

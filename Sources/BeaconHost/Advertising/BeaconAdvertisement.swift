@@ -37,15 +37,15 @@ public final class BeaconAdvertisement {
     }
 
     /// The session that keeps the beacons on the air.
-    public let session: any AdvertisingSession
+    package let session: any AdvertisingSession
     /// The beacons, changed as transactions (`LiveBeacons`).
     public let live: LiveBeacons
     /// The device in messages: `hci0`, `tcp:127.0.0.1:6402`.
     public let device: String
     /// The HCI link, where the beacons go through HCI commands (nil through the management API).
-    public let connection: ControllerConnection?
+    package let connection: ControllerConnection?
     /// The management client, where the beacons are the kernel's instances.
-    public let management: ManagementConnection?
+    package let management: ManagementConnection?
     /// Where the kernel's instances are recorded while ours (nil through HCI commands).
     private let ledger: InstanceLedger?
     private var finished = false
@@ -68,8 +68,15 @@ public final class BeaconAdvertisement {
     ///   - report: what happens, as `advertise --json` reports it.
     /// - Throws: `HostError`; nothing is left on the air or open when it throws.
     public static func start(_ configuration: Configuration, started: ContinuousClock.Instant = .now,
-                             opened: (ControllerConnection?, ManagementConnection?) -> Void = { _, _ in },
                              report: @escaping (EmitterEvent) -> Void = { _ in }) throws(HostError) -> BeaconAdvertisement {
+        try start(configuration, started: started, opened: { _, _ in }, report: report)
+    }
+
+    /// `start`, telling `opened` the connection before the beacons go on the air (the CLI's
+    /// control server, the service's notifier).
+    package static func start(_ configuration: Configuration, started: ContinuousClock.Instant = .now,
+                              opened: (ControllerConnection?, ManagementConnection?) -> Void,
+                              report: @escaping (EmitterEvent) -> Void = { _ in }) throws(HostError) -> BeaconAdvertisement {
         let options = configuration.options
         let access = try AdvertisingLaunch.resolve(configuration.access, device: configuration.device,
                                                    bringingUp: configuration.bringUp, options: options)

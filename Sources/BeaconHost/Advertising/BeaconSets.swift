@@ -5,7 +5,7 @@ import AdvertisementCodec
 /// Beacons added and removed one at a time, each on a set (or instance) of its own, changed in
 /// place while they advertise: HCI advertising sets (`SetAdvertiser`) or the kernel's
 /// advertising instances (`ManagedSetAdvertiser`). What scenarios and live control drive.
-public protocol BeaconSets: AnyObject {
+package protocol BeaconSets: AnyObject {
     /// Called with each step, for `--verbose`.
     var log: ((String) -> Void)? { get set }
     /// Puts a beacon on the air; returns its set's (or instance's) number.

@@ -4,7 +4,7 @@
 /// opened the way `advertise` opens it: the kernel's advertising instances through the
 /// management API (recorded while ours, what ended runs left removed first), or advertising
 /// sets through HCI commands.
-public final class BeaconSetsLaunch {
+package final class BeaconSetsLaunch {
     /// The sets or instances.
     public let sets: any BeaconSets
     /// What the beacons are, for the progress line ("hci0: beacons as the kernel's advertising

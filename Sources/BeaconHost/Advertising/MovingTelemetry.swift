@@ -6,7 +6,7 @@ import LinuxSystem
 /// Eddystone-TLM counters that move while a beacon advertises, as the TLM frame defines them:
 /// ADV_CNT counts the advertising PDUs sent since power-up, SEC_CNT the time since power-up in
 /// 0.1 s. Both start from the values given and wrap at 2^32 as the 32-bit fields do.
-public struct MovingTelemetry: Sendable {
+package struct MovingTelemetry: Sendable {
     /// Advertising interval, in 0.625 ms units.
     public var intervalUnits: UInt32
     /// PDUs per advertising event: one on each of the three primary channels (37, 38, 39).
@@ -32,7 +32,7 @@ public struct MovingTelemetry: Sendable {
 /// `interleaving`, each Eddystone-UID or -URL beacon's set carries a TLM frame (the
 /// emitter's own counters) for one advertising interval in every ten, as a beacon that sends
 /// both interleaves them.
-public final class TelemetrySource: RunLoopSource {
+package final class TelemetrySource: RunLoopSource {
     private let session: any LiveAdvertising
     private let telemetry: MovingTelemetry
     private let timer: PeriodicTimer

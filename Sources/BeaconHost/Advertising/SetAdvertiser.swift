@@ -8,7 +8,7 @@ import AdvertisementCodec
 /// controller takes only while the set is disabled, so that one is a short gap.
 ///
 /// A controller with legacy advertising only has one "set": one beacon at a time.
-public final class SetAdvertiser {
+package final class SetAdvertiser {
     public private(set) var controller: HCIController
     /// Advertising interval, in 0.625 ms units.
     public let intervalUnits: UInt32

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
 /// An open link to a controller, with what was started to provide it.
-public final class ControllerConnection {
+package final class ControllerConnection {
     public let controller: HCIController
     public let device: DeviceSpecification
     /// The private rootcanal behind `--device virtual`.

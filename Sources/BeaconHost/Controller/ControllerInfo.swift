@@ -4,7 +4,7 @@ import AdvertisementCodec
 
 /// What a controller says about itself: the facts `info` prints and the advertising flow
 /// chooses by.
-public struct ControllerInfo: Sendable {
+package struct ControllerInfo: Sendable {
     public var address: BluetoothAddress
     public var version: ReadLocalVersionInformation.ReturnParameters
     public var supportedCommands: ReadLocalSupportedCommands.ReturnParameters
@@ -106,7 +106,7 @@ public struct AdvertisingCapabilities: Sendable, Equatable {
     /// commands include extended advertising (both must say yes), and the number of sets only
     /// for more than one beacon.
     /// - Throws: `HostError` from the command engine.
-    public static func read(from controller: HCIController, for options: AdvertisingOptions) throws(HostError)
+    package static func read(from controller: HCIController, for options: AdvertisingOptions) throws(HostError)
         -> AdvertisingCapabilities {
         let commands = try controller.send(ReadLocalSupportedCommands())
         guard commands.supportsExtendedAdvertising,

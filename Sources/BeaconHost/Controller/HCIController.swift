@@ -6,7 +6,7 @@ import AdvertisementCodec
 /// command credits, waits with a real deadline for its Command Complete (or Command Status),
 /// and keeps every other event for the caller. The waiting, the queue and the counting are
 /// `CommandEngine`'s, shared with `MgmtClient`; HCI's own rules are `HCIWire`'s.
-public typealias HCIController = CommandEngine<HCIWire>
+package typealias HCIController = CommandEngine<HCIWire>
 
 extension HCIController {
     /// - Parameter sharedWithKernel: true for a raw kernel socket (see `sharedWithKernel`).
@@ -83,7 +83,7 @@ extension HCIController {
 }
 
 /// Something another program did on the controller, seen on a kernel HCI socket.
-public enum ObservedPacket: Hashable, Sendable {
+package enum ObservedPacket: Hashable, Sendable {
     /// A command another program sent.
     case command(HCICommandPacket)
     /// A Command Complete that answers no command of this host.
@@ -93,7 +93,7 @@ public enum ObservedPacket: Hashable, Sendable {
 /// HCI's rules for the command engine: command credits (Num_HCI_Command_Packets, one at the
 /// start), the events the host acts on, a Hardware Error ending what waits, and a raw kernel
 /// socket's traffic from other programs handed to the observer rather than counted.
-public struct HCIWire: CommandWire {
+package struct HCIWire: CommandWire {
     public let sharedWithKernel: Bool
     var observer: ((ObservedPacket) -> Void)?
     var hardwareErrorSeen: ((UInt8) -> Void)?

@@ -10,7 +10,7 @@ import Musl
 
 /// What an `HCISession` keeps on the air: `advertise`'s beacons (`Advertiser`) or a scenario's
 /// sets (`SetAdvertiser`). The session watches, the supervisor decides, this puts back.
-public protocol HCIAdvertising: AnyObject {
+package protocol HCIAdvertising: AnyObject {
     var controller: HCIController { get }
     /// How the beacons are on the air, for turns (nil: no turns of the session's to take).
     var plan: AdvertisingPlan? { get }
@@ -33,7 +33,7 @@ extension Advertiser: HCIAdvertising {
 /// link), watched for what knocks them off: another program resetting the controller or
 /// touching this emitter's sets (seen on a raw kernel socket), a hardware error, the adapter
 /// going down or away, the link closing.
-public final class HCISession: AdvertisingSession {
+package final class HCISession: AdvertisingSession {
     public let advertiser: any HCIAdvertising
     private var controller: HCIController
     /// The kernel adapter behind a raw socket, whose state the kernel reports.

@@ -68,7 +68,7 @@ public struct UnsolicitedInputReport: Hashable, Sendable, CustomStringConvertibl
 }
 
 /// Counts unsolicited input by kind and says when a count is worth reporting.
-public struct UnsolicitedInputCounter: Sendable {
+package struct UnsolicitedInputCounter: Sendable {
     /// The most events kept for the caller while a command waits.
     public static let queueLimit = 4096
 

@@ -5,7 +5,7 @@ import LinuxSystem
 /// Waiting for a kernel adapter that is not there or not up yet: a service that starts before
 /// its adapter (hci0 plugged in later, powered on by bluetoothd after boot) waits, saying so,
 /// rather than exiting into a restart loop.
-public enum AdapterWait {
+package enum AdapterWait {
     /// What adapter `index` (nil: any adapter) lacks now: nil when it is up (or, with
     /// `bringingUp`, when it exists: it will be brought up).
     public static func lack(index: Int?, bringingUp: Bool) -> AdapterAvailability? {

@@ -17,7 +17,7 @@ import Foundation
 /// an automatic restart, which is exactly when a dead run's instances must still be found);
 /// else `$RUNTIME_DIRECTORY`, `$XDG_RUNTIME_DIR/beacon-emit`, `/run/beacon-emit` for root,
 /// `/tmp/beacon-emit-UID` for others.
-public struct InstanceRecord: Equatable, Sendable {
+package struct InstanceRecord: Equatable, Sendable {
     /// The process that added the instances.
     public struct Owner: Equatable, Sendable {
         public var pid: Int32
@@ -178,7 +178,7 @@ public struct InstanceRecord: Equatable, Sendable {
 
 /// Keeps this process's record for one adapter current while its instances change, and
 /// removes it once nothing of ours is left (or marks it kept, for `--keep`).
-public final class InstanceLedger {
+package final class InstanceLedger {
     public let adapter: String
     public let directory: String
     /// Called once if the record cannot be written (advertising goes on without it).
@@ -227,7 +227,7 @@ public final class InstanceLedger {
 }
 
 /// An advertiser of kernel instances whose instances an `InstanceLedger` records.
-public protocol RecordedInstances: AnyObject {
+package protocol RecordedInstances: AnyObject {
     /// Called with the instances that are ours whenever they change.
     var instancesChanged: (([UInt8]) -> Void)? { get set }
     /// What each instance of ours carries.

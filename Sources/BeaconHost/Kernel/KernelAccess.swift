@@ -20,7 +20,7 @@ public enum KernelAccess: String, CaseIterable, Sendable {
 }
 
 /// A link to a kernel adapter's management interface, with the adapter's state at open.
-public final class ManagementConnection {
+package final class ManagementConnection {
     public let client: MgmtClient
     public let information: ReadControllerInformation.ReturnParameters
 

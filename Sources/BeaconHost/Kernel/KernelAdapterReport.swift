@@ -4,7 +4,7 @@ import AdvertisementCodec
 
 /// What `info` says about a kernel adapter beyond the controller: which ways in are open
 /// and what the kernel already advertises through its management API.
-public struct KernelAdapterReport: Sendable {
+package struct KernelAdapterReport: Sendable {
     /// Read Advertising Features, when the management API answered.
     public var features: ReadAdvertisingFeatures.ReturnParameters?
     /// Why the management API is not available (nil when it is).

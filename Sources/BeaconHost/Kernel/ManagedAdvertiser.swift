@@ -7,7 +7,7 @@ import Foundation
 /// Puts beacons on the air as advertising instances of the kernel's management interface,
 /// beside everyone else's (bluetoothd's, `btmgmt add-adv`'s): the kernel arbitrates the
 /// controller, so nothing another program added is touched.
-public final class ManagedAdvertiser {
+package final class ManagedAdvertiser {
     public let client: MgmtClient
     public let options: AdvertisingOptions
     /// Called with each step, for `--verbose`.

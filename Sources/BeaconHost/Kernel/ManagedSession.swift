@@ -6,7 +6,7 @@ import LinuxSystem
 /// Beacons as the kernel's advertising instances, as `ManagedSession` keeps them on the air:
 /// `advertise`'s (`ManagedAdvertiser`) or a scenario's, each on an instance of its own
 /// (`ManagedSetAdvertiser`).
-public protocol ManagedAdvertising: RecordedInstances {
+package protocol ManagedAdvertising: RecordedInstances {
     var client: MgmtClient { get }
     /// How the beacons take turns (nil: no turns of the session's to take).
     var plan: AdvertisingPlan? { get }
@@ -42,7 +42,7 @@ extension ManagedAdvertiser: ManagedAdvertising {
 /// reports and after which the kernel still counts its instances as on the air; and, where
 /// the monitor channel opens, other programs writing our instances (`TakeoverWatch`): a
 /// taken-over instance is forgotten, never removed, and its beacon moves to a free one.
-public final class ManagedSession: AdvertisingSession {
+package final class ManagedSession: AdvertisingSession {
     public let advertiser: any ManagedAdvertising
     private var client: MgmtClient { advertiser.client }
     /// Opens the raw socket that watches for resets; nil where none can be opened.

@@ -11,7 +11,7 @@ import AdvertisementCodec
 /// removed or another program took is no longer ours, and the restore puts its beacon back, on
 /// the same number while the kernel's list proves it free, else on the highest it proves free.
 /// A beacon's handle (what `add` returns) stays its name when its instance moves.
-public final class ManagedSetAdvertiser: BeaconSets, ManagedAdvertising {
+package final class ManagedSetAdvertiser: BeaconSets, ManagedAdvertising {
     public let client: MgmtClient
     /// Advertising interval, in 0.625 ms units (on kernels that take one with an instance).
     public let intervalUnits: UInt32

@@ -6,7 +6,7 @@ import AdvertisementCodec
 /// command, waits with a real deadline for its Command Complete (or Command Status), and keeps
 /// every other event about the adapter for the caller. The waiting, the queue and the counting
 /// are `CommandEngine`'s, shared with `HCIController`; the management rules are `MgmtWire`'s.
-public typealias MgmtClient = CommandEngine<MgmtWire>
+package typealias MgmtClient = CommandEngine<MgmtWire>
 
 extension MgmtClient {
     public convenience init(transport: any MgmtTransport, index: UInt16, commandTimeout: Duration = .seconds(2)) {
@@ -147,7 +147,7 @@ extension MgmtClient {
 /// adapter). An event that does not parse is counted and reported, never thrown (a layout the
 /// kernel extends must not stop a beacon; codes this host does not know parse, as `.other`).
 /// No command credits: the kernel queues.
-public struct MgmtWire: CommandWire {
+package struct MgmtWire: CommandWire {
     /// The adapter.
     public let index: UInt16
 

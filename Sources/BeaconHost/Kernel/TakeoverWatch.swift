@@ -4,7 +4,7 @@ import AdvertisementCodec
 import Foundation
 
 /// Another program's command that replaced one of beacon-emit's advertising instances.
-public struct InstanceTakeover: Hashable, Sendable, CustomStringConvertible {
+package struct InstanceTakeover: Hashable, Sendable, CustomStringConvertible {
     public var instance: UInt8
     /// The name of the process that sent it (as the kernel keeps it: 15 characters at most).
     public var process: String
@@ -27,7 +27,7 @@ public struct InstanceTakeover: Hashable, Sendable, CustomStringConvertible {
 /// Our own socket is told apart by its cookie, learnt from the first command we send after the
 /// watch opened (`sent`): the monitor's copy with the same opcode, adapter and parameters, from
 /// a process of our name. Until then nothing is judged, so our own writes never count.
-public final class TakeoverWatch {
+package final class TakeoverWatch {
     public let transport: any MgmtTransport
     public let index: UInt16
     /// Our process's name, as the kernel reports it.

@@ -7,7 +7,7 @@ import BeaconTracking
 /// (the bytes arrive) and `calibrate` (the RSSI at 1 m) stand on. Both may be `virtual`: two
 /// devices on one private virtual radio. `close()` takes the beacon off the air and closes
 /// both links.
-public final class AdvertiseAndScan {
+package final class AdvertiseAndScan {
     public let scanner: AdvertisementScanner
     /// The beacon's advertiser, when a device to advertise on was given.
     public private(set) var advertiser: Advertiser?

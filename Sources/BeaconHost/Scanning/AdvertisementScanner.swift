@@ -33,7 +33,7 @@ public final class AdvertisementScanner {
         }
     }
 
-    public let controller: HCIController
+    package let controller: HCIController
     private var queued: [ScanReport] = []
     /// Whether the scan runs with the extended scanning commands.
     public private(set) var usesExtendedCommands = false
@@ -55,7 +55,7 @@ public final class AdvertisementScanner {
     /// Seen by the controller's observer: someone reset the controller under the scan.
     private var resetSeen = false
 
-    public init(controller: HCIController) {
+    package init(controller: HCIController) {
         self.controller = controller
         controller.observer = { [weak self] packet in
             switch packet {

@@ -11,7 +11,7 @@ import Musl
 /// systemd's notification protocol, without libsystemd: newline-separated assignments
 /// (`READY=1`, `STATUS=...`, `WATCHDOG=1`, `RELOADING=1`, `STOPPING=1`) in one datagram to
 /// the Unix socket named by `$NOTIFY_SOCKET` (a path, or `@name` in the abstract namespace).
-public final class ServiceNotifier {
+package final class ServiceNotifier {
     public let socketPath: String
     /// How often to send `WATCHDOG=1`: half of `$WATCHDOG_USEC`, when the watchdog is meant
     /// for this process (`$WATCHDOG_PID` unset or ours); nil without a watchdog.
@@ -62,7 +62,7 @@ public final class ServiceNotifier {
 
 /// Pings systemd's watchdog from the emitter's run loop (a `RunLoopSource`): a loop stuck in
 /// a wait that never ends sends nothing more, and systemd restarts the service.
-public final class WatchdogSource: RunLoopSource {
+package final class WatchdogSource: RunLoopSource {
     private let notifier: ServiceNotifier
     private let timer: PeriodicTimer
     public var descriptor: Int32 { timer.descriptor }
@@ -83,7 +83,7 @@ public final class WatchdogSource: RunLoopSource {
 }
 
 /// SIGHUP as a run-loop source: `reload` runs on the loop's own thread when it arrives.
-public final class ReloadSource: RunLoopSource {
+package final class ReloadSource: RunLoopSource {
     public let descriptor: Int32
     private let reload: () -> Void
 
@@ -100,7 +100,7 @@ public final class ReloadSource: RunLoopSource {
 
 /// Whether standard error goes to systemd's journal (`$JOURNAL_STREAM` names its device and
 /// inode), where a line may begin with its syslog priority, `<3>` to `<7>`.
-public enum JournalStream {
+package enum JournalStream {
     public static func isStandardError(environment: [String: String] = ProcessInfo.processInfo.environment) -> Bool {
         guard let value = environment["JOURNAL_STREAM"] else { return false }
         let parts = value.split(separator: ":")

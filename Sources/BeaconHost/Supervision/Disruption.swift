@@ -96,7 +96,7 @@ public enum AdapterAvailability: Hashable, Sendable {
 }
 
 /// What a session's wait ended with.
-public enum SessionSignal: Hashable, Sendable {
+package enum SessionSignal: Hashable, Sendable {
     /// Nothing the emitter acts on.
     case quiet
     /// The interrupt descriptor became readable (a signal arrived).
@@ -109,7 +109,7 @@ public enum SessionSignal: Hashable, Sendable {
 
 /// One way of keeping beacons on the air that `Emitter.run` supervises: raw HCI (kernel
 /// socket, user channel, H4 link) or the kernel's management interface.
-public protocol AdvertisingSession: AnyObject {
+package protocol AdvertisingSession: AnyObject {
     /// How the beacons are on the air (nil once stopped).
     var plan: AdvertisingPlan? { get }
     /// How many disruptions the session has seen so far, counting those not yet handed to the

@@ -52,7 +52,7 @@ extension RunLoopSource {
 
 /// Runs the advertising flow in the foreground until a signal or the duration ends, then
 /// disables advertising (unless asked to keep it).
-public final class Emitter {
+package final class Emitter {
     let controller: HCIController
     let ownsController: Bool
     let report: (EmitterEvent) -> Void

@@ -30,7 +30,7 @@ extension ManagedSetAdvertiser: HeldBeaconSets {}
 ///
 /// The caller's loop wakes on `wakeDescriptor` (the session's sockets have input) and at
 /// `nextDeadline`, and calls `serve()` then.
-public final class SupervisedSets: BeaconSets {
+package final class SupervisedSets: BeaconSets {
     let advertiser: any HeldBeaconSets
     private let session: any AdvertisingSession
     private var supervisor: Supervisor

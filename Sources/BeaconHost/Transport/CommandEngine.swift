@@ -3,7 +3,7 @@
 import AdvertisementCodec
 
 /// What arrived from a transport, as one protocol's rules (a `CommandWire`) classify it.
-public enum Inbound<Event> {
+package enum Inbound<Event> {
     /// An event the host acts on: an answer, or an event for its caller.
     case event(Event)
     /// Input nobody asked for (`UnsolicitedInput`): counted and reported, never thrown.
@@ -17,7 +17,7 @@ public enum Inbound<Event> {
 }
 
 /// What an event means to the command waiting for its answer.
-public enum Answering<Answer> {
+package enum Answering<Answer> {
     /// The answer: the exchange is over.
     case answer(Answer)
     /// Accepted for now (a Command Status saying the command goes ahead): wait on.
@@ -27,7 +27,7 @@ public enum Answering<Answer> {
 }
 
 /// What becomes of an event that answers no command the host waits for.
-public struct PassedOver {
+package struct PassedOver {
     /// Kept for `nextEvent`.
     public var keep = false
     /// Counted as input nobody asked for.
@@ -46,7 +46,7 @@ public struct PassedOver {
 /// event, whether a command may go now, and what an event that answers nothing waited for
 /// means. HCI (`HCIWire`: command credits, Hardware Error, a kernel socket shared with other
 /// programs) and the kernel's management interface (`MgmtWire`: events per adapter) are the two.
-public protocol CommandWire {
+package protocol CommandWire {
     associatedtype Packet: Hashable & Sendable
     associatedtype Event
 
@@ -71,7 +71,7 @@ public protocol CommandWire {
 /// (`UnsolicitedInput` has the rule). `HCIController` (`CommandEngine<HCIWire>`) and
 /// `MgmtClient` (`CommandEngine<MgmtWire>`) are the two; each protocol's commands are sent by
 /// its own `send`.
-public final class CommandEngine<Wire: CommandWire> {
+package final class CommandEngine<Wire: CommandWire> {
     public let transport: any PacketTransport<Wire.Packet>
     /// The protocol's rules and state (HCI: command credits and the observers).
     public internal(set) var wire: Wire

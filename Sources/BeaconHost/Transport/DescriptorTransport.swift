@@ -4,7 +4,7 @@ import AdvertisementCodec
 import LinuxSystem
 
 /// How a descriptor's reads become packets, and packets become bytes to write.
-public protocol PacketFraming {
+package protocol PacketFraming {
     associatedtype Packet: Hashable & Sendable
     init()
     /// The most one read may return.
@@ -22,7 +22,7 @@ public protocol PacketFraming {
 
 /// H4 over a byte stream (TCP, a UART) or a kernel HCI socket (one packet per read, type byte
 /// first): reads are reassembled by `H4StreamDecoder`, so packets split across reads are whole again.
-public struct H4Framing: PacketFraming {
+package struct H4Framing: PacketFraming {
     private var decoder = H4StreamDecoder()
     public init() {}
     public static var readSize: Int { 4096 }
@@ -34,7 +34,7 @@ public struct H4Framing: PacketFraming {
 }
 
 /// The kernel's management and monitor sockets: one whole packet per read and per write.
-public struct MgmtFraming: PacketFraming {
+package struct MgmtFraming: PacketFraming {
     private var pending: ArraySlice<UInt8>?
     public init() {}
     public static var readSize: Int { 65_536 + MgmtPacket.headerLength }
@@ -51,7 +51,7 @@ public struct MgmtFraming: PacketFraming {
 /// A transport over a file descriptor it owns, framed by `Framing`: H4 to a controller
 /// (`HCIDescriptorTransport`), management packets to the kernel (`MgmtSocket`). Sending and
 /// receiving, deadlines, the interrupt and what a closed link looks like are written once here.
-public final class DescriptorTransport<Framing: PacketFraming>: PacketTransport {
+package final class DescriptorTransport<Framing: PacketFraming>: PacketTransport {
     public typealias Packet = Framing.Packet
     public let name: String
     /// nil once closed.
@@ -130,9 +130,9 @@ public final class DescriptorTransport<Framing: PacketFraming>: PacketTransport 
 }
 
 /// H4 packets over a descriptor: a TCP socket, a serial port, a kernel HCI socket.
-public typealias HCIDescriptorTransport = DescriptorTransport<H4Framing>
+package typealias HCIDescriptorTransport = DescriptorTransport<H4Framing>
 /// The kernel's management socket (`HCI_CHANNEL_CONTROL`) or its monitor (`HCI_CHANNEL_MONITOR`).
-public typealias MgmtSocket = DescriptorTransport<MgmtFraming>
+package typealias MgmtSocket = DescriptorTransport<MgmtFraming>
 
 extension DescriptorTransport where Framing == MgmtFraming {
     /// Takes ownership of `descriptor`, a socket bound to the control (or monitor) channel.

@@ -19,7 +19,7 @@ public enum CompanyNames {
 }
 
 /// Kernel adapters (`hci0`): opening raw HCI sockets, listing adapters, bringing one up.
-public enum KernelSocketTransport {
+package enum KernelSocketTransport {
     /// Opens a raw HCI socket on adapter `index`, or on the first adapter that is up.
     ///
     /// The corresponding C functions are `hci_get_route` and `hci_open_dev`.

@@ -4,7 +4,7 @@ import AdvertisementCodec
 import LinuxSystem
 
 /// What waiting for a packet ended with.
-public enum Received<Packet: Hashable & Sendable>: Hashable, Sendable {
+package enum Received<Packet: Hashable & Sendable>: Hashable, Sendable {
     case packet(Packet)
     case timedOut
     /// The interrupt descriptor became readable (a signal arrived).
@@ -12,16 +12,16 @@ public enum Received<Packet: Hashable & Sendable>: Hashable, Sendable {
 }
 
 /// What waiting for an HCI packet ended with.
-public typealias ReceiveResult = Received<H4Packet>
+package typealias ReceiveResult = Received<H4Packet>
 /// What waiting for a management packet ended with.
-public typealias MgmtReceiveResult = Received<MgmtPacket>
+package typealias MgmtReceiveResult = Received<MgmtPacket>
 
 /// The one seam between the host logic and what it drives: send a packet, receive a packet
 /// with a deadline. Generic in the packet: HCI packets to a controller (a kernel HCI socket,
 /// an H4 byte stream over TCP or a UART) and management packets to the kernel (its control
 /// and monitor sockets) go through the same descriptor transport, and a scripted fake
 /// implements it for tests, so everything above is tested once.
-public protocol PacketTransport<Packet>: AnyObject {
+package protocol PacketTransport<Packet>: AnyObject {
     associatedtype Packet: Hashable & Sendable
 
     /// A short description for messages: `hci0`, `tcp:127.0.0.1:6402`, `the management socket`.
@@ -49,9 +49,9 @@ extension PacketTransport {
 }
 
 /// A transport to a controller: HCI packets in H4 framing.
-public typealias HCITransport = PacketTransport<H4Packet>
+package typealias HCITransport = PacketTransport<H4Packet>
 /// A transport to the kernel's management interface.
-public typealias MgmtTransport = PacketTransport<MgmtPacket>
+package typealias MgmtTransport = PacketTransport<MgmtPacket>
 
 /// Why a transport failed.
 public enum TransportError: Error, Hashable, Sendable, CustomStringConvertible {

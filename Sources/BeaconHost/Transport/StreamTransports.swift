@@ -8,7 +8,7 @@ import Musl
 #endif
 
 /// Opens H4 byte-stream transports: TCP connections and serial ports.
-public enum StreamTransports {
+package enum StreamTransports {
     /// Connects to `host:port` with Nagle off, and re-arms TCP_QUICKACK after every read so
     /// delayed ACKs do not add tens of milliseconds to each command round trip.
     /// - Throws: `TransportError.system` naming the failing call.

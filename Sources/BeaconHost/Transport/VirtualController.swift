@@ -10,7 +10,7 @@ import Musl
 /// `--device virtual`: a private rootcanal (Android's virtual controller), pinned, installed
 /// from PyPI into a cache on first use, running in a private network namespace so its ports
 /// are reachable from nowhere else, and bound to die with this program (parent-death signal).
-public enum VirtualController {
+package enum VirtualController {
     /// 1.11 and later need glibc 2.38 and do not start on Debian 12.
     public static let rootcanalVersion = "1.10.0"
     public static let hciPort: UInt16 = 6402
@@ -135,7 +135,7 @@ public enum VirtualController {
 }
 
 /// A rootcanal started by `VirtualController.launch`; stopped by the PID it was started with.
-public final class RunningVirtualController {
+package final class RunningVirtualController {
     let pid: pid_t
     private var stopped = false
 
