@@ -3,6 +3,7 @@
 import AdvertisementCodec
 import LinuxSystem
 import BeaconHost
+import BeaconTracking
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -209,6 +210,12 @@ public final class LiveObserver: ScenarioObserver {
 
     public var now: Double {
         origin.duration(to: .now).inSeconds
+    }
+
+    public func queued() throws(HostError) -> [ScanReport] {
+        var reports: [ScanReport] = []
+        while let scanner, reports.count < 10_000, let report = try scanner.nextReport(timeout: .zero) { reports.append(report) }
+        return reports
     }
 
     public func next(until deadline: Double) throws(HostError) -> Observation {

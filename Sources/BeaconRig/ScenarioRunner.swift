@@ -66,6 +66,12 @@ public protocol ScenarioObserver: AnyObject {
     var now: Double { get }
     /// The next report, or `.deadline` once `deadline` has come.
     func next(until deadline: Double) throws(HostError) -> Observation
+    /// The reports already received and not yet read, without waiting.
+    func queued() throws(HostError) -> [ScanReport]
+}
+
+extension ScenarioObserver {
+    public func queued() throws(HostError) -> [ScanReport] { [] }
 }
 
 /// What happens during a run, as it happens. Times are seconds since the run began.
@@ -237,6 +243,9 @@ public final class ScenarioRunner {
                 } else {
                     try stage.stopAll()
                 }
+                // What the scanner received before the stop was made, and has not been read,
+                // is what was on the air before it: taken in now, not seen after.
+                for report in try observer.queued() { record(report) }
                 settle(number, round, step, started: at)
             case let .wait(seconds):
                 try observe(until: at + seconds) { _ in false }

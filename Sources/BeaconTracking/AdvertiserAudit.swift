@@ -488,10 +488,12 @@ public struct AuditCollector: Sendable {
         } else {
             audits[report.address, default: AdvertiserAudit(profile: profile, configuredInterval: configuredInterval)]
                 .add(report, at: time)
-            if !report.isScanResponse, let rssi = report.rssi {
+            if !report.isScanResponse {
                 var entry = rssiSums[report.address, default: (0, 0, false)]
-                entry.sum += Double(rssi)
-                entry.count += 1
+                if let rssi = report.rssi {
+                    entry.sum += Double(rssi)
+                    entry.count += 1
+                }
                 entry.beacon = entry.beacon || AuditProfile(heardIn: report.data) != nil
                 rssiSums[report.address] = entry
             }
@@ -507,10 +509,12 @@ public struct AuditCollector: Sendable {
             guard result.reports > 0, let last = result.addresses.last?.address else { return nil }
             return (last, result)
         }
-        let candidates = rssiSums.filter { $0.value.count > 0 }
-        let pool = candidates.contains { $0.value.beacon } ? candidates.filter { $0.value.beacon } : candidates
-        guard let strongest = pool.max(by: { ($0.value.sum / Double($0.value.count), $1.key.description)
-                                             < ($1.value.sum / Double($1.value.count), $0.key.description) }),
+        // (A source without RSSI, an air sniffer's plain capture, ranks every advertiser equal.)
+        func mean(_ entry: (sum: Double, count: Int, beacon: Bool)) -> Double {
+            entry.count > 0 ? entry.sum / Double(entry.count) : -1000
+        }
+        let pool = rssiSums.contains { $0.value.beacon } ? rssiSums.filter { $0.value.beacon } : rssiSums
+        guard let strongest = pool.max(by: { (mean($0.value), $1.key.description) < (mean($1.value), $0.key.description) }),
               let audit = audits[strongest.key] else { return nil }
         return (strongest.key, audit.result())
     }

@@ -7,13 +7,26 @@ import Testing
 /// what parsing the whole event does: the same reports, or the same error. Events with one
 /// legacy report are read at fixed places, so their lengths are bent in every way here.
 @Suite struct AdvertisingReportFieldsTests {
+    /// The extended report's Event_Type bits of each legacy event type, as the Core
+    /// specification's table (Vol 4 Part E 7.7.65.13) gives them: ADV_IND, ADV_DIRECT_IND,
+    /// ADV_SCAN_IND, ADV_NONCONN_IND, SCAN_RSP.
+    static let legacyKinds: [AdvertisingPDUKind] = [
+        AdvertisingPDUKind(rawValue: 0b10011), AdvertisingPDUKind(rawValue: 0b10101), AdvertisingPDUKind(rawValue: 0b10010),
+        AdvertisingPDUKind(rawValue: 0b10000), AdvertisingPDUKind(rawValue: 0b11010),
+    ]
+
+    /// An event type the table does not hold is known only as legacy.
+    static func kind(of eventType: AdvertisingReportEventType) -> AdvertisingPDUKind {
+        eventType.rawValue < 5 ? legacyKinds[Int(eventType.rawValue)] : .legacy
+    }
+
     func expected(_ bytes: ArraySlice<UInt8>) -> Result<[AdvertisingReportFields], CodecError> {
         do throws(CodecError) {
             switch try HCIEvent(parsing: bytes) {
             case let .leMeta(.advertisingReport(reports)):
                 return .success(reports.map {
                     AdvertisingReportFields(address: $0.address, addressType: $0.addressType, rssi: $0.rssi,
-                                            reportedTxPower: nil, data: $0.data, isScanResponse: $0.eventType == .scanRsp)
+                                            reportedTxPower: nil, data: $0.data, kind: Self.kind(of: $0.eventType))
                 })
             default:
                 Issue.record("not an advertising report event: \(HexText.format(Array(bytes), separator: " "))")
@@ -74,6 +87,7 @@ import Testing
         #expect(try LEMetaEvent.advertisingReports(inEvent: event[...], into: &reports))
         #expect(reports == [AdvertisingReportFields(address: try BluetoothAddress(parsing: "11:22:33:44:55:66"),
                                                     addressType: .randomDevice, rssi: -60, reportedTxPower: nil,
-                                                    data: [0x02, 0x01, 0x06])])
+                                                    data: [0x02, 0x01, 0x06], kind: Self.legacyKinds[0])])
+        #expect(reports.first?.kind.description == "ADV_IND")
     }
 }

@@ -87,13 +87,15 @@ extension Rig {
 }
 }
 
-/// `audit --replay`: a capture of the virtual radio (an Eddystone-URL and an iBeacon on one
-/// address, 100 ms apart each) audited without a device.
+/// `audit --replay`: captures of the virtual radio (an Eddystone-URL and an iBeacon on one
+/// address, every 100 ms each, made by scripts/make-capture) in each format audited without a
+/// device; an air sniffer's link-layer capture too.
 @Suite struct AuditReplayTests {
-    @Test func aCaptureIsAuditedAndItsInterleavedFramesSetApart() throws {
-        let capture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("Fixtures/rootcanal-scan.btsnoop").path
-        let result = try runBeaconEmit(["audit", "--replay", capture, "--json"])
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
+
+    @Test(arguments: ["rootcanal-scan.btsnoop", "pcap/rootcanal-scan.pcap", "pcap/rootcanal-scan.pcapng"])
+    func aCaptureIsAuditedAndItsInterleavedFramesSetApart(file: String) throws {
+        let result = try runBeaconEmit(["audit", "--replay", Self.fixtures.appendingPathComponent(file).path, "--json"])
         #expect(result.status == 0, "\(result.stdout) \(result.stderr)")
         let json = try #require(JSONValue(parsing: result.stdoutLines.first ?? ""))
         #expect(json["profile"]?.string == "eddystone-url")
@@ -101,6 +103,29 @@ extension Rig {
         #expect(json["distinctData"]?.integer == 1)
         let period = try #require(json["interval"]?["eventPeriodMs"]?.number)
         #expect(abs(period - 100) <= 3, "events every \(period) ms")
+    }
+
+    /// An air sniffer's capture: the PDUs as sent (a legacy and an extended one), no RSSI in
+    /// the plain link-layer format; two packets are too few for an interval (a warning).
+    @Test(arguments: ["pcap/sniffer-ll.pcap", "pcap/sniffer-ll-phdr.pcap"])
+    func aSniffersCaptureIsAuditedToo(file: String) throws {
+        let result = try runBeaconEmit(["audit", "--replay", Self.fixtures.appendingPathComponent(file).path, "--json"])
+        #expect(result.status == 0, "\(result.stdout) \(result.stderr)")
+        let json = try #require(JSONValue(parsing: result.stdoutLines.first ?? ""))
+        #expect(json["profile"]?.string == "ibeacon" && json["reports"]?.integer == 2, "\(result.stdout)")
+        #expect(json["pdu"]?.array?.map(\.text) == ["ADV_NONCONN_IND x1", "extended (non-connectable) x1"], "\(result.stdout)")
+        #expect(json["verdict"]?.string == "warn")
+    }
+
+    /// A capture whose packets all carry one time (text2pcap's whole seconds): no interval to
+    /// estimate, said as a warning, not a guess.
+    @Test func aCaptureWithoutTimesGivesNoInterval() throws {
+        let result = try runBeaconEmit(["audit", "--replay", Self.fixtures.appendingPathComponent("pcap/rootcanal-scan-h4.pcap").path])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("WARN interval") && result.stdout.contains("too few reports to estimate"), "\(result.stdout)")
+    }
+
+    @Test func anUnreadableCaptureIsADataError() throws {
         let bad = try runBeaconEmit(["audit", "--replay", "/nonexistent.btsnoop"])
         #expect(bad.status == 65, "\(bad.stderr)")
     }
