@@ -101,39 +101,50 @@ public struct AuditReport: Codable, Sendable {
     public var text: String {
         let failed = rules.filter { $0.verdict == "fail" }.map(\.name)
         let warned = rules.filter { $0.verdict == "warn" }.map(\.name)
-        var lines = [verdict.uppercased() + ": "
-                     + (profile.map { "\($0) (\(profileChosenBy))" } ?? "no beacon format recognised") + " at \(address)"
-                     + (failed.isEmpty ? "" : "; failed: " + failed.joined(separator: ", "))
-                     + (warned.isEmpty ? "" : "; warnings: " + warned.joined(separator: ", "))]
+        let format: String = profile.map { "\($0) (\(profileChosenBy))" } ?? "no beacon format recognised"
+        var first: String = "\(verdict.uppercased()): \(format) at \(address)"
+        if !failed.isEmpty { first += "; failed: \(failed.joined(separator: ", "))" }
+        if !warned.isEmpty { first += "; warnings: \(warned.joined(separator: ", "))" }
+        var lines: [String] = [first]
         if let beacon { lines.append("  \(beacon)") }
         lines.append("")
         let width = max(4, rules.map(\.name.count).max() ?? 0)
         for rule in rules {
-            lines.append("  \(rule.verdict.uppercased().padding(toLength: 5, withPad: " ", startingAt: 0))"
-                         + "\(rule.name.padding(toLength: width + 2, withPad: " ", startingAt: 0))seen: \(rule.seen)")
-            lines.append(String(repeating: " ", count: width + 9) + "wanted: \(rule.wanted) [\(rule.source)]")
+            let verdict: String = rule.verdict.uppercased().padding(toLength: 5, withPad: " ", startingAt: 0)
+            let name: String = rule.name.padding(toLength: width + 2, withPad: " ", startingAt: 0)
+            let indent = String(repeating: " ", count: width + 9)
+            lines.append("  \(verdict)\(name)seen: \(rule.seen)")
+            lines.append("\(indent)wanted: \(rule.wanted) [\(rule.source)]")
         }
         lines.append("")
         if let interval {
-            lines.append("  interval      \(interval.intervalMs) ms (events every \(interval.eventPeriodMs) ms, "
-                         + "random delay \(interval.meanDelayMs) ms on average); spacing min \(interval.minimumSpacingMs), "
-                         + "median \(interval.medianSpacingMs), p90 \(interval.p90SpacingMs) ms")
-            lines.append("  heard         \(interval.eventsHeard) of about \(interval.eventsSent) events "
-                         + "(\(interval.heardPercent) %) in \(seconds) s")
+            let events = "events every \(interval.eventPeriodMs) ms, random delay \(interval.meanDelayMs) ms on average"
+            let spacing = "min \(interval.minimumSpacingMs), median \(interval.medianSpacingMs), p90 \(interval.p90SpacingMs) ms"
+            lines.append("  interval      \(interval.intervalMs) ms (\(events)); spacing \(spacing)")
+            let share = "\(interval.eventsHeard) of about \(interval.eventsSent) events (\(interval.heardPercent) %)"
+            lines.append("  heard         \(share) in \(seconds) s")
         } else {
             lines.append("  heard         \(reports) reports in \(seconds) s (too few for an interval)")
         }
         if let rssiMean, let rssiDeviation, let rssiMin, let rssiMax {
             lines.append("  rssi          mean \(rssiMean) dBm, deviation \(rssiDeviation) dB, \(rssiMin) to \(rssiMax) dBm")
         }
-        lines.append("  pdu           " + (pdu.isEmpty ? "not reported by the source" : pdu.joined(separator: ", "))
-                     + (scanResponses > 0 ? "; \(scanResponses) scan responses" : ""))
-        lines.append("  address       \(address)" + (addressType.map { " (\($0))" } ?? "")
-                     + (addresses.count > 1 ? "; \(addresses.count) addresses, changed at "
-                        + addresses.dropFirst().map { "\($0.firstHeardSeconds) s" }.joined(separator: ", ") : "; unchanged"))
+        var kinds: String = pdu.isEmpty ? "not reported by the source" : pdu.joined(separator: ", ")
+        if scanResponses > 0 { kinds += "; \(scanResponses) scan responses" }
+        lines.append("  pdu           \(kinds)")
+        var sender: String = address
+        if let addressType { sender += " (\(addressType))" }
+        if addresses.count > 1 {
+            let changes: [String] = addresses.dropFirst().map { "\($0.firstHeardSeconds) s" }
+            sender += "; \(addresses.count) addresses, changed at \(changes.joined(separator: ", "))"
+        } else {
+            sender += "; unchanged"
+        }
+        lines.append("  address       \(sender)")
         if let advertisedTxPower { lines.append("  tx power      \(advertisedTxPower) dBm (advertised)") }
-        lines.append("  data          " + (distinctData <= 1 ? "unchanged" : "\(distinctData) different")
-                     + (interleaved.isEmpty ? "" : "; interleaved, not measured: " + interleaved.joined(separator: ", ")))
+        var data: String = distinctData <= 1 ? "unchanged" : "\(distinctData) different"
+        if !interleaved.isEmpty { data += "; interleaved, not measured: \(interleaved.joined(separator: ", "))" }
+        lines.append("  data          \(data)")
         lines.append("  source        \(source)")
         return lines.joined(separator: "\n")
     }
