@@ -46,10 +46,21 @@ public struct IntervalEstimate: Sendable, Hashable {
         func quantile(_ values: [Double], _ q: Double) -> Double {
             values[min(values.count - 1, max(0, Int((Double(values.count - 1) * q).rounded())))]
         }
-        // The shortest cluster: spacings within half a period of the lower tail.
-        let low = quantile(sorted, 0.1)
+        // The shortest cluster: spacings within half a period of the lower tail; when that
+        // tail is itself two periods (few reports, many missed), the single ones below it.
+        var low = quantile(sorted, 0.1)
+        if let single = sorted.first(where: { $0 >= low * 0.4 && $0 <= low * 0.75 }) { low = single }
         let single = sorted.filter { $0 <= low * 1.5 }
-        let base = quantile(single, 0.5)
+        var base = quantile(single, 0.5)
+        // Spacings halfway between two multiples of it (three periods against two, with no
+        // single one heard) say the period is a half or a third of it.
+        func misfits(_ period: Double) -> Int {
+            spacings.filter { abs($0 / period - ($0 / period).rounded()) > 0.35 }.count
+        }
+        if misfits(base) >= max(1, spacings.count / 10),
+           let divisor = [2.0, 3.0].first(where: { misfits(base / $0) == 0 }) {
+            base /= divisor
+        }
         var periods = 0
         for spacing in spacings { periods += max(1, Int((spacing / base).rounded())) }
         eventPeriod = spacings.reduce(0, +) / Double(periods)

@@ -50,6 +50,12 @@ func eventTimes(interval: Double, seconds: Double, delay: Bool = true, heard: Do
         #expect(abs(estimate.interval - 100) < 0.01 && estimate.meanDelay < 0.01)
     }
 
+    /// No single period heard, only two and three at a time: the period is what both are multiples of.
+    @Test func spacingsOfTwoAndThreePeriodsGiveThePeriod() throws {
+        let estimate = try #require(IntervalEstimate(times: [0, 2, 5, 7, 10, 12, 15]))
+        #expect(abs(estimate.eventPeriod - 1000) < 0.01 && estimate.eventsSent == 16, "\(estimate)")
+    }
+
     @Test func fewerThanFourReportsGiveNoEstimate() {
         #expect(IntervalEstimate(times: [0, 0.1, 0.2]) == nil)
         #expect(IntervalEstimate(times: [0, 0.001, 0.1, 0.2]) == nil, "two reports of one event are one")
