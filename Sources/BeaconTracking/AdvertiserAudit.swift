@@ -50,12 +50,12 @@ public struct IntervalEstimate: Sendable, Hashable {
         // tail is itself two periods (few reports, many missed), the single ones below it.
         var low = quantile(sorted, 0.1)
         if let single = sorted.first(where: { $0 >= low * 0.4 && $0 <= low * 0.75 }) { low = single }
-        let single = sorted.filter { $0 <= low * 1.5 }
+        let single = sorted.filter { $0 < low * 1.45 }
         var base = quantile(single, 0.5)
         // Spacings halfway between two multiples of it (three periods against two, with no
         // single one heard) say the period is a half or a third of it.
         func misfits(_ period: Double) -> Int {
-            spacings.filter { abs($0 / period - ($0 / period).rounded()) > 0.35 }.count
+            spacings.filter { abs($0 / period - ($0 / period).rounded()) > 0.3 }.count
         }
         if misfits(base) >= max(1, spacings.count / 10),
            let divisor = [2.0, 3.0].first(where: { misfits(base / $0) == 0 }) {
