@@ -177,12 +177,15 @@ public struct AdvertiserAudit: Sendable {
     private var kindOrder: [AdvertisingPDUKind] = []
     private var addresses: [(address: BluetoothAddress, firstHeard: Double)] = []
     private var addressType: AddressType?
-    private var data: [[UInt8]] = []
+    /// The different advertising data heard (at most 1000 kept).
+    private var data: Set<[UInt8]> = []
     private var firstData: [UInt8]?
     private var scanResponses = 0
     /// The format audited: the one asked for, else the first heard.
     private var primary: AuditProfile?
     private var interleaved: [AuditProfile: Int] = [:]
+    /// Whether a report carried a beacon of a format this audit knows.
+    private(set) var heardBeacon = false
 
     public init(profile: AuditProfile? = nil, configuredInterval: Double? = nil) {
         self.profile = profile
@@ -199,6 +202,7 @@ public struct AdvertiserAudit: Sendable {
             return
         }
         if let heard = AuditProfile(heardIn: report.data) {
+            heardBeacon = true
             if primary == nil { primary = heard }
             if heard != primary {
                 interleaved[heard, default: 0] += 1
@@ -216,7 +220,15 @@ public struct AdvertiserAudit: Sendable {
         }
         addressType = report.addressType
         if firstData == nil { firstData = report.data }
-        if !data.contains(report.data) && data.count < 1000 { data.append(report.data) }
+        if data.count < 1000 { data.insert(report.data) }
+    }
+
+    /// Reports of the advertising measured (scan responses and interleaved frames apart).
+    var heard: Int { times.count }
+
+    /// The mean RSSI of those reports; nil where the source gave none.
+    var meanRSSI: Double? {
+        rssi.isEmpty ? nil : Double(rssi.reduce(0) { $0 + Int($1) }) / Double(rssi.count)
     }
 
     /// What was measured, and the rules judged.
@@ -465,7 +477,6 @@ public struct AuditCollector: Sendable {
     private let configuredInterval: Double?
     /// One audit per advertiser: by address, or all the chosen beacon's reports in one.
     private var audits: [BluetoothAddress: AdvertiserAudit] = [:]
-    private var rssiSums: [BluetoothAddress: (sum: Double, count: Int, beacon: Bool)] = [:]
     /// Addresses the chosen beacon was heard from (their scan responses belong to it).
     private var chosenAddresses: Set<BluetoothAddress> = []
     private var chosen: AdvertiserAudit
@@ -478,7 +489,6 @@ public struct AuditCollector: Sendable {
         self.configuredInterval = configuredInterval
         chosen = AdvertiserAudit(profile: profile, configuredInterval: configuredInterval)
     }
-
 
     public mutating func add(_ report: ScanReport, at time: Double) {
         if choice.byBeacon {
@@ -499,15 +509,6 @@ public struct AuditCollector: Sendable {
         } else {
             audits[report.address, default: AdvertiserAudit(profile: profile, configuredInterval: configuredInterval)]
                 .add(report, at: time)
-            if !report.isScanResponse {
-                var entry = rssiSums[report.address, default: (0, 0, false)]
-                if let rssi = report.rssi {
-                    entry.sum += Double(rssi)
-                    entry.count += 1
-                }
-                entry.beacon = entry.beacon || AuditProfile(heardIn: report.data) != nil
-                rssiSums[report.address] = entry
-            }
         }
     }
 
@@ -521,12 +522,11 @@ public struct AuditCollector: Sendable {
             return (last, result)
         }
         // (A source without RSSI, an air sniffer's plain capture, ranks every advertiser equal.)
-        func mean(_ entry: (sum: Double, count: Int, beacon: Bool)) -> Double {
-            entry.count > 0 ? entry.sum / Double(entry.count) : -1000
-        }
-        let pool = rssiSums.contains { $0.value.beacon } ? rssiSums.filter { $0.value.beacon } : rssiSums
-        guard let strongest = pool.max(by: { (mean($0.value), $1.key.description) < (mean($1.value), $0.key.description) }),
-              let audit = audits[strongest.key] else { return nil }
-        return (strongest.key, audit.result())
+        func mean(_ audit: AdvertiserAudit) -> Double { audit.meanRSSI ?? -1000 }
+        let heard = audits.filter { $0.value.heard > 0 }
+        let pool = heard.contains { $0.value.heardBeacon } ? heard.filter { $0.value.heardBeacon } : heard
+        guard let strongest = pool.max(by: { (mean($0.value), $1.key.description) < (mean($1.value), $0.key.description) })
+        else { return nil }
+        return (strongest.key, strongest.value.result())
     }
 }

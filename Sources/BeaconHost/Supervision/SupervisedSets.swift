@@ -78,7 +78,6 @@ package final class SupervisedSets: BeaconSets {
         watchDescriptors()
     }
 
-
     /// Keeps the wake set to the session's sockets (a descriptor number closed and opened again
     /// is added again).
     private func watchDescriptors() {
