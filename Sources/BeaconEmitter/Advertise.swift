@@ -6,6 +6,7 @@ import ArgumentParser
 import BeaconHost
 import BeaconReports
 import BeaconRig
+import BeaconTracking
 import Foundation
 
 /// `beacon-emit [advertise]`: turn the controller into one or more beacons until stopped.
@@ -95,7 +96,38 @@ struct Advertise: ParsableCommand {
         + "control PATH --session`) may use it; the emitter must be a member.", valueName: "group"))
     var controlGroup: String?
 
+    @Option(help: ArgumentHelp(
+        "Listen for the beacons on this second device while they advertise (another adapter, tcp:HOST:PORT, or "
+        + "virtual with --device virtual): when each was last heard goes in the status, and a beacon not heard for "
+        + "--canary-after is reprogrammed once and reported until it is heard again.", valueName: "device"),
+            transform: parsed(DeviceSpecification.init(parsing:)))
+    var canary: DeviceSpecification?
+
+    @Option(help: ArgumentHelp(
+        "With --canary, seconds a beacon may go unheard (default: ten intervals, at least 5 s, plus a round of "
+        + "turns when beacons take turns).", valueName: "seconds"))
+    var canaryAfter: Double?
+
     func validate() throws {
+        if canaryAfter != nil && canary == nil { throw ValidationError("--canary-after needs --canary DEVICE") }
+        if let canaryAfter, !(canaryAfter >= 1 && canaryAfter <= 86_400) {
+            throw ValidationError("--canary-after must be from 1 to 86400 seconds, got \(canaryAfter)")
+        }
+        if let canary {
+            // An adapter or a serial line is one controller; each connection to a virtual radio
+            // (tcp:, virtual) is a device of its own.
+            var sameController = canary == deviceOptions.specification
+            if case .tcp = canary { sameController = false }
+            if canary == .virtual { sameController = false }
+            if sameController {
+                throw ValidationError("--canary must be another device than --device: a controller does not hear its own "
+                                      + "advertising")
+            }
+            if canary == .virtual && deviceOptions.specification != .virtual {
+                throw ValidationError("--canary virtual needs --device virtual (a second device on its virtual radio); "
+                                      + "otherwise name a second adapter or tcp:HOST:PORT")
+            }
+        }
         if legacy && extended { throw ValidationError("--legacy and --extended exclude each other") }
         if controlGroup != nil && control == nil { throw ValidationError("--control-group needs --control PATH") }
         try accessOptions.check(deviceOptions.specification)
@@ -214,8 +246,10 @@ struct Advertise: ParsableCommand {
             if let connection = advertisement.connection, connection.virtualController != nil {
                 try showVirtualRoundTrip(connection, expected: options.beacons, printer: printer)
             }
-            let (sources, report) = try openSources(advertisement.live, server: server, options: options,
-                                                    device: advertisement.device, printer: printer)
+            let canarySource = try openCanary(advertisement, options: options, printer: printer)
+            defer { canarySource?.close() }
+            let (sources, report) = try openSources(advertisement.live, server: server, canary: canarySource,
+                                                    options: options, device: advertisement.device, printer: printer)
             try advertisement.run(duration: runDuration, keep: keep, interrupt: interrupt, failFast: failFast,
                                   sources: sources, report: report)
         } catch {
@@ -246,21 +280,32 @@ struct Advertise: ParsableCommand {
     /// The run loop's sources: with --control, the socket that changes the beacons while they
     /// advertise; for TLM beacons (or --interleave-tlm, or --control, which may add one), the
     /// telemetry that moves; and a report that keeps the control socket's status current.
-    private func openSources(_ session: any LiveAdvertising, server: ControlServer?, options: AdvertisingOptions,
-                             device: String, printer: EmitterPrinter)
+    private func openSources(_ session: any LiveAdvertising, server: ControlServer?, canary: CanarySource?,
+                             options: AdvertisingOptions, device: String, printer: EmitterPrinter)
         throws(HostError) -> ([any RunLoopSource], (EmitterEvent) -> Void) {
         var report = printer.handle
         if let server {
             let handler = ControlHandler(session: session, makeBeacon: BeaconList.beacon(fromFields:),
                                          fieldsOf: BeaconList.fields(of:))
             handler.device = device
+            if let canary {
+                handler.canary = (canary.device, { canary.states.map { ($0.lastHeard, $0.unheard) } })
+            }
             server.attach(handler)
             report = { event in
                 printer.handle(event)
                 handler.note(event)
             }
         }
+        if let canary {
+            report = { [report] event in
+                report(event)
+                canary.note(event)
+            }
+            canary.report = report
+        }
         var sources: [any RunLoopSource] = server.map { [$0] } ?? []
+        if let canary { sources.append(canary) }
         let interleaving = (try? interleavedFrame()) ?? nil
         let hasTelemetry = options.beacons.contains { if case .eddystone(.tlm) = $0 { true } else { false } }
         if hasTelemetry || interleaving != nil || server != nil {
@@ -297,6 +342,22 @@ struct Advertise: ParsableCommand {
         }
         let count = session.beacons.count
         printer.notify("READY=1", ServiceNotifier.status("advertising \(count) beacon\(count == 1 ? "" : "s") on \(printer.device)"))
+    }
+
+    /// With --canary, the scanner on the second device, listening once the beacons are on the air.
+    private func openCanary(_ advertisement: BeaconAdvertisement, options: AdvertisingOptions,
+                            printer: EmitterPrinter) throws(HostError) -> CanarySource? {
+        guard let canary else { return nil }
+        let after = canaryAfter.map { Duration.milliseconds(Int64($0 * 1000)) }
+            ?? CanaryWatch.defaultAfter(interval: .microseconds(Int64(options.intervalUnits) * 625),
+                                        rotating: advertisement.plan?.rotating ?? false,
+                                        beacons: options.beacons.count, rotation: options.rotationPeriod)
+        let source = try CanarySource(device: canary, emitter: advertisement.connection,
+                                      beacons: { [live = advertisement.live] in live.beacons }, after: after,
+                                      log: printer.progress)
+        printer.progress("canary: listening on \(source.device) for the beacons; a beacon not heard for "
+                         + "\(EmitterPrinter.seconds(after)) s is reprogrammed once, then reported")
+        return source
     }
 
     /// With --control, its socket, bound; it answers once the beacons are on the air.

@@ -116,7 +116,13 @@ final class EmitterPrinter {
                 object.add("event", "off-air")
                 object.add("cause", disruption.code)
                 object.add("detail", disruption.description)
+                if case let .notHeard(numbers, duration) = disruption {
+                    object.add("beacons", integers: numbers)
+                    object.add("forMs", number: Self.milliseconds(duration))
+                }
                 print(object.line)
+            } else if case .notHeard = disruption {
+                line("not heard: \(disruption); reprogramming the beacons once", .warning)
             } else {
                 line("off the air: \(disruption); the beacons go back once \(device) is usable", .warning)
             }
@@ -175,14 +181,62 @@ final class EmitterPrinter {
                 object.add("gapMs", number: Self.milliseconds(gap))
                 object.add("afterUsableMs", number: Self.milliseconds(afterUsable))
                 print(object.line)
+            } else if case .notHeard = cause {
+                line("reprogrammed the beacons \(Self.milliseconds(gap)) ms after the canary missed them; "
+                     + "it listens for them again", .notice)
             } else {
                 line("back on the air after \(Self.milliseconds(gap)) ms off (\(cause)), "
                      + "\(Self.milliseconds(afterUsable)) ms after \(device) was usable again", .notice)
             }
             notify(ServiceNotifier.status("advertising \(beacons.count) beacon\(beacons.count == 1 ? "" : "s") on \(device) "
                                           + "(back after \(Self.milliseconds(gap)) ms off)"))
+        case let .canary(news):
+            canary(news)
         }
         fflushStandardOutput()
+    }
+
+    /// What the canary heard (`--canary`).
+    private func canary(_ news: CanaryEvent) {
+        let advertising = "advertising \(beacons.count) beacon\(beacons.count == 1 ? "" : "s") on \(device)"
+        switch news {
+        case let .stillNotHeard(beacon, duration):
+            if json {
+                var object = JSONObject()
+                object.add("event", "not-heard")
+                object.add("beacon", beacon)
+                object.add("forMs", number: Self.milliseconds(duration))
+                print(object.line)
+            } else {
+                line("beacon \(beacon) is still not heard by the canary, \(Self.milliseconds(duration)) ms since it last was "
+                     + "(reprogrammed once already): check the controller and its antenna", .warning)
+            }
+            notify(ServiceNotifier.status("\(advertising); beacon \(beacon) not heard for "
+                                          + "\(Self.seconds(duration)) s"))
+        case let .heardAgain(beacon, duration):
+            if json {
+                var object = JSONObject()
+                object.add("event", "heard-again")
+                object.add("beacon", beacon)
+                object.add("afterMs", number: Self.milliseconds(duration))
+                print(object.line)
+            } else {
+                line("beacon \(beacon) is heard again by the canary, after \(Self.milliseconds(duration)) ms unheard", .notice)
+            }
+            notify(ServiceNotifier.status("\(advertising); beacon \(beacon) heard again"))
+        case let .lastHeard(ages):
+            let heard = ages.enumerated().map { index, age in
+                "beacon \(index + 1) " + (age.map { "heard \(Self.seconds($0)) s ago" } ?? "not heard yet")
+            }
+            if verbose { Console.error("canary: " + heard.joined(separator: ", "), priority: .debug) }
+            notify(ServiceNotifier.status("\(advertising); " + heard.joined(separator: ", ")))
+        }
+    }
+
+    /// Seconds with one decimal.
+    static func seconds(_ duration: Duration) -> String {
+        let tenths = duration.components.seconds * 10 + duration.components.attoseconds / 100_000_000_000_000_000
+        return "\(tenths / 10).\(tenths % 10)"
     }
 
     func received(_ report: ScanReport, after elapsed: Duration) {

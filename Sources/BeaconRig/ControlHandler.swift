@@ -34,6 +34,9 @@ public final class ControlHandler {
     private var lastDisruption: String?
     /// Set by the caller: the device, and how advertising runs there.
     public var device = ""
+    /// With a canary (`advertise --canary`): its device, and for each beacon in order how long
+    /// ago it was heard (nil: not yet) and whether it is unheard now; `status` reports them.
+    public var canary: (device: String, beacons: () -> [(lastHeard: Duration?, unheard: Bool)])?
     /// How long a change is held for the beacons to come back before it is answered `retry`.
     public static let holdLimit = Duration.seconds(5)
 
@@ -139,6 +142,18 @@ public final class ControlHandler {
                                               "uptimeSeconds": .integer(Int(started.duration(to: .now).components.seconds)),
                                               "device": .string(device)]
             if let lastDisruption { reply["lastDisruption"] = .string(lastDisruption) }
+            if let canary {
+                let heard = canary.beacons()
+                reply["canary"] = .object([
+                    "device": .string(canary.device),
+                    "beacons": .array(zip(ids, heard).map { id, state in
+                        var beacon: [String: JSONValue] = ["id": .integer(id), "heard": .bool(!state.unheard && state.lastHeard != nil)]
+                        beacon["lastHeardMsAgo"] = state.lastHeard.map { .integer(Int($0.components.seconds * 1000
+                            + $0.components.attoseconds / 1_000_000_000_000_000)) } ?? .null
+                        return .object(beacon)
+                    }),
+                ])
+            }
             return reply
         case "add":
             let fields = try beaconFields(request["beacon"], what: "add's \"beacon\"")

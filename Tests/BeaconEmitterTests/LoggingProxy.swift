@@ -24,6 +24,16 @@ final class LoggingProxy: @unchecked Sendable {
 
     /// Whether packets are kept for `commands` and `events` (not for a long soak).
     private let recording: Bool
+    /// While true, an advertising enable (legacy or extended, switching on) is not passed on:
+    /// the proxy answers it with success itself, so the host believes it advertises while the
+    /// controller radiates nothing.
+    private var swallowing = false
+    private var swallowed: [HCICommandPacket] = []
+    /// Opcodes whose next Command Complete from the controller is not passed to the host
+    /// (the answer to an enable the proxy let through late).
+    private var answersToDrop: [HCIOpcode] = []
+    /// Serializes writes to the host (the relay thread, the swallowed enables' answers).
+    private let hostWrites = NSLock()
 
     init(upstreamPort: UInt16, injectAfter: (opcode: HCIOpcode, commands: [HCICommandPacket])? = nil,
          recording: Bool = true) throws {
@@ -96,6 +106,13 @@ final class LoggingProxy: @unchecked Sendable {
             decoder.append(buffer[0..<count])
             while let packet = try? decoder.next() {
                 if recording { lock.withLock { toController.append(packet) } }
+                if let command = try? packet.command(), Self.enablesAdvertising(command),
+                   lock.withLock({ swallowing ? { swallowed.append(command); return true }() : false }) {
+                    // The controller's own answer, as it would be: success, one command slot free.
+                    let opcode = command.opcode.rawValue
+                    writeToHost(client, [0x04, 0x0E, 0x04, 0x01, UInt8(opcode & 0xFF), UInt8(opcode >> 8), 0x00])
+                    continue
+                }
                 writeAll(upstream, packet.bytes)
             }
         }
@@ -118,8 +135,16 @@ final class LoggingProxy: @unchecked Sendable {
                     injected = true
                     inject(injectAfter.commands, upstream: upstream, decoder: &decoder)
                 }
+                if case let .commandComplete(complete)?? = try? packet.event(),
+                   lock.withLock({ () -> Bool in
+                       guard let index = answersToDrop.firstIndex(of: complete.opcode) else { return false }
+                       answersToDrop.remove(at: index)
+                       return true
+                   }) {
+                    continue
+                }
                 if recording { lock.withLock { toHost.append(packet) } }
-                writeAll(client, packet.bytes)
+                writeToHost(client, packet.bytes)
             }
         }
         close(upstream)
@@ -134,7 +159,36 @@ final class LoggingProxy: @unchecked Sendable {
     /// Sends an event to the host as if the controller had (a Hardware Error, say).
     func sendToHost(_ event: HCIEvent) {
         let client = lock.withLock { clientDescriptor }
-        if client >= 0 { writeAll(client, event.h4Bytes) }
+        if client >= 0 { writeToHost(client, event.h4Bytes) }
+    }
+
+    /// From now on, advertising enables are answered by the proxy and never reach the controller.
+    func swallowEnables() {
+        lock.withLock { swallowing = true }
+    }
+
+    /// Enables pass again, and the last one swallowed goes to the controller now (its answer
+    /// kept from the host, which had its answer long ago): the controller starts radiating.
+    func releaseEnables() {
+        let (last, upstream) = lock.withLock { () -> (HCICommandPacket?, Int32) in
+            swallowing = false
+            let last = swallowed.last
+            if let last { answersToDrop.append(last.opcode) }
+            return (last, upstreamDescriptor)
+        }
+        if let last, upstream >= 0 { writeAll(upstream, last.h4Bytes) }
+    }
+
+    /// The enables the proxy answered itself.
+    var swallowedEnables: Int { lock.withLock { swallowed.count } }
+
+    static func enablesAdvertising(_ command: HCICommandPacket) -> Bool {
+        (command.opcode == .leSetAdvertisingEnable || command.opcode == .leSetExtendedAdvertisingEnable)
+            && command.parameters.first == 1
+    }
+
+    private func writeToHost(_ client: Int32, _ bytes: [UInt8]) {
+        hostWrites.withLock { writeAll(client, bytes) }
     }
 
     /// Sends each command and swallows the controller's answer to it.

@@ -117,6 +117,9 @@ public final class BeaconAdvertisement {
     /// The beacons advertised now, in order.
     public var beacons: [Beacon] { live.beacons }
 
+    /// How the beacons are on the air (sets or instances, turns), nil once stopped.
+    public var plan: AdvertisingPlan? { session.plan }
+
     /// Changes beacon `index` in place (new data on its set or instance, no gap on the air).
     public func update(_ index: Int, to beacon: Beacon) throws(HostError) { try live.update(index, to: beacon) }
 

@@ -116,6 +116,7 @@ public final class AdvertisementScanner {
     public func nextReport(timeout: Duration, interrupt: Int32? = nil) throws(HostError) -> ScanReport? {
         if !queued.isEmpty { return queued.removeFirst() }
         let deadline = ContinuousClock.now + timeout
+        var polled = false
         while true {
             if resetSeen {
                 resetSeen = false
@@ -132,11 +133,14 @@ public final class AdvertisementScanner {
                 try resume()
                 continue
             }
+            // Past the deadline, what has arrived is still taken in (the canary drains its scan
+            // with a zero timeout).
             let remaining = ContinuousClock.now.duration(to: deadline)
-            guard remaining > .zero else { return nil }
+            guard remaining > .zero || !polled else { return nil }
+            polled = true
             let event: HCIEvent?
             do {
-                event = try controller.nextEvent(timeout: remaining, interrupt: interrupt)
+                event = try controller.nextEvent(timeout: max(remaining, .zero), interrupt: interrupt)
             } catch let .hardwareError(code) {
                 knockedOff(.hardwareError(code: code))
                 continue
@@ -147,6 +151,7 @@ public final class AdvertisementScanner {
                 if ContinuousClock.now >= deadline || interrupt.map { Descriptor($0).isReadable } == true { return nil }
                 continue
             }
+            polled = false  // another event may wait behind this one
             queued = ScanReport.reports(in: event)
             if !queued.isEmpty { return queued.removeFirst() }
         }

@@ -32,6 +32,9 @@ public enum Disruption: Hashable, Sendable, CustomStringConvertible {
     case adapterRemoved
     /// The link to the controller closed (a TCP bridge stopped, a serial cable pulled).
     case linkClosed(String)
+    /// The canary (`advertise --canary`), a scanner on another device, has not heard these
+    /// beacons (their numbers, from 1) for `for`, though the controller accepted every command.
+    case notHeard(beacons: [Int], for: Duration)
 
     /// Whether the adapter itself is unavailable, rather than only the advertising lost:
     /// the cases `--fail-fast` turns into an exit.
@@ -65,6 +68,7 @@ public enum Disruption: Hashable, Sendable, CustomStringConvertible {
         case .adapterDown: "adapter-down"
         case .adapterRemoved: "adapter-removed"
         case .linkClosed: "link-closed"
+        case .notHeard: "not-heard"
         }
     }
 
@@ -82,7 +86,16 @@ public enum Disruption: Hashable, Sendable, CustomStringConvertible {
         case .adapterDown: "the adapter is down"
         case .adapterRemoved: "the adapter went away"
         case let .linkClosed(link): "the link to \(link) closed"
+        case let .notHeard(beacons, duration):
+            (beacons.count == 1 ? "beacon \(beacons[0]) was" : "beacons \(beacons.map(String.init).joined(separator: ", ")) were")
+                + " not heard by the canary for \(Self.seconds(duration)) s, though the controller accepted every command"
         }
+    }
+
+    /// Seconds with one decimal: "6.2".
+    static func seconds(_ duration: Duration) -> String {
+        let tenths = duration.components.seconds * 10 + duration.components.attoseconds / 100_000_000_000_000_000
+        return "\(tenths / 10).\(tenths % 10)"
     }
 }
 

@@ -33,6 +33,22 @@ public enum EmitterEvent: Sendable {
     case leftBehind(HostError)
     /// Something the user asked for that cannot be honoured as asked, or is not watched.
     case warning(String)
+    /// What the canary (`advertise --canary`) heard of the beacons, beyond the `not-heard`
+    /// disruption that has them reprogrammed.
+    case canary(CanaryEvent)
+}
+
+/// What the canary, a scanner on another device listening for the emitter's own beacons,
+/// reports besides the `Disruption.notHeard` that has them reprogrammed once.
+public enum CanaryEvent: Hashable, Sendable {
+    /// Beacon `beacon` (its number, from 1) is still not heard, `for` since it last was: it
+    /// was reprogrammed once already, and is reported again every `--canary-after`.
+    case stillNotHeard(beacon: Int, for: Duration)
+    /// Beacon `beacon` is heard again after `after` unheard.
+    case heardAgain(beacon: Int, after: Duration)
+    /// How long ago each beacon, in order, was last heard (nil: not yet), every few seconds
+    /// (for the service's status).
+    case lastHeard([Duration?])
 }
 
 /// Something the run loop serves between its waits (`--control`'s socket): `descriptor` is
@@ -44,10 +60,14 @@ public protocol RunLoopSource: AnyObject {
     /// When the source has work that no descriptor announces (a request held while the beacons
     /// were off the air): the loop calls `serve()` once this has passed. Nil: none.
     var due: ContinuousClock.Instant? { get }
+    /// A disruption the source found (the canary: beacons not heard), handed to the supervisor
+    /// after the source was served, as if the session had seen it. Nil: none.
+    func takeDisruption() -> Disruption?
 }
 
 extension RunLoopSource {
     public var due: ContinuousClock.Instant? { nil }
+    public func takeDisruption() -> Disruption? { nil }
 }
 
 /// Runs the advertising flow in the foreground until a signal or the duration ends, then
@@ -175,6 +195,7 @@ package final class Emitter {
                             for source in sources where ready.contains(source.descriptor) { source.serve() }
                             try supervisor.tick()
                             serveDue(sources)
+                            try handOver(sources, to: &supervisor)
                             continue
                         }
                     }
@@ -184,6 +205,7 @@ package final class Emitter {
                 try supervisor.handle(signal)
                 try supervisor.tick()
                 serveDue(sources)
+                try handOver(sources, to: &supervisor)
             }
         } catch {
             stopLeavingNothing(session, report: report)
@@ -208,6 +230,16 @@ package final class Emitter {
         for source in sources {
             // The clock read after `due`: a source due "now" is due.
             if let due = source.due, due <= ContinuousClock.now { source.serve() }
+        }
+    }
+
+    /// Hands the supervisor what the sources found (the canary's not-heard beacons).
+    private static func handOver(_ sources: [any RunLoopSource], to supervisor: inout Supervisor) throws(HostError) {
+        for source in sources {
+            while let disruption = source.takeDisruption() {
+                try supervisor.handle(.disrupted(disruption))
+                try supervisor.tick()
+            }
         }
     }
 
