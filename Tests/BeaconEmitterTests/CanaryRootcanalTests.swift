@@ -97,6 +97,19 @@ extension Rig {
         #expect(!emitter.stdout.contains("not heard"), "\(emitter.stdout)")
     }
 
+    /// Under systemd, the status says when each beacon was last heard (every few seconds).
+    @Test func theServiceStatusSaysWhenEachBeaconWasHeard() throws {
+        let listener = try NotifyListener()
+        let emitter = try BackgroundProcess(try beaconEmitPath(),
+                                            ["-i", device, "--canary", device, "--duration", "7"] + Self.iBeacon,
+                                            environment: ["NOTIFY_SOCKET": listener.path])
+        let statuses = listener.receive(.seconds(8)) { $0.contains { $0.1.contains("heard") } }.map(\.1)
+        let heard = try #require(statuses.first { $0.contains("heard") }, "\(statuses) \(emitter.stderr)")
+        #expect(heard.hasPrefix("STATUS=advertising 1 beacon on \(device); beacon 1 heard 0."), "\(heard)")
+        #expect(heard.hasSuffix(" s ago"), "\(heard)")
+        #expect(emitter.wait() == 0, "\(emitter.stderr)")
+    }
+
     @Test(arguments: [
         (["--canary-after", "3"], "--canary-after needs --canary DEVICE"),
         (["--canary", "hci0", "-i", "hci0"], "--canary must be another device than --device"),
