@@ -196,6 +196,22 @@ public final class AdvertisementScanner {
         return false
     }
 
+    /// Switches the scan off and on again, as it was started: a controller that reports an
+    /// advertiser only when a scan starts (BlueZ's emulator, some firmware with its duplicate
+    /// filter stuck) reports it again. Nothing while the scan is off after a disruption.
+    /// - Throws: `HostError` when the controller refuses or the link fails.
+    package func cycle() throws(HostError) {
+        guard let started, recovery == nil else { return }
+        let filter = started.options.controllerFiltersDuplicates
+        if usesExtendedCommands {
+            try controller.sendDisable(LESetExtendedScanEnable(enable: false))
+            try controller.send(LESetExtendedScanEnable(enable: true, filterDuplicates: filter ? 1 : 0))
+        } else {
+            try controller.sendDisable(LESetScanEnable(enable: false))
+            try controller.send(LESetScanEnable(enable: true, filterDuplicates: filter))
+        }
+    }
+
     /// Stops scanning (best effort).
     public func stop() {
         if usesExtendedCommands {

@@ -18,6 +18,12 @@ package final class CanarySource: RunLoopSource {
     private var watch: CanaryWatch
     private var pending: [Disruption] = []
     private var nextStatus: ContinuousClock.Instant
+    /// When the scan is next switched off and on (`AdvertisementScanner.cycle`), every quarter
+    /// of the bound (at least a second): some controllers report an advertiser only when a
+    /// scan starts.
+    private var nextCycle: ContinuousClock.Instant
+    private let cyclePeriod: Duration
+    private var failed = false
     /// How often the last-heard times go to `report` (the service's status).
     static let statusPeriod = Duration.seconds(5)
     /// What the canary reports (set once the run's report exists).
@@ -52,6 +58,8 @@ package final class CanarySource: RunLoopSource {
         let now = ContinuousClock.now
         watch = CanaryWatch(beacons: beacons(), after: after, now: now)
         nextStatus = now + Self.statusPeriod
+        cyclePeriod = max(.seconds(1), after / 4)
+        nextCycle = now + cyclePeriod
         do {
             try scanner.start(options: .init(intervalUnits: 0x0010, windowUnits: 0x0010),
                               ownsController: specification.ownsController)
@@ -67,19 +75,28 @@ package final class CanarySource: RunLoopSource {
     public var descriptor: Int32 { scanner.controller.transport.pollDescriptor ?? -1 }
 
     public var due: ContinuousClock.Instant? {
-        min(watch.nextCheck ?? nextStatus, nextStatus)
+        min(watch.nextCheck ?? nextStatus, nextStatus, failed ? nextStatus : nextCycle)
     }
 
     /// Takes in every report waiting (none blocks), then judges what is due.
     public func serve() {
         let now = ContinuousClock.now
         watch.track(beacons(), now: now)
-        do {
-            while let report = try scanner.nextReport(timeout: .zero) {
-                for outcome in watch.heard(report, now: ContinuousClock.now) { tell(outcome) }
+        if !failed {
+            do {
+                while let report = try scanner.nextReport(timeout: .zero) {
+                    for outcome in watch.heard(report, now: ContinuousClock.now) { tell(outcome) }
+                }
+                if ContinuousClock.now >= nextCycle {
+                    try scanner.cycle()
+                    nextCycle = ContinuousClock.now + cyclePeriod
+                }
+            } catch {
+                // The beacons are not judged by a canary that cannot listen.
+                failed = true
+                watch.offAir(now: .now)
+                report(.warning("the canary on \(device) failed: \(error); it listens no more, and no beacon is judged"))
             }
-        } catch {
-            self.report(.warning("the canary on \(device) failed: \(error); it listens no more"))
         }
         for outcome in watch.check(now: ContinuousClock.now) { tell(outcome) }
         if ContinuousClock.now >= nextStatus {
@@ -106,6 +123,7 @@ package final class CanarySource: RunLoopSource {
     /// Follows the emitter's events: nothing is judged while the beacons are off the air, and
     /// each has `after` again once they are back.
     public func note(_ event: EmitterEvent) {
+        guard !failed else { return }
         switch event {
         case .offAir, .waiting: watch.offAir(now: .now)
         case .restored: watch.back(now: .now)
