@@ -168,8 +168,12 @@ struct Advertise: ParsableCommand {
             }
             fields[key] = value
         }
-        guard case let .eddystone(.tlm(frame)) = try BeaconList.beacon(fromFields: fields) else { return nil }
-        return frame
+        do {
+            guard case let .eddystone(.tlm(frame)) = try BeaconDescription(fields: fields).beacon() else { return nil }
+            return frame
+        } catch {
+            throw ValidationError("--interleave-tlm: \(error.message)")
+        }
     }
 
     /// The beacons the options and each --beacon describe, in order (the --config file's come
@@ -285,8 +289,7 @@ struct Advertise: ParsableCommand {
         throws(HostError) -> ([any RunLoopSource], (EmitterEvent) -> Void) {
         var report = printer.handle
         if let server {
-            let handler = ControlHandler(session: session, makeBeacon: BeaconList.beacon(fromFields:),
-                                         fieldsOf: BeaconList.fields(of:))
+            let handler = ControlHandler(session: session)
             handler.device = device
             if let canary {
                 handler.canary = (canary.device, { canary.states.map { ($0.lastHeard, $0.unheard) } })

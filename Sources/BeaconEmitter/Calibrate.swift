@@ -86,7 +86,7 @@ struct Calibrate: ParsableCommand {
         }
         let wanted = BeaconTracker.identity(of: BeaconSighting(beacon: beacon))
         do throws(ScenarioError) {
-            return try ScenarioParser(file: path, makeBeacon: BeaconList.beacon(fromFields:))
+            return try ScenarioParser(file: path)
                 .settingMeasuredPower(power, in: try ScenarioParser.readText(path)) {
                     BeaconTracker.identity(of: BeaconSighting(beacon: $0)) == wanted
                 }

@@ -48,7 +48,7 @@ struct Run: ParsableCommand {
     func run() throws {
         var loaded: Scenario
         do {
-            loaded = try ScenarioParser.load(path: scenario, makeBeacon: BeaconList.beacon(fromFields:))
+            loaded = try ScenarioParser.load(path: scenario)
         } catch {
             Console.error("\(error)")
             throw ExitStatus.dataError
@@ -129,11 +129,11 @@ struct Run: ParsableCommand {
         if let local, boxes.isEmpty {
             stage = local
         } else {
-            stage = HostedStage(local: local, boxes: boxes, hosts: scenario.beaconHosts, fieldsOf: BeaconList.fields(of:))
+            stage = HostedStage(local: local, boxes: boxes, hosts: scenario.beaconHosts, fieldsOf: BeaconDescription.fields(of:))
         }
         return ScenarioRunner(scenario: scenario, stage: stage,
                        observer: LiveObserver(scanner: scanner, interrupt: interrupt, wake: stage.wakeDescriptor),
-                       makeBeacon: BeaconList.beacon(fromFields:), report: printer.handle).run()
+                       makeBeacon: BeaconDescription.beacon(fromFields:), report: printer.handle).run()
     }
 
     /// The second device, scanning: `peer` is a second controller on the same virtual radio.

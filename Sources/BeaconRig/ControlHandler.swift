@@ -43,8 +43,8 @@ public final class ControlHandler {
     /// - Parameters:
     ///   - makeBeacon: builds a beacon from fields (the `--beacon` keys).
     ///   - fieldsOf: a beacon's fields in those keys (what an update starts from).
-    public init(session: any LiveAdvertising, makeBeacon: @escaping BeaconFactory,
-                fieldsOf: @escaping (Beacon) -> [String: String]) {
+    public init(session: any LiveAdvertising, makeBeacon: @escaping BeaconFactory = BeaconDescription.beacon(fromFields:),
+                fieldsOf: @escaping (Beacon) -> [String: String] = BeaconDescription.fields(of:)) {
         self.session = session
         self.makeBeacon = makeBeacon
         self.fieldsOf = fieldsOf
@@ -191,7 +191,7 @@ public final class ControlHandler {
     /// that names them; nil when every field is the beacon's own.
     private func foreignFields(in changes: [String: String], of index: Int, current: [String: String]) -> Refusal? {
         // pduCount, pdu-count and pdu_count are one key.
-        func plain(_ key: String) -> String { key.lowercased().filter { $0 != "-" && $0 != "_" } }
+        let plain = BeaconDescription.plain
         let own = Set(current.keys.map(plain))
         let foreign = changes.keys.filter { !own.contains(plain($0)) }.sorted()
         guard !foreign.isEmpty else { return nil }

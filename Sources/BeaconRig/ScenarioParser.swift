@@ -29,7 +29,7 @@ public struct ScenarioParser {
     /// - Parameters:
     ///   - file: how messages name the file.
     ///   - makeBeacon: builds a beacon from its fields (the command line's own reader).
-    public init(file: String, makeBeacon: @escaping BeaconFactory) {
+    public init(file: String, makeBeacon: @escaping BeaconFactory = BeaconDescription.beacon(fromFields:)) {
         self.file = file
         self.makeBeacon = makeBeacon
     }
@@ -42,14 +42,16 @@ public struct ScenarioParser {
     public static let maximumValues = 20_000
 
     /// Reads and checks the file at `path`.
-    public static func load(path: String, makeBeacon: @escaping BeaconFactory) throws(ScenarioError) -> Scenario {
+    public static func load(path: String, makeBeacon: @escaping BeaconFactory = BeaconDescription.beacon(fromFields:))
+        throws(ScenarioError) -> Scenario {
         try ScenarioParser(file: path, makeBeacon: makeBeacon).parse(try readText(path))
     }
 
     /// Reads the beacon list of a configuration file (`--config`, a service's
     /// `/etc/beacon-emit/NAME.yaml`): `beacons:`, a list of maps of beacon fields, each checked
     /// as a scenario's beacons are.
-    public static func loadBeaconList(path: String, makeBeacon: @escaping BeaconFactory) throws(ScenarioError) -> [Beacon] {
+    public static func loadBeaconList(path: String, makeBeacon: @escaping BeaconFactory = BeaconDescription.beacon(fromFields:))
+        throws(ScenarioError) -> [Beacon] {
         try ScenarioParser(file: path, makeBeacon: makeBeacon).beaconList(try readText(path))
     }
 
@@ -502,19 +504,14 @@ public struct ScenarioParser {
         }
     }
 
-    /// What each beacon field that takes a number takes (as the options' help says), by its
-    /// plain key (`plain`).
-    public static let numberRanges = [
-        "major": "0 to 65535", "minor": "0 to 65535", "measuredpower": "-128 to 127 (dBm)",
-        "battery": "0 to 65535 (mV)", "temperature": "-127.99 to 127.99 (degrees C)",
-        "pducount": "0 to 4294967295", "uptime": "0 to 429496729.5 (seconds)",
-    ]
+    /// What each beacon field that takes a number takes (`BeaconDescription.numberRanges`).
+    public static let numberRanges = BeaconDescription.numberRanges
 
     /// The beacon fields that take numbers.
     static let numberFields = Set(numberRanges.keys)
 
-    /// A key as its spellings share it: `measured-power`, `measuredPower` and `measured_power` alike.
-    public static func plain(_ key: String) -> String { key.lowercased().filter { $0 != "-" && $0 != "_" } }
+    /// A key as its spellings share it (`BeaconDescription.plain`).
+    public static func plain(_ key: String) -> String { BeaconDescription.plain(key) }
 
     /// The beacon the fields describe; what the factory refuses is reported at the value it
     /// names (the first field whose key the message mentions), else at the beacon's map.

@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+import AdvertisementCodec
+import BeaconRig
+import Foundation
+import Testing
+
+/// The one beacon model every way of describing a beacon fills: `--beacon KEY=VALUE,...`,
+/// configuration files, scenarios and control requests (fields), and the command line's options.
+@Suite struct BeaconDescriptionTests {
+    static let uuid = "39ED98FF-2900-441A-802F-9C398FC199D2"
+
+    /// A beacon's own bytes, written out here from the layouts (not from the code under test).
+    @Test func aSpecificationBuildsTheBeaconByteForByte() throws {
+        let beacon = try BeaconDescription(specification: "uuid=\(Self.uuid),major=101,minor=2").beacon()
+        #expect(HexText.format(beacon.advertisingData.bytes)
+                == "0201061AFF4C00021539ED98FF2900441A802F9C398FC199D200650002C5")
+        let url = try BeaconDescription(specification: "url=https://example.com,measured-power=-59").beacon()
+        // Eddystone-URL: TX power at 0 m is -59 + 41 = -18 (0xEE); scheme 0x03 "https://", ".com" 0x07.
+        #expect(HexText.format(url.advertisingData.bytes) == "0201060303AAFE0E16AAFE10EE036578616D706C6507")
+    }
+
+    /// Every format's fields build the same beacon again: what a live update starts from.
+    @Test(arguments: [
+        "uuid=\(uuid),major=101,minor=2,measured-power=-65",
+        "type=altbeacon,uuid=\(uuid),major=1,minor=2,company-id=0x0059",
+        "type=eddystone-uid,namespace=00112233445566778899,instance=AABBCCDDEEFF",
+        "url=https://www.example.com/x",
+        "type=eddystone-tlm,battery=3000,temperature=21.5,pdu-count=7,uptime=12.3",
+        "ad=0201060AFF5900B0EA0102030405,scan-response=0409414243",
+        "name=Lobby sign,flags=none,manufacturer-data=0x0059:0102",
+    ])
+    func fieldsOfABeaconBuildItAgain(specification: String) throws {
+        let beacon = try BeaconDescription(specification: specification).beacon()
+        let again = try BeaconDescription(fields: BeaconDescription.fields(of: beacon)).beacon()
+        #expect(again == beacon)
+        #expect(again.advertisingData.bytes == beacon.advertisingData.bytes)
+    }
+
+    /// Keys in any spelling, and JSON's or YAML's whole numbers written with a fraction.
+    @Test func keysInAnySpellingAndWholeNumbersWithAFraction() throws {
+        let spellings = ["measured-power", "measuredPower", "measured_power"].map { key in
+            try? BeaconDescription(fields: ["uuid": Self.uuid, "major": "1", "minor": "2.0", key: "-70"]).beacon()
+        }
+        #expect(spellings.allSatisfy { $0 != nil && $0 == spellings[0] })
+        guard case let .iBeacon(beacon)? = spellings[0] else { Issue.record("not an iBeacon"); return }
+        #expect(beacon.measuredPower == -70 && beacon.minor == 2)
+    }
+
+    @Test(arguments: [
+        ("uuid=\(uuid),major=1,minor=seven", "minor must be a number from 0 to 65535, got 'seven'"),
+        ("uuid=\(uuid),major=1,minor=2.5", "minor must be a whole number from 0 to 65535, got '2.5'"),
+        ("uuid=\(uuid),major=1,minor=70000", "--minor must be from 0 to 65535, got 70000"),
+        ("uuid=\(uuid),major=1,colour=red", "unknown key 'colour': a beacon takes type, format, uuid"),
+        ("type=beacon,uuid=\(uuid)", "type must be ibeacon, altbeacon, eddystone-uid, eddystone-tlm"),
+        ("major=1,minor=2", "missing --uuid (32 hex digits, dashes optional)"),
+        ("ad=0201060AFF5900B0EA0102030405,minor=2", "--ad is the whole advertising data"),
+        ("type=eddystone-uid,namespace=0011,instance=AABBCCDDEEFF", "--namespace must be 10 bytes (20 hex digits), got 2 bytes"),
+        ("url=https://example.com,major=3", "--major does not apply to this beacon format"),
+        ("uuid=\(uuid),major=1,minor=2,extended-pdu=maybe", "extended-pdu must be true or false, got 'maybe'"),
+        ("uuid=\(uuid),major", "expected KEY=VALUE pairs separated by commas, got 'major'"),
+    ])
+    func aMistakeSaysWhatIsWrong(specification: String, message: String) {
+        do {
+            let beacon = try BeaconDescription(specification: specification).beacon()
+            Issue.record("built \(beacon)")
+        } catch {
+            #expect(error.message.contains(message), "\(error.message)")
+        }
+    }
+
+    @Test func anEmptyDescriptionIsEmptyAndAnyFieldIsNot() throws {
+        #expect(BeaconDescription().isEmpty)
+        #expect(try !BeaconDescription(specification: "flags=06").isEmpty)
+        #expect(try !BeaconDescription(specification: "minor=1").isEmpty)
+    }
+}
