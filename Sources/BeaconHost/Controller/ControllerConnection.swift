@@ -88,6 +88,18 @@ package final class ControllerConnection {
         }
     }
 
+    /// A controller to scan with beside `emitter`: `virtual` beside a virtual emitter is a
+    /// second device on its radio; anything else is opened (the connection, to close).
+    /// - Throws: `HostError` naming the device.
+    public static func openScanner(_ specification: DeviceSpecification, beside emitter: ControllerConnection?)
+        throws(HostError) -> (controller: HCIController, connection: ControllerConnection?) {
+        if specification == .virtual, let emitter, emitter.virtualController != nil {
+            return (try emitter.openVirtualPeer(), nil)
+        }
+        let connection = try open(specification)
+        return (connection.controller, connection)
+    }
+
     /// Closes the link, then stops the virtual controller if one was started.
     public func close() {
         controller.transport.close()

@@ -26,14 +26,7 @@ package final class AdvertiseAndScan {
                 steps: @escaping (String) -> Void, warnings: @escaping (String) -> Void) throws(HostError) {
         emitterConnection = emitter
         let scannerController: HCIController
-        if scanning == .virtual, let emitter, emitter.virtualController != nil {
-            scannerController = try emitter.openVirtualPeer()
-            scannerConnection = nil
-        } else {
-            let connection = try ControllerConnection.open(scanning)
-            scannerController = connection.controller
-            scannerConnection = connection
-        }
+        (scannerController, scannerConnection) = try ControllerConnection.openScanner(scanning, beside: emitter)
         scanner = AdvertisementScanner(controller: scannerController)
         scanner.log = warnings
         do {

@@ -39,18 +39,11 @@ package final class CanarySource: RunLoopSource {
     public init(device specification: DeviceSpecification, emitter: ControllerConnection?,
                 beacons: @escaping () -> [Beacon], after: Duration,
                 log: @escaping (String) -> Void) throws(HostError) {
-        let controller: HCIController
-        if specification == .virtual {
-            guard let emitter, emitter.virtualController != nil else {
-                throw .unsupported("--canary virtual needs --device virtual (a second device on its virtual radio)")
-            }
-            controller = try emitter.openVirtualPeer()
-            connection = nil
-        } else {
-            let opened = try ControllerConnection.open(specification)
-            controller = opened.controller
-            connection = opened
+        if specification == .virtual && emitter?.virtualController == nil {
+            throw .unsupported("--canary virtual needs --device virtual (a second device on its virtual radio)")
         }
+        let controller: HCIController
+        (controller, connection) = try ControllerConnection.openScanner(specification, beside: emitter)
         device = specification.description
         scanner = AdvertisementScanner(controller: controller)
         scanner.log = { log("canary \(specification): \($0)") }
