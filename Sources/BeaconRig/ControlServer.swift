@@ -57,18 +57,27 @@ public final class ControlServer: RunLoopSource {
             }
             unlink(path)
         }
-        listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard listener >= 0 else { throw Self.failure("socket", path) }
+        let socket: Descriptor
+        do {
+            socket = try Descriptor.socket(domain: AF_UNIX, type: Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue))
+        } catch {
+            throw Self.failure(error, path)
+        }
+        listener = socket.rawValue
         // Created 0600 from the start (no moment where others could connect).
         let mask = umask(0o177)
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+                Result { () throws(SystemCallError) in
+                    try socket.bind(to: address, length: socklen_t(MemoryLayout<sockaddr_un>.size))
+                    try socket.listen(backlog: 64)
+                }
+            }
         }
         umask(mask)
-        guard bound == 0, listen(listener, 64) == 0 else {
-            let error = Self.failure(bound == 0 ? "listen" : "bind", path)
-            Descriptor(listener).close()
-            throw error
+        if case let .failure(error) = bound {
+            socket.close()
+            throw Self.failure(error, path)
         }
         chmod(path, 0o600)
         if let group {
@@ -233,24 +242,24 @@ public final class ControlServer: RunLoopSource {
     /// A connected socket to `path`.
     static func connect(_ path: String) throws(ControlError) -> Int32 {
         var address = try address(path)
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw failure("socket", path) }
+        let socket: Descriptor
+        do {
+            socket = try Descriptor.socket(domain: AF_UNIX, type: Int32(SOCK_STREAM.rawValue))
+        } catch {
+            throw failure(error, path)
+        }
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
                 Result { () throws(SystemCallError) in
-                    try Descriptor(fd).connect(to: address, length: socklen_t(MemoryLayout<sockaddr_un>.size))
+                    try socket.connect(to: address, length: socklen_t(MemoryLayout<sockaddr_un>.size))
                 }
             }
         }
         if case let .failure(error) = connected {
-            Descriptor(fd).close()
+            socket.close()
             throw failure(error, path)
         }
-        return fd
-    }
-
-    static func failure(_ call: String, _ path: String) -> ControlError {
-        failure(SystemCallError(call: call, errno: errno), path)
+        return socket.rawValue
     }
 
     /// What a failed call on the socket at `path` means, and what to do.
@@ -308,8 +317,7 @@ extension ControlClient {
             let reply = try send(request, to: path)
             guard asksToRetry(reply), ContinuousClock.now < deadline else { return reply }
             retrying(reply)
-            var pause = timespec(tv_sec: 0, tv_nsec: 200_000_000)
-            nanosleep(&pause, nil)
+            _ = Poll.pause(.milliseconds(200), interrupt: nil)
         }
     }
 

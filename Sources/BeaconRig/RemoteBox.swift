@@ -25,7 +25,9 @@ public final class RemoteBox {
     public private(set) var lost: String?
 
     private let process: ChildProcess
-    private var replies: Descriptor { process.output }
+    /// The session's standard output and error (pipes: `ChildProcess`'s defaults).
+    private let replies: Descriptor
+    private let said: Descriptor
     /// What to do with each reply, in the order the requests went.
     private var waiting: [(sent: ContinuousClock.Instant, handle: (JSONValue) -> String?)] = []
     private var buffer: [UInt8] = []
@@ -52,11 +54,18 @@ public final class RemoteBox {
         self.name = name
         // A session that ended makes a write fail with EPIPE, not end this process.
         SignalWatcher.ignoreBrokenPipes()
+        let process: ChildProcess
         do {
             process = try ChildProcess(arguments: arguments)
         } catch {
             throw RemoteBoxError(message: "\(name): cannot start \(arguments.first ?? "ssh"): \(error)")
         }
+        guard let output = process.output, let errors = process.errors else {
+            preconditionFailure("a child started with pipes has them")
+        }
+        self.process = process
+        replies = output
+        said = errors
     }
 
     /// Writes one request; `handle` gets its reply and returns a failure message, or nil.
@@ -139,13 +148,13 @@ public final class RemoteBox {
     /// What the ended session said: ssh's last words on standard error and its exit status.
     private func sessionEnding() -> String {
         let deadline = ContinuousClock.now + .seconds(2)
-        var said: [UInt8] = []
+        var text: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
-        while said.count < 16_384, (try? Poll.wait(for: process.errors, until: deadline)) == true,
-              case let .done(count)? = try? process.errors.read(into: &chunk), count > 0 {
-            said += chunk[..<count]
+        while text.count < 16_384, (try? Poll.wait(for: said, until: deadline)) == true,
+              case let .done(count)? = try? said.read(into: &chunk), count > 0 {
+            text += chunk[..<count]
         }
-        let words = String(decoding: said, as: UTF8.self).split(whereSeparator: \.isNewline)
+        let words = String(decoding: text, as: UTF8.self).split(whereSeparator: \.isNewline)
             .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         let status = process.wait(until: deadline).map { " (\($0))" } ?? ""
         return "the session ended" + status + (words.isEmpty ? "" : ": " + words.suffix(2).joined(separator: "; "))

@@ -6,22 +6,30 @@ import Glibc
 import Musl
 #endif
 
-/// A program started with its standard input, output and error on pipes of ours, in a process
-/// group of its own, reaped by
-/// `waitpid` when asked (never by a thread of its own). Foundation's `Process` is not used for
-/// this: it takes a child closing its inherited descriptors (as ssh does at start) for the
-/// child's end and then blocks in `waitpid` until that child exits, which stalls every other
-/// child's termination behind it.
+/// A program started with its standard input, output and error on pipes of ours (or output
+/// and error discarded), in a process group of its own, reaped by `waitpid` when asked (never
+/// by a thread of its own): the one way this package starts and stops a child process.
+/// Foundation's `Process` is not used for this: it takes a child closing its inherited
+/// descriptors (as ssh does at start) for the child's end and then blocks in `waitpid` until
+/// that child exits, which stalls every other child's termination behind it.
 public final class ChildProcess {
     public let pid: pid_t
     /// Writes to the child's standard input.
     public let input: Descriptor
-    /// Reads the child's standard output, and its standard error.
-    public let output: Descriptor
-    public let errors: Descriptor
+    /// Reads the child's standard output, and its standard error (nil where discarded).
+    public let output: Descriptor?
+    public let errors: Descriptor?
     private var ended: Termination?
     private var inputOpen = true
     private var closed = false
+
+    /// Where one of the child's output streams goes.
+    public enum Stream: Sendable {
+        /// A pipe this process reads (`output`, `errors`).
+        case pipe
+        /// /dev/null: what the child says there is discarded (nothing to read, nothing to block on).
+        case discard
+    }
 
     /// How a child ended.
     public enum Termination: Equatable, Sendable, CustomStringConvertible {
@@ -34,31 +42,58 @@ public final class ChildProcess {
             case let .signalled(number): "killed by signal \(number)"
             }
         }
+
+        /// A shell's status: the exit status, or 128 + the signal.
+        public var status: Int32 {
+            switch self {
+            case let .exited(status): status
+            case let .signalled(number): 128 + number
+            }
+        }
     }
 
     /// Starts `arguments[0]`, found on PATH, with this process's environment.
+    /// - Parameters:
+    ///   - output: where the child's standard output goes; `errors`, its standard error.
+    ///   - ownProcessGroup: a process group of its own, so that a Ctrl-C at the terminal
+    ///     reaches this process alone (which then ends what it started in order); false for a
+    ///     helper that should stop with the terminal's Ctrl-C as this process does.
     /// - Throws: `SystemCallError` when the pipes cannot be made or the program cannot start.
-    public init(arguments: [String]) throws(SystemCallError) {
+    public init(arguments: [String], output outputStream: Stream = .pipe, errors errorStream: Stream = .pipe,
+                ownProcessGroup: Bool = true) throws(SystemCallError) {
         precondition(!arguments.isEmpty, "a program to start")
-        var pipes: [Int32] = []
-        defer { for fd in pipes { system_close(fd) } }  // the child's ends, and all of them after a failure
-        for _ in 0..<3 {
+        // The child's end and ours of each pipe, or -1; every one of them closed after a failure.
+        var ends: [(child: Int32, ours: Int32)] = []
+        var childEnds: [Int32] = []
+        defer { for fd in childEnds { system_close(fd) } }
+        var started = false
+        defer { if !started { for end in ends where end.ours >= 0 { system_close(end.ours) } } }
+        for (index, stream) in [Stream.pipe, outputStream, errorStream].enumerated() {
+            guard stream == .pipe else {
+                ends.append((-1, -1))
+                continue
+            }
             var pair: [Int32] = [-1, -1]
             _ = try SystemCall.blocking("pipe") { pipe(&pair) }
-            pipes += pair
             // Not inherited by other children (the dup2 of the child's ends clears it there).
             for fd in pair { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+            // Standard input: the child reads pair[0]; output and error: it writes pair[1].
+            let end = index == 0 ? (child: pair[0], ours: pair[1]) : (child: pair[1], ours: pair[0])
+            ends.append(end)
+            childEnds.append(end.child)
         }
-        // The child reads pipes[0] and writes pipes[3] and pipes[5].
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, pipes[0], 0)
-        posix_spawn_file_actions_adddup2(&actions, pipes[3], 1)
-        posix_spawn_file_actions_adddup2(&actions, pipes[5], 2)
-        // A process group of its own, so that a Ctrl-C at the terminal reaches this process
-        // alone (which then ends what it started in order); the signals this process ignores or
-        // catches are the child's defaults again.
+        for (number, end) in ends.enumerated() {
+            if end.child >= 0 {
+                posix_spawn_file_actions_adddup2(&actions, end.child, Int32(number))
+            } else {
+                posix_spawn_file_actions_addopen(&actions, Int32(number), "/dev/null", O_WRONLY, 0)
+            }
+        }
+        // The signals this process ignores or catches are the child's defaults again, and none
+        // is blocked, whatever this process inherited.
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -69,18 +104,43 @@ public final class ChildProcess {
         sigemptyset(&unblocked)
         posix_spawnattr_setsigdefault(&attributes, &defaults)
         posix_spawnattr_setsigmask(&attributes, &unblocked)
-        posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+        var flags = Int32(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK)
+        if ownProcessGroup {
+            posix_spawnattr_setpgroup(&attributes, 0)
+            flags |= Int32(POSIX_SPAWN_SETPGROUP)
+        }
+        posix_spawnattr_setflags(&attributes, Int16(flags))
         let argv = arguments.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         var child: pid_t = 0
         let status = posix_spawnp(&child, arguments[0], &actions, &attributes, argv, environ)
         guard status == 0 else { throw SystemCallError(call: "posix_spawnp(\(arguments[0]))", errno: status) }
+        started = true
         pid = child
-        input = Descriptor(pipes[1])
-        output = Descriptor(pipes[2])
-        errors = Descriptor(pipes[4])
-        pipes = [pipes[0], pipes[3], pipes[5]]
+        input = Descriptor(ends[0].ours)
+        output = ends[1].ours >= 0 ? Descriptor(ends[1].ours) : nil
+        errors = ends[2].ours >= 0 ? Descriptor(ends[2].ours) : nil
+    }
+
+    /// Runs a program to completion, its standard error discarded, in this process's group (a
+    /// Ctrl-C at the terminal stops it too).
+    /// - Returns: how it ended and what it wrote to its standard output.
+    /// - Throws: `SystemCallError` when it cannot be started.
+    public static func run(_ arguments: [String]) throws(SystemCallError) -> (termination: Termination, output: String) {
+        let child = try ChildProcess(arguments: arguments, output: .pipe, errors: .discard, ownProcessGroup: false)
+        child.closeInput()
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        if let output = child.output {
+            // Until the program closes its end (a failed read ends it too: what came is kept).
+            while case let .done(count) = (try? output.read(into: &buffer)) ?? .done(0), count > 0 {
+                bytes += buffer[0..<count]
+            }
+        }
+        var status: Int32 = 0
+        let reaped = (try? SystemCall.blocking("waitpid") { waitpid(child.pid, &status, 0) }) == child.pid
+        child.ended = reaped ? Self.termination(status) : .exited(255)
+        return (child.ended ?? .exited(255), String(decoding: bytes, as: UTF8.self))
     }
 
     /// How the child ended, or nil while it runs (asked without waiting).
@@ -123,8 +183,8 @@ public final class ChildProcess {
         guard !closed else { return }
         closed = true
         closeInput()
-        output.close()
-        errors.close()
+        output?.close()
+        errors?.close()
     }
 
     deinit {

@@ -120,6 +120,38 @@ public struct Descriptor: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// A new socket, close-on-exec (`SOCK_NONBLOCK` in `type` makes it non-blocking).
+    /// The corresponding C function is `socket`.
+    public static func socket(domain: Int32, type: Int32, protocol proto: Int32 = 0,
+                              name: @autoclosure () -> String = "socket") throws(SystemCallError) -> Descriptor {
+        Descriptor(try SystemCall.blocking(name(), { system_socket(domain, type, proto) }))
+    }
+
+    /// Binds a socket to `address` (of `length` bytes). The corresponding C function is `bind`.
+    public func bind(to address: UnsafePointer<sockaddr>, length: socklen_t,
+                     name: @autoclosure () -> String = "bind") throws(SystemCallError) {
+        _ = try SystemCall.blocking(name(), { system_bind(rawValue, address, length) })
+    }
+
+    /// Makes a bound socket listen. The corresponding C function is `listen`.
+    public func listen(backlog: Int32, name: @autoclosure () -> String = "listen") throws(SystemCallError) {
+        _ = try SystemCall.blocking(name(), { system_listen(rawValue, backlog) })
+    }
+
+    /// Sets an integer socket option (`IPPROTO_TCP`, `TCP_NODELAY`). The corresponding C
+    /// function is `setsockopt`.
+    public func setOption(level: Int32, _ option: Int32, to value: Int32,
+                          name: @autoclosure () -> String = "setsockopt") throws(SystemCallError) {
+        _ = try SystemCall.blocking(name(), { system_setsockopt(rawValue, level, option, value) })
+    }
+
+    /// A device control request with a pointer argument (`SIOCGIFFLAGS` and an `ifreq`).
+    /// The corresponding C function is `ioctl`.
+    public func control(_ request: UInt, _ argument: UnsafeMutableRawPointer,
+                        name: @autoclosure () -> String = "ioctl") throws(SystemCallError) {
+        _ = try SystemCall.blocking(name(), { system_ioctl(rawValue, request, argument) })
+    }
+
     /// Connects a socket to `address` (of `length` bytes), waiting on a blocking socket.
     /// EINTR is not retried: an interrupted connect goes on in the kernel, and calling it again
     /// would fail (EALREADY), so it is reported like any other failure.

@@ -8,7 +8,8 @@ import Musl
 
 // The C calls `Descriptor` and `Poll` wrap, under names of their own so that the methods named
 // after them can call them (the same on Glibc and Musl). Nothing outside this target calls
-// read, write, send, accept, poll or close directly.
+// socket, bind, listen, connect, setsockopt, ioctl, read, write, send, accept, poll or close
+// directly.
 
 @usableFromInline func system_read(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
     read(fd, buffer, count)
@@ -42,6 +43,27 @@ func system_poll(_ fds: inout [pollfd], _ milliseconds: Int32) -> Int32 {
 
 func system_connect(_ fd: Int32, _ address: UnsafePointer<sockaddr>, _ length: socklen_t) -> Int32 {
     connect(fd, address, length)
+}
+
+func system_socket(_ domain: Int32, _ type: Int32, _ proto: Int32) -> Int32 {
+    socket(domain, type | Int32(SOCK_CLOEXEC.rawValue), proto)
+}
+
+func system_bind(_ fd: Int32, _ address: UnsafePointer<sockaddr>, _ length: socklen_t) -> Int32 {
+    bind(fd, address, length)
+}
+
+func system_listen(_ fd: Int32, _ backlog: Int32) -> Int32 {
+    listen(fd, backlog)
+}
+
+func system_setsockopt(_ fd: Int32, _ level: Int32, _ option: Int32, _ value: Int32) -> Int32 {
+    var value = value
+    return setsockopt(fd, level, option, &value, socklen_t(MemoryLayout<Int32>.size))
+}
+
+func system_ioctl(_ fd: Int32, _ request: UInt, _ argument: UnsafeMutableRawPointer) -> Int32 {
+    ioctl(fd, request, argument)
 }
 
 func system_close(_ fd: Int32) {

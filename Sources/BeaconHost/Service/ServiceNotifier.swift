@@ -29,8 +29,8 @@ package final class ServiceNotifier {
         } else {
             watchdogInterval = nil
         }
-        descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard descriptor >= 0 else { return nil }
+        guard let socket = try? Descriptor.socket(domain: AF_UNIX, type: Int32(SOCK_DGRAM.rawValue)) else { return nil }
+        descriptor = socket.rawValue
     }
 
     deinit { Descriptor(descriptor).close() }

@@ -27,23 +27,27 @@ package enum StreamTransports {
         var entry: UnsafeMutablePointer<addrinfo>? = first
         while let info = entry {
             entry = info.pointee.ai_next
-            let fd = socket(info.pointee.ai_family, info.pointee.ai_socktype | Int32(SOCK_CLOEXEC.rawValue),
-                            info.pointee.ai_protocol)
-            if fd < 0 {
-                lastError = errno
+            let socket: Descriptor
+            do {
+                socket = try Descriptor.socket(domain: info.pointee.ai_family, type: info.pointee.ai_socktype,
+                                               protocol: info.pointee.ai_protocol)
+            } catch {
+                lastError = error.errno
                 continue
             }
-            if connect(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0 {
-                var on: Int32 = 1
-                setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
-                setsockopt(fd, Int32(IPPROTO_TCP), TCP_QUICKACK, &on, socklen_t(MemoryLayout<Int32>.size))
-                return HCIDescriptorTransport(name: name, descriptor: fd, afterRead: { fd in
-                    var on: Int32 = 1
-                    setsockopt(fd, Int32(IPPROTO_TCP), TCP_QUICKACK, &on, socklen_t(MemoryLayout<Int32>.size))
-                })
+            do {
+                try socket.connect(to: info.pointee.ai_addr, length: info.pointee.ai_addrlen)
+            } catch {
+                lastError = error.errno
+                socket.close()
+                continue
             }
-            lastError = errno
-            Descriptor(fd).close()
+            // Latency over throughput: each command goes out at once, each answer is acknowledged at once.
+            try? socket.setOption(level: Int32(IPPROTO_TCP), TCP_NODELAY, to: 1)
+            try? socket.setOption(level: Int32(IPPROTO_TCP), TCP_QUICKACK, to: 1)
+            return HCIDescriptorTransport(name: name, descriptor: socket.rawValue, afterRead: { fd in
+                try? Descriptor(fd).setOption(level: Int32(IPPROTO_TCP), TCP_QUICKACK, to: 1)
+            })
         }
         throw .system(call: "connect(\(name))", errno: lastError)
     }

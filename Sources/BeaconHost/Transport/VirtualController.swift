@@ -57,10 +57,10 @@ package enum VirtualController {
                      + "first use only, about 20 MB")
             _ = mkdir("\(cacheRoot)", 0o755)
             _ = mkdir("\(cacheRoot)/beacon-emit", 0o755)
-            guard try Subprocess.run(["python3", "-m", "venv", venv]).status == 0 else {
+            guard try run(["python3", "-m", "venv", venv]).status == 0 else {
                 throw .virtualController("`python3 -m venv` failed: install python3 and python3-venv")
             }
-            guard try Subprocess.run(["\(venv)/bin/pip", "install", "--quiet", "rootcanal==\(rootcanalVersion)"]).status == 0
+            guard try run(["\(venv)/bin/pip", "install", "--quiet", "rootcanal==\(rootcanalVersion)"]).status == 0
             else {
                 throw .virtualController("`pip install rootcanal==\(rootcanalVersion)` failed: check access to PyPI")
             }
@@ -68,8 +68,18 @@ package enum VirtualController {
         return try locate(python: python)
     }
 
+    /// Runs a helper (python3, pip) to completion: its exit status and standard output.
+    private static func run(_ arguments: [String]) throws(HostError) -> (status: Int32, output: String) {
+        do {
+            let (termination, output) = try ChildProcess.run(arguments)
+            return (termination.status, output)
+        } catch {
+            throw .virtualController("cannot start \(arguments[0]): \(SystemCallError.message(error.errno))")
+        }
+    }
+
     private static func locate(python: String) throws(HostError) -> String {
-        let (status, output) = try Subprocess.run([python, "-c",
+        let (status, output) = try run([python, "-c",
             "import rootcanal.binaries as b; print(b.get_package_binary_resource_path('rootcanal'))"])
         let path = output.split(separator: "\n").last.map(String.init) ?? ""
         guard status == 0, access(path, X_OK) == 0 else {
@@ -85,18 +95,23 @@ package enum VirtualController {
         try bringLoopbackUp()
         let binary = try rootcanalBinary(progress: { _ in })
         // setpriv --pdeathsig: rootcanal dies with this process, however this process ends.
-        let (pid, _) = try Subprocess.spawn(["setpriv", "--pdeathsig", "KILL", "--", binary, "-test_port=6401", "-hci_port=\(hciPort)",
-                                             "-link_port=6403", "-link_ble_port=6404"], ownProcessGroup: true)
-        let running = RunningVirtualController(pid: pid)
+        let child: ChildProcess
+        do {
+            child = try ChildProcess(arguments: ["setpriv", "--pdeathsig", "KILL", "--", binary, "-test_port=6401",
+                                                 "-hci_port=\(hciPort)", "-link_port=6403", "-link_ble_port=6404"],
+                                     output: .discard, errors: .discard)
+        } catch {
+            throw .virtualController("cannot start rootcanal: \(error)")
+        }
+        let running = RunningVirtualController(child: child)
         let deadline = ContinuousClock.now + .seconds(5)
         while ContinuousClock.now < deadline {
             if isListening(port: hciPort) { return running }
-            var status: Int32 = 0
-            if waitpid(pid, &status, WNOHANG) == pid {
-                throw .virtualController("rootcanal exited at start (status \(status)); "
+            if let ended = child.termination {
+                throw .virtualController("rootcanal exited at start (\(ended)); "
                                          + "rootcanal \(rootcanalVersion) needs glibc 2.36 or later")
             }
-            usleep(10_000)
+            _ = Poll.pause(.milliseconds(10), interrupt: nil)
         }
         running.stop()
         throw .virtualController("rootcanal did not accept connections within 5 s")
@@ -117,46 +132,48 @@ package enum VirtualController {
     }
 
     private static func bringLoopbackUp() throws(HostError) {
-        let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-        guard fd >= 0 else { throw .virtualController("socket: \(SystemCallError.message(errno))") }
-        defer { Descriptor(fd).close() }
+        let socket: Descriptor
+        do {
+            socket = try Descriptor.socket(domain: AF_INET, type: Int32(SOCK_DGRAM.rawValue))
+        } catch {
+            throw .virtualController("socket: \(SystemCallError.message(error.errno))")
+        }
+        defer { socket.close() }
         var request = ifreq()
         withUnsafeMutableBytes(of: &request.ifr_ifrn.ifrn_name) { name in
             name.copyBytes(from: Array("lo".utf8))
         }
-        guard ioctl(fd, UInt(SIOCGIFFLAGS), &request) == 0 else {
-            throw .virtualController("reading loopback flags: \(SystemCallError.message(errno))")
+        do {
+            try withUnsafeMutableBytes(of: &request) { (raw) throws(SystemCallError) in
+                try socket.control(UInt(SIOCGIFFLAGS), raw.baseAddress!)
+            }
+        } catch {
+            throw .virtualController("reading loopback flags: \(SystemCallError.message(error.errno))")
         }
         request.ifr_ifru.ifru_flags |= Int16(IFF_UP)
-        guard ioctl(fd, UInt(SIOCSIFFLAGS), &request) == 0 else {
-            throw .virtualController("bringing loopback up in the private namespace: \(SystemCallError.message(errno))")
+        do {
+            try withUnsafeMutableBytes(of: &request) { (raw) throws(SystemCallError) in
+                try socket.control(UInt(SIOCSIFFLAGS), raw.baseAddress!)
+            }
+        } catch {
+            throw .virtualController("bringing loopback up in the private namespace: \(SystemCallError.message(error.errno))")
         }
     }
 }
 
-/// A rootcanal started by `VirtualController.launch`; stopped by the PID it was started with.
+/// A rootcanal started by `VirtualController.launch`, stopped with it.
 package final class RunningVirtualController {
-    let pid: pid_t
-    private var stopped = false
+    private let child: ChildProcess
 
-    init(pid: pid_t) { self.pid = pid }
+    init(child: ChildProcess) { self.child = child }
     deinit { stop() }
 
     public var port: UInt16 { VirtualController.hciPort }
 
     /// Terminates rootcanal and reaps it (SIGKILL if it has not gone within a second).
     public func stop() {
-        guard !stopped else { return }
-        stopped = true
-        kill(pid, SIGTERM)
-        let deadline = ContinuousClock.now + .seconds(1)
-        var status: Int32 = 0
-        while ContinuousClock.now < deadline {
-            if waitpid(pid, &status, WNOHANG) == pid { return }
-            usleep(5_000)
-        }
-        kill(pid, SIGKILL)
-        _ = Subprocess.wait(pid)
+        child.stop(grace: .seconds(1))
+        child.closeDescriptors()
     }
 }
 
