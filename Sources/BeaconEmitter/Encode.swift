@@ -27,14 +27,43 @@ struct Encode: ParsableCommand {
     @Option(help: "Text between bytes, for example ' ' or ':' (default: none).")
     var separator: String = ""
 
+    @Flag(help: ArgumentHelp("Print the hcitool lines that advertise the beacon (legacy commands: off, parameters, "
+                             + "data, scan response, on), for a script that must keep using hcitool."))
+    var hcitool = false
+
+    @Option(help: ArgumentHelp("With --hcitool: the adapter the lines name.", valueName: "hciN"))
+    var hcitoolDevice: String = "hci0"
+
+    @Option(help: ArgumentHelp("With --hcitool: the advertising interval in ms (20 to 10240).", valueName: "ms"))
+    var interval: Double?
+
     func validate() throws {
         if extended && !hci { throw ValidationError("--extended only applies with --hci") }
+        if hcitool && hci { throw ValidationError("--hcitool and --hci exclude each other") }
+        if !hcitool && (interval != nil || hcitoolDevice != "hci0") {
+            throw ValidationError("--interval and --hcitool-device only apply with --hcitool")
+        }
+        if let interval, !(interval >= 20 && interval <= 10240) {
+            throw ValidationError("--interval must be from 20 to 10240 ms (legacy advertising), got \(interval)")
+        }
     }
 
     func run() throws {
         let described = try beacon.makeBeacon()
         let data = described.advertisingData.bytes
         let response = described.scanResponseData?.bytes
+        if hcitool {
+            let units = UInt16(((interval ?? 100) / 0.625).rounded())
+            do {
+                for line in try HcitoolText.lines(advertising: described, intervalUnits: units, device: hcitoolDevice) {
+                    print(line)
+                }
+            } catch {
+                throw ValidationError("--hcitool writes legacy advertising commands, which carry at most 31 bytes: "
+                                      + "\(error.reasonDescription)")
+            }
+            return
+        }
         var packets: [[UInt8]]
         if !hci {
             packets = [data] + (response.map { [$0] } ?? [])

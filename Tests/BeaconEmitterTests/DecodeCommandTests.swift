@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
+import BeaconReports
 import Foundation
 import Testing
 
@@ -247,5 +248,52 @@ import Testing
         #expect(result.status == 64, "\(result.stderr)")
         #expect(result.stderr.contains(message), "\(result.stderr)")
         #expect(result.stdout.isEmpty)
+    }
+}
+
+/// A tutorial's hcitool script, read by `decode` and written by `encode --hcitool`.
+@Suite struct HcitoolScriptTests {
+    static let script = """
+        #!/bin/sh
+        sudo hciconfig hci0 up
+        sudo hcitool -i hci0 cmd 0x08 0x0008 1E 02 01 06 1A FF 4C 00 02 15 39 ED 98 FF 29 00 44 1A 80 2F 9C 39 8F C1 99 D2 00 65 00 02 C5 00
+        sudo hcitool -i hci0 cmd 0x08 0x0006 A0 00 A0 00 03 00 00 00 00 00 00 00 00 07 00
+        sudo hcitool -i hci0 cmd 0x08 0x000a 01
+        """
+
+    @Test func aScriptDecodesToItsBeaconAndWhatItSets() throws {
+        let result = try runBeaconEmit(["decode", "--json", "--expect", "major=101,minor=2"], input: Self.script)
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdoutLines.compactMap { JSONValue(parsing: $0) }
+        #expect(lines.count == 3, "\(result.stdout)")
+        #expect(lines.first?["type"]?.string == "ibeacon" && lines.first?["minor"]?.integer == 2)
+        #expect(lines.dropFirst().map { $0["setting"]?.string ?? "" } == [
+            "advertising parameters: interval 100-100 ms, ADV_NONCONN_IND, own address public, channels 37 38 39",
+            "advertising on"])
+        #expect(lines.dropFirst().map { $0["line"]?.integer ?? 0 } == [4, 5])
+    }
+
+    @Test func aMalformedHcitoolLineIsAnErrorNamingTheWord() throws {
+        let result = try runBeaconEmit(["decode"], input: "hcitool -i hci0 cmd 0x08 0x0008 1E 0G\n")
+        #expect(result.status == 65)
+        #expect(result.stderr.contains("line 1: hcitool cmd, word 8: parameter byte 2"), "\(result.stderr)")
+    }
+
+    @Test(arguments: [
+        (["--interval", "200"], "--interval and --hcitool-device only apply with --hcitool"),
+        (["--hcitool", "--interval", "5"], "--interval must be from 20 to 10240 ms"),
+        (["--hcitool", "--hci"], "--hcitool and --hci exclude each other"),
+    ])
+    func misusedHcitoolOptionsAreRefused(options: [String], message: String) throws {
+        let result = try runBeaconEmit(["encode", "--uuid", "39ed98ff2900441a802f9c398fc199d2", "--major", "1", "--minor", "2"]
+                                       + options)
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(result.stderr.contains(message), "\(result.stderr)")
+    }
+
+    @Test func dataOverThirtyOneBytesCannotBeAnHcitoolScript() throws {
+        let result = try runBeaconEmit(["encode", "--name", String(repeating: "x", count: 60), "--extended-pdu", "--hcitool"])
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(result.stderr.contains("--hcitool writes legacy advertising commands"), "\(result.stderr)")
     }
 }

@@ -129,7 +129,8 @@ public enum PacketDecoder {
     private typealias Others = (AdvertisementSighting) -> Void
 
     static let knownEvents: Set<HCIEventCode> = [.commandComplete, .commandStatus, .hardwareError, .leMeta]
-    static let dataCommands: Set<HCIOpcode> = [.leSetAdvertisingData, .leSetScanResponseData,
+    /// The commands that set advertising data or a scan response (legacy and extended).
+    public static let dataCommands: Set<HCIOpcode> = [.leSetAdvertisingData, .leSetScanResponseData,
                                                .leSetExtendedAdvertisingData]
 
     private static func decodeEvent(_ bytes: ArraySlice<UInt8>, kind: PacketKind, _ body: (BeaconSighting) -> Void,

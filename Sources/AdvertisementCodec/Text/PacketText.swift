@@ -19,12 +19,14 @@
 ///   the second form elides the middle of data longer than 24 bytes (` ... `), which is an
 ///   error that says so.
 ///
+/// - `hcitool -i hci0 cmd 0x08 0x0008 ...` lines (`HcitoolText`): the command each sends.
+///
 /// A line none of these claim is handed back as `.plain`, for the caller's hex decoding.
 public struct PacketTextReader: Sendable {
     /// Where a packet's text came from.
     public enum Spelling: String, Sendable {
         case hcidump, btmon, offsetDump = "offset-dump", androidList = "android-list",
-             androidScanRecord = "android-scan-record", appleData = "apple-data"
+             androidScanRecord = "android-scan-record", appleData = "apple-data", hcitool
     }
 
     public struct Packet: Hashable, Sendable {
@@ -156,10 +158,22 @@ public struct PacketTextReader: Sendable {
             continueDump(row, number: number)
             return items
         }
-        if let item = Self.android(text, number: number) ?? Self.apple(text, number: number) {
+        if let item = Self.android(text, number: number) ?? Self.apple(text, number: number)
+            ?? Self.hcitool(text, number: number) {
             return items + [item]
         }
         return items + [.plain(line: number)]
+    }
+
+    /// An `hcitool ... cmd OGF OCF ...` line (`HcitoolText`): the command as an H4 packet.
+    private static func hcitool(_ text: Substring, number: Int) -> Item? {
+        guard text.hasPrefix("hcitool") || text.hasPrefix("sudo ") || text.contains("/hcitool ") else { return nil }
+        do {
+            guard let command = try HcitoolText.command(in: text) else { return nil }
+            return .packet(Packet(bytes: command.h4Bytes, line: number, spelling: .hcitool))
+        } catch {
+            return .failure(line: number, message: "line \(number): hcitool cmd, word \(error.offset): \(error.reasonDescription)")
+        }
     }
 
     /// Ends the input: what is still open is complete (or incomplete, and said so).

@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+/// `hcitool -i hci0 cmd 0x08 0x0008 1E 02 01 06 ...`: the line countless tutorials configure a
+/// beacon with, read as the HCI command it sends, and written from one.
+///
+/// hcitool reads the group (OGF), the command (OCF) and each parameter byte as hex, with or
+/// without `0x`; so does this. A leading `sudo`, `-i hciN` (or `-i N`) and a trailing
+/// `# comment` are accepted.
+public enum HcitoolText {
+    static let structure = "hcitool cmd line"
+
+    /// The command an `hcitool ... cmd OGF OCF [BYTE ...]` line sends; nil for a line that is
+    /// not one (`hcitool lescan`, any other text).
+    /// - Throws: `CodecError` (its offset a word's number, from 1) for an `hcitool cmd` line
+    ///   whose group, command or a byte is not hex in range, or with more than 255 bytes.
+    public static func command(in line: some StringProtocol) throws(CodecError) -> HCICommandPacket? {
+        let text = line.prefix { $0 != "#" }
+        var words: [String] = text.split(whereSeparator: { (character: Character) in character == " " || character == "\t" })
+            .map { String($0) }
+        if words.first == "sudo" { words.removeFirst() }
+        guard let program = words.first, program == "hcitool" || program.hasSuffix("/hcitool") else { return nil }
+        var index = 1
+        if index < words.count, words[index] == "-i" { index += 2 }
+        guard index < words.count, words[index] == "cmd" else { return nil }
+        index += 1
+        func value(_ position: Int, _ field: String, max: Int) throws(CodecError) -> Int {
+            guard position < words.count else {
+                throw CodecError(structure: structure, offset: position + 1,
+                                 reason: .truncated(field: field, needed: 1, available: 0))
+            }
+            let word = words[position]
+            let digits = word.lowercased().hasPrefix("0x") ? word.dropFirst(2) : Substring(word)
+            guard !digits.isEmpty, digits.count <= 4, let parsed = Int(digits, radix: 16), parsed <= max else {
+                throw CodecError(structure: structure, offset: position + 1,
+                                 reason: .unexpectedValue(field: field, expected: "hex up to 0x" + String(max, radix: 16, uppercase: true),
+                                                          found: "'\(word)'"))
+            }
+            return parsed
+        }
+        let group = try value(index, "OGF (the command group)", max: 0x3F)
+        let command = try value(index + 1, "OCF (the command)", max: 0x3FF)
+        var parameters: [UInt8] = []
+        for position in (index + 2)..<max(index + 2, words.count) {
+            parameters.append(UInt8(try value(position, "parameter byte \(parameters.count + 1)", max: 0xFF)))
+        }
+        guard parameters.count <= HCICommandPacket.maximumParameterLength else {
+            throw CodecError(structure: structure, offset: index + 2 + HCICommandPacket.maximumParameterLength,
+                             reason: .trailingBytes(count: parameters.count - HCICommandPacket.maximumParameterLength))
+        }
+        return HCICommandPacket(opcode: HCIOpcode(UInt16(group) << 10 | UInt16(command)), parameters: parameters)
+    }
+
+    /// What a command that sets no advertising data sets, in words: the legacy advertising
+    /// parameters (interval, PDU type, own address, channels), advertising on or off, the
+    /// random address; any other command by name with its parameters.
+    public static func setting(of command: HCICommandPacket) -> String {
+        let parameters = command.parameters[...]
+        switch command.opcode {
+        case .leSetAdvertisingParameters:
+            guard let set = try? LESetAdvertisingParameters(parameters: parameters) else { break }
+            let owner = ["public", "random", "resolvable or public", "resolvable or random"]
+            let channels = [(AdvertisingChannelMap.channel37, "37"), (.channel38, "38"), (.channel39, "39")]
+                .filter { set.channelMap.contains($0.0) }.map(\.1)
+            return "advertising parameters: interval \(milliseconds(set.intervalMin))-\(milliseconds(set.intervalMax)) ms, "
+                + "\(set.advertisingType), own address "
+                + (set.ownAddressType.rawValue < 4 ? owner[Int(set.ownAddressType.rawValue)] : "type \(set.ownAddressType.rawValue)")
+                + ", channels " + (channels.isEmpty ? "none" : channels.joined(separator: " "))
+        case .leSetAdvertisingEnable:
+            guard let enable = try? LESetAdvertisingEnable(parameters: parameters) else { break }
+            return enable.enable ? "advertising on" : "advertising off"
+        case .leSetRandomAddress where parameters.count == 6:
+            return "random address \(BluetoothAddress(littleEndian: parameters))"
+        default:
+            break
+        }
+        let name = command.opcode.name ?? command.opcode.description
+        return parameters.isEmpty ? name : "\(name): \(HexText.format(command.parameters, separator: " "))"
+    }
+
+    /// 0.625 ms units as milliseconds, exactly: "100", "20.625".
+    private static func milliseconds(_ units: UInt16) -> String {
+        let microseconds = Int(units) * 625
+        var text = "\(microseconds / 1000)"
+        var fraction = microseconds % 1000
+        guard fraction != 0 else { return text }
+        var digits = 3
+        while fraction % 10 == 0 { fraction /= 10; digits -= 1 }
+        let shown = String(fraction)
+        text += "." + String(repeating: "0", count: digits - shown.count) + shown
+        return text
+    }
+
+    /// The `hcitool` lines that advertise `beacon` with legacy commands, as a tutorial's script
+    /// would: advertising off (so that the parameters are taken), the parameters (non-connectable,
+    /// or scannable with a scan response; the public address; all three channels), the data,
+    /// the scan response where there is one, advertising on.
+    /// - Parameter intervalUnits: the interval in 0.625 ms units (32 to 16384).
+    /// - Throws: `CodecError` for data that legacy advertising cannot carry (over 31 bytes).
+    public static func lines(advertising beacon: Beacon, intervalUnits: UInt16, device: String = "hci0")
+        throws(CodecError) -> [String] {
+        let response = beacon.scanResponseData?.bytes
+        var commands = [LESetAdvertisingEnable(enable: false).packet]
+        commands.append(LESetAdvertisingParameters(
+            intervalMin: intervalUnits, intervalMax: intervalUnits,
+            advertisingType: response == nil ? .nonConnectableUndirected : .scannableUndirected).packet)
+        commands.append(try LESetAdvertisingData(data: beacon.advertisingData.bytes).packet)
+        if let response { commands.append(try LESetScanResponseData(data: response).packet) }
+        commands.append(LESetAdvertisingEnable(enable: true).packet)
+        return commands.map { line(for: $0, device: device) }
+    }
+
+    /// The `hcitool` line that sends `command` on `device`.
+    public static func line(for command: HCICommandPacket, device: String = "hci0") -> String {
+        let opcode = command.opcode.rawValue
+        let group = "0x" + HexText.format([UInt8(opcode >> 10)])
+        let ocf = opcode & 0x3FF
+        let number = "0x" + HexText.format([UInt8(ocf >> 8), UInt8(ocf & 0xFF)])
+        return (["hcitool", "-i", device, "cmd", group, number] + command.parameters.map { HexText.format([$0]) })
+            .joined(separator: " ")
+    }
+}

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+@testable import AdvertisementCodec
+import Foundation
+import Testing
+
+/// The hcitool lines of tutorials' beacon scripts, read as the commands they send and written
+/// from ours. Expected bytes come from the Core specification's layouts (OGF 0x08 is LE;
+/// OCF 0x0006 parameters, 0x0008 data, 0x000A enable).
+@Suite struct HcitoolTextTests {
+    static let iBeaconData = "1E 02 01 06 1A FF 4C 00 02 15 39 ED 98 FF 29 00 44 1A 80 2F 9C 39 8F C1 99 D2 00 65 00 02 C5 00"
+
+    @Test(arguments: [
+        "hcitool -i hci0 cmd 0x08 0x0008 " + iBeaconData,
+        "sudo hcitool -i hci1 cmd 0x08 0x0008 " + iBeaconData.lowercased() + "   # the data",
+        "/usr/bin/hcitool cmd 08 0008 " + iBeaconData.split(separator: " ").map { "0x" + $0 }.joined(separator: " "),
+        "\thcitool   cmd 8 8 " + iBeaconData,
+    ])
+    func eachSpellingIsTheSameCommand(line: String) throws {
+        let command = try #require(try HcitoolText.command(in: line))
+        #expect(command.opcode == .leSetAdvertisingData)
+        #expect(command.opcode.rawValue == 0x2008)
+        #expect(HexText.format(command.parameters, separator: " ") == Self.iBeaconData)
+    }
+
+    @Test(arguments: ["hcitool lescan", "sudo hciconfig hci0 up", "hciconfig hci0 leadv 3", "echo hcitool cmd 0x08 0x000a 01", ""])
+    func otherLinesAreNotCommands(line: String) throws {
+        #expect(try HcitoolText.command(in: line) == nil)
+    }
+
+    @Test(arguments: [
+        ("hcitool cmd 0x40 0x0001", "OGF"),
+        ("hcitool cmd 0x08 0x0400", "OCF"),
+        ("hcitool cmd 0x08 0x0008 1E 0G", "parameter byte 2"),
+        ("hcitool cmd 0x08", "OCF"),
+        ("hcitool -i hci0 cmd 0x08 0x0008 " + Array(repeating: "00", count: 256).joined(separator: " "), "1 unexpected trailing byte"),
+    ])
+    func aMalformedCommandLineSaysWhere(line: String, names: String) {
+        do {
+            let command = try HcitoolText.command(in: line)
+            Issue.record("read \(String(describing: command))")
+        } catch {
+            #expect(error.description.contains(names), "\(error)")
+        }
+    }
+
+    @Test func aLineIsWrittenAsHcitoolReadsIt() throws {
+        let command = HCICommandPacket(opcode: .leSetAdvertisingEnable, parameters: [0x01])
+        #expect(HcitoolText.line(for: command, device: "hci1") == "hcitool -i hci1 cmd 0x08 0x000A 01")
+        #expect(try HcitoolText.command(in: HcitoolText.line(for: command)) == command)
+    }
+
+    /// What a script's other commands set, in words.
+    @Test(arguments: [
+        ("hcitool cmd 0x08 0x0006 A0 00 A0 00 03 00 00 00 00 00 00 00 00 07 00",
+         "advertising parameters: interval 100-100 ms, ADV_NONCONN_IND, own address public, channels 37 38 39"),
+        ("hcitool cmd 0x08 0x0006 21 00 22 00 00 01 00 00 00 00 00 00 00 05 00",
+         "advertising parameters: interval 20.625-21.25 ms, ADV_IND, own address random, channels 37 39"),
+        ("hcitool cmd 0x08 0x000a 01", "advertising on"),
+        ("hcitool cmd 0x08 0x000a 00", "advertising off"),
+        ("hcitool cmd 0x08 0x0005 06 05 04 03 02 C1", "random address C1:02:03:04:05:06"),
+        ("hcitool cmd 0x03 0x0003", "Reset"),
+    ])
+    func aSettingIsSaidInWords(line: String, setting: String) throws {
+        let command = try #require(try HcitoolText.command(in: line))
+        #expect(HcitoolText.setting(of: command) == setting)
+    }
+
+    /// Our beacon as a script: off, parameters (100 ms = 0x00A0, ADV_NONCONN_IND 0x03, public,
+    /// no peer, channels 0x07, no filter), the data padded to 31 bytes, on.
+    @Test func aBeaconIsWrittenAsAScript() throws {
+        let beacon = Beacon.iBeacon(IBeacon(proximityUUID: UUID(uuidString: "39ED98FF-2900-441A-802F-9C398FC199D2")!,
+                                            major: 101, minor: 2))
+        #expect(try HcitoolText.lines(advertising: beacon, intervalUnits: 160) == [
+            "hcitool -i hci0 cmd 0x08 0x000A 00",
+            "hcitool -i hci0 cmd 0x08 0x0006 A0 00 A0 00 03 00 00 00 00 00 00 00 00 07 00",
+            "hcitool -i hci0 cmd 0x08 0x0008 " + Self.iBeaconData,
+            "hcitool -i hci0 cmd 0x08 0x000A 01",
+        ])
+    }
+}
