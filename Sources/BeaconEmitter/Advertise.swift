@@ -32,6 +32,12 @@ struct Advertise: ParsableCommand {
     @Option(help: ArgumentHelp("JSON or YAML file listing beacons.", valueName: "file"))
     var config: String?
 
+    @Option(help: ArgumentHelp(
+        "Advertise what a script of hcitool lines (hcitool -i hci0 cmd 0x08 0x0008 ...) sets up: its data, scan "
+        + "response, interval, PDU type and random address, the way beacon-emit advertises (mgmt by default).",
+        valueName: "file"))
+    var hcitoolFile: String?
+
     @Option(help: ArgumentHelp("Advertising interval in ms; sent in 0.625 ms units.", valueName: "ms"))
     var interval: Double = 100
 
@@ -109,6 +115,14 @@ struct Advertise: ParsableCommand {
     var canaryAfter: Double?
 
     func validate() throws {
+        if hcitoolFile != nil {
+            let others = [(!beacon.isEmpty || !beaconSpecifications.isEmpty || config != nil, "beacon options, --beacon or --config"),
+                          (interval != 100, "--interval"), (connectable, "--connectable"),
+                          (randomAddress != nil, "--random-address")]
+            for (given, what) in others where given {
+                throw ValidationError("--hcitool-file sets up the advertising itself: drop \(what)")
+            }
+        }
         if canaryAfter != nil && canary == nil { throw ValidationError("--canary-after needs --canary DEVICE") }
         if let canaryAfter, !(canaryAfter >= 1 && canaryAfter <= 86_400) {
             throw ValidationError("--canary-after must be from 1 to 86400 seconds, got \(canaryAfter)")
@@ -184,7 +198,7 @@ struct Advertise: ParsableCommand {
         for (index, specification) in beaconSpecifications.enumerated() {
             list.append(try BeaconList.beacon(fromSpecification: specification, label: "--beacon #\(index + 1)"))
         }
-        guard !list.isEmpty || config != nil else {
+        guard !list.isEmpty || config != nil || hcitoolFile != nil else {
             throw ValidationError("describe a beacon: --uuid UUID --major N --minor N (or --altbeacon, "
                                   + "--eddystone-uid, --eddystone-url URL, --eddystone-tlm), --beacon KEY=VALUE,..., "
                                   + "or --config FILE")
@@ -202,29 +216,40 @@ struct Advertise: ParsableCommand {
     func run() throws {
         let started = ContinuousClock.now
         Console.journal = JournalStream.isStandardError()
-        let beacons: [Beacon]
-        do {
-            beacons = try self.beacons()
-        } catch {
-            // The file's own mistake, at its place: the options' usage would not help.
-            Console.error(BeaconOptions.message(for: error))
-            throw ExitStatus.usage
-        }
-        if check {
-            print("\(config ?? "the options"): \(beacons.count) beacon\(beacons.count == 1 ? "" : "s"): valid")
-            return
-        }
-        let interrupt = SignalWatcher.install()
-        let options = AdvertisingOptions(
-            beacons: beacons,
+        var options = AdvertisingOptions(
+            beacons: [],
             intervalUnits: AdvertisingOptions.units(milliseconds: interval) ?? 160,
             connectable: connectable,
             address: randomAddress ?? .publicAddress,
             txPower: txPower.map { Int8($0) },
             mode: legacy ? .legacy : extended ? .extended : .automatic,
             rotationPeriod: .milliseconds(Int64(rotation)))
+        var scriptWarnings: [String] = []
+        do {
+            if let hcitoolFile {
+                let scripted = try Self.scripted(hcitoolFile)
+                options.beacons = scripted.options.beacons
+                options.intervalUnits = scripted.options.intervalUnits
+                options.connectable = scripted.options.connectable
+                options.address = scripted.options.address
+                scriptWarnings = scripted.warnings
+            } else {
+                options.beacons = try self.beacons()
+            }
+        } catch {
+            // The file's own mistake, at its place: the options' usage would not help.
+            Console.error(BeaconOptions.message(for: error))
+            throw ExitStatus.usage
+        }
+        let beacons = options.beacons
+        if check {
+            print("\(hcitoolFile ?? config ?? "the options"): \(beacons.count) beacon\(beacons.count == 1 ? "" : "s"): valid")
+            return
+        }
+        let interrupt = SignalWatcher.install()
         let printer = EmitterPrinter(json: json, verbose: deviceOptions.verbose, options: options)
         printer.service = ServiceNotifier()
+        for warning in scriptWarnings { printer.handle(.warning(warning)) }
         for (index, beacon) in beacons.enumerated() where beacon.needsExtendedPDU {
             printer.handle(.warning("beacon \(index + 1): \(beacon.advertisingData.bytes.count) bytes go in extended "
                                     + "advertising PDUs: phones and apps that scan for legacy advertising will not see it"))
@@ -258,6 +283,24 @@ struct Advertise: ParsableCommand {
                                   sources: sources, report: report)
         } catch {
             throw fail(error)
+        }
+    }
+
+    /// What an hcitool script sets up (`AdvertisingOptions.from(hcitoolScript:file:)`).
+    /// - Throws: `ValidationError` naming the file and what is wrong in it.
+    static func scripted(_ path: String) throws -> (options: AdvertisingOptions, warnings: [String]) {
+        // Read as a stream: a pipe (/dev/stdin) as well as a file.
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw ValidationError("--hcitool-file \(path): cannot open it: \(SystemCallError.message(errno))")
+        }
+        defer { try? handle.close() }
+        let text = String(decoding: (try? handle.readToEnd()) ?? Data(), as: UTF8.self)
+        do {
+            return try AdvertisingOptions.from(hcitoolScript: try HcitoolScript(parsing: text), file: path)
+        } catch let error as CodecError {
+            throw ValidationError("--hcitool-file \(path): \(error)")
+        } catch {
+            throw ValidationError("--hcitool-file \(error)")
         }
     }
 

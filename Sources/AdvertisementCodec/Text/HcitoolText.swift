@@ -119,3 +119,78 @@ public enum HcitoolText {
             .joined(separator: " ")
     }
 }
+
+/// What a script of `hcitool cmd` lines sets up for legacy advertising, taken in order (a later
+/// command replaces what an earlier one set): the data, the scan response, the parameters, the
+/// random address, and whether it ends with advertising on. Lines that are not `hcitool cmd`
+/// (`hciconfig hci0 up`, comments) are passed over; commands that are not about advertising
+/// are listed in `others`.
+public struct HcitoolScript: Hashable, Sendable {
+    public var data: AdvertisingData?
+    public var scanResponse: AdvertisingData?
+    public var parameters: LESetAdvertisingParameters?
+    public var randomAddress: BluetoothAddress?
+    /// The last LE Set Advertising Enable: true on, false off, nil none.
+    public var enabled: Bool?
+    /// Other commands, in words (`HcitoolText.setting(of:)`), with their lines.
+    public var others: [Other] = []
+
+    public struct Other: Hashable, Sendable {
+        public var line: Int
+        public var setting: String
+    }
+
+    /// Reads a script.
+    /// - Throws: `CodecError` for a malformed `hcitool cmd` line or a command whose parameters do
+    ///   not parse, its structure naming the line ("line 3: ...").
+    public init(parsing text: String) throws(CodecError) {
+        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let number = index + 1
+            let command: HCICommandPacket
+            do {
+                guard let read = try HcitoolText.command(in: line) else { continue }
+                command = read
+            } catch {
+                throw CodecError(structure: "line \(number): \(error.structure)", offset: error.offset, reason: error.reason)
+            }
+            do {
+                try take(command, line: number)
+            } catch {
+                throw CodecError(structure: "line \(number): \(error.structure)", offset: error.offset, reason: error.reason)
+            }
+        }
+    }
+
+    private mutating func take(_ command: HCICommandPacket, line: Int) throws(CodecError) {
+        let parameters = command.parameters[...]
+        switch command.opcode {
+        case .leSetAdvertisingData:
+            data = try Self.data(LESetAdvertisingData(parameters: parameters).data, "LE Set Advertising Data")
+        case .leSetScanResponseData:
+            scanResponse = try Self.data(LESetScanResponseData(parameters: parameters).data, "LE Set Scan Response Data")
+        case .leSetAdvertisingParameters:
+            self.parameters = try LESetAdvertisingParameters(parameters: parameters)
+        case .leSetRandomAddress:
+            guard parameters.count == 6 else {
+                throw CodecError(structure: "LE Set Random Address", offset: parameters.count,
+                                 reason: .truncated(field: "Random_Address", needed: 6, available: parameters.count))
+            }
+            randomAddress = BluetoothAddress(littleEndian: parameters)
+        case .leSetAdvertisingEnable:
+            enabled = try LESetAdvertisingEnable(parameters: parameters).enable
+        default:
+            others.append(Other(line: line, setting: HcitoolText.setting(of: command)))
+        }
+    }
+
+    /// The command's significant bytes (its length says how many of the 31) as AD structures.
+    private static func data(_ bytes: [UInt8], _ command: String) throws(CodecError) -> AdvertisingData {
+        do {
+            let data = try AdvertisingData(parsing: bytes)
+            try data.validate(maximumLength: AdvertisingData.legacyMaximumLength)
+            return data
+        } catch {
+            throw CodecError(structure: "\(command): \(error.structure)", offset: error.offset, reason: error.reason)
+        }
+    }
+}
