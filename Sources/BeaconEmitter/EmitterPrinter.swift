@@ -233,11 +233,8 @@ final class EmitterPrinter {
         }
     }
 
-    /// Seconds with one decimal.
-    static func seconds(_ duration: Duration) -> String {
-        let tenths = duration.components.seconds * 10 + duration.components.attoseconds / 100_000_000_000_000_000
-        return "\(tenths / 10).\(tenths % 10)"
-    }
+    /// Seconds with one decimal (`Disruption.seconds`).
+    static func seconds(_ duration: Duration) -> String { Disruption.seconds(duration) }
 
     func received(_ report: ScanReport, after elapsed: Duration) {
         if json {

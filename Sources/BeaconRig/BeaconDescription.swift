@@ -52,6 +52,9 @@ public struct BeaconDescription: Sendable, Equatable {
                               "instance", "url", "battery", "temperature", "pdu-count", "uptime", "ad", "scan-response",
                               "name", "manufacturer-data", "service-data", "service-uuid", "flags", "extended-pdu"]
 
+    /// Each key by its plain spelling (`plain`), to read a key written in any spelling.
+    private static let keysByPlainName = Dictionary(uniqueKeysWithValues: keys.map { (plain($0), $0) })
+
     /// What each key that takes a number takes, by its plain key (`plain`), as the options' help says.
     public static let numberRanges = [
         "major": "0 to 65535", "minor": "0 to 65535", "measuredpower": "-128 to 127 (dBm)",
@@ -85,9 +88,8 @@ public struct BeaconDescription: Sendable, Equatable {
     /// repeatable ones add to it). Keys in any spelling: `measured-power`, `measuredPower`.
     /// - Throws: `Invalid` for an unknown key or a value that is not what its key takes.
     public init(pairs: [(key: String, value: String)]) throws(Invalid) {
-        let names = Dictionary(uniqueKeysWithValues: Self.keys.map { (Self.plain($0), $0) })
         for (key, value) in pairs {
-            guard let option = names[Self.plain(key)] else {
+            guard let option = Self.keysByPlainName[Self.plain(key)] else {
                 throw Invalid("unknown key '\(key)': a beacon takes \(Self.keys.joined(separator: ", "))")
             }
             switch option {

@@ -95,14 +95,21 @@ public final class AdvertisementScanner {
             } catch {
                 throw .unsupported("\(error)")
             }
-            try controller.send(LESetExtendedScanEnable(enable: true,
-                                                        filterDuplicates: options.controllerFiltersDuplicates ? 1 : 0))
         } else {
             try controller.sendDisable(LESetScanEnable(enable: false))
             try controller.send(LESetScanParameters(scanType: options.active ? .active : .passive,
                                                     interval: options.intervalUnits, window: options.windowUnits),
                                 context: context)
-            try controller.send(LESetScanEnable(enable: true, filterDuplicates: options.controllerFiltersDuplicates))
+        }
+        try switchOn(filteringDuplicates: options.controllerFiltersDuplicates)
+    }
+
+    /// Enables the scan with the commands it was set up with.
+    private func switchOn(filteringDuplicates filter: Bool) throws(HostError) {
+        if usesExtendedCommands {
+            try controller.send(LESetExtendedScanEnable(enable: true, filterDuplicates: filter ? 1 : 0))
+        } else {
+            try controller.send(LESetScanEnable(enable: true, filterDuplicates: filter))
         }
     }
 
@@ -202,14 +209,12 @@ public final class AdvertisementScanner {
     /// - Throws: `HostError` when the controller refuses or the link fails.
     package func cycle() throws(HostError) {
         guard let started, recovery == nil else { return }
-        let filter = started.options.controllerFiltersDuplicates
         if usesExtendedCommands {
             try controller.sendDisable(LESetExtendedScanEnable(enable: false))
-            try controller.send(LESetExtendedScanEnable(enable: true, filterDuplicates: filter ? 1 : 0))
         } else {
             try controller.sendDisable(LESetScanEnable(enable: false))
-            try controller.send(LESetScanEnable(enable: true, filterDuplicates: filter))
         }
+        try switchOn(filteringDuplicates: started.options.controllerFiltersDuplicates)
     }
 
     /// Stops scanning (best effort).

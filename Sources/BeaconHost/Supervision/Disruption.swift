@@ -92,8 +92,8 @@ public enum Disruption: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// Seconds with one decimal: "6.2".
-    static func seconds(_ duration: Duration) -> String {
+    /// Seconds with one decimal: "6.2" (messages and the CLI's lines).
+    package static func seconds(_ duration: Duration) -> String {
         let tenths = duration.components.seconds * 10 + duration.components.attoseconds / 100_000_000_000_000_000
         return "\(tenths / 10).\(tenths % 10)"
     }
