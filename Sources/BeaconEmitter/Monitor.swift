@@ -56,7 +56,7 @@ struct Monitor: ParsableCommand {
             lastUnix = timed.unixTime
             if unixAtZero == nil { unixAtZero = timed.unixTime - timed.elapsed }
             report(monitor.tick(now: timed.elapsed))
-            let sightings = (try? timed.report.sightings()) ?? []
+            let sightings = scanFilter.accepts(address: timed.report.address) ? (try? timed.report.sightings()) ?? [] : []
             if sightings.contains(where: { scanFilter.accepts($0, rssi: timed.report.rssi) }) {
                 report(monitor.sighted(at: timed.elapsed))
             }

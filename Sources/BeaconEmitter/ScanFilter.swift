@@ -7,7 +7,7 @@ import BeaconHost
 import BeaconReports
 import Foundation
 
-/// `--uuid/--major/--minor` (a region), `--min-rssi`, `--format`: which reports to show.
+/// `--uuid/--major/--minor` (a region), `--min-rssi`, `--format`, `--address`: which reports to show.
 struct ScanFilterOptions: ParsableArguments {
     typealias Format = ScanFilter.Format
 
@@ -25,6 +25,11 @@ struct ScanFilterOptions: ParsableArguments {
 
     @Option(help: "Only this beacon format (any also shows unknown data raw).")
     var format: Format = .any
+
+    @Option(help: ArgumentHelp("Only reports from this advertiser (AA:BB:CC:DD:EE:FF); repeat for several.",
+                               valueName: "address"),
+            transform: parsed(BluetoothAddress.init(parsing:)))
+    var address: [BluetoothAddress] = []
 
     func validate() throws { _ = try region() }
 
@@ -54,7 +59,7 @@ struct ScanFilterOptions: ParsableArguments {
 
     /// The filter the options describe, as plain values (read once, not per report).
     func filter() throws -> ScanFilter {
-        ScanFilter(minRssi: minRssi, format: format, region: try region())
+        ScanFilter(minRssi: minRssi, format: format, region: try region(), addresses: Set(address))
     }
 }
 

@@ -27,6 +27,11 @@ struct Verify: ParsableCommand {
     @Option(help: ArgumentHelp("Seconds to wait for the advertisement.", valueName: "seconds"))
     var timeout: Double = 10
 
+    @Option(help: ArgumentHelp("Count only reports from this advertiser (AA:BB:CC:DD:EE:FF); repeat for several.",
+                               valueName: "address"),
+            transform: parsed(BluetoothAddress.init(parsing:)))
+    var address: [BluetoothAddress] = []
+
     @Flag(help: "Print the result as one JSON object.")
     var json = false
 
@@ -57,8 +62,10 @@ struct Verify: ParsableCommand {
         let deadline = enabled + .milliseconds(Int64(timeout * 1000))
         var closest: ScanReport? = nil
         var reports = 0
+        let from = ScanFilter(addresses: Set(address))
         while ContinuousClock.now < deadline {
             guard let report = try scan.nextReport(timeout: ContinuousClock.now.duration(to: deadline)) else { break }
+            guard from.accepts(address: report.address) else { continue }
             reports += 1
             if report.data == expected {
                 return VerifyOutcome(passed: true, report: report, latency: enabled.duration(to: .now), reports: reports)

@@ -30,6 +30,7 @@ struct ScanChoice {
     /// that holds none, as long as they are to be printed (not in a table, not printed before).
     mutating func choose(_ report: ReportView, sightings: ArraySlice<BeaconSighting>, elapsed: Double,
                          filter: ScanFilter, unknown: () -> Void, beacon: (Int, Double?) -> Void) {
+        guard filter.accepts(address: report.address) else { return }
         if sightings.isEmpty {
             guard filter.acceptsNoBeacon(rssi: report.rssi),
                   firstTime(.data(report.address, Array(report.data))) else { return }

@@ -3,7 +3,8 @@
 import AdvertisementCodec
 import BeaconTracking
 
-/// Which reports to show, decided per report: a region, a beacon format, a least RSSI.
+/// Which reports to show, decided per report: a region, a beacon format, a least RSSI, the
+/// advertisers' addresses.
 public struct ScanFilter: Sendable {
     public enum Format: String, CaseIterable, Sendable {
         case ibeacon, altbeacon, eddystone
@@ -14,14 +15,23 @@ public struct ScanFilter: Sendable {
     public let minRssi: Int?
     public let format: Format
     public let region: BeaconRegion?
+    /// Only reports from these advertisers (empty: from any).
+    public let addresses: Set<BluetoothAddress>
 
     /// A filter that passes everything.
     public static let none = ScanFilter()
 
-    public init(minRssi: Int? = nil, format: Format = .any, region: BeaconRegion? = nil) {
+    public init(minRssi: Int? = nil, format: Format = .any, region: BeaconRegion? = nil,
+                addresses: Set<BluetoothAddress> = []) {
         self.minRssi = minRssi
         self.format = format
         self.region = region
+        self.addresses = addresses
+    }
+
+    /// Whether reports from `address` pass (before anything else is looked at).
+    public func accepts(address: BluetoothAddress) -> Bool {
+        addresses.isEmpty || addresses.contains(address)
     }
 
     /// Whether a report's sighting passes.

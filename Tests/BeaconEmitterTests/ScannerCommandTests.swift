@@ -119,6 +119,35 @@ func reportEventsInCapture() throws -> Int {
         #expect(lines[2].contains(#""timestamp":"2026-01-01T00:00:00.003Z""#))
     }
 
+    /// `--address` (repeatable) keeps the reports of those advertisers only, beacon or not,
+    /// in `scan` and `monitor`; a malformed address is refused.
+    @Test func addressFilterKeepsThoseAdvertisers() throws {
+        let iBeacon = hex("0201061AFF4C00021539ED98FF2900441A802F9C398FC199D200650002C5")
+        let other = hex("020106")
+        let path = try writeCapture([
+            reportEvent([(0x01, iBeacon), (0x02, iBeacon)]),
+            reportEvent([(0x02, other), (0x03, other)]),
+        ])
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        func addresses(_ arguments: [String]) throws -> [String] {
+            let result = try runBeaconEmit(["scan", "--replay", path, "--json", "--duplicates"] + arguments)
+            #expect(result.status == 0, "\(result.stderr)")
+            return result.stdoutLines.compactMap { $0.firstMatch(of: /"address":"([0-9A-F:]+)"/).map { String($0.1) } }
+        }
+        #expect(try addresses([]) == ["66:55:44:33:22:01", "66:55:44:33:22:02", "66:55:44:33:22:02", "66:55:44:33:22:03"])
+        #expect(try addresses(["--address", "66:55:44:33:22:02"]) == ["66:55:44:33:22:02", "66:55:44:33:22:02"])
+        #expect(try addresses(["--address", "66:55:44:33:22:03", "--address", "66:55:44:33:22:01"])
+                == ["66:55:44:33:22:01", "66:55:44:33:22:03"])
+        #expect(try addresses(["--address", "66:55:44:33:22:02", "--format", "ibeacon"]) == ["66:55:44:33:22:02"])
+        let region = ["--uuid", "39ED98FF-2900-441A-802F-9C398FC199D2"]
+        let inside = try runBeaconEmit(["monitor", "--replay", path, "--json", "--address", "66:55:44:33:22:01"] + region)
+        #expect(inside.stdoutLines.count == 1 && inside.stdout.contains(#""state":"inside""#), "\(inside.stdout)")
+        let never = try runBeaconEmit(["monitor", "--replay", path, "--json", "--address", "66:55:44:33:22:03"] + region)
+        #expect(never.status == 0 && never.stdoutLines.isEmpty, "\(never.stdout)")
+        let bad = try runBeaconEmit(["scan", "--replay", path, "--address", "66:55:44:33:22"])
+        #expect(bad.status == 64 && bad.stderr.contains("--address"), "\(bad.stderr)")
+    }
+
     @Test func notACaptureIsAClearError() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("not-\(UUID().uuidString).btsnoop").path
         try Data("hello, this is not btsnoop".utf8).write(to: URL(fileURLWithPath: path))
@@ -186,6 +215,24 @@ extension Rig {
         #expect(result.stdout.contains("verify failed: the closest of"))
         #expect(result.stdout.contains("(iBeacon uuid=39ED98FF-2900-441A-802F-9C398FC199D2 major=101 minor=2"))
         #expect(result.stdout.contains("first difference at byte 9: expected 0x11, saw 0x39"))
+        emitter.wait()
+    }
+
+    /// `verify --address`: reports from other advertisers do not count (nothing arrived); the
+    /// emitter's own address passes.
+    @Test func verifyCountsOnlyTheAddressGiven() throws {
+        let emitter = try BackgroundProcess.beaconEmit(["-i", device, "--duration", "4"] + referenceArguments)
+        #expect(emitter.waitForOutput("advertising on"))
+        let any = try runBeaconEmit(["verify", "--scanner", device, "--timeout", "2"] + referenceArguments)
+        let from = any.stdout.firstMatch(of: /intact from ([0-9A-F:]{17})/).map { String($0.1) }
+        #expect(any.status == 0 && from != nil, "\(any.stdout)")
+        let elsewhere = try runBeaconEmit(["verify", "--scanner", device, "--timeout", "0.5", "--address", "00:11:22:33:44:55"]
+                                          + referenceArguments)
+        #expect(elsewhere.status == 1)
+        #expect(elsewhere.stdout.hasPrefix("verify failed: nothing arrived within the timeout"), "\(elsewhere.stdout)")
+        let own = try runBeaconEmit(["verify", "--scanner", device, "--timeout", "2", "--address", from ?? "?"]
+                                    + referenceArguments)
+        #expect(own.status == 0, "\(own.stdout) \(own.stderr)")
         emitter.wait()
     }
 
