@@ -308,12 +308,18 @@ struct Advertise: ParsableCommand {
     /// or not up yet is waited for: the service is ready, its status says what it waits for.
     /// - Returns: false when a signal ended the wait.
     private func waitForAdapterIfAsked(printer: EmitterPrinter, interrupt: Int32) -> Bool {
-        guard waitForAdapter || (printer.service != nil && !failFast),
-              case let .kernel(index) = deviceOptions.specification else { return true }
+        let device = deviceOptions.specification
+        guard waitForAdapter || (printer.service != nil && !failFast) else { return true }
+        let name: String
+        switch device {
+        case let .kernel(index): name = index.map { "hci\($0)" } ?? "an adapter"
+        case let .adapter(address): name = "the adapter \(address)"
+        default: return true
+        }
         let waited = AdapterWait.untilUsable(
-            index: index, bringingUp: deviceOptions.up, interrupt: interrupt,
+            device, bringingUp: deviceOptions.up, interrupt: interrupt,
             waiting: { missing in
-                printer.device = index.map { "hci\($0)" } ?? "an adapter"
+                printer.device = name
                 printer.notify("READY=1")
                 printer.handle(.waiting(missing))
             },

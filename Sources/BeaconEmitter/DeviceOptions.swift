@@ -8,7 +8,7 @@ import BeaconReports
 /// `--device` and what goes with it, shared by every command that talks to a controller.
 struct DeviceOptions: ParsableArguments {
     @Option(name: [.customShort("i"), .customLong("device")], help: ArgumentHelp(
-        "Controller: hci0 (or 0), tcp:HOST:PORT, serial:/dev/PATH[:BAUD], or virtual. Default: the first kernel adapter that is up.",
+        "Controller: hci0 (or 0), an adapter's address AA:BB:CC:DD:EE:FF, tcp:HOST:PORT, serial:/dev/PATH[:BAUD], or virtual. Default: the first kernel adapter that is up.",
         valueName: "device"), transform: parsed(DeviceSpecification.init(parsing:)))
     var device: DeviceSpecification?
 

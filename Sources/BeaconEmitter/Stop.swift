@@ -34,9 +34,9 @@ struct Stop: ParsableCommand {
             return
         }
         do {
-            let access = try AdvertisingLaunch.resolve(accessOptions.access, device: deviceOptions.specification,
-                                                       bringingUp: deviceOptions.up)
-            if access == .management, case let .kernel(index) = deviceOptions.specification {
+            let device = try deviceOptions.specification.resolved()
+            let access = try AdvertisingLaunch.resolve(accessOptions.access, device: device, bringingUp: deviceOptions.up)
+            if access == .management, case let .kernel(index) = device {
                 let connection = try ManagementConnection.open(index: index, powerOn: false)
                 defer { connection.close() }
                 if deviceOptions.verbose { connection.client.trace = { Console.error($0) } }

@@ -112,6 +112,14 @@ int chci_device_exists(int dev_id) {
     return hci_devinfo(dev_id, &info) < 0 ? negative_errno(ENODEV) : 1;
 }
 
+int chci_device_address(int dev_id, unsigned char address[6]) {
+    struct hci_dev_info info;
+    errno = 0;
+    if (hci_devinfo(dev_id, &info) < 0) return negative_errno(ENODEV);
+    memcpy(address, info.bdaddr.b, 6);
+    return 0;
+}
+
 int chci_filter_monitor_control(int fd) {
     // The monitor header's opcode is little-endian at offset 0: keep 14 to 17 (management
     // socket opened, closed, command, event), drop the rest (every adapter's HCI traffic).

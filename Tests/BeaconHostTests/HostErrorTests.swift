@@ -111,20 +111,41 @@ import Testing
         ("serial:/dev/ttyACM0", .serial(path: "/dev/ttyACM0", baud: 115_200)),
         ("serial:/dev/ttyUSB1:1000000", .serial(path: "/dev/ttyUSB1", baud: 1_000_000)),
         ("virtual", .virtual),
+        ("00:aa:01:00:00:07", .adapter(address: BluetoothAddress(0x00AA_0100_0007))),
+        ("00-AA-01-00-00-07", .adapter(address: BluetoothAddress(0x00AA_0100_0007))),
     ])
     func parses(text: String, expected: DeviceSpecification) throws {
         #expect(try DeviceSpecification(parsing: text) == expected)
     }
 
-    @Test(arguments: ["hciX", "tcp:host", "tcp::6402", "tcp:h:70000", "serial:ttyS0", "serial:/dev/ttyS0:1234", "usb"])
+    @Test(arguments: ["hciX", "tcp:host", "tcp::6402", "tcp:h:70000", "serial:ttyS0", "serial:/dev/ttyS0:1234", "usb",
+                      "00:AA:01:00:00", "00:AA:01:00:00:0G"])
     func rejects(text: String) {
         #expect(throws: HostError.self) { try DeviceSpecification(parsing: text) }
     }
 
     @Test func onlyKernelAdaptersAreShared() {
         #expect(!DeviceSpecification.kernel(index: 0).ownsController)
+        #expect(!DeviceSpecification.adapter(address: BluetoothAddress(1)).ownsController)
         #expect(DeviceSpecification.tcp(host: "h", port: 1).ownsController)
         #expect(DeviceSpecification.virtual.ownsController)
+    }
+
+    /// An address no adapter has (these machines have none) is the missing-adapter error,
+    /// naming the address; other devices resolve to themselves.
+    @Test func anAddressNoAdapterHasIsNoSuchAdapter() throws {
+        let missing = DeviceSpecification.adapter(address: try BluetoothAddress(parsing: "00:AA:01:00:00:07"))
+        #expect(missing.description == "the adapter 00:AA:01:00:00:07")
+        #expect(missing.adapterAddress == BluetoothAddress(0x00AA_0100_0007))
+        do {
+            _ = try missing.resolved()
+            Issue.record("resolved an address no adapter has")
+        } catch {
+            #expect(error.exitStatus == 69)
+            #expect(error.description.contains("find the adapter with address 00:AA:01:00:00:07"), "\(error)")
+        }
+        #expect(try DeviceSpecification.kernel(index: 3).resolved() == .kernel(index: 3))
+        #expect(try DeviceSpecification.virtual.resolved() == .virtual)
     }
 }
 

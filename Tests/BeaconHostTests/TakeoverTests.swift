@@ -280,7 +280,7 @@ final class ScriptedMonitor: PacketTransport {
         var seen: [AdapterAvailability] = []
         var ticks = 0
         let start = ContinuousClock.now
-        let usable = AdapterWait.untilUsable(index: 7, bringingUp: false, interrupt: pipe[0], interval: .milliseconds(20),
+        let usable = AdapterWait.untilUsable(.kernel(index: 7), bringingUp: false, interrupt: pipe[0], interval: .milliseconds(20),
                                              waiting: { seen.append($0) },
                                              tick: { ticks += 1; if ticks == 3 { _ = write(pipe[1], "x", 1) } })
         #expect(!usable, "the signal ended the wait")
@@ -288,5 +288,9 @@ final class ScriptedMonitor: PacketTransport {
         #expect(ticks == 3)
         #expect(start.duration(to: .now) < .seconds(2))
         #expect(AdapterWait.lack(index: 7, bringingUp: true) == .gone, "--up cannot bring up what is not there")
+        // An adapter named by its address is missing the same way while none has the address.
+        let address = try BluetoothAddress(parsing: "00:AA:01:07:00:00")
+        #expect(AdapterWait.lack(.adapter(address: address), bringingUp: true) == .gone)
+        #expect(AdapterWait.lack(.tcp(host: "127.0.0.1", port: 1), bringingUp: false) == nil, "not a kernel adapter")
     }
 }

@@ -15,7 +15,7 @@ package enum AdvertisingLaunch {
     /// - Throws: `HostError.unsupported` for a way in that does not go with the device.
     public static func resolve(_ access: KernelAccess, device: DeviceSpecification, bringingUp: Bool = false,
                                options: AdvertisingOptions? = nil) throws(HostError) -> KernelAccess {
-        guard case let .kernel(index) = device else {
+        guard !device.ownsController else {
             guard access == .automatic || access == .raw else {
                 throw .unsupported("--access \(access.rawValue) is for kernel adapters (--device hciN); "
                                    + "\(device) is driven with HCI commands")
@@ -24,6 +24,7 @@ package enum AdvertisingLaunch {
         }
         guard access == .automatic else { return access }
         if let options, options.mode != .automatic || options.address != .publicAddress { return .raw }
+        guard case let .kernel(index) = try device.resolved() else { return .raw }
         return ManagementConnection.canAdvertise(index: index, bringingUp: bringingUp) ? .management : .raw
     }
 

@@ -77,6 +77,8 @@ public final class BeaconAdvertisement {
     package static func start(_ configuration: Configuration, started: ContinuousClock.Instant = .now,
                               opened: (ControllerConnection?, ManagementConnection?) -> Void,
                               report: @escaping (EmitterEvent) -> Void = { _ in }) throws(HostError) -> BeaconAdvertisement {
+        var configuration = configuration
+        configuration.device = try configuration.device.resolved()
         let options = configuration.options
         let access = try AdvertisingLaunch.resolve(configuration.access, device: configuration.device,
                                                    bringingUp: configuration.bringUp, options: options)

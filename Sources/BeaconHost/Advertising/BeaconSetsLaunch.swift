@@ -33,6 +33,7 @@ package final class BeaconSetsLaunch {
                             trace: ((String) -> Void)?, progress: @escaping (String) -> Void,
                             unsolicited: ((UnsolicitedInputReport) -> Void)? = nil) throws(HostError)
         -> BeaconSetsLaunch {
+        let device = try device.resolved()
         let way = try AdvertisingLaunch.resolve(access, device: device, bringingUp: bringUp)
         if way == .management, case let .kernel(index) = device {
             let management = try ManagementConnection.open(index: index, powerOn: bringUp)

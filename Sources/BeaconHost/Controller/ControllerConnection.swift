@@ -32,6 +32,7 @@ package final class ControllerConnection {
     /// - Parameter userChannel: take a kernel adapter through the exclusive user channel.
     public static func open(_ device: DeviceSpecification, bringUp: Bool = false, userChannel: Bool = false,
                             commandTimeout: Duration = .seconds(2)) throws(HostError) -> ControllerConnection {
+        let device = try device.resolved()
         if case .kernel(nil) = device, bringUp {
             throw .unsupported("--up needs an adapter name: --device hci0 --up")
         }
@@ -61,6 +62,8 @@ package final class ControllerConnection {
             } catch {
                 throw .transport(error, device: device.description)
             }
+        case .adapter:  // resolved above: never an address here
+            throw .unsupported("\(device): not resolved to an adapter number")
         case .virtual:
             let running = try VirtualController.launch()
             virtual = running

@@ -1,9 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
+import AdvertisementCodec
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// Which controller to use, as `--device` names it.
 public enum DeviceSpecification: Hashable, Sendable, CustomStringConvertible {
     /// A kernel adapter: `hci0` or `0`; nil for "the first adapter that is up".
     case kernel(index: Int?)
+    /// The kernel adapter with this public address, `AA:BB:CC:DD:EE:FF`, whatever its number
+    /// (`resolved()` finds it).
+    case adapter(address: BluetoothAddress)
     /// H4 over TCP: `tcp:HOST:PORT`.
     case tcp(host: String, port: UInt16)
     /// H4 over a UART: `serial:/dev/ttyACM0[:BAUD]`.
@@ -25,6 +35,10 @@ public enum DeviceSpecification: Hashable, Sendable, CustomStringConvertible {
         }
         if let index = Int(text.hasPrefix("hci") ? String(text.dropFirst(3)) : text), index >= 0, index < 1024 {
             self = .kernel(index: index)
+            return
+        }
+        if text.count == 17, let address = try? BluetoothAddress(parsing: text) {
+            self = .adapter(address: address)
             return
         }
         if text.hasPrefix("tcp:") {
@@ -54,12 +68,14 @@ public enum DeviceSpecification: Hashable, Sendable, CustomStringConvertible {
             self = .serial(path: String(path), baud: baud)
             return
         }
-        throw .invalidDevice(text, reason: "expected hci0 (or 0), tcp:HOST:PORT, serial:/dev/PATH[:BAUD] or virtual")
+        throw .invalidDevice(text, reason: "expected hci0 (or 0), an adapter's address AA:BB:CC:DD:EE:FF, tcp:HOST:PORT, "
+                             + "serial:/dev/PATH[:BAUD] or virtual")
     }
 
     public var description: String {
         switch self {
         case let .kernel(index): index.map { "hci\($0)" } ?? "the first adapter that is up"
+        case let .adapter(address): "the adapter \(address)"
         case let .tcp(host, port): "tcp:\(host):\(port)"
         case let .serial(path, baud): "serial:\(path):\(baud)"
         case .virtual: "virtual"
@@ -70,8 +86,27 @@ public enum DeviceSpecification: Hashable, Sendable, CustomStringConvertible {
     /// false for kernel adapters, which the kernel and bluetoothd also drive.
     public var ownsController: Bool {
         switch self {
-        case .kernel: false
+        case .kernel, .adapter: false
         default: true
         }
+    }
+
+    /// The adapter's address this names (`.adapter`), followed when the adapter comes back
+    /// under another number.
+    public var adapterAddress: BluetoothAddress? {
+        if case let .adapter(address) = self { address } else { nil }
+    }
+
+    /// This device, with an adapter named by its address as the kernel numbers it now
+    /// (`.kernel(index:)`); any other as it is.
+    /// - Throws: `HostError.kernel` (ENODEV) when no adapter has the address, naming the
+    ///   adapters there are and their addresses.
+    public func resolved() throws(HostError) -> DeviceSpecification {
+        guard case let .adapter(address) = self else { return self }
+        guard let index = KernelSocketTransport.index(of: address) else {
+            throw KernelSocketTransport.classify(ENODEV, call: "find the adapter with address \(address)",
+                                                 adapter: nil, named: "\(address)")
+        }
+        return .kernel(index: index)
     }
 }

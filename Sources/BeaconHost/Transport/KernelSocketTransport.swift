@@ -2,6 +2,7 @@
 
 // The only Swift file that imports CHCI: kernel HCI sockets through libbluetooth.
 
+import AdvertisementCodec
 import CHCI
 #if canImport(Glibc)
 import Glibc
@@ -91,18 +92,34 @@ package enum KernelSocketTransport {
         if result < 0 { throw classify(-result, call: "ioctl(HCIDEVUP, hci\(index))", adapter: index) }
     }
 
-    /// The adapters the kernel knows, with whether each is up; empty when it has none or no
-    /// Bluetooth at all.
-    public static func adapters() -> [(name: String, up: Bool)] {
+    /// The adapters the kernel knows, with whether each is up and its public address; empty
+    /// when it has none or no Bluetooth at all.
+    public static func adapters() -> [(name: String, up: Bool, index: Int, address: BluetoothAddress?)] {
         var ids = [Int32](repeating: 0, count: 16)
         var up = [Int32](repeating: 0, count: 16)
         let count = chci_device_list(&ids, &up, 16)
         guard count > 0 else { return [] }
-        return (0..<Int(count)).map { ("hci\(ids[$0])", up[$0] != 0) }
+        return (0..<Int(count)).map { ("hci\(ids[$0])", up[$0] != 0, Int(ids[$0]), address(index: Int(ids[$0]))) }
     }
 
-    static func classify(_ code: Int32, call: String, adapter: Int?) -> HostError {
-        HostError.kernel(call: call, errno: code, adapter: adapter.map { "hci\($0)" },
-                         adapters: adapters().map { "\($0.name) (\($0.up ? "up" : "down"))" })
+    /// Adapter `index`'s public address; nil when it does not exist.
+    public static func address(index: Int) -> BluetoothAddress? {
+        var bytes = [UInt8](repeating: 0, count: 6)
+        guard chci_device_address(Int32(index), &bytes) == 0 else { return nil }
+        return BluetoothAddress(littleEndian: bytes)
+    }
+
+    /// The number of the adapter whose public address is `address` (the lowest, should two
+    /// have it); nil when none has.
+    public static func index(of address: BluetoothAddress) -> Int? {
+        adapters().filter { $0.address == address }.map(\.index).min()
+    }
+
+    /// - Parameter named: what names the adapter in the message when it is not a number (an address).
+    static func classify(_ code: Int32, call: String, adapter: Int?, named: String? = nil) -> HostError {
+        HostError.kernel(call: call, errno: code, adapter: adapter.map { "hci\($0)" } ?? named,
+                         adapters: adapters().map {
+                             "\($0.name) (\($0.up ? "up" : "down")\($0.address.map { ", \($0)" } ?? ""))"
+                         })
     }
 }

@@ -50,6 +50,10 @@ int chci_filter_monitor_control(int fd);
 /// 1 when adapter `dev_id` exists (up or down), or -errno (-ENODEV when it does not).
 int chci_device_exists(int dev_id);
 
+/// Copies adapter `dev_id`'s public address (HCIGETDEVINFO, least significant byte first, as
+/// on the wire) into `address`. Returns 0, or -errno (-ENODEV when it does not exist).
+int chci_device_address(int dev_id, unsigned char address[6]);
+
 /// The company that Bluetooth SIG identifier `id` is assigned to, from libbluetooth's copy of
 /// the SIG's list (bt_compidtostr), or NULL where the list has no name for it.
 const char *chci_company_name(int id);
