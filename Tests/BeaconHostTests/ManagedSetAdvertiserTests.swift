@@ -18,7 +18,7 @@ import Testing
         client.sent = { watch.sent($0) }
         let advertiser = ManagedSetAdvertiser(client: client, intervalUnits: 160)
         try advertiser.prepare()
-        let session = ManagedSession(advertiser: advertiser, watch: watch, openMonitor: { nil })
+        let session = ManagedSession(advertiser: advertiser, watch: watch, openMonitor: { _ in nil })
         let sets = SupervisedSets(instances: session, device: "hci0")
         let handle = try sets.add(referenceBeacon, txPower: nil)
         monitor.opened(TakeoverWatchTests.ours, "beacon-emit")

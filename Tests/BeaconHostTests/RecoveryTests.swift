@@ -284,7 +284,7 @@ extension SupervisorTests {
         let advertiser = ManagedAdvertiser(client: MgmtClient(transport: kernel, index: 0),
                                            options: AdvertisingOptions(beacons: [referenceBeacon]))
         try advertiser.start()
-        return (ManagedSession(advertiser: advertiser, bringsUpReturningAdapter: bringingUp, openMonitor: { nil }), kernel)
+        return (ManagedSession(advertiser: advertiser, bringsUpReturningAdapter: bringingUp, openMonitor: { _ in nil }), kernel)
     }
 
     /// Read Controller Information's return parameters with `settings` current.

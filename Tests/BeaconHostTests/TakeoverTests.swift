@@ -141,7 +141,7 @@ final class ScriptedMonitor: PacketTransport {
         try advertiser.start()
         monitor.opened(TakeoverWatchTests.ours, "beacon-emit")
         for packet in kernel.sent { monitor.command(TakeoverWatchTests.ours, packet) }
-        return (ManagedSession(advertiser: advertiser, watch: watch, openMonitor: { nil }), kernel, monitor)
+        return (ManagedSession(advertiser: advertiser, watch: watch, openMonitor: { _ in nil }), kernel, monitor)
     }
 
     @Test func aTakenInstanceIsForgottenTheBeaconMovesAndOnlyTheNewOneIsRemoved() throws {

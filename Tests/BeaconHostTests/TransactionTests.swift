@@ -142,7 +142,7 @@ import Testing
         let advertiser = ManagedAdvertiser(client: MgmtClient(transport: kernel, index: 0),
                                            options: AdvertisingOptions(beacons: [referenceBeacon]))
         try advertiser.start()
-        let session = ManagedSession(advertiser: advertiser, openMonitor: { nil })
+        let session = ManagedSession(advertiser: advertiser, openMonitor: { _ in nil })
         do {
             try session.live.update(0, to: Self.minor3)
             Issue.record("the update succeeded")
@@ -170,7 +170,7 @@ import Testing
         var recorded: [[UInt8]] = []
         advertiser.instancesChanged = { recorded.append($0) }
         try advertiser.start()
-        let session = ManagedSession(advertiser: advertiser, openMonitor: { nil })
+        let session = ManagedSession(advertiser: advertiser, openMonitor: { _ in nil })
         #expect(throws: HostError.self) { _ = try session.live.add(Self.minor3) }
         #expect(advertiser.leftovers.isEmpty)
         #expect(throws: HostError.self) { _ = try session.live.add(Self.minor3) }

@@ -34,8 +34,10 @@ package enum AdvertisingLaunch {
     /// - Throws: `HostError`; nothing stays added when it throws.
     /// - Parameter ledger: where the instances are recorded while they are ours (nil: nowhere).
     ///   First, what runs that are over left on the adapter (recorded there, not `--keep`) is removed.
+    /// - Parameter follows: the adapter's address, when it was named by it: followed to a new number.
     public static func startManaged(_ connection: ManagementConnection, options: AdvertisingOptions,
-                                    bringingUp: Bool = false, started: ContinuousClock.Instant,
+                                    bringingUp: Bool = false, follows: BluetoothAddress? = nil,
+                                    started: ContinuousClock.Instant,
                                     ledger: InstanceLedger? = nil,
                                     report: @escaping (EmitterEvent) -> Void) throws(HostError) -> ManagedSession {
         connection.client.reportUnsolicited = { report(.ignored($0)) }
@@ -56,11 +58,13 @@ package enum AdvertisingLaunch {
             watch?.close()
             throw error
         }
-        let index = Int(connection.client.index)
-        let session = ManagedSession(advertiser: advertiser, bringsUpReturningAdapter: bringingUp, watch: watch) {
-            (try? KernelSocketTransport.open(index: index)).map { HCIController(transport: $0, sharedWithKernel: true) }
+        let session = ManagedSession(advertiser: advertiser, bringsUpReturningAdapter: bringingUp, watch: watch,
+                                     follows: follows) { index in
+            (try? KernelSocketTransport.open(index: Int(index))).map { HCIController(transport: $0, sharedWithKernel: true) }
         }
         session.log = { report(.step($0)) }
+        session.notice = { report(.warning($0)) }
+        session.moved = { ledger?.move(to: $0) }
         return session
     }
 

@@ -78,6 +78,7 @@ public final class BeaconAdvertisement {
                               opened: (ControllerConnection?, ManagementConnection?) -> Void,
                               report: @escaping (EmitterEvent) -> Void = { _ in }) throws(HostError) -> BeaconAdvertisement {
         var configuration = configuration
+        let follows = configuration.device.adapterAddress
         configuration.device = try configuration.device.resolved()
         let options = configuration.options
         let access = try AdvertisingLaunch.resolve(configuration.access, device: configuration.device,
@@ -89,7 +90,8 @@ public final class BeaconAdvertisement {
             let ledger = configuration.recordsInstances ? InstanceLedger(adapter: adapter) : nil
             do {
                 let session = try AdvertisingLaunch.startManaged(management, options: options,
-                                                                 bringingUp: configuration.bringUp, started: started,
+                                                                 bringingUp: configuration.bringUp, follows: follows,
+                                                                 started: started,
                                                                  ledger: ledger, report: report)
                 return BeaconAdvertisement(session: session, live: session.live, device: adapter, connection: nil,
                                            management: management, ledger: ledger)

@@ -33,6 +33,7 @@ package final class BeaconSetsLaunch {
                             trace: ((String) -> Void)?, progress: @escaping (String) -> Void,
                             unsolicited: ((UnsolicitedInputReport) -> Void)? = nil) throws(HostError)
         -> BeaconSetsLaunch {
+        let follows = device.adapterAddress
         let device = try device.resolved()
         let way = try AdvertisingLaunch.resolve(access, device: device, bringingUp: bringUp)
         if way == .management, case let .kernel(index) = device {
@@ -60,9 +61,14 @@ package final class BeaconSetsLaunch {
                     default: break
                     }
                 }
-                let session = ManagedSession(advertiser: advertiser, bringsUpReturningAdapter: bringUp, watch: watch) {
-                    (try? KernelSocketTransport.open(index: index)).map { HCIController(transport: $0, sharedWithKernel: true) }
+                let session = ManagedSession(advertiser: advertiser, bringsUpReturningAdapter: bringUp, watch: watch,
+                                             follows: follows) { index in
+                    (try? KernelSocketTransport.open(index: Int(index))).map {
+                        HCIController(transport: $0, sharedWithKernel: true)
+                    }
                 }
+                session.notice = progress
+                session.moved = { ledger.move(to: $0) }
                 let supervised = SupervisedSets(instances: session, device: adapter)
                 return BeaconSetsLaunch(sets: supervised,
                                         summary: "\(adapter): beacons as the kernel's advertising instances (--access mgmt)",

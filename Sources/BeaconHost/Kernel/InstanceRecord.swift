@@ -179,7 +179,7 @@ package struct InstanceRecord: Equatable, Sendable {
 /// Keeps this process's record for one adapter current while its instances change, and
 /// removes it once nothing of ours is left (or marks it kept, for `--keep`).
 package final class InstanceLedger {
-    public let adapter: String
+    public private(set) var adapter: String
     public let directory: String
     /// Called once if the record cannot be written (advertising goes on without it).
     public var failed: ((String) -> Void)?
@@ -190,6 +190,14 @@ package final class InstanceLedger {
         self.adapter = adapter
         self.directory = directory
         self.record = InstanceRecord(adapter: adapter, instances: [])
+    }
+
+    /// The adapter is back as `adapter` (another number): its instances went with it, so the
+    /// old name's record goes, and the next ones are recorded under the new name.
+    public func move(to adapter: String) {
+        note([])
+        self.adapter = adapter
+        record = InstanceRecord(adapter: adapter, instances: [], kept: record.kept)
     }
 
     /// Records `instances` (with what each carries, where known) as ours now.

@@ -45,8 +45,16 @@ extension ManagedAdvertiser: ManagedAdvertising {
 package final class ManagedSession: AdvertisingSession {
     public let advertiser: any ManagedAdvertising
     private var client: MgmtClient { advertiser.client }
-    /// Opens the raw socket that watches for resets; nil where none can be opened.
-    private let openMonitor: () -> HCIController?
+    /// Opens the raw socket on adapter N that watches for resets; nil where none can be opened.
+    private let openMonitor: (UInt16) -> HCIController?
+    /// The adapter's public address, when it was named by it (`--device AA:BB:...`): an adapter
+    /// that comes back under another number is followed there, and another adapter that takes
+    /// its number is not ours.
+    private let follows: BluetoothAddress?
+    /// Told the adapter's new name when it is followed to another number (the instance record moves).
+    public var moved: ((String) -> Void)?
+    /// What the user should see (the adapter followed to its new number).
+    public var notice: ((String) -> Void)?
     private var monitor: HCIController?
     /// Watches other programs' management commands (nil where the monitor channel did not open).
     public private(set) var watch: TakeoverWatch?
@@ -65,11 +73,13 @@ package final class ManagedSession: AdvertisingSession {
     ///   - openMonitor: opens a raw HCI socket on the same adapter (nil when it cannot).
     ///   - bringsUpReturningAdapter: `--up`: LE and power switched on for an adapter that comes back.
     ///   - watch: the takeover watch, opened before the advertiser added anything.
+    ///   - follows: the adapter's address, when it was named by it.
     public init(advertiser: any ManagedAdvertising, bringsUpReturningAdapter: Bool = false, watch: TakeoverWatch? = nil,
-                openMonitor: @escaping () -> HCIController?) {
+                follows: BluetoothAddress? = nil, openMonitor: @escaping (UInt16) -> HCIController?) {
         self.advertiser = advertiser
         self.bringsUpReturningAdapter = bringsUpReturningAdapter
         self.openMonitor = openMonitor
+        self.follows = follows
         self.watch = watch
         attachMonitor()
     }
@@ -78,7 +88,7 @@ package final class ManagedSession: AdvertisingSession {
     public var rotationPeriod: Duration { advertiser.rotationPeriod }
 
     private func attachMonitor() {
-        monitor = openMonitor()
+        monitor = openMonitor(client.index)
         monitor?.observer = { [weak self] packet in
             guard let self, self.powered, case let .commandComplete(complete) = packet,
                   complete.opcode == .reset, complete.status == .success else { return }
@@ -190,6 +200,11 @@ package final class ManagedSession: AdvertisingSession {
             monitor = nil
             disrupted(.adapterRemoved)
         case .indexAdded:
+            if let follows, let now = KernelSocketTransport.address(index: Int(client.index)), now != follows {
+                // Another adapter took the number: not ours. Ours is looked for by its address.
+                log?("\(client.adapter) is back, but it is another adapter (\(now)): waiting for \(follows)")
+                return
+            }
             present = true
             var settings = try? client.send(ReadControllerInformation()).currentSettings
             if bringsUpReturningAdapter, let current = settings {
@@ -212,7 +227,23 @@ package final class ManagedSession: AdvertisingSession {
     }
 
     public func availability() -> AdapterAvailability {
-        present ? (powered ? .usable : .down) : .gone
+        if !present, let follows, let index = KernelSocketTransport.index(of: follows), index != Int(client.index) {
+            follow(to: UInt16(index))
+        }
+        return present ? (powered ? .usable : .down) : .gone
+    }
+
+    /// The adapter named by its address is back under another number: the client, the reset
+    /// watcher, the takeover watch and the instance record move there, and it is taken in as
+    /// an adapter that came back.
+    private func follow(to index: UInt16) {
+        let old = client.adapter
+        client.follow(to: index)
+        watch?.index = index
+        monitor = nil
+        moved?(client.adapter)
+        notice?("the adapter \(follows.map { "\($0)" } ?? "") is back as \(client.adapter) (was \(old)): the beacons follow it")
+        handle(.indexAdded)
     }
 
     public func restore() throws(HostError) {

@@ -15,6 +15,12 @@ extension MgmtClient {
 
     /// The adapter (0 for hci0).
     public var index: UInt16 { wire.index }
+
+    /// Talks to adapter `index` from now on: the same adapter, back under another number.
+    func follow(to index: UInt16) {
+        wire = MgmtWire(index: index)
+        device = "hci\(index)"
+    }
     /// The adapter's name in messages: `hci0`.
     public var adapter: String { device }
 

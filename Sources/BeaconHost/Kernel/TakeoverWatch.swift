@@ -29,7 +29,8 @@ package struct InstanceTakeover: Hashable, Sendable, CustomStringConvertible {
 /// a process of our name. Until then nothing is judged, so our own writes never count.
 package final class TakeoverWatch {
     public let transport: any MgmtTransport
-    public let index: UInt16
+    /// The adapter watched (followed to its new number when it comes back under another).
+    public internal(set) var index: UInt16
     /// Our process's name, as the kernel reports it.
     public let process: String
     private var names: [UInt32: String] = [:]

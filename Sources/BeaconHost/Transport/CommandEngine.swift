@@ -77,8 +77,9 @@ package final class CommandEngine<Wire: CommandWire> {
     public internal(set) var wire: Wire
     /// How long a command may go unanswered.
     public var commandTimeout: Duration
-    /// The device named in messages and transport errors.
-    public let device: String
+    /// The device named in messages and transport errors (a kernel adapter's changes when it
+    /// comes back under another number).
+    public internal(set) var device: String
     /// Called with each command sent and each answer, for `--verbose`.
     public var trace: ((String) -> Void)?
     /// Called with each command packet once it is sent (the takeover watch learns our
