@@ -92,14 +92,17 @@ package enum AdvertisingLaunch {
     /// went away and came back, a TCP bridge or serial port, a user channel. Not the private
     /// virtual controller, which ends with its link.
     /// - Parameter bringingUp: `--up`, applied again to a kernel adapter that goes away and comes back.
+    /// - Parameter follows: the kernel adapter's address, when it was named by it: reopened where it is.
     public static func supervise(_ advertiser: Advertiser, on connection: ControllerConnection, userChannel: Bool,
-                                 bringingUp: Bool = false, report: @escaping (EmitterEvent) -> Void) -> HCISession {
+                                 bringingUp: Bool = false, follows: BluetoothAddress? = nil,
+                                 report: @escaping (EmitterEvent) -> Void) -> HCISession {
         let device = connection.device
         let trace = connection.controller.trace
         var reconnect: (() throws(HostError) -> HCIController)? = nil
         if let index = connection.sharedKernelIndex {
             reconnect = { () throws(HostError) -> HCIController in
-                HCIController(transport: try KernelSocketTransport.open(index: index), sharedWithKernel: true)
+                let now = follows.flatMap { KernelSocketTransport.index(of: $0) } ?? index
+                return HCIController(transport: try KernelSocketTransport.open(index: now), sharedWithKernel: true)
             }
         } else if connection.virtualController == nil {
             reconnect = { () throws(HostError) -> HCIController in
@@ -110,8 +113,9 @@ package enum AdvertisingLaunch {
         }
         let session = HCISession(advertiser: advertiser, kernelIndex: connection.sharedKernelIndex,
                                  ownsController: connection.ownsController,
-                                 bringsUpReturningAdapter: bringingUp, reconnect: reconnect)
+                                 bringsUpReturningAdapter: bringingUp, follows: follows, reconnect: reconnect)
         session.log = { report(.step($0)) }
+        session.notice = { report(.warning($0)) }
         return session
     }
 }

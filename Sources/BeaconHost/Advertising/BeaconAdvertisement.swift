@@ -109,7 +109,7 @@ public final class BeaconAdvertisement {
                                   started: started, report: report)
             let advertiser = try emitter.start(options: options)
             let session = AdvertisingLaunch.supervise(advertiser, on: connection, userChannel: userChannel,
-                                                      bringingUp: configuration.bringUp, report: report)
+                                                      bringingUp: configuration.bringUp, follows: follows, report: report)
             return BeaconAdvertisement(session: session, live: session.live, device: connection.device.description,
                                        connection: connection, management: nil, ledger: nil)
         } catch {

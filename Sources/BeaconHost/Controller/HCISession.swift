@@ -37,7 +37,11 @@ package final class HCISession: AdvertisingSession {
     public let advertiser: any HCIAdvertising
     private var controller: HCIController
     /// The kernel adapter behind a raw socket, whose state the kernel reports.
-    private let kernelIndex: Int?
+    private var kernelIndex: Int?
+    /// The adapter's public address, when it was named by it: followed to another number, and
+    /// another adapter on its number is not ours.
+    private let follows: BluetoothAddress?
+    private var toldOfOtherAdapter = false
     /// The host owns the controller (H4, user channel): it is reset before the beacons go back.
     private let ownsController: Bool
     /// Opens the link again after it closed (nil: a closed link ends the run).
@@ -53,16 +57,21 @@ package final class HCISession: AdvertisingSession {
     private var adapterWentAway = false
     /// Called with each step, for `--verbose`.
     public var log: ((String) -> Void)?
+    /// What the user should see (the adapter followed to its new number).
+    public var notice: ((String) -> Void)?
 
     /// - Parameters:
     ///   - kernelIndex: the adapter, for a raw kernel socket (nil for H4 links and the user channel).
     ///   - bringsUpReturningAdapter: `--up`: a kernel adapter that comes back is brought up.
     ///   - reconnect: opens a new link to the same controller; nil when a lost link ends the run.
+    ///   - follows: the kernel adapter's address, when it was named by it (`reconnect` opens it
+    ///     where it is then).
     public init(advertiser: any HCIAdvertising, kernelIndex: Int?, ownsController: Bool, bringsUpReturningAdapter: Bool = false,
-                reconnect: (() throws(HostError) -> HCIController)?) {
+                follows: BluetoothAddress? = nil, reconnect: (() throws(HostError) -> HCIController)?) {
         self.advertiser = advertiser
         self.controller = advertiser.controller
         self.kernelIndex = kernelIndex
+        self.follows = follows
         self.ownsController = ownsController
         self.bringsUpReturningAdapter = bringsUpReturningAdapter
         self.reconnect = reconnect
@@ -137,6 +146,20 @@ package final class HCISession: AdvertisingSession {
                 : KernelSocketTransport.exists(index: kernelIndex) ? .down : .gone
         }
         guard linkLost else { return .usable }
+        if let follows, let index = kernelIndex {
+            guard let now = KernelSocketTransport.index(of: follows) else {
+                if !toldOfOtherAdapter, let other = KernelSocketTransport.address(index: index) {
+                    log?("hci\(index) is back, but it is another adapter (\(other)): waiting for \(follows)")
+                    toldOfOtherAdapter = true
+                }
+                return .gone
+            }
+            toldOfOtherAdapter = false
+            if now != index {
+                kernelIndex = now
+                notice?("the adapter \(follows) is back as hci\(now) (was hci\(index)): the beacons follow it")
+            }
+        }
         if let kernelIndex, !KernelSocketTransport.isUp(index: kernelIndex) {
             guard KernelSocketTransport.exists(index: kernelIndex) else { return .gone }
             guard bringsUpReturningAdapter && adapterWentAway else { return .down }
