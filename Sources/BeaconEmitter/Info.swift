@@ -51,6 +51,7 @@ struct Info: ParsableCommand {
                     object.add("kernelInstances", features.instances.map(String.init).joined(separator: ","))
                 }
                 object.add("setAdvertising", kernel.setAdvertisingOn)
+                object.add("mgmtBeaconAddress", kernel.beaconAddress)
             }
             print(object.line)
         } else {
@@ -70,6 +71,7 @@ struct Info: ParsableCommand {
                     print("\(name)\(way.available ? "available" : "not available") (\(way.note))")
                 }
                 print("--access auto chooses:     \(kernel.automaticChoice.rawValue)")
+                print("beacons' address (mgmt):   \(kernel.beaconAddress)")
                 if let features = kernel.features {
                     print("kernel advertises:         " + (features.instances.isEmpty ? "no instances"
                         : "instance(s) " + features.instances.map(String.init).joined(separator: ", ")))

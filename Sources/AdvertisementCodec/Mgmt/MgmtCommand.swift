@@ -30,6 +30,8 @@ public struct MgmtSettings: OptionSet, Hashable, Sendable {
     public static let lowEnergy = MgmtSettings(rawValue: 1 << 9)
     /// Advertising through Set Advertising, which takes precedence over every instance.
     public static let advertising = MgmtSettings(rawValue: 1 << 10)
+    /// LE privacy: the adapter advertises from resolvable private addresses.
+    public static let privacy = MgmtSettings(rawValue: 1 << 13)
 }
 
 /// The Flags of Add Advertising and Add Extended Advertising Parameters, and the

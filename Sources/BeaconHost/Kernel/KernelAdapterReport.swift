@@ -13,7 +13,20 @@ package struct KernelAdapterReport: Sendable {
     public var setAdvertisingOn: Bool
     /// Whether LE is on for the management API.
     public var lowEnergyOn: Bool
+    /// Whether LE privacy is on (the kernel advertises from resolvable private addresses).
+    public var privacyOn = false
     public var up: Bool
+
+    /// The address beacons go out from through the management API. Measured on Linux 6.1: a
+    /// non-connectable instance gets a new non-resolvable random address from the kernel each
+    /// time it is set up (added, or put back after a reset or a power cycle), kept while it
+    /// runs and through changes of its data; a connectable one goes out from the public address.
+    /// The management API has no way to choose a non-connectable instance's address.
+    public var beaconAddress: String {
+        privacyOn ? "privacy is on: the kernel's resolvable private addresses, renewed on its timer"
+            : "the kernel's: a new non-resolvable random address at each add and restore (public with --connectable; "
+              + "--access raw keeps the public address or --random-address)"
+    }
 
     /// The way `--access auto` takes.
     public var automaticChoice: KernelAccess {
@@ -50,6 +63,7 @@ package struct KernelAdapterReport: Sendable {
             let settings = try client.send(ReadControllerInformation()).currentSettings
             report.setAdvertisingOn = settings.contains(.advertising)
             report.lowEnergyOn = settings.contains(.lowEnergy)
+            report.privacyOn = settings.contains(.privacy)
             report.features = try client.send(ReadAdvertisingFeatures())
         } catch {
             report.managementProblem = error.description
