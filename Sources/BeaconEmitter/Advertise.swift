@@ -58,6 +58,10 @@ struct Advertise: ParsableCommand {
     @Flag(help: "Use extended advertising commands (an advertising set with legacy PDUs).")
     var extended = false
 
+    @Option(help: ArgumentHelp("The PHY: 1m, or coded (long range: extended PDUs on the LE Coded PHY, heard only by "
+                               + "scanners that scan it, such as scan --phy coded).", valueName: "phy"))
+    var phy: AdvertisingOptions.PHY = .le1M
+
     @Option(help: ArgumentHelp("Stop after this many seconds.", valueName: "seconds"))
     var duration: Double?
 
@@ -143,6 +147,7 @@ struct Advertise: ParsableCommand {
             }
         }
         if legacy && extended { throw ValidationError("--legacy and --extended exclude each other") }
+        if phy == .coded && legacy { throw ValidationError("--phy coded sends extended advertising: drop --legacy") }
         if controlGroup != nil && control == nil { throw ValidationError("--control-group needs --control PATH") }
         try accessOptions.check(deviceOptions.specification)
         if keep && accessOptions.access == .userChannel {
@@ -223,7 +228,7 @@ struct Advertise: ParsableCommand {
             address: randomAddress ?? .publicAddress,
             txPower: txPower.map { Int8($0) },
             mode: legacy ? .legacy : extended ? .extended : .automatic,
-            rotationPeriod: .milliseconds(Int64(rotation)))
+            rotationPeriod: .milliseconds(Int64(rotation)), phy: phy)
         var scriptWarnings: [String] = []
         do {
             if let hcitoolFile {
@@ -444,3 +449,4 @@ struct Advertise: ParsableCommand {
         printer.progress("the virtual scanner saw nothing matching within 3 s")
     }
 }
+extension AdvertisingOptions.PHY: ExpressibleByArgument {}

@@ -39,6 +39,10 @@ struct Scan: ParsableCommand {
                              + "to hear extended advertising PDUs too (kernel adapters are scanned so by default)."))
     var extended = false
 
+    @Option(help: ArgumentHelp("The PHYs scanned: 1m, or coded (LE Coded as well as LE 1M, with the extended commands: "
+                               + "hears long-range advertising too).", valueName: "phy"))
+    var phy: AdvertisingOptions.PHY = .le1M
+
     @Flag(help: "Print every report, not only the first of each distinct advertisement.")
     var duplicates = false
 
@@ -57,6 +61,8 @@ struct Scan: ParsableCommand {
 
     func validate() throws {
         if legacy && extended { throw ValidationError("--legacy and --extended exclude each other") }
+        if legacy && phy == .coded { throw ValidationError("--phy coded scans with the extended commands: drop --legacy") }
+        if replay != nil && phy == .coded { throw ValidationError("--phy coded is for a device's scan, not --replay") }
         for (name, value) in [("--scan-interval", scanInterval), ("--scan-window", scanWindow)] {
             guard AdvertisingOptions.units(milliseconds: value).map({ $0 >= 4 && $0 <= 0x4000 }) == true else {
                 throw ValidationError("\(name) must be from 2.5 to 10240 ms, got \(value)")
@@ -106,7 +112,7 @@ struct Scan: ParsableCommand {
         try scanner.start(options: .init(active: active,
                                          intervalUnits: UInt16(AdvertisingOptions.units(milliseconds: scanInterval) ?? 16),
                                          windowUnits: UInt16(AdvertisingOptions.units(milliseconds: scanWindow) ?? 16),
-                                         extended: extended),
+                                         extended: extended, codedPHY: phy == .coded),
                           ownsController: connection.ownsController, legacy: legacy)
         defer { scanner.stop() }
         try scanner.feed(duration: duration, interrupt: interrupt, handle: handle, tick: tick)

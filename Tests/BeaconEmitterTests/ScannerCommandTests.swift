@@ -199,6 +199,26 @@ extension Rig {
         #expect(line?.contains(#""proximity":"#) == true)
     }
 
+    /// `--phy coded` on the virtual radio, which models the PHYs: the exact data arrives at a
+    /// scan of the Coded PHY, and a scan of LE 1M alone (extended commands) hears nothing of it.
+    @Test func codedPHYAdvertisingIsHeardOnlyByACodedScan() throws {
+        let reference = "0201061AFF4C00021539ED98FF2900441A802F9C398FC199D200650002C5"
+        for (scanPHY, heard) in [(["--phy", "coded"], true), (["--extended"], false)] {
+            let scan = try BackgroundProcess.beaconEmit(["scan", "-i", device, "--json", "--duration", "2.5"] + scanPHY)
+            Thread.sleep(forTimeInterval: 0.4)
+            let emitter = try BackgroundProcess.beaconEmit(["-i", device, "--phy", "coded", "--duration", "1.5", "-v"]
+                                                           + referenceArguments)
+            #expect(emitter.wait() == 0, "\(emitter.stderr)")
+            #expect(scan.wait() == 0, "\(scan.stderr)")
+            #expect(scan.stdout.contains(#""data":"\#(reference)""#) == heard, "\(scanPHY): \(scan.stdout)")
+            #expect(emitter.stderr.contains("LE Coded PHY"), "\(emitter.stderr)")
+        }
+        let legacy = try runBeaconEmit(["-i", device, "--phy", "coded", "--legacy", "--duration", "0.2"] + referenceArguments)
+        #expect(legacy.status == 64 && legacy.stderr.contains("--phy coded sends extended advertising"), "\(legacy.stderr)")
+        let scan = try runBeaconEmit(["scan", "-i", device, "--phy", "coded", "--legacy", "--duration", "0.2"])
+        #expect(scan.status == 64 && scan.stderr.contains("--phy coded scans with the extended commands"), "\(scan.stderr)")
+    }
+
     @Test func verifySucceedsWithLatency() throws {
         let result = try runBeaconEmit(["verify", "--device", device, "--scanner", device] + referenceArguments)
         #expect(result.status == 0, "\(result.stderr)")

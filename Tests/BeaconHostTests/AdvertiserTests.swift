@@ -84,6 +84,46 @@ let extendedStop: [ScriptedTransport.Step] = [
         #expect(transport.sent.isEmpty)
     }
 
+    /// `--phy coded`: extended PDUs (properties 0x0000, the data not a legacy PDU's) with the
+    /// primary and secondary PHY fields both LE Coded (0x03), from the Core spec's layout.
+    @Test func codedPHYSendsExtendedPDUsOnTheCodedPHY() throws {
+        var steps = extendedSteps
+        steps[1] = .init(command: hex("""
+            36 20 19 00                                // LE Set Extended Advertising Parameters, set 0
+            00 00                                      // extended PDU, non-connectable, non-scannable
+            A0 00 00 A0 00 00 07                       // interval 100 ms, channels 37 38 39
+            00 00 00 00 00 00 00 00 00                 // public own address; no peer; no filter
+            7F 03 00 03 00 00                          // no TX power preference, primary Coded, secondary Coded, SID 0
+            """), answers: [complete(0x2036, returning: [0x05])])
+        let transport = ScriptedTransport(steps + extendedStop)
+        let advertiser = Advertiser(controller: HCIController(transport: transport),
+                                    options: AdvertisingOptions(beacons: [referenceBeacon], phy: .coded))
+        var coded = capabilities(extended: true)
+        coded.supportsCodedPHY = true
+        #expect(try advertiser.start(capabilities: coded).mode == .extended)
+        try advertiser.stop()
+        #expect(transport.remainingSteps == 0)
+    }
+
+    /// Without the Coded PHY among the LE features, or with legacy advertising, `--phy coded`
+    /// is refused before anything is sent, saying why.
+    @Test func codedPHYIsRefusedWhereTheControllerLacksIt() {
+        for (mode, extended, expected) in [(AdvertisingOptions.Mode.automatic, true, "does not have the LE Coded PHY"),
+                                           (.automatic, false, "this controller lacks"),
+                                           (.legacy, true, "--legacy turned off")] {
+            let transport = ScriptedTransport([])
+            let advertiser = Advertiser(controller: HCIController(transport: transport),
+                                        options: AdvertisingOptions(beacons: [referenceBeacon], mode: mode, phy: .coded))
+            do {
+                try advertiser.start(capabilities: capabilities(extended: extended))
+                Issue.record("not refused: \(mode) \(extended)")
+            } catch {
+                #expect(error.description.contains(expected), "\(error)")
+            }
+            #expect(transport.sent.isEmpty)
+        }
+    }
+
     @Test func txPowerNeedsExtended() {
         let advertiser = Advertiser(controller: HCIController(transport: ScriptedTransport([])),
                                     options: AdvertisingOptions(beacons: [referenceBeacon], txPower: -4, mode: .legacy))

@@ -47,6 +47,9 @@ public struct MgmtAdvertisingFlags: OptionSet, Hashable, Sendable {
     public static let managedFlags = MgmtAdvertisingFlags(rawValue: 1 << 3)
     public static let txPowerField = MgmtAdvertisingFlags(rawValue: 1 << 4)
     public static let secondary1M = MgmtAdvertisingFlags(rawValue: 1 << 7)
+    /// Extended advertising on the LE Coded PHY (the kernel sends the primary and secondary
+    /// PDUs on it); in Supported_Flags where the controller has the Coded PHY.
+    public static let secondaryCoded = MgmtAdvertisingFlags(rawValue: 1 << 9)
     /// Supported_Flags: the TX power can be requested.
     public static let canSetTxPower = MgmtAdvertisingFlags(rawValue: 1 << 10)
     /// Add Extended Advertising Parameters: which of its fields the caller set.

@@ -44,7 +44,7 @@ package final class Advertiser {
         self.controller = controller
         self.options = options
         self.sharedWithKernel = sharedWithKernel
-        self.slots = BeaconSlots(beacons: options.beacons)
+        self.slots = BeaconSlots(beacons: options.beacons, extendedPDUs: options.phy == .coded)
     }
 
     /// Chooses legacy or extended advertising and sets everything up, enabling last.
@@ -75,6 +75,16 @@ package final class Advertiser {
         if options.txPower != nil && !extended {
             throw .unsupported("--tx-power needs extended advertising, which "
                                + (options.mode == .legacy ? "--legacy turned off" : "this controller lacks"))
+        }
+        if options.phy == .coded {
+            guard extended else {
+                throw .unsupported("--phy coded sends extended advertising, which "
+                                   + (options.mode == .legacy ? "--legacy turned off" : "this controller lacks"))
+            }
+            guard capabilities.supportsCodedPHY else {
+                throw .unsupported("--phy coded: this controller does not have the LE Coded PHY (long range) among its "
+                                   + "LE features; drop --phy coded to advertise on LE 1M")
+            }
         }
         if !extended { try options.checkLegacyInterval() }
         if slots.extendedPDUs && !extended {
@@ -156,12 +166,13 @@ package final class Advertiser {
                 primaryIntervalMin: options.intervalUnits, primaryIntervalMax: options.intervalUnits,
                 ownAddressType: plan.addressIsRandom ? .randomDevice : .publicDevice,
                 txPower: options.txPower ?? LESetExtendedAdvertisingParameters.noTxPowerPreference,
+                primaryPHY: options.phy.hciValue, secondaryPHY: options.phy.hciValue,
                 sid: UInt8((beaconOffset + position) & 0x0F))
             let properties = "0x" + HexText.format([UInt8(parameters.eventProperties.rawValue >> 8),
                                                     UInt8(parameters.eventProperties.rawValue & 0xFF)])
             step("set \(handle): parameters: properties \(properties) (\(slots.extendedPDUs ? "extended" : "legacy") PDU), "
                  + "interval \(options.intervalDescription)"
-                 + (options.txPower.map { ", TX power \($0) dBm" } ?? ""))
+                 + (options.txPower.map { ", TX power \($0) dBm" } ?? "") + (options.phy == .coded ? ", LE Coded PHY" : ""))
             let selected = try controller.send(parameters, context: "interval \(options.intervalDescription)"
                                                + (options.txPower.map { ", TX power \($0) dBm" } ?? ""))
             if options.txPower != nil { step("set \(handle): controller chose TX power \(selected.selectedTxPower) dBm") }

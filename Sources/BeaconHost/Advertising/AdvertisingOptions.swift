@@ -18,6 +18,18 @@ public struct AdvertisingOptions: Sendable {
         case automatic, legacy, extended
     }
 
+    /// The PHY advertising goes out on.
+    public enum PHY: String, Sendable, CaseIterable {
+        /// LE 1M: what every scanner hears.
+        case le1M = "1m"
+        /// LE Coded (long range): extended advertising PDUs on the primary and secondary
+        /// channels, heard only by scanners that scan the Coded PHY.
+        case coded
+
+        /// The value of the HCI PHY fields (Core Vol 4 Part E 7.8.53).
+        public var hciValue: UInt8 { self == .coded ? 0x03 : 0x01 }
+    }
+
     /// The address to advertise from.
     public enum Address: Sendable, Equatable {
         case publicAddress
@@ -52,10 +64,13 @@ public struct AdvertisingOptions: Sendable {
     public var mode: Mode
     /// With more beacons than sets, how long each beacon is on the air before the next.
     public var rotationPeriod: Duration
+    /// The PHY; `.coded` sends extended PDUs whatever the data's length.
+    public var phy: PHY
 
     public init(beacons: [Beacon], intervalUnits: UInt32 = 160, connectable: Bool = false,
                 address: Address = .publicAddress, txPower: Int8? = nil, mode: Mode = .automatic,
-                rotationPeriod: Duration = .seconds(1)) {
+                rotationPeriod: Duration = .seconds(1), phy: PHY = .le1M) {
+        self.phy = phy
         self.beacons = beacons
         self.intervalUnits = intervalUnits
         self.connectable = connectable

@@ -42,10 +42,11 @@ final class BeaconSlots {
     /// Whether the advertising goes in extended PDUs (a beacon's data is longer than 31 bytes).
     let extendedPDUs: Bool
 
-    init(beacons: [Beacon]) {
+    /// - Parameter extendedPDUs: extended PDUs whatever the data's length (the Coded PHY).
+    init(beacons: [Beacon], extendedPDUs: Bool = false) {
         self.beacons = beacons
         scannable = beacons.contains { $0.scanResponseData != nil }
-        extendedPDUs = beacons.contains(where: \.needsExtendedPDU)
+        self.extendedPDUs = extendedPDUs || beacons.contains(where: \.needsExtendedPDU)
     }
 
     /// Checks what the beacons ask of the advertising before anything is sent: data within what

@@ -95,10 +95,13 @@ public struct AdvertisingCapabilities: Sendable, Equatable {
     public var supportsExtendedAdvertising: Bool
     /// Advertising sets the controller offers; nil when not read (one beacon needs one set).
     public var numberOfAdvertisingSets: Int?
+    /// The LE Coded PHY (long range) is among the controller's LE features.
+    public var supportsCodedPHY: Bool
 
-    public init(supportsExtendedAdvertising: Bool, numberOfAdvertisingSets: Int? = nil) {
+    public init(supportsExtendedAdvertising: Bool, numberOfAdvertisingSets: Int? = nil, supportsCodedPHY: Bool = false) {
         self.supportsExtendedAdvertising = supportsExtendedAdvertising
         self.numberOfAdvertisingSets = numberOfAdvertisingSets
+        self.supportsCodedPHY = supportsCodedPHY
     }
 
     /// Reads what advertising `options` needs to choose its flow (callers with `--legacy` need
@@ -109,11 +112,11 @@ public struct AdvertisingCapabilities: Sendable, Equatable {
     package static func read(from controller: HCIController, for options: AdvertisingOptions) throws(HostError)
         -> AdvertisingCapabilities {
         let commands = try controller.send(ReadLocalSupportedCommands())
-        guard commands.supportsExtendedAdvertising,
-              try controller.send(LEReadLocalSupportedFeatures()).features.contains(.extendedAdvertising) else {
-            return AdvertisingCapabilities(supportsExtendedAdvertising: false)
-        }
-        var capabilities = AdvertisingCapabilities(supportsExtendedAdvertising: true)
+        guard commands.supportsExtendedAdvertising else { return AdvertisingCapabilities(supportsExtendedAdvertising: false) }
+        let features = try controller.send(LEReadLocalSupportedFeatures()).features
+        guard features.contains(.extendedAdvertising) else { return AdvertisingCapabilities(supportsExtendedAdvertising: false) }
+        var capabilities = AdvertisingCapabilities(supportsExtendedAdvertising: true,
+                                                   supportsCodedPHY: features.contains(.leCodedPHY))
         if options.beacons.count > 1 {
             capabilities.numberOfAdvertisingSets = try readNumberOfSets(from: controller, commands: commands)
         }

@@ -49,7 +49,7 @@ package final class ManagedAdvertiser {
     public init(client: MgmtClient, options: AdvertisingOptions) {
         self.client = client
         self.options = options
-        self.slots = BeaconSlots(beacons: options.beacons)
+        self.slots = BeaconSlots(beacons: options.beacons, extendedPDUs: options.phy == .coded)
     }
 
     /// Whether the kernel takes an interval with the instance (Add Extended Advertising
@@ -85,6 +85,10 @@ package final class ManagedAdvertiser {
                                       : "at most \(features.maximumAdvertisingDataLength) bytes, not \(longest)")
                                    + "; use --access raw")
             }
+        }
+        if options.phy == .coded && !features.supportedFlags.contains(.secondaryCoded) {
+            throw .unsupported("--phy coded: the kernel offers no Coded PHY advertising on \(client.adapter) (its "
+                               + "controller lacks the LE Coded PHY, or the kernel extended advertising); drop --phy coded")
         }
         if options.txPower != nil && !features.supportedFlags.contains(.canSetTxPower) {
             throw .unsupported("--tx-power: the kernel cannot set the TX power of \(client.adapter)'s advertising: "

@@ -106,8 +106,9 @@ extension MgmtClient {
                      label: String, options: AdvertisingOptions, separately: Bool,
                      parameters: Bool = true, duration: UInt16? = nil, log: ((String) -> Void)?) throws(HostError) {
         var flags: MgmtAdvertisingFlags = options.connectable ? [.connectable] : []
-        // A secondary PHY makes the kernel send extended PDUs, which hold more than 31 bytes.
-        if extendedPDU { flags.insert(.secondary1M) }
+        // A secondary PHY makes the kernel send extended PDUs, which hold more than 31 bytes;
+        // the Coded one puts the primary PDUs on the Coded PHY too.
+        if extendedPDU { flags.insert(options.phy == .coded ? .secondaryCoded : .secondary1M) }
         // The kernel sets up a set's type (scannable or not) when its parameters come (Add
         // Extended Advertising Parameters), before any scan response: a scannable instance is
         // added whole (Add Advertising), at the kernel's interval.

@@ -22,14 +22,18 @@ public final class AdvertisementScanner {
         /// On a controller the host owns, scan with the extended commands where it has them (to
         /// hear extended advertising PDUs too); kernel adapters are scanned so by default.
         public var extended: Bool
+        /// Scan the LE Coded PHY (long range) as well as LE 1M, with the extended commands
+        /// (implies `extended`); refused where the controller lacks either.
+        public var codedPHY: Bool
 
         public init(active: Bool = false, intervalUnits: UInt16 = 0x0010, windowUnits: UInt16 = 0x0010,
-                    controllerFiltersDuplicates: Bool = false, extended: Bool = false) {
+                    controllerFiltersDuplicates: Bool = false, extended: Bool = false, codedPHY: Bool = false) {
             self.active = active
             self.intervalUnits = intervalUnits
             self.windowUnits = windowUnits
             self.controllerFiltersDuplicates = controllerFiltersDuplicates
-            self.extended = extended
+            self.extended = extended || codedPHY
+            self.codedPHY = codedPHY
         }
     }
 
@@ -83,13 +87,26 @@ public final class AdvertisementScanner {
         } else if !legacy {
             usesExtendedCommands = try controller.send(ReadLocalSupportedCommands()).supportsExtendedScanning
         }
+        if options.codedPHY {
+            guard usesExtendedCommands else {
+                throw .unsupported("--phy coded scans with the extended scanning commands, which "
+                                   + (legacy ? "--legacy turned off" : "this controller lacks"))
+            }
+            guard try controller.send(LEReadLocalSupportedFeatures()).features.contains(.leCodedPHY) else {
+                throw .unsupported("--phy coded: this controller does not have the LE Coded PHY (long range) among its "
+                                   + "LE features; drop --phy coded to scan LE 1M")
+            }
+        }
         if usesExtendedCommands {
             let phy = LESetExtendedScanParameters.PHYParameters(scanType: options.active ? .active : .passive,
                                                                 interval: options.intervalUnits,
                                                                 window: options.windowUnits)
             try controller.sendDisable(LESetExtendedScanEnable(enable: false))
             do {
-                try controller.send(try LESetExtendedScanParameters(phys: [phy]), context: context)
+                // Bit 0: LE 1M; bit 2: LE Coded, with the same type, interval and window.
+                let parameters = options.codedPHY ? try LESetExtendedScanParameters(scanningPHYs: 0x05, phys: [phy, phy])
+                    : try LESetExtendedScanParameters(phys: [phy])
+                try controller.send(parameters, context: context + (options.codedPHY ? ", LE 1M and LE Coded" : ""))
             } catch let error as HostError {
                 throw error
             } catch {
