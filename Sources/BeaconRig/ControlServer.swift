@@ -27,12 +27,10 @@ public final class ControlServer: RunLoopSource {
     private var handler: ControlHandler?
     private let listener: Int32
     private let wake = WakeSet()
-    /// Each client's bytes after its last complete line.
-    private var clients: [Int32: [UInt8]] = [:]
+    /// Each client's bytes after its last complete line (longer than `JSONLines.maximumLine`: refused and dropped).
+    private var clients: [Int32: JSONLines] = [:]
     /// Requests the handler held (`ControlHandler.respond`), oldest first.
     private var held: [(fd: Int32, line: String, received: ContinuousClock.Instant)] = []
-    /// A longer line is refused and its client dropped.
-    public static let maximumLine = 1 << 16
 
     public var descriptor: Int32 { wake.descriptor }
 
@@ -164,7 +162,7 @@ public final class ControlServer: RunLoopSource {
     private func acceptClients() {
         // Until no one else is waiting (or accepting fails: the clients already in are served).
         while let client = try? Descriptor(listener).accept(name: "accept(\(path))") {
-            clients[client.rawValue] = []
+            clients[client.rawValue] = JSONLines()
             wake.add(client.rawValue)
         }
     }
@@ -181,14 +179,13 @@ public final class ControlServer: RunLoopSource {
                 drop(fd)  // closed (or failed): a partial line goes with it
                 return
             }
-            clients[fd, default: []].append(contentsOf: chunk[..<count])
-            while let newline = clients[fd]?.firstIndex(of: UInt8(ascii: "\n")) {
-                var line = Array(clients[fd]![..<newline])
-                clients[fd]!.removeSubrange(...newline)
-                if line.last == UInt8(ascii: "\r") { line.removeLast() }
-                guard answer(fd, String(decoding: line, as: UTF8.self)) else { return }
+            guard var framer = clients[fd] else { return }
+            let lines = framer.append(chunk[..<count])
+            clients[fd] = framer
+            for line in lines {
+                guard answer(fd, line) else { return }
             }
-            if (clients[fd]?.count ?? 0) > Self.maximumLine {
+            if clients[fd]?.overflowed == true {
                 _ = respond(fd, #"{"error":"request line longer than 65536 bytes","ok":false}"#)
                 drop(fd)
                 return
@@ -198,7 +195,7 @@ public final class ControlServer: RunLoopSource {
 
     /// Writes a reply line; a client that does not take it within a second is dropped.
     private func respond(_ fd: Int32, _ reply: String) -> Bool {
-        let bytes = Array((reply + "\n").utf8)
+        let bytes = JSONLines.frame(reply)
         var offset = 0
         let deadline = ContinuousClock.now + .seconds(1)
         let client = Descriptor(fd)
@@ -280,14 +277,14 @@ public enum ControlClient {
         let socket = Descriptor(try ControlServer.connect(path))
         defer { socket.close() }
         do {
-            try socket.sendAll(Array((request + "\n").utf8))
+            try socket.sendAll(JSONLines.frame(request))
         } catch {
             throw ControlServer.failure(error, path)
         }
-        var reply: [UInt8] = []
+        var reply = JSONLines()
         var chunk = [UInt8](repeating: 0, count: 4096)
         let deadline = ContinuousClock.now + timeout
-        while !reply.contains(UInt8(ascii: "\n")) {
+        while true {
             let remaining = ContinuousClock.now.duration(to: deadline)
             guard remaining > .zero else { throw ControlError(message: "\(path): no reply within \(timeout)") }
             let read: SystemCall.Outcome<Int>
@@ -299,9 +296,8 @@ public enum ControlClient {
             }
             guard case let .done(count) = read else { continue }
             if count == 0 { throw ControlError(message: "\(path): closed without a reply") }
-            reply += chunk[..<count]
+            if let line = reply.append(chunk[..<count]).first { return line }
         }
-        return String(decoding: reply.prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self)
     }
 }
 

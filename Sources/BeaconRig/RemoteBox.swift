@@ -30,7 +30,7 @@ public final class RemoteBox {
     private let said: Descriptor
     /// What to do with each reply, in the order the requests went.
     private var waiting: [(sent: ContinuousClock.Instant, handle: (JSONValue) -> String?)] = []
-    private var buffer: [UInt8] = []
+    private var buffer = JSONLines()
     /// When the box last answered a step's requests, after the step began (`collect`).
     public private(set) var lastReply: ContinuousClock.Instant?
 
@@ -73,7 +73,7 @@ public final class RemoteBox {
     public func send(_ request: [String: JSONValue], what: String, handle: @escaping (JSONValue) -> String?) -> String? {
         if let lost { return "\(name): \(what): not done: the box dropped out earlier: \(lost)" }
         do {
-            try process.input.writeAll(Array((JSONValue.object(request).line + "\n").utf8), name: "write (\(name)'s session)")
+            try process.input.writeAll(JSONLines.frame(JSONValue.object(request).line), name: "write (\(name)'s session)")
         } catch {
             // The session is gone: what it said on its way out is the reason.
             return (drop(sessionEnding()) + ["\(name): \(what): not done: the box dropped out: \(lost ?? "")"]).joined(separator: "; ")
@@ -115,11 +115,8 @@ public final class RemoteBox {
         case nil: count = 0
         }
         guard count > 0 else { return drop(sessionEnding()) }
-        buffer += chunk[..<count]
         var failures: [String] = []
-        while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-            let line = String(decoding: buffer[..<newline], as: UTF8.self)
-            buffer.removeSubrange(...newline)
+        for line in buffer.append(chunk[..<count]) {
             // Replies are matched to requests by their order: a line that is no reply, or one
             // nobody asked for, puts every later one out of step, so the box drops out.
             guard let reply = JSONValue(parsing: line), !waiting.isEmpty else {
@@ -130,8 +127,8 @@ public final class RemoteBox {
             lastReply = .now
             if let failure = request.handle(reply) { failures.append(failure) }
         }
-        if buffer.count > ControlServer.maximumLine {
-            failures += drop("a reply line longer than \(ControlServer.maximumLine) bytes")
+        if buffer.overflowed {
+            failures += drop("a reply line longer than \(JSONLines.maximumLine) bytes")
         }
         return failures
     }

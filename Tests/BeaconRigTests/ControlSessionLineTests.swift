@@ -19,3 +19,32 @@ import Testing
         #expect(lines.owed == "0 requests")
     }
 }
+
+/// The one framer of the control protocol: lines come out whole, however the bytes arrive.
+@Suite struct JSONLinesTests {
+    @Test func linesComeOutWholeAcrossReads() {
+        var framer = JSONLines()
+        #expect(framer.append(Array(#"{"command":"li"#.utf8)).isEmpty)
+        #expect(framer.hasPartialLine)
+        #expect(framer.append(Array("st\"}\r\n{\"command\":\"status\"}\n{\"a\"".utf8))
+                == [#"{"command":"list"}"#, #"{"command":"status"}"#])
+        #expect(framer.hasPartialLine)
+        #expect(framer.append(Array(":1}\n\n".utf8)) == [#"{"a":1}"#, ""])
+        #expect(!framer.hasPartialLine)
+        #expect(!framer.overflowed)
+    }
+
+    @Test func aLineLongerThanTheLimitOverflows() {
+        var framer = JSONLines()
+        #expect(framer.append([UInt8](repeating: UInt8(ascii: "x"), count: JSONLines.maximumLine)).isEmpty)
+        #expect(!framer.overflowed)
+        #expect(framer.append([UInt8(ascii: "x")]).isEmpty)
+        #expect(framer.overflowed)
+    }
+
+    @Test func aFramedLineEndsWithOneLineFeed() {
+        #expect(JSONLines.frame(#"{"ok":true}"#) == Array(#"{"ok":true}"#.utf8) + [0x0A])
+        var framer = JSONLines()
+        #expect(framer.append(JSONLines.frame("é")) == ["é"])
+    }
+}
