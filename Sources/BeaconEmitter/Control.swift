@@ -66,10 +66,11 @@ struct Control: ParsableCommand {
         let request: String
         switch command ?? "" {
         case "send": request = values[0]
-        case "add": request = line(["command": "add", "beacon": .string(values[0])])
-        case "remove": request = line(["command": "remove", "id": .integer(Int(values[0]) ?? 0)])
-        case "update": request = line(["command": "update", "id": .integer(Int(values[0]) ?? 0), "fields": .string(values[1])])
-        default: request = line(["command": .string(command ?? "")])
+        case "add": request = ControlRequest.add(beacon: .string(values[0])).line
+        case "remove": request = ControlRequest.remove(id: Int(values[0]) ?? 0).line
+        case "update": request = ControlRequest.update(id: Int(values[0]) ?? 0, fields: .string(values[1])).line
+        case "status": request = ControlRequest.status.line
+        default: request = ControlRequest.list.line
         }
         let reply: String
         do {
@@ -103,9 +104,5 @@ struct Control: ParsableCommand {
 
     private static func error(in reply: String) -> String? {
         JSONValue(parsing: reply)?["error"]?.string
-    }
-
-    private func line(_ object: [String: JSONValue]) -> String {
-        JSONValue.object(object).line
     }
 }

@@ -82,20 +82,12 @@ public final class ControlHandler {
     /// once `holdLimit` has passed since `received`.
     public func respond(to line: String, received: ContinuousClock.Instant) -> String? {
         do {
-            guard case let .object(request) = JSONValue(parsing: line) else {
-                throw Refusal(message: "not a JSON object: send one object per line, such as {\"command\":\"list\"}")
-            }
-            guard let command = request["command"]?.string else {
-                throw Refusal(message: "no \"command\": expected one of add, remove, update, list, status")
-            }
-            for key in request.keys where !Self.keys(of: command).contains(key) {
-                throw Refusal(message: "\(command) takes \(Self.keys(of: command).sorted().joined(separator: ", ")), not \"\(key)\"")
-            }
-            guard Self.changes(command) else { return encode(try handle(command, request)) }
+            let request = try ControlRequest(line: line)
+            guard request.changesBeacons else { return encode(try handle(request)) }
             if state == "stopped" { throw Refusal(message: "the emitter is stopping: nothing changes now") }
             guard acceptsChanges else { return held(since: received) }
             do {
-                return encode(try handle(command, request))
+                return encode(try handle(request))
             } catch let HostError.interrupted(disruption, _) {
                 // Undone; the supervisor is putting the beacons back (its events confirm it).
                 state = "off-air"
@@ -103,6 +95,8 @@ public final class ControlHandler {
                 return held(since: received)
             }
         } catch let refusal as Refusal {
+            return encode(["ok": false, "error": .string(refusal.message)])
+        } catch let refusal as ControlRequest.Refusal {
             return encode(["ok": false, "error": .string(refusal.message)])
         } catch let error as HostError {
             return encode(["ok": false, "error": .string(error.description)])
@@ -120,24 +114,11 @@ public final class ControlHandler {
                                         + "nothing changed: send the request again")])
     }
 
-    private static func changes(_ command: String) -> Bool {
-        command == "add" || command == "update" || command == "remove"
-    }
-
-    private static func keys(of command: String) -> Set<String> {
-        switch command {
-        case "add": ["command", "beacon"]
-        case "update": ["command", "id", "fields"]
-        case "remove": ["command", "id"]
-        default: ["command"]
-        }
-    }
-
-    private func handle(_ command: String, _ request: [String: JSONValue]) throws -> [String: JSONValue] {
-        switch command {
-        case "list":
+    private func handle(_ request: ControlRequest) throws -> [String: JSONValue] {
+        switch request {
+        case .list:
             return ["ok": true, "beacons": .array(session.beacons.indices.map { describe($0) })]
-        case "status":
+        case .status:
             var reply: [String: JSONValue] = ["ok": true, "state": .string(state), "beacons": .integer(session.beacons.count),
                                               "uptimeSeconds": .integer(Int(started.duration(to: .now).components.seconds)),
                                               "device": .string(device)]
@@ -155,16 +136,16 @@ public final class ControlHandler {
                 ])
             }
             return reply
-        case "add":
-            let fields = try beaconFields(request["beacon"], what: "add's \"beacon\"")
+        case let .add(described):
+            let fields = try beaconFields(described, what: "add's \"beacon\"")
             let beacon = try build(fields)
             let index = try session.add(beacon)
             ids.insert(nextID, at: index)
             nextID += 1
             return ["ok": true, "id": .integer(ids[index]), "beacon": describe(index)]
-        case "update":
-            let index = try indexOf(request["id"])
-            let changes = try beaconFields(request["fields"], what: "update's \"fields\"")
+        case let .update(id, changed):
+            let index = try indexOf(id)
+            let changes = try beaconFields(changed, what: "update's \"fields\"")
             guard !changes.isEmpty else { throw Refusal(message: "update changes no field: give \"fields\": {\"minor\": 3}") }
             let current = fieldsOf(session.beacons[index])
             let fields = current.merging(changes) { $1 }
@@ -176,14 +157,11 @@ public final class ControlHandler {
             }
             try session.update(index, to: beacon)
             return ["ok": true, "id": .integer(ids[index]), "beacon": describe(index)]
-        case "remove":
-            let index = try indexOf(request["id"])
-            let id = ids[index]
+        case let .remove(id):
+            let index = try indexOf(id)
             try session.remove(index)
             ids.remove(at: index)
             return ["ok": true, "id": .integer(id)]
-        default:
-            throw Refusal(message: "unknown command \"\(command)\": expected one of add, remove, update, list, status")
         }
     }
 
@@ -201,10 +179,7 @@ public final class ControlHandler {
             + "its fields: \(current.keys.sorted().joined(separator: ", "))): to change what it is, remove it and add another")
     }
 
-    private func indexOf(_ value: JSONValue?) throws -> Int {
-        guard let id = value?.integer else {
-            throw Refusal(message: "\"id\" must be a beacon's id (a number; see list)")
-        }
+    private func indexOf(_ id: Int) throws -> Int {
         guard let index = ids.firstIndex(of: id) else {
             throw Refusal(message: "no beacon with id \(id); there are: \(ids.map(String.init).joined(separator: ", "))")
         }
@@ -212,8 +187,8 @@ public final class ControlHandler {
     }
 
     /// Fields from a JSON object (values as their text) or a `KEY=VALUE,...` string.
-    private func beaconFields(_ value: JSONValue?, what: String) throws -> [String: String] {
-        if let text = value?.string {
+    private func beaconFields(_ value: JSONValue, what: String) throws -> [String: String] {
+        if let text = value.string {
             do {
                 return Dictionary(try KeyValueText.pairs(text).map { ($0.key, $0.value) }) { $1 }
             } catch {

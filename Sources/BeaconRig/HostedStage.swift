@@ -38,7 +38,7 @@ public final class HostedStage: ScenarioStage {
     public func advertise(_ name: String, _ beacon: Beacon) throws(HostError) {
         guard let host = hostOf[name] else { return try localStage(name).advertise(name, beacon) }
         if ids[name] != nil { return try update(name, to: beacon) }
-        send(to: host, ["command": "add", "beacon": Self.object(fieldsOf(beacon))], what: "advertise \(name)") { reply in
+        send(to: host, .add(beacon: Self.object(fieldsOf(beacon))), what: "advertise \(name)") { reply in
             guard let id = reply["id"]?.integer else { return "\(host): advertise \(name): the reply has no id: \(reply.line)" }
             self.ids[name] = id
             return nil
@@ -49,7 +49,7 @@ public final class HostedStage: ScenarioStage {
         guard let host = hostOf[name] else { return try localStage(name).update(name, to: beacon) }
         // Not on the air: its next advertise sends the beacon as it is then.
         guard let id = ids[name] else { return }
-        send(to: host, ["command": "update", "id": .integer(id), "fields": Self.object(fieldsOf(beacon))],
+        send(to: host, .update(id: id, fields: Self.object(fieldsOf(beacon))),
              what: "update \(name)") { _ in nil }
     }
 
@@ -61,12 +61,12 @@ public final class HostedStage: ScenarioStage {
     public func stop(_ name: String) throws(HostError) {
         guard let host = hostOf[name] else { return try localStage(name).stop(name) }
         guard let id = ids.removeValue(forKey: name) else { return }
-        send(to: host, ["command": "remove", "id": .integer(id)], what: "stop \(name)") { _ in nil }
+        send(to: host, .remove(id: id), what: "stop \(name)") { _ in nil }
     }
 
     public func stopAll() throws(HostError) {
         for (name, id) in ids.sorted(by: { $0.key < $1.key }) {
-            send(to: hostOf[name]!, ["command": "remove", "id": .integer(id)], what: "stop \(name)") { _ in nil }
+            send(to: hostOf[name]!, .remove(id: id), what: "stop \(name)") { _ in nil }
         }
         ids.removeAll()
         try local?.stopAll()
@@ -96,7 +96,7 @@ public final class HostedStage: ScenarioStage {
         return settlement
     }
 
-    private func send(to host: String, _ request: [String: JSONValue], what: String,
+    private func send(to host: String, _ request: ControlRequest, what: String,
                       handle: @escaping (JSONValue) -> String?) {
         guard let box = boxes[host] else {
             failures.append("\(host): \(what): no session to this host")

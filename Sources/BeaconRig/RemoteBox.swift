@@ -70,10 +70,10 @@ public final class RemoteBox {
 
     /// Writes one request; `handle` gets its reply and returns a failure message, or nil.
     /// On a box that dropped out, nothing is written and the failure is returned at once.
-    public func send(_ request: [String: JSONValue], what: String, handle: @escaping (JSONValue) -> String?) -> String? {
+    public func send(_ request: ControlRequest, what: String, handle: @escaping (JSONValue) -> String?) -> String? {
         if let lost { return "\(name): \(what): not done: the box dropped out earlier: \(lost)" }
         do {
-            try process.input.writeAll(JSONLines.frame(JSONValue.object(request).line), name: "write (\(name)'s session)")
+            try process.input.writeAll(JSONLines.frame(request.line), name: "write (\(name)'s session)")
         } catch {
             // The session is gone: what it said on its way out is the reason.
             return (drop(sessionEnding()) + ["\(name): \(what): not done: the box dropped out: \(lost ?? "")"]).joined(separator: "; ")
@@ -198,7 +198,7 @@ public enum RemoteBoxes {
             for host in hosts {
                 let box = try RemoteBox(name: host.name, arguments: arguments(host))
                 boxes[host.name] = box
-                let failure = box.send(["command": "status"], what: "status") { reply in
+                let failure = box.send(.status, what: "status") { reply in
                     statuses[host.name] = reply
                     return nil
                 }

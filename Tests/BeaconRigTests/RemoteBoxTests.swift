@@ -143,7 +143,7 @@ import Testing
         let box = try RemoteBox(name: "lobby", arguments: ["sh", "-c", "echo 'Connection refused' >&2; exit 255"])
         defer { box.close() }
         _ = Poll.pause(.milliseconds(300), interrupt: nil)
-        let failure = box.send(["command": "status"], what: "status", handle: { _ in nil })
+        let failure = box.send(.status, what: "status", handle: { _ in nil })
         #expect(failure == "lobby: status: not done: the box dropped out: the session ended (exit 255): Connection refused")
         #expect(box.lost == "the session ended (exit 255): Connection refused")
     }
@@ -154,10 +154,10 @@ import Testing
         }, progress: { _ in })
         defer { RemoteBoxes.close(boxes.values) }
         let box = try #require(boxes["lobby"])
-        #expect(box.send(["command": "list"], what: "list", handle: { _ in nil }) == nil)
+        #expect(box.send(.list, what: "list", handle: { _ in nil }) == nil)
         let failures = RemoteBox.collect([box], timeout: .milliseconds(300))
         #expect(failures == ["lobby: dropped out: no reply within 0.3 seconds"])
-        #expect(box.send(["command": "list"], what: "list", handle: { _ in nil })?.contains("dropped out earlier") == true)
+        #expect(box.send(.list, what: "list", handle: { _ in nil })?.contains("dropped out earlier") == true)
     }
 
     /// What a box sends that is no reply (not JSON, or a line longer than a control line may
@@ -173,10 +173,10 @@ import Testing
         defer { RemoteBoxes.close(boxes.values) }
         let box = try #require(boxes["lobby"])
         var answered = false
-        #expect(box.send(["command": "list"], what: "list", handle: { _ in answered = true; return nil }) == nil)
+        #expect(box.send(.list, what: "list", handle: { _ in answered = true; return nil }) == nil)
         #expect(RemoteBox.collect([box], timeout: .seconds(5)) == [failure])
         #expect(!answered)
-        #expect(box.send(["command": "list"], what: "list", handle: { _ in nil })?.contains("dropped out earlier") == true)
+        #expect(box.send(.list, what: "list", handle: { _ in nil })?.contains("dropped out earlier") == true)
     }
 
     @Test(arguments: [
