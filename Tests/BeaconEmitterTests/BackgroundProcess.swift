@@ -59,6 +59,17 @@ final class BackgroundProcess: @unchecked Sendable {
         return false
     }
 
+    /// Waits until standard error holds `text` (it is read on another thread, so a line the
+    /// program wrote before a notification may arrive here after it).
+    func waitForError(_ text: String, timeout: Duration = .seconds(3)) -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if stderr.contains(text) { return true }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        return stderr.contains(text)
+    }
+
     func signal(_ number: Int32) { kill(process.processIdentifier, number) }
 
     /// Waits for exit (killing it after `timeout`) and returns the exit status.

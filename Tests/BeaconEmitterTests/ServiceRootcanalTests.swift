@@ -113,7 +113,7 @@ extension Rig {
             emitter.signal(SIGHUP)
             let again = listener.receive(.seconds(3)) { $0.contains { $0.1.hasPrefix("READY=1") } }.map(\.1)
             #expect(again.contains { $0.hasPrefix("READY=1\nSTATUS=advertising 1 beacon") }, "\(again)")
-            #expect(emitter.stderr.contains("reload: --config \(config)\(place)"), "\(emitter.stderr)")
+            #expect(emitter.waitForError("reload: --config \(config)\(place)"), "\(emitter.stderr)")
             let still = try scanner.collect(timeout: .seconds(2)) { $0.contains { Array($0.data) == threeBeaconData[2] } }
             #expect(still.contains { Array($0.data) == threeBeaconData[2] }, "the beacon changed after a bad reload")
         }
