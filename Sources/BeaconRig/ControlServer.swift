@@ -44,7 +44,10 @@ public final class ControlServer: RunLoopSource {
     public init(path: String, group: String? = nil, handler: ControlHandler? = nil) throws(ControlError) {
         self.path = path
         self.handler = handler
-        var address = try Self.address(path)
+        // Shared with a group, the socket is made under a name of its own and renamed into place
+        // once it is the group's (a client that finds `path` can use it at once).
+        let staging = group == nil ? path : path + ".\(getpid())"
+        var address = try Self.address(staging, for: path)
         var info = stat()
         if lstat(path, &info) == 0 {
             guard info.st_mode & S_IFMT == S_IFSOCK else {
@@ -55,6 +58,7 @@ public final class ControlServer: RunLoopSource {
             }
             unlink(path)
         }
+        if staging != path { unlink(staging) }
         let socket: Descriptor
         do {
             socket = try Descriptor.socket(domain: AF_UNIX, type: Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue))
@@ -75,15 +79,21 @@ public final class ControlServer: RunLoopSource {
         umask(mask)
         if case let .failure(error) = bound {
             socket.close()
+            if staging != path { unlink(staging) }
             throw Self.failure(error, path)
         }
-        chmod(path, 0o600)
+        chmod(staging, 0o600)
         if let group {
-            do {
-                try Self.share(path, with: group)
+            do throws(ControlError) {
+                try Self.share(staging, with: group)
+                guard rename(staging, path) == 0 else {
+                    let code = errno
+                    throw ControlError(message: "--control \(path): cannot put the socket in place (rename from \(staging)): "
+                                       + "\(SystemCallError.message(code)) (errno \(code))")
+                }
             } catch {
                 Descriptor(listener).close()
-                unlink(path)
+                unlink(staging)
                 throw error
             }
         }
@@ -221,13 +231,17 @@ public final class ControlServer: RunLoopSource {
         Descriptor(fd).close()
     }
 
-    static func address(_ path: String) throws(ControlError) -> sockaddr_un {
+    /// - Parameter named: the path the user gave, when `path` is longer (a staging name beside it).
+    static func address(_ path: String, for named: String? = nil) throws(ControlError) -> sockaddr_un {
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let bytes = Array(path.utf8)
         let capacity = MemoryLayout.size(ofValue: address.sun_path)
         guard !bytes.isEmpty, bytes.count < capacity else {
-            throw ControlError(message: "--control \(path): a socket path must be 1 to \(capacity - 1) bytes long")
+            let given = named ?? path
+            let room = capacity - 1 - (bytes.count - given.utf8.count)
+            throw ControlError(message: "--control \(given): a socket path must be 1 to \(room) bytes long"
+                               + (room < capacity - 1 ? " with --control-group" : ""))
         }
         withUnsafeMutableBytes(of: &address.sun_path) { raw in
             raw.copyBytes(from: bytes)

@@ -248,6 +248,18 @@ final class FakeLive: LiveAdvertising {
         deinit { close(fd) }
     }
 
+    /// Serves until `client` has `count` reply lines (or 5 s passed), and returns them.
+    static func serve(_ server: ControlServer, until client: Client, count: Int = 1) -> [String] {
+        var lines: [String] = []
+        let deadline = ContinuousClock.now + .seconds(5)
+        while lines.count < count && ContinuousClock.now < deadline {
+            server.serve()
+            lines += client.lines()
+            if lines.count < count { usleep(2_000) }
+        }
+        return lines
+    }
+
     @Test func aHeldRequestHoldsBackItsOwnClientOnly() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("control-server-\(getpid()).sock").path
         let live = FakeLive([ControlHandlerTests.beacon(1), ControlHandlerTests.beacon(2)])
@@ -262,18 +274,46 @@ final class FakeLive: LiveAdvertising {
         first.send(#"{"command":"update","id":1,"fields":{"minor":7}}"#)
         first.send(#"{"command":"list"}"#)
         second.send(#"{"command":"status"}"#)
+        let status = Self.serve(server, until: second)
         for _ in 0..<3 { server.serve(); usleep(10_000) }
         #expect(first.lines().isEmpty, "the update is held, and the list behind it")
-        #expect(second.lines().first?.contains(#""state":"off-air""#) == true)
+        #expect(status.first?.contains(#""state":"off-air""#) == true, "\(status)")
         let due = try #require(server.due)
         #expect(due > .now && due <= .now + ControlHandler.holdLimit)
         handler.note(.restored(.controllerReset, gap: .milliseconds(110), afterUsable: .milliseconds(100)))
         #expect(try #require(server.due) <= .now, "due at once when the beacons are back")
-        server.serve()
-        let replies = first.lines()
+        let replies = Self.serve(server, until: first, count: 2)
         #expect(replies.count == 2, "\(replies)")
         #expect(replies.first?.contains(#""minor":7"#) == true && replies.last?.contains(#""beacons""#) == true)
         #expect(server.due == nil)
         #expect(live.beacons.first == ControlHandlerTests.beacon(7))
+    }
+
+    @Test func aGroupsSocketAppearsOnlyOnceItIsTheGroups() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("control-group-\(getpid())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("control").path
+        let group = try #require(getgrgid(getgid()))
+        let server = try ControlServer(path: path, group: String(cString: group.pointee.gr_name))
+        defer { server.close() }
+        var info = stat()
+        #expect(lstat(path, &info) == 0)
+        #expect(info.st_mode & 0o777 == 0o660 && info.st_gid == getgid(), "mode \(String(info.st_mode, radix: 8)) gid \(info.st_gid)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["control"],
+                "the name it was made under is gone")
+        _ = try Client(path: path)
+        server.close()
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+    }
+
+    @Test func aPathWithNoRoomForTheGroupsStagingNameSaysSo() {
+        let path = "/tmp/" + String(repeating: "c", count: 100)
+        #expect {
+            _ = try ControlServer(path: path, group: "root")
+        } throws: { error in
+            let message = (error as? ControlError)?.message ?? ""
+            return message.contains("with --control-group") && message.contains(path)
+        }
     }
 }
