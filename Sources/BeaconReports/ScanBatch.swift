@@ -18,11 +18,14 @@ struct ReportView {
     var txPower: Int8?
     var data: ArraySlice<UInt8>
     var isScanResponse = false
+    /// The PHYs of an extended report (nil: legacy, LE 1M).
+    var phys: ReportedPHYs?
 
     init(_ report: ScanReport) {
         self.init(address: report.address, addressType: report.addressType, rssi: report.rssi, txPower: report.txPower,
                   data: report.data[...])
         isScanResponse = report.isScanResponse
+        phys = report.phys
     }
 
     /// A report's fields as the controller gave them (127: not available), with its data from
@@ -31,6 +34,7 @@ struct ReportView {
         self.init(address: fields.address, addressType: fields.addressType, rssi: ScanReport.available(fields.rssi),
                   txPower: fields.reportedTxPower.flatMap(ScanReport.available), data: data)
         isScanResponse = fields.isScanResponse
+        phys = fields.phys
     }
 
     init(address: BluetoothAddress, addressType: AddressType, rssi: Int8?, txPower: Int8?, data: ArraySlice<UInt8>) {
@@ -45,7 +49,7 @@ struct ReportView {
 /// How `scan` writes a line: a beacon with its distance, or a report that held none.
 enum ScanLine {
     static func writeBeacon(_ sighting: BeaconSighting, accuracy: Double?, data: some Collection<UInt8>,
-                            unixTime: Double, to output: inout OutputBuffer, json: Bool) {
+                            phys: ReportedPHYs?, unixTime: Double, to output: inout OutputBuffer, json: Bool) {
         let hundredths = accuracy.flatMap(Distance.hundredths)
         if json {
             output.appendJSONLine { object in
@@ -57,6 +61,7 @@ enum ScanLine {
                     object.addNull("accuracy")
                 }
                 object.add("proximity", literal: Proximity(accuracy: accuracy).literal)
+                add(phys, to: &object)
                 object.add("data", hex: data)
                 object.add("timestamp", timestamp: unixTime)
             }
@@ -64,7 +69,7 @@ enum ScanLine {
             let distance = hundredths.map { "~\(Distance.metres(hundredths: $0)) m \(Proximity(accuracy: accuracy).rawValue)" }
                 ?? "distance ?"
             output.append(line: "\(Timestamp.iso8601(unixTime)) \(SightingFormatter.text(sighting)) \(distance) "
-                + "data=\(HexText.format(data))")
+                + (phys.map { "phy=\($0.text) " } ?? "") + "data=\(HexText.format(data))")
         }
     }
 
@@ -77,6 +82,7 @@ enum ScanLine {
                 object.add("addressType", addressType: report.addressType)
                 if let rssi = report.rssi { object.add("rssi", rssi) } else { object.addNull("rssi") }
                 if let txPower = report.txPower { object.add("txPower", txPower) } else { object.addNull("txPower") }
+                add(report.phys, to: &object)
                 object.add("data", hex: report.data)
                 if report.isScanResponse { object.add("scanResponse", true) }
                 if let error { object.add("error", error.description) }
@@ -85,8 +91,28 @@ enum ScanLine {
         } else {
             output.append(line: "\(Timestamp.iso8601(unixTime)) \(report.isScanResponse ? "scan-response" : "unknown") "
                 + "address=\(report.address) (\(report.addressType)) "
-                + "rssi=\(report.rssi.map { "\($0)dBm" } ?? "unavailable") data=\(HexText.format(report.data))"
+                + "rssi=\(report.rssi.map { "\($0)dBm" } ?? "unavailable") "
+                + (report.phys.map { "phy=\($0.text) " } ?? "") + "data=\(HexText.format(report.data))"
                 + (error.map { " (\($0))" } ?? ""))
+        }
+    }
+}
+
+extension ScanLine {
+    /// An extended report's PHYs: `"primaryPHY":"coded","secondaryPHY":"coded"` (nothing for a legacy report).
+    static func add(_ phys: ReportedPHYs?, to object: inout JSONObject) {
+        guard let phys else { return }
+        add("primaryPHY", phys.primary, to: &object)
+        add("secondaryPHY", phys.secondary, to: &object)
+    }
+
+    private static func add(_ key: StaticString, _ phy: UInt8, to object: inout JSONObject) {
+        switch phy {  // the names without making a string per report
+        case 0: object.add(key, literal: "none")
+        case 1: object.add(key, literal: "1m")
+        case 2: object.add(key, literal: "2m")
+        case 3: object.add(key, literal: "coded")
+        default: object.add(key, ReportedPHYs.name(phy))
         }
     }
 }
@@ -107,7 +133,7 @@ struct ReplayLines {
             switch line {
             case let .beacon(report, sighting, accuracy, unixTime):
                 ScanLine.writeBeacon(batch.sightings[sighting], accuracy: accuracy, data: batch.bytes[batch.dataRanges[report]],
-                                     unixTime: unixTime, to: &output, json: json)
+                                     phys: batch.reports[report].phys, unixTime: unixTime, to: &output, json: json)
             case let .unknown(report, unixTime):
                 ScanLine.writeUnknown(batch.report(report), error: batch.failures[report], unixTime: unixTime,
                                       to: &output, json: json)

@@ -45,8 +45,8 @@ public final class ScanPrinter {
         choice.choose(report, sightings: sightings[...], elapsed: timed.elapsed, filter: filter, unknown: {
             ScanLine.writeUnknown(report, error: parseError, unixTime: timed.unixTime, to: &output, json: json)
         }, beacon: { index, accuracy in
-            ScanLine.writeBeacon(sightings[index], accuracy: accuracy, data: report.data, unixTime: timed.unixTime,
-                                 to: &output, json: json)
+            ScanLine.writeBeacon(sightings[index], accuracy: accuracy, data: report.data, phys: report.phys,
+                                 unixTime: timed.unixTime, to: &output, json: json)
         })
         if table { tick(timed.elapsed) }
         output.flush()

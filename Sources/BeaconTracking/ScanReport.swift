@@ -16,9 +16,12 @@ public struct ScanReport: Sendable, Hashable {
     /// The kind of PDU reported (connectable, scannable, legacy or extended); nil where the
     /// source does not say (another tool's text).
     public var kind: AdvertisingPDUKind?
+    /// The PHYs of an extended report; nil for a legacy one (LE 1M) or where the source does not say.
+    public var phys: ReportedPHYs?
 
     public init(address: BluetoothAddress, addressType: AddressType, rssi: Int8?, txPower: Int8? = nil, data: [UInt8],
-                isScanResponse: Bool = false, kind: AdvertisingPDUKind? = nil) {
+                isScanResponse: Bool = false, kind: AdvertisingPDUKind? = nil, phys: ReportedPHYs? = nil) {
+        self.phys = phys
         self.address = address
         self.addressType = addressType
         self.rssi = rssi
@@ -32,7 +35,7 @@ public struct ScanReport: Sendable, Hashable {
     public init(_ fields: AdvertisingReportFields) {
         self.init(address: fields.address, addressType: fields.addressType, rssi: Self.available(fields.rssi),
                   txPower: fields.reportedTxPower.flatMap(Self.available), data: Array(fields.data),
-                  kind: fields.kind)
+                  kind: fields.kind, phys: fields.phys)
     }
 
     /// An RSSI or TX power as reported, nil for 127 ("not available").
@@ -52,7 +55,8 @@ public struct ScanReport: Sendable, Hashable {
         case let .leMeta(.extendedAdvertisingReport(reports)):
             return reports.map {
                 ScanReport(address: $0.address, addressType: $0.addressType, rssi: $0.rssi == missing ? nil : $0.rssi,
-                           txPower: $0.txPower == missing ? nil : $0.txPower, data: Array($0.data), kind: $0.kind)
+                           txPower: $0.txPower == missing ? nil : $0.txPower, data: Array($0.data), kind: $0.kind,
+                           phys: $0.phys)
             }
         default:
             return []

@@ -90,4 +90,22 @@ import Testing
                                                     data: [0x02, 0x01, 0x06], kind: Self.legacyKinds[0])])
         #expect(reports.first?.kind.description == "ADV_IND")
     }
+
+    /// An extended report's PHY fields are read where the layout puts them (after the address);
+    /// a legacy report has none.
+    @Test func theReportedPHYsAreAnExtendedReportsOnly() throws {
+        let data: [UInt8] = [0x02, 0x01, 0x06]
+        let coded: [UInt8] = [0x0D, 0x01, 0x00, 0x00, 0x01, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11, 0x03, 0x03, 0xFF, 0x7F, 0xC5,
+                              0x00, 0x00, 0x00, 0, 0, 0, 0, 0, 0, UInt8(data.count)] + data
+        var reports: [AdvertisingReportFields] = []
+        #expect(try LEMetaEvent.advertisingReports(inEvent: ([0x3E, UInt8(coded.count)] + coded)[...], into: &reports))
+        #expect(reports.first?.phys == ReportedPHYs(primary: 3, secondary: 3))
+        #expect(reports.first?.phys?.text == "coded")
+        let legacy: [UInt8] = [0x3E, 0x0F, 0x02, 0x01, 0x03, 0x00, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11, 0x03] + data + [0xC5]
+        #expect(try LEMetaEvent.advertisingReports(inEvent: legacy[...], into: &reports))
+        #expect(reports.count == 1 && reports.first?.phys == nil)
+        #expect(ReportedPHYs(primary: 1, secondary: 2).text == "1m+2m")
+        #expect(ReportedPHYs(primary: 1, secondary: 0).text == "1m")
+        #expect(ReportedPHYs.name(9) == "0x9")
+    }
 }

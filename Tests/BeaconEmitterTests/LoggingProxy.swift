@@ -218,3 +218,115 @@ final class LoggingProxy: @unchecked Sendable {
         }
     }
 }
+
+/// A TCP relay to the controller that takes one host connection after another (each a new
+/// link to the virtual radio) and cuts the ones open on demand: an H4 bridge that restarts.
+final class CuttableRelay: @unchecked Sendable {
+    let port: UInt16
+    private let listener: Int32
+    private let upstreamPort: UInt16
+    private let lock = NSLock()
+    /// The open pairs' descriptors (host side, controller side).
+    private var open: [(Int32, Int32)] = []
+    private var accepted = 0
+
+    init(upstreamPort: UInt16) throws {
+        self.upstreamPort = upstreamPort
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) }
+        }
+        guard bound == 0, listen(listener, 4) == 0 else { throw LoggingProxy.ProxyError.setup(errno) }
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
+        }
+        self.listener = listener
+        port = UInt16(bigEndian: address.sin_port)
+        Thread.detachNewThread { [self] in acceptLinks() }
+    }
+
+    /// How many host connections were taken.
+    var connections: Int { lock.withLock { accepted } }
+
+    /// Closes every link open now, both ways (the controller behind each goes away too).
+    func cut() {
+        lock.withLock {
+            for (host, controller) in open {
+                shutdown(host, Int32(SHUT_RDWR))
+                shutdown(controller, Int32(SHUT_RDWR))
+            }
+            open.removeAll()
+        }
+    }
+
+    /// Stops taking connections and cuts the open ones.
+    func close() {
+        shutdown(listener, Int32(SHUT_RDWR))
+        cut()
+    }
+
+    private func acceptLinks() {
+        while true {
+            let host = accept(listener, nil, nil)
+            guard host >= 0 else { break }
+            let controller = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            address.sin_port = upstreamPort.bigEndian
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(controller, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+            guard connected == 0 else {
+                Glibc.close(host)
+                Glibc.close(controller)
+                continue
+            }
+            lock.withLock {
+                accepted += 1
+                open.append((host, controller))
+            }
+            // The second pump to end closes both.
+            let ended = Counter()
+            for (from, to) in [(host, controller), (controller, host)] {
+                Thread.detachNewThread {
+                    var buffer = [UInt8](repeating: 0, count: 4096)
+                    while true {
+                        let count = read(from, &buffer, buffer.count)
+                        if count <= 0 || !CuttableRelay.send(to, Array(buffer[0..<count])) { break }
+                    }
+                    shutdown(from, Int32(SHUT_RDWR))
+                    shutdown(to, Int32(SHUT_RDWR))
+                    if ended.increment() == 2 {
+                        Glibc.close(host)
+                        Glibc.close(controller)
+                    }
+                }
+            }
+        }
+        Glibc.close(listener)
+    }
+
+    /// Writes all of `bytes`; false when the link is gone.
+    static func send(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, bytes.count - offset) }
+            if written <= 0 { return false }
+            offset += written
+        }
+        return true
+    }
+
+    private final class Counter: @unchecked Sendable {
+        private let lock = NSLock()
+        private var value = 0
+        func increment() -> Int { lock.withLock { value += 1; return value } }
+    }
+}

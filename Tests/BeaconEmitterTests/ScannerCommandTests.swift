@@ -211,6 +211,10 @@ extension Rig {
             #expect(emitter.wait() == 0, "\(emitter.stderr)")
             #expect(scan.wait() == 0, "\(scan.stderr)")
             #expect(scan.stdout.contains(#""data":"\#(reference)""#) == heard, "\(scanPHY): \(scan.stdout)")
+            if heard {
+                let line = scan.stdout.split(separator: "\n").first { $0.contains(#""data":"\#(reference)""#) } ?? ""
+                #expect(line.contains(#""primaryPHY":"coded","secondaryPHY":"coded""#), "\(line)")
+            }
             #expect(emitter.stderr.contains("LE Coded PHY"), "\(emitter.stderr)")
         }
         let legacy = try runBeaconEmit(["-i", device, "--phy", "coded", "--legacy", "--duration", "0.2"] + referenceArguments)

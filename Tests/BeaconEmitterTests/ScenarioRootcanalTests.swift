@@ -141,6 +141,44 @@ extension Rig {
         #expect(xml.contains("step 3: off the air: ") && xml.contains("step 3: back on the air after "), "\(xml)")
     }
 
+    /// The H4 link closes mid-run (a bridge that restarts): the scenario's sets come back as
+    /// `advertise`'s beacons do. The link is opened again, the new controller reset and given
+    /// the beacon, and the expectation after it passes on what another device hears; the
+    /// disruption costs one gap, reported as events of the step it fell in.
+    @Test func aScenarioBeaconSurvivesItsLinkClosing() throws {
+        let relay = try CuttableRelay(upstreamPort: port)
+        defer { relay.close() }
+        let path = try write("""
+            scanner: tcp:127.0.0.1:\(port)
+            interval: 100
+            beacons:
+              lobby: {uuid: 39ED98FF-2900-441A-802F-9C398FC199D2, major: 101, minor: 2}
+            steps:
+              - advertise: lobby
+              - expect: {seen: lobby, within: 3}
+              - wait: 3
+              - update: {beacon: lobby, minor: 3}
+              - expect: {seen: lobby, within: 5}
+
+            """)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let runner = try BackgroundProcess.beaconEmit(["run", path, "-i", "tcp:127.0.0.1:\(relay.port)", "--json"])
+        #expect(runner.waitForOutput(#""event":"step","step":"3""#), "\(runner.stdout)\(runner.stderr)")
+        relay.cut()
+        #expect(runner.wait(timeout: .seconds(30)) == 0, "\(runner.stdout)\(runner.stderr)")
+        #expect(relay.connections == 2, "the link was opened again once")
+        let lines = events(runner.stdout)
+        let results = lines.filter { $0["event"] as? String == "expectation" }
+        #expect(results.map { $0["result"] as? String } == ["pass", "pass"], "\(runner.stdout)")
+        let off = lines.first { $0["event"] as? String == "off-air" }
+        #expect(off?["step"] as? String == "3" && off?["cause"] as? String == "link-closed", "\(runner.stdout)")
+        let restored = lines.first { $0["event"] as? String == "restored" }
+        #expect(restored?["step"] as? String == "3", "\(runner.stdout)")
+        let gap = restored?["gapMs"] as? Int ?? .max
+        #expect(gap < 2000, "\(runner.stdout)")
+        if restored != nil { print("an H4 link closed under a scenario: back on the air after \(gap) ms") }
+    }
+
     /// The minor changes twice while the beacon advertises: an independent scanner hears the
     /// old data, then the new, never the old again, and never a silence longer than three
     /// advertising intervals across a change.

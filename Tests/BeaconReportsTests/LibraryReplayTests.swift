@@ -111,6 +111,27 @@ import Testing
         }
     }
 
+    /// A live extended report says which PHYs it came on, in JSON and in text; a legacy one does not.
+    @Test func aScanLineSaysAnExtendedReportsPHYs() throws {
+        let iBeacon = try HexText.parse("0201061AFF4C00021539ED98FF2900441A802F9C398FC199D200650002C5")
+        let address = try BluetoothAddress(parsing: "11:22:33:44:55:66")
+        let coded = ScanReport(address: address, addressType: .randomDevice, rssi: -60, data: iBeacon,
+                               kind: [], phys: ReportedPHYs(primary: 3, secondary: 3))
+        let legacy = ScanReport(address: address, addressType: .randomDevice, rssi: -60, data: iBeacon, kind: [.legacy])
+        for json in [true, false] {
+            let written = try written { output, _ in
+                let printer = ScanPrinter(json: json, table: false, duplicates: true, descriptor: output)
+                for report in [coded, legacy] { printer.handle(TimedReport(elapsed: 0, unixTime: 0, report: report), filter: .none) }
+                printer.finish()
+            }
+            let lines = written.output.split(separator: "\n")
+            #expect(lines.count == 2, "\(written.output)")
+            let phy = json ? #""primaryPHY":"coded","secondaryPHY":"coded","data":"# : " phy=coded data="
+            #expect(lines.first?.contains(phy) == true, "\(written.output)")
+            #expect(lines.last?.contains(json ? "PHY" : "phy=") == false, "\(written.output)")
+        }
+    }
+
     @Test func aFilterLeavesOutOtherRegions() throws {
         let other = BeaconRegion(uuid: UUID(uuidString: "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0")!)
         let written = try written { output, _ in

@@ -79,15 +79,19 @@ protocol AdvertisingReportLayout {
     var data: ArraySlice<UInt8> { get }
     /// The kind of PDU reported.
     var kind: AdvertisingPDUKind { get }
+    /// The PHYs reported; nil for legacy reports, which carry none.
+    var phys: ReportedPHYs? { get }
 }
 
 extension LEAdvertisingReport: AdvertisingReportLayout {
     var reportedTxPower: Int8? { nil }
+    var phys: ReportedPHYs? { nil }
     public var kind: AdvertisingPDUKind { AdvertisingPDUKind(eventType) }
 }
 
 extension LEExtendedAdvertisingReport: AdvertisingReportLayout {
     var reportedTxPower: Int8? { txPower }
+    public var phys: ReportedPHYs? { ReportedPHYs(primary: primaryPHY, secondary: secondaryPHY) }
     public var kind: AdvertisingPDUKind { AdvertisingPDUKind(extendedEventType: eventType) }
 }
 
@@ -125,11 +129,14 @@ public struct AdvertisingReportFields: Hashable, Sendable {
     public var data: ArraySlice<UInt8>
     /// The kind of PDU reported (connectable, scannable, a scan response, legacy or extended).
     public var kind: AdvertisingPDUKind
+    /// The PHYs of an extended report; nil for a legacy one.
+    public var phys: ReportedPHYs?
     /// Whether it reports a scan response (an active scan's answer).
     public var isScanResponse: Bool { kind.contains(.scanResponse) }
 
     public init(address: BluetoothAddress, addressType: AddressType, rssi: Int8, reportedTxPower: Int8?,
-                data: ArraySlice<UInt8>, kind: AdvertisingPDUKind) {
+                data: ArraySlice<UInt8>, kind: AdvertisingPDUKind, phys: ReportedPHYs? = nil) {
+        self.phys = phys
         self.address = address
         self.addressType = addressType
         self.rssi = rssi
@@ -205,7 +212,7 @@ extension LEMetaEvent {
         while let report = try reader.next() {
             reports.append(AdvertisingReportFields(address: report.address, addressType: report.addressType,
                                                    rssi: report.rssi, reportedTxPower: report.reportedTxPower,
-                                                   data: report.data, kind: report.kind))
+                                                   data: report.data, kind: report.kind, phys: report.phys))
         }
     }
 }

@@ -88,34 +88,47 @@ package enum AdvertisingLaunch {
     }
 
     /// Wraps an HCI advertiser started on `connection` in the session that keeps it on the
-    /// air, reopening the link where that makes sense: a raw socket on a kernel adapter that
-    /// went away and came back, a TCP bridge or serial port, a user channel. Not the private
-    /// virtual controller, which ends with its link.
+    /// air, reopening the link where that makes sense (`reconnection`).
     /// - Parameter bringingUp: `--up`, applied again to a kernel adapter that goes away and comes back.
     /// - Parameter follows: the kernel adapter's address, when it was named by it: reopened where it is.
     public static func supervise(_ advertiser: Advertiser, on connection: ControllerConnection, userChannel: Bool,
                                  bringingUp: Bool = false, follows: BluetoothAddress? = nil,
                                  report: @escaping (EmitterEvent) -> Void) -> HCISession {
-        let device = connection.device
-        let trace = connection.controller.trace
-        var reconnect: (() throws(HostError) -> HCIController)? = nil
-        if let index = connection.sharedKernelIndex {
-            reconnect = { () throws(HostError) -> HCIController in
-                let now = follows.flatMap { KernelSocketTransport.index(of: $0) } ?? index
-                return HCIController(transport: try KernelSocketTransport.open(index: now), sharedWithKernel: true)
-            }
-        } else if connection.virtualController == nil {
-            reconnect = { () throws(HostError) -> HCIController in
-                let controller = try ControllerConnection.open(device, userChannel: userChannel).controller
-                controller.trace = trace
-                return controller
-            }
-        }
-        let session = HCISession(advertiser: advertiser, kernelIndex: connection.sharedKernelIndex,
-                                 ownsController: connection.ownsController,
-                                 bringsUpReturningAdapter: bringingUp, follows: follows, reconnect: reconnect)
+        let session = self.session(advertiser, on: connection, userChannel: userChannel, bringingUp: bringingUp,
+                                   follows: follows)
         session.log = { report(.step($0)) }
         session.notice = { report(.warning($0)) }
         return session
+    }
+
+    /// The session that keeps HCI advertising on `connection` on the air, for `advertise`'s
+    /// beacons and a scenario's sets alike.
+    static func session(_ advertiser: any HCIAdvertising, on connection: ControllerConnection, userChannel: Bool,
+                        bringingUp: Bool, follows: BluetoothAddress?) -> HCISession {
+        HCISession(advertiser: advertiser, kernelIndex: connection.sharedKernelIndex,
+                   ownsController: connection.ownsController, bringsUpReturningAdapter: bringingUp, follows: follows,
+                   reconnect: reconnection(for: connection, userChannel: userChannel, follows: follows))
+    }
+
+    /// How a closed link to `connection`'s controller is opened again: a raw socket on a kernel
+    /// adapter that went away and came back (where it is now, when it is `follows`), a TCP
+    /// bridge or serial port, a user channel. Nil for the private virtual controller, which
+    /// ends with its link.
+    static func reconnection(for connection: ControllerConnection, userChannel: Bool,
+                             follows: BluetoothAddress?) -> (() throws(HostError) -> HCIController)? {
+        let device = connection.device
+        let trace = connection.controller.trace
+        if let index = connection.sharedKernelIndex {
+            return { () throws(HostError) -> HCIController in
+                let now = follows.flatMap { KernelSocketTransport.index(of: $0) } ?? index
+                return HCIController(transport: try KernelSocketTransport.open(index: now), sharedWithKernel: true)
+            }
+        }
+        guard connection.virtualController == nil else { return nil }
+        return { () throws(HostError) -> HCIController in
+            let controller = try ControllerConnection.open(device, userChannel: userChannel).controller
+            controller.trace = trace
+            return controller
+        }
     }
 }

@@ -86,9 +86,10 @@ package final class BeaconSetsLaunch {
                                            sharedWithKernel: !connection.ownsController)
             advertiser.log = trace
             let wayIn = connection.sharedKernelIndex != nil ? " (--access \(way == .userChannel ? "user-channel" : "raw"))" : ""
-            // Watched and put back after a reset, a Hardware Error, another program's change.
-            let supervised = SupervisedSets(advertiser: advertiser, ownsController: connection.ownsController,
-                                            kernelIndex: connection.sharedKernelIndex, device: connection.device.description)
+            // Watched and put back after a reset, a Hardware Error, another program's change, a
+            // link that closed (opened again as `advertise`'s is).
+            let supervised = SupervisedSets(advertiser: advertiser, on: connection, userChannel: way == .userChannel,
+                                            bringingUp: bringUp, follows: follows)
             let launch = BeaconSetsLaunch(sets: supervised,
                                           summary: "\(connection.device): beacons on advertising sets through HCI commands"
                                                    + wayIn,

@@ -191,6 +191,11 @@ package final class HCISession: AdvertisingSession {
         }
     }
 
+    /// Closes the link as it is now (one opened again after the first closed is the session's).
+    public func closeLink() {
+        controller.transport.close()
+    }
+
     public func restore() throws(HostError) {
         observed.removeAll()
         if ownsController {

@@ -41,19 +41,31 @@ package final class SupervisedSets: BeaconSets {
     private let wake = WakeSet()
     private var watched: Set<Int32> = []
     private var closed = false
+    /// The HCI session, whose link (reopened after it closed) is closed with the sets.
+    private var hciSession: HCISession?
 
-    /// HCI advertising sets.
+    /// HCI advertising sets on `connection`, kept as `advertise`'s beacons are: the same
+    /// session (`AdvertisingLaunch.session`), so a link that closes (an H4 bridge, a serial
+    /// port, a user channel, an adapter unplugged) is opened again as `advertise`'s is.
     /// - Parameters:
-    ///   - ownsController: the host owns the controller (H4, the user channel): it is reset
-    ///     before the sets go back.
-    ///   - kernelIndex: the adapter behind a raw kernel socket, whose state the kernel reports.
-    public convenience init(advertiser: SetAdvertiser, ownsController: Bool, kernelIndex: Int?, device: String) {
-        let session = HCISession(advertiser: advertiser, kernelIndex: kernelIndex, ownsController: ownsController,
-                                 reconnect: nil)
+    ///   - userChannel: the link is the user channel (reopened as one).
+    ///   - bringingUp: `--up`, applied again to a kernel adapter that goes away and comes back.
+    ///   - follows: the kernel adapter's address, when it was named by it.
+    public convenience init(advertiser: SetAdvertiser, on connection: ControllerConnection, userChannel: Bool,
+                            bringingUp: Bool = false, follows: BluetoothAddress? = nil) {
+        self.init(advertiser: advertiser,
+                  session: AdvertisingLaunch.session(advertiser, on: connection, userChannel: userChannel,
+                                                     bringingUp: bringingUp, follows: follows),
+                  device: connection.device.description)
+    }
+
+    /// HCI advertising sets kept by `session` (a test's scripted link).
+    convenience init(advertiser: SetAdvertiser, session: HCISession, device: String) {
         session.log = { [weak advertiser] in advertiser?.log?($0) }
-        self.init(advertiser: advertiser, session: session, device: device) { [weak advertiser] in
+        self.init(advertiser: advertiser, session: session as any AdvertisingSession, device: device) { [weak advertiser] in
             [advertiser?.controller.transport.pollDescriptor].compactMap { $0 }
         }
+        hciSession = session
     }
 
     /// The kernel's advertising instances, watched as `advertise`'s are (`ManagedSession`).
@@ -156,6 +168,7 @@ package final class SupervisedSets: BeaconSets {
         (session as? ManagedSession)?.closeWatchers()
         guard !closed else { return }
         closed = true
+        hciSession?.closeLink()
         wake.close()
     }
 
