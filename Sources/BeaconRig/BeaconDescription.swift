@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
 import AdvertisementCodec
+import BeaconHost
 import BeaconReports
 import Foundation
 
@@ -60,7 +61,39 @@ public struct BeaconDescription: Sendable, Equatable {
         "major": "0 to 65535", "minor": "0 to 65535", "measuredpower": "-128 to 127 (dBm)",
         "battery": "0 to 65535 (mV)", "temperature": "-127.99 to 127.99 (degrees C)",
         "pducount": "0 to 4294967295", "uptime": "0 to 429496729.5 (seconds)",
+        "interval": "20 to 10485759 (ms)", "txpower": "-127 to 20 (dBm)",
     ]
+
+    /// The keys of a beacon's own advertising parameters (`interval` ms, `tx-power` dBm): a
+    /// scenario's beacons take them (each beacon on a set or instance of its own); they are not
+    /// the beacon's data, so `init(pairs:)` refuses them.
+    public static let parameterKeys: Set<String> = ["interval", "txpower"]
+
+    /// `fields` apart: the beacon's data fields (for `beacon(fromFields:)`) and its own parameters.
+    /// - Throws: `Invalid` for an interval or TX power out of range, or not a number.
+    public static func parameters(in fields: [String: String]) throws(Invalid)
+        -> (fields: [String: String], parameters: BeaconParameters) {
+        var rest: [String: String] = [:]
+        var parameters = BeaconParameters.run
+        for (key, value) in fields {
+            switch plain(key) {
+            case "interval":
+                let milliseconds = try number(key, value)
+                guard let units = AdvertisingOptions.units(milliseconds: milliseconds),
+                      AdvertisingOptions.intervalRange(legacy: false).contains(units) else {
+                    throw Invalid("\(key) must be from \(AdvertisingOptions.intervalRangeDescription(legacy: false)), got '\(value)'")
+                }
+                parameters.intervalUnits = units
+            case "txpower":
+                let dBm = try integer(key, value)
+                guard (-127...20).contains(dBm) else { throw Invalid("\(key) must be from -127 to 20 (dBm), got '\(value)'") }
+                parameters.txPower = Int8(dBm)
+            default:
+                rest[key] = value
+            }
+        }
+        return (rest, parameters)
+    }
 
     /// A key as its spellings share it: `measured-power`, `measuredPower` and `measured_power` alike.
     public static func plain(_ key: String) -> String { key.lowercased().filter { $0 != "-" && $0 != "_" } }
@@ -90,6 +123,10 @@ public struct BeaconDescription: Sendable, Equatable {
     public init(pairs: [(key: String, value: String)]) throws(Invalid) {
         for (key, value) in pairs {
             guard let option = Self.keysByPlainName[Self.plain(key)] else {
+                if Self.parameterKeys.contains(Self.plain(key)) {
+                    throw Invalid("\(key) is a scenario beacon's own (beacon-emit run); here --interval and --tx-power "
+                                  + "apply to every beacon")
+                }
                 throw Invalid("unknown key '\(key)': a beacon takes \(Self.keys.joined(separator: ", "))")
             }
             switch option {

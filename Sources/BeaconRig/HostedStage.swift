@@ -35,8 +35,9 @@ public final class HostedStage: ScenarioStage {
         self.fieldsOf = fieldsOf
     }
 
-    public func advertise(_ name: String, _ beacon: Beacon) throws(HostError) {
-        guard let host = hostOf[name] else { return try localStage(name).advertise(name, beacon) }
+    public func advertise(_ name: String, _ beacon: Beacon, parameters: BeaconParameters) throws(HostError) {
+        guard let host = hostOf[name] else { return try localStage(name).advertise(name, beacon, parameters: parameters) }
+        guard parameters == .run else { throw Self.parametersRefused(name, host) }
         if ids[name] != nil { return try update(name, to: beacon) }
         send(to: host, .add(beacon: Self.object(fieldsOf(beacon))), what: "advertise \(name)") { reply in
             guard let id = reply["id"]?.integer else { return "\(host): advertise \(name): the reply has no id: \(reply.line)" }
@@ -53,9 +54,14 @@ public final class HostedStage: ScenarioStage {
              what: "update \(name)") { _ in nil }
     }
 
-    public func setTxPower(_ name: String, dBm: Int8) throws(HostError) {
-        guard let host = hostOf[name] else { return try localStage(name).setTxPower(name, dBm: dBm) }
-        throw .unsupported("ramp: '\(name)' is on host \(host), whose control socket changes beacons, not TX power")
+    public func setParameters(_ name: String, _ parameters: BeaconParameters) throws(HostError) {
+        guard let host = hostOf[name] else { return try localStage(name).setParameters(name, parameters) }
+        throw Self.parametersRefused(name, host)
+    }
+
+    private static func parametersRefused(_ name: String, _ host: String) -> HostError {
+        .unsupported("'\(name)' is on host \(host), whose control socket changes beacons, not their interval or TX power "
+                     + "(the emitter's --interval and --tx-power apply there)")
     }
 
     public func stop(_ name: String) throws(HostError) {

@@ -21,6 +21,8 @@ package final class SetStage: ScenarioStage {
     public var note: ((String) -> Void)?
 
     private var beacons: [String: Beacon] = [:]
+    /// Each beacon's own parameters (absent: the run's). A beacon with its own takes no turns.
+    private var parameters: [String: BeaconParameters] = [:]
     /// Beacons with a set of their own, in the order they were added.
     private var dedicated: [(name: String, handle: UInt8)] = []
     /// The set beacons take turns on: who, whose turn, since when.
@@ -44,9 +46,11 @@ package final class SetStage: ScenarioStage {
         dedicated.map(\.name) + (shared.map { [$0.members[$0.turn]] } ?? [])
     }
 
-    public func advertise(_ name: String, _ beacon: Beacon) throws(HostError) {
+    public func advertise(_ name: String, _ beacon: Beacon, parameters own: BeaconParameters = .run) throws(HostError) {
         beacons[name] = beacon
+        parameters[name] = own == .run ? nil : own
         if var turns = shared {
+            guard own == .run else { throw Self.noTurns(name) }
             turns.members.append(name)
             shared = turns
             note?("\(name) takes turns with \(turns.members.dropLast().joined(separator: ", ")) on set \(turns.handle)")
@@ -54,14 +58,17 @@ package final class SetStage: ScenarioStage {
         }
         if advertiser.hasFreeSet {
             do {
-                dedicated.append((name, try advertiser.add(beacon, txPower: nil)))
+                dedicated.append((name, try advertiser.add(beacon, parameters: own)))
                 return
             } catch {
                 // Taken by someone else since: share instead, if there is a set to share.
                 guard !dedicated.isEmpty, case .unsupported = error else { throw Self.naming(name, error) }
             }
         }
-        guard let last = dedicated.popLast() else { throw .unsupported("advertise \(name): no advertising set is free") }
+        guard let last = dedicated.last else { throw .unsupported("advertise \(name): no advertising set is free") }
+        guard own == .run else { throw Self.noTurns(name) }
+        guard parameters[last.name] == nil else { throw Self.noTurns(last.name, for: name) }
+        dedicated.removeLast()
         try advertiser.update(last.handle, to: beacon)
         shared = (last.handle, [last.name, name], 1, now)
         note?("more beacons than sets: \(last.name) and \(name) take turns on set \(last.handle), "
@@ -78,13 +85,21 @@ package final class SetStage: ScenarioStage {
         // Not on the air, or waiting for its turn: its next advertise or turn uses the new fields.
     }
 
-    public func setTxPower(_ name: String, dBm: Int8) throws(HostError) {
-        guard let handle = dedicated.first(where: { $0.name == name })?.handle else {
-            throw .unsupported(shared?.members.contains(name) == true
-                ? "ramp: '\(name)' takes turns on a shared set, whose TX power is the others' too: give it a set of its own"
-                : "ramp: '\(name)' is not on the air")
+    public func setParameters(_ name: String, _ own: BeaconParameters) throws(HostError) {
+        if let handle = dedicated.first(where: { $0.name == name })?.handle {
+            try advertiser.setParameters(handle, to: own)
+        } else if shared?.members.contains(name) == true {
+            guard own == .run else { throw Self.noTurns(name) }
         }
-        try advertiser.setTxPower(handle, to: dBm)
+        // Not on the air: its next advertise uses them.
+        parameters[name] = own == .run ? nil : own
+    }
+
+    /// Why a beacon with parameters of its own cannot take turns on a shared set.
+    private static func noTurns(_ name: String, for other: String? = nil) -> HostError {
+        .unsupported((other.map { "advertise \($0): no set is free, and " } ?? "") + "'\(name)' has its own interval or TX "
+                     + "power, which a set shared by beacons taking turns cannot keep: stop a beacon first, or use a "
+                     + "controller with more sets")
     }
 
     public func stop(_ name: String) throws(HostError) {
@@ -94,6 +109,8 @@ package final class SetStage: ScenarioStage {
                 // A set fell free: the beacon whose turn it is moves onto it.
                 let moving = turns.members.remove(at: turns.turn)
                 try advertiser.update(handle, to: beacons[moving]!)
+                // The set that fell free had the stopped beacon's parameters; the run's again.
+                if parameters[name] != nil { try advertiser.setParameters(handle, to: .run) }
                 dedicated.append((moving, handle))
                 // The shared set goes on with the next beacon in turn.
                 turns.turn %= turns.members.count

@@ -14,13 +14,17 @@ public struct Scenario: Sendable {
         public var name: String
         public var fields: [String: String]
         public var beacon: Beacon
+        /// Its own advertising parameters (`interval`, `txPower` among its fields).
+        public var parameters: BeaconParameters
         /// The box that advertises it (a name under `hosts`); nil: this machine's device.
         public var host: String?
 
-        public init(name: String, fields: [String: String], beacon: Beacon, host: String? = nil) {
+        public init(name: String, fields: [String: String], beacon: Beacon, parameters: BeaconParameters = .run,
+                    host: String? = nil) {
             self.name = name
             self.fields = fields
             self.beacon = beacon
+            self.parameters = parameters
             self.host = host
         }
     }
@@ -94,7 +98,7 @@ public struct Scenario: Sendable {
     public indirect enum Action: Sendable {
         /// Puts these beacons on the air (each on an advertising set of its own).
         case advertise([String])
-        /// Changes fields of a beacon in place: its data (or, for `txPower`, its parameters).
+        /// Changes fields of a beacon in place: its data, or (`interval`, `txPower`) its parameters.
         case update(String, fields: [String: String])
         /// Takes these beacons off the air; nil: every one on the air.
         case stop([String]?)

@@ -255,9 +255,14 @@ public struct ScenarioParser {
                 throw fail(hostNode ?? node, "beacon '\(name)': no host named '\(host)' (declare it under 'hosts')"
                            + known(scenario.hosts.map(\.name)))
             }
+            let (data, parameters) = try split(fields, node, "beacon '\(name)'")
+            if let host, parameters != .run {
+                throw fail(node, "beacon '\(name)': interval and txPower are a beacon's own on this machine's device; "
+                           + "on host \(host) the emitter's --interval and --tx-power apply")
+            }
             scenario.beacons.append(Scenario.BeaconDefinition(name: name, fields: fields,
-                                                              beacon: try beacon(fields, node, "beacon '\(name)'"),
-                                                              host: host))
+                                                              beacon: try beacon(data, node, "beacon '\(name)'"),
+                                                              parameters: parameters, host: host))
         }
         if let node = top["regions"] {
             for (name, regionNode) in try mapping(node, "regions", keys: nil).entries {
@@ -400,7 +405,13 @@ public struct ScenarioParser {
                     var merged = fields[name] ?? [:]
                     merged.merge(changes) { $1 }
                     do {
-                        _ = try makeBeacon(merged)
+                        let (data, parameters) = try BeaconDescription.parameters(in: merged)
+                        if let host = scenario.beacon(named: name)?.host, parameters != .run {
+                            throw BeaconDescription.Invalid("'\(name)' is on host \(host), where the emitter's --interval "
+                                                            + "and --tx-power apply: interval and txPower are a beacon's own "
+                                                            + "on this machine's device")
+                        }
+                        _ = try makeBeacon(data)
                     } catch {
                         throw ScenarioError(file: file, place: at, message: "update of '\(name)': \(error)")
                     }
@@ -512,6 +523,19 @@ public struct ScenarioParser {
 
     /// A key as its spellings share it (`BeaconDescription.plain`).
     public static func plain(_ key: String) -> String { BeaconDescription.plain(key) }
+
+    /// The fields apart: the beacon's data fields, and its own parameters (`interval`,
+    /// `txPower`), refused at the value when out of range.
+    private func split(_ fields: [String: String], _ node: Node, _ what: String) throws(ScenarioError)
+        -> (fields: [String: String], parameters: BeaconParameters) {
+        do {
+            return try BeaconDescription.parameters(in: fields)
+        } catch {
+            let entries = (try? mapping(node, what, keys: nil).entries) ?? []
+            let blamed = entries.first { error.message.hasPrefix("\($0.0) ") }?.1
+            throw fail(blamed ?? node, "\(what): \(error)")
+        }
+    }
 
     /// The beacon the fields describe; what the factory refuses is reported at the value it
     /// names (the first field whose key the message mentions), else at the beacon's map.

@@ -7,10 +7,13 @@ import BeaconReports
 
 /// What advertises a scenario's beacons, by name.
 public protocol ScenarioStage: AnyObject {
-    func advertise(_ name: String, _ beacon: Beacon) throws(HostError)
+    /// Puts a beacon on the air with its own parameters (`.run`: the run's).
+    func advertise(_ name: String, _ beacon: Beacon, parameters: BeaconParameters) throws(HostError)
     /// Changes a beacon on the air in place (its data only).
     func update(_ name: String, to beacon: Beacon) throws(HostError)
-    func setTxPower(_ name: String, dBm: Int8) throws(HostError)
+    /// Changes a beacon's own parameters (interval, TX power): on the air, a short gap; off
+    /// it, when it next goes on.
+    func setParameters(_ name: String, _ parameters: BeaconParameters) throws(HostError)
     func stop(_ name: String) throws(HostError)
     /// Takes every beacon off the air; at the end of a run, and after an error.
     func stopAll() throws(HostError)
@@ -143,6 +146,8 @@ public final class ScenarioRunner {
     private var start = 0.0
     private var fields: [String: [String: String]] = [:]
     private var beacons: [String: Beacon] = [:]
+    /// Each beacon's own parameters (`interval`, `txPower`; a ramp's level).
+    private var parameters: [String: BeaconParameters] = [:]
     private var data: [String: [UInt8]] = [:]
     /// An update whose new data the observer has not received yet: the old data, when the
     /// update began, and when the old data was last received (before or after it began).
@@ -174,6 +179,7 @@ public final class ScenarioRunner {
         for definition in scenario.beacons {
             fields[definition.name] = definition.fields
             beacons[definition.name] = definition.beacon
+            parameters[definition.name] = definition.parameters
             data[definition.name] = definition.beacon.advertisingData.bytes
         }
     }
@@ -217,15 +223,18 @@ public final class ScenarioRunner {
             case let .advertise(names):
                 for name in names {
                     guard let beacon = beacons[name] else { throw HostError.unsupported("no beacon named '\(name)'") }
-                    try stage.advertise(name, beacon)
+                    try stage.advertise(name, beacon, parameters: parameters[name] ?? .run)
                 }
                 settle(number, round, step, started: at)
             case let .update(name, changes):
                 var merged = fields[name] ?? [:]
                 merged.merge(changes) { $1 }
                 let beacon: Beacon
+                let own: BeaconParameters
                 do {
-                    beacon = try makeBeacon(merged)
+                    let split = try BeaconDescription.parameters(in: merged)
+                    own = split.parameters
+                    beacon = try makeBeacon(split.fields)
                 } catch {
                     throw HostError.unsupported("update of '\(name)': \(error)")
                 }
@@ -236,6 +245,10 @@ public final class ScenarioRunner {
                 if data[name] != old { pending[name] = (old, elapsed, lastSeen[name]) }
                 lastSeen[name] = nil
                 try stage.update(name, to: beacon)
+                if own != parameters[name] ?? .run {
+                    parameters[name] = own
+                    try stage.setParameters(name, own)
+                }
                 settle(number, round, step, started: at)
             case let .stop(names):
                 if let names {
@@ -287,7 +300,10 @@ public final class ScenarioRunner {
             case let .ramp(name, from, to, stepSize, every):
                 let levels = Array(stride(from: from, through: to, by: from <= to ? stepSize : -stepSize))
                 for level in levels {
-                    try stage.setTxPower(name, dBm: Int8(level))
+                    var own = parameters[name] ?? .run
+                    own.txPower = Int8(level)
+                    try stage.setParameters(name, own)
+                    parameters[name] = own
                     try observe(until: elapsed + every) { _ in false }
                 }
             }

@@ -179,6 +179,52 @@ extension Rig {
         if restored != nil { print("an H4 link closed under a scenario: back on the air after \(gap) ms") }
     }
 
+    /// A beacon's own interval: two beacons on the air at 100 ms and 500 ms, as an independent
+    /// scanner counts their reports; then the slow one's interval changed in place by an
+    /// update step, and both are heard as often.
+    @Test func eachBeaconAdvertisesAtItsOwnInterval() throws {
+        let path = try write("""
+            interval: 100
+            beacons:
+              fast: {uuid: 39ED98FF-2900-441A-802F-9C398FC199D2, major: 101, minor: 2}
+              slow: {uuid: 39ED98FF-2900-441A-802F-9C398FC199D2, major: 101, minor: 3, interval: 500}
+            steps:
+              - advertise: [fast, slow]
+              - wait: 3
+              - update: {beacon: slow, interval: 100}
+              - wait: 3
+
+            """)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let scan = try BackgroundProcess.beaconEmit(["scan", "-i", device, "--json", "--duplicates", "--duration", "8.5"])
+        Thread.sleep(forTimeInterval: 0.5)
+        let runner = try runBeaconEmit(["run", path, "-i", device, "--json"])
+        #expect(runner.status == 0, "\(runner.stdout)\(runner.stderr)")
+        #expect(scan.wait() == 0, "\(scan.stderr)")
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        func time(_ object: [String: Any]) -> Double? {
+            (object["timestamp"] as? String).flatMap(formatter.date(from:))?.timeIntervalSince1970
+        }
+        let steps = events(runner.stdout).filter { $0["event"] as? String == "step" }.compactMap(time)
+        try #require(steps.count >= 4, "\(runner.stdout)")
+        let heard = events(scan.stdout).compactMap { line -> (minor: Int, at: Double)? in
+            guard let minor = line["minor"] as? Int, let at = time(line) else { return nil }
+            return (minor, at)
+        }
+        func counts(_ from: Double, _ to: Double) -> (fast: Int, slow: Int) {
+            let window = heard.filter { $0.at >= from && $0.at < to }
+            return (window.filter { $0.minor == 2 }.count, window.filter { $0.minor == 3 }.count)
+        }
+        let before = counts(steps[1] + 0.5, steps[2])
+        let after = counts(steps[3] + 0.5, steps[3] + 3)
+        print("reports in 2.5 s: fast (100 ms) \(before.fast), slow (500 ms) \(before.slow); after the update, both 100 ms: "
+              + "\(after.fast) and \(after.slow)")
+        #expect(before.fast >= 15 && before.slow >= 2 && before.fast >= 3 * before.slow, "\(before)")
+        #expect(after.slow >= 15 && 2 * after.slow >= after.fast, "\(after)")
+        #expect(runner.stderr.isEmpty || !runner.stderr.contains("error"), "\(runner.stderr)")
+    }
+
     /// The minor changes twice while the beacon advertises: an independent scanner hears the
     /// old data, then the new, never the old again, and never a silence longer than three
     /// advertising intervals across a change.

@@ -20,7 +20,7 @@ import Testing
         try advertiser.prepare()
         let session = ManagedSession(advertiser: advertiser, watch: watch, openMonitor: { _ in nil })
         let sets = SupervisedSets(instances: session, device: "hci0")
-        let handle = try sets.add(referenceBeacon, txPower: nil)
+        let handle = try sets.add(referenceBeacon, parameters: .run)
         monitor.opened(TakeoverWatchTests.ours, "beacon-emit")
         for packet in kernel.sent { monitor.command(TakeoverWatchTests.ours, packet) }
         return (sets, handle, kernel, monitor)
@@ -72,7 +72,7 @@ import Testing
             [featuresStep(taken: [1, 2])] + addSteps(instance: 3, data: SetAdvertiserTests.minor3Data)
             + [featuresStep(taken: [1])] + addSteps(instance: 2)
             + [completes(RemoveAdvertising(instance: 2), returning: [2])])
-        let second = try sets.add(SetAdvertiserTests.minor3, txPower: nil)
+        let second = try sets.add(SetAdvertiserTests.minor3, parameters: .run)
         #expect(second == 3)
         kernel.deliver([.newSettings([.lowEnergy]), .advertisingRemoved(instance: 2), .advertisingRemoved(instance: 3)])
         try sets.serve()

@@ -38,6 +38,50 @@ import Testing
         ]
     }
 
+    /// A beacon's own interval and TX power go in its set's parameters (the run's interval for
+    /// the others); new ones are set with the set disabled for them, its data kept.
+    @Test func eachSetCarriesItsBeaconsOwnParameters() throws {
+        var own = Self.adding(set: 1, data: Self.minor3Data)
+        // 500 ms = 800 = 0x000320 units; TX power -8 dBm = 0xF8.
+        own[0] = .init(command: hex("36 20 19 01 10 00 20 03 00 20 03 00 07 00 00 00 00 00 00 00 00 00 F8 01 00 01 01 00"),
+                       answers: [complete(0x2036, returning: [0xF8])])
+        let changing: [ScriptedTransport.Step] = [
+            .init(command: hex("39 20 06 00 01 01 00 00 00 // disable set 1 for its new parameters"), answers: [complete(0x2039)]),
+            // 200 ms = 320 = 0x000140 units; no TX power preference now.
+            .init(command: hex("36 20 19 01 10 00 40 01 00 40 01 00 07 00 00 00 00 00 00 00 00 00 7F 01 00 01 01 00"),
+                  answers: [complete(0x2036, returning: [0x05])]),
+            .init(command: hex("39 20 06 01 01 01 00 00 00 // and enabled again"), answers: [complete(0x2039)]),
+        ]
+        let transport = ScriptedTransport(Self.preparing + Self.adding(set: 0, data: referenceData) + own + changing)
+        let advertiser = SetAdvertiser(controller: HCIController(transport: transport), intervalUnits: 160, sharedWithKernel: false)
+        try advertiser.prepare(resetting: true)
+        #expect(try advertiser.add(referenceBeacon) == 0)
+        #expect(try advertiser.add(Self.minor3, parameters: BeaconParameters(intervalUnits: 800, txPower: -8)) == 1)
+        try advertiser.setParameters(1, to: BeaconParameters(intervalUnits: 320))
+        #expect(transport.remainingSteps == 0, "\(transport.sent.map { HexText.format($0, separator: " ") })")
+        #expect(advertiser.sets[1]?.parameters == BeaconParameters(intervalUnits: 320))
+        #expect(advertiser.sets[1]?.data == Self.minor3Data)
+    }
+
+    /// Legacy advertising: a beacon's own interval, in legacy advertising's range; no TX power.
+    @Test func legacyAdvertisingTakesABeaconsIntervalButNoTxPower() throws {
+        let transport = ScriptedTransport([EmitterStartTests.reset, EmitterStartTests.readCommands(extended: false),
+            .init(command: hex("06 20 0F 20 03 20 03 03 00 00 00 00 00 00 00 00 07 00 // 500 ms, non-connectable"),
+                  answers: [complete(0x2006)]),
+            .init(command: hex("08 20 20 1E") + referenceData + [0x00], answers: [complete(0x2008)]),
+            .init(command: hex("0A 20 01 01 // enable"), answers: [complete(0x200A)])])
+        let advertiser = SetAdvertiser(controller: HCIController(transport: transport), intervalUnits: 160, sharedWithKernel: false)
+        try advertiser.prepare(resetting: true)
+        #expect(throws: HostError.self) { try advertiser.add(referenceBeacon, parameters: BeaconParameters(txPower: 0)) }
+        #expect(throws: HostError.self) {
+            try advertiser.add(referenceBeacon, parameters: BeaconParameters(intervalUnits: 0x4001))
+        }
+        #expect(transport.sent.count == 2, "nothing sent for what the controller cannot take")
+        try advertiser.add(referenceBeacon, parameters: BeaconParameters(intervalUnits: 800))
+        #expect(transport.remainingSteps == 0,
+                "the parameters command carried 500 ms: \(transport.sent.map { HexText.format($0, separator: " ") })")
+    }
+
     @Test func setsComeAndGoOneAtATimeAndChangeInPlace() throws {
         let transport = ScriptedTransport(Self.preparing + Self.adding(set: 0, data: referenceData)
             + Self.adding(set: 1, data: Self.minor3Data)
@@ -125,8 +169,8 @@ import Testing
         try advertiser.prepare(resetting: true)
         let session = HCISession(advertiser: advertiser, kernelIndex: nil, ownsController: true, reconnect: nil)
         let sets = SupervisedSets(advertiser: advertiser, session: session, device: "tcp:test")
-        let first = try sets.add(referenceBeacon, txPower: nil)
-        let second = try sets.add(SetAdvertiserTests.minor3, txPower: nil)
+        let first = try sets.add(referenceBeacon, parameters: .run)
+        let second = try sets.add(SetAdvertiserTests.minor3, parameters: .run)
         #expect(first == 0 && second == 1)
         try sets.update(0, to: SetAdvertiserTests.minor3)
         #expect(sets.isOffAir)

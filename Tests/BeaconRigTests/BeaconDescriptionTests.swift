@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
 import AdvertisementCodec
+import BeaconHost
 import BeaconRig
 import Foundation
 import Testing
@@ -73,5 +74,20 @@ import Testing
         #expect(BeaconDescription().isEmpty)
         #expect(try !BeaconDescription(specification: "flags=06").isEmpty)
         #expect(try !BeaconDescription(specification: "minor=1").isEmpty)
+    }
+
+    /// A beacon's own interval and TX power: read apart from its data by a scenario, refused
+    /// where one interval and TX power apply to every beacon (`--beacon`, a control request).
+    @Test func aBeaconsOwnParametersAreAScenariosAndRefusedElsewhere() throws {
+        let (fields, parameters) = try BeaconDescription.parameters(in: ["uuid": "39ED98FF-2900-441A-802F-9C398FC199D2",
+                                                                          "Interval": "152.5", "tx_power": "-20.0"])
+        #expect(fields == ["uuid": "39ED98FF-2900-441A-802F-9C398FC199D2"])
+        #expect(parameters == BeaconParameters(intervalUnits: 244, txPower: -20))
+        for bad in [["interval": "19"], ["interval": "fast"], ["txPower": "21"], ["txPower": "-3.5"]] {
+            #expect(throws: BeaconDescription.Invalid.self, "\(bad)") { try BeaconDescription.parameters(in: bad) }
+        }
+        #expect {
+            try BeaconDescription(specification: "uuid=39ED98FF-2900-441A-802F-9C398FC199D2,interval=200")
+        } throws: { "\($0)".contains("interval is a scenario beacon's own (beacon-emit run); here --interval and --tx-power apply to every beacon") }
     }
 }

@@ -42,7 +42,7 @@ final class SimulatedAir: ScenarioStage, ScenarioObserver {
         self.latency = latency
     }
 
-    func advertise(_ name: String, _ beacon: Beacon) throws(HostError) {
+    func advertise(_ name: String, _ beacon: Beacon, parameters: BeaconParameters) throws(HostError) {
         if name == refuse { throw .unsupported("no set left for \(name)") }
         calls.append("advertise \(name)")
         onAir[name] = (beacon.advertisingData.bytes, now)
@@ -53,8 +53,9 @@ final class SimulatedAir: ScenarioStage, ScenarioObserver {
         onAir[name]?.data = beacon.advertisingData.bytes
     }
 
-    func setTxPower(_ name: String, dBm: Int8) throws(HostError) {
-        calls.append("tx \(name) \(dBm)")
+    func setParameters(_ name: String, _ parameters: BeaconParameters) throws(HostError) {
+        calls.append(["parameters \(name)", parameters.intervalUnits.map { "interval \($0)" },
+                      parameters.txPower.map { "tx \($0)" }].compactMap { $0 }.joined(separator: " "))
     }
 
     func stop(_ name: String) throws(HostError) {

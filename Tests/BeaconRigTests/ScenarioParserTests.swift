@@ -199,7 +199,41 @@ import Testing
          "beacon 'a': major must be a number from 0 to 65535, got the string \"7\" (write it without quotes)", 1, 77),
         ("beacons:\n  a: {uuid: \(lobbyUUID), major: 1, minor: 2}\nsteps:\n  - advertise: a\n  - update: {beacon: a, minor: seven}\n",
          "update of 'a': minor must be a number from 0 to 65535, got 'seven'", 5, 32),
+        ("beacons:\n  a: {uuid: \(lobbyUUID), major: 1, minor: 2, interval: 5}\nsteps: [{wait: 1}]\n",
+         "beacon 'a': interval must be from 20 to 10485759 ms (extended advertising), got '5'", 2, 81),
+        ("beacons:\n  a: {uuid: \(lobbyUUID), major: 1, minor: 2, txPower: 30}\nsteps: [{wait: 1}]\n",
+         "beacon 'a': txPower must be from -127 to 20 (dBm), got '30'", 2, 80),
+        ("beacons:\n  a: {uuid: \(lobbyUUID), major: 1, minor: 2}\nsteps:\n  - advertise: a\n  - update: {beacon: a, interval: 5}\n",
+         "update of 'a': interval must be from 20 to 10485759 ms", 5, 5),
     ]
+
+    /// A beacon's own interval and TX power are read apart from its data fields, and refused
+    /// for a beacon on another box (whose emitter's options apply there).
+    @Test func aBeaconsOwnParametersAreRead() throws {
+        let scenario = try parser.parse("""
+            beacons:
+              a: {uuid: \(lobbyUUID), major: 1, minor: 2, interval: 500, txPower: -8}
+              b: {uuid: \(lobbyUUID), major: 1, minor: 3}
+            steps:
+              - advertise: [a, b]
+              - update: {beacon: b, tx-power: 4}
+
+            """)
+        #expect(scenario.beacon(named: "a")?.parameters == BeaconParameters(intervalUnits: 800, txPower: -8))
+        #expect(scenario.beacon(named: "b")?.parameters == .run)
+        let data = try testBeacon(["uuid": lobbyUUID, "major": "1", "minor": "2"])
+        #expect(scenario.beacon(named: "a")?.beacon == data, "built from its data fields alone")
+        #expect {
+            try parser.parse("""
+                hosts:
+                  room2: {ssh: pi-room2, control: /run/beacon-emit/control}
+                beacons:
+                  a: {uuid: \(lobbyUUID), major: 1, minor: 2, interval: 500, host: room2}
+                steps: [{advertise: a}]
+
+                """)
+        } throws: { "\($0)".contains("on host room2 the emitter's --interval and --tx-power apply") }
+    }
 
     @Test(arguments: fieldRefusals)
     func aBeaconsBadFieldIsReportedAtItsValue(text: String, message: String, line: Int, column: Int) {

@@ -156,7 +156,8 @@ import Testing
               - ramp: {beacon: lobby, from: 0, to: -12, step: 4, every: 2}
 
             """)
-        #expect(run.air.calls == ["advertise lobby", "tx lobby 0", "tx lobby -4", "tx lobby -8", "tx lobby -12", "stop all"])
+        #expect(run.air.calls == ["advertise lobby", "parameters lobby tx 0", "parameters lobby tx -4", "parameters lobby tx -8",
+                                  "parameters lobby tx -12", "stop all"])
         #expect(abs(run.outcome.duration - 8) < 0.01)
     }
 

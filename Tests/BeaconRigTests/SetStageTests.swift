@@ -17,10 +17,10 @@ final class FakeSets: BeaconSets {
 
     var hasFreeSet: Bool { sets.count < capacity }
 
-    func add(_ beacon: Beacon, txPower: Int8?) throws(HostError) -> UInt8 {
+    func add(_ beacon: Beacon, parameters: BeaconParameters) throws(HostError) -> UInt8 {
         guard let handle = (0..<UInt8(capacity)).first(where: { sets[$0] == nil }) else { throw .unsupported("full") }
         sets[handle] = beacon
-        calls.append("add \(handle) \(minor(beacon))")
+        calls.append("add \(handle) \(minor(beacon))" + (parameters == .run ? "" : " (\(parameters.description))"))
         return handle
     }
 
@@ -29,7 +29,9 @@ final class FakeSets: BeaconSets {
         calls.append("update \(handle) \(minor(beacon))")
     }
 
-    func setTxPower(_ handle: UInt8, to dBm: Int8) throws(HostError) { calls.append("tx \(handle) \(dBm)") }
+    func setParameters(_ handle: UInt8, to parameters: BeaconParameters) throws(HostError) {
+        calls.append("parameters \(handle)" + (parameters == .run ? " (the run's)" : " (\(parameters.description))"))
+    }
 
     func remove(_ handle: UInt8) throws(HostError) {
         sets[handle] = nil
@@ -54,6 +56,30 @@ final class FakeSets: BeaconSets {
 @Suite struct SetStageTests {
     func beacon(_ minor: UInt16) -> Beacon {
         .iBeacon(IBeacon(proximityUUID: UUID(uuidString: lobbyUUID)!, major: 1, minor: minor))
+    }
+
+    /// A beacon's own parameters go with its set, change on it in place, and keep it out of
+    /// turns (a shared set cannot keep them): refused, saying so, whichever beacon has them.
+    @Test func aBeaconsOwnParametersStayOnItsOwnSet() throws {
+        let sets = FakeSets(capacity: 2)
+        let stage = SetStage(advertiser: sets, rotationPeriod: 1)
+        try stage.advertise("b", beacon(2))
+        try stage.advertise("a", beacon(1), parameters: BeaconParameters(intervalUnits: 800))
+        try stage.setParameters("a", BeaconParameters(intervalUnits: 320, txPower: -8))
+        #expect(sets.calls == ["add 0 2", "add 1 1 (interval 500 ms = 800 x 0.625 ms)",
+                               "parameters 1 (interval 200 ms = 320 x 0.625 ms, TX power -8 dBm)"])
+        #expect {
+            try stage.advertise("c", beacon(3), parameters: BeaconParameters(txPower: 0))
+        } throws: { "\($0)".contains("'c' has its own interval or TX power") }
+        #expect {
+            try stage.advertise("c", beacon(3))
+        } throws: { "\($0)".contains("advertise c: no set is free, and 'a' has its own interval or TX power") }
+        #expect(sets.onAir == [0: 2, 1: 1], "nothing changed on the air")
+        #expect(stage.onAir == ["b", "a"])
+        // Back to the run's parameters, it may share its set.
+        try stage.setParameters("a", .run)
+        try stage.advertise("c", beacon(3))
+        #expect(sets.onAir == [0: 2, 1: 3])
     }
 
     @Test func beaconsBeyondTheSetsTakeTurnsOnTheLastOne() throws {
@@ -109,12 +135,14 @@ final class FakeSets: BeaconSets {
         let stage = SetStage(advertiser: sets, rotationPeriod: 1)
         for (name, minor) in [("a", 1), ("b", 2), ("c", 3)] { try stage.advertise(name, beacon(UInt16(minor))) }
         #expect(sets.onAir == [0: 2])
+        #expect(throws: HostError.self, "a set shared by turns keeps no beacon's own TX power") {
+            try stage.setParameters("a", BeaconParameters(txPower: 0))
+        }
         try stage.stop("b")
         #expect(sets.onAir == [0: 3])
         try stage.stop("c")
         #expect(sets.onAir == [0: 1])
         #expect(stage.nextDeadline == nil)
-        #expect(throws: HostError.self) { try stage.setTxPower("zz", dBm: 0) }
         try stage.stopAll()
         #expect(sets.onAir.isEmpty)
     }

@@ -115,6 +115,29 @@ public struct AdvertisingOptions: Sendable {
     }
 }
 
+/// One beacon's own advertising parameters (a scenario's `interval` and `txPower` keys), where
+/// they differ from the run's; nil fields are the run's.
+public struct BeaconParameters: Sendable, Hashable {
+    /// Advertising interval, in 0.625 ms units.
+    public var intervalUnits: UInt32?
+    /// Requested TX power in dBm (extended advertising only).
+    public var txPower: Int8?
+
+    public init(intervalUnits: UInt32? = nil, txPower: Int8? = nil) {
+        self.intervalUnits = intervalUnits
+        self.txPower = txPower
+    }
+
+    /// The run's parameters.
+    public static let run = BeaconParameters()
+
+    /// For messages: "interval 200 ms = 320 x 0.625 ms, TX power -8 dBm".
+    public var description: String {
+        [intervalUnits.map { "interval \(AdvertisingOptions(beacons: [], intervalUnits: $0).intervalDescription)" },
+         txPower.map { "TX power \($0) dBm" }].compactMap { $0 }.joined(separator: ", ")
+    }
+}
+
 /// How the advertising was set up, for the user to see.
 public struct AdvertisingPlan: Sendable {
     public enum Mode: String, Sendable {

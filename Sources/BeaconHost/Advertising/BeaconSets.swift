@@ -8,12 +8,14 @@ import AdvertisementCodec
 package protocol BeaconSets: AnyObject {
     /// Called with each step, for `--verbose`.
     var log: ((String) -> Void)? { get set }
-    /// Puts a beacon on the air; returns its set's (or instance's) number.
-    func add(_ beacon: Beacon, txPower: Int8?) throws(HostError) -> UInt8
+    /// Puts a beacon on the air with its own parameters (`.run`: the run's); returns its set's
+    /// (or instance's) number.
+    func add(_ beacon: Beacon, parameters: BeaconParameters) throws(HostError) -> UInt8
     /// Changes a running beacon's data in place.
     func update(_ handle: UInt8, to beacon: Beacon) throws(HostError)
-    /// Changes a running beacon's TX power (its parameters: a short gap on most controllers).
-    func setTxPower(_ handle: UInt8, to dBm: Int8) throws(HostError)
+    /// Changes a running beacon's parameters (interval, TX power): a short gap on the air (HCI:
+    /// the set disabled for them; the kernel: the instance added again).
+    func setParameters(_ handle: UInt8, to parameters: BeaconParameters) throws(HostError)
     func remove(_ handle: UInt8) throws(HostError)
     /// Removes every set of ours, trying each; the first error is thrown.
     func removeAll() throws(HostError)

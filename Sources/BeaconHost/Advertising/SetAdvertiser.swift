@@ -20,8 +20,8 @@ package final class SetAdvertiser {
 
     public private(set) var extended = false
     public private(set) var numberOfSets = 1
-    /// Our sets: handle to the beacon's data and TX power.
-    public private(set) var sets: [UInt8: (data: [UInt8], txPower: Int8?)] = [:]
+    /// Our sets: handle to the beacon's data and its own parameters.
+    public private(set) var sets: [UInt8: (data: [UInt8], parameters: BeaconParameters)] = [:]
     /// The scan responses of our scannable sets (their parameters say scannable).
     private var scanResponses: [UInt8: [UInt8]] = [:]
     /// While the beacons are off the air (a reset, a hardware error: `SupervisedSets`), changes
@@ -55,20 +55,16 @@ package final class SetAdvertiser {
     /// - Throws: `HostError` when every set is taken or the controller refuses; nothing of
     ///   the new set is left behind.
     @discardableResult
-    public func add(_ beacon: Beacon, txPower: Int8? = nil) throws(HostError) -> UInt8 {
+    public func add(_ beacon: Beacon, parameters: BeaconParameters = .run) throws(HostError) -> UInt8 {
         let (data, scanResponse) = try beacon.scenarioSetData()
         guard let handle = freeHandle() else {
             throw .unsupported(extended
                 ? "all \(numberOfSets) advertising sets of the controller are on the air: stop a beacon first"
                 : "this controller has legacy advertising only, which carries one beacon at a time: stop the other first")
         }
-        if txPower != nil && !extended { throw .unsupported("a TX power needs extended advertising, which this controller lacks") }
-        if !extended && !AdvertisingOptions.intervalRange(legacy: true).contains(intervalUnits) {
-            throw .unsupported("the interval: this controller has legacy advertising only, which takes "
-                               + AdvertisingOptions.intervalRangeDescription(legacy: true))
-        }
+        try check(parameters)
         scanResponses[handle] = scanResponse
-        sets[handle] = (data, txPower)
+        sets[handle] = (data, parameters)
         guard !holding else { return handle }
         do {
             try program(handle)
@@ -79,20 +75,30 @@ package final class SetAdvertiser {
         return handle
     }
 
+    /// Refuses parameters this controller cannot take: a TX power or an interval over 10.24 s
+    /// without extended advertising.
+    private func check(_ parameters: BeaconParameters) throws(HostError) {
+        if parameters.txPower != nil && !extended {
+            throw .unsupported("a TX power needs extended advertising, which this controller lacks")
+        }
+        let interval = parameters.intervalUnits ?? intervalUnits
+        if !extended && !AdvertisingOptions.intervalRange(legacy: true).contains(interval) {
+            throw .unsupported("the interval: this controller has legacy advertising only, which takes "
+                               + AdvertisingOptions.intervalRangeDescription(legacy: true))
+        }
+    }
+
     /// Puts set `handle` on the air as the books have it: parameters, data, enable.
     private func program(_ handle: UInt8) throws(HostError) {
-        guard let (data, txPower) = sets[handle] else { return }
+        guard let (data, parameters) = sets[handle] else { return }
         let scanResponse = scanResponses[handle]
         if extended {
-            try setParameters(handle, txPower: txPower)
+            try setParameters(handle, parameters)
             try setData(handle, data, scanResponse: scanResponse)
             log?("enable set \(handle)")
             try controller.send(LESetExtendedAdvertisingEnable(enable: true, sets: [.init(handle: handle)]))
         } else {
-            try controller.send(LESetAdvertisingParameters(
-                intervalMin: UInt16(intervalUnits), intervalMax: UInt16(intervalUnits),
-                advertisingType: scanResponse == nil ? .nonConnectableUndirected : .scannableUndirected,
-                ownAddressType: .publicDevice))
+            try setLegacyParameters(handle, parameters)
             try setData(handle, data, scanResponse: scanResponse)
             log?("enable advertising")
             try controller.send(LESetAdvertisingEnable(enable: true))
@@ -112,20 +118,27 @@ package final class SetAdvertiser {
         scanResponses[handle] = scanResponse
     }
 
-    /// Changes a running beacon's TX power: disable, parameters, enable (the controller takes
-    /// parameters only for a disabled set), its data kept.
-    public func setTxPower(_ handle: UInt8, to dBm: Int8) throws(HostError) {
-        guard extended else { throw .unsupported("a TX power needs extended advertising, which this controller lacks") }
+    /// Changes a running beacon's parameters: disable, parameters, enable (a controller takes
+    /// parameters only while the set, or legacy advertising, is disabled), its data kept.
+    public func setParameters(_ handle: UInt8, to parameters: BeaconParameters) throws(HostError) {
         guard sets[handle] != nil else { throw .unsupported("set \(handle) is not ours") }
+        try check(parameters)
         guard !holding else {
-            sets[handle]?.txPower = dBm
+            sets[handle]?.parameters = parameters
             return
         }
-        log?("disable set \(handle) for its new TX power")
-        try controller.send(LESetExtendedAdvertisingEnable(enable: false, sets: [.init(handle: handle)]))
-        try setParameters(handle, txPower: dBm)
-        try controller.send(LESetExtendedAdvertisingEnable(enable: true, sets: [.init(handle: handle)]))
-        sets[handle]?.txPower = dBm
+        if extended {
+            log?("disable set \(handle) for its new parameters")
+            try controller.send(LESetExtendedAdvertisingEnable(enable: false, sets: [.init(handle: handle)]))
+            try setParameters(handle, parameters)
+            try controller.send(LESetExtendedAdvertisingEnable(enable: true, sets: [.init(handle: handle)]))
+        } else {
+            log?("disable advertising for its new parameters")
+            try controller.sendDisable(LESetAdvertisingEnable(enable: false))
+            try setLegacyParameters(handle, parameters)
+            try controller.send(LESetAdvertisingEnable(enable: true))
+        }
+        sets[handle]?.parameters = parameters
     }
 
     /// Takes a beacon off the air and gives its set back.
@@ -185,13 +198,24 @@ package final class SetAdvertiser {
         return candidates.first { sets[$0] == nil }
     }
 
-    private func setParameters(_ handle: UInt8, txPower: Int8?) throws(HostError) {
-        let parameters = LESetExtendedAdvertisingParameters(
+    private func setParameters(_ handle: UInt8, _ parameters: BeaconParameters) throws(HostError) {
+        let interval = parameters.intervalUnits ?? intervalUnits
+        let command = LESetExtendedAdvertisingParameters(
             handle: handle, eventProperties: scanResponses[handle] == nil ? .legacyNonConnectable : [.legacyPDU, .scannable],
-            primaryIntervalMin: intervalUnits, primaryIntervalMax: intervalUnits, ownAddressType: .publicDevice,
-            txPower: txPower ?? LESetExtendedAdvertisingParameters.noTxPowerPreference, sid: handle & 0x0F)
-        log?("set \(handle): parameters" + (txPower.map { ", TX power \($0) dBm" } ?? ""))
-        try controller.send(parameters, context: txPower.map { "TX power \($0) dBm" })
+            primaryIntervalMin: interval, primaryIntervalMax: interval, ownAddressType: .publicDevice,
+            txPower: parameters.txPower ?? LESetExtendedAdvertisingParameters.noTxPowerPreference, sid: handle & 0x0F)
+        let own = parameters.description
+        log?("set \(handle): parameters" + (own.isEmpty ? "" : ", \(own)"))
+        try controller.send(command, context: own.isEmpty ? nil : own)
+    }
+
+    private func setLegacyParameters(_ handle: UInt8, _ parameters: BeaconParameters) throws(HostError) {
+        let interval = UInt16(parameters.intervalUnits ?? intervalUnits)
+        let own = parameters.description
+        try controller.send(LESetAdvertisingParameters(
+            intervalMin: interval, intervalMax: interval,
+            advertisingType: scanResponses[handle] == nil ? .nonConnectableUndirected : .scannableUndirected,
+            ownAddressType: .publicDevice), context: own.isEmpty ? nil : own)
     }
 
     private func setData(_ handle: UInt8, _ data: [UInt8], scanResponse: [UInt8]?) throws(HostError) {

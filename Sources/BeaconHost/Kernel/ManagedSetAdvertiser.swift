@@ -26,7 +26,7 @@ package final class ManagedSetAdvertiser: BeaconSets, ManagedAdvertising {
         var instance: UInt8
         var data: [UInt8]
         var scanResponse: [UInt8]
-        var txPower: Int8?
+        var parameters: BeaconParameters
     }
 
     /// The beacons by handle.
@@ -78,12 +78,10 @@ package final class ManagedSetAdvertiser: BeaconSets, ManagedAdvertising {
     }
 
     @discardableResult
-    public func add(_ beacon: Beacon, txPower: Int8? = nil) throws(HostError) -> UInt8 {
+    public func add(_ beacon: Beacon, parameters: BeaconParameters = .run) throws(HostError) -> UInt8 {
         let (data, scanResponse) = try beacon.scenarioSetData()
-        if txPower != nil, features?.supportedFlags.contains(.canSetTxPower) == false {
-            throw .unsupported("the kernel cannot set the TX power of \(client.adapter)'s advertising: use --access raw")
-        }
-        var slot = Slot(instance: 0, data: data, scanResponse: scanResponse ?? [], txPower: txPower)
+        try check(parameters)
+        var slot = Slot(instance: 0, data: data, scanResponse: scanResponse ?? [], parameters: parameters)
         if holding {
             // Off the air: the restore finds it an instance.
             let handle = freeHandle(preferring: 1)
@@ -129,16 +127,25 @@ package final class ManagedSetAdvertiser: BeaconSets, ManagedAdvertising {
         changed()
     }
 
-    /// New parameters for a running instance: the kernel replaces the instance, so its data is
-    /// given again (a short gap on the air).
-    public func setTxPower(_ handle: UInt8, to dBm: Int8) throws(HostError) {
+    /// New parameters for a running instance: the kernel takes parameters only when an
+    /// instance is added, so it is added again, its data with it (a short gap on the air).
+    public func setParameters(_ handle: UInt8, to parameters: BeaconParameters) throws(HostError) {
         guard var slot = slots[handle] else { throw .unsupported("instance \(handle) is not ours") }
-        guard features?.supportedFlags.contains(.canSetTxPower) != false else {
-            throw .unsupported("the kernel cannot set the TX power of \(client.adapter)'s advertising: use --access raw")
-        }
-        slot.txPower = dBm
+        try check(parameters)
+        slot.parameters = parameters
         if !holding && ours.contains(slot.instance) { try put(slot, parameters: true) }
         slots[handle] = slot
+    }
+
+    /// Refuses parameters the kernel does not take with an instance (as its features say).
+    private func check(_ parameters: BeaconParameters) throws(HostError) {
+        if parameters.txPower != nil, features?.supportedFlags.contains(.canSetTxPower) == false {
+            throw .unsupported("the kernel cannot set the TX power of \(client.adapter)'s advertising: use --access raw")
+        }
+        if parameters.intervalUnits != nil, features?.acceptsIntervals == false {
+            throw .unsupported("this kernel takes no interval with an advertising instance (Add Extended Advertising "
+                               + "Parameters): a beacon's own interval needs --access raw")
+        }
     }
 
     public func remove(_ handle: UInt8) throws(HostError) {
@@ -257,7 +264,9 @@ package final class ManagedSetAdvertiser: BeaconSets, ManagedAdvertising {
         do {
             try client.putInstance(slot.instance, data: slot.data, scanResponse: slot.scanResponse,
                                    label: "instance \(slot.instance)",
-                                   options: AdvertisingOptions(beacons: [], intervalUnits: intervalUnits, txPower: slot.txPower),
+                                   options: AdvertisingOptions(beacons: [],
+                                                               intervalUnits: slot.parameters.intervalUnits ?? intervalUnits,
+                                                               txPower: slot.parameters.txPower),
                                    separately: features?.acceptsIntervals == true, parameters: parameters, log: log)
         } catch {
             if parameters && !ManagedAdvertiser.refusedCreating(error) { ours.insert(slot.instance) }

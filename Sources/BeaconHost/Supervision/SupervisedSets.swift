@@ -132,16 +132,16 @@ package final class SupervisedSets: BeaconSets {
         return events
     }
 
-    public func add(_ beacon: Beacon, txPower: Int8?) throws(HostError) -> UInt8 {
-        try change { () throws(HostError) in try advertiser.add(beacon, txPower: txPower) }
+    public func add(_ beacon: Beacon, parameters: BeaconParameters) throws(HostError) -> UInt8 {
+        try change { () throws(HostError) in try advertiser.add(beacon, parameters: parameters) }
     }
 
     public func update(_ handle: UInt8, to beacon: Beacon) throws(HostError) {
         try change { () throws(HostError) in try advertiser.update(handle, to: beacon) }
     }
 
-    public func setTxPower(_ handle: UInt8, to dBm: Int8) throws(HostError) {
-        try change { () throws(HostError) in try advertiser.setTxPower(handle, to: dBm) }
+    public func setParameters(_ handle: UInt8, to parameters: BeaconParameters) throws(HostError) {
+        try change { () throws(HostError) in try advertiser.setParameters(handle, to: parameters) }
     }
 
     public func remove(_ handle: UInt8) throws(HostError) {
