@@ -64,10 +64,11 @@ public struct BeaconDescription: Sendable, Equatable {
         "interval": "20 to 10485759 (ms)", "txpower": "-127 to 20 (dBm)",
     ]
 
-    /// The keys of a beacon's own advertising parameters (`interval` ms, `tx-power` dBm): a
+    /// The keys of a beacon's own advertising parameters (`interval` ms, `tx-power` dBm,
+    /// `address` static or AA:BB:CC:DD:EE:FF, a random address of its set's own): a
     /// scenario's beacons take them (each beacon on a set or instance of its own); they are not
     /// the beacon's data, so `init(pairs:)` refuses them.
-    public static let parameterKeys: Set<String> = ["interval", "txpower"]
+    public static let parameterKeys: Set<String> = ["interval", "txpower", "address"]
 
     /// `fields` apart: the beacon's data fields (for `beacon(fromFields:)`) and its own parameters.
     /// - Throws: `Invalid` for an interval or TX power out of range, or not a number.
@@ -88,6 +89,17 @@ public struct BeaconDescription: Sendable, Equatable {
                 let dBm = try integer(key, value)
                 guard (-127...20).contains(dBm) else { throw Invalid("\(key) must be from -127 to 20 (dBm), got '\(value)'") }
                 parameters.txPower = Int8(dBm)
+            case "address":
+                guard value.lowercased() != "public" else {
+                    parameters.address = .publicAddress
+                    continue
+                }
+                do {
+                    parameters.address = try AdvertisingOptions.Address(randomAddress: value.lowercased() == "static" ? "static" : value)
+                } catch {
+                    throw Invalid("\(key) must be public, static (a random address made up for it) or a random "
+                                  + "AA:BB:CC:DD:EE:FF, got '\(value)'")
+                }
             default:
                 rest[key] = value
             }
@@ -124,8 +136,8 @@ public struct BeaconDescription: Sendable, Equatable {
         for (key, value) in pairs {
             guard let option = Self.keysByPlainName[Self.plain(key)] else {
                 if Self.parameterKeys.contains(Self.plain(key)) {
-                    throw Invalid("\(key) is a scenario beacon's own (beacon-emit run); here --interval and --tx-power "
-                                  + "apply to every beacon")
+                    throw Invalid("\(key) is a scenario beacon's own (beacon-emit run); here --interval, --tx-power and "
+                                  + "--random-address apply to every beacon")
                 }
                 throw Invalid("unknown key '\(key)': a beacon takes \(Self.keys.joined(separator: ", "))")
             }

@@ -225,6 +225,38 @@ extension Rig {
         #expect(runner.stderr.isEmpty || !runner.stderr.contains("error"), "\(runner.stderr)")
     }
 
+    /// A beacon's own address: one given, one made up (`static`), each heard from its own
+    /// random address by an independent scanner, the third from the controller's public one.
+    @Test func eachBeaconAdvertisesFromItsOwnAddress() throws {
+        let path = try write("""
+            beacons:
+              given: {uuid: 39ED98FF-2900-441A-802F-9C398FC199D2, major: 101, minor: 2, address: C0:11:22:33:44:55}
+              made: {uuid: 39ED98FF-2900-441A-802F-9C398FC199D2, major: 101, minor: 3, address: static}
+              plain: {uuid: 39ED98FF-2900-441A-802F-9C398FC199D2, major: 101, minor: 4}
+            steps:
+              - advertise: [given, made, plain]
+              - wait: 2
+
+            """)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let scan = try BackgroundProcess.beaconEmit(["scan", "-i", device, "--json", "--duration", "3"])
+        Thread.sleep(forTimeInterval: 0.4)
+        let runner = try runBeaconEmit(["run", path, "-i", device, "--json"])
+        #expect(runner.status == 0, "\(runner.stdout)\(runner.stderr)")
+        #expect(scan.wait() == 0, "\(scan.stderr)")
+        var from: [Int: (address: String, type: String)] = [:]
+        for line in events(scan.stdout) {
+            guard let minor = line["minor"] as? Int, let address = line["address"] as? String,
+                  let type = line["addressType"] as? String else { continue }
+            from[minor] = (address, type)
+        }
+        #expect(from[2]?.address == "C0:11:22:33:44:55" && from[2]?.type == "random", "\(from)")
+        let made = from[3]?.address ?? ""
+        #expect(from[3]?.type == "random" && made != "C0:11:22:33:44:55" && (made.first.map { "CDEF".contains($0) } ?? false),
+                "a static random address (top bits 11): \(from)")
+        #expect(from[4]?.type == "public" && from[4]?.address != made, "\(from)")
+    }
+
     /// The minor changes twice while the beacon advertises: an independent scanner hears the
     /// old data, then the new, never the old again, and never a silence longer than three
     /// advertising intervals across a change.

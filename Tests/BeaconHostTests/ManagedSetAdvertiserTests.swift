@@ -26,6 +26,19 @@ import Testing
         return (sets, handle, kernel, monitor)
     }
 
+    /// A beacon's own address is the kernel's to pick through the management API: refused
+    /// before anything is sent, saying what to use.
+    @Test func aBeaconsOwnAddressIsRefusedThroughTheKernel() throws {
+        let kernel = ScriptedKernel([featuresStep(taken: [])])
+        let advertiser = ManagedSetAdvertiser(client: MgmtClient(transport: kernel, index: 0), intervalUnits: 160)
+        try advertiser.prepare()
+        let sent = kernel.sent.count
+        #expect {
+            try advertiser.add(referenceBeacon, parameters: BeaconParameters(address: .generatedStaticRandom))
+        } throws: { "\($0)".contains("the kernel picks the address") && "\($0)".contains("--access raw") }
+        #expect(kernel.sent.count == sent)
+    }
+
     /// The supervisor's restore, once `Emitter.settleTime` has passed.
     func serveAfterSettling(_ sets: SupervisedSets) throws {
         Thread.sleep(forTimeInterval: 0.15)

@@ -63,6 +63,47 @@ import Testing
         #expect(advertiser.sets[1]?.data == Self.minor3Data)
     }
 
+    /// A beacon's own random address: its set's parameters say random, and the address is set
+    /// on that set alone before it is enabled; `static` is made up once and kept when the
+    /// parameters change.
+    @Test func aSetAdvertisesFromItsBeaconsOwnAddress() throws {
+        var own = Self.adding(set: 1, data: Self.minor3Data)
+        own[0] = .init(command: hex("36 20 19 01 10 00 A0 00 00 A0 00 00 07 01 00 00 00 00 00 00 00 00 7F 01 00 01 01 00"),
+                       answers: [complete(0x2036, returning: [0x05])])
+        own.insert(.init(command: hex("35 20 07 01 55 44 33 22 11 C0 // set 1's random address"), answers: [complete(0x2035)]),
+                   at: 1)
+        let transport = ScriptedTransport(Self.preparing + Self.adding(set: 0, data: referenceData) + own)
+        let advertiser = SetAdvertiser(controller: HCIController(transport: transport), intervalUnits: 160, sharedWithKernel: false)
+        try advertiser.prepare(resetting: true)
+        #expect(try advertiser.add(referenceBeacon) == 0)
+        let given = try BluetoothAddress(parsing: "C0:11:22:33:44:55")
+        #expect(try advertiser.add(Self.minor3, parameters: BeaconParameters(address: .random(given))) == 1)
+        #expect(transport.remainingSteps == 0, "\(transport.sent.map { HexText.format($0, separator: " ") })")
+    }
+
+    @Test func aStaticAddressIsMadeOnceAndKept() throws {
+        // Legacy advertising (the one random address of the controller), then every command answered.
+        let preparing = ScriptedTransport([EmitterStartTests.reset, EmitterStartTests.readCommands(extended: false)])
+        let advertiser = SetAdvertiser(controller: HCIController(transport: preparing), intervalUnits: 160, sharedWithKernel: false)
+        try advertiser.prepare(resetting: true)
+        #expect(!advertiser.extended)
+        let transport = ScriptedTransport(answeringEverything: true)
+        try advertiser.restore(on: HCIController(transport: transport), controllerWasReset: true)
+        let handle = try advertiser.add(referenceBeacon, parameters: BeaconParameters(address: .generatedStaticRandom))
+        guard case let .random(made)? = advertiser.sets[handle]?.parameters.address else {
+            Issue.record("no address made: \(String(describing: advertiser.sets[handle]))")
+            return
+        }
+        #expect(made.value >> 46 == 0b11, "a static random address: \(made)")
+        try advertiser.setParameters(handle, to: BeaconParameters(intervalUnits: 320, address: .generatedStaticRandom))
+        #expect(advertiser.sets[handle]?.parameters == BeaconParameters(intervalUnits: 320, address: .random(made)))
+        let sent = transport.sent.map { HexText.format($0) }
+        let setAddress = "052006" + HexText.format(made.littleEndianBytes)
+        #expect(sent.filter { $0 == setAddress }.count == 2, "set at the add and again with the new parameters: \(sent)")
+        // Legacy advertising's parameters say random (own address type 0x01) both times.
+        #expect(sent.filter { $0.hasPrefix("06200F") && $0.dropFirst(6 + 2 * 5).hasPrefix("01") }.count == 2, "\(sent)")
+    }
+
     /// Legacy advertising: a beacon's own interval, in legacy advertising's range; no TX power.
     @Test func legacyAdvertisingTakesABeaconsIntervalButNoTxPower() throws {
         let transport = ScriptedTransport([EmitterStartTests.reset, EmitterStartTests.readCommands(extended: false),

@@ -83,11 +83,14 @@ import Testing
                                                                           "Interval": "152.5", "tx_power": "-20.0"])
         #expect(fields == ["uuid": "39ED98FF-2900-441A-802F-9C398FC199D2"])
         #expect(parameters == BeaconParameters(intervalUnits: 244, txPower: -20))
-        for bad in [["interval": "19"], ["interval": "fast"], ["txPower": "21"], ["txPower": "-3.5"]] {
+        #expect(try BeaconDescription.parameters(in: ["address": "Static"]).parameters.address == .generatedStaticRandom)
+        #expect(try BeaconDescription.parameters(in: ["address": "c0:11:22:33:44:55"]).parameters.address
+                == .random(try BluetoothAddress(parsing: "C0:11:22:33:44:55")))
+        for bad in [["interval": "19"], ["interval": "fast"], ["txPower": "21"], ["txPower": "-3.5"], ["address": "nope"]] {
             #expect(throws: BeaconDescription.Invalid.self, "\(bad)") { try BeaconDescription.parameters(in: bad) }
         }
         #expect {
             try BeaconDescription(specification: "uuid=39ED98FF-2900-441A-802F-9C398FC199D2,interval=200")
-        } throws: { "\($0)".contains("interval is a scenario beacon's own (beacon-emit run); here --interval and --tx-power apply to every beacon") }
+        } throws: { "\($0)".contains("interval is a scenario beacon's own (beacon-emit run); here --interval, --tx-power and --random-address apply to every beacon") }
     }
 }

@@ -31,11 +31,20 @@ public struct AdvertisingOptions: Sendable {
     }
 
     /// The address to advertise from.
-    public enum Address: Sendable, Equatable {
+    public enum Address: Sendable, Hashable {
         case publicAddress
         /// A static random address made up for this run.
         case generatedStaticRandom
         case random(BluetoothAddress)
+
+        /// As written: `public`, `static`, or the address.
+        public var text: String {
+            switch self {
+            case .publicAddress: "public"
+            case .generatedStaticRandom: "static"
+            case let .random(address): "\(address)"
+            }
+        }
 
         /// A random address as `--random-address` gives it: `static` (made up for this run) or
         /// AA:BB:CC:DD:EE:FF.
@@ -122,19 +131,24 @@ public struct BeaconParameters: Sendable, Hashable {
     public var intervalUnits: UInt32?
     /// Requested TX power in dBm (extended advertising only).
     public var txPower: Int8?
+    /// A random address of the beacon's own set (HCI only: through the management API the
+    /// kernel picks the address): `.generatedStaticRandom` is made up when the beacon goes on
+    /// the air, and kept through restores and changes.
+    public var address: AdvertisingOptions.Address?
 
-    public init(intervalUnits: UInt32? = nil, txPower: Int8? = nil) {
+    public init(intervalUnits: UInt32? = nil, txPower: Int8? = nil, address: AdvertisingOptions.Address? = nil) {
         self.intervalUnits = intervalUnits
         self.txPower = txPower
+        self.address = address
     }
 
     /// The run's parameters.
     public static let run = BeaconParameters()
 
-    /// For messages: "interval 200 ms = 320 x 0.625 ms, TX power -8 dBm".
+    /// For messages: "interval 200 ms = 320 x 0.625 ms, TX power -8 dBm, address static".
     public var description: String {
         [intervalUnits.map { "interval \(AdvertisingOptions(beacons: [], intervalUnits: $0).intervalDescription)" },
-         txPower.map { "TX power \($0) dBm" }].compactMap { $0 }.joined(separator: ", ")
+         txPower.map { "TX power \($0) dBm" }, address.map { "address \($0.text)" }].compactMap { $0 }.joined(separator: ", ")
     }
 }
 

@@ -20,8 +20,12 @@ package final class SetAdvertiser {
 
     public private(set) var extended = false
     public private(set) var numberOfSets = 1
-    /// Our sets: handle to the beacon's data and its own parameters.
+    /// Our sets: handle to the beacon's data and its own parameters (a `static` address as
+    /// the address made up for it).
     public private(set) var sets: [UInt8: (data: [UInt8], parameters: BeaconParameters)] = [:]
+    /// The static random addresses made up for sets whose beacon asked for `static`: kept while
+    /// the set is ours, through restores and new parameters.
+    private var madeAddresses: [UInt8: BluetoothAddress] = [:]
     /// The scan responses of our scannable sets (their parameters say scannable).
     private var scanResponses: [UInt8: [UInt8]] = [:]
     /// While the beacons are off the air (a reset, a hardware error: `SupervisedSets`), changes
@@ -64,7 +68,7 @@ package final class SetAdvertiser {
         }
         try check(parameters)
         scanResponses[handle] = scanResponse
-        sets[handle] = (data, parameters)
+        sets[handle] = (data, resolved(parameters, for: handle))
         guard !holding else { return handle }
         do {
             try program(handle)
@@ -86,6 +90,29 @@ package final class SetAdvertiser {
             throw .unsupported("the interval: this controller has legacy advertising only, which takes "
                                + AdvertisingOptions.intervalRangeDescription(legacy: true))
         }
+    }
+
+    /// `parameters` with a `static` address as the one made up for set `handle` (made now if
+    /// it has none), and `public` as none.
+    private func resolved(_ parameters: BeaconParameters, for handle: UInt8) -> BeaconParameters {
+        var parameters = parameters
+        switch parameters.address {
+        case .generatedStaticRandom?:
+            let made = madeAddresses[handle] ?? Advertiser.makeStaticRandomAddress()
+            madeAddresses[handle] = made
+            parameters.address = .random(made)
+        case .publicAddress?:
+            parameters.address = nil
+        default:
+            break
+        }
+        return parameters
+    }
+
+    /// The random address a set advertises from; nil for the public address.
+    private static func randomAddress(_ parameters: BeaconParameters) -> BluetoothAddress? {
+        if case let .random(address)? = parameters.address { return address }
+        return nil
     }
 
     /// Puts set `handle` on the air as the books have it: parameters, data, enable.
@@ -123,6 +150,7 @@ package final class SetAdvertiser {
     public func setParameters(_ handle: UInt8, to parameters: BeaconParameters) throws(HostError) {
         guard sets[handle] != nil else { throw .unsupported("set \(handle) is not ours") }
         try check(parameters)
+        let parameters = resolved(parameters, for: handle)
         guard !holding else {
             sets[handle]?.parameters = parameters
             return
@@ -146,6 +174,7 @@ package final class SetAdvertiser {
         guard sets[handle] != nil else { return }
         sets[handle] = nil
         scanResponses[handle] = nil
+        madeAddresses[handle] = nil
         guard !holding else { return }
         if extended {
             log?("disable and remove set \(handle)")
@@ -198,24 +227,33 @@ package final class SetAdvertiser {
         return candidates.first { sets[$0] == nil }
     }
 
+    /// The set's parameters, then its random address where it has one (the parameters say random).
     private func setParameters(_ handle: UInt8, _ parameters: BeaconParameters) throws(HostError) {
         let interval = parameters.intervalUnits ?? intervalUnits
+        let address = Self.randomAddress(parameters)
         let command = LESetExtendedAdvertisingParameters(
             handle: handle, eventProperties: scanResponses[handle] == nil ? .legacyNonConnectable : [.legacyPDU, .scannable],
-            primaryIntervalMin: interval, primaryIntervalMax: interval, ownAddressType: .publicDevice,
+            primaryIntervalMin: interval, primaryIntervalMax: interval,
+            ownAddressType: address == nil ? .publicDevice : .randomDevice,
             txPower: parameters.txPower ?? LESetExtendedAdvertisingParameters.noTxPowerPreference, sid: handle & 0x0F)
         let own = parameters.description
         log?("set \(handle): parameters" + (own.isEmpty ? "" : ", \(own)"))
         try controller.send(command, context: own.isEmpty ? nil : own)
+        if let address {
+            try controller.send(LESetAdvertisingSetRandomAddress(handle: handle, address: address), context: "address \(address)")
+        }
     }
 
+    /// Legacy advertising's one random address where the beacon has one, then its parameters.
     private func setLegacyParameters(_ handle: UInt8, _ parameters: BeaconParameters) throws(HostError) {
         let interval = UInt16(parameters.intervalUnits ?? intervalUnits)
+        let address = Self.randomAddress(parameters)
+        if let address { try controller.send(LESetRandomAddress(address: address), context: "address \(address)") }
         let own = parameters.description
         try controller.send(LESetAdvertisingParameters(
             intervalMin: interval, intervalMax: interval,
             advertisingType: scanResponses[handle] == nil ? .nonConnectableUndirected : .scannableUndirected,
-            ownAddressType: .publicDevice), context: own.isEmpty ? nil : own)
+            ownAddressType: address == nil ? .publicDevice : .randomDevice), context: own.isEmpty ? nil : own)
     }
 
     private func setData(_ handle: UInt8, _ data: [UInt8], scanResponse: [UInt8]?) throws(HostError) {

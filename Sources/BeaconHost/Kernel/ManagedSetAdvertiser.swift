@@ -139,6 +139,11 @@ package final class ManagedSetAdvertiser: BeaconSets, ManagedAdvertising {
 
     /// Refuses parameters the kernel does not take with an instance (as its features say).
     private func check(_ parameters: BeaconParameters) throws(HostError) {
+        if let address = parameters.address, address != .publicAddress {
+            throw .unsupported("address \(address.text): through the management API the kernel picks the address beacons go "
+                               + "out from (a new non-resolvable random one for each instance): a beacon's own address "
+                               + "needs --access raw")
+        }
         if parameters.txPower != nil, features?.supportedFlags.contains(.canSetTxPower) == false {
             throw .unsupported("the kernel cannot set the TX power of \(client.adapter)'s advertising: use --access raw")
         }
