@@ -44,7 +44,8 @@ struct Advertise: ParsableCommand {
     @Flag(help: "Connectable advertising (ADV_IND) instead of non-connectable (ADV_NONCONN_IND).")
     var connectable = false
 
-    @Option(help: ArgumentHelp("Advertise from a random address: 'static' (made up now) or AA:BB:CC:DD:EE:FF.",
+    @Option(help: ArgumentHelp("Advertise from a random address: 'static' or 'non-resolvable' (made up now) or "
+                               + "AA:BB:CC:DD:EE:FF.",
                                valueName: "address"), transform: parsed(AdvertisingOptions.Address.init(randomAddress:)))
     var randomAddress: AdvertisingOptions.Address?
 
@@ -149,6 +150,10 @@ struct Advertise: ParsableCommand {
         if legacy && extended { throw ValidationError("--legacy and --extended exclude each other") }
         if phy == .coded && legacy { throw ValidationError("--phy coded sends extended advertising: drop --legacy") }
         if controlGroup != nil && control == nil { throw ValidationError("--control-group needs --control PATH") }
+        if connectable && randomAddress == .generatedNonResolvable {
+            throw ValidationError("--random-address non-resolvable is for non-connectable advertising: a connectable one "
+                                  + "needs an address a peer can connect to again (static)")
+        }
         try accessOptions.check(deviceOptions.specification)
         if keep && accessOptions.access == .userChannel {
             throw ValidationError("--keep does not go with --access user-channel: the kernel takes the adapter back, "

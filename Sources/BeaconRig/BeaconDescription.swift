@@ -61,14 +61,15 @@ public struct BeaconDescription: Sendable, Equatable {
         "major": "0 to 65535", "minor": "0 to 65535", "measuredpower": "-128 to 127 (dBm)",
         "battery": "0 to 65535 (mV)", "temperature": "-127.99 to 127.99 (degrees C)",
         "pducount": "0 to 4294967295", "uptime": "0 to 429496729.5 (seconds)",
-        "interval": "20 to 10485759 (ms)", "txpower": "-127 to 20 (dBm)",
+        "interval": "20 to 10485759 (ms)", "txpower": "-127 to 20 (dBm)", "rotateaddress": "0.1 to 86400 (seconds)",
     ]
 
     /// The keys of a beacon's own advertising parameters (`interval` ms, `tx-power` dBm,
-    /// `address` static or AA:BB:CC:DD:EE:FF, a random address of its set's own): a
+    /// `address` static, non-resolvable or AA:BB:CC:DD:EE:FF, a random address of its set's
+    /// own; `rotate-address` seconds, a new made-up address every period): a
     /// scenario's beacons take them (each beacon on a set or instance of its own); they are not
     /// the beacon's data, so `init(pairs:)` refuses them.
-    public static let parameterKeys: Set<String> = ["interval", "txpower", "address"]
+    public static let parameterKeys: Set<String> = ["interval", "txpower", "address", "rotateaddress"]
 
     /// `fields` apart: the beacon's data fields (for `beacon(fromFields:)`) and its own parameters.
     /// - Throws: `Invalid` for an interval or TX power out of range, or not a number.
@@ -95,14 +96,29 @@ public struct BeaconDescription: Sendable, Equatable {
                     continue
                 }
                 do {
-                    parameters.address = try AdvertisingOptions.Address(randomAddress: value.lowercased() == "static" ? "static" : value)
+                    parameters.address = try AdvertisingOptions.Address(randomAddress: value)
                 } catch {
-                    throw Invalid("\(key) must be public, static (a random address made up for it) or a random "
-                                  + "AA:BB:CC:DD:EE:FF, got '\(value)'")
+                    throw Invalid("\(key) must be public, static or non-resolvable (a random address made up for it) "
+                                  + "or a random AA:BB:CC:DD:EE:FF, got '\(value)'")
                 }
+            case "rotateaddress":
+                let seconds = try number(key, value)
+                guard seconds >= 0.1 && seconds <= 86400 else {
+                    throw Invalid("\(key) must be from 0.1 to 86400 (seconds), got '\(value)'")
+                }
+                parameters.addressRotation = seconds
             default:
                 rest[key] = value
             }
+        }
+        if parameters.addressRotation != nil {
+            // A new address every period: made up (non-resolvable unless static was asked for).
+            let kind = parameters.address ?? .generatedNonResolvable
+            guard kind.isMadeUp else {
+                throw Invalid("rotateAddress makes a new address every period: it goes with address: static or "
+                              + "non-resolvable (the default), not \(kind.text)")
+            }
+            parameters.address = kind
         }
         return (rest, parameters)
     }

@@ -23,6 +23,8 @@ package final class SetStage: ScenarioStage {
     private var beacons: [String: Beacon] = [:]
     /// Each beacon's own parameters (absent: the run's). A beacon with its own takes no turns.
     private var parameters: [String: BeaconParameters] = [:]
+    /// When each beacon whose address rotates (`rotateAddress`) next gets a new one.
+    private var renewals: [String: Double] = [:]
     /// Beacons with a set of their own, in the order they were added.
     private var dedicated: [(name: String, handle: UInt8)] = []
     /// The set beacons take turns on: who, whose turn, since when.
@@ -59,6 +61,7 @@ package final class SetStage: ScenarioStage {
         if advertiser.hasFreeSet {
             do {
                 dedicated.append((name, try advertiser.add(beacon, parameters: own)))
+                renewals[name] = own.addressRotation.map { now + $0 }
                 return
             } catch {
                 // Taken by someone else since: share instead, if there is a set to share.
@@ -93,6 +96,9 @@ package final class SetStage: ScenarioStage {
         }
         // Not on the air: its next advertise uses them.
         parameters[name] = own == .run ? nil : own
+        if dedicated.contains(where: { $0.name == name }) {
+            renewals[name] = own.addressRotation.map { renewals[name] ?? now + $0 }
+        }
     }
 
     /// Why a beacon with parameters of its own cannot take turns on a shared set.
@@ -103,6 +109,7 @@ package final class SetStage: ScenarioStage {
     }
 
     public func stop(_ name: String) throws(HostError) {
+        renewals[name] = nil
         if let index = dedicated.firstIndex(where: { $0.name == name }) {
             let handle = dedicated.remove(at: index).handle
             if var turns = shared {
@@ -148,6 +155,7 @@ package final class SetStage: ScenarioStage {
     }
 
     public func stopAll() throws(HostError) {
+        renewals.removeAll()
         dedicated.removeAll()
         shared = nil
         try advertiser.removeAll()
@@ -158,7 +166,7 @@ package final class SetStage: ScenarioStage {
         let moving = beacons.values.contains { if case .eddystone(.tlm) = $0 { true } else { false } } ? nextTelemetry : nil
         // The supervisor's next check or restore (its clock is the machine's, read now).
         let supervision = supervised.map { now + max(0, ContinuousClock.now.duration(to: $0.nextDeadline).inSeconds) }
-        return [turn, moving, supervision].compactMap { $0 }.min()
+        return [turn, moving, supervision, renewals.values.min()].compactMap { $0 }.min()
     }
 
     /// The sets as `advertise`'s beacons are kept: watched, and put back after a disruption.
@@ -175,11 +183,28 @@ package final class SetStage: ScenarioStage {
         self.now = now
         try supervised?.serve()
         try moveTelemetry(now: now)
+        try renewAddresses(now: now)
         guard var turns = shared, now >= turns.since + rotationPeriod else { return }
         turns.turn = (turns.turn + 1) % turns.members.count
         turns.since = now
         shared = turns
         try advertiser.update(turns.handle, to: beacons[turns.members[turns.turn]]!)
+    }
+
+    /// Gives each beacon whose address rotates and whose time has come a new address, on its
+    /// running set, and says so.
+    private func renewAddresses(now: Double) throws(HostError) {
+        for (name, due) in renewals.sorted(by: { $0.key < $1.key }) where now >= due {
+            guard let handle = dedicated.first(where: { $0.name == name })?.handle,
+                  let period = parameters[name]?.addressRotation else {
+                renewals[name] = nil
+                continue
+            }
+            // The next one a period after this one was due (or now, when far behind).
+            renewals[name] = max(due + period, now)
+            let address = try advertiser.renewAddress(handle)
+            note?("\(name): new address \(address)")
+        }
     }
 
     /// Advances every TLM beacon's counters by the whole periods passed, on the air in place.

@@ -257,6 +257,45 @@ extension Rig {
         #expect(from[4]?.type == "public" && from[4]?.address != made, "\(from)")
     }
 
+    /// `rotateAddress`: a new non-resolvable address every second, on the running set, and no
+    /// silence at an independent scanner longer than the beacon's interval or two (the address
+    /// changes between advertising events, the set not stopped).
+    @Test func aRotatingAddressChangesWithoutAGap() throws {
+        let path = try write("""
+            interval: 100
+            beacons:
+              moving: {uuid: 39ED98FF-2900-441A-802F-9C398FC199D2, major: 101, minor: 5, rotateAddress: 1}
+            steps:
+              - advertise: moving
+              - wait: 4.5
+
+            """)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let scan = try BackgroundProcess.beaconEmit(["scan", "-i", device, "--json", "--duplicates", "--duration", "6"])
+        Thread.sleep(forTimeInterval: 0.4)
+        let runner = try runBeaconEmit(["run", path, "-i", device, "--json"])
+        #expect(runner.status == 0, "\(runner.stdout)\(runner.stderr)")
+        #expect(scan.wait() == 0, "\(scan.stderr)")
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let heard = events(scan.stdout).compactMap { line -> (address: String, type: String, at: Double)? in
+            guard line["minor"] as? Int == 5, let address = line["address"] as? String, let type = line["addressType"] as? String,
+                  let at = (line["timestamp"] as? String).flatMap(formatter.date(from:))?.timeIntervalSince1970 else { return nil }
+            return (address, type, at)
+        }
+        var addresses: [String] = []
+        for report in heard where addresses.last != report.address { addresses.append(report.address) }
+        #expect(addresses.count >= 4 && Set(addresses).count == addresses.count, "a new one each second: \(addresses)")
+        #expect(heard.allSatisfy { $0.type == "random" && "0123".contains($0.address.first ?? "F") },
+                "non-resolvable (top bits 00): \(Set(heard.map(\.address)))")
+        let silences = zip(heard, heard.dropFirst()).map { $1.at - $0.at }
+        let longest = silences.max() ?? .infinity
+        print("rotating address: \(addresses.count) addresses in \(heard.count) reports, longest silence "
+              + "\(Int(longest * 1000)) ms at a 100 ms interval")
+        #expect(longest < 0.25, "\(silences)")
+        #expect(runner.stderr.components(separatedBy: "moving: new address ").count - 1 >= 3, "\(runner.stderr)")
+    }
+
     /// The minor changes twice while the beacon advertises: an independent scanner hears the
     /// old data, then the new, never the old again, and never a silence longer than three
     /// advertising intervals across a change.

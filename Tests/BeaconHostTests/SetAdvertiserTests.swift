@@ -104,6 +104,60 @@ import Testing
         #expect(sent.filter { $0.hasPrefix("06200F") && $0.dropFirst(6 + 2 * 5).hasPrefix("01") }.count == 2, "\(sent)")
     }
 
+    /// A controller that answers every command with success, but refuses a set's random
+    /// address once when armed (Command Disallowed, as controllers before Core 5.3 may while
+    /// the set is enabled).
+    final class AddressRefusingTransport: PacketTransport {
+        let name = "refusing"
+        private(set) var opcodes: [UInt16] = []
+        var refuseNextAddress = false
+        private var queued: [[UInt8]] = []
+
+        func send(_ packet: H4Packet) throws(TransportError) {
+            let opcode = UInt16(packet.body[0]) | UInt16(packet.body[1]) << 8
+            opcodes.append(opcode)
+            let refuse = opcode == 0x2035 && refuseNextAddress
+            if refuse { refuseNextAddress = false }
+            queued.append(complete(opcode, status: refuse ? 0x0C : 0x00, returning: opcode == 0x2036 ? [0x05] : []))
+        }
+
+        func receive(timeout: Duration, interrupt: Int32?) throws(TransportError) -> ReceiveResult {
+            queued.isEmpty ? .timedOut : .packet(H4Packet(type: .event, body: queued.removeFirst()))
+        }
+
+        func close() {}
+    }
+
+    /// A renewed address goes on the running set in place; where the controller refuses that,
+    /// the set is disabled around it, that time and every time after.
+    @Test func aRenewedAddressGoesOnTheRunningSetOrAroundADisable() throws {
+        let advertiser = SetAdvertiser(controller: HCIController(transport: ScriptedTransport(Self.preparing)),
+                                       intervalUnits: 160, sharedWithKernel: false)
+        try advertiser.prepare(resetting: true)
+        let transport = AddressRefusingTransport()
+        try advertiser.restore(on: HCIController(transport: transport), controllerWasReset: true)
+        let handle = try advertiser.add(referenceBeacon, parameters: BeaconParameters(address: .generatedNonResolvable))
+        guard case let .random(first)? = advertiser.sets[handle]?.parameters.address else {
+            Issue.record("no address made")
+            return
+        }
+        #expect(first.value >> 46 == 0, "non-resolvable: \(first)")
+        var sent = transport.opcodes.count
+        func since() -> [UInt16] {
+            defer { sent = transport.opcodes.count }
+            return Array(transport.opcodes[sent...])
+        }
+        let second = try advertiser.renewAddress(handle)
+        #expect(since() == [0x2035], "in place")
+        transport.refuseNextAddress = true
+        let third = try advertiser.renewAddress(handle)
+        #expect(since() == [0x2035, 0x2039, 0x2035, 0x2039], "refused, then around a disable")
+        _ = try advertiser.renewAddress(handle)
+        #expect(since() == [0x2039, 0x2035, 0x2039], "around a disable from then on")
+        #expect(Set([first, second, third]).count == 3)
+        #expect(throws: HostError.self) { try advertiser.renewAddress(0x7F) }
+    }
+
     /// Legacy advertising: a beacon's own interval, in legacy advertising's range; no TX power.
     @Test func legacyAdvertisingTakesABeaconsIntervalButNoTxPower() throws {
         let transport = ScriptedTransport([EmitterStartTests.reset, EmitterStartTests.readCommands(extended: false),

@@ -86,7 +86,12 @@ import Testing
         #expect(try BeaconDescription.parameters(in: ["address": "Static"]).parameters.address == .generatedStaticRandom)
         #expect(try BeaconDescription.parameters(in: ["address": "c0:11:22:33:44:55"]).parameters.address
                 == .random(try BluetoothAddress(parsing: "C0:11:22:33:44:55")))
-        for bad in [["interval": "19"], ["interval": "fast"], ["txPower": "21"], ["txPower": "-3.5"], ["address": "nope"]] {
+        #expect(try BeaconDescription.parameters(in: ["rotateAddress": "15"]).parameters
+                == BeaconParameters(address: .generatedNonResolvable, addressRotation: 15))
+        #expect(try BeaconDescription.parameters(in: ["rotate-address": "60", "address": "static"]).parameters
+                == BeaconParameters(address: .generatedStaticRandom, addressRotation: 60))
+        for bad in [["interval": "19"], ["interval": "fast"], ["txPower": "21"], ["txPower": "-3.5"], ["address": "nope"],
+                    ["rotateAddress": "0"], ["rotateAddress": "10", "address": "C0:11:22:33:44:55"]] {
             #expect(throws: BeaconDescription.Invalid.self, "\(bad)") { try BeaconDescription.parameters(in: bad) }
         }
         #expect {

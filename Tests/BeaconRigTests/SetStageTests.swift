@@ -33,6 +33,11 @@ final class FakeSets: BeaconSets {
         calls.append("parameters \(handle)" + (parameters == .run ? " (the run's)" : " (\(parameters.description))"))
     }
 
+    func renewAddress(_ handle: UInt8) throws(HostError) -> BluetoothAddress {
+        calls.append("renew \(handle)")
+        return BluetoothAddress(UInt64(calls.count))
+    }
+
     func remove(_ handle: UInt8) throws(HostError) {
         sets[handle] = nil
         calls.append("remove \(handle)")
@@ -80,6 +85,26 @@ final class FakeSets: BeaconSets {
         try stage.setParameters("a", .run)
         try stage.advertise("c", beacon(3))
         #expect(sets.onAir == [0: 2, 1: 3])
+    }
+
+    /// A beacon whose address rotates gets a new one every period on the stage's clock (due in
+    /// `nextDeadline`), on its running set; stopped, it gets no more.
+    @Test func aRotatingAddressIsRenewedEachPeriod() throws {
+        let sets = FakeSets(capacity: 2)
+        let stage = SetStage(advertiser: sets, rotationPeriod: 1)
+        var notes: [String] = []
+        stage.note = { notes.append($0) }
+        try stage.advertise("a", beacon(1), parameters: BeaconParameters(address: .generatedNonResolvable, addressRotation: 2))
+        try stage.advertise("b", beacon(2))
+        #expect(stage.nextDeadline == 2)
+        for second in 1...5 { try stage.tick(now: Double(second)) }
+        #expect(sets.calls.filter { $0.hasPrefix("renew") } == ["renew 0", "renew 0"], "at 2 s and 4 s: \(sets.calls)")
+        #expect(notes.count == 2 && notes.allSatisfy { $0.hasPrefix("a: new address ") }, "\(notes)")
+        #expect(stage.nextDeadline == 6)
+        try stage.stop("a")
+        for second in 6...9 { try stage.tick(now: Double(second)) }
+        #expect(sets.calls.filter { $0.hasPrefix("renew") }.count == 2)
+        #expect(stage.nextDeadline == nil)
     }
 
     @Test func beaconsBeyondTheSetsTakeTurnsOnTheLastOne() throws {

@@ -96,6 +96,7 @@ package final class Advertiser {
         switch options.address {
         case .publicAddress: address = nil
         case .generatedStaticRandom: address = Self.makeStaticRandomAddress()
+        case .generatedNonResolvable: address = Self.makeNonResolvableAddress()
         case let .random(given): address = given
         }
         numberOfSets = capabilities.numberOfAdvertisingSets
@@ -373,6 +374,16 @@ package final class Advertiser {
 
     /// A static random address: random, with the two most significant bits set, and the
     /// random part neither all zeros nor all ones (Core Vol 6 Part B 1.3.2.1).
+    /// A non-resolvable private address: the two top bits 00, the rest random, neither all
+    /// zeros nor all ones (Core Vol 6 Part B 1.3.2.2).
+    public static func makeNonResolvableAddress() -> BluetoothAddress {
+        var generator = SystemRandomNumberGenerator()
+        while true {
+            let random = UInt64.random(in: 0...0x3FFF_FFFF_FFFF, using: &generator)
+            if random != 0 && random != 0x3FFF_FFFF_FFFF { return BluetoothAddress(random) }
+        }
+    }
+
     public static func makeStaticRandomAddress() -> BluetoothAddress {
         var generator = SystemRandomNumberGenerator()
         while true {

@@ -35,29 +35,51 @@ public struct AdvertisingOptions: Sendable {
         case publicAddress
         /// A static random address made up for this run.
         case generatedStaticRandom
+        /// A non-resolvable private address made up for this run (what privacy-minded
+        /// devices advertise from: nothing ties it to the device).
+        case generatedNonResolvable
         case random(BluetoothAddress)
 
-        /// As written: `public`, `static`, or the address.
+        /// As written: `public`, `static`, `non-resolvable`, or the address.
         public var text: String {
             switch self {
             case .publicAddress: "public"
             case .generatedStaticRandom: "static"
+            case .generatedNonResolvable: "non-resolvable"
             case let .random(address): "\(address)"
             }
         }
 
-        /// A random address as `--random-address` gives it: `static` (made up for this run) or
-        /// AA:BB:CC:DD:EE:FF.
+        /// Whether it is made up (by beacon-emit), not given.
+        public var isMadeUp: Bool { self == .generatedStaticRandom || self == .generatedNonResolvable }
+
+        /// A new address of the kind a made-up one is (nil for the others).
+        public func make() -> BluetoothAddress? {
+            switch self {
+            case .generatedStaticRandom: Advertiser.makeStaticRandomAddress()
+            case .generatedNonResolvable: Advertiser.makeNonResolvableAddress()
+            default: nil
+            }
+        }
+
+        /// A random address as `--random-address` gives it: `static` or `non-resolvable` (made
+        /// up for this run) or AA:BB:CC:DD:EE:FF.
         /// - Throws: a message saying which forms are accepted and what is wrong.
         public init(randomAddress text: String) throws(AdvertisingOptionError) {
-            if text == "static" {
+            switch text.lowercased() {
+            case "static":
                 self = .generatedStaticRandom
                 return
+            case "non-resolvable", "nonresolvable":
+                self = .generatedNonResolvable
+                return
+            default:
+                break
             }
             do {
                 self = .random(try BluetoothAddress(parsing: text))
             } catch {
-                throw AdvertisingOptionError("--random-address must be 'static' or AA:BB:CC:DD:EE:FF: "
+                throw AdvertisingOptionError("--random-address must be 'static', 'non-resolvable' or AA:BB:CC:DD:EE:FF: "
                                              + error.reasonDescription)
             }
         }
@@ -132,14 +154,18 @@ public struct BeaconParameters: Sendable, Hashable {
     /// Requested TX power in dBm (extended advertising only).
     public var txPower: Int8?
     /// A random address of the beacon's own set (HCI only: through the management API the
-    /// kernel picks the address): `.generatedStaticRandom` is made up when the beacon goes on
-    /// the air, and kept through restores and changes.
+    /// kernel picks the address): a made-up one (`static`, `non-resolvable`) is made when the
+    /// beacon goes on the air, and kept through restores and changes.
     public var address: AdvertisingOptions.Address?
+    /// Seconds between new made-up addresses (`rotateAddress`); nil: the address stays.
+    public var addressRotation: Double?
 
-    public init(intervalUnits: UInt32? = nil, txPower: Int8? = nil, address: AdvertisingOptions.Address? = nil) {
+    public init(intervalUnits: UInt32? = nil, txPower: Int8? = nil, address: AdvertisingOptions.Address? = nil,
+                addressRotation: Double? = nil) {
         self.intervalUnits = intervalUnits
         self.txPower = txPower
         self.address = address
+        self.addressRotation = addressRotation
     }
 
     /// The run's parameters.
@@ -148,7 +174,8 @@ public struct BeaconParameters: Sendable, Hashable {
     /// For messages: "interval 200 ms = 320 x 0.625 ms, TX power -8 dBm, address static".
     public var description: String {
         [intervalUnits.map { "interval \(AdvertisingOptions(beacons: [], intervalUnits: $0).intervalDescription)" },
-         txPower.map { "TX power \($0) dBm" }, address.map { "address \($0.text)" }].compactMap { $0 }.joined(separator: ", ")
+         txPower.map { "TX power \($0) dBm" }, address.map { "address \($0.text)" },
+         addressRotation.map { "a new address every \($0) s" }].compactMap { $0 }.joined(separator: ", ")
     }
 }
 

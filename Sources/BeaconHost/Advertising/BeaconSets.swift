@@ -16,6 +16,9 @@ package protocol BeaconSets: AnyObject {
     /// Changes a running beacon's parameters (interval, TX power): a short gap on the air (HCI:
     /// the set disabled for them; the kernel: the instance added again).
     func setParameters(_ handle: UInt8, to parameters: BeaconParameters) throws(HostError)
+    /// Gives a beacon whose address is made up a new one of the same kind, on the running set.
+    @discardableResult
+    func renewAddress(_ handle: UInt8) throws(HostError) -> BluetoothAddress
     func remove(_ handle: UInt8) throws(HostError)
     /// Removes every set of ours, trying each; the first error is thrown.
     func removeAll() throws(HostError)

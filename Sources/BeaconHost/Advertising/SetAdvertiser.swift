@@ -23,9 +23,12 @@ package final class SetAdvertiser {
     /// Our sets: handle to the beacon's data and its own parameters (a `static` address as
     /// the address made up for it).
     public private(set) var sets: [UInt8: (data: [UInt8], parameters: BeaconParameters)] = [:]
-    /// The static random addresses made up for sets whose beacon asked for `static`: kept while
-    /// the set is ours, through restores and new parameters.
-    private var madeAddresses: [UInt8: BluetoothAddress] = [:]
+    /// The addresses made up for sets whose beacon asked for one (`static`, `non-resolvable`):
+    /// kept while the set is ours, through restores and new parameters, until renewed.
+    private var madeAddresses: [UInt8: (kind: AdvertisingOptions.Address, address: BluetoothAddress)] = [:]
+    /// The controller refused a set's new random address while the set was enabled (before
+    /// Core 5.3 it may): renewals disable the set around it from then on.
+    private var addressChangeNeedsDisable = false
     /// The scan responses of our scannable sets (their parameters say scannable).
     private var scanResponses: [UInt8: [UInt8]] = [:]
     /// While the beacons are off the air (a reset, a hardware error: `SupervisedSets`), changes
@@ -97,14 +100,15 @@ package final class SetAdvertiser {
     private func resolved(_ parameters: BeaconParameters, for handle: UInt8) -> BeaconParameters {
         var parameters = parameters
         switch parameters.address {
-        case .generatedStaticRandom?:
-            let made = madeAddresses[handle] ?? Advertiser.makeStaticRandomAddress()
-            madeAddresses[handle] = made
+        case let kind? where kind.isMadeUp:
+            let kept = madeAddresses[handle].flatMap { $0.kind == kind ? $0.address : nil }
+            let made = kept ?? kind.make()!
+            madeAddresses[handle] = (kind, made)
             parameters.address = .random(made)
         case .publicAddress?:
             parameters.address = nil
         default:
-            break
+            madeAddresses[handle] = nil
         }
         return parameters
     }
@@ -167,6 +171,42 @@ package final class SetAdvertiser {
             try controller.send(LESetAdvertisingEnable(enable: true))
         }
         sets[handle]?.parameters = parameters
+    }
+
+    /// Gives set `handle`, whose beacon's address is made up, a new one of the same kind, on the
+    /// running set: in place where the controller allows it (Core 5.3 on: non-connectable
+    /// advertising keeps going, from the new address at its next event); where it refuses, the
+    /// set disabled around it (a gap of a command's round trip), and so from then on.
+    /// - Returns: the new address.
+    @discardableResult
+    public func renewAddress(_ handle: UInt8) throws(HostError) -> BluetoothAddress {
+        guard sets[handle] != nil, let made = madeAddresses[handle] else {
+            throw .unsupported("set \(handle) has no address of its own made up (address: static or non-resolvable)")
+        }
+        let address = made.kind.make()!
+        madeAddresses[handle] = (made.kind, address)
+        sets[handle]?.parameters.address = .random(address)
+        guard !holding else { return address }
+        log?("set \(handle): new address \(address)")
+        guard extended else {
+            try controller.sendDisable(LESetAdvertisingEnable(enable: false))
+            try controller.send(LESetRandomAddress(address: address), context: "address \(address)")
+            try controller.send(LESetAdvertisingEnable(enable: true))
+            return address
+        }
+        if !addressChangeNeedsDisable {
+            do {
+                try controller.send(LESetAdvertisingSetRandomAddress(handle: handle, address: address), context: "address \(address)")
+                return address
+            } catch let .controllerRefused(_, status, _) where status == .commandDisallowed {
+                log?("the controller takes a set's address only while the set is disabled: disabling it around each new one")
+                addressChangeNeedsDisable = true
+            }
+        }
+        try controller.send(LESetExtendedAdvertisingEnable(enable: false, sets: [.init(handle: handle)]))
+        try controller.send(LESetAdvertisingSetRandomAddress(handle: handle, address: address), context: "address \(address)")
+        try controller.send(LESetExtendedAdvertisingEnable(enable: true, sets: [.init(handle: handle)]))
+        return address
     }
 
     /// Takes a beacon off the air and gives its set back.

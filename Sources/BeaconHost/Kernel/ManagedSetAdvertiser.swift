@@ -153,6 +153,12 @@ package final class ManagedSetAdvertiser: BeaconSets, ManagedAdvertising {
         }
     }
 
+    /// The kernel picks an instance's address: never ours to renew.
+    public func renewAddress(_ handle: UInt8) throws(HostError) -> BluetoothAddress {
+        throw .unsupported("through the management API the kernel picks the address beacons go out from: "
+                           + "a beacon's own address needs --access raw")
+    }
+
     public func remove(_ handle: UInt8) throws(HostError) {
         guard let slot = slots.removeValue(forKey: handle) else { return }
         guard ours.contains(slot.instance) else { return changed() }

@@ -144,6 +144,10 @@ package final class SupervisedSets: BeaconSets {
         try change { () throws(HostError) in try advertiser.setParameters(handle, to: parameters) }
     }
 
+    public func renewAddress(_ handle: UInt8) throws(HostError) -> BluetoothAddress {
+        try change { () throws(HostError) in try advertiser.renewAddress(handle) }
+    }
+
     public func remove(_ handle: UInt8) throws(HostError) {
         try change { () throws(HostError) in try advertiser.remove(handle) }
     }
