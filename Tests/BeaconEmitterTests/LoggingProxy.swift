@@ -40,21 +40,7 @@ final class LoggingProxy: @unchecked Sendable {
         self.upstreamPort = upstreamPort
         self.recording = recording
         self.injectAfter = injectAfter
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) }
-        }
-        guard bound == 0, listen(listener, 1) == 0 else { throw ProxyError.setup(errno) }
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
-        }
-        self.listener = listener
-        port = UInt16(bigEndian: address.sin_port)
+        (listener, port) = try LocalTCP.listen(backlog: 1)
         Thread.detachNewThread { [self] in serve() }
     }
 
@@ -76,17 +62,7 @@ final class LoggingProxy: @unchecked Sendable {
         let client = accept(listener, nil, nil)
         close(listener)
         guard client >= 0 else { return }
-        let upstream = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = upstreamPort.bigEndian
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(upstream, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard connected == 0 else {
+        guard let upstream = LocalTCP.connect(port: upstreamPort) else {
             close(client)
             return
         }
@@ -232,20 +208,7 @@ final class CuttableRelay: @unchecked Sendable {
 
     init(upstreamPort: UInt16) throws {
         self.upstreamPort = upstreamPort
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) }
-        }
-        guard bound == 0, listen(listener, 4) == 0 else { throw LoggingProxy.ProxyError.setup(errno) }
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
-        }
-        self.listener = listener
-        port = UInt16(bigEndian: address.sin_port)
+        (listener, port) = try LocalTCP.listen(backlog: 4)
         Thread.detachNewThread { [self] in acceptLinks() }
     }
 
@@ -273,19 +236,8 @@ final class CuttableRelay: @unchecked Sendable {
         while true {
             let host = accept(listener, nil, nil)
             guard host >= 0 else { break }
-            let controller = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            address.sin_port = upstreamPort.bigEndian
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    connect(controller, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
-            guard connected == 0 else {
+            guard let controller = LocalTCP.connect(port: upstreamPort) else {
                 Glibc.close(host)
-                Glibc.close(controller)
                 continue
             }
             lock.withLock {
@@ -328,5 +280,44 @@ final class CuttableRelay: @unchecked Sendable {
         private let lock = NSLock()
         private var value = 0
         func increment() -> Int { lock.withLock { value += 1; return value } }
+    }
+}
+
+/// TCP on the loopback address, for the test relays.
+enum LocalTCP {
+    /// A listening socket on a port the system picks, and that port.
+    static func listen(backlog: Int32) throws -> (descriptor: Int32, port: UInt16) {
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) }
+        }
+        guard bound == 0, Glibc.listen(listener, backlog) == 0 else { throw LoggingProxy.ProxyError.setup(errno) }
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
+        }
+        return (listener, UInt16(bigEndian: address.sin_port))
+    }
+
+    /// A connected socket to `port` (nodelay), or nil (nothing left open).
+    static func connect(port: UInt16) -> Int32? {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = port.bigEndian
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else {
+            close(descriptor)
+            return nil
+        }
+        return descriptor
     }
 }
