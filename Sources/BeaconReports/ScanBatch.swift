@@ -107,12 +107,10 @@ extension ScanLine {
     }
 
     private static func add(_ key: StaticString, _ phy: UInt8, to object: inout JSONObject) {
-        switch phy {  // the names without making a string per report
-        case 0: object.add(key, literal: "none")
-        case 1: object.add(key, literal: "1m")
-        case 2: object.add(key, literal: "2m")
-        case 3: object.add(key, literal: "coded")
-        default: object.add(key, ReportedPHYs.name(phy))
+        if let name = ReportedPHYs.definedName(phy) {
+            object.add(key, literal: name)
+        } else {
+            object.add(key, ReportedPHYs.name(phy))
         }
     }
 }

@@ -60,8 +60,13 @@ public final class HostedStage: ScenarioStage {
     }
 
     private static func parametersRefused(_ name: String, _ host: String) -> HostError {
-        .unsupported("'\(name)' is on host \(host), whose control socket changes beacons, not their interval or TX power "
-                     + "(the emitter's --interval and --tx-power apply there)")
+        .unsupported("'\(name)': " + parametersOnHost(host))
+    }
+
+    /// Why a beacon on a box takes no parameters of its own (the scenario's check says it too).
+    static func parametersOnHost(_ host: String) -> String {
+        "interval, txPower and address are a beacon's own on this machine's device; on host \(host) the emitter's "
+            + "--interval and --tx-power apply (its control socket changes beacons, not these)"
     }
 
     public func stop(_ name: String) throws(HostError) {

@@ -89,14 +89,15 @@ package final class SetStage: ScenarioStage {
     }
 
     public func setParameters(_ name: String, _ own: BeaconParameters) throws(HostError) {
-        if let handle = dedicated.first(where: { $0.name == name })?.handle {
+        let handle = dedicated.first(where: { $0.name == name })?.handle
+        if let handle {
             try advertiser.setParameters(handle, to: own)
         } else if shared?.members.contains(name) == true {
             guard own == .run else { throw Self.noTurns(name) }
         }
         // Not on the air: its next advertise uses them.
         parameters[name] = own == .run ? nil : own
-        if dedicated.contains(where: { $0.name == name }) {
+        if handle != nil {
             renewals[name] = own.addressRotation.map { renewals[name] ?? now + $0 }
         }
     }

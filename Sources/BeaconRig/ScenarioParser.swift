@@ -257,8 +257,7 @@ public struct ScenarioParser {
             }
             let (data, parameters) = try split(fields, node, "beacon '\(name)'")
             if let host, parameters != .run {
-                throw fail(node, "beacon '\(name)': interval and txPower are a beacon's own on this machine's device; "
-                           + "on host \(host) the emitter's --interval and --tx-power apply")
+                throw fail(node, "beacon '\(name)': " + HostedStage.parametersOnHost(host))
             }
             scenario.beacons.append(Scenario.BeaconDefinition(name: name, fields: fields,
                                                               beacon: try beacon(data, node, "beacon '\(name)'"),
@@ -407,9 +406,7 @@ public struct ScenarioParser {
                     do {
                         let (data, parameters) = try BeaconDescription.parameters(in: merged)
                         if let host = scenario.beacon(named: name)?.host, parameters != .run {
-                            throw BeaconDescription.Invalid("'\(name)' is on host \(host), where the emitter's --interval "
-                                                            + "and --tx-power apply: interval and txPower are a beacon's own "
-                                                            + "on this machine's device")
+                            throw BeaconDescription.Invalid(HostedStage.parametersOnHost(host))
                         }
                         _ = try makeBeacon(data)
                     } catch {

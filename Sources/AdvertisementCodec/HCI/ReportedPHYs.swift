@@ -15,12 +15,18 @@ public struct ReportedPHYs: Hashable, Sendable {
     /// A PHY field's name: `1m`, `2m`, `coded`, `none` (0, secondary only), or the value in hex
     /// for one the standard does not define.
     public static func name(_ value: UInt8) -> String {
+        definedName(value).map { "\($0)" } ?? "0x" + String(value, radix: 16, uppercase: true)
+    }
+
+    /// The name of a value the standard defines (0 to 3), as a literal (no string made per
+    /// report); nil for the others.
+    public static func definedName(_ value: UInt8) -> StaticString? {
         switch value {
         case 0: "none"
         case 1: "1m"
         case 2: "2m"
         case 3: "coded"
-        default: "0x" + String(value, radix: 16, uppercase: true)
+        default: nil
         }
     }
 

@@ -374,21 +374,22 @@ package final class Advertiser {
 
     /// A static random address: random, with the two most significant bits set, and the
     /// random part neither all zeros nor all ones (Core Vol 6 Part B 1.3.2.1).
-    /// A non-resolvable private address: the two top bits 00, the rest random, neither all
-    /// zeros nor all ones (Core Vol 6 Part B 1.3.2.2).
-    public static func makeNonResolvableAddress() -> BluetoothAddress {
-        var generator = SystemRandomNumberGenerator()
-        while true {
-            let random = UInt64.random(in: 0...0x3FFF_FFFF_FFFF, using: &generator)
-            if random != 0 && random != 0x3FFF_FFFF_FFFF { return BluetoothAddress(random) }
-        }
+    public static func makeStaticRandomAddress() -> BluetoothAddress {
+        BluetoothAddress(0xC000_0000_0000 | randomPart())
     }
 
-    public static func makeStaticRandomAddress() -> BluetoothAddress {
+    /// A non-resolvable private address: the two most significant bits clear, the random
+    /// part neither all zeros nor all ones (Core Vol 6 Part B 1.3.2.2).
+    public static func makeNonResolvableAddress() -> BluetoothAddress {
+        BluetoothAddress(randomPart())
+    }
+
+    /// The 46 random bits of a static or non-resolvable address, neither all zeros nor all ones.
+    private static func randomPart() -> UInt64 {
         var generator = SystemRandomNumberGenerator()
         while true {
             let random = UInt64.random(in: 0...0x3FFF_FFFF_FFFF, using: &generator)
-            if random != 0 && random != 0x3FFF_FFFF_FFFF { return BluetoothAddress(0xC000_0000_0000 | random) }
+            if random != 0 && random != 0x3FFF_FFFF_FFFF { return random }
         }
     }
 }

@@ -139,15 +139,18 @@ public struct AdvertisingOptions: Sendable {
     }
 
     /// The interval for messages: "100 ms = 160 x 0.625 ms".
-    public var intervalDescription: String {
-        let tenths = Int(intervalUnits) * 625 / 100
+    public var intervalDescription: String { Self.intervalDescription(units: intervalUnits) }
+
+    /// An interval in 0.625 ms units for messages: "100 ms = 160 x 0.625 ms".
+    public static func intervalDescription(units: UInt32) -> String {
+        let tenths = Int(units) * 625 / 100
         let milliseconds = tenths % 10 == 0 ? "\(tenths / 10)" : "\(tenths / 10).\(tenths % 10)"
-        return "\(milliseconds) ms = \(intervalUnits) x 0.625 ms"
+        return "\(milliseconds) ms = \(units) x 0.625 ms"
     }
 }
 
-/// One beacon's own advertising parameters (a scenario's `interval` and `txPower` keys), where
-/// they differ from the run's; nil fields are the run's.
+/// One beacon's own advertising parameters (a scenario's `interval`, `txPower`, `address` and
+/// `rotateAddress` keys), where they differ from the run's; nil fields are the run's.
 public struct BeaconParameters: Sendable, Hashable {
     /// Advertising interval, in 0.625 ms units.
     public var intervalUnits: UInt32?
@@ -173,7 +176,7 @@ public struct BeaconParameters: Sendable, Hashable {
 
     /// For messages: "interval 200 ms = 320 x 0.625 ms, TX power -8 dBm, address static".
     public var description: String {
-        [intervalUnits.map { "interval \(AdvertisingOptions(beacons: [], intervalUnits: $0).intervalDescription)" },
+        [intervalUnits.map { "interval \(AdvertisingOptions.intervalDescription(units: $0))" },
          txPower.map { "TX power \($0) dBm" }, address.map { "address \($0.text)" },
          addressRotation.map { "a new address every \($0) s" }].compactMap { $0 }.joined(separator: ", ")
     }

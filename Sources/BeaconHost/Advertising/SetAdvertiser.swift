@@ -159,16 +159,9 @@ package final class SetAdvertiser {
             sets[handle]?.parameters = parameters
             return
         }
-        if extended {
-            log?("disable set \(handle) for its new parameters")
-            try controller.send(LESetExtendedAdvertisingEnable(enable: false, sets: [.init(handle: handle)]))
-            try setParameters(handle, parameters)
-            try controller.send(LESetExtendedAdvertisingEnable(enable: true, sets: [.init(handle: handle)]))
-        } else {
-            log?("disable advertising for its new parameters")
-            try controller.sendDisable(LESetAdvertisingEnable(enable: false))
-            try setLegacyParameters(handle, parameters)
-            try controller.send(LESetAdvertisingEnable(enable: true))
+        log?(extended ? "disable set \(handle) for its new parameters" : "disable advertising for its new parameters")
+        try whileDisabled(handle) { () throws(HostError) in
+            try extended ? setParameters(handle, parameters) : setLegacyParameters(handle, parameters)
         }
         sets[handle]?.parameters = parameters
     }
@@ -189,24 +182,41 @@ package final class SetAdvertiser {
         guard !holding else { return address }
         log?("set \(handle): new address \(address)")
         guard extended else {
-            try controller.sendDisable(LESetAdvertisingEnable(enable: false))
-            try controller.send(LESetRandomAddress(address: address), context: "address \(address)")
-            try controller.send(LESetAdvertisingEnable(enable: true))
+            // Legacy advertising's one random address is taken only while advertising is off.
+            try whileDisabled(handle) { () throws(HostError) in
+                try controller.send(LESetRandomAddress(address: address), context: "address \(address)")
+            }
             return address
         }
         if !addressChangeNeedsDisable {
             do {
-                try controller.send(LESetAdvertisingSetRandomAddress(handle: handle, address: address), context: "address \(address)")
+                try setAddress(handle, address)
                 return address
             } catch let .controllerRefused(_, status, _) where status == .commandDisallowed {
                 log?("the controller takes a set's address only while the set is disabled: disabling it around each new one")
                 addressChangeNeedsDisable = true
             }
         }
-        try controller.send(LESetExtendedAdvertisingEnable(enable: false, sets: [.init(handle: handle)]))
-        try controller.send(LESetAdvertisingSetRandomAddress(handle: handle, address: address), context: "address \(address)")
-        try controller.send(LESetExtendedAdvertisingEnable(enable: true, sets: [.init(handle: handle)]))
+        try whileDisabled(handle) { () throws(HostError) in try setAddress(handle, address) }
         return address
+    }
+
+    /// Disables set `handle` (legacy advertising, without extended), does `body`, enables it again.
+    private func whileDisabled(_ handle: UInt8, _ body: () throws(HostError) -> Void) throws(HostError) {
+        if extended {
+            try controller.send(LESetExtendedAdvertisingEnable(enable: false, sets: [.init(handle: handle)]))
+            try body()
+            try controller.send(LESetExtendedAdvertisingEnable(enable: true, sets: [.init(handle: handle)]))
+        } else {
+            try controller.sendDisable(LESetAdvertisingEnable(enable: false))
+            try body()
+            try controller.send(LESetAdvertisingEnable(enable: true))
+        }
+    }
+
+    /// Set `handle`'s random address (LE Set Advertising Set Random Address).
+    private func setAddress(_ handle: UInt8, _ address: BluetoothAddress) throws(HostError) {
+        try controller.send(LESetAdvertisingSetRandomAddress(handle: handle, address: address), context: "address \(address)")
     }
 
     /// Takes a beacon off the air and gives its set back.
@@ -279,9 +289,7 @@ package final class SetAdvertiser {
         let own = parameters.description
         log?("set \(handle): parameters" + (own.isEmpty ? "" : ", \(own)"))
         try controller.send(command, context: own.isEmpty ? nil : own)
-        if let address {
-            try controller.send(LESetAdvertisingSetRandomAddress(handle: handle, address: address), context: "address \(address)")
-        }
+        if let address { try setAddress(handle, address) }
     }
 
     /// Legacy advertising's one random address where the beacon has one, then its parameters.
