@@ -82,7 +82,7 @@ struct Control: ParsableCommand {
             throw ExitCode(69)
         }
         print(reply)
-        if JSONValue(parsing: reply)?["ok"]?.bool != true {
+        if ControlReply(line: reply)?.ok != true {
             Console.error(Self.error(in: reply) ?? "the request failed")
             throw ExitCode.failure
         }
@@ -103,6 +103,6 @@ struct Control: ParsableCommand {
     }
 
     private static func error(in reply: String) -> String? {
-        JSONValue(parsing: reply)?["error"]?.string
+        ControlReply(line: reply)?.error
     }
 }

@@ -83,11 +83,11 @@ public final class ControlHandler {
     public func respond(to line: String, received: ContinuousClock.Instant) -> String? {
         do {
             let request = try ControlRequest(line: line)
-            guard request.changesBeacons else { return encode(try handle(request)) }
+            guard request.changesBeacons else { return try handle(request).line }
             if state == "stopped" { throw Refusal(message: "the emitter is stopping: nothing changes now") }
             guard acceptsChanges else { return held(since: received) }
             do {
-                return encode(try handle(request))
+                return try handle(request).line
             } catch let HostError.interrupted(disruption, _) {
                 // Undone; the supervisor is putting the beacons back (its events confirm it).
                 state = "off-air"
@@ -95,13 +95,13 @@ public final class ControlHandler {
                 return held(since: received)
             }
         } catch let refusal as Refusal {
-            return encode(["ok": false, "error": .string(refusal.message)])
+            return ControlReply.refusal(refusal.message).line
         } catch let refusal as ControlRequest.Refusal {
-            return encode(["ok": false, "error": .string(refusal.message)])
+            return ControlReply.refusal(refusal.message).line
         } catch let error as HostError {
-            return encode(["ok": false, "error": .string(error.description)])
+            return ControlReply.refusal(error.description).line
         } catch {
-            return encode(["ok": false, "error": .string("\(error)")])
+            return ControlReply.refusal("\(error)").line
         }
     }
 
@@ -109,40 +109,33 @@ public final class ControlHandler {
     private func held(since received: ContinuousClock.Instant) -> String? {
         guard received.duration(to: .now) >= Self.holdLimit else { return nil }
         let why = lastDisruption.map { "off the air (\($0))" } ?? (state == "waiting" ? "waiting for the adapter" : "off the air")
-        return encode(["ok": false, "retry": true,
-                       "error": .string("the beacons are \(why) and were not back within \(Self.holdLimit); "
-                                        + "nothing changed: send the request again")])
+        return ControlReply.refusal("the beacons are \(why) and were not back within \(Self.holdLimit); "
+                                    + "nothing changed: send the request again", retry: true).line
     }
 
-    private func handle(_ request: ControlRequest) throws -> [String: JSONValue] {
+    private func handle(_ request: ControlRequest) throws -> ControlReply {
         switch request {
         case .list:
-            return ["ok": true, "beacons": .array(session.beacons.indices.map { describe($0) })]
+            return ControlReply(beacons: session.beacons.indices.map { describe($0) })
         case .status:
-            var reply: [String: JSONValue] = ["ok": true, "state": .string(state), "beacons": .integer(session.beacons.count),
-                                              "uptimeSeconds": .integer(Int(started.duration(to: .now).components.seconds)),
-                                              "device": .string(device)]
-            if let lastDisruption { reply["lastDisruption"] = .string(lastDisruption) }
-            if let canary {
-                let heard = canary.beacons()
-                reply["canary"] = .object([
-                    "device": .string(canary.device),
-                    "beacons": .array(zip(ids, heard).map { id, state in
-                        var beacon: [String: JSONValue] = ["id": .integer(id), "heard": .bool(!state.unheard && state.lastHeard != nil)]
-                        beacon["lastHeardMsAgo"] = state.lastHeard.map { .integer(Int($0.components.seconds * 1000
-                            + $0.components.attoseconds / 1_000_000_000_000_000)) } ?? .null
-                        return .object(beacon)
-                    }),
-                ])
+            let canary = canary.map { canary in
+                ControlReply.Canary(device: canary.device, beacons: zip(ids, canary.beacons()).map { id, state in
+                    ControlReply.HeardBeacon(id: id, heard: !state.unheard && state.lastHeard != nil,
+                                             lastHeardMsAgo: state.lastHeard.map {
+                                                 Int($0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000)
+                                             })
+                })
             }
-            return reply
+            return ControlReply(status: .init(state: state, beaconCount: session.beacons.count,
+                                              uptimeSeconds: Int(started.duration(to: .now).components.seconds),
+                                              device: device, lastDisruption: lastDisruption, canary: canary))
         case let .add(described):
             let fields = try beaconFields(described, what: "add's \"beacon\"")
             let beacon = try build(fields)
             let index = try session.add(beacon)
             ids.insert(nextID, at: index)
             nextID += 1
-            return ["ok": true, "id": .integer(ids[index]), "beacon": describe(index)]
+            return ControlReply(id: ids[index], beacon: describe(index))
         case let .update(id, changed):
             let index = try indexOf(id)
             let changes = try beaconFields(changed, what: "update's \"fields\"")
@@ -156,12 +149,12 @@ public final class ControlHandler {
                 throw foreignFields(in: changes, of: index, current: current) ?? error
             }
             try session.update(index, to: beacon)
-            return ["ok": true, "id": .integer(ids[index]), "beacon": describe(index)]
+            return ControlReply(id: ids[index], beacon: describe(index))
         case let .remove(id):
             let index = try indexOf(id)
             try session.remove(index)
             ids.remove(at: index)
-            return ["ok": true, "id": .integer(id)]
+            return ControlReply(id: id)
         }
     }
 
@@ -232,9 +225,5 @@ public final class ControlHandler {
         object["id"] = .integer(ids[index])
         object["data"] = .string(HexText.format(beacon.advertisingData.bytes))
         return .object(object)
-    }
-
-    private func encode(_ object: [String: JSONValue]) -> String {
-        JSONValue.object(object).line
     }
 }

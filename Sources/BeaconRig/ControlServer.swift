@@ -333,6 +333,6 @@ extension ControlClient {
 
     /// Whether a reply is the documented `retry` answer.
     static func asksToRetry(_ reply: String) -> Bool {
-        JSONValue(parsing: reply)?["retry"]?.bool == true
+        ControlReply(line: reply)?.retry == true
     }
 }

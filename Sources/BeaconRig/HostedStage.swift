@@ -40,7 +40,7 @@ public final class HostedStage: ScenarioStage {
         guard parameters == .run else { throw Self.parametersRefused(name, host) }
         if ids[name] != nil { return try update(name, to: beacon) }
         send(to: host, .add(beacon: Self.object(fieldsOf(beacon))), what: "advertise \(name)") { reply in
-            guard let id = reply["id"]?.integer else { return "\(host): advertise \(name): the reply has no id: \(reply.line)" }
+            guard let id = reply.id else { return "\(host): advertise \(name): the reply has no id: \(reply.line)" }
             self.ids[name] = id
             return nil
         }
@@ -108,7 +108,7 @@ public final class HostedStage: ScenarioStage {
     }
 
     private func send(to host: String, _ request: ControlRequest, what: String,
-                      handle: @escaping (JSONValue) -> String?) {
+                      handle: @escaping (ControlReply) -> String?) {
         guard let box = boxes[host] else {
             failures.append("\(host): \(what): no session to this host")
             return

@@ -29,7 +29,7 @@ public final class RemoteBox {
     private let replies: Descriptor
     private let said: Descriptor
     /// What to do with each reply, in the order the requests went.
-    private var waiting: [(sent: ContinuousClock.Instant, handle: (JSONValue) -> String?)] = []
+    private var waiting: [(sent: ContinuousClock.Instant, handle: (ControlReply, String) -> String?)] = []
     private var buffer = JSONLines()
     /// When the box last answered a step's requests, after the step began (`collect`).
     public private(set) var lastReply: ContinuousClock.Instant?
@@ -70,7 +70,7 @@ public final class RemoteBox {
 
     /// Writes one request; `handle` gets its reply and returns a failure message, or nil.
     /// On a box that dropped out, nothing is written and the failure is returned at once.
-    public func send(_ request: ControlRequest, what: String, handle: @escaping (JSONValue) -> String?) -> String? {
+    public func send(_ request: ControlRequest, what: String, handle: @escaping (ControlReply) -> String?) -> String? {
         if let lost { return "\(name): \(what): not done: the box dropped out earlier: \(lost)" }
         do {
             try process.input.writeAll(JSONLines.frame(request.line), name: "write (\(name)'s session)")
@@ -78,9 +78,9 @@ public final class RemoteBox {
             // The session is gone: what it said on its way out is the reason.
             return (drop(sessionEnding()) + ["\(name): \(what): not done: the box dropped out: \(lost ?? "")"]).joined(separator: "; ")
         }
-        waiting.append((.now, { reply in
-            if reply["ok"]?.bool == true { return handle(reply) }
-            return "\(self.name): \(what): refused: \(reply["error"]?.string ?? reply.line)"
+        waiting.append((.now, { reply, line in
+            if reply.ok { return handle(reply) }
+            return "\(self.name): \(what): refused: \(reply.error ?? line)"
         }))
         return nil
     }
@@ -119,13 +119,13 @@ public final class RemoteBox {
         for line in buffer.append(chunk[..<count]) {
             // Replies are matched to requests by their order: a line that is no reply, or one
             // nobody asked for, puts every later one out of step, so the box drops out.
-            guard let reply = JSONValue(parsing: line), !waiting.isEmpty else {
+            guard let reply = ControlReply(line: line), !waiting.isEmpty else {
                 return failures + drop("it sent \(waiting.isEmpty ? "a line nobody asked for" : "a line that is not JSON"): "
                                        + line.prefix(200))
             }
             let request = waiting.removeFirst()
             lastReply = .now
-            if let failure = request.handle(reply) { failures.append(failure) }
+            if let failure = request.handle(reply, line) { failures.append(failure) }
         }
         if buffer.overflowed {
             failures += drop("a reply line longer than \(JSONLines.maximumLine) bytes")
@@ -191,7 +191,7 @@ public enum RemoteBoxes {
                             arguments: (Scenario.HostDefinition) -> [String] = RemoteBox.sshArguments,
                             progress: (String) -> Void) throws(RemoteBoxError) -> [String: RemoteBox] {
         var boxes: [String: RemoteBox] = [:]
-        var statuses: [String: JSONValue] = [:]
+        var statuses: [String: ControlReply.Status] = [:]
         // A session that ended before its request was written fails at the write.
         var failures: [String] = []
         do {
@@ -199,7 +199,7 @@ public enum RemoteBoxes {
                 let box = try RemoteBox(name: host.name, arguments: arguments(host))
                 boxes[host.name] = box
                 let failure = box.send(.status, what: "status") { reply in
-                    statuses[host.name] = reply
+                    statuses[host.name] = reply.status
                     return nil
                 }
                 if let failure { failures.append(failure) }
@@ -216,8 +216,7 @@ public enum RemoteBoxes {
         for host in hosts {
             let status = statuses[host.name]
             progress("\(host.name): control session over ssh to \(host.destination): "
-                     + "\(status?["device"]?.string ?? "?"), \(status?["state"]?.string ?? "?"), "
-                     + "\(status?["beacons"]?.integer ?? 0) beacon(s) of its own")
+                     + "\(status?.device ?? "?"), \(status?.state ?? "?"), \(status?.beaconCount ?? 0) beacon(s) of its own")
         }
         return boxes
     }

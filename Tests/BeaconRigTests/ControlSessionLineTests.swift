@@ -82,3 +82,63 @@ import Testing
         }
     }
 }
+
+/// Control replies as typed values: what the server writes, `beacon-emit control` and the boxes read.
+@Suite struct ControlReplyTests {
+    @Test func eachReplyGoesOutAsOneLineAndComesBackTheSame() throws {
+        let canary = ControlReply.Canary(device: "hci1", beacons: [.init(id: 1, heard: true, lastHeardMsAgo: 120),
+                                                                   .init(id: 2, heard: false, lastHeardMsAgo: nil)])
+        let replies: [ControlReply] = [
+            ControlReply(beacons: [["id": 1, "type": "ibeacon"], ["id": 2, "type": "eddystone-url"]]),
+            ControlReply(status: .init(state: "off-air", beaconCount: 2, uptimeSeconds: 9, device: "hci0 (mgmt)",
+                                       lastDisruption: "controller reset", canary: canary)),
+            ControlReply(id: 3, beacon: ["id": 3, "minor": 9]),
+            ControlReply(id: 3),
+            .refusal("no beacon with id 4"),
+            .refusal("the beacons are off the air", retry: true),
+        ]
+        for reply in replies {
+            #expect(ControlReply(line: reply.line) == reply, "\(reply.line)")
+            let data = try JSONEncoder().encode(reply)
+            #expect(try JSONDecoder().decode(ControlReply.self, from: data) == reply)
+        }
+        // The lines the protocol documents, written by hand.
+        #expect(ControlReply(id: 7).line == #"{"id":7,"ok":true}"#)
+        #expect(ControlReply.refusal("gone", retry: true).line == #"{"error":"gone","ok":false,"retry":true}"#)
+        #expect(ControlReply(status: .init(state: "on-air", beaconCount: 2, uptimeSeconds: 5, device: "hci0")).line
+            == #"{"beacons":2,"device":"hci0","ok":true,"state":"on-air","uptimeSeconds":5}"#)
+        #expect(replies[1].line.contains(#""canary":{"beacons":[{"heard":true,"id":1,"lastHeardMsAgo":120},"#
+                                         + #"{"heard":false,"id":2,"lastHeardMsAgo":null}],"device":"hci1"}"#), "\(replies[1].line)")
+    }
+
+    /// "beacons" is list's array and status's count: each reads back as what it is.
+    @Test func beaconsIsTheListOrTheStatusCount() throws {
+        let list = try #require(ControlReply(line: #"{"ok":true,"beacons":[{"id":1}]}"#))
+        #expect(list.beacons == [["id": 1]] && list.status == nil)
+        let status = try #require(ControlReply(line: #"{"ok":true,"state":"waiting","beacons":3,"uptimeSeconds":1,"device":"hci2"}"#))
+        #expect(status.beacons == nil && status.status?.beaconCount == 3 && status.status?.state == "waiting")
+    }
+
+    /// Whatever is not a reply's: no object is nil; a member of the wrong kind counts as missing.
+    @Test func whatIsNotAReply() {
+        #expect(ControlReply(line: "[1]") == nil)
+        #expect(ControlReply(line: "not json") == nil)
+        let odd = ControlReply(line: #"{"ok":"yes","id":"3","error":7}"#)
+        #expect(odd?.ok == false && odd?.id == nil && odd?.error == nil)
+    }
+
+    /// The handler's status with a canary, read back typed.
+    @Test func theHandlersStatusReadsBackTyped() throws {
+        let handler = ControlHandler(session: FakeLive([ControlHandlerTests.beacon(1), ControlHandlerTests.beacon(2)]),
+                                     makeBeacon: testBeacon, fieldsOf: ControlHandlerTests.fields)
+        handler.device = "hci0 (raw)"
+        handler.canary = ("hci1", { [(lastHeard: .milliseconds(250), unheard: false), (lastHeard: nil, unheard: true)] })
+        handler.note(.offAir(.controllerReset))
+        let reply = try #require(ControlReply(line: handler.reply(to: #"{"command":"status"}"#)))
+        let status = try #require(reply.status)
+        #expect(reply.ok && status.state == "off-air" && status.beaconCount == 2 && status.device == "hci0 (raw)")
+        #expect(status.lastDisruption != nil)
+        #expect(status.canary == .init(device: "hci1", beacons: [.init(id: 1, heard: true, lastHeardMsAgo: 250),
+                                                                  .init(id: 2, heard: false, lastHeardMsAgo: nil)]))
+    }
+}
