@@ -1,6 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
 import ArgumentParser
+import BeaconHost
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// `beacon-emit`: BLE beacons from Linux.
 @main
@@ -31,3 +37,39 @@ enum ExitStatus {
     /// EX_IOERR: standard input could not be read.
     static let ioError = ExitCode(74)
 }
+
+extension HostError {
+    /// The sysexits-style status `beacon-emit` exits with (the README's table).
+    var exitStatus: Int32 {
+        switch self {
+        case .invalidDevice:
+            return 64
+        case let .kernel(_, code, _, _):
+            return isPermission(code) ? 77 : 69
+        case let .transport(error, _):
+            if case let .system(_, code) = error {
+                if isPermission(code) { return 77 }
+                if code == ENETDOWN || code == ECONNREFUSED || code == ENOENT || code == ENODEV { return 69 }
+            }
+            return 74
+        case .controllerRefused, .hardwareError, .malformedEvent:
+            return 76
+        case .commandTimeout, .managementTimeout:
+            return 75
+        case let .managementRefused(_, status, _, _):
+            switch status {
+            case .permissionDenied: return 77
+            case .notPowered, .invalidIndex, .notSupported, .unknownCommand, .rfKilled: return 69
+            default: return 76
+            }
+        case .unsupported, .virtualController, .userChannel:
+            return 69
+        case let .interrupted(_, error):
+            return error.exitStatus
+        }
+    }
+
+}
+
+/// A missing capability or file permission.
+private func isPermission(_ code: Int32) -> Bool { code == EPERM || code == EACCES }

@@ -13,18 +13,15 @@ import Testing
         let error = HostError.kernel(call: "hci_open_dev(0)", errno: 97, adapter: "hci0", adapters: [])
         #expect(error.description.hasPrefix("hci_open_dev(0): Address family not supported by protocol (errno 97): "
                                             + "this kernel has no Bluetooth support"))
-        #expect(error.exitStatus == 69)
         // The same errno from a kernel with Bluetooth: a network namespace of its own (a container).
         HostError.kernelHasBluetooth = { true }
         #expect(error.description.hasSuffix("where the kernel refuses Bluetooth sockets: run it in the host's network "
                                             + "namespace (podman or docker run --net=host)"))
-        #expect(error.exitStatus == 69)
     }
 
     @Test func noSuchAdapterListsWhatExists() {
         let error = HostError.kernel(call: "hci_open_dev(3)", errno: 19, adapter: "hci3", adapters: ["hci0 (up)"])
         #expect(error.description.contains("no such adapter (adapters: hci0 (up))"))
-        #expect(error.exitStatus == 69)
     }
 
     @Test func noAdapterUpByDefaultSaysSo() {
@@ -35,14 +32,12 @@ import Testing
     @Test func adapterDownOffersUp() {
         let error = HostError.transport(.system(call: "write(hci0)", errno: 100), device: "hci0")
         #expect(error.description.contains("hci0 is down: add --up"))
-        #expect(error.exitStatus == 69)
     }
 
     @Test func missingCapabilityPrintsTheSetcapLine() {
         for code: Int32 in [1, 13] {
             let error = HostError.transport(.system(call: "write(hci0)", errno: code), device: "hci0")
             #expect(error.description.contains("sudo setcap cap_net_raw,cap_net_admin+eip /"))
-            #expect(error.exitStatus == 77)
         }
     }
 
@@ -51,7 +46,6 @@ import Testing
         #expect(error.description.hasPrefix("controller refused LE Set Advertising Enable: Command Disallowed (0x0C); "))
         #expect(error.description.contains("other advertising mode"))
         #expect(error.description.contains("bluetoothd"))
-        #expect(error.exitStatus == 76)
         let parameters = HostError.controllerRefused(opcode: .leSetAdvertisingParameters, status: .commandDisallowed,
                                                      context: nil)
         #expect(parameters.description.contains("advertising is already active"))
@@ -73,14 +67,12 @@ import Testing
 
     @Test func timeoutAndClosedLink() {
         let timeout = HostError.commandTimeout(opcode: .reset, timeout: .seconds(2), ignored: nil)
-        #expect(timeout.exitStatus == 75)
         #expect(timeout.description.hasPrefix("no answer from the controller to Reset within 2.0 seconds: check"))
         let flooded = HostError.commandTimeout(opcode: .reset, timeout: .seconds(2), ignored: "3 events that do not parse")
         #expect(flooded.description.contains("(meanwhile it sent 3 events that do not parse, all ignored)"))
         // scan and info close links too: the message says nothing about advertising.
         let closed = HostError.transport(.closed(transport: "tcp:x:1"), device: "tcp:x:1")
         #expect(closed.description == "tcp:x:1: the controller connection closed while in use")
-        #expect(closed.exitStatus == 74)
     }
 
     /// Command Disallowed means something different for each kind of command: only the
@@ -141,7 +133,7 @@ import Testing
             _ = try missing.resolved()
             Issue.record("resolved an address no adapter has")
         } catch {
-            #expect(error.exitStatus == 69)
+            #expect({ if case .kernel(_, ENODEV, _, _) = error { true } else { false } }(), "\(error)")
             #expect(error.description.contains("find the adapter with address 00:AA:01:00:00:07"), "\(error)")
         }
         #expect(try DeviceSpecification.kernel(index: 3).resolved() == .kernel(index: 3))

@@ -8,8 +8,9 @@ import Glibc
 import Musl
 #endif
 
-/// Everything that can stop the host side, each with a one-line cause and what to do,
-/// and the exit status the README documents.
+/// Everything that can stop the host side, each a value a program can switch on (what failed,
+/// the controller's or the kernel's status, the errno), with a one-line cause and what to do
+/// as its description. The exit status each means for `beacon-emit` is the command's.
 public enum HostError: Error, Sendable, CustomStringConvertible {
     /// `--device` could not be parsed.
     case invalidDevice(String, reason: String)
@@ -40,36 +41,6 @@ public enum HostError: Error, Sendable, CustomStringConvertible {
     /// A change to running beacons was cut short by a disruption (`cause`, what the change's
     /// command got): nothing changed, and the beacons are being put back as they were.
     indirect case interrupted(by: Disruption, HostError)
-
-    /// sysexits-style status for the process.
-    public var exitStatus: Int32 {
-        switch self {
-        case .invalidDevice:
-            return 64
-        case let .kernel(_, code, _, _):
-            return Self.isPermission(code) ? 77 : 69
-        case let .transport(error, _):
-            if case let .system(_, code) = error {
-                if Self.isPermission(code) { return 77 }
-                if code == ENETDOWN || code == ECONNREFUSED || code == ENOENT || code == ENODEV { return 69 }
-            }
-            return 74
-        case .controllerRefused, .hardwareError, .malformedEvent:
-            return 76
-        case .commandTimeout, .managementTimeout:
-            return 75
-        case let .managementRefused(_, status, _, _):
-            switch status {
-            case .permissionDenied: return 77
-            case .notPowered, .invalidIndex, .notSupported, .unknownCommand, .rfKilled: return 69
-            default: return 76
-            }
-        case .unsupported, .virtualController, .userChannel:
-            return 69
-        case let .interrupted(_, error):
-            return error.exitStatus
-        }
-    }
 
     static func isPermission(_ code: Int32) -> Bool { code == EPERM || code == EACCES }
 
