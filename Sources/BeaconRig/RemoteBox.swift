@@ -29,7 +29,7 @@ public final class RemoteBox {
     private let replies: Descriptor
     private let said: Descriptor
     /// What to do with each reply, in the order the requests went.
-    private var waiting: [(sent: ContinuousClock.Instant, handle: (ControlReply, String) -> String?)] = []
+    private var waiting: [(sent: ContinuousClock.Instant, handle: (String) -> String?)] = []
     private var buffer = JSONLines()
     /// When the box last answered a step's requests, after the step began (`collect`).
     public private(set) var lastReply: ContinuousClock.Instant?
@@ -78,9 +78,10 @@ public final class RemoteBox {
             // The session is gone: what it said on its way out is the reason.
             return (drop(sessionEnding()) + ["\(name): \(what): not done: the box dropped out: \(lost ?? "")"]).joined(separator: "; ")
         }
-        waiting.append((.now, { reply, line in
-            if reply.ok { return handle(reply) }
-            return "\(self.name): \(what): refused: \(reply.error ?? line)"
+        waiting.append((.now, { line in
+            let reply = ControlReply(line: line)
+            if let reply, reply.ok { return handle(reply) }
+            return "\(self.name): \(what): refused: \(reply?.error ?? line)"
         }))
         return nil
     }
@@ -119,13 +120,13 @@ public final class RemoteBox {
         for line in buffer.append(chunk[..<count]) {
             // Replies are matched to requests by their order: a line that is no reply, or one
             // nobody asked for, puts every later one out of step, so the box drops out.
-            guard let reply = ControlReply(line: line), !waiting.isEmpty else {
+            guard JSONValue(parsing: line) != nil, !waiting.isEmpty else {
                 return failures + drop("it sent \(waiting.isEmpty ? "a line nobody asked for" : "a line that is not JSON"): "
                                        + line.prefix(200))
             }
             let request = waiting.removeFirst()
             lastReply = .now
-            if let failure = request.handle(reply, line) { failures.append(failure) }
+            if let failure = request.handle(line) { failures.append(failure) }
         }
         if buffer.overflowed {
             failures += drop("a reply line longer than \(JSONLines.maximumLine) bytes")
