@@ -203,8 +203,8 @@ struct Advertise: ParsableCommand {
     /// The beacons the options and each --beacon describe, in order (the --config file's come
     /// after them: `beacons()`). Parsing only: `validate()` calls it.
     /// - Throws: `ValidationError` naming the option, or when nothing describes a beacon.
-    func describedBeacons() throws -> [Beacon] {
-        var list: [Beacon] = beacon.isEmpty ? [] : [try beacon.makeBeacon()]
+    func describedBeacons() throws -> [BeaconList.BeaconEntry] {
+        var list: [BeaconList.BeaconEntry] = beacon.isEmpty ? [] : [(try beacon.makeBeacon(), .run)]
         for (index, specification) in beaconSpecifications.enumerated() {
             list.append(try BeaconList.beacon(fromSpecification: specification, label: "--beacon #\(index + 1)"))
         }
@@ -219,7 +219,7 @@ struct Advertise: ParsableCommand {
     /// Every beacon described, in order: the beacon options, each --beacon, the config file
     /// (read here, at start and at each reload, never in `validate()`).
     /// - Throws: `ValidationError` with the file's mistake at FILE:LINE:COLUMN.
-    func beacons() throws -> [Beacon] {
+    func beacons() throws -> [BeaconList.BeaconEntry] {
         try describedBeacons() + (config.map(BeaconList.beacons(fromConfigurationFile:)) ?? [])
     }
 
@@ -244,7 +244,9 @@ struct Advertise: ParsableCommand {
                 options.address = scripted.options.address
                 scriptWarnings = scripted.warnings
             } else {
-                options.beacons = try self.beacons()
+                let entries = try self.beacons()
+                options.beacons = entries.map(\.beacon)
+                options.beaconParameters = entries.map(\.parameters)
             }
         } catch {
             // The file's own mistake, at its place: the options' usage would not help.
@@ -393,7 +395,8 @@ struct Advertise: ParsableCommand {
         clock_gettime(CLOCK_MONOTONIC, &now)
         printer.notify("RELOADING=1", "MONOTONIC_USEC=\(Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1000)")
         do {
-            let counts = try session.apply(try beacons())
+            let entries = try beacons()
+            let counts = try session.apply(entries.map(\.beacon), parameters: entries.map(\.parameters))
             printer.beacons = session.beacons
             printer.line("reloaded\(config.map { " " + $0 } ?? ""): \(counts.updated) changed in place, \(counts.added) added, "
                          + "\(counts.removed) removed; \(session.beacons.count) on the air", .notice)

@@ -2,6 +2,7 @@
 
 import AdvertisementCodec
 import ArgumentParser
+import BeaconHost
 import BeaconReports
 import BeaconRig
 import Foundation
@@ -10,12 +11,15 @@ import Yams
 /// Several beacons, from repeated `--beacon KEY=VALUE,...` descriptions or a config file.
 /// Each description is read with the same options and checks as a single beacon's.
 enum BeaconList {
+    /// A beacon and its own interval and TX power (`.run`: the run's).
+    typealias BeaconEntry = (beacon: Beacon, parameters: BeaconParameters)
+
     /// Parses `uuid=...,major=1,minor=2` (keys are the option names without dashes;
     /// `type=altbeacon|eddystone-uid|eddystone-tlm` and `url=` pick other formats).
     /// - Throws: `ValidationError` naming the description and what is wrong.
-    static func beacon(fromSpecification specification: String, label: String) throws -> Beacon {
+    static func beacon(fromSpecification specification: String, label: String) throws -> BeaconEntry {
         do {
-            return try BeaconDescription(specification: specification).beacon()
+            return try BeaconDescription.beaconAndParameters(specification: specification)
         } catch {
             throw ValidationError("\(label): \(error.message)")
         }
@@ -25,9 +29,9 @@ enum BeaconList {
     /// with the scenario reader (bounded in size and in aliases; each mistake at its
     /// FILE:LINE:COLUMN with what was expected there).
     /// - Throws: `ValidationError` with that message.
-    static func beacons(fromConfigurationFile path: String) throws -> [Beacon] {
+    static func beacons(fromConfigurationFile path: String) throws -> [BeaconEntry] {
         do {
-            return try ScenarioParser.loadBeaconList(path: path)
+            return try ScenarioParser.loadBeaconEntries(path: path)
         } catch {
             throw ValidationError("--config \(error.description)")
         }

@@ -11,7 +11,7 @@ import Foundation
 ///     {"command": "list"}
 ///     {"command": "status"}
 ///     {"command": "add", "beacon": {"uuid": "...", "major": 1, "minor": 2}}   (or "uuid=...,major=1,minor=2")
-///     {"command": "update", "id": 1, "fields": {"minor": 3}}
+///     {"command": "update", "id": 1, "fields": {"minor": 3}}   (or {"interval": 200, "txPower": -8})
 ///     {"command": "remove", "id": 2}
 ///
 /// Every reply has `"ok": true` with what was asked, or `"ok": false` with an `"error"`; a
@@ -130,25 +130,31 @@ public final class ControlHandler {
                                               uptimeSeconds: Int(started.duration(to: .now).components.seconds),
                                               device: device, lastDisruption: lastDisruption, canary: canary))
         case let .add(described):
-            let fields = try beaconFields(described, what: "add's \"beacon\"")
+            let (fields, parameters) = try ownParameters(in: try beaconFields(described, what: "add's \"beacon\""))
             let beacon = try build(fields)
-            let index = try session.add(beacon)
+            let index = try session.add(beacon, parameters: parameters)
             ids.insert(nextID, at: index)
             nextID += 1
             return ControlReply(id: ids[index], beacon: describe(index))
         case let .update(id, changed):
             let index = try indexOf(id)
             let changes = try beaconFields(changed, what: "update's \"fields\"")
-            guard !changes.isEmpty else { throw Refusal(message: "update changes no field: give \"fields\": {\"minor\": 3}") }
+            guard !changes.isEmpty else {
+                throw Refusal(message: "update changes no field: give \"fields\": {\"minor\": 3} (or {\"interval\": 200})")
+            }
             let current = fieldsOf(session.beacons[index])
-            let fields = current.merging(changes) { $1 }
+            // The parameters as a whole: the ones it had, with those the update gives.
+            let (changedData, given) = try ownParameters(in: changes)
+            var parameters = session.parameters[index]
+            if let units = given.intervalUnits { parameters.intervalUnits = units }
+            if let txPower = given.txPower { parameters.txPower = txPower }
             let beacon: Beacon
             do {
-                beacon = try build(fields)
+                beacon = try build(current.merging(changedData) { $1 })
             } catch {
-                throw foreignFields(in: changes, of: index, current: current) ?? error
+                throw foreignFields(in: changedData, of: index, current: current) ?? error
             }
-            try session.update(index, to: beacon)
+            try session.update(index, to: beacon, parameters: parameters)
             return ControlReply(id: ids[index], beacon: describe(index))
         case let .remove(id):
             let index = try indexOf(id)
@@ -170,6 +176,15 @@ public final class ControlHandler {
         return Refusal(message: "update: " + foreign.map { "\"\($0)\"" }.joined(separator: ", ")
             + (foreign.count == 1 ? " is not a field" : " are not fields") + " of beacon \(ids[index]) (type \(type); "
             + "its fields: \(current.keys.sorted().joined(separator: ", "))): to change what it is, remove it and add another")
+    }
+
+    /// The fields apart: the beacon's data, and its own interval and TX power.
+    private func ownParameters(in fields: [String: String]) throws -> (fields: [String: String], parameters: BeaconParameters) {
+        do {
+            return try BeaconDescription.emitterParameters(in: fields)
+        } catch {
+            throw Refusal(message: error.message)
+        }
     }
 
     private func indexOf(_ id: Int) throws -> Int {
@@ -223,6 +238,9 @@ public final class ControlHandler {
         var object: [String: JSONValue] = [:]
         if case let .object(keys) = JSONValue(parsing: SightingFormatter.json(BeaconSighting(beacon: beacon))) { object = keys }
         object["id"] = .integer(ids[index])
+        let own = session.parameters.indices.contains(index) ? session.parameters[index] : .run
+        if let units = own.intervalUnits { object["interval"] = .number(Double(units) * 0.625) }
+        if let txPower = own.txPower { object["txPower"] = .integer(Int(txPower)) }
         object["data"] = .string(HexText.format(beacon.advertisingData.bytes))
         return .object(object)
     }

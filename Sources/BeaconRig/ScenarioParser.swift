@@ -55,6 +55,13 @@ public struct ScenarioParser {
         try ScenarioParser(file: path, makeBeacon: makeBeacon).beaconList(try readText(path))
     }
 
+    /// Reads the beacon list of a configuration file with each beacon's own interval and TX
+    /// power (`interval`, `txPower` beside its fields; `.run` where it has none).
+    public static func loadBeaconEntries(path: String, makeBeacon: @escaping BeaconFactory = BeaconDescription.beacon(fromFields:))
+        throws(ScenarioError) -> [(beacon: Beacon, parameters: BeaconParameters)] {
+        try ScenarioParser(file: path, makeBeacon: makeBeacon).beaconEntries(try readText(path))
+    }
+
     /// A file's text, refused when larger than `maximumFileSize`.
     public static func readText(_ path: String) throws(ScenarioError) -> String {
         guard let handle = FileHandle(forReadingAtPath: path) else {
@@ -112,6 +119,11 @@ public struct ScenarioParser {
 
     /// Parses and checks a configuration file's beacon list.
     public func beaconList(_ text: String) throws(ScenarioError) -> [Beacon] {
+        try beaconEntries(text).map(\.beacon)
+    }
+
+    /// Parses and checks a configuration file's beacon list, each beacon with its own parameters.
+    public func beaconEntries(_ text: String) throws(ScenarioError) -> [(beacon: Beacon, parameters: BeaconParameters)] {
         let root = try document(text, empty: "the file is empty: expected 'beacons:', a list of beacons")
         let top = try mapping(root, "the configuration", keys: ["beacons"])
         guard let list = top["beacons"] else { throw fail(root, "expected 'beacons': a list of beacons") }
@@ -119,10 +131,11 @@ public struct ScenarioParser {
             throw fail(list, "'beacons' must be a list of beacons (each a map of fields such as uuid, major, minor)")
         }
         guard !entries.isEmpty else { throw fail(list, "'beacons' is empty: list at least one beacon") }
-        var beacons: [Beacon] = []
+        var beacons: [(beacon: Beacon, parameters: BeaconParameters)] = []
         for (index, entry) in entries.enumerated() {
             let what = "beacon \(index + 1)"
-            beacons.append(try beacon(try beaconFields(entry, what), entry, what))
+            let (fields, parameters) = try split(try beaconFields(entry, what), entry, what, emitter: true)
+            beacons.append((try beacon(fields, entry, what), parameters))
         }
         return beacons
     }
@@ -142,7 +155,8 @@ public struct ScenarioParser {
         }
         for (index, entry) in entries.enumerated() {
             let what = "beacon \(index + 1)"
-            guard matches(try beacon(try beaconFields(entry, what), entry, what)), case let .mapping(map) = entry else { continue }
+            let fields = try split(try beaconFields(entry, what), entry, what, emitter: true).fields
+            guard matches(try beacon(fields, entry, what)), case let .mapping(map) = entry else { continue }
             let edited = try insertingMeasuredPower(power, into: map, at: entry, what, in: text)
             // The edit must leave a file that reads as before but for the value: else (a value
             // of several lines, say) it is left to the user.
@@ -523,10 +537,11 @@ public struct ScenarioParser {
 
     /// The fields apart: the beacon's data fields, and its own parameters (`interval`,
     /// `txPower`), refused at the value when out of range.
-    private func split(_ fields: [String: String], _ node: Node, _ what: String) throws(ScenarioError)
+    /// - Parameter emitter: for `advertise`'s beacons (a configuration file): no address of their own.
+    private func split(_ fields: [String: String], _ node: Node, _ what: String, emitter: Bool = false) throws(ScenarioError)
         -> (fields: [String: String], parameters: BeaconParameters) {
         do {
-            return try BeaconDescription.parameters(in: fields)
+            return try emitter ? BeaconDescription.emitterParameters(in: fields) : BeaconDescription.parameters(in: fields)
         } catch {
             let entries = (try? mapping(node, what, keys: nil).entries) ?? []
             let blamed = entries.first { error.message.hasPrefix("\($0.0) ") }?.1

@@ -161,6 +161,48 @@ extension Rig {
 
     /// A TLM beacon's counters move: after 5 s, 5.0 s more uptime and 150 more PDUs (50
     /// advertising events at 100 ms, three PDUs each), set in place.
+    /// `--beacon ...,interval=500`: two beacons at 100 ms and 500 ms, as an independent scanner
+    /// counts their reports; then the slow one's interval changed in place by a control
+    /// `update`, and both are heard as often.
+    @Test(.notUnderEmulation("report counts over 2.5 s windows are native speed's"))
+    func eachBeaconAdvertisesAtItsOwnIntervalAndAnUpdateChangesIt() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("control-own-\(getpid()).sock").path
+        let scanner = try TestScanner(port: port)
+        let emitter = try BackgroundProcess.beaconEmit(["-i", "tcp:127.0.0.1:\(port)", "--control", path, "--duration", "20",
+                                                        "--beacon", "uuid=39ED98FF-2900-441A-802F-9C398FC199D2,major=101,minor=2",
+                                                        "--beacon", "uuid=39ED98FF-2900-441A-802F-9C398FC199D2,major=101,minor=3,"
+                                                            + "interval=500"])
+        defer { emitter.signal(SIGTERM); emitter.wait() }
+        #expect(emitter.waitForOutput("advertising on"), "\(emitter.stderr)")
+        let bound = ContinuousClock.now + .seconds(5)
+        while !emitter.stderr.contains("control socket: \(path)") && ContinuousClock.now < bound {
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        func count(for duration: Duration) throws -> (fast: Int, slow: Int) {
+            var counts = (fast: 0, slow: 0)
+            let deadline = ContinuousClock.now + duration
+            while ContinuousClock.now < deadline {
+                guard let report = try scanner.scanner.nextReport(timeout: .milliseconds(50)) else { continue }
+                if report.data == threeBeaconData[1] { counts.fast += 1 }
+                if report.data == threeBeaconData[2] { counts.slow += 1 }
+            }
+            return counts
+        }
+        _ = try count(for: .milliseconds(500))
+        let before = try count(for: .milliseconds(2500))
+        let client = try SocketClient(path: path)
+        let listed = client.request(#"{"command":"list"}"#)["beacons"] as? [[String: Any]]
+        #expect(listed?.map { $0["interval"] as? Double } == [nil, 500], "\(String(describing: listed))")
+        let updated = client.request(#"{"command":"update","id":2,"fields":{"interval":100}}"#)
+        #expect(updated["ok"] as? Bool == true, "\(updated)")
+        _ = try count(for: .milliseconds(500))
+        let after = try count(for: .milliseconds(2500))
+        print("advertise: reports in 2.5 s: fast (100 ms) \(before.fast), slow (500 ms) \(before.slow); after the update, "
+              + "both 100 ms: \(after.fast) and \(after.slow)")
+        #expect(before.fast >= 15 && before.slow >= 2 && before.fast >= 3 * before.slow, "\(before)")
+        #expect(after.slow >= 15 && 2 * after.slow >= after.fast, "\(after)")
+    }
+
     @Test(.notUnderEmulation("a TLM frame of each update heard within a window set for native speed"))
     func tlmCountersMoveWhileAdvertising() throws {
         let scanner = try TestScanner(port: port)

@@ -76,9 +76,9 @@ import Testing
         #expect(try !BeaconDescription(specification: "minor=1").isEmpty)
     }
 
-    /// A beacon's own interval and TX power: read apart from its data by a scenario, refused
-    /// where one interval and TX power apply to every beacon (`--beacon`, a control request).
-    @Test func aBeaconsOwnParametersAreAScenariosAndRefusedElsewhere() throws {
+    /// A beacon's own parameters: read apart from its data; `advertise`'s beacons (`--beacon`, a
+    /// configuration file, a control request) take the interval and TX power, a scenario's all.
+    @Test func aBeaconsOwnParametersAreReadApartFromItsData() throws {
         let (fields, parameters) = try BeaconDescription.parameters(in: ["uuid": "39ED98FF-2900-441A-802F-9C398FC199D2",
                                                                           "Interval": "152.5", "tx_power": "-20.0"])
         #expect(fields == ["uuid": "39ED98FF-2900-441A-802F-9C398FC199D2"])
@@ -96,6 +96,21 @@ import Testing
         }
         #expect {
             try BeaconDescription(specification: "uuid=39ED98FF-2900-441A-802F-9C398FC199D2,interval=200")
-        } throws: { "\($0)".contains("interval is a scenario beacon's own (beacon-emit run); here --interval, --tx-power and --random-address apply to every beacon") }
+        } throws: { "\($0)".contains("interval is one of a beacon's own parameters (interval, txPower, address, rotateAddress), not part of its data") }
+        let described = try BeaconDescription.beaconAndParameters(
+            specification: "uuid=39ED98FF-2900-441A-802F-9C398FC199D2,interval=200,major=1,tx-power=-8,minor=2")
+        #expect(described.parameters == BeaconParameters(intervalUnits: 320, txPower: -8))
+        #expect(described.beacon == .iBeacon(IBeacon(proximityUUID: UUID(uuidString: "39ED98FF-2900-441A-802F-9C398FC199D2")!,
+                                                     major: 1, minor: 2)))
+        #expect(try BeaconDescription.beaconAndParameters(specification: "uuid=39ED98FF-2900-441A-802F-9C398FC199D2,major=1,minor=2")
+                    .parameters == .run)
+        for own in ["address=static", "rotate-address=10"] {
+            #expect {
+                try BeaconDescription.beaconAndParameters(specification: "uuid=39ED98FF-2900-441A-802F-9C398FC199D2,\(own)")
+            } throws: { "\($0)".contains("is a scenario beacon's own (beacon-emit run); here --random-address applies to every beacon") }
+        }
+        #expect(throws: BeaconDescription.Invalid.self) {
+            try BeaconDescription.beaconAndParameters(specification: "uuid=39ED98FF-2900-441A-802F-9C398FC199D2,interval=5")
+        }
     }
 }

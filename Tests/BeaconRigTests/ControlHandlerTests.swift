@@ -10,12 +10,16 @@ import Testing
 /// make the next change fail as a controller refusal would.
 final class FakeLive: LiveAdvertising {
     private(set) var beacons: [Beacon]
+    private(set) var parameters: [BeaconParameters]
     var refuseNext = false
     /// The next change is cut short by this disruption (and changes nothing).
     var interruptNext: Disruption?
     private(set) var changes = 0
 
-    init(_ beacons: [Beacon]) { self.beacons = beacons }
+    init(_ beacons: [Beacon]) {
+        self.beacons = beacons
+        parameters = beacons.map { _ in .run }
+    }
 
     private func check() throws(HostError) {
         if let disruption = interruptNext {
@@ -29,14 +33,24 @@ final class FakeLive: LiveAdvertising {
     }
 
     func update(_ index: Int, to beacon: Beacon) throws(HostError) {
+        try update(index, to: beacon, parameters: nil)
+    }
+
+    func update(_ index: Int, to beacon: Beacon, parameters own: BeaconParameters?) throws(HostError) {
         try check()
         beacons[index] = beacon
+        if let own { parameters[index] = own }
         changes += 1
     }
 
     func add(_ beacon: Beacon) throws(HostError) -> Int {
+        try add(beacon, parameters: .run)
+    }
+
+    func add(_ beacon: Beacon, parameters own: BeaconParameters) throws(HostError) -> Int {
         try check()
         beacons.append(beacon)
+        parameters.append(own)
         changes += 1
         return beacons.count - 1
     }
@@ -47,6 +61,7 @@ final class FakeLive: LiveAdvertising {
         guard beacons.count > 1 else { throw .unsupported("the last one") }
         try check()
         beacons.remove(at: index)
+        parameters.remove(at: index)
         changes += 1
     }
 }
@@ -109,6 +124,34 @@ final class FakeLive: LiveAdvertising {
         #expect(updated["ok"] as? Bool == false, "\(updated)")
         #expect(live.beacons == [Self.beacon(1), Self.beacon(2)])
         #expect(live.changes == 0)
+    }
+
+    /// A beacon's own interval and TX power: given with add, shown by list, changed by update
+    /// alone or with data; an address of its own is a scenario's.
+    @Test func aBeaconsOwnParametersComeAndChangeThroughRequests() throws {
+        let handler = handler
+        let added = try reply(handler, #"{"command":"add","beacon":{"uuid":"\#(lobbyUUID)","major":1,"minor":3,"interval":500,"txPower":-8}}"#)
+        #expect(added["ok"] as? Bool == true, "\(added)")
+        #expect(live.parameters == [.run, .run, BeaconParameters(intervalUnits: 800, txPower: -8)])
+        #expect(live.beacons.last == Self.beacon(3))
+        let listed = try #require(try reply(handler, #"{"command":"list"}"#)["beacons"] as? [[String: Any]])
+        #expect(listed.map { $0["interval"] as? Double } == [nil, nil, 500])
+        #expect(listed.map { $0["txPower"] as? Int } == [nil, nil, -8])
+        // The interval alone: the data stays, the TX power too.
+        #expect(try reply(handler, #"{"command":"update","id":3,"fields":{"interval":200}}"#)["ok"] as? Bool == true)
+        #expect(live.parameters[2] == BeaconParameters(intervalUnits: 320, txPower: -8))
+        #expect(live.beacons[2] == Self.beacon(3))
+        // Data and a parameter in one request.
+        #expect(try reply(handler, #"{"command":"update","id":1,"fields":"minor=7,tx-power=4"}"#)["ok"] as? Bool == true)
+        #expect(live.beacons[0] == Self.beacon(7) && live.parameters[0] == BeaconParameters(txPower: 4))
+        let changes = live.changes
+        for refused in [#"{"command":"update","id":1,"fields":{"address":"static"}}"#,
+                        #"{"command":"update","id":1,"fields":{"interval":5}}"#,
+                        #"{"command":"update","id":1,"fields":{"txPower":"4"}}"#] {
+            let answer = try reply(handler, refused)
+            #expect(answer["ok"] as? Bool == false, "\(refused): \(answer)")
+        }
+        #expect(live.changes == changes)
     }
 
     @Test func statusFollowsTheEmittersEvents() throws {

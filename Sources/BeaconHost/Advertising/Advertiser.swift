@@ -44,7 +44,7 @@ package final class Advertiser {
         self.controller = controller
         self.options = options
         self.sharedWithKernel = sharedWithKernel
-        self.slots = BeaconSlots(beacons: options.beacons, extendedPDUs: options.phy == .coded)
+        self.slots = BeaconSlots(beacons: options.beacons, parameters: options.beaconParameters, extendedPDUs: options.phy == .coded)
     }
 
     /// Chooses legacy or extended advertising and sets everything up, enabling last.
@@ -86,7 +86,10 @@ package final class Advertiser {
                                    + "LE features; drop --phy coded to advertise on LE 1M")
             }
         }
-        if !extended { try options.checkLegacyInterval() }
+        if !extended {
+            try options.checkLegacyInterval()
+            for index in slots.parameters.indices { try checkLegacy(ownOf: index) }
+        }
         if slots.extendedPDUs && !extended {
             throw .unsupported("data over 31 bytes goes in extended advertising PDUs, which "
                                + (options.mode == .legacy ? "--legacy turned off" : "this controller lacks"))
@@ -103,6 +106,7 @@ package final class Advertiser {
         // One set per beacon where the controller has enough; otherwise one set they take turns on.
         let setCount = extended && beacons.count <= (capabilities.numberOfAdvertisingSets ?? 1) ? beacons.count : 1
         let rotating = beacons.count > setCount
+        try slots.checkTurns(rotating: rotating)
         let handles = (0..<setCount).map { Self.handle(ofSet: $0, sharedWithKernel: sharedWithKernel) }
         let plan = AdvertisingPlan(mode: extended ? .extended : .legacy, handles: handles,
                                    rotating: rotating, address: address, addressIsRandom: address != nil)
@@ -129,16 +133,38 @@ package final class Advertiser {
             step("set random address \(address)")
             try controller.send(LESetRandomAddress(address: address), context: "address \(address)")
         }
-        let parameters = LESetAdvertisingParameters(
-            intervalMin: UInt16(options.intervalUnits), intervalMax: UInt16(options.intervalUnits),
-            advertisingType: options.connectable ? .connectableUndirected
-                : slots.scannable ? .scannableUndirected : .nonConnectableUndirected,
-            ownAddressType: plan.addressIsRandom ? .randomDevice : .publicDevice)
-        step("set parameters: \(parameters.advertisingType), interval \(options.intervalDescription), channels 37 38 39")
-        try controller.send(parameters, context: "interval \(options.intervalDescription)")
+        try sendLegacyParameters(plan)
         try setLegacyData(data(0), scanResponse: slots.scanResponse(of: beacons[0]), label: 0)
         step("enable advertising (LE Set Advertising Enable 0x01)")
         try controller.send(LESetAdvertisingEnable(enable: true))
+    }
+
+    /// Legacy advertising's parameters: the beacon's own interval where it has one (legacy
+    /// advertising carries beacons of their own parameters one at a time), else the run's.
+    private func sendLegacyParameters(_ plan: AdvertisingPlan) throws(HostError) {
+        let interval = slots.parameters.first?.intervalUnits ?? options.intervalUnits
+        let description = AdvertisingOptions.intervalDescription(units: interval)
+        let parameters = LESetAdvertisingParameters(
+            intervalMin: UInt16(interval), intervalMax: UInt16(interval),
+            advertisingType: options.connectable ? .connectableUndirected
+                : slots.scannable ? .scannableUndirected : .nonConnectableUndirected,
+            ownAddressType: plan.addressIsRandom ? .randomDevice : .publicDevice)
+        step("set parameters: \(parameters.advertisingType), interval \(description), channels 37 38 39")
+        try controller.send(parameters, context: "interval \(description)")
+    }
+
+    /// Refuses beacon `index`'s own parameters that legacy advertising cannot take: a TX
+    /// power, an interval over 10.24 s.
+    private func checkLegacy(ownOf index: Int) throws(HostError) {
+        let own = slots.parameters[index]
+        if own.txPower != nil {
+            throw .unsupported("beacon \(index + 1)'s TX power needs extended advertising, which "
+                               + (options.mode == .legacy ? "--legacy turned off" : "this controller lacks"))
+        }
+        if let units = own.intervalUnits, !AdvertisingOptions.intervalRange(legacy: true).contains(units) {
+            throw .unsupported("beacon \(index + 1)'s interval \(AdvertisingOptions.intervalDescription(units: units)): legacy "
+                               + "advertising takes " + AdvertisingOptions.intervalRangeDescription(legacy: true))
+        }
     }
 
     private func setLegacyData(_ data: [UInt8], scanResponse: [UInt8]?, label: Int) throws(HostError) {
@@ -160,23 +186,7 @@ package final class Advertiser {
             _ = try? controller.send(LESetExtendedAdvertisingEnable(enable: false, sets: plan.handles.map { .init(handle: $0) }))
         }
         for (position, handle) in plan.handles.enumerated() {
-            let parameters = LESetExtendedAdvertisingParameters(
-                handle: handle, eventProperties: slots.extendedPDUs ? (options.connectable ? [.connectable] : [])
-                    : options.connectable ? .legacyConnectable
-                    : slots.scannable ? [.legacyPDU, .scannable] : .legacyNonConnectable,
-                primaryIntervalMin: options.intervalUnits, primaryIntervalMax: options.intervalUnits,
-                ownAddressType: plan.addressIsRandom ? .randomDevice : .publicDevice,
-                txPower: options.txPower ?? LESetExtendedAdvertisingParameters.noTxPowerPreference,
-                primaryPHY: options.phy.hciValue, secondaryPHY: options.phy.hciValue,
-                sid: UInt8((beaconOffset + position) & 0x0F))
-            let properties = "0x" + HexText.format([UInt8(parameters.eventProperties.rawValue >> 8),
-                                                    UInt8(parameters.eventProperties.rawValue & 0xFF)])
-            step("set \(handle): parameters: properties \(properties) (\(slots.extendedPDUs ? "extended" : "legacy") PDU), "
-                 + "interval \(options.intervalDescription)"
-                 + (options.txPower.map { ", TX power \($0) dBm" } ?? "") + (options.phy == .coded ? ", LE Coded PHY" : ""))
-            let selected = try controller.send(parameters, context: "interval \(options.intervalDescription)"
-                                               + (options.txPower.map { ", TX power \($0) dBm" } ?? ""))
-            if options.txPower != nil { step("set \(handle): controller chose TX power \(selected.selectedTxPower) dBm") }
+            try sendExtendedParameters(handle: handle, beacon: beaconOffset + position, plan: plan)
             if let address = plan.address {
                 step("set \(handle): random address \(address)")
                 try controller.send(LESetAdvertisingSetRandomAddress(handle: handle, address: address))
@@ -186,6 +196,63 @@ package final class Advertiser {
         }
         step("enable set(s) \(plan.handles.map(String.init).joined(separator: ", "))")
         try controller.send(LESetExtendedAdvertisingEnable(enable: true, sets: plan.handles.map { .init(handle: $0) }))
+    }
+
+    /// Set `handle`'s parameters for beacon `index`: its own interval and TX power, else the run's.
+    private func sendExtendedParameters(handle: UInt8, beacon index: Int, plan: AdvertisingPlan) throws(HostError) {
+        let own = slots.parameters[index]
+        let interval = own.intervalUnits ?? options.intervalUnits
+        let txPower = own.txPower ?? options.txPower
+        let parameters = LESetExtendedAdvertisingParameters(
+            handle: handle, eventProperties: slots.extendedPDUs ? (options.connectable ? [.connectable] : [])
+                : options.connectable ? .legacyConnectable
+                : slots.scannable ? [.legacyPDU, .scannable] : .legacyNonConnectable,
+            primaryIntervalMin: interval, primaryIntervalMax: interval,
+            ownAddressType: plan.addressIsRandom ? .randomDevice : .publicDevice,
+            txPower: txPower ?? LESetExtendedAdvertisingParameters.noTxPowerPreference,
+            primaryPHY: options.phy.hciValue, secondaryPHY: options.phy.hciValue,
+            sid: UInt8(index & 0x0F))
+        let properties = "0x" + HexText.format([UInt8(parameters.eventProperties.rawValue >> 8),
+                                                UInt8(parameters.eventProperties.rawValue & 0xFF)])
+        let sent = "interval \(AdvertisingOptions.intervalDescription(units: interval))"
+            + (txPower.map { ", TX power \($0) dBm" } ?? "")
+        step("set \(handle): parameters: properties \(properties) (\(slots.extendedPDUs ? "extended" : "legacy") PDU), "
+             + sent + (options.phy == .coded ? ", LE Coded PHY" : ""))
+        let selected = try controller.send(parameters, context: sent)
+        if txPower != nil { step("set \(handle): controller chose TX power \(selected.selectedTxPower) dBm") }
+    }
+
+    /// Gives beacon `index`'s set (legacy advertising: the one) the beacon's parameters now:
+    /// disabled for them (a controller takes parameters only then), enabled again, its data
+    /// and address kept. Refused parameters leave it enabled with the ones it had.
+    func setParameters(onSlotOf index: Int, plan: AdvertisingPlan) throws(HostError) {
+        switch plan.mode {
+        case .legacy:
+            try checkLegacy(ownOf: index)
+            step("disable advertising for beacon \(index + 1)'s new parameters")
+            try controller.sendDisable(LESetAdvertisingEnable(enable: false))
+            try enablingAgain(LESetAdvertisingEnable(enable: true)) { () throws(HostError) in try sendLegacyParameters(plan) }
+        case .extended:
+            let handle = plan.handles[index]
+            step("set \(handle): disable for beacon \(index + 1)'s new parameters")
+            try controller.send(LESetExtendedAdvertisingEnable(enable: false, sets: [.init(handle: handle)]))
+            try enablingAgain(LESetExtendedAdvertisingEnable(enable: true, sets: [.init(handle: handle)])) { () throws(HostError) in
+                try sendExtendedParameters(handle: handle, beacon: index, plan: plan)
+            }
+        case .managed: break  // ManagedAdvertiser's
+        }
+    }
+
+    /// Runs `body` on disabled advertising, then sends `enable`, whether `body` succeeded or not.
+    private func enablingAgain<C: HCICommand>(_ enable: C, _ body: () throws(HostError) -> Void) throws(HostError) {
+        do {
+            try body()
+        } catch {
+            _ = try? controller.send(enable)
+            throw error
+        }
+        step("enable again")
+        try controller.send(enable)
     }
 
     private func setExtendedData(handle: UInt8, _ data: [UInt8], scanResponse: [UInt8]?, label: Int) throws(HostError) {
@@ -223,7 +290,13 @@ package final class Advertiser {
     /// takes turns changes when its turn comes (at once if it is on the air).
     /// - Throws: `HostError` when the controller refuses, or for data a legacy PDU cannot hold.
     public func update(_ index: Int, to beacon: Beacon) throws(HostError) {
-        try atomically { () throws(HostError) in try slots.update(index, to: beacon, on: self) }
+        try update(index, to: beacon, parameters: nil)
+    }
+
+    /// Changes beacon `index`'s data in place and its own parameters (nil: kept) on its set,
+    /// disabled for them: a short gap for that beacon only.
+    public func update(_ index: Int, to beacon: Beacon, parameters: BeaconParameters?) throws(HostError) {
+        try atomically { () throws(HostError) in try slots.update(index, to: beacon, parameters: parameters, on: self) }
     }
 
     /// Puts another frame on beacon `index`'s set for now, the beacon itself unchanged (what a
@@ -252,8 +325,17 @@ package final class Advertiser {
     /// - Throws: `HostError` when every set is in use by a beacon of its own, or the controller refuses.
     @discardableResult
     public func add(_ beacon: Beacon) throws(HostError) -> Int {
-        try atomically { () throws(HostError) in try slots.add(beacon, on: self) }
+        try add(beacon, parameters: .run)
     }
+
+    /// Adds a beacon with its own interval and TX power (a set of its own: never in the turns).
+    @discardableResult
+    public func add(_ beacon: Beacon, parameters: BeaconParameters) throws(HostError) -> Int {
+        try atomically { () throws(HostError) in try slots.add(beacon, parameters: parameters, on: self) }
+    }
+
+    /// Each beacon's own parameters, in order.
+    public var parameters: [BeaconParameters] { slots.parameters }
 
     /// A set of its own for the new beacon `index` with extended advertising (nil: legacy
     /// advertising, where it joins the turns).

@@ -97,11 +97,15 @@ public struct AdvertisingOptions: Sendable {
     public var rotationPeriod: Duration
     /// The PHY; `.coded` sends extended PDUs whatever the data's length.
     public var phy: PHY
+    /// Each beacon's own interval and TX power, in the beacons' order (empty: the run's for
+    /// every beacon).
+    public var beaconParameters: [BeaconParameters]
 
     public init(beacons: [Beacon], intervalUnits: UInt32 = 160, connectable: Bool = false,
                 address: Address = .publicAddress, txPower: Int8? = nil, mode: Mode = .automatic,
-                rotationPeriod: Duration = .seconds(1), phy: PHY = .le1M) {
+                rotationPeriod: Duration = .seconds(1), phy: PHY = .le1M, beaconParameters: [BeaconParameters] = []) {
         self.phy = phy
+        self.beaconParameters = beaconParameters
         self.beacons = beacons
         self.intervalUnits = intervalUnits
         self.connectable = connectable
@@ -140,6 +144,14 @@ public struct AdvertisingOptions: Sendable {
 
     /// The interval for messages: "100 ms = 160 x 0.625 ms".
     public var intervalDescription: String { Self.intervalDescription(units: intervalUnits) }
+
+    /// These options with a beacon's own interval and TX power in place of the run's.
+    func applying(_ own: BeaconParameters) -> AdvertisingOptions {
+        var options = self
+        options.intervalUnits = own.intervalUnits ?? intervalUnits
+        options.txPower = own.txPower ?? txPower
+        return options
+    }
 
     /// An interval in 0.625 ms units for messages: "100 ms = 160 x 0.625 ms".
     public static func intervalDescription(units: UInt32) -> String {

@@ -109,9 +109,16 @@ enum BeaconRemoval {
 public protocol LiveAdvertising: AnyObject {
     /// The beacons advertised now, in order.
     var beacons: [Beacon] { get }
+    /// Each beacon's own parameters (interval, TX power; `.run`: the run's), in the beacons' order.
+    var parameters: [BeaconParameters] { get }
     func update(_ index: Int, to beacon: Beacon) throws(HostError)
+    /// Changes beacon `index`'s data and its own parameters (nil: kept) together, or neither.
+    func update(_ index: Int, to beacon: Beacon, parameters: BeaconParameters?) throws(HostError)
     /// - Returns: the new beacon's index.
     func add(_ beacon: Beacon) throws(HostError) -> Int
+    /// Adds a beacon with parameters of its own.
+    /// - Returns: the new beacon's index.
+    func add(_ beacon: Beacon, parameters: BeaconParameters) throws(HostError) -> Int
     func remove(_ index: Int) throws(HostError)
     /// Puts another frame on beacon `index`'s set for now, the beacon unchanged (interleaving).
     func show(_ index: Int, _ frame: Beacon) throws(HostError)
@@ -121,20 +128,42 @@ extension Advertiser: RevertibleAdvertiser, SlotBackend {}
 extension ManagedAdvertiser: RevertibleAdvertiser, SlotBackend {}
 
 extension LiveAdvertising {
+    /// Every beacon with the run's parameters: an emitter that gives none of its own.
+    public var parameters: [BeaconParameters] { beacons.map { _ in .run } }
+
+    /// Changes the data only, where the emitter gives no parameters of its own.
+    public func update(_ index: Int, to beacon: Beacon, parameters own: BeaconParameters?) throws(HostError) {
+        guard own == nil || own == .run else { throw Self.noOwnParameters }
+        try update(index, to: beacon)
+    }
+
+    /// Adds a beacon with the run's parameters, where the emitter gives none of its own.
+    public func add(_ beacon: Beacon, parameters own: BeaconParameters) throws(HostError) -> Int {
+        guard own == .run else { throw Self.noOwnParameters }
+        return try add(beacon)
+    }
+
+    private static var noOwnParameters: HostError { .unsupported("this emitter gives its beacons no parameters of their own") }
+
     /// Changes the beacons to `wanted` in place, position by position: a changed beacon gets
-    /// new data on its set, more beacons are added, fewer are removed from the end.
+    /// new data on its set (and new parameters, where `parameters` gives each wanted beacon
+    /// its own), more beacons are added, fewer are removed from the end.
     /// - Returns: how many were updated, added and removed.
     /// - Throws: `HostError` at the first refusal (the changes before it stay).
     @discardableResult
-    public func apply(_ wanted: [Beacon]) throws(HostError) -> (updated: Int, added: Int, removed: Int) {
+    public func apply(_ wanted: [Beacon], parameters wantedParameters: [BeaconParameters]? = nil) throws(HostError)
+        -> (updated: Int, added: Int, removed: Int) {
         guard !wanted.isEmpty else { throw .unsupported("no beacons: keep at least one") }
+        let own = wantedParameters?.count == wanted.count ? wantedParameters : nil
         var counts = (updated: 0, added: 0, removed: 0)
-        for index in 0..<min(beacons.count, wanted.count) where beacons[index] != wanted[index] {
-            try update(index, to: wanted[index])
+        let current = parameters
+        for index in 0..<min(beacons.count, wanted.count)
+        where beacons[index] != wanted[index] || (own.map { $0[index] != current[index] } ?? false) {
+            try update(index, to: wanted[index], parameters: own?[index])
             counts.updated += 1
         }
-        for beacon in wanted.dropFirst(beacons.count) {
-            _ = try add(beacon)
+        for (index, beacon) in wanted.enumerated().dropFirst(beacons.count) {
+            _ = try add(beacon, parameters: own?[index] ?? .run)
             counts.added += 1
         }
         while beacons.count > wanted.count {

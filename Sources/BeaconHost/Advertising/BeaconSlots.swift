@@ -14,6 +14,10 @@ protocol SlotBackend: AnyObject {
     /// - Throws: `HostError` when no slot is free or the controller refuses; what the failed
     ///   add created is the backend's leftover.
     func addSlot(forBeacon index: Int, plan: AdvertisingPlan) throws(HostError) -> UInt8?
+    /// Gives the slot that carries beacon `index` (one of its own: never while beacons take
+    /// turns) the beacon's parameters as the books have them now. HCI: parameters the
+    /// controller refuses leave the set enabled with the ones it had.
+    func setParameters(onSlotOf index: Int, plan: AdvertisingPlan) throws(HostError)
     /// Takes `slot`, a removed beacon's (already out of the plan), off the air.
     func removeSlot(_ slot: UInt8) throws(HostError)
     /// Whether another frame may be put on a beacon's slot for now (`show`).
@@ -28,6 +32,8 @@ protocol SlotBackend: AnyObject {
 final class BeaconSlots {
     /// The beacons advertised now.
     var beacons: [Beacon]
+    /// Each beacon's own parameters (interval, TX power; `.run`: the run's), in the beacons' order.
+    var parameters: [BeaconParameters]
     var plan: AdvertisingPlan?
     /// The beacon on the air while beacons take turns.
     var rotationIndex = 0
@@ -42,9 +48,12 @@ final class BeaconSlots {
     /// Whether the advertising goes in extended PDUs (a beacon's data is longer than 31 bytes).
     let extendedPDUs: Bool
 
-    /// - Parameter extendedPDUs: extended PDUs whatever the data's length (the Coded PHY).
-    init(beacons: [Beacon], extendedPDUs: Bool = false) {
+    /// - Parameters:
+    ///   - parameters: each beacon's own (none given: the run's for every beacon).
+    ///   - extendedPDUs: extended PDUs whatever the data's length (the Coded PHY).
+    init(beacons: [Beacon], parameters: [BeaconParameters] = [], extendedPDUs: Bool = false) {
         self.beacons = beacons
+        self.parameters = parameters.count == beacons.count ? parameters : beacons.map { _ in .run }
         scannable = beacons.contains { $0.scanResponseData != nil }
         self.extendedPDUs = extendedPDUs || beacons.contains(where: \.needsExtendedPDU)
     }
@@ -58,6 +67,28 @@ final class BeaconSlots {
                                + "advertise them apart")
         }
         for (index, beacon) in beacons.enumerated() { _ = try beacon.pduData(label: "beacon \(index + 1)", extendedPDUs: extendedPDUs) }
+        for (index, own) in parameters.enumerated() { try Self.checkOwn(own, of: index) }
+    }
+
+    /// Refuses what a beacon's own parameters cannot say here: an address of its own.
+    private static func checkOwn(_ own: BeaconParameters, of index: Int) throws(HostError) {
+        guard own.address == nil && own.addressRotation == nil else {
+            throw .unsupported("beacon \(index + 1): an address of a beacon's own is a scenario beacon's (beacon-emit run); "
+                               + "here --random-address applies to every beacon")
+        }
+    }
+
+    /// Refuses turns (`rotating`) while a beacon has parameters of its own: a slot that
+    /// beacons take turns on keeps one set of parameters.
+    func checkTurns(rotating: Bool) throws(HostError) {
+        guard rotating, let index = parameters.firstIndex(where: { $0 != .run }) else { return }
+        throw Self.turnsRefusal(index, parameters[index])
+    }
+
+    private static func turnsRefusal(_ index: Int, _ own: BeaconParameters) -> HostError {
+        .unsupported("beacon \(index + 1) has its own \(own.description), and the beacons would take turns on one set "
+                     + "(more beacons than the controller has sets, or legacy advertising), which keeps one set of "
+                     + "parameters: give every beacon the run's --interval and --tx-power, or advertise fewer beacons")
     }
 
     /// The scan response that goes with `beacon`'s data: nil where the advertising is not scannable.
@@ -73,24 +104,36 @@ final class BeaconSlots {
     }
 
     /// The books a failed change puts back.
-    var liveState: LiveState { LiveState(beacons: beacons, plan: plan, rotationIndex: rotationIndex) }
+    var liveState: LiveState { LiveState(beacons: beacons, parameters: parameters, plan: plan, rotationIndex: rotationIndex) }
 
     /// Makes `state` the books again; a slot the failed change created stays ours, as a leftover.
     func revert(to state: LiveState) {
         leftovers.formUnion(Set(plan?.handles ?? []).subtracting(state.plan?.handles ?? []))
         beacons = state.beacons
+        parameters = state.parameters
         plan = state.plan
         rotationIndex = state.rotationIndex
     }
 
     /// Changes beacon `index` in place; a beacon that takes turns changes when its turn comes
-    /// (at once if it is on the air).
-    /// - Throws: `HostError` when the backend refuses, or for data a legacy PDU cannot hold.
-    func update(_ index: Int, to beacon: Beacon, on backend: some SlotBackend) throws(HostError) {
+    /// (at once if it is on the air). New parameters (`own`; nil: kept) go on its slot first
+    /// (a short gap for that beacon), then new data.
+    /// - Throws: `HostError` when the backend refuses, for data a legacy PDU cannot hold, or for
+    ///   parameters of its own while beacons take turns.
+    func update(_ index: Int, to beacon: Beacon, parameters own: BeaconParameters? = nil,
+                on backend: some SlotBackend) throws(HostError) {
         guard let plan, beacons.indices.contains(index) else { throw .unsupported("no beacon \(index + 1)") }
         let data = try beacon.pduData(extendedPDUs: extendedPDUs)
         try checkScannable(beacon)
+        let dataChanged = beacon != beacons[index]
         beacons[index] = beacon
+        if let own, own != parameters[index] {
+            try Self.checkOwn(own, of: index)
+            parameters[index] = own
+            try checkTurns(rotating: plan.rotating)
+            try backend.setParameters(onSlotOf: index, plan: plan)
+            guard dataChanged else { return }
+        }
         guard !plan.rotating || index == rotationIndex else { return }
         try backend.setData(data, scanResponse: scanResponse(of: beacon), onSlotOf: index, plan: plan)
     }
@@ -114,14 +157,18 @@ final class BeaconSlots {
     /// Adds a beacon while advertising: a slot of its own where the backend has one and the
     /// beacons are not taking turns; otherwise a place in the turns.
     /// - Returns: the beacon's index.
-    func add(_ beacon: Beacon, on backend: some SlotBackend) throws(HostError) -> Int {
+    func add(_ beacon: Beacon, parameters own: BeaconParameters = .run, on backend: some SlotBackend) throws(HostError) -> Int {
         guard var plan else { throw .unsupported("not advertising") }
         _ = try beacon.pduData(extendedPDUs: extendedPDUs)
         try checkScannable(beacon)
+        try Self.checkOwn(own, of: beacons.count)
         beacons.append(beacon)
+        parameters.append(own)
         if !plan.rotating, let slot = try backend.addSlot(forBeacon: beacons.count - 1, plan: plan) {
             plan.handles.append(slot)
         } else {
+            // Joining the turns: refused before anything is sent where a beacon has parameters of its own.
+            try checkTurns(rotating: true)
             plan.rotating = true
         }
         self.plan = plan
@@ -134,6 +181,7 @@ final class BeaconSlots {
         guard var plan else { throw .unsupported("not advertising") }
         try BeaconRemoval.check(index, of: beacons.count)
         beacons.remove(at: index)
+        parameters.remove(at: index)
         if plan.rotating {
             let wasOnAir: Bool
             (rotationIndex, wasOnAir) = BeaconRemoval.turn(afterRemoving: index, turn: rotationIndex, remaining: beacons.count)

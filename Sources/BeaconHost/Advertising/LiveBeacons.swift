@@ -5,6 +5,7 @@ import AdvertisementCodec
 /// An advertiser's own books about its beacons: what a failed change puts back.
 struct LiveState {
     var beacons: [Beacon]
+    var parameters: [BeaconParameters]
     var plan: AdvertisingPlan?
     var rotationIndex: Int
 }
@@ -52,13 +53,24 @@ public final class LiveBeacons: LiveAdvertising {
     }
 
     public var beacons: [Beacon] { advertiser?.beacons ?? [] }
+    public var parameters: [BeaconParameters] { advertiser?.parameters ?? [] }
 
     public func update(_ index: Int, to beacon: Beacon) throws(HostError) {
-        try change { (advertiser: any RevertibleAdvertiser) throws(HostError) in try advertiser.update(index, to: beacon) }
+        try update(index, to: beacon, parameters: nil)
+    }
+
+    public func update(_ index: Int, to beacon: Beacon, parameters: BeaconParameters?) throws(HostError) {
+        try change { (advertiser: any RevertibleAdvertiser) throws(HostError) in
+            try advertiser.update(index, to: beacon, parameters: parameters)
+        }
     }
 
     public func add(_ beacon: Beacon) throws(HostError) -> Int {
-        try change { (advertiser: any RevertibleAdvertiser) throws(HostError) in try advertiser.add(beacon) }
+        try add(beacon, parameters: .run)
+    }
+
+    public func add(_ beacon: Beacon, parameters: BeaconParameters) throws(HostError) -> Int {
+        try change { (advertiser: any RevertibleAdvertiser) throws(HostError) in try advertiser.add(beacon, parameters: parameters) }
     }
 
     public func remove(_ index: Int) throws(HostError) {

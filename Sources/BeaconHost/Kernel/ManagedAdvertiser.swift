@@ -49,7 +49,7 @@ package final class ManagedAdvertiser {
     public init(client: MgmtClient, options: AdvertisingOptions) {
         self.client = client
         self.options = options
-        self.slots = BeaconSlots(beacons: options.beacons, extendedPDUs: options.phy == .coded)
+        self.slots = BeaconSlots(beacons: options.beacons, parameters: options.beaconParameters, extendedPDUs: options.phy == .coded)
     }
 
     /// Whether the kernel takes an interval with the instance (Add Extended Advertising
@@ -102,6 +102,8 @@ package final class ManagedAdvertiser {
                   + "the scan response; use --access raw for both")
         }
         let count = beacons.count <= features.freeInstanceCount ? beacons.count : 1
+        try slots.checkTurns(rotating: count < beacons.count)
+        for index in beacons.indices { try checkOwn(ofBeacon: index) }
         var plan = AdvertisingPlan(mode: .managed, handles: [], rotating: count < beacons.count,
                                    address: nil, addressIsRandom: !options.connectable)
         if features.legacyAdvertisingOnly { plan.kernelInterval = legacyOnlyInterval(count: count) }
@@ -185,7 +187,8 @@ package final class ManagedAdvertiser {
             try client.putInstance(instance, data: beacons[beacon].advertisingData.bytes,
                                    scanResponse: slots.scanResponse(of: beacons[beacon]) ?? [], extendedPDU: slots.extendedPDUs,
                                    label: "beacon \(beacon + 1)",
-                                   options: options, separately: setsInterval, duration: instanceDuration, log: log)
+                                   options: options.applying(slots.parameters[beacon]), separately: setsInterval,
+                                   duration: instanceDuration, log: log)
         } catch {
             if !Self.refusedCreating(error) { held.insert(instance) }
             throw error
@@ -197,7 +200,43 @@ package final class ManagedAdvertiser {
     /// on the controller without taking the instance off the air); a beacon that takes turns
     /// changes when its turn comes (at once if it is on the air).
     public func update(_ index: Int, to beacon: Beacon) throws(HostError) {
-        try atomically { () throws(HostError) in try slots.update(index, to: beacon, on: self) }
+        try update(index, to: beacon, parameters: nil)
+    }
+
+    /// Changes beacon `index`'s data in place and its own parameters (nil: kept): the
+    /// instance's parameters given again, which the kernel takes by setting the instance up
+    /// anew (a short gap for that beacon only).
+    public func update(_ index: Int, to beacon: Beacon, parameters: BeaconParameters?) throws(HostError) {
+        try atomically { () throws(HostError) in try slots.update(index, to: beacon, parameters: parameters, on: self) }
+    }
+
+    /// Each beacon's own parameters, in order.
+    public var parameters: [BeaconParameters] { slots.parameters }
+
+    /// Refuses beacon `index`'s own parameters where the kernel would not honour them: no
+    /// interval taken with an instance, a scannable instance (the kernel's interval), a TX
+    /// power the kernel cannot set.
+    private func checkOwn(ofBeacon index: Int) throws(HostError) {
+        let own = slots.parameters[index]
+        guard own != .run, let features else { return }
+        if !features.acceptsIntervals || features.legacyAdvertisingOnly || slots.scannable {
+            throw .unsupported("beacon \(index + 1)'s own \(own.description): the kernel advertises "
+                               + (slots.scannable ? "scannable instances" : "every instance on \(client.adapter)")
+                               + " at its own interval through the management API; use --access raw")
+        }
+        if own.txPower != nil && !features.supportedFlags.contains(.canSetTxPower) {
+            throw .unsupported("beacon \(index + 1)'s TX power: the kernel cannot set the TX power of \(client.adapter)'s "
+                               + "advertising; use --access raw")
+        }
+    }
+
+    /// Gives beacon `index`'s instance the beacon's parameters now: its parameters and data
+    /// given again.
+    func setParameters(onSlotOf index: Int, plan: AdvertisingPlan) throws(HostError) {
+        try checkOwn(ofBeacon: index)
+        let instance = plan.handles[index]
+        step("instance \(instance): new parameters for beacon \(index + 1)")
+        try add(instance: instance, beacon: index)
     }
 
     /// Puts another frame on beacon `index`'s instance for now, the beacon itself unchanged
@@ -215,13 +254,20 @@ package final class ManagedAdvertiser {
     /// - Throws: `HostError` when no instance is free (others' count too), or the kernel refuses.
     @discardableResult
     public func add(_ beacon: Beacon) throws(HostError) -> Int {
-        try atomically { () throws(HostError) in try slots.add(beacon, on: self) }
+        try add(beacon, parameters: .run)
+    }
+
+    /// Adds a beacon with its own interval and TX power (an instance of its own: never in the turns).
+    @discardableResult
+    public func add(_ beacon: Beacon, parameters: BeaconParameters) throws(HostError) -> Int {
+        try atomically { () throws(HostError) in try slots.add(beacon, parameters: parameters, on: self) }
     }
 
     /// An instance of its own for the new beacon `index`.
     func addSlot(forBeacon index: Int, plan: AdvertisingPlan) throws(HostError) -> UInt8? {
         let features = try client.send(ReadAdvertisingFeatures())
         self.features = features
+        try checkOwn(ofBeacon: index)
         guard let instance = features.highestFreeInstance(excluding: Set(plan.handles).union(leftovers).union(foreign)) else {
             throw allTaken(features)
         }
