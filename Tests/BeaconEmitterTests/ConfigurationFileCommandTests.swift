@@ -22,6 +22,10 @@ import Testing
         ("{\"beacons\": [{\"uuid\": \"\(uuid)\", \"major\": \"7\", \"minor\": 2}]}\n",
          ":1:72: beacon 1: major must be a number from 0 to 65535, got the string \"7\" (write it without quotes)"),
         ("beacon:\n  - {uuid: \(uuid)}\n", ":1:1: unknown key 'beacon' in the configuration: expected one of beacons"),
+        ("beacons:\n  - {uuid: \(uuid), major: 101, minor: 2, address: static}\n",
+         ":2:81: beacon 1: address is a scenario beacon's own (beacon-emit run); here --random-address applies to every beacon"),
+        ("beacons:\n  - {uuid: \(uuid), major: 101, minor: 2, interval: 5}\n",
+         ":2:82: beacon 1: interval must be from 20 to 10485759 ms (extended advertising), got '5'"),
     ])
     func aMistakeIsNamedAtItsPlace(text: String, message: String) throws {
         let path = try file(text)
@@ -34,6 +38,15 @@ import Testing
 
     /// `--check` reads the beacons and says how many, opening nothing (the port given is one
     /// nothing listens on: a run would fail there); a mistake is the same usage error as a run's.
+    /// A beacon's own interval and TX power beside its fields.
+    @Test func aBeaconsOwnIntervalAndTxPowerAreRead() throws {
+        let path = try file("beacons:\n  - {uuid: \(Self.uuid), major: 101, minor: 2, interval: 500, txPower: -8}\n"
+                            + "  - {uuid: \(Self.uuid), major: 101, minor: 3}\n")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let passed = try runBeaconEmit(["--config", path, "--check", "--device", "tcp:127.0.0.1:9"])
+        #expect(passed.status == 0 && passed.stdout == "\(path): 2 beacons: valid\n", "\(passed.stderr)")
+    }
+
     @Test func checkReadsTheFileAndOpensNothing() throws {
         let good = try file("beacons:\n  - {uuid: \(Self.uuid), major: 101, minor: 2}\n  - {url: https://example.com}\n")
         let bad = try file("beacons:\n  - {uuid: \(Self.uuid), major: 101, minr: 2}\n")

@@ -298,6 +298,25 @@ import Testing
         #expect(json.count == 1)
     }
 
+    /// A configuration file's beacon with its own interval and TX power: read apart from its
+    /// data; an address of its own is refused there (it is a scenario's).
+    @Test func aListedBeaconsOwnParametersAreRead() throws {
+        let entries = try parser.beaconEntries("""
+            beacons:
+              - {uuid: \(lobbyUUID), major: 1, minor: 2, interval: 152.5, tx-power: -20}
+              - {uuid: \(lobbyUUID), major: 1, minor: 3}
+            """)
+        #expect(entries.map(\.parameters) == [BeaconParameters(intervalUnits: 244, txPower: -20), .run])
+        #expect(entries.map(\.beacon) == (try parser.beaconList("""
+            beacons:
+              - {uuid: \(lobbyUUID), major: 1, minor: 2}
+              - {uuid: \(lobbyUUID), major: 1, minor: 3}
+            """)))
+        #expect(throws: ScenarioError.self) {
+            try parser.beaconEntries("beacons:\n  - {uuid: \(lobbyUUID), major: 1, minor: 2, rotateAddress: 10}\n")
+        }
+    }
+
     static let uuid = "uuid: 39ED98FF-2900-441A-802F-9C398FC199D2"
 
     /// Each mistake, the line it is on and the text it is reported at (its column found there).
