@@ -398,6 +398,7 @@ struct Advertise: ParsableCommand {
             let entries = try beacons()
             let counts = try session.apply(entries.map(\.beacon), parameters: entries.map(\.parameters))
             printer.beacons = session.beacons
+            printer.parameters = session.parameters
             printer.line("reloaded\(config.map { " " + $0 } ?? ""): \(counts.updated) changed in place, \(counts.added) added, "
                          + "\(counts.removed) removed; \(session.beacons.count) on the air", .notice)
         } catch let error as HostError {

@@ -14,6 +14,8 @@ final class EmitterPrinter {
     let verbose: Bool
     /// The beacons on the air (changed by a reload).
     var beacons: [Beacon]
+    /// Each beacon's own parameters, in order (changed by a reload).
+    var parameters: [BeaconParameters]
     /// systemd's notification socket, under `Type=notify`.
     var service: ServiceNotifier?
     /// The interval as the user reads it: "100 ms = 160 x 0.625 ms".
@@ -25,8 +27,24 @@ final class EmitterPrinter {
         self.json = json
         self.verbose = verbose
         self.beacons = options.beacons
+        self.parameters = options.beaconParameters
         self.interval = options.intervalDescription
         self.intervalUnits = options.intervalUnits
+    }
+
+    /// Beacon `index`'s own parameters (`.run` where it has none).
+    private func own(_ index: Int) -> BeaconParameters {
+        parameters.indices.contains(index) ? parameters[index] : .run
+    }
+
+    /// A beacon's JSON line (one object) with its own interval (`intervalUnits`) and `txPower`
+    /// where it has them.
+    static func withOwn(_ own: BeaconParameters, _ line: String) -> String {
+        guard own != .run, line.hasSuffix("}") else { return line }
+        var object = JSONObject()
+        if let units = own.intervalUnits { object.add("intervalUnits", units) }
+        if let txPower = own.txPower { object.add("txPower", Int(txPower)) }
+        return line.dropLast() + "," + object.line.dropFirst()
     }
 
     func progress(_ text: String) {
@@ -78,7 +96,9 @@ final class EmitterPrinter {
                 object.add("elapsedMs", number: milliseconds)
                 object.add("hciRoundTrips", roundTrips)
                 print(object.line)
-                for beacon in beacons { print(SightingFormatter.json(BeaconSighting(beacon: beacon))) }
+                for (index, beacon) in beacons.enumerated() {
+                    print(Self.withOwn(own(index), SightingFormatter.json(BeaconSighting(beacon: beacon))))
+                }
             } else {
                 let plural = plan.handles.count == 1 ? "" : "s"
                 let numbers = plan.handles.map(String.init).joined(separator: ", ")
@@ -96,7 +116,10 @@ final class EmitterPrinter {
                 line("advertising on \(device) from \(from): "
                       + "\(how)\(rotation), every \(every); enabled \(milliseconds) ms after start, "
                       + "\(roundTrips) HCI round trips")
-                for beacon in beacons { line("  " + SightingFormatter.text(BeaconSighting(beacon: beacon))) }
+                for (index, beacon) in beacons.enumerated() {
+                    let own = own(index).description
+                    line("  " + SightingFormatter.text(BeaconSighting(beacon: beacon)) + (own.isEmpty ? "" : " (its own \(own))"))
+                }
             }
             notify("READY=1", ServiceNotifier.status("advertising \(beacons.count) beacon\(beacons.count == 1 ? "" : "s") on \(device) "
                                                       + "(\(plan.mode.rawValue))"))

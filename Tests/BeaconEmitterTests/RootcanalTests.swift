@@ -445,6 +445,21 @@ extension Rig {
         #expect(emitter.stdout.contains("a virtual scanner received it from"))
         #expect(emitter.stdout.contains("30 bytes, identical to the data set"))
     }
+
+    /// A beacon's own interval and TX power in the output: text after its line, JSON in its object.
+    @Test func aBeaconsOwnParametersAreShown() throws {
+        let beacons = ["--beacon", "uuid=39ED98FF-2900-441A-802F-9C398FC199D2,major=101,minor=1",
+                       "--beacon", "uuid=39ED98FF-2900-441A-802F-9C398FC199D2,major=101,minor=2,interval=500,tx-power=-8"]
+        let text = try runBeaconEmit(["--device", "virtual", "--duration", "0.5"] + beacons)
+        #expect(text.status == 0, "\(text.stderr)")
+        #expect(text.stdout.contains("major=101 minor=1 measuredPower=-59dBm\n"), "\(text.stdout)")
+        #expect(text.stdout.contains("major=101 minor=2 measuredPower=-59dBm (its own interval 500 ms = 800 x 0.625 ms, "
+                                     + "TX power -8 dBm)\n"), "\(text.stdout)")
+        let json = try runBeaconEmit(["--device", "virtual", "--duration", "0.5", "--json"] + beacons)
+        let objects = json.stdoutLines.compactMap { JSONValue(parsing: $0) }.filter { $0["type"]?.string == "ibeacon" }
+        #expect(objects.map { $0["intervalUnits"]?.integer } == [nil, 800], "\(json.stdout)")
+        #expect(objects.map { $0["txPower"]?.integer } == [nil, -8], "\(json.stdout)")
+    }
 }
 }
 

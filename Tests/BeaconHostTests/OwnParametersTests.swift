@@ -53,6 +53,21 @@ import Testing
         #expect(advertiser.beacons == [Self.beacons[2], Self.beacons[1]])
     }
 
+    /// A restore (after a reset) puts each beacon back with its own parameters, as changed.
+    @Test func aRestoreKeepsEachBeaconsOwnParameters() throws {
+        let transport = ScriptedTransport(answeringEverything: true)
+        let advertiser = Advertiser(controller: HCIController(transport: transport),
+                                    options: AdvertisingOptions(beacons: Array(Self.beacons.prefix(2)),
+                                                                beaconParameters: [.run, Self.slow]))
+        try advertiser.start(capabilities: capabilities(extended: true))
+        try advertiser.update(0, to: Self.beacons[0], parameters: BeaconParameters(intervalUnits: 320))
+        let before = transport.sent.count
+        try advertiser.restore(controllerWasReset: true)
+        #expect(transport.sent.dropFirst(before).filter { $0.prefix(2) == [0x36, 0x20] }
+                == [Self.parameters(set: 0, interval: "40 01 00", txPower: "7F"),
+                    Self.parameters(set: 1, interval: "20 03 00", txPower: "F8")])
+    }
+
     /// Parameters the controller refuses: the set enabled again with the ones it had, the books as they were.
     @Test func refusedParametersLeaveTheSetAsItWas() throws {
         let transport = ScriptedTransport(extendedSteps + [
