@@ -51,6 +51,32 @@ extension Rig {
         #expect(!after.contains { threeBeaconData.contains($0.data) }, "\(after.map { HexText.format($0.data) })")
     }
 
+    /// A beacon's own interval through the library: given at the start, changed with an
+    /// update; an independent scanner hears the slow beacon a fifth as often, then as often.
+    @Test(.notUnderEmulation("report counts over 2.5 s windows are native speed's"))
+    func aBeaconsOwnIntervalIsGivenAndChanged() async throws {
+        let slow = BeaconParameters(intervalUnits: 800)
+        let configuration = BeaconAdvertisement.Configuration(
+            device: .tcp(host: "127.0.0.1", port: port),
+            options: AdvertisingOptions(beacons: [beacon(minor: 2), beacon(minor: 3)], beaconParameters: [.run, slow]))
+        let broadcast = try await BeaconBroadcast.start(configuration)
+        let scanner = try TestScanner(port: port)
+        func counts() throws -> (fast: Int, slow: Int) {
+            let heard = try scanner.collect(timeout: .milliseconds(2500)) { _ in false }
+            return (heard.filter { $0.data == threeBeaconData[1] }.count, heard.filter { $0.data == threeBeaconData[2] }.count)
+        }
+        #expect(broadcast.parameters == [.run, slow])
+        let before = try counts()
+        try await broadcast.update(1, to: beacon(minor: 3), parameters: .run)
+        #expect(broadcast.parameters == [.run, .run])
+        _ = try scanner.collect(timeout: .milliseconds(300)) { _ in false }
+        let after = try counts()
+        try await broadcast.stop()
+        print("the library: reports in 2.5 s: \(before.fast) and \(before.slow) (500 ms); after the update \(after.fast) and \(after.slow)")
+        #expect(before.fast >= 15 && before.fast >= 3 * before.slow, "\(before)")
+        #expect(after.slow >= 15 && 2 * after.slow >= after.fast, "\(after)")
+    }
+
     /// A change refused is a typed error the program can switch on; the beacons stay as they were.
     @Test func aRefusedChangeIsATypedErrorAndChangesNothing() async throws {
         let configuration = BeaconAdvertisement.Configuration(device: .tcp(host: "127.0.0.1", port: port),

@@ -35,11 +35,12 @@ public final class BeaconBroadcast: Sendable {
         var ended: Result<Void, HostError>?
         var waitingForEnd: [CheckedContinuation<Void, Never>] = []
         var beacons: [Beacon] = []
+        var parameters: [BeaconParameters] = []
     }
 
     private enum Change: Sendable {
-        case update(Int, Beacon)
-        case add(Beacon)
+        case update(Int, Beacon, BeaconParameters?)
+        case add(Beacon, BeaconParameters)
         case remove(Int)
     }
 
@@ -48,13 +49,13 @@ public final class BeaconBroadcast: Sendable {
         var answer: CheckedContinuation<Result<Int, HostError>, Never>
     }
 
-    private init(device: String, beacons: [Beacon], events: (AsyncStream<EmitterEvent>, AsyncStream<EmitterEvent>.Continuation),
+    private init(device: String, beacons: [Beacon], parameters: [BeaconParameters], events: (AsyncStream<EmitterEvent>, AsyncStream<EmitterEvent>.Continuation),
                  requestsReady: WakePipe, stopRequested: WakePipe) {
         (self.events, eventSink) = events
         self.device = device
         self.requestsReady = requestsReady
         self.stopRequested = stopRequested
-        state = Mutex(State(beacons: beacons))
+        state = Mutex(State(beacons: beacons, parameters: parameters))
     }
 
     /// Opens the device and puts the beacons on the air; they stay there, supervised, until
@@ -103,15 +104,20 @@ public final class BeaconBroadcast: Sendable {
     /// The beacons on the air now, in order (as the last change left them).
     public var beacons: [Beacon] { state.withLock { $0.beacons } }
 
-    /// Changes beacon `index` in place (new data on its set or instance, no gap on the air).
-    public func update(_ index: Int, to beacon: Beacon) async throws(HostError) {
-        _ = try await perform(.update(index, beacon))
+    /// Each beacon's own interval and TX power, in order (`.run`: the options').
+    public var parameters: [BeaconParameters] { state.withLock { $0.parameters } }
+
+    /// Changes beacon `index` in place (new data on its set or instance, no gap on the air);
+    /// with `parameters`, its own interval and TX power too (a short gap for it alone).
+    public func update(_ index: Int, to beacon: Beacon, parameters: BeaconParameters? = nil) async throws(HostError) {
+        _ = try await perform(.update(index, beacon, parameters))
     }
 
-    /// Adds a beacon while advertising. - Returns: its index.
+    /// Adds a beacon while advertising, with its own interval and TX power if given.
+    /// - Returns: its index.
     @discardableResult
-    public func add(_ beacon: Beacon) async throws(HostError) -> Int {
-        try await perform(.add(beacon))
+    public func add(_ beacon: Beacon, parameters: BeaconParameters = .run) async throws(HostError) -> Int {
+        try await perform(.add(beacon, parameters))
     }
 
     /// Takes beacon `index` off the air (not the last one: `stop` is how advertising stops).
@@ -168,7 +174,8 @@ public final class BeaconBroadcast: Sendable {
             started.resume(returning: .failure(error))
             return
         }
-        let made = BeaconBroadcast(device: advertisement.device, beacons: advertisement.beacons, events: events,
+        let made = BeaconBroadcast(device: advertisement.device, beacons: advertisement.beacons,
+                                   parameters: advertisement.live.parameters, events: events,
                                    requestsReady: pipes.0, stopRequested: pipes.1)
         started.resume(returning: .success(made))
         let source = RequestSource(broadcast: made, live: advertisement.live)
@@ -221,10 +228,10 @@ public final class BeaconBroadcast: Sendable {
                 let result: Result<Int, HostError>
                 do throws(HostError) {
                     switch request.change {
-                    case let .update(index, beacon):
-                        try live.update(index, to: beacon)
+                    case let .update(index, beacon, parameters):
+                        try live.update(index, to: beacon, parameters: parameters)
                         result = .success(index)
-                    case let .add(beacon): result = .success(try live.add(beacon))
+                    case let .add(beacon, parameters): result = .success(try live.add(beacon, parameters: parameters))
                     case let .remove(index):
                         try live.remove(index)
                         result = .success(index)
@@ -232,8 +239,11 @@ public final class BeaconBroadcast: Sendable {
                 } catch {
                     result = .failure(error)
                 }
-                let beacons = live.beacons
-                broadcast.state.withLock { $0.beacons = beacons }
+                let (beacons, parameters) = (live.beacons, live.parameters)
+                broadcast.state.withLock {
+                    $0.beacons = beacons
+                    $0.parameters = parameters
+                }
                 request.answer.resume(returning: result)
             }
         }
