@@ -376,6 +376,9 @@ struct Advertise: ParsableCommand {
             sources.append(try TelemetrySource(session: session, intervalUnits: options.intervalUnits,
                                                interleaving: interleaving, log: printer.progress))
         }
+        if server != nil || options.beaconParameters.contains(where: { $0.addressRotation != nil }) {
+            sources.append(try AddressRotation(session: session, report: { printer.progress("moving: \($0)") }))
+        }
         if let service = printer.service, let interval = service.watchdogInterval {
             sources.append(try WatchdogSource(notifier: service, interval: interval))
         }

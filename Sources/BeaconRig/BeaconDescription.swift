@@ -67,8 +67,8 @@ public struct BeaconDescription: Sendable, Equatable {
     /// The keys of a beacon's own advertising parameters (`interval` ms, `tx-power` dBm,
     /// `address` static, non-resolvable or AA:BB:CC:DD:EE:FF, a random address of its set's
     /// own; `rotate-address` seconds, a new made-up address every period): a
-    /// scenario's beacons take them all, `advertise`'s the interval and TX power (each beacon on
-    /// a set or instance of its own); they are not the beacon's data, so `init(pairs:)` refuses them.
+    /// scenario's and `advertise`'s beacons take them (each beacon on a set or instance of its
+    /// own); they are not the beacon's data, so `init(pairs:)` refuses them.
     public static let parameterKeys: Set<String> = ["interval", "txpower", "address", "rotateaddress"]
 
     /// `fields` apart: the beacon's data fields (for `beacon(fromFields:)`) and its own parameters.
@@ -123,21 +123,8 @@ public struct BeaconDescription: Sendable, Equatable {
         return (rest, parameters)
     }
 
-    /// `fields` apart for `advertise`'s beacons (`--beacon`, a configuration file, a control
-    /// request): the beacon's data fields and its own interval and TX power. An address of its
-    /// own stays a scenario beacon's (`--random-address` is the run's).
-    /// - Throws: `Invalid` for an address key, or an interval or TX power out of range.
-    public static func emitterParameters(in fields: [String: String]) throws(Invalid)
-        -> (fields: [String: String], parameters: BeaconParameters) {
-        if let key = fields.keys.sorted().first(where: { ["address", "rotateaddress"].contains(plain($0)) }) {
-            throw Invalid("\(key) is a scenario beacon's own (beacon-emit run); here --random-address applies to every beacon")
-        }
-        return try parameters(in: fields)
-    }
-
-    /// A beacon and its own interval and TX power from `uuid=...,major=1,interval=200`
-    /// (`--beacon`): the data keys in order as `init(pairs:)` reads them, the parameter keys
-    /// as `emitterParameters(in:)` does.
+    /// A beacon and its own parameters from `uuid=...,major=1,interval=200` (`--beacon`): the
+    /// data keys in order as `init(pairs:)` reads them, the parameter keys as `parameters(in:)` does.
     /// - Throws: `Invalid` naming what is wrong.
     public static func beaconAndParameters(specification: String) throws(Invalid) -> (beacon: Beacon, parameters: BeaconParameters) {
         let pairs: [(key: String, value: String)]
@@ -147,7 +134,7 @@ public struct BeaconDescription: Sendable, Equatable {
             throw Invalid("expected KEY=VALUE pairs separated by commas, got '\(error.item)'")
         }
         let own = pairs.filter { parameterKeys.contains(plain($0.key)) }
-        let parameters = try emitterParameters(in: Dictionary(own.map { ($0.key, $0.value) }) { $1 }).parameters
+        let parameters = try Self.parameters(in: Dictionary(own.map { ($0.key, $0.value) }) { $1 }).parameters
         let beacon = try BeaconDescription(pairs: pairs.filter { !parameterKeys.contains(plain($0.key)) }).beacon()
         return (beacon, parameters)
     }

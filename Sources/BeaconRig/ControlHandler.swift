@@ -148,6 +148,15 @@ public final class ControlHandler {
             var parameters = session.parameters[index]
             if let units = given.intervalUnits { parameters.intervalUnits = units }
             if let txPower = given.txPower { parameters.txPower = txPower }
+            let namesAddress = changes.keys.contains { BeaconDescription.plain($0) == "address" }
+            if let address = given.address, namesAddress || !(parameters.address?.isMadeUp ?? false) {
+                parameters.address = address
+            }
+            if let rotation = given.addressRotation { parameters.addressRotation = rotation }
+            if parameters.addressRotation != nil && !(parameters.address?.isMadeUp ?? false) {
+                throw Refusal(message: "update: rotateAddress makes a new address every period: it goes with address static "
+                              + "or non-resolvable, not \(parameters.address?.text ?? "none")")
+            }
             let beacon: Beacon
             do {
                 beacon = try build(current.merging(changedData) { $1 })
@@ -181,7 +190,7 @@ public final class ControlHandler {
     /// The fields apart: the beacon's data, and its own interval and TX power.
     private func ownParameters(in fields: [String: String]) throws -> (fields: [String: String], parameters: BeaconParameters) {
         do {
-            return try BeaconDescription.emitterParameters(in: fields)
+            return try BeaconDescription.parameters(in: fields)
         } catch {
             throw Refusal(message: error.message)
         }
@@ -241,6 +250,8 @@ public final class ControlHandler {
         let own = session.parameters.indices.contains(index) ? session.parameters[index] : .run
         if let units = own.intervalUnits { object["interval"] = .number(Double(units) * 0.625) }
         if let txPower = own.txPower { object["txPower"] = .integer(Int(txPower)) }
+        if let address = own.address { object["address"] = .string(address.text) }
+        if let rotation = own.addressRotation { object["rotateAddress"] = .number(rotation) }
         object["data"] = .string(HexText.format(beacon.advertisingData.bytes))
         return .object(object)
     }

@@ -134,7 +134,7 @@ public struct ScenarioParser {
         var beacons: [(beacon: Beacon, parameters: BeaconParameters)] = []
         for (index, entry) in entries.enumerated() {
             let what = "beacon \(index + 1)"
-            let (fields, parameters) = try split(try beaconFields(entry, what), entry, what, emitter: true)
+            let (fields, parameters) = try split(try beaconFields(entry, what), entry, what)
             beacons.append((try beacon(fields, entry, what), parameters))
         }
         return beacons
@@ -155,7 +155,7 @@ public struct ScenarioParser {
         }
         for (index, entry) in entries.enumerated() {
             let what = "beacon \(index + 1)"
-            let fields = try split(try beaconFields(entry, what), entry, what, emitter: true).fields
+            let fields = try split(try beaconFields(entry, what), entry, what).fields
             guard matches(try beacon(fields, entry, what)), case let .mapping(map) = entry else { continue }
             let edited = try insertingMeasuredPower(power, into: map, at: entry, what, in: text)
             // The edit must leave a file that reads as before but for the value: else (a value
@@ -537,11 +537,10 @@ public struct ScenarioParser {
 
     /// The fields apart: the beacon's data fields, and its own parameters (`interval`,
     /// `txPower`), refused at the value when out of range.
-    /// - Parameter emitter: for `advertise`'s beacons (a configuration file): no address of their own.
-    private func split(_ fields: [String: String], _ node: Node, _ what: String, emitter: Bool = false) throws(ScenarioError)
+    private func split(_ fields: [String: String], _ node: Node, _ what: String) throws(ScenarioError)
         -> (fields: [String: String], parameters: BeaconParameters) {
         do {
-            return try emitter ? BeaconDescription.emitterParameters(in: fields) : BeaconDescription.parameters(in: fields)
+            return try BeaconDescription.parameters(in: fields)
         } catch {
             let entries = (try? mapping(node, what, keys: nil).entries) ?? []
             let blamed = entries.first { error.message.hasPrefix("\($0.0) ") }?.1

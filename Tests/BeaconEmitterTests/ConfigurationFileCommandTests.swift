@@ -22,8 +22,8 @@ import Testing
         ("{\"beacons\": [{\"uuid\": \"\(uuid)\", \"major\": \"7\", \"minor\": 2}]}\n",
          ":1:72: beacon 1: major must be a number from 0 to 65535, got the string \"7\" (write it without quotes)"),
         ("beacon:\n  - {uuid: \(uuid)}\n", ":1:1: unknown key 'beacon' in the configuration: expected one of beacons"),
-        ("beacons:\n  - {uuid: \(uuid), major: 101, minor: 2, address: static}\n",
-         ":2:81: beacon 1: address is a scenario beacon's own (beacon-emit run); here --random-address applies to every beacon"),
+        ("beacons:\n  - {uuid: \(uuid), major: 101, minor: 2, address: nowhere}\n",
+         ":2:81: beacon 1: address must be public, static or non-resolvable (a random address made up for it) or a random AA:BB:CC:DD:EE:FF, got 'nowhere'"),
         ("beacons:\n  - {uuid: \(uuid), major: 101, minor: 2, interval: 5}\n",
          ":2:82: beacon 1: interval must be from 20 to 10485759 ms (extended advertising), got '5'"),
     ])

@@ -2,6 +2,7 @@
 
 @testable import AdvertisementCodec
 @testable import BeaconHost
+import BeaconReports
 import Foundation
 import Testing
 
@@ -201,6 +202,38 @@ extension Rig {
               + "both 100 ms: \(after.fast) and \(after.slow)")
         #expect(before.fast >= 15 && before.slow >= 2 && before.fast >= 3 * before.slow, "\(before)")
         #expect(after.slow >= 15 && 2 * after.slow >= after.fast, "\(after)")
+    }
+
+    /// `--beacon ...,address=static` and `rotate-address=1`: an independent scanner hears one
+    /// beacon from the controller's public address, one from a static random address of its
+    /// own all along, and one from a new non-resolvable address every second.
+    @Test func eachBeaconAdvertisesFromItsOwnAddressAndOneRotates() throws {
+        let device = "tcp:127.0.0.1:\(port)"
+        let uuid = "uuid=39ED98FF-2900-441A-802F-9C398FC199D2,major=101"
+        let emitter = try BackgroundProcess.beaconEmit(["-i", device, "--duration", "6", "--beacon", "\(uuid),minor=1",
+                                                        "--beacon", "\(uuid),minor=2,address=static",
+                                                        "--beacon", "\(uuid),minor=3,rotate-address=1"])
+        defer { emitter.signal(SIGTERM); emitter.wait() }
+        #expect(emitter.waitForOutput("advertising on"), "\(emitter.stderr)")
+        let scan = try runBeaconEmit(["scan", "-i", device, "--json", "--duplicates", "--duration", "4.5"])
+        #expect(scan.status == 0, "\(scan.stderr)")
+        var from: [Int: [(address: String, type: String)]] = [:]
+        for line in scan.stdoutLines.compactMap({ JSONValue(parsing: $0) }) {
+            guard let minor = line["minor"]?.integer, let address = line["address"]?.string,
+                  let type = line["addressType"]?.string else { continue }
+            if !(from[minor] ?? []).contains(where: { $0.address == address }) { from[minor, default: []].append((address, type)) }
+        }
+        #expect(from[1]?.count == 1 && from[1]?.first?.type == "public", "\(from)")
+        let made = from[2] ?? []
+        #expect(made.count == 1 && made.first?.type == "random" && (made.first?.address.first.map { "CDEF".contains($0) } ?? false),
+                "one static random address (top bits 11): \(from)")
+        let rotated = from[3] ?? []
+        #expect(rotated.count >= 3 && rotated.allSatisfy { $0.type == "random" && "0123".contains($0.address.first ?? "x") },
+                "a new non-resolvable address (top bits 00) every second: \(from)")
+        print("advertise: beacon 3 heard from \(rotated.count) addresses in 4.5 s; beacon 2 from \(made.first?.address ?? "?")")
+        emitter.signal(SIGTERM)
+        emitter.wait()
+        #expect(emitter.stderr.contains("moving: beacon 3: new address "), "\(emitter.stderr)")
     }
 
     @Test(.notUnderEmulation("a TLM frame of each update heard within a window set for native speed"))

@@ -110,6 +110,59 @@ import Testing
         #expect(legacy.sent.count == sent)
     }
 
+    /// A beacon's own address: its set's parameters say random, then that set's random address;
+    /// a made-up one is kept through a restore and new parameters, and renewed in place (after a
+    /// Command Disallowed, around a disable from then on).
+    @Test func aBeaconsOwnAddressIsItsSetsAndRenewedOnIt() throws {
+        let given = try BluetoothAddress(parsing: "C0:11:22:33:44:55")
+        let transport = ScriptedTransport(answeringEverything: true)
+        let advertiser = Advertiser(controller: HCIController(transport: transport),
+                                    options: AdvertisingOptions(beacons: Self.beacons,
+                                                                beaconParameters: [.run, BeaconParameters(address: .random(given)),
+                                                                                   BeaconParameters(address: .generatedStaticRandom)]))
+        try advertiser.start(capabilities: capabilities(extended: true))
+        func addresses() -> [[UInt8]] { transport.sent.filter { $0.prefix(2) == [0x35, 0x20] } }
+        let parameters = transport.sent.filter { $0.prefix(2) == [0x36, 0x20] }
+        #expect(parameters.map { $0[13] } == [0x00, 0x01, 0x01], "own address type: public, random, random")
+        let made = try #require(addresses().last)
+        #expect(addresses().count == 2 && addresses()[0] == hex("35 20 07 01 55 44 33 22 11 C0"))
+        #expect(made[3] == 2 && BluetoothAddress(littleEndian: made.dropFirst(4)).isStaticRandom)
+        try advertiser.restore(controllerWasReset: true)
+        try advertiser.update(2, to: Self.beacons[2], parameters: BeaconParameters(intervalUnits: 320, address: .generatedStaticRandom))
+        #expect(addresses().suffix(2) == [made, made], "kept through a restore and new parameters")
+        let sent = transport.sent.count
+        let renewed = try advertiser.renewAddress(2)
+        #expect(Array(transport.sent.dropFirst(sent)) == [hex("35 20 07 02") + renewed.littleEndianBytes], "in place")
+        #expect(renewed.isStaticRandom && renewed != BluetoothAddress(littleEndian: made.dropFirst(4)))
+        #expect(throws: HostError.self) { try advertiser.renewAddress(1) }  // a given address is not renewed
+    }
+
+    /// A controller that takes a set's address only while the set is disabled: the renewal is
+    /// made around a disable, from then on at once.
+    @Test func aRenewalTheControllerRefusesInPlaceGoesAroundADisable() throws {
+        let transport = ScriptedTransport(answeringEverything: true)
+        let advertiser = Advertiser(controller: HCIController(transport: transport),
+                                    options: AdvertisingOptions(beacons: [referenceBeacon],
+                                                                beaconParameters: [BeaconParameters(address: .generatedNonResolvable)]))
+        try advertiser.start(capabilities: capabilities(extended: true))
+        transport.refuse(opcode: 0x2035, status: 0x0C, times: 1)
+        let sent = transport.sent.count
+        try advertiser.renewAddress(0)
+        try advertiser.renewAddress(0)
+        #expect(transport.sent.dropFirst(sent).map { $0[0] } == [0x35, 0x39, 0x35, 0x39, 0x39, 0x35, 0x39])
+    }
+
+    /// Through the kernel, which picks the address itself: a beacon's own address is refused
+    /// before anything is added.
+    @Test func throughTheKernelAnOwnAddressIsRefused() {
+        let kernel = ScriptedKernel([featuresStep(maximum: 2)])
+        let advertiser = ManagedAdvertiser(client: MgmtClient(transport: kernel, index: 0),
+                                           options: AdvertisingOptions(beacons: [referenceBeacon],
+                                                                       beaconParameters: [BeaconParameters(address: .generatedStaticRandom)]))
+        #expect { try advertiser.start() } throws: { "\($0)".contains("the kernel picks the address") && "\($0)".contains("--access raw") }
+        #expect(kernel.remainingSteps == 0)
+    }
+
     /// Through the kernel: the instance's parameters carry the beacon's interval, and a change
     /// gives them again (the kernel sets the instance up anew).
     @Test func throughTheKernelAnInstanceHasItsBeaconsInterval() throws {

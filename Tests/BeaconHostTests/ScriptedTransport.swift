@@ -19,6 +19,13 @@ final class ScriptedTransport: PacketTransport {
 
     /// Answers every command with success (and zeroed return parameters) instead of a script.
     private let answeringEverything: Bool
+    /// While answering everything: commands refused with a status, so many times each.
+    private var refusals: [UInt16: (status: UInt8, times: Int)] = [:]
+
+    /// While answering everything, refuses the next `times` commands with `opcode`, with `status`.
+    func refuse(opcode: UInt16, status: UInt8, times: Int) {
+        refusals[opcode] = (status, times)
+    }
 
     init(_ steps: [Step]) {
         script = Script(steps)
@@ -37,6 +44,11 @@ final class ScriptedTransport: PacketTransport {
         if closed || (closeWhenDone && script.steps.isEmpty) { throw .closed(transport: name) }
         if answeringEverything {
             let opcode = UInt16(packet.body[0]) | UInt16(packet.body[1]) << 8
+            if let refusal = refusals[opcode], refusal.times > 0 {
+                refusals[opcode] = (refusal.status, refusal.times - 1)
+                script.received(packet.body, answeredWith: complete(opcode, status: refusal.status))
+                return
+            }
             script.received(packet.body, answeredWith: complete(opcode, returning: [UInt8](repeating: 0, count: 8)))
             return
         }

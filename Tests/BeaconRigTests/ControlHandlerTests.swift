@@ -127,7 +127,7 @@ final class FakeLive: LiveAdvertising {
     }
 
     /// A beacon's own interval and TX power: given with add, shown by list, changed by update
-    /// alone or with data; an address of its own is a scenario's.
+    /// alone or with data; an address of its own and its rotation too.
     @Test func aBeaconsOwnParametersComeAndChangeThroughRequests() throws {
         let handler = handler
         let added = try reply(handler, #"{"command":"add","beacon":{"uuid":"\#(lobbyUUID)","major":1,"minor":3,"interval":500,"txPower":-8}}"#)
@@ -144,8 +144,15 @@ final class FakeLive: LiveAdvertising {
         // Data and a parameter in one request.
         #expect(try reply(handler, #"{"command":"update","id":1,"fields":"minor=7,tx-power=4"}"#)["ok"] as? Bool == true)
         #expect(live.beacons[0] == Self.beacon(7) && live.parameters[0] == BeaconParameters(txPower: 4))
+        // An address of its own, then its rotation: the made-up kind kept.
+        #expect(try reply(handler, #"{"command":"update","id":2,"fields":{"address":"static"}}"#)["ok"] as? Bool == true)
+        #expect(try reply(handler, #"{"command":"update","id":2,"fields":{"rotateAddress":30}}"#)["ok"] as? Bool == true)
+        #expect(live.parameters[1] == BeaconParameters(address: .generatedStaticRandom, addressRotation: 30))
+        let shown = try #require((try reply(handler, #"{"command":"list"}"#)["beacons"] as? [[String: Any]])?[1])
+        #expect(shown["address"] as? String == "static" && shown["rotateAddress"] as? Double == 30, "\(shown)")
         let changes = live.changes
-        for refused in [#"{"command":"update","id":1,"fields":{"address":"static"}}"#,
+        for refused in [#"{"command":"update","id":1,"fields":{"address":"nowhere"}}"#,
+                        #"{"command":"update","id":2,"fields":{"address":"C0:11:22:33:44:55"}}"#,
                         #"{"command":"update","id":1,"fields":{"interval":5}}"#,
                         #"{"command":"update","id":1,"fields":{"txPower":"4"}}"#] {
             let answer = try reply(handler, refused)

@@ -298,8 +298,8 @@ import Testing
         #expect(json.count == 1)
     }
 
-    /// A configuration file's beacon with its own interval and TX power: read apart from its
-    /// data; an address of its own is refused there (it is a scenario's).
+    /// A configuration file's beacon with its own parameters: read apart from its data; a
+    /// rotation of a fixed address refused.
     @Test func aListedBeaconsOwnParametersAreRead() throws {
         let entries = try parser.beaconEntries("""
             beacons:
@@ -313,7 +313,7 @@ import Testing
               - {uuid: \(lobbyUUID), major: 1, minor: 3}
             """)))
         #expect(throws: ScenarioError.self) {
-            try parser.beaconEntries("beacons:\n  - {uuid: \(lobbyUUID), major: 1, minor: 2, rotateAddress: 10}\n")
+            try parser.beaconEntries("beacons:\n  - {uuid: \(lobbyUUID), major: 1, minor: 2, rotateAddress: 10, address: C0:11:22:33:44:55}\n")
         }
     }
 

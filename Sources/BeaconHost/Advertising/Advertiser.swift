@@ -28,6 +28,9 @@ package final class Advertiser {
     /// How many sets the controller has (read at start for more than one beacon, else at
     /// the first `add`).
     private var numberOfSets: Int?
+    /// The controller refused a set's new random address while the set was enabled (before
+    /// Core 5.3 it may): renewals disable the set around it from then on.
+    private var addressChangeNeedsDisable = false
     /// Sets this advertiser created that no beacon uses: one a failed `add` could not remove,
     /// one whose removal was refused after it was disabled, one a reverted change had added.
     /// Removed at the next restore or stop.
@@ -90,6 +93,7 @@ package final class Advertiser {
             try options.checkLegacyInterval()
             for index in slots.parameters.indices { try checkLegacy(ownOf: index) }
         }
+        for index in slots.parameters.indices { try checkAddress(ownOf: index) }
         if slots.extendedPDUs && !extended {
             throw .unsupported("data over 31 bytes goes in extended advertising PDUs, which "
                                + (options.mode == .legacy ? "--legacy turned off" : "this controller lacks"))
@@ -129,28 +133,38 @@ package final class Advertiser {
             step("disable advertising (LE Set Advertising Enable 0x00)")
             try controller.sendDisable(LESetAdvertisingEnable(enable: false))
         }
-        if let address = plan.address {
-            step("set random address \(address)")
-            try controller.send(LESetRandomAddress(address: address), context: "address \(address)")
-        }
         try sendLegacyParameters(plan)
         try setLegacyData(data(0), scanResponse: slots.scanResponse(of: beacons[0]), label: 0)
         step("enable advertising (LE Set Advertising Enable 0x01)")
         try controller.send(LESetAdvertisingEnable(enable: true))
     }
 
-    /// Legacy advertising's parameters: the beacon's own interval where it has one (legacy
-    /// advertising carries beacons of their own parameters one at a time), else the run's.
+    /// Legacy advertising's random address where it has one, then its parameters: the
+    /// beacon's own interval and address where it has them (legacy advertising carries beacons
+    /// of their own parameters one at a time), else the run's.
     private func sendLegacyParameters(_ plan: AdvertisingPlan) throws(HostError) {
+        let address = slots.address(ofBeacon: 0, runs: plan.address)
+        if let address {
+            step("set random address \(address)")
+            try controller.send(LESetRandomAddress(address: address), context: "address \(address)")
+        }
         let interval = slots.parameters.first?.intervalUnits ?? options.intervalUnits
         let description = AdvertisingOptions.intervalDescription(units: interval)
         let parameters = LESetAdvertisingParameters(
             intervalMin: UInt16(interval), intervalMax: UInt16(interval),
             advertisingType: options.connectable ? .connectableUndirected
                 : slots.scannable ? .scannableUndirected : .nonConnectableUndirected,
-            ownAddressType: plan.addressIsRandom ? .randomDevice : .publicDevice)
+            ownAddressType: address != nil ? .randomDevice : .publicDevice)
         step("set parameters: \(parameters.advertisingType), interval \(description), channels 37 38 39")
         try controller.send(parameters, context: "interval \(description)")
+    }
+
+    /// Refuses beacon `index`'s own address where it cannot be: a non-resolvable one on
+    /// connectable advertising (a peer needs an address it can connect to again).
+    private func checkAddress(ownOf index: Int) throws(HostError) {
+        guard options.connectable, slots.parameters[index].address == .generatedNonResolvable else { return }
+        throw .unsupported("beacon \(index + 1): a non-resolvable address is for non-connectable advertising: drop "
+                           + "--connectable, or give it address=static")
     }
 
     /// Refuses beacon `index`'s own parameters that legacy advertising cannot take: a TX
@@ -187,10 +201,6 @@ package final class Advertiser {
         }
         for (position, handle) in plan.handles.enumerated() {
             try sendExtendedParameters(handle: handle, beacon: beaconOffset + position, plan: plan)
-            if let address = plan.address {
-                step("set \(handle): random address \(address)")
-                try controller.send(LESetAdvertisingSetRandomAddress(handle: handle, address: address))
-            }
             try setExtendedData(handle: handle, data(beaconOffset + position),
                                 scanResponse: slots.scanResponse(of: beacons[beaconOffset + position]), label: beaconOffset + position)
         }
@@ -198,9 +208,11 @@ package final class Advertiser {
         try controller.send(LESetExtendedAdvertisingEnable(enable: true, sets: plan.handles.map { .init(handle: $0) }))
     }
 
-    /// Set `handle`'s parameters for beacon `index`: its own interval and TX power, else the run's.
+    /// Set `handle`'s parameters for beacon `index` (its own interval, TX power and address,
+    /// else the run's), then the set's random address where it has one.
     private func sendExtendedParameters(handle: UInt8, beacon index: Int, plan: AdvertisingPlan) throws(HostError) {
         let own = slots.parameters[index]
+        let address = slots.address(ofBeacon: index, runs: plan.address)
         let interval = own.intervalUnits ?? options.intervalUnits
         let txPower = own.txPower ?? options.txPower
         let parameters = LESetExtendedAdvertisingParameters(
@@ -208,7 +220,7 @@ package final class Advertiser {
                 : options.connectable ? .legacyConnectable
                 : slots.scannable ? [.legacyPDU, .scannable] : .legacyNonConnectable,
             primaryIntervalMin: interval, primaryIntervalMax: interval,
-            ownAddressType: plan.addressIsRandom ? .randomDevice : .publicDevice,
+            ownAddressType: address != nil ? .randomDevice : .publicDevice,
             txPower: txPower ?? LESetExtendedAdvertisingParameters.noTxPowerPreference,
             primaryPHY: options.phy.hciValue, secondaryPHY: options.phy.hciValue,
             sid: UInt8(index & 0x0F))
@@ -220,12 +232,57 @@ package final class Advertiser {
              + sent + (options.phy == .coded ? ", LE Coded PHY" : ""))
         let selected = try controller.send(parameters, context: sent)
         if txPower != nil { step("set \(handle): controller chose TX power \(selected.selectedTxPower) dBm") }
+        if let address {
+            step("set \(handle): random address \(address)")
+            try controller.send(LESetAdvertisingSetRandomAddress(handle: handle, address: address))
+        }
+    }
+
+    /// Gives beacon `index`, whose address is made up (`address=static` or `non-resolvable`),
+    /// a new one of the same kind on its running set: in place where the controller allows it
+    /// (Core 5.3 on: non-connectable advertising goes on from the new address at its next
+    /// event); where it refuses, the set disabled around it, and so from then on. Legacy
+    /// advertising takes its one random address only while disabled.
+    /// - Returns: the new address.
+    @discardableResult
+    public func renewAddress(_ index: Int) throws(HostError) -> BluetoothAddress {
+        try atomically { () throws(HostError) in
+            guard let plan, !plan.rotating else { throw .unsupported("beacon \(index + 1) has no set of its own") }
+            let address = try slots.renewAddress(ofBeacon: index)
+            step("beacon \(index + 1): new address \(address)")
+            switch plan.mode {
+            case .legacy:
+                try controller.sendDisable(LESetAdvertisingEnable(enable: false))
+                try enablingAgain(LESetAdvertisingEnable(enable: true)) { () throws(HostError) in
+                    try controller.send(LESetRandomAddress(address: address), context: "address \(address)")
+                }
+            case .extended:
+                let handle = plan.handles[index]
+                let command = LESetAdvertisingSetRandomAddress(handle: handle, address: address)
+                if !addressChangeNeedsDisable {
+                    do throws(HostError) {
+                        try controller.send(command, context: "address \(address)")
+                        return address
+                    } catch let .controllerRefused(_, status, _) where status == .commandDisallowed {
+                        step("the controller takes a set's address only while the set is disabled: disabling it around each new one")
+                        addressChangeNeedsDisable = true
+                    }
+                }
+                try controller.send(LESetExtendedAdvertisingEnable(enable: false, sets: [.init(handle: handle)]))
+                try enablingAgain(LESetExtendedAdvertisingEnable(enable: true, sets: [.init(handle: handle)])) { () throws(HostError) in
+                    try controller.send(command, context: "address \(address)")
+                }
+            case .managed: break  // ManagedAdvertiser's
+            }
+            return address
+        }
     }
 
     /// Gives beacon `index`'s set (legacy advertising: the one) the beacon's parameters now:
     /// disabled for them (a controller takes parameters only then), enabled again, its data
     /// and address kept. Refused parameters leave it enabled with the ones it had.
     func setParameters(onSlotOf index: Int, plan: AdvertisingPlan) throws(HostError) {
+        try checkAddress(ownOf: index)
         switch plan.mode {
         case .legacy:
             try checkLegacy(ownOf: index)

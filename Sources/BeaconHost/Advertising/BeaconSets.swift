@@ -119,6 +119,10 @@ public protocol LiveAdvertising: AnyObject {
     /// Adds a beacon with parameters of its own.
     /// - Returns: the new beacon's index.
     func add(_ beacon: Beacon, parameters: BeaconParameters) throws(HostError) -> Int
+    /// Gives beacon `index`, whose address is made up, a new one of the same kind on its set.
+    /// - Returns: the new address.
+    @discardableResult
+    func renewAddress(_ index: Int) throws(HostError) -> BluetoothAddress
     func remove(_ index: Int) throws(HostError)
     /// Puts another frame on beacon `index`'s set for now, the beacon unchanged (interleaving).
     func show(_ index: Int, _ frame: Beacon) throws(HostError)
@@ -141,6 +145,12 @@ extension LiveAdvertising {
     public func add(_ beacon: Beacon, parameters own: BeaconParameters) throws(HostError) -> Int {
         guard own == .run else { throw Self.noOwnParameters }
         return try add(beacon)
+    }
+
+    /// No beacon has an address of its own here.
+    @discardableResult
+    public func renewAddress(_ index: Int) throws(HostError) -> BluetoothAddress {
+        throw .unsupported("beacon \(index + 1) has no address of its own made up here")
     }
 
     private static var noOwnParameters: HostError { .unsupported("this emitter gives its beacons no parameters of their own") }

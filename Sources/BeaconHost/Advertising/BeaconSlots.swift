@@ -32,8 +32,13 @@ protocol SlotBackend: AnyObject {
 final class BeaconSlots {
     /// The beacons advertised now.
     var beacons: [Beacon]
-    /// Each beacon's own parameters (interval, TX power; `.run`: the run's), in the beacons' order.
+    /// Each beacon's own parameters (interval, TX power, address; `.run`: the run's), in the
+    /// beacons' order.
     var parameters: [BeaconParameters]
+    /// An address made up for a beacon that asked for one (`static`, `non-resolvable`), in the
+    /// beacons' order: kept through restores and changes until its kind changes or it is renewed.
+    typealias MadeAddress = (kind: AdvertisingOptions.Address, address: BluetoothAddress)
+    var madeAddresses: [MadeAddress?]
     var plan: AdvertisingPlan?
     /// The beacon on the air while beacons take turns.
     var rotationIndex = 0
@@ -54,6 +59,7 @@ final class BeaconSlots {
     init(beacons: [Beacon], parameters: [BeaconParameters] = [], extendedPDUs: Bool = false) {
         self.beacons = beacons
         self.parameters = parameters.count == beacons.count ? parameters : beacons.map { _ in .run }
+        madeAddresses = beacons.map { _ in nil }
         scannable = beacons.contains { $0.scanResponseData != nil }
         self.extendedPDUs = extendedPDUs || beacons.contains(where: \.needsExtendedPDU)
     }
@@ -67,15 +73,32 @@ final class BeaconSlots {
                                + "advertise them apart")
         }
         for (index, beacon) in beacons.enumerated() { _ = try beacon.pduData(label: "beacon \(index + 1)", extendedPDUs: extendedPDUs) }
-        for (index, own) in parameters.enumerated() { try Self.checkOwn(own, of: index) }
     }
 
-    /// Refuses what a beacon's own parameters cannot say here: an address of its own.
-    private static func checkOwn(_ own: BeaconParameters, of index: Int) throws(HostError) {
-        guard own.address == nil && own.addressRotation == nil else {
-            throw .unsupported("beacon \(index + 1): an address of a beacon's own is a scenario beacon's (beacon-emit run); "
-                               + "here --random-address applies to every beacon")
+    /// The random address beacon `index`'s set advertises from where the beacon has one of its
+    /// own: given, or made up (once, then kept until its kind changes or it is renewed); nil
+    /// for the public address; `runs` (the run's) where it has none.
+    func address(ofBeacon index: Int, runs: BluetoothAddress?) -> BluetoothAddress? {
+        switch parameters[index].address {
+        case nil: return runs
+        case .publicAddress?: return nil
+        case let .random(address)?: return address
+        case let kind?:
+            if let made = madeAddresses[index], made.kind == kind { return made.address }
+            let address = kind.make()!
+            madeAddresses[index] = (kind, address)
+            return address
         }
+    }
+
+    /// Gives beacon `index`, whose address is made up, a new one of the same kind (in the books).
+    func renewAddress(ofBeacon index: Int) throws(HostError) -> BluetoothAddress {
+        guard beacons.indices.contains(index), let kind = parameters[index].address, kind.isMadeUp else {
+            throw .unsupported("beacon \(index + 1) has no address of its own made up (address=static or non-resolvable)")
+        }
+        let address = kind.make()!
+        madeAddresses[index] = (kind, address)
+        return address
     }
 
     /// Refuses turns (`rotating`) while a beacon has parameters of its own: a slot that
@@ -104,13 +127,16 @@ final class BeaconSlots {
     }
 
     /// The books a failed change puts back.
-    var liveState: LiveState { LiveState(beacons: beacons, parameters: parameters, plan: plan, rotationIndex: rotationIndex) }
+    var liveState: LiveState {
+        LiveState(beacons: beacons, parameters: parameters, madeAddresses: madeAddresses, plan: plan, rotationIndex: rotationIndex)
+    }
 
     /// Makes `state` the books again; a slot the failed change created stays ours, as a leftover.
     func revert(to state: LiveState) {
         leftovers.formUnion(Set(plan?.handles ?? []).subtracting(state.plan?.handles ?? []))
         beacons = state.beacons
         parameters = state.parameters
+        madeAddresses = state.madeAddresses
         plan = state.plan
         rotationIndex = state.rotationIndex
     }
@@ -128,7 +154,6 @@ final class BeaconSlots {
         let dataChanged = beacon != beacons[index]
         beacons[index] = beacon
         if let own, own != parameters[index] {
-            try Self.checkOwn(own, of: index)
             parameters[index] = own
             try checkTurns(rotating: plan.rotating)
             try backend.setParameters(onSlotOf: index, plan: plan)
@@ -161,9 +186,9 @@ final class BeaconSlots {
         guard var plan else { throw .unsupported("not advertising") }
         _ = try beacon.pduData(extendedPDUs: extendedPDUs)
         try checkScannable(beacon)
-        try Self.checkOwn(own, of: beacons.count)
         beacons.append(beacon)
         parameters.append(own)
+        madeAddresses.append(nil)
         if !plan.rotating, let slot = try backend.addSlot(forBeacon: beacons.count - 1, plan: plan) {
             plan.handles.append(slot)
         } else {
@@ -182,6 +207,7 @@ final class BeaconSlots {
         try BeaconRemoval.check(index, of: beacons.count)
         beacons.remove(at: index)
         parameters.remove(at: index)
+        madeAddresses.remove(at: index)
         if plan.rotating {
             let wasOnAir: Bool
             (rotationIndex, wasOnAir) = BeaconRemoval.turn(afterRemoving: index, turn: rotationIndex, remaining: beacons.count)

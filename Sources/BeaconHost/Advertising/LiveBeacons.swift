@@ -6,6 +6,7 @@ import AdvertisementCodec
 struct LiveState {
     var beacons: [Beacon]
     var parameters: [BeaconParameters]
+    var madeAddresses: [BeaconSlots.MadeAddress?]
     var plan: AdvertisingPlan?
     var rotationIndex: Int
 }
@@ -71,6 +72,11 @@ public final class LiveBeacons: LiveAdvertising {
 
     public func add(_ beacon: Beacon, parameters: BeaconParameters) throws(HostError) -> Int {
         try change { (advertiser: any RevertibleAdvertiser) throws(HostError) in try advertiser.add(beacon, parameters: parameters) }
+    }
+
+    @discardableResult
+    public func renewAddress(_ index: Int) throws(HostError) -> BluetoothAddress {
+        try change { (advertiser: any RevertibleAdvertiser) throws(HostError) in try advertiser.renewAddress(index) }
     }
 
     public func remove(_ index: Int) throws(HostError) {

@@ -218,6 +218,10 @@ package final class ManagedAdvertiser {
     /// power the kernel cannot set.
     private func checkOwn(ofBeacon index: Int) throws(HostError) {
         let own = slots.parameters[index]
+        if own.address != nil {
+            throw .unsupported("beacon \(index + 1)'s own address: through the management API the kernel picks the address "
+                               + "beacons go out from (a new non-resolvable random one for each instance): use --access raw")
+        }
         guard own != .run, let features else { return }
         if !features.acceptsIntervals || features.legacyAdvertisingOnly || slots.scannable {
             throw .unsupported("beacon \(index + 1)'s own \(own.description): the kernel advertises "

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+import AdvertisementCodec
+import LinuxSystem
+
+/// Gives each beacon that asks for it (`rotate-address=S`) a new made-up address every S
+/// seconds, on its running set: a `RunLoopSource` of the emitter's loop whose `due` is the next
+/// renewal (its descriptor, a pipe nobody writes, never wakes the loop). A beacon that gains
+/// or loses its rotation through a control `update` is scheduled anew; a renewal the
+/// controller refuses, or that finds the beacons off the air, is said and tried again a
+/// period later.
+package final class AddressRotation: RunLoopSource {
+    private let session: any LiveAdvertising
+    private let idle: WakePipe
+    /// When each rotating beacon (by index) gets its next address.
+    private var next: [Int: ContinuousClock.Instant] = [:]
+    private let report: (String) -> Void
+
+    /// - Parameter report: each new address, and each renewal that failed.
+    public init(session: any LiveAdvertising, report: @escaping (String) -> Void) throws(HostError) {
+        self.session = session
+        self.report = report
+        do {
+            idle = try WakePipe()
+        } catch {
+            throw .unsupported(error.description)
+        }
+    }
+
+    public var descriptor: Int32 { idle.descriptor }
+
+    public var due: ContinuousClock.Instant? {
+        schedule()
+        return next.values.min()
+    }
+
+    public func serve() {
+        schedule()
+        let now = ContinuousClock.now
+        let parameters = session.parameters
+        for (index, at) in next.sorted(by: { $0.key < $1.key }) where at <= now {
+            guard let period = parameters[index].addressRotation else { continue }
+            next[index] = now + .milliseconds(Int64(period * 1000))
+            do {
+                let address = try session.renewAddress(index)
+                report("beacon \(index + 1): new address \(address)")
+            } catch {
+                report("beacon \(index + 1): no new address: \(error); tried again in \(period) s")
+            }
+        }
+    }
+
+    /// Every beacon with a rotation has a time; one without (or gone) has none.
+    private func schedule() {
+        let parameters = session.parameters
+        next = next.filter { parameters.indices.contains($0.key) && parameters[$0.key].addressRotation != nil }
+        for (index, own) in parameters.enumerated() where next[index] == nil {
+            if let period = own.addressRotation { next[index] = .now + .milliseconds(Int64(period * 1000)) }
+        }
+    }
+}
