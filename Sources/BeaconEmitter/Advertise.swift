@@ -284,6 +284,9 @@ struct Advertise: ParsableCommand {
                 hci?.controller.trace = { printer.progress("  " + $0) }
                 mgmt?.client.trace = { printer.progress("  " + $0) }
             }, report: printer.handle)
+            for (index, address) in advertisement.live.ownAddresses.enumerated() {
+                if let address { printer.progress("beacon \(index + 1) advertises from \(address), an address of its own") }
+            }
             if let connection = advertisement.connection, connection.virtualController != nil {
                 try showVirtualRoundTrip(connection, expected: options.beacons, printer: printer)
             }

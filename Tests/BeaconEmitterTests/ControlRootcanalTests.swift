@@ -234,6 +234,8 @@ extension Rig {
         emitter.signal(SIGTERM)
         emitter.wait()
         #expect(emitter.stderr.contains("moving: beacon 3: new address "), "\(emitter.stderr)")
+        #expect(emitter.stderr.contains("beacon 2 advertises from \(made.first?.address ?? "?"), an address of its own"),
+                "\(emitter.stderr)")
     }
 
     @Test(.notUnderEmulation("a TLM frame of each update heard within a window set for native speed"))

@@ -394,6 +394,9 @@ package final class Advertiser {
     /// Each beacon's own parameters, in order.
     public var parameters: [BeaconParameters] { slots.parameters }
 
+    /// The random address of its own each beacon's set advertises from (nil: none of its own).
+    public var ownAddresses: [BluetoothAddress?] { slots.parameters.indices.map { slots.ownAddress(ofBeacon: $0) } }
+
     /// A set of its own for the new beacon `index` with extended advertising (nil: legacy
     /// advertising, where it joins the turns).
     func addSlot(forBeacon index: Int, plan: AdvertisingPlan) throws(HostError) -> UInt8? {

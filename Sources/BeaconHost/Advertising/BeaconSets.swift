@@ -123,6 +123,9 @@ public protocol LiveAdvertising: AnyObject {
     /// - Returns: the new address.
     @discardableResult
     func renewAddress(_ index: Int) throws(HostError) -> BluetoothAddress
+    /// The random address of its own each beacon's set advertises from (nil: none of its own),
+    /// in the beacons' order.
+    var ownAddresses: [BluetoothAddress?] { get }
     func remove(_ index: Int) throws(HostError)
     /// Puts another frame on beacon `index`'s set for now, the beacon unchanged (interleaving).
     func show(_ index: Int, _ frame: Beacon) throws(HostError)
@@ -146,6 +149,9 @@ extension LiveAdvertising {
         guard own == .run else { throw Self.noOwnParameters }
         return try add(beacon)
     }
+
+    /// No beacon has an address of its own here.
+    public var ownAddresses: [BluetoothAddress?] { beacons.map { _ in nil } }
 
     /// No beacon has an address of its own here.
     @discardableResult

@@ -91,6 +91,16 @@ final class BeaconSlots {
         }
     }
 
+    /// The random address of its own beacon `index`'s set advertises from now (given, or made
+    /// up and in use); nil where it has none of its own or none was made yet.
+    func ownAddress(ofBeacon index: Int) -> BluetoothAddress? {
+        switch parameters[index].address {
+        case let .random(address)?: address
+        case let kind? where kind.isMadeUp: madeAddresses[index].flatMap { $0.kind == kind ? $0.address : nil }
+        default: nil
+        }
+    }
+
     /// Gives beacon `index`, whose address is made up, a new one of the same kind (in the books).
     func renewAddress(ofBeacon index: Int) throws(HostError) -> BluetoothAddress {
         guard beacons.indices.contains(index), let kind = parameters[index].address, kind.isMadeUp else {

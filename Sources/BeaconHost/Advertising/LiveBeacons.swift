@@ -55,6 +55,7 @@ public final class LiveBeacons: LiveAdvertising {
 
     public var beacons: [Beacon] { advertiser?.beacons ?? [] }
     public var parameters: [BeaconParameters] { advertiser?.parameters ?? [] }
+    public var ownAddresses: [BluetoothAddress?] { advertiser?.ownAddresses ?? [] }
 
     public func update(_ index: Int, to beacon: Beacon) throws(HostError) {
         try update(index, to: beacon, parameters: nil)
