@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+@testable import AdvertisementCodec
+@testable import BeaconHost
+import Foundation
+import Testing
+
+/// The rotation of beacons' own addresses on the emitter's loop: due when the first rotating
+/// beacon's period has passed, each renewed on its own period, a refusal said and tried again
+/// a period later, a beacon that stops rotating (or goes) left alone.
+@Suite struct AddressRotationTests {
+    final class Live: LiveAdvertising {
+        var beacons: [Beacon]
+        var parameters: [BeaconParameters]
+        var renewed: [Int] = []
+        var refuseNext = false
+        init(_ parameters: [BeaconParameters]) {
+            self.parameters = parameters
+            beacons = parameters.map { _ in referenceBeacon }
+        }
+        func update(_ index: Int, to beacon: Beacon) throws(HostError) {}
+        func add(_ beacon: Beacon) throws(HostError) -> Int { 0 }
+        func remove(_ index: Int) throws(HostError) {}
+        func show(_ index: Int, _ frame: Beacon) throws(HostError) {}
+        func renewAddress(_ index: Int) throws(HostError) -> BluetoothAddress {
+            if refuseNext {
+                refuseNext = false
+                throw .controllerRefused(opcode: .leSetAdvertisingSetRandomAddress, status: .commandDisallowed, context: nil)
+            }
+            renewed.append(index)
+            return BluetoothAddress(0x1000 + UInt64(index))
+        }
+    }
+
+    @Test func eachRotatingBeaconIsRenewedOnItsPeriod() throws {
+        let live = Live([.run, BeaconParameters(address: .generatedNonResolvable, addressRotation: 0.05),
+                         BeaconParameters(address: .generatedStaticRandom, addressRotation: 60)])
+        var said: [String] = []
+        let rotation = try AddressRotation(session: live, report: { said.append($0) })
+        let started = ContinuousClock.now
+        let first = try #require(rotation.due)
+        #expect(first > started && first <= started + .milliseconds(60), "the first rotating beacon's period")
+        rotation.serve()
+        #expect(live.renewed.isEmpty, "nothing is due yet")
+        // The loop's part: serve when due, until beacon 2 had three new addresses (bounded).
+        while live.renewed.filter({ $0 == 1 }).count < 3 && ContinuousClock.now < started + .seconds(5) {
+            if let due = rotation.due, due <= .now { rotation.serve() }
+            Thread.sleep(forTimeInterval: 0.005)
+        }
+        #expect(live.renewed == [1, 1, 1], "beacon 2 every 50 ms; beacon 3 (60 s) and beacon 1 (none) not: \(live.renewed)")
+        #expect(started.duration(to: .now) >= .milliseconds(150), "each a period after the one before")
+        #expect(said.contains("beacon 2: new address 00:00:00:00:10:01"), "\(said)")
+
+        // A refusal is said; the beacon's rotation stopped (an update): no more renewals.
+        live.refuseNext = true
+        Thread.sleep(forTimeInterval: 0.06)
+        rotation.serve()
+        #expect(said.last?.hasPrefix("beacon 2: no new address: controller refused") == true, "\(said)")
+        live.parameters[1] = .run
+        live.parameters[2] = .run
+        #expect(rotation.due == nil)
+    }
+}
