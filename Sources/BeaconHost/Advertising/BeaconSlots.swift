@@ -82,9 +82,9 @@ final class BeaconSlots {
         switch parameters[index].address {
         case nil: return runs
         case .publicAddress?: return nil
-        case let .random(address)?: return address
         case let kind?:
-            if let made = madeAddresses[index], made.kind == kind { return made.address }
+            if let own = ownAddress(ofBeacon: index) { return own }
+            // Only a made-up kind has none yet.
             let address = kind.make()!
             madeAddresses[index] = (kind, address)
             return address
