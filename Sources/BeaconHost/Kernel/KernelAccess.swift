@@ -68,7 +68,7 @@ package final class ManagementConnection {
                 information.currentSettings = try client.send(SetLowEnergy(enabled: true)).currentSettings
             }
             if !settings.contains(.powered) {
-                information.currentSettings = try client.send(SetPowered(powered: true)).currentSettings
+                information.currentSettings = try client.send(SetPowered(powered: true), timeout: MgmtClient.powerOnTimeout).currentSettings
             }
         }
         if information.currentSettings.contains(.advertising) {

@@ -214,7 +214,7 @@ package final class ManagedSession: AdvertisingSession {
                 }
                 if !current.contains(.powered) {
                     log?("the adapter is back: power it on (--up)")
-                    settings = (try? client.send(SetPowered(powered: true)))?.currentSettings ?? settings
+                    settings = (try? client.send(SetPowered(powered: true), timeout: MgmtClient.powerOnTimeout))?.currentSettings ?? settings
                 }
             }
             powered = settings?.contains(.powered) ?? false

@@ -22,23 +22,30 @@ extension MgmtClient {
         device = "hci\(index)"
     }
     /// The adapter's name in messages: `hci0`.
+    /// How long powering an adapter on may take: the kernel runs the controller's whole
+    /// initialization first (allowing each command 10 s), which a USB dongle or a controller
+    /// behind a slow link takes seconds over.
+    public static let powerOnTimeout = Duration.seconds(10)
+
     public var adapter: String { device }
 
     /// Sends `command` to the adapter (or, with `global`, to no adapter) and returns its
     /// return parameters.
-    /// - Parameter context: the values sent, for the message if the kernel refuses.
+    /// - Parameters:
+    ///   - context: the values sent, for the message if the kernel refuses.
+    ///   - timeout: how long the answer may take (nil: `commandTimeout`).
     /// - Throws: `HostError.managementRefused` with the status, `.commandTimeout` when no
     ///   answer arrives in time, `.transport` when the socket fails.
     @discardableResult
-    public func send<C: MgmtCommand>(_ command: C, global: Bool = false, context: String? = nil) throws(HostError)
-        -> C.ReturnParameters {
+    public func send<C: MgmtCommand>(_ command: C, global: Bool = false, context: String? = nil,
+                                     timeout: Duration? = nil) throws(HostError) -> C.ReturnParameters {
         let target = global ? MgmtPacket.nonController : index
         let packet = command.packet(index: target)
         let name = C.opcode.name ?? C.opcode.description
-        let timeout = commandTimeout
+        let timeout = timeout ?? commandTimeout
         let adapter = adapter
         let returnParameters = try exchange(
-            packet, line: "> mgmt \(name) [\(HexText.format(packet.parameters, separator: " "))]",
+            packet, line: "> mgmt \(name) [\(HexText.format(packet.parameters, separator: " "))]", timeout: timeout,
             timedOut: { _ in .managementTimeout(opcode: C.opcode, timeout: timeout) }) {
             (event: MgmtEvent) throws(HostError) -> Answering<[UInt8]> in
             switch event {

@@ -110,10 +110,10 @@ package final class CommandEngine<Wire: CommandWire> {
     ///   - timedOut: the error when no answer comes within `commandTimeout`, given what was
     ///     passed over meanwhile (the answer may have been among what did not parse).
     ///   - answer: what an event means to this command; a refusal is thrown from it.
-    public func exchange<Answer>(_ packet: Wire.Packet, line: String,
+    public func exchange<Answer>(_ packet: Wire.Packet, line: String, timeout: Duration? = nil,
                           timedOut: (_ ignoredMeanwhile: String?) -> HostError,
                           answer: (Wire.Event) throws(HostError) -> Answering<Answer>) throws(HostError) -> Answer {
-        let deadline = ContinuousClock.now + commandTimeout
+        let deadline = ContinuousClock.now + (timeout ?? commandTimeout)
         let before = unsolicited
         while !wire.maySend {
             guard let event = try receive(until: deadline) else { throw timedOut(unsolicited.since(before).summary) }
