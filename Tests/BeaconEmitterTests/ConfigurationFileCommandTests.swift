@@ -87,7 +87,9 @@ import Testing
         #expect(mkfifo(path, 0o600) == 0)
         defer { try? FileManager.default.removeItem(atPath: path) }
         let yaml = "beacons:\\n  - {uuid: \(Self.uuid), major: 101, minor: 2}\\n"
-        let result = try runBeaconEmit(["-c", "printf '\(yaml)' > \"$1\" & exec timeout -k 2 10 \"$0\" advertise --config \"$1\" "
+        // A bound far above a run's start (three times it under emulation, as the other time bounds).
+        let bound = underEmulation ? 30 : 10
+        let result = try runBeaconEmit(["-c", "printf '\(yaml)' > \"$1\" & exec timeout -k 2 \(bound) \"$0\" advertise --config \"$1\" "
                                         + "--device tcp:127.0.0.1:1", try beaconEmitPath(), path], executable: "/bin/sh")
         // Killed by timeout instead when a second read waited for a writer.
         #expect(result.status == 69, "no controller there: \(result.stderr)")
