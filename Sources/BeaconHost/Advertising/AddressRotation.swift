@@ -40,7 +40,7 @@ package final class AddressRotation: RunLoopSource {
         let parameters = session.parameters
         for (index, at) in next.sorted(by: { $0.key < $1.key }) where at <= now {
             guard let period = parameters[index].addressRotation else { continue }
-            next[index] = now + .milliseconds(Int64(period * 1000))
+            next[index] = now + Self.duration(period)
             do {
                 let address = try session.renewAddress(index)
                 report("beacon \(index + 1): new address \(address)")
@@ -55,7 +55,10 @@ package final class AddressRotation: RunLoopSource {
         let parameters = session.parameters
         next = next.filter { parameters.indices.contains($0.key) && parameters[$0.key].addressRotation != nil }
         for (index, own) in parameters.enumerated() where next[index] == nil {
-            if let period = own.addressRotation { next[index] = .now + .milliseconds(Int64(period * 1000)) }
+            if let period = own.addressRotation { next[index] = .now + Self.duration(period) }
         }
     }
+
+    /// A rotation period in seconds, as a duration.
+    private static func duration(_ seconds: Double) -> Duration { .milliseconds(Int64(seconds * 1000)) }
 }
