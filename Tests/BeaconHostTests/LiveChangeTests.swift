@@ -42,8 +42,8 @@ import Testing
         let numberOfSets = ScriptedTransport.Step(command: hex("3B 20 00"), answers: [complete(0x203B, returning: [0x04])])
         let transport = ScriptedTransport(Self.started
             + [EmitterStartTests.readCommands(extended: true), numberOfSets]
-            + SetAdvertiserTests.adding(set: 1, data: Self.minor3Data)
-            + SetAdvertiserTests.removing(set: 0))
+            + ComeAndGoTests.adding(set: 1, data: Self.minor3Data)
+            + ComeAndGoTests.removing(set: 0))
         let advertiser = Advertiser(controller: HCIController(transport: transport),
                                     options: AdvertisingOptions(beacons: [referenceBeacon], mode: .extended))
         // One beacon at start: the number of sets was not read then, so the first add reads it.

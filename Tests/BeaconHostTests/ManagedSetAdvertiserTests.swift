@@ -51,7 +51,7 @@ import Testing
     /// new instance only.
     @Test func aTakenInstanceMovesWithItsChangesAndKeepsItsHandle() throws {
         let (sets, handle, kernel, monitor) = try sets(
-            [featuresStep(taken: [1, 2])] + addSteps(instance: 3, data: SetAdvertiserTests.minor3Data)
+            [featuresStep(taken: [1, 2])] + addSteps(instance: 3, data: ComeAndGoTests.minor3Data)
             + [completes(try AddExtendedAdvertisingData(instance: 3, advertisingData: referenceData), returning: [3]),
                completes(RemoveAdvertising(instance: 3), returning: [3])])
         #expect(handle == 2)
@@ -61,7 +61,7 @@ import Testing
         try sets.serve()
         #expect(sets.isOffAir)
         let sent = kernel.sent.count
-        try sets.update(handle, to: SetAdvertiserTests.minor3)
+        try sets.update(handle, to: ComeAndGoTests.minor3)
         #expect(kernel.sent.count == sent, "a change off the air goes into the books only")
         try serveAfterSettling(sets)
         #expect(!sets.isOffAir)
@@ -82,10 +82,10 @@ import Testing
     /// air sends nothing.
     @Test func aPowerCycleCostsOneGapAndTheBeaconGoesBackOnItsNumber() throws {
         let (sets, handle, kernel, _) = try sets(
-            [featuresStep(taken: [1, 2])] + addSteps(instance: 3, data: SetAdvertiserTests.minor3Data)
+            [featuresStep(taken: [1, 2])] + addSteps(instance: 3, data: ComeAndGoTests.minor3Data)
             + [featuresStep(taken: [1])] + addSteps(instance: 2)
             + [completes(RemoveAdvertising(instance: 2), returning: [2])])
-        let second = try sets.add(SetAdvertiserTests.minor3, parameters: .run)
+        let second = try sets.add(ComeAndGoTests.minor3, parameters: .run)
         #expect(second == 3)
         kernel.deliver([.newSettings([.lowEnergy]), .advertisingRemoved(instance: 2), .advertisingRemoved(instance: 3)])
         try sets.serve()

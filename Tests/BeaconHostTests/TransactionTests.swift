@@ -46,7 +46,7 @@ import Testing
     /// disable (the set is gone). The beacon stays in the list with its set, and the reset
     /// reaches the supervisor, whose restore puts both back.
     @Test func aRemoveThatAResetCutsShortKeepsTheBeaconAndItsSet() throws {
-        let (session, advertiser, transport) = try owned(SetAdvertiserTests.adding(set: 1, data: Self.minor3Data)
+        let (session, advertiser, transport) = try owned(ComeAndGoTests.adding(set: 1, data: Self.minor3Data)
             + [.init(command: hex("39 20 06 00 01 00 00 00 00  // disable set 0"),
                      answers: [complete(0x0C03), complete(0x2039, status: 0x42)])])
         #expect(try session.live.add(Self.minor3) == 1)
@@ -99,7 +99,7 @@ import Testing
     /// Disabled is off the air, as the list says: a set the controller then will not remove
     /// is a leftover, removed (with ours) at the next stop.
     @Test func aSetThatWillNotGoIsRemovedAtTheNextStop() throws {
-        let (session, advertiser, transport) = try owned(SetAdvertiserTests.adding(set: 1, data: Self.minor3Data)
+        let (session, advertiser, transport) = try owned(ComeAndGoTests.adding(set: 1, data: Self.minor3Data)
             + [.init(command: hex("39 20 06 00 01 01 00 00 00  // disable set 1"), answers: [complete(0x2039)]),
                .init(command: hex("3C 20 01 01  // remove set 1"), answers: [complete(0x203C, status: 0x0C)]),
                // The stop: the leftover first, then ours.
@@ -119,7 +119,7 @@ import Testing
     /// An add whose enable is answered by a Hardware Error: the new set is ours from its
     /// parameters on, so the clean-up that fails with the controller is left to the restore.
     @Test func anAddCutShortLeavesItsSetToTheRestore() throws {
-        var adding = SetAdvertiserTests.adding(set: 1, data: Self.minor3Data)
+        var adding = ComeAndGoTests.adding(set: 1, data: Self.minor3Data)
         adding[2].answers = [Self.hardwareError]
         let (session, advertiser, _) = try owned(adding
             + [.init(command: hex("39 20 06 00 01 01 00 00 00  // clean-up: disable set 1"), answers: [Self.hardwareError])])

@@ -12,6 +12,9 @@ package final class Advertiser {
     public let sharedWithKernel: Bool
     /// Called with each step, for `--verbose`.
     public var log: ((String) -> Void)?
+    /// While the beacons are off the air (a reset, a Hardware Error: `SupervisedSets`), changes
+    /// go into the books only, and the restore puts the books on the air.
+    var holding = false
 
     /// The beacons, the sets that carry them and the turns they take (the policy both ways in share).
     let slots: BeaconSlots
@@ -43,11 +46,22 @@ package final class Advertiser {
     /// advertiser counts down from it, as the kernel counts its instances up from 0.
     public static let highestHandle: UInt8 = 0xEF
 
-    public init(controller: HCIController, options: AdvertisingOptions, sharedWithKernel: Bool = false) {
+    /// - Parameter comeAndGo: beacons come and go one at a time, each on a set of its own (a
+    ///   scenario's stage, `SupervisedSets`): the advertiser may start with none.
+    public init(controller: HCIController, options: AdvertisingOptions, sharedWithKernel: Bool = false,
+                comeAndGo: Bool = false) {
         self.controller = controller
         self.options = options
         self.sharedWithKernel = sharedWithKernel
-        self.slots = BeaconSlots(beacons: options.beacons, parameters: options.beaconParameters, extendedPDUs: options.phy == .coded)
+        self.slots = BeaconSlots(beacons: options.beacons, parameters: options.beaconParameters, extendedPDUs: options.phy == .coded,
+                                 comeAndGo: comeAndGo)
+    }
+
+    /// Whether another beacon can have a set of its own now: a set free, the beacons not taking
+    /// turns (legacy advertising has one).
+    var hasFreeSet: Bool {
+        guard let plan, !plan.rotating else { return false }
+        return plan.handles.count < (plan.mode == .extended ? min(numberOfSets ?? 1, Int(Self.highestHandle) + 1) : 1)
     }
 
     /// Chooses legacy or extended advertising and sets everything up, enabling last.
@@ -108,13 +122,15 @@ package final class Advertiser {
         }
         numberOfSets = capabilities.numberOfAdvertisingSets
         // One set per beacon where the controller has enough; otherwise one set they take turns on.
-        let setCount = extended && beacons.count <= (capabilities.numberOfAdvertisingSets ?? 1) ? beacons.count : 1
+        let setCount = beacons.isEmpty ? 0
+            : extended && beacons.count <= (capabilities.numberOfAdvertisingSets ?? 1) ? beacons.count : 1
         let rotating = beacons.count > setCount
         try slots.checkTurns(rotating: rotating)
         let handles = (0..<setCount).map { Self.handle(ofSet: $0, sharedWithKernel: sharedWithKernel) }
         let plan = AdvertisingPlan(mode: extended ? .extended : .legacy, handles: handles,
                                    rotating: rotating, address: address, addressIsRandom: address != nil)
         self.plan = plan
+        guard !beacons.isEmpty else { return plan }
         do {
             if extended {
                 try startExtended(plan, disableFirst: !controllerWasReset)
@@ -126,6 +142,19 @@ package final class Advertiser {
             throw error
         }
         return plan
+    }
+
+    /// Starts beacons that come and go (`comeAndGo`) with none on the air: resets a controller
+    /// of our own, then reads whether it has extended advertising and how many sets.
+    public func startWithNone(resetting: Bool) throws(HostError) {
+        if resetting {
+            step("reset the controller (HCI Reset)")
+            try controller.send(Reset())
+        }
+        let capabilities = try AdvertisingCapabilities.read(from: controller, for: options, everySet: true)
+        try start(capabilities: capabilities, controllerWasReset: true)
+        step(plan?.mode == .extended ? "extended advertising, \(numberOfSets ?? 1) sets"
+             : "legacy advertising only: one beacon at a time")
     }
 
     private func startLegacy(_ plan: AdvertisingPlan, disableFirst: Bool) throws(HostError) {
@@ -153,7 +182,7 @@ package final class Advertiser {
         let parameters = LESetAdvertisingParameters(
             intervalMin: UInt16(interval), intervalMax: UInt16(interval),
             advertisingType: options.connectable ? .connectableUndirected
-                : slots.scannable ? .scannableUndirected : .nonConnectableUndirected,
+                : slots.isScannable(0) ? .scannableUndirected : .nonConnectableUndirected,
             ownAddressType: address != nil ? .randomDevice : .publicDevice)
         step("set parameters: \(parameters.advertisingType), interval \(description), channels 37 38 39")
         try controller.send(parameters, context: "interval \(description)")
@@ -218,7 +247,7 @@ package final class Advertiser {
         let parameters = LESetExtendedAdvertisingParameters(
             handle: handle, eventProperties: slots.extendedPDUs ? (options.connectable ? [.connectable] : [])
                 : options.connectable ? .legacyConnectable
-                : slots.scannable ? [.legacyPDU, .scannable] : .legacyNonConnectable,
+                : slots.isScannable(index) ? [.legacyPDU, .scannable] : .legacyNonConnectable,
             primaryIntervalMin: interval, primaryIntervalMax: interval,
             ownAddressType: address != nil ? .randomDevice : .publicDevice,
             txPower: txPower ?? LESetExtendedAdvertisingParameters.noTxPowerPreference,
@@ -249,6 +278,7 @@ package final class Advertiser {
         try atomically { () throws(HostError) in
             guard let plan, !plan.rotating else { throw .unsupported("beacon \(index + 1) has no set of its own") }
             let address = try slots.renewAddress(ofBeacon: index)
+            guard !holding else { return address }
             step("beacon \(index + 1): new address \(address)")
             switch plan.mode {
             case .legacy:
@@ -283,9 +313,10 @@ package final class Advertiser {
     /// and address kept. Refused parameters leave it enabled with the ones it had.
     func setParameters(onSlotOf index: Int, plan: AdvertisingPlan) throws(HostError) {
         try checkAddress(ownOf: index)
+        if plan.mode == .legacy { try checkLegacy(ownOf: index) }
+        guard !holding else { return }
         switch plan.mode {
         case .legacy:
-            try checkLegacy(ownOf: index)
             step("disable advertising for beacon \(index + 1)'s new parameters")
             try controller.sendDisable(LESetAdvertisingEnable(enable: false))
             try enablingAgain(LESetAdvertisingEnable(enable: true)) { () throws(HostError) in try sendLegacyParameters(plan) }
@@ -329,6 +360,7 @@ package final class Advertiser {
     /// Sets `data` (beacon `index`'s, or a frame shown in its place) on the set that carries
     /// beacon `index`: the one set when the beacons take turns.
     func setData(_ data: [UInt8], scanResponse: [UInt8]?, onSlotOf index: Int, plan: AdvertisingPlan) throws(HostError) {
+        guard !holding else { return }
         switch plan.mode {
         case .legacy: try setLegacyData(data, scanResponse: scanResponse, label: index)
         case .extended:
@@ -366,7 +398,7 @@ package final class Advertiser {
     var canShowFrames: Bool { true }
 
     /// Disables and removes the leftover sets, refusals ignored (one may be gone already).
-    private func removeLeftovers() {
+    func removeLeftovers() {
         guard !leftovers.isEmpty else { return }
         let sets = leftovers.sorted()
         step("remove leftover set(s) \(sets.map(String.init).joined(separator: ", "))")
@@ -400,7 +432,18 @@ package final class Advertiser {
     /// A set of its own for the new beacon `index` with extended advertising (nil: legacy
     /// advertising, where it joins the turns).
     func addSlot(forBeacon index: Int, plan: AdvertisingPlan) throws(HostError) -> UInt8? {
-        guard plan.mode == .extended else { return nil }
+        try checkAddress(ownOf: index)
+        guard plan.mode == .extended else {
+            // Legacy advertising's one "set": the beacon's own while no other has it.
+            guard plan.handles.isEmpty else { return nil }
+            try checkLegacy(ownOf: index)
+            let handle = Self.handle(ofSet: 0, sharedWithKernel: sharedWithKernel)
+            if !holding {
+                try startLegacy(AdvertisingPlan(mode: .legacy, handles: [handle], rotating: false, address: plan.address,
+                                                addressIsRandom: plan.addressIsRandom), disableFirst: false)
+            }
+            return handle
+        }
         if numberOfSets == nil {
             let commands = try controller.send(ReadLocalSupportedCommands())
             numberOfSets = try AdvertisingCapabilities.readNumberOfSets(from: controller, commands: commands)
@@ -412,6 +455,8 @@ package final class Advertiser {
         guard let handle = candidates.first(where: { !used.contains($0) }) else {
             throw .unsupported("all \(numberOfSets) advertising sets are in use, a beacon on each: remove one first")
         }
+        // Off the air: the restore programs it.
+        guard !holding else { return handle }
         let single = AdvertisingPlan(mode: .extended, handles: [handle], rotating: false, address: plan.address,
                                      addressIsRandom: plan.addressIsRandom)
         // Ours from its first command: a leftover until it carries the beacon or is removed.
@@ -437,6 +482,18 @@ package final class Advertiser {
 
     /// Disables and removes a removed beacon's set.
     func removeSlot(_ handle: UInt8) throws(HostError) {
+        guard plan?.mode != .legacy else {
+            // The one beacon of legacy advertising (beacons that come and go).
+            guard !holding else { return }
+            step("disable advertising (LE Set Advertising Enable 0x00)")
+            try controller.sendDisable(LESetAdvertisingEnable(enable: false))
+            return
+        }
+        // Off the air, what may be left of it is removed at the restore.
+        guard !holding else {
+            leftovers.insert(handle)
+            return
+        }
         step("disable and remove set \(handle)")
         try controller.send(LESetExtendedAdvertisingEnable(enable: false, sets: [.init(handle: handle)]))
         // Off the air now, as the list says; a set the controller will not remove is tidied later.
@@ -460,6 +517,11 @@ package final class Advertiser {
         if let controller { self.controller = controller }
         rotationIndex = 0
         if controllerWasReset { leftovers.removeAll() }
+        guard !beacons.isEmpty else {
+            // Beacons that come and go, none now: only what is left of ours goes.
+            if !controllerWasReset { removeLeftovers() }
+            return
+        }
         switch plan.mode {
         case .legacy:
             if !controllerWasReset { _ = try? self.controller.send(LESetAdvertisingEnable(enable: false)) }
@@ -480,7 +542,7 @@ package final class Advertiser {
     /// the air: a controller reset, clearing every set, or (by handle) disabling, removing or
     /// reconfiguring one of its sets; with legacy advertising, any change of it.
     public func isDisrupted(by observed: ObservedPacket) -> Disruption? {
-        guard let plan else { return nil }
+        guard let plan, !beacons.isEmpty else { return nil }
         return Disruption.of(observed, ours: Set(plan.handles),
                              extended: plan.mode == .managed ? nil : plan.mode == .extended)
     }
@@ -489,6 +551,11 @@ package final class Advertiser {
     /// - Throws: `HostError` if the controller refuses.
     public func stop() throws(HostError) {
         guard let plan else { return }
+        guard !beacons.isEmpty else {
+            removeLeftovers()
+            self.plan = nil
+            return
+        }
         switch plan.mode {
         case .legacy:
             step("disable advertising (LE Set Advertising Enable 0x00)")

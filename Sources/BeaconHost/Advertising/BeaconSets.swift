@@ -26,8 +26,88 @@ package protocol BeaconSets: AnyObject {
     var hasFreeSet: Bool { get }
 }
 
-extension SetAdvertiser: BeaconSets {
-    public var hasFreeSet: Bool { sets.count < (extended ? numberOfSets : 1) }
+/// An advertiser of the one core (`BeaconSlots` over a backend) whose beacons come and go
+/// one at a time (a scenario's stage): what `SlotSets` drives.
+protocol ComeAndGoAdvertiser: RevertibleAdvertiser {
+    var log: ((String) -> Void)? { get set }
+    /// While the beacons are off the air, changes go into the books only.
+    var holding: Bool { get set }
+    /// Whether another beacon can have a slot of its own now.
+    var hasFreeSet: Bool { get }
+    /// Removes the slots of ours no beacon uses, refusals ignored.
+    func removeLeftovers()
+}
+
+extension Advertiser: ComeAndGoAdvertiser {}
+
+/// Beacons added and removed one at a time, each named by the slot (set handle) it was given:
+/// the advertising core's beacons (`BeaconSlots`, the policy `advertise` goes through) as a
+/// scenario's stage names them. A beacon's name stays while the beacons before it come and go.
+final class SlotSets: BeaconSets {
+    let advertiser: any ComeAndGoAdvertiser
+    /// Each beacon's name, in the core's order.
+    private var names: [UInt8] = []
+
+    init(_ advertiser: any ComeAndGoAdvertiser) {
+        self.advertiser = advertiser
+    }
+
+    var log: ((String) -> Void)? {
+        get { advertiser.log }
+        set { advertiser.log = newValue }
+    }
+
+    var holding: Bool {
+        get { advertiser.holding }
+        set { advertiser.holding = newValue }
+    }
+
+    var hasFreeSet: Bool { advertiser.hasFreeSet }
+
+    /// The core's index of the beacon named `handle`.
+    private func index(_ handle: UInt8) throws(HostError) -> Int {
+        guard let index = names.firstIndex(of: handle) else { throw .unsupported("set \(handle) is not ours") }
+        return index
+    }
+
+    func add(_ beacon: Beacon, parameters: BeaconParameters) throws(HostError) -> UInt8 {
+        let index = try advertiser.add(beacon, parameters: parameters)
+        let slot = advertiser.slots.plan?.handles[index] ?? 0
+        // A slot's handle names its beacon; one the books still hold for a beacon gone (a
+        // leftover) is never given twice, so a free name is found when it would be.
+        var name = slot
+        while names.contains(name) { name &+= 1 }
+        names.append(name)
+        return name
+    }
+
+    func update(_ handle: UInt8, to beacon: Beacon) throws(HostError) {
+        try advertiser.update(try index(handle), to: beacon, parameters: nil)
+    }
+
+    func setParameters(_ handle: UInt8, to parameters: BeaconParameters) throws(HostError) {
+        let index = try index(handle)
+        try advertiser.update(index, to: advertiser.beacons[index], parameters: parameters)
+    }
+
+    func renewAddress(_ handle: UInt8) throws(HostError) -> BluetoothAddress {
+        try advertiser.renewAddress(try index(handle))
+    }
+
+    func remove(_ handle: UInt8) throws(HostError) {
+        guard let index = names.firstIndex(of: handle) else { return }
+        try advertiser.remove(index)
+        names.remove(at: index)
+    }
+
+    func removeAll() throws(HostError) {
+        var first: HostError?
+        for handle in names.reversed() {
+            do { try remove(handle) } catch { first = first ?? error }
+        }
+        if !holding { advertiser.removeLeftovers() }
+        if let first { throw first }
+    }
 }
 
 extension Beacon {
@@ -91,9 +171,9 @@ extension HCIController {
 enum BeaconRemoval {
     /// Refuses an index that is not there, and the last beacon (stopping the emitter is how
     /// advertising stops).
-    static func check(_ index: Int, of count: Int) throws(HostError) {
+    static func check(_ index: Int, of count: Int, keepingOne: Bool = true) throws(HostError) {
         guard (0..<count).contains(index) else { throw .unsupported("no beacon \(index + 1)") }
-        guard count > 1 else { throw .unsupported("beacon \(index + 1) is the last one: stop beacon-emit to stop advertising") }
+        guard count > 1 || !keepingOne else { throw .unsupported("beacon \(index + 1) is the last one: stop beacon-emit to stop advertising") }
     }
 
     /// The beacon on turn once beacon `index` is gone (`remaining` left), and whether the one

@@ -82,8 +82,10 @@ package final class BeaconSetsLaunch {
         do {
             connection.controller.trace = trace
             connection.controller.reportUnsolicited = unsolicited
-            let advertiser = SetAdvertiser(controller: connection.controller, intervalUnits: intervalUnits,
-                                           sharedWithKernel: !connection.ownsController)
+            // The advertising core `advertise` goes through, its beacons coming and going.
+            let advertiser = Advertiser(controller: connection.controller,
+                                        options: AdvertisingOptions(beacons: [], intervalUnits: intervalUnits),
+                                        sharedWithKernel: !connection.ownsController, comeAndGo: true)
             advertiser.log = trace
             let wayIn = connection.sharedKernelIndex != nil ? " (--access \(way == .userChannel ? "user-channel" : "raw"))" : ""
             // Watched and put back after a reset, a Hardware Error, another program's change, a
@@ -94,7 +96,7 @@ package final class BeaconSetsLaunch {
                                           summary: "\(connection.device): beacons on advertising sets through HCI commands"
                                                    + wayIn,
                                           connection: connection, management: nil)
-            try advertiser.prepare(resetting: connection.ownsController)
+            try advertiser.startWithNone(resetting: connection.ownsController)
             return launch
         } catch {
             connection.close()

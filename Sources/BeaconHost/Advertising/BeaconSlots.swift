@@ -47,8 +47,14 @@ final class BeaconSlots {
     var leftovers: Set<UInt8> = []
 
     /// Whether the advertising is scannable (a beacon came with a scan response): every beacon
-    /// then sets its scan response (empty for none) with its data.
+    /// then sets its scan response (empty for none) with its data. Where beacons come and go
+    /// (`comeAndGo`), each beacon's set is scannable when the beacon has a scan response.
     let scannable: Bool
+
+    /// Beacons come and go one at a time, each on a slot of its own (a scenario's stage): the
+    /// slots may start with none and the last may be removed, and each slot is scannable as
+    /// its beacon is. Otherwise (`advertise`) the last beacon stays: stopping is how advertising stops.
+    let comeAndGo: Bool
 
     /// Whether the advertising goes in extended PDUs (a beacon's data is longer than 31 bytes).
     let extendedPDUs: Bool
@@ -56,7 +62,8 @@ final class BeaconSlots {
     /// - Parameters:
     ///   - parameters: each beacon's own (none given: the run's for every beacon).
     ///   - extendedPDUs: extended PDUs whatever the data's length (the Coded PHY).
-    init(beacons: [Beacon], parameters: [BeaconParameters] = [], extendedPDUs: Bool = false) {
+    init(beacons: [Beacon], parameters: [BeaconParameters] = [], extendedPDUs: Bool = false, comeAndGo: Bool = false) {
+        self.comeAndGo = comeAndGo
         self.beacons = beacons
         self.parameters = parameters.count == beacons.count ? parameters : beacons.map { _ in .run }
         madeAddresses = beacons.map { _ in nil }
@@ -126,11 +133,23 @@ final class BeaconSlots {
 
     /// The scan response that goes with `beacon`'s data: nil where the advertising is not scannable.
     func scanResponse(of beacon: Beacon) -> [UInt8]? {
-        scannable ? beacon.scanResponseData?.bytes ?? [] : nil
+        comeAndGo ? beacon.scanResponseData?.bytes : scannable ? beacon.scanResponseData?.bytes ?? [] : nil
     }
 
-    /// Refuses a beacon with a scan response on advertising that is not scannable.
-    private func checkScannable(_ beacon: Beacon) throws(HostError) {
+    /// Whether beacon `index`'s slot is scannable advertising.
+    func isScannable(_ index: Int) -> Bool {
+        comeAndGo ? beacons.indices.contains(index) && beacons[index].scanResponseData != nil : scannable
+    }
+
+    /// Refuses a beacon with a scan response on advertising that is not scannable; where
+    /// beacons come and go, a beacon on the air that would gain or lose its scan response (its
+    /// slot's type is set with its parameters).
+    private func checkScannable(_ beacon: Beacon, replacing index: Int? = nil) throws(HostError) {
+        if comeAndGo {
+            guard let index, (beacon.scanResponseData == nil) != (beacons[index].scanResponseData == nil) else { return }
+            throw .unsupported("a beacon gains or loses its scan response only when it is advertised again (stop, then "
+                               + "advertise)")
+        }
         guard !scannable, beacon.scanResponseData != nil else { return }
         throw .unsupported("a scan response needs scannable advertising: start with a beacon that has one "
                            + "(--scan-response, or a name that does not fit)")
@@ -160,7 +179,7 @@ final class BeaconSlots {
                 on backend: some SlotBackend) throws(HostError) {
         guard let plan, beacons.indices.contains(index) else { throw .unsupported("no beacon \(index + 1)") }
         let data = try beacon.pduData(extendedPDUs: extendedPDUs)
-        try checkScannable(beacon)
+        try checkScannable(beacon, replacing: index)
         let dataChanged = beacon != beacons[index]
         beacons[index] = beacon
         if let own, own != parameters[index] {
@@ -202,6 +221,10 @@ final class BeaconSlots {
         if !plan.rotating, let slot = try backend.addSlot(forBeacon: beacons.count - 1, plan: plan) {
             plan.handles.append(slot)
         } else {
+            guard !comeAndGo else {
+                throw .unsupported("this controller has legacy advertising only, which carries one beacon at a time: "
+                                   + "stop the other first")
+            }
             // Joining the turns: refused before anything is sent where a beacon has parameters of its own.
             try checkTurns(rotating: true)
             plan.rotating = true
@@ -211,10 +234,10 @@ final class BeaconSlots {
     }
 
     /// Takes beacon `index` off the air (its slot removed, or out of the turns); the last
-    /// beacon stays (stopping the emitter is how advertising stops).
+    /// beacon stays (stopping the emitter is how advertising stops) unless beacons come and go.
     func remove(_ index: Int, on backend: some SlotBackend) throws(HostError) {
         guard var plan else { throw .unsupported("not advertising") }
-        try BeaconRemoval.check(index, of: beacons.count)
+        try BeaconRemoval.check(index, of: beacons.count, keepingOne: !comeAndGo)
         beacons.remove(at: index)
         parameters.remove(at: index)
         madeAddresses.remove(at: index)

@@ -109,15 +109,16 @@ public struct AdvertisingCapabilities: Sendable, Equatable {
     /// commands include extended advertising (both must say yes), and the number of sets only
     /// for more than one beacon.
     /// - Throws: `HostError` from the command engine.
-    package static func read(from controller: HCIController, for options: AdvertisingOptions) throws(HostError)
-        -> AdvertisingCapabilities {
+    /// - Parameter everySet: the number of sets whatever the beacons (beacons that come and go).
+    package static func read(from controller: HCIController, for options: AdvertisingOptions,
+                             everySet: Bool = false) throws(HostError) -> AdvertisingCapabilities {
         let commands = try controller.send(ReadLocalSupportedCommands())
         guard commands.supportsExtendedAdvertising else { return AdvertisingCapabilities(supportsExtendedAdvertising: false) }
         let features = try controller.send(LEReadLocalSupportedFeatures()).features
         guard features.contains(.extendedAdvertising) else { return AdvertisingCapabilities(supportsExtendedAdvertising: false) }
         var capabilities = AdvertisingCapabilities(supportsExtendedAdvertising: true,
                                                    supportsCodedPHY: features.contains(.leCodedPHY))
-        if options.beacons.count > 1 {
+        if options.beacons.count > 1 || everySet {
             capabilities.numberOfAdvertisingSets = try readNumberOfSets(from: controller, commands: commands)
         }
         return capabilities

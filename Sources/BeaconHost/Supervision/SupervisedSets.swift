@@ -3,21 +3,13 @@
 import AdvertisementCodec
 import LinuxSystem
 
-extension SetAdvertiser: HCIAdvertising {
-    /// Beacons on sets of their own take no turns of the session's (a scenario's stage keeps its own).
-    public var plan: AdvertisingPlan? { nil }
-    public var rotationPeriod: Duration { .seconds(1) }
-    public func rotate() throws(HostError) {}
-    public func stop() throws(HostError) { try removeAll() }
-}
-
 /// Beacons on sets (or instances) of their own whose changes go into the books only while
 /// they are off the air (`holding`), for the restore to put on the air.
 protocol HeldBeaconSets: BeaconSets {
     var holding: Bool { get set }
 }
 
-extension SetAdvertiser: HeldBeaconSets {}
+extension SlotSets: HeldBeaconSets {}
 extension ManagedSetAdvertiser: HeldBeaconSets {}
 
 /// A scenario's beacons kept on the air the way `advertise` keeps its beacons: the same
@@ -51,7 +43,8 @@ package final class SupervisedSets: BeaconSets {
     ///   - userChannel: the link is the user channel (reopened as one).
     ///   - bringingUp: `--up`, applied again to a kernel adapter that goes away and comes back.
     ///   - follows: the kernel adapter's address, when it was named by it.
-    public convenience init(advertiser: SetAdvertiser, on connection: ControllerConnection, userChannel: Bool,
+    /// - Parameter advertiser: the advertising core, its beacons coming and going (`comeAndGo`).
+    public convenience init(advertiser: Advertiser, on connection: ControllerConnection, userChannel: Bool,
                             bringingUp: Bool = false, follows: BluetoothAddress? = nil) {
         self.init(advertiser: advertiser,
                   session: AdvertisingLaunch.session(advertiser, on: connection, userChannel: userChannel,
@@ -60,9 +53,9 @@ package final class SupervisedSets: BeaconSets {
     }
 
     /// HCI advertising sets kept by `session` (a test's scripted link).
-    convenience init(advertiser: SetAdvertiser, session: HCISession, device: String) {
+    convenience init(advertiser: Advertiser, session: HCISession, device: String) {
         session.log = { [weak advertiser] in advertiser?.log?($0) }
-        self.init(advertiser: advertiser, session: session as any AdvertisingSession, device: device) { [weak advertiser] in
+        self.init(advertiser: SlotSets(advertiser), session: session as any AdvertisingSession, device: device) { [weak advertiser] in
             [advertiser?.controller.transport.pollDescriptor].compactMap { $0 }
         }
         hciSession = session

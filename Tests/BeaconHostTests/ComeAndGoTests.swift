@@ -5,9 +5,10 @@ import AdvertisementCodec
 import Foundation
 import Testing
 
-/// A set per beacon, added and removed one at a time, and changed in place: the whole
-/// conversation with the controller, command by command.
-@Suite struct SetAdvertiserTests {
+/// A set per beacon, added and removed one at a time, and changed in place (a scenario's stage
+/// on the advertising core, `SlotSets` over `Advertiser`): the whole conversation with the
+/// controller, command by command.
+@Suite struct ComeAndGoTests {
     static let numberOfSets = ScriptedTransport.Step(command: hex("3B 20 00 // LE Read Number of Supported Advertising Sets"),
                                                      answers: [complete(0x203B, returning: [0x02])])
     static let preparing = [EmitterStartTests.reset, EmitterStartTests.readCommands(extended: true),
@@ -17,14 +18,26 @@ import Testing
                                                major: 101, minor: 3))
     static let minor3Data = hex("0201061AFF4C00021539ED98FF2900441A802F9C398FC199D200650003C5")
 
-    static func adding(set: UInt8, data: [UInt8]) -> [ScriptedTransport.Step] {
+    /// The core with no beacons yet, started on `transport` (reset when `resetting`), and its
+    /// beacons named by their sets.
+    static func core(_ transport: some PacketTransport<H4Packet>, sharedWithKernel: Bool = false,
+                     resetting: Bool = true) throws -> (Advertiser, SlotSets) {
+        let advertiser = Advertiser(controller: HCIController(transport: transport),
+                                    options: AdvertisingOptions(beacons: [], intervalUnits: 160),
+                                    sharedWithKernel: sharedWithKernel, comeAndGo: true)
+        try advertiser.startWithNone(resetting: resetting)
+        return (advertiser, SlotSets(advertiser))
+    }
+
+    /// - Parameter sid: the set's advertising SID (the beacon's place among ours).
+    static func adding(set: UInt8, data: [UInt8], sid: UInt8? = nil) -> [ScriptedTransport.Step] {
         [
             .init(command: hex("36 20 19") + [set] + hex("""
                 10 00                                      // legacy PDU, non-connectable
                 A0 00 00 A0 00 00 07                       // interval 100 ms, channels 37 38 39
                 00 00 00 00 00 00 00 00 00                 // public own address; no peer; no filter
                 7F 01 00 01                                // no TX power preference, 1M
-                """) + [set & 0x0F] + hex("00               // SID: the handle's low 4 bits"),
+                """) + [sid ?? set & 0x0F] + hex("00        // SID"),
                   answers: [complete(0x2036, returning: [0x05])]),
             .init(command: hex("37 20 22") + [set] + hex("03 01 1E") + data, answers: [complete(0x2037)]),
             .init(command: hex("39 20 06 01 01") + [set] + hex("00 00 00 // enable this set only"), answers: [complete(0x2039)]),
@@ -53,14 +66,13 @@ import Testing
             .init(command: hex("39 20 06 01 01 01 00 00 00 // and enabled again"), answers: [complete(0x2039)]),
         ]
         let transport = ScriptedTransport(Self.preparing + Self.adding(set: 0, data: referenceData) + own + changing)
-        let advertiser = SetAdvertiser(controller: HCIController(transport: transport), intervalUnits: 160, sharedWithKernel: false)
-        try advertiser.prepare(resetting: true)
-        #expect(try advertiser.add(referenceBeacon) == 0)
-        #expect(try advertiser.add(Self.minor3, parameters: BeaconParameters(intervalUnits: 800, txPower: -8)) == 1)
-        try advertiser.setParameters(1, to: BeaconParameters(intervalUnits: 320))
+        let (advertiser, sets) = try Self.core(transport)
+        #expect(try sets.add(referenceBeacon, parameters: .run) == 0)
+        #expect(try sets.add(Self.minor3, parameters: BeaconParameters(intervalUnits: 800, txPower: -8)) == 1)
+        try sets.setParameters(1, to: BeaconParameters(intervalUnits: 320))
         #expect(transport.remainingSteps == 0, "\(transport.sent.map { HexText.format($0, separator: " ") })")
-        #expect(advertiser.sets[1]?.parameters == BeaconParameters(intervalUnits: 320))
-        #expect(advertiser.sets[1]?.data == Self.minor3Data)
+        #expect(advertiser.parameters[1] == BeaconParameters(intervalUnits: 320))
+        #expect(advertiser.beacons[1] == Self.minor3)
     }
 
     /// A beacon's own random address: its set's parameters say random, and the address is set
@@ -73,30 +85,29 @@ import Testing
         own.insert(.init(command: hex("35 20 07 01 55 44 33 22 11 C0 // set 1's random address"), answers: [complete(0x2035)]),
                    at: 1)
         let transport = ScriptedTransport(Self.preparing + Self.adding(set: 0, data: referenceData) + own)
-        let advertiser = SetAdvertiser(controller: HCIController(transport: transport), intervalUnits: 160, sharedWithKernel: false)
-        try advertiser.prepare(resetting: true)
-        #expect(try advertiser.add(referenceBeacon) == 0)
+        let (_, sets) = try Self.core(transport)
+        #expect(try sets.add(referenceBeacon, parameters: .run) == 0)
         let given = try BluetoothAddress(parsing: "C0:11:22:33:44:55")
-        #expect(try advertiser.add(Self.minor3, parameters: BeaconParameters(address: .random(given))) == 1)
+        #expect(try sets.add(Self.minor3, parameters: BeaconParameters(address: .random(given))) == 1)
         #expect(transport.remainingSteps == 0, "\(transport.sent.map { HexText.format($0, separator: " ") })")
     }
 
     @Test func aStaticAddressIsMadeOnceAndKept() throws {
         // Legacy advertising (the one random address of the controller), then every command answered.
         let preparing = ScriptedTransport([EmitterStartTests.reset, EmitterStartTests.readCommands(extended: false)])
-        let advertiser = SetAdvertiser(controller: HCIController(transport: preparing), intervalUnits: 160, sharedWithKernel: false)
-        try advertiser.prepare(resetting: true)
-        #expect(!advertiser.extended)
+        let (advertiser, sets) = try Self.core(preparing)
+        #expect(advertiser.plan?.mode == .legacy)
         let transport = ScriptedTransport(answeringEverything: true)
         try advertiser.restore(on: HCIController(transport: transport), controllerWasReset: true)
-        let handle = try advertiser.add(referenceBeacon, parameters: BeaconParameters(address: .generatedStaticRandom))
-        guard case let .random(made)? = advertiser.sets[handle]?.parameters.address else {
-            Issue.record("no address made: \(String(describing: advertiser.sets[handle]))")
+        let handle = try sets.add(referenceBeacon, parameters: BeaconParameters(address: .generatedStaticRandom))
+        guard let made = advertiser.ownAddresses.first ?? nil else {
+            Issue.record("no address made: \(advertiser.ownAddresses)")
             return
         }
         #expect(made.value >> 46 == 0b11, "a static random address: \(made)")
-        try advertiser.setParameters(handle, to: BeaconParameters(intervalUnits: 320, address: .generatedStaticRandom))
-        #expect(advertiser.sets[handle]?.parameters == BeaconParameters(intervalUnits: 320, address: .random(made)))
+        try sets.setParameters(handle, to: BeaconParameters(intervalUnits: 320, address: .generatedStaticRandom))
+        #expect(advertiser.parameters == [BeaconParameters(intervalUnits: 320, address: .generatedStaticRandom)])
+        #expect(advertiser.ownAddresses == [made])
         let sent = transport.sent.map { HexText.format($0) }
         let setAddress = "052006" + HexText.format(made.littleEndianBytes)
         #expect(sent.filter { $0 == setAddress }.count == 2, "set at the add and again with the new parameters: \(sent)")
@@ -131,13 +142,11 @@ import Testing
     /// A renewed address goes on the running set in place; where the controller refuses that,
     /// the set is disabled around it, that time and every time after.
     @Test func aRenewedAddressGoesOnTheRunningSetOrAroundADisable() throws {
-        let advertiser = SetAdvertiser(controller: HCIController(transport: ScriptedTransport(Self.preparing)),
-                                       intervalUnits: 160, sharedWithKernel: false)
-        try advertiser.prepare(resetting: true)
+        let (advertiser, sets) = try Self.core(ScriptedTransport(Self.preparing))
         let transport = AddressRefusingTransport()
         try advertiser.restore(on: HCIController(transport: transport), controllerWasReset: true)
-        let handle = try advertiser.add(referenceBeacon, parameters: BeaconParameters(address: .generatedNonResolvable))
-        guard case let .random(first)? = advertiser.sets[handle]?.parameters.address else {
+        let handle = try sets.add(referenceBeacon, parameters: BeaconParameters(address: .generatedNonResolvable))
+        guard let first = advertiser.ownAddresses.first ?? nil else {
             Issue.record("no address made")
             return
         }
@@ -147,15 +156,15 @@ import Testing
             defer { sent = transport.opcodes.count }
             return Array(transport.opcodes[sent...])
         }
-        let second = try advertiser.renewAddress(handle)
+        let second = try sets.renewAddress(handle)
         #expect(since() == [0x2035], "in place")
         transport.refuseNextAddress = true
-        let third = try advertiser.renewAddress(handle)
+        let third = try sets.renewAddress(handle)
         #expect(since() == [0x2035, 0x2039, 0x2035, 0x2039], "refused, then around a disable")
-        _ = try advertiser.renewAddress(handle)
+        _ = try sets.renewAddress(handle)
         #expect(since() == [0x2039, 0x2035, 0x2039], "around a disable from then on")
         #expect(Set([first, second, third]).count == 3)
-        #expect(throws: HostError.self) { try advertiser.renewAddress(0x7F) }
+        #expect(throws: HostError.self) { try sets.renewAddress(0x7F) }
     }
 
     /// Legacy advertising: a beacon's own interval, in legacy advertising's range; no TX power.
@@ -165,14 +174,13 @@ import Testing
                   answers: [complete(0x2006)]),
             .init(command: hex("08 20 20 1E") + referenceData + [0x00], answers: [complete(0x2008)]),
             .init(command: hex("0A 20 01 01 // enable"), answers: [complete(0x200A)])])
-        let advertiser = SetAdvertiser(controller: HCIController(transport: transport), intervalUnits: 160, sharedWithKernel: false)
-        try advertiser.prepare(resetting: true)
-        #expect(throws: HostError.self) { try advertiser.add(referenceBeacon, parameters: BeaconParameters(txPower: 0)) }
+        let (_, sets) = try Self.core(transport)
+        #expect(throws: HostError.self) { try sets.add(referenceBeacon, parameters: BeaconParameters(txPower: 0)) }
         #expect(throws: HostError.self) {
-            try advertiser.add(referenceBeacon, parameters: BeaconParameters(intervalUnits: 0x4001))
+            try sets.add(referenceBeacon, parameters: BeaconParameters(intervalUnits: 0x4001))
         }
         #expect(transport.sent.count == 2, "nothing sent for what the controller cannot take")
-        try advertiser.add(referenceBeacon, parameters: BeaconParameters(intervalUnits: 800))
+        _ = try sets.add(referenceBeacon, parameters: BeaconParameters(intervalUnits: 800))
         #expect(transport.remainingSteps == 0,
                 "the parameters command carried 500 ms: \(transport.sent.map { HexText.format($0, separator: " ") })")
     }
@@ -183,22 +191,23 @@ import Testing
             // The update: new data on the running set, nothing else (no disable, no enable).
             + [.init(command: hex("37 20 22 00 03 01 1E") + Self.minor3Data, answers: [complete(0x2037)])]
             + Self.removing(set: 0) + Self.removing(set: 1))
-        let advertiser = SetAdvertiser(controller: HCIController(transport: transport), intervalUnits: 160, sharedWithKernel: false)
-        try advertiser.prepare(resetting: true)
-        #expect(advertiser.extended && advertiser.numberOfSets == 2)
-        #expect(try advertiser.add(referenceBeacon) == 0)
-        #expect(try advertiser.add(Self.minor3) == 1)
+        let (advertiser, sets) = try Self.core(transport)
+        #expect(advertiser.plan?.mode == .extended && sets.hasFreeSet)
+        #expect(try sets.add(referenceBeacon, parameters: .run) == 0)
+        #expect(try sets.add(Self.minor3, parameters: .run) == 1)
+        #expect(!sets.hasFreeSet)
         let sent = transport.sent.count
         #expect {
-            try advertiser.add(referenceBeacon)
+            try sets.add(referenceBeacon, parameters: .run)
         } throws: { error in
-            "\(error)".contains("all 2 advertising sets of the controller are on the air")
+            "\(error)".contains("all 2 advertising sets are in use")
         }
         #expect(transport.sent.count == sent)
-        try advertiser.update(0, to: Self.minor3)
-        try advertiser.remove(0)
-        try advertiser.removeAll()
-        #expect(advertiser.sets.isEmpty)
+        try sets.update(0, to: Self.minor3)
+        try sets.remove(0)
+        #expect(sets.hasFreeSet)
+        try sets.removeAll()
+        #expect(advertiser.beacons.isEmpty)
         #expect(transport.remainingSteps == 0)
     }
 
@@ -207,20 +216,18 @@ import Testing
         let transport = ScriptedTransport(Self.preparing + [parameters,
             .init(command: hex("37 20 22 00 03 01 1E") + referenceData, answers: [complete(0x2037, status: 0x12)])]
             + Self.removing(set: 0))
-        let advertiser = SetAdvertiser(controller: HCIController(transport: transport), intervalUnits: 160, sharedWithKernel: false)
-        try advertiser.prepare(resetting: true)
-        #expect(throws: HostError.self) { try advertiser.add(referenceBeacon) }
-        #expect(advertiser.sets.isEmpty)
+        let (advertiser, sets) = try Self.core(transport)
+        #expect(throws: HostError.self) { try sets.add(referenceBeacon, parameters: .run) }
+        #expect(advertiser.beacons.isEmpty && advertiser.leftovers.isEmpty)
         #expect(transport.remainingSteps == 0)
     }
 
     /// Beside the kernel, sets are numbered down from 0xEF (the kernel numbers its own up from 0).
     @Test func besideTheKernelSetsCountDown() throws {
         let transport = ScriptedTransport([EmitterStartTests.readCommands(extended: true), EmitterStartTests.readFeatures,
-                                           Self.numberOfSets] + Self.adding(set: 0xEF, data: referenceData))
-        let advertiser = SetAdvertiser(controller: HCIController(transport: transport), intervalUnits: 160, sharedWithKernel: true)
-        try advertiser.prepare(resetting: false)
-        #expect(try advertiser.add(referenceBeacon) == 0xEF)
+                                           Self.numberOfSets] + Self.adding(set: 0xEF, data: referenceData, sid: 0))
+        let (_, sets) = try Self.core(transport, sharedWithKernel: true, resetting: false)
+        #expect(try sets.add(referenceBeacon, parameters: .run) == 0xEF)
         #expect(transport.remainingSteps == 0)
     }
 
@@ -228,17 +235,17 @@ import Testing
         let transport = ScriptedTransport([EmitterStartTests.reset, EmitterStartTests.readCommands(extended: false)]
             + legacySteps[1...]
             + [.init(command: hex("08 20 20 1E") + Self.minor3Data + [0x00], answers: [complete(0x2008)]), legacyStop])
-        let advertiser = SetAdvertiser(controller: HCIController(transport: transport), intervalUnits: 160, sharedWithKernel: false)
-        try advertiser.prepare(resetting: true)
-        #expect(!advertiser.extended)
-        try advertiser.add(referenceBeacon)
+        let (advertiser, sets) = try Self.core(transport)
+        #expect(advertiser.plan?.mode == .legacy)
+        _ = try sets.add(referenceBeacon, parameters: .run)
+        #expect(!sets.hasFreeSet)
         #expect {
-            try advertiser.add(Self.minor3)
+            try sets.add(Self.minor3, parameters: .run)
         } throws: { error in
             "\(error)".contains("legacy advertising only, which carries one beacon at a time")
         }
-        try advertiser.update(0, to: Self.minor3)
-        try advertiser.removeAll()
+        try sets.update(0, to: Self.minor3)
+        try sets.removeAll()
         #expect(transport.remainingSteps == 0)
     }
 }
@@ -251,25 +258,24 @@ import Testing
     /// owns and puts back what the books hold (set 0 with the new data, not the removed set 1).
     @Test func aDisruptionCostsOneGapAndTheBooksGoBack() throws {
         let hardwareError = hex("10 01 2A  // Hardware Error 0x2A")
-        var steps: [ScriptedTransport.Step] = SetAdvertiserTests.preparing
-        steps += SetAdvertiserTests.adding(set: 0, data: referenceData)
-        steps += SetAdvertiserTests.adding(set: 1, data: SetAdvertiserTests.minor3Data)
-        let update: [UInt8] = hex("37 20 22 00 03 01 1E") + SetAdvertiserTests.minor3Data
+        var steps: [ScriptedTransport.Step] = ComeAndGoTests.preparing
+        steps += ComeAndGoTests.adding(set: 0, data: referenceData)
+        steps += ComeAndGoTests.adding(set: 1, data: ComeAndGoTests.minor3Data)
+        let update: [UInt8] = hex("37 20 22 00 03 01 1E") + ComeAndGoTests.minor3Data
         steps.append(ScriptedTransport.Step(command: update, answers: [hardwareError]))
         steps.append(EmitterStartTests.reset)
-        steps += SetAdvertiserTests.adding(set: 0, data: SetAdvertiserTests.minor3Data)
-        steps += SetAdvertiserTests.removing(set: 0)
+        steps += ComeAndGoTests.adding(set: 0, data: ComeAndGoTests.minor3Data)
+        steps += ComeAndGoTests.removing(set: 0)
         let transport = ScriptedTransport(steps)
-        let advertiser = SetAdvertiser(controller: HCIController(transport: transport), intervalUnits: 160, sharedWithKernel: false)
-        try advertiser.prepare(resetting: true)
+        let (advertiser, _) = try ComeAndGoTests.core(transport)
         let session = HCISession(advertiser: advertiser, kernelIndex: nil, ownsController: true, reconnect: nil)
         let sets = SupervisedSets(advertiser: advertiser, session: session, device: "tcp:test")
         let first = try sets.add(referenceBeacon, parameters: .run)
-        let second = try sets.add(SetAdvertiserTests.minor3, parameters: .run)
+        let second = try sets.add(ComeAndGoTests.minor3, parameters: .run)
         #expect(first == 0 && second == 1)
-        try sets.update(0, to: SetAdvertiserTests.minor3)
+        try sets.update(0, to: ComeAndGoTests.minor3)
         #expect(sets.isOffAir)
-        #expect(advertiser.sets[0]?.data == SetAdvertiserTests.minor3Data)
+        #expect(advertiser.beacons == [ComeAndGoTests.minor3, ComeAndGoTests.minor3])
         let sent = transport.sent.count
         try sets.remove(1)
         #expect(transport.sent.count == sent, "a change off the air goes into the books only")
