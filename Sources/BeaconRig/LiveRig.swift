@@ -11,7 +11,8 @@ import Musl
 #endif
 
 /// A scenario's beacons, by name, each on a set (or kernel instance) of its own, changed in
-/// place: HCI advertising sets (`SetAdvertiser`) or the kernel's instances (`ManagedSetAdvertiser`).
+/// place: the advertising core `advertise` goes through (`BeaconSets`), on HCI advertising sets
+/// or the kernel's instances.
 /// With more beacons than sets, the last set is shared: the beacons beyond take turns on it,
 /// each for `rotationPeriod` seconds, their data changed in place.
 package final class SetStage: ScenarioStage {

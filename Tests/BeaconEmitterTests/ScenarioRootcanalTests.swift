@@ -377,7 +377,8 @@ extension Rig {
         let run = try runBeaconEmit(["run", path, "-i", device, "-v"])
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         for level in [0, -4, -8, -12] {
-            #expect(run.stderr.contains("parameters, TX power \(level) dBm"), "\(level): \(run.stderr)")
+            let lines = run.stderr.split(separator: "\n")
+            #expect(lines.contains { $0.contains("parameters") && $0.contains("TX power \(level) dBm") }, "\(level): \(run.stderr)")
         }
         #expect(run.stdout.contains("1 expectation: 1 passed"), "\(run.stdout)")
     }

@@ -3,8 +3,8 @@
 import AdvertisementCodec
 
 /// Beacons added and removed one at a time, each on a set (or instance) of its own, changed in
-/// place while they advertise: HCI advertising sets (`SetAdvertiser`) or the kernel's
-/// advertising instances (`ManagedSetAdvertiser`). What scenarios and live control drive.
+/// place while they advertise: the advertising core (`SlotSets` over `Advertiser` or
+/// `ManagedAdvertiser`), as a scenario's stage drives it. The stage's test seam.
 package protocol BeaconSets: AnyObject {
     /// Called with each step, for `--verbose`.
     var log: ((String) -> Void)? { get set }
@@ -39,6 +39,7 @@ protocol ComeAndGoAdvertiser: RevertibleAdvertiser {
 }
 
 extension Advertiser: ComeAndGoAdvertiser {}
+extension ManagedAdvertiser: ComeAndGoAdvertiser {}
 
 /// Beacons added and removed one at a time, each named by the slot (set handle) it was given:
 /// the advertising core's beacons (`BeaconSlots`, the policy `advertise` goes through) as a
@@ -123,12 +124,6 @@ extension Beacon {
                                   + "with legacy PDUs keeps them)"))
         }
         return data
-    }
-
-    /// Its data and scan response for a set of a scenario's own (`run`), where each beacon has
-    /// a set, legacy PDUs: scannable when it has a scan response.
-    func scenarioSetData() throws(HostError) -> (data: [UInt8], scanResponse: [UInt8]?) {
-        (try pduData(), scanResponseData?.bytes)
     }
 }
 

@@ -42,8 +42,12 @@ package final class BeaconSetsLaunch {
                 let adapter = management.client.adapter
                 management.client.trace = trace
                 management.client.reportUnsolicited = unsolicited
-                let advertiser = ManagedSetAdvertiser(client: management.client, intervalUnits: intervalUnits)
+                // The advertising core `advertise` goes through, its beacons coming and going.
+                let advertiser = ManagedAdvertiser(client: management.client,
+                                                   options: AdvertisingOptions(beacons: [], intervalUnits: intervalUnits),
+                                                   comeAndGo: true)
                 advertiser.log = trace
+                advertiser.warn = progress
                 // Recorded while on the air, so that the next run or `beacon-emit stop` can
                 // remove what a killed run left.
                 let ledger = InstanceLedger(adapter: adapter)
@@ -51,7 +55,7 @@ package final class BeaconSetsLaunch {
                     progress(what)
                 }
                 ledger.follow(advertiser, failed: progress)
-                try advertiser.prepare()
+                try advertiser.start()
                 // The takeover watch opens before the first instance is added; the session
                 // watches as `advertise`'s does, and the supervisor puts the beacons back.
                 let watch = AdvertisingLaunch.openTakeoverWatch(for: management.client) { event in

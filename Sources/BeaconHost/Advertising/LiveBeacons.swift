@@ -43,8 +43,8 @@ extension RevertibleAdvertiser {
 /// too and thrown as `HostError.interrupted`: the supervisor is putting the beacons back as
 /// the books have them, after which the same change can be made again.
 public final class LiveBeacons: LiveAdvertising {
-    /// nil for a session whose sets change through their scenario (`SetAdvertiser`): every
-    /// change is refused, saying so.
+    /// nil for an advertiser whose beacons do not change as transactions: every change is
+    /// refused, saying so.
     private let advertiser: (any RevertibleAdvertiser)?
     private let session: any AdvertisingSession
 

@@ -8,8 +8,9 @@ import Glibc
 import Musl
 #endif
 
-/// What an `HCISession` keeps on the air: `advertise`'s beacons (`Advertiser`) or a scenario's
-/// sets (`SetAdvertiser`). The session watches, the supervisor decides, this puts back.
+/// What an `HCISession` keeps on the air: the advertising core (`Advertiser`), with
+/// `advertise`'s beacons or a scenario's coming and going. The session watches, the supervisor
+/// decides, this puts back.
 package protocol HCIAdvertising: AnyObject {
     var controller: HCIController { get }
     /// How the beacons are on the air, for turns (nil: no turns of the session's to take).

@@ -45,11 +45,28 @@ package final class ManagedAdvertiser {
     public private(set) var foreign: Set<UInt8> = []
     /// Called with each warning (an interval or rotation the kernel does not honour as asked).
     public var warn: ((String) -> Void)?
+    /// While the beacons are off the air (`SupervisedSets`), changes go into the books only,
+    /// and the restore puts the books on the air.
+    var holding = false
 
-    public init(client: MgmtClient, options: AdvertisingOptions) {
+    /// The number a beacon added while off the air has until the restore finds it one (the
+    /// kernel numbers instances from 1).
+    static let noInstanceYet: UInt8 = 0
+
+    /// - Parameter comeAndGo: beacons come and go one at a time, each on an instance of its own
+    ///   (a scenario's stage, `SupervisedSets`): the advertiser may start with none.
+    public init(client: MgmtClient, options: AdvertisingOptions, comeAndGo: Bool = false) {
         self.client = client
         self.options = options
-        self.slots = BeaconSlots(beacons: options.beacons, parameters: options.beaconParameters, extendedPDUs: options.phy == .coded)
+        self.slots = BeaconSlots(beacons: options.beacons, parameters: options.beaconParameters, extendedPDUs: options.phy == .coded,
+                                 comeAndGo: comeAndGo)
+    }
+
+    /// Whether another beacon can have an instance of its own now, as the kernel's features
+    /// said at the last read (other programs may take instances since).
+    var hasFreeSet: Bool {
+        guard let plan, !plan.rotating else { return false }
+        return (features?.freeInstanceCount ?? 1) > 0
     }
 
     /// Whether the kernel takes an interval with the instance (Add Extended Advertising
@@ -76,6 +93,7 @@ package final class ManagedAdvertiser {
         step("read the kernel's advertising features (Read Advertising Features)")
         var features = try client.send(ReadAdvertisingFeatures())
         self.features = features
+        if beacons.isEmpty && features.maximumInstances == 0 { throw allTaken(features) }
         if slots.extendedPDUs {
             let longest = beacons.map { $0.advertisingData.bytes.count }.max() ?? 0
             guard !features.legacyAdvertisingOnly, features.acceptsIntervals,
@@ -107,6 +125,7 @@ package final class ManagedAdvertiser {
         var plan = AdvertisingPlan(mode: .managed, handles: [], rotating: count < beacons.count,
                                    address: nil, addressIsRandom: !options.connectable)
         if features.legacyAdvertisingOnly { plan.kernelInterval = legacyOnlyInterval(count: count) }
+        self.plan = plan
         do throws(HostError) {
             for beacon in 0..<count {
                 if beacon > 0 { features = try client.send(ReadAdvertisingFeatures()) }
@@ -223,9 +242,9 @@ package final class ManagedAdvertiser {
                                + "beacons go out from (a new non-resolvable random one for each instance): use --access raw")
         }
         guard own != .run, let features else { return }
-        if !features.acceptsIntervals || features.legacyAdvertisingOnly || slots.scannable {
+        if !features.acceptsIntervals || features.legacyAdvertisingOnly || slots.isScannable(index) {
             throw .unsupported("beacon \(index + 1)'s own \(own.description): the kernel advertises "
-                               + (slots.scannable ? "scannable instances" : "every instance on \(client.adapter)")
+                               + (slots.isScannable(index) ? "scannable instances" : "every instance on \(client.adapter)")
                                + " at its own interval through the management API; use --access raw")
         }
         if own.txPower != nil && !features.supportedFlags.contains(.canSetTxPower) {
@@ -239,6 +258,8 @@ package final class ManagedAdvertiser {
     func setParameters(onSlotOf index: Int, plan: AdvertisingPlan) throws(HostError) {
         try checkOwn(ofBeacon: index)
         let instance = plan.handles[index]
+        // Off the air: the restore adds it with them.
+        guard !holding else { return }
         step("instance \(instance): new parameters for beacon \(index + 1)")
         try add(instance: instance, beacon: index)
     }
@@ -269,6 +290,10 @@ package final class ManagedAdvertiser {
 
     /// An instance of its own for the new beacon `index`.
     func addSlot(forBeacon index: Int, plan: AdvertisingPlan) throws(HostError) -> UInt8? {
+        // Refused before anything is sent, as the kernel's features said last.
+        try checkOwn(ofBeacon: index)
+        // Off the air: the restore finds it an instance.
+        guard !holding else { return Self.noInstanceYet }
         let features = try client.send(ReadAdvertisingFeatures())
         self.features = features
         try checkOwn(ofBeacon: index)
@@ -308,6 +333,11 @@ package final class ManagedAdvertiser {
 
     /// Removes a removed beacon's instance, while it is ours.
     func removeSlot(_ instance: UInt8) throws(HostError) {
+        if holding {
+            // Off the air: what is still ours goes at the restore.
+            if held.contains(instance) { leftovers.insert(instance) }
+            return
+        }
         if held.contains(instance) {
             step("remove instance \(instance) (Remove Advertising)")
             _ = try client.removeInstance(instance)
@@ -317,7 +347,7 @@ package final class ManagedAdvertiser {
     }
 
     /// Removes the leftover instances that are still ours; one that cannot be removed stays a leftover.
-    private func removeLeftovers() {
+    func removeLeftovers() {
         for instance in leftovers.sorted() {
             guard held.contains(instance) else {
                 leftovers.remove(instance)
@@ -336,13 +366,14 @@ package final class ManagedAdvertiser {
 
     /// The numbers whose writes by others matter: ours, and the beacons' numbers while they are
     /// off the air (a program that takes one meanwhile makes the restore move the beacon).
-    public var claimed: Set<UInt8> { held.union(plan?.handles ?? []) }
+    public var claimed: Set<UInt8> { held.union(plan?.handles ?? []).subtracting([Self.noInstanceYet]) }
 
     /// What each beacon's instance carries (for the record; not while beacons take turns).
     public var instanceData: [UInt8: [UInt8]] {
         guard let plan, !plan.rotating else { return [:] }
         var data: [UInt8: [UInt8]] = [:]
-        for (position, instance) in plan.handles.enumerated() where beacons.indices.contains(position) {
+        for (position, instance) in plan.handles.enumerated()
+        where beacons.indices.contains(position) && instance != Self.noInstanceYet {
             data[instance] = beacons[position].advertisingData.bytes
         }
         return data
@@ -376,6 +407,7 @@ package final class ManagedAdvertiser {
     /// carries beacon `index` (the one instance when the beacons take turns): Add Extended
     /// Advertising Data where the kernel takes parameters apart, else the whole instance again.
     func setData(_ data: [UInt8], scanResponse: [UInt8]?, onSlotOf index: Int, plan: AdvertisingPlan) throws(HostError) {
+        guard !holding else { return }
         let instance = plan.handles[plan.rotating ? 0 : index]
         // Not ours now (taken over, or removed by the kernel): the restore puts the beacon back.
         guard held.contains(instance) else {
@@ -409,8 +441,9 @@ package final class ManagedAdvertiser {
                     guard let free = current.highestFreeInstance(excluding: others.union(foreign)) else {
                         throw allTaken(current)
                     }
-                    step("instance \(instance) is not ours to take back (another program's, or not proven free): "
-                         + "beacon \(position + 1) moves to instance \(free)")
+                    step(instance == Self.noInstanceYet ? "beacon \(position + 1), added while off the air, goes on instance \(free)"
+                         : "instance \(instance) is not ours to take back (another program's, or not proven free): "
+                           + "beacon \(position + 1) moves to instance \(free)")
                     instance = free
                     plan.handles[position] = free
                     self.plan = plan

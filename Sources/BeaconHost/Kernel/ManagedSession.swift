@@ -4,8 +4,8 @@ import AdvertisementCodec
 import LinuxSystem
 
 /// Beacons as the kernel's advertising instances, as `ManagedSession` keeps them on the air:
-/// `advertise`'s (`ManagedAdvertiser`) or a scenario's, each on an instance of its own
-/// (`ManagedSetAdvertiser`).
+/// the advertising core (`ManagedAdvertiser`), with `advertise`'s beacons or a scenario's
+/// coming and going.
 package protocol ManagedAdvertising: RecordedInstances {
     var client: MgmtClient { get }
     /// How the beacons take turns (nil: no turns of the session's to take).

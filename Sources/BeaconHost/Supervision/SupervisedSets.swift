@@ -10,7 +10,6 @@ protocol HeldBeaconSets: BeaconSets {
 }
 
 extension SlotSets: HeldBeaconSets {}
-extension ManagedSetAdvertiser: HeldBeaconSets {}
 
 /// A scenario's beacons kept on the air the way `advertise` keeps its beacons: the same
 /// session watches the controller or the kernel (another program's reset, a Hardware Error, a
@@ -63,11 +62,11 @@ package final class SupervisedSets: BeaconSets {
 
     /// The kernel's advertising instances, watched as `advertise`'s are (`ManagedSession`).
     public convenience init(instances session: ManagedSession, device: String) {
-        guard let advertiser = session.advertiser as? ManagedSetAdvertiser else {
-            preconditionFailure("a scenario's instances are a ManagedSetAdvertiser's")
+        guard let advertiser = session.advertiser as? ManagedAdvertiser else {
+            preconditionFailure("a scenario's instances are a ManagedAdvertiser's")
         }
         session.log = { [weak advertiser] in advertiser?.log?($0) }
-        self.init(advertiser: advertiser, session: session, device: device) { [weak session] in
+        self.init(advertiser: SlotSets(advertiser), session: session, device: device) { [weak session] in
             session?.pollDescriptors ?? []
         }
     }

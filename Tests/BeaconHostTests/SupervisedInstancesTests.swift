@@ -8,6 +8,11 @@ import Testing
 /// A scenario's beacons as the kernel's instances (`run --access mgmt`), kept on the air as
 /// `advertise`'s are: the same session (`ManagedSession`) and the same supervisor.
 @Suite struct SupervisedInstancesTests {
+    /// The advertising core with no beacons yet, its beacons coming and going.
+    static func core(_ client: MgmtClient) -> ManagedAdvertiser {
+        ManagedAdvertiser(client: client, options: AdvertisingOptions(beacons: [], intervalUnits: 160), comeAndGo: true)
+    }
+
     /// hci0 with instances 1 to 3, 1 another program's; our first beacon is on 2, and the
     /// takeover watch knows our socket.
     func sets(_ extra: [ScriptedKernel.Step]) throws -> (SupervisedSets, UInt8, ScriptedKernel, ScriptedMonitor) {
@@ -16,8 +21,8 @@ import Testing
         let monitor = ScriptedMonitor()
         let watch = TakeoverWatch(transport: monitor, index: 0, process: "beacon-emit")
         client.sent = { watch.sent($0) }
-        let advertiser = ManagedSetAdvertiser(client: client, intervalUnits: 160)
-        try advertiser.prepare()
+        let advertiser = Self.core(client)
+        try advertiser.start()
         let session = ManagedSession(advertiser: advertiser, watch: watch, openMonitor: { _ in nil })
         let sets = SupervisedSets(instances: session, device: "hci0")
         let handle = try sets.add(referenceBeacon, parameters: .run)
@@ -30,11 +35,11 @@ import Testing
     /// before anything is sent, saying what to use.
     @Test func aBeaconsOwnAddressIsRefusedThroughTheKernel() throws {
         let kernel = ScriptedKernel([featuresStep(taken: [])])
-        let advertiser = ManagedSetAdvertiser(client: MgmtClient(transport: kernel, index: 0), intervalUnits: 160)
-        try advertiser.prepare()
+        let advertiser = Self.core(MgmtClient(transport: kernel, index: 0))
+        try advertiser.start()
         let sent = kernel.sent.count
         #expect {
-            try advertiser.add(referenceBeacon, parameters: BeaconParameters(address: .generatedStaticRandom))
+            try SlotSets(advertiser).add(referenceBeacon, parameters: BeaconParameters(address: .generatedStaticRandom))
         } throws: { "\($0)".contains("the kernel picks the address") && "\($0)".contains("--access raw") }
         #expect(kernel.sent.count == sent)
     }
