@@ -13,7 +13,11 @@ Then the relay resets the controller under the running emitter (as a bridge, a b
 another program would) and measures, from that reset's Command Complete (the controller usable
 again): advertising enabled again, and the second device seeing the beacon again.
 
-    emitter-timing.py PORT BEACON_EMIT RUNS      prints one JSON object
+The same reset is then slipped under a scenario's beacon (`beacon-emit run`, a file with one
+beacon advertised and a wait): the scenario's beacons are kept on the air by the same core and
+supervisor as `advertise`'s, and this measures that they come back as fast.
+
+    emitter-timing.py PORT BEACON_EMIT RUNS [SCENARIO_RUNS]      prints one JSON object
 """
 import json
 import os
@@ -24,6 +28,7 @@ import statistics
 import struct
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import uuid
@@ -198,13 +203,20 @@ class Relay(threading.Thread):
         host.close()
 
 
-def run_ours(port, binary, scanner):
+def run_ours(port, binary, scanner, scenario=None):
+    """`advertise` (or, with `scenario`, the path of a scenario file to write, `run`)."""
     beacon = uuid.uuid4()
     relay = Relay(port)
     start = time.monotonic()
-    process = subprocess.Popen([binary, "-i", f"tcp:127.0.0.1:{relay.port}", "--uuid", str(beacon).upper(),
-                                "--major", "1", "--minor", "2", "--duration", "6"],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    device = f"tcp:127.0.0.1:{relay.port}"
+    if scenario:
+        with open(scenario, "w") as file:
+            file.write(f"beacons:\n  lobby: {{uuid: {str(beacon).upper()}, major: 1, minor: 2}}\n"
+                       "steps:\n  - advertise: lobby\n  - wait: 6\n")
+        arguments = [binary, "run", scenario, "-i", device]
+    else:
+        arguments = [binary, "-i", device, "--uuid", str(beacon).upper(), "--major", "1", "--minor", "2", "--duration", "6"]
+    process = subprocess.Popen(arguments, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     seen = scanner.wait_for(beacon.bytes)
     while relay.enabled_at is None and time.monotonic() - start < 5:
         time.sleep(0.0005)
@@ -250,8 +262,17 @@ def run_minimal(port, advertising, old_uuid, scanner):
 
 def main():
     port, binary, runs = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+    scenario_runs = int(sys.argv[4]) if len(sys.argv) > 4 else runs
     scanner = Scanner(port)
-    ours, minimal = [], []
+    ours, minimal, scenario = [], [], []
+    path = os.path.join(tempfile.gettempdir(), f"emitter-timing-{os.getpid()}.yaml")
+    try:
+        for _ in range(scenario_runs):
+            scenario.append(run_ours(port, binary, scanner, scenario=path))
+            time.sleep(0.2)
+    finally:
+        if os.path.exists(path):
+            os.remove(path)
     for _ in range(runs):
         result = run_ours(port, binary, scanner)
         ours.append(result)
@@ -265,6 +286,8 @@ def main():
         "oursRoundTrips": ours[0]["roundTrips"], "minimalRoundTrips": minimal[0]["roundTrips"],
         "backEnabledMs": median(ours, "backEnabled"), "backSeenMs": median(ours, "backSeen"),
         "backWorstSeenMs": max(r["backSeen"] for r in ours) * 1000,
+        "scenarioBackEnabledMs": median(scenario, "backEnabled"), "scenarioBackSeenMs": median(scenario, "backSeen"),
+        "scenarioBackWorstSeenMs": max(r["backSeen"] for r in scenario) * 1000, "scenarioRuns": scenario_runs,
         "oursCommands": [f"{c:#06x}" for c in ours[0]["commands"]], "runs": runs,
     }))
 

@@ -112,4 +112,29 @@ import Testing
         #expect(kernel.remainingSteps == 0)
         #expect(handle == 2)
     }
+
+    /// A beacon added while the beacons are off the air (powered off) sends nothing; at the
+    /// restore the first goes back on its number and the new one on the highest number the
+    /// kernel's list proves free; changes and the stop then go to each one's instance.
+    @Test func aBeaconAddedWhileOffTheAirGetsAnInstanceAtTheRestore() throws {
+        let (sets, handle, kernel, _) = try sets(
+            [featuresStep(taken: [1])] + addSteps(instance: 2) + addSteps(instance: 3, data: ComeAndGoTests.minor3Data)
+            + [completes(try AddExtendedAdvertisingData(instance: 3, advertisingData: referenceData), returning: [3]),
+               completes(RemoveAdvertising(instance: 3), returning: [3]),
+               completes(RemoveAdvertising(instance: 2), returning: [2])])
+        kernel.deliver([.newSettings([.lowEnergy]), .advertisingRemoved(instance: 2)])
+        try sets.serve()
+        #expect(sets.isOffAir)
+        let sent = kernel.sent.count
+        let added = try sets.add(ComeAndGoTests.minor3, parameters: .run)
+        #expect(kernel.sent.count == sent, "added in the books only")
+        #expect(added != handle)
+        kernel.deliver([.newSettings([.lowEnergy, .powered])])
+        try sets.serve()
+        try serveAfterSettling(sets)
+        #expect(!sets.isOffAir)
+        try sets.update(added, to: referenceBeacon)
+        try sets.removeAll()
+        #expect(kernel.remainingSteps == 0, "\(kernel.remainingSteps) steps left")
+    }
 }
