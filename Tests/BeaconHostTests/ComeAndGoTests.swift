@@ -18,14 +18,12 @@ import Testing
                                                major: 101, minor: 3))
     static let minor3Data = hex("0201061AFF4C00021539ED98FF2900441A802F9C398FC199D200650003C5")
 
-    /// The core with no beacons yet, started on `transport` (reset when `resetting`), and its
-    /// beacons named by their sets.
-    static func core(_ transport: some PacketTransport<H4Packet>, sharedWithKernel: Bool = false,
-                     resetting: Bool = true) throws -> (Advertiser, SlotSets) {
-        let advertiser = Advertiser(controller: HCIController(transport: transport),
-                                    options: AdvertisingOptions(beacons: [], intervalUnits: 160),
-                                    sharedWithKernel: sharedWithKernel, comeAndGo: true)
-        try advertiser.startWithNone(resetting: resetting)
+    /// The core with no beacons yet, started on `transport` (a controller of our own, reset, when
+    /// `resetting`; else beside the kernel), and its beacons named by their sets.
+    static func core(_ transport: some PacketTransport<H4Packet>, resetting: Bool = true) throws -> (Advertiser, SlotSets) {
+        // As a scenario's launch starts it: `advertise`'s start, with no beacons.
+        let advertiser = try Emitter(controller: HCIController(transport: transport), ownsController: resetting) { _ in }
+            .start(options: AdvertisingOptions(beacons: [], intervalUnits: 160), comeAndGo: true)
         return (advertiser, SlotSets(advertiser))
     }
 
@@ -226,7 +224,7 @@ import Testing
     @Test func besideTheKernelSetsCountDown() throws {
         let transport = ScriptedTransport([EmitterStartTests.readCommands(extended: true), EmitterStartTests.readFeatures,
                                            Self.numberOfSets] + Self.adding(set: 0xEF, data: referenceData, sid: 0))
-        let (_, sets) = try Self.core(transport, sharedWithKernel: true, resetting: false)
+        let (_, sets) = try Self.core(transport, resetting: false)
         #expect(try sets.add(referenceBeacon, parameters: .run) == 0xEF)
         #expect(transport.remainingSteps == 0)
     }

@@ -144,19 +144,6 @@ package final class Advertiser {
         return plan
     }
 
-    /// Starts beacons that come and go (`comeAndGo`) with none on the air: resets a controller
-    /// of our own, then reads whether it has extended advertising and how many sets.
-    public func startWithNone(resetting: Bool) throws(HostError) {
-        if resetting {
-            step("reset the controller (HCI Reset)")
-            try controller.send(Reset())
-        }
-        let capabilities = try AdvertisingCapabilities.read(from: controller, for: options, everySet: true)
-        try start(capabilities: capabilities, controllerWasReset: true)
-        step(plan?.mode == .extended ? "extended advertising, \(numberOfSets ?? 1) sets"
-             : "legacy advertising only: one beacon at a time")
-    }
-
     private func startLegacy(_ plan: AdvertisingPlan, disableFirst: Bool) throws(HostError) {
         if disableFirst {
             step("disable advertising (LE Set Advertising Enable 0x00)")

@@ -36,45 +36,29 @@ package final class BeaconSetsLaunch {
         let follows = device.adapterAddress
         let device = try device.resolved()
         let way = try AdvertisingLaunch.resolve(access, device: device, bringingUp: bringUp)
+        // The launch `advertise` goes through, with no beacons yet: what it reports goes to
+        // the trace (each step), the progress (warnings) and the count of input nobody asked for.
+        let report: (EmitterEvent) -> Void = { event in
+            switch event {
+            case let .step(text): trace?(text)
+            case let .warning(text): progress(text)
+            case let .ignored(what): unsolicited?(what)
+            default: break
+            }
+        }
+        let options = AdvertisingOptions(beacons: [], intervalUnits: intervalUnits)
         if way == .management, case let .kernel(index) = device {
             let management = try ManagementConnection.open(index: index, powerOn: bringUp)
             do {
                 let adapter = management.client.adapter
                 management.client.trace = trace
-                management.client.reportUnsolicited = unsolicited
-                // The advertising core `advertise` goes through, its beacons coming and going.
-                let advertiser = ManagedAdvertiser(client: management.client,
-                                                   options: AdvertisingOptions(beacons: [], intervalUnits: intervalUnits),
-                                                   comeAndGo: true)
-                advertiser.log = trace
-                advertiser.warn = progress
                 // Recorded while on the air, so that the next run or `beacon-emit stop` can
-                // remove what a killed run left.
-                let ledger = InstanceLedger(adapter: adapter)
-                if let what = AdvertisingShutdown.removeWhatEndedRunsLeft(management.client, directory: ledger.directory) {
-                    progress(what)
-                }
-                ledger.follow(advertiser, failed: progress)
-                try advertiser.start()
-                // The takeover watch opens before the first instance is added; the session
-                // watches as `advertise`'s does, and the supervisor puts the beacons back.
-                let watch = AdvertisingLaunch.openTakeoverWatch(for: management.client) { event in
-                    switch event {
-                    case let .warning(text): progress(text)
-                    case let .ignored(report): unsolicited?(report)
-                    default: break
-                    }
-                }
-                let session = ManagedSession(advertiser: advertiser, bringsUpReturningAdapter: bringUp, watch: watch,
-                                             follows: follows) { index in
-                    (try? KernelSocketTransport.open(index: Int(index))).map {
-                        HCIController(transport: $0, sharedWithKernel: true)
-                    }
-                }
-                session.notice = progress
-                session.moved = { ledger.move(to: $0) }
-                let supervised = SupervisedSets(instances: session, device: adapter)
-                return BeaconSetsLaunch(sets: supervised,
+                // remove what a killed run left; the takeover watch and the session as `advertise`'s.
+                let session = try AdvertisingLaunch.startManaged(management, options: options, bringingUp: bringUp,
+                                                                 follows: follows, started: .now,
+                                                                 ledger: InstanceLedger(adapter: adapter), comeAndGo: true,
+                                                                 report: report)
+                return BeaconSetsLaunch(sets: SupervisedSets(instances: session, device: adapter),
                                         summary: "\(adapter): beacons as the kernel's advertising instances (--access mgmt)",
                                         connection: nil, management: management)
             } catch {
@@ -85,23 +69,16 @@ package final class BeaconSetsLaunch {
         let connection = try ControllerConnection.open(device, bringUp: bringUp, userChannel: way == .userChannel)
         do {
             connection.controller.trace = trace
-            connection.controller.reportUnsolicited = unsolicited
-            // The advertising core `advertise` goes through, its beacons coming and going.
-            let advertiser = Advertiser(controller: connection.controller,
-                                        options: AdvertisingOptions(beacons: [], intervalUnits: intervalUnits),
-                                        sharedWithKernel: !connection.ownsController, comeAndGo: true)
-            advertiser.log = trace
+            let advertiser = try Emitter(controller: connection.controller, ownsController: connection.ownsController,
+                                         report: report).start(options: options, comeAndGo: true)
             let wayIn = connection.sharedKernelIndex != nil ? " (--access \(way == .userChannel ? "user-channel" : "raw"))" : ""
             // Watched and put back after a reset, a Hardware Error, another program's change, a
             // link that closed (opened again as `advertise`'s is).
             let supervised = SupervisedSets(advertiser: advertiser, on: connection, userChannel: way == .userChannel,
                                             bringingUp: bringUp, follows: follows)
-            let launch = BeaconSetsLaunch(sets: supervised,
-                                          summary: "\(connection.device): beacons on advertising sets through HCI commands"
-                                                   + wayIn,
-                                          connection: connection, management: nil)
-            try advertiser.startWithNone(resetting: connection.ownsController)
-            return launch
+            return BeaconSetsLaunch(sets: supervised,
+                                    summary: "\(connection.device): beacons on advertising sets through HCI commands" + wayIn,
+                                    connection: connection, management: nil)
         } catch {
             connection.close()
             throw error

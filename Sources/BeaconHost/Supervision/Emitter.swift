@@ -95,8 +95,11 @@ package final class Emitter {
     /// needs no LE events) and not disabled again; capabilities are read (nothing with
     /// `--legacy`) as `AdvertisingCapabilities.read` describes; the public address, which only
     /// the report shows, is read after advertising is on.
+    /// - Parameter comeAndGo: beacons come and go one at a time (a scenario's stage): it starts
+    ///   with none, the number of sets is read whatever the beacons, and the public address is
+    ///   not read (nothing shows it).
     /// - Throws: `HostError`; advertising is off again when it throws.
-    public func start(options: AdvertisingOptions) throws(HostError) -> Advertiser {
+    public func start(options: AdvertisingOptions, comeAndGo: Bool = false) throws(HostError) -> Advertiser {
         if ownsController {
             report(.step("reset the controller (HCI Reset)"))
             try controller.send(Reset())
@@ -106,16 +109,17 @@ package final class Emitter {
             capabilities = AdvertisingCapabilities(supportsExtendedAdvertising: false)  // nothing to ask
         } else {
             report(.step("read the supported commands and LE features"
-                         + (options.beacons.count > 1 ? ", and the number of advertising sets" : "")))
-            capabilities = try AdvertisingCapabilities.read(from: controller, for: options)
+                         + (options.beacons.count > 1 || comeAndGo ? ", and the number of advertising sets" : "")))
+            capabilities = try AdvertisingCapabilities.read(from: controller, for: options, everySet: comeAndGo)
             report(.capabilities(capabilities))
         }
-        let advertiser = Advertiser(controller: controller, options: options, sharedWithKernel: !ownsController)
+        let advertiser = Advertiser(controller: controller, options: options, sharedWithKernel: !ownsController,
+                                    comeAndGo: comeAndGo)
         advertiser.log = { [report] in report(.step($0)) }
         var plan = try advertiser.start(capabilities: capabilities, controllerWasReset: ownsController)
         let elapsed = started.duration(to: .now)
         let roundTrips = controller.roundTrips
-        if plan.address == nil {
+        if plan.address == nil && !comeAndGo {
             report(.step("read the controller's public address (Read BD_ADDR)"))
             do {
                 plan.address = try controller.send(ReadBDAddr()).address
@@ -131,11 +135,12 @@ package final class Emitter {
     /// Starts advertising through the kernel's management interface (`ManagedAdvertiser`).
     /// - Throws: `HostError`; nothing stays added when it throws.
     /// - Parameter prepare: called with the advertiser before it adds anything (to record its instances).
+    /// - Parameter comeAndGo: beacons come and go one at a time (a scenario's stage): it starts with none.
     public static func startManaged(client: MgmtClient, options: AdvertisingOptions,
-                                    started: ContinuousClock.Instant = .now,
+                                    started: ContinuousClock.Instant = .now, comeAndGo: Bool = false,
                                     prepare: (ManagedAdvertiser) -> Void = { _ in },
                                     report: @escaping (EmitterEvent) -> Void) throws(HostError) -> ManagedAdvertiser {
-        let advertiser = ManagedAdvertiser(client: client, options: options)
+        let advertiser = ManagedAdvertiser(client: client, options: options, comeAndGo: comeAndGo)
         advertiser.log = { report(.step($0)) }
         advertiser.warn = { report(.warning($0)) }
         prepare(advertiser)
