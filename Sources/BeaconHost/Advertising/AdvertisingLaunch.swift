@@ -104,7 +104,7 @@ package enum AdvertisingLaunch {
 
     /// The session that keeps HCI advertising on `connection` on the air, for `advertise`'s
     /// beacons and a scenario's sets alike.
-    static func session(_ advertiser: any HCIAdvertising, on connection: ControllerConnection, userChannel: Bool,
+    static func session(_ advertiser: Advertiser, on connection: ControllerConnection, userChannel: Bool,
                         bringingUp: Bool, follows: BluetoothAddress?) -> HCISession {
         HCISession(advertiser: advertiser, kernelIndex: connection.sharedKernelIndex,
                    ownsController: connection.ownsController, bringsUpReturningAdapter: bringingUp, follows: follows,

@@ -8,25 +8,10 @@ import Glibc
 import Musl
 #endif
 
-/// What an `HCISession` keeps on the air: the advertising core (`Advertiser`), with
-/// `advertise`'s beacons or a scenario's coming and going. The session watches, the supervisor
-/// decides, this puts back.
-package protocol HCIAdvertising: AnyObject {
-    var controller: HCIController { get }
-    /// How the beacons are on the air, for turns (nil: no turns of the session's to take).
-    var plan: AdvertisingPlan? { get }
+/// The advertising core, as an `HCISession` keeps it on the air: `advertise`'s beacons or a
+/// scenario's coming and going. The session watches, the supervisor decides, this puts back.
+extension Advertiser {
     /// How long each beacon stays on the air when they take turns.
-    var rotationPeriod: Duration { get }
-    /// Whether what another program did on the controller takes these beacons off the air.
-    func isDisrupted(by observed: ObservedPacket) -> Disruption?
-    /// Puts the same beacons back (on `controller`, a new link, when given).
-    func restore(on controller: HCIController?, controllerWasReset: Bool) throws(HostError)
-    func rotate() throws(HostError)
-    /// Takes the beacons off the air.
-    func stop() throws(HostError)
-}
-
-extension Advertiser: HCIAdvertising {
     public var rotationPeriod: Duration { options.rotationPeriod }
 }
 
@@ -35,7 +20,7 @@ extension Advertiser: HCIAdvertising {
 /// touching this emitter's sets (seen on a raw kernel socket), a hardware error, the adapter
 /// going down or away, the link closing.
 package final class HCISession: AdvertisingSession {
-    public let advertiser: any HCIAdvertising
+    public let advertiser: Advertiser
     private var controller: HCIController
     /// The kernel adapter behind a raw socket, whose state the kernel reports.
     private var kernelIndex: Int?
@@ -67,7 +52,7 @@ package final class HCISession: AdvertisingSession {
     ///   - reconnect: opens a new link to the same controller; nil when a lost link ends the run.
     ///   - follows: the kernel adapter's address, when it was named by it (`reconnect` opens it
     ///     where it is then).
-    public init(advertiser: any HCIAdvertising, kernelIndex: Int?, ownsController: Bool, bringsUpReturningAdapter: Bool = false,
+    public init(advertiser: Advertiser, kernelIndex: Int?, ownsController: Bool, bringsUpReturningAdapter: Bool = false,
                 follows: BluetoothAddress? = nil, reconnect: (() throws(HostError) -> HCIController)?) {
         self.advertiser = advertiser
         self.controller = advertiser.controller

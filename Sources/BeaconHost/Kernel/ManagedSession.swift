@@ -3,35 +3,12 @@
 import AdvertisementCodec
 import LinuxSystem
 
-/// Beacons as the kernel's advertising instances, as `ManagedSession` keeps them on the air:
-/// the advertising core (`ManagedAdvertiser`), with `advertise`'s beacons or a scenario's
-/// coming and going.
-package protocol ManagedAdvertising: RecordedInstances {
-    var client: MgmtClient { get }
-    /// How the beacons take turns (nil: no turns of the session's to take).
-    var plan: AdvertisingPlan? { get }
-    var rotationPeriod: Duration { get }
-    /// The instances the kernel holds for us now.
-    var ours: Set<UInt8> { get }
-    /// The numbers whose writes by others matter: ours, and the beacons' numbers while they
-    /// are off the air.
-    var claimed: Set<UInt8> { get }
-    /// Whether `instance` carries a beacon (losing it takes the beacon off the air).
-    func carriesBeacon(_ instance: UInt8) -> Bool
-    /// The kernel removed `instance`: no longer ours to remove or update.
-    func removedByKernel(_ instance: UInt8)
-    /// The adapter went away, and every instance with it.
-    func adapterGone()
-    /// Another program wrote `instance`: theirs now, forgotten and never removed.
-    func takenOver(_ instance: UInt8)
-    func restore() throws(HostError)
-    func rotate() throws(HostError)
-    /// Removes our instances, and no other.
-    func stop() throws(HostError)
-}
-
-extension ManagedAdvertiser: ManagedAdvertising {
+/// The advertising core, as `ManagedSession` keeps it on the air: `advertise`'s beacons or a
+/// scenario's coming and going.
+extension ManagedAdvertiser {
+    /// How long each beacon stays on the air when they take turns.
     public var rotationPeriod: Duration { options.rotationPeriod }
+    /// Whether `instance` carries a beacon (losing it takes the beacon off the air).
     public func carriesBeacon(_ instance: UInt8) -> Bool { plan?.handles.contains(instance) == true }
 }
 
@@ -43,7 +20,7 @@ extension ManagedAdvertiser: ManagedAdvertising {
 /// the monitor channel opens, other programs writing our instances (`TakeoverWatch`): a
 /// taken-over instance is forgotten, never removed, and its beacon moves to a free one.
 package final class ManagedSession: AdvertisingSession {
-    public let advertiser: any ManagedAdvertising
+    public let advertiser: ManagedAdvertiser
     private var client: MgmtClient { advertiser.client }
     /// Opens the raw socket on adapter N that watches for resets; nil where none can be opened.
     private let openMonitor: (UInt16) -> HCIController?
@@ -74,7 +51,7 @@ package final class ManagedSession: AdvertisingSession {
     ///   - bringsUpReturningAdapter: `--up`: LE and power switched on for an adapter that comes back.
     ///   - watch: the takeover watch, opened before the advertiser added anything.
     ///   - follows: the adapter's address, when it was named by it.
-    public init(advertiser: any ManagedAdvertising, bringsUpReturningAdapter: Bool = false, watch: TakeoverWatch? = nil,
+    public init(advertiser: ManagedAdvertiser, bringsUpReturningAdapter: Bool = false, watch: TakeoverWatch? = nil,
                 follows: BluetoothAddress? = nil, openMonitor: @escaping (UInt16) -> HCIController?) {
         self.advertiser = advertiser
         self.bringsUpReturningAdapter = bringsUpReturningAdapter

@@ -3,14 +3,6 @@
 import AdvertisementCodec
 import LinuxSystem
 
-/// Beacons on sets (or instances) of their own whose changes go into the books only while
-/// they are off the air (`holding`), for the restore to put on the air.
-protocol HeldBeaconSets: BeaconSets {
-    var holding: Bool { get set }
-}
-
-extension SlotSets: HeldBeaconSets {}
-
 /// A scenario's beacons kept on the air the way `advertise` keeps its beacons: the same
 /// session watches the controller or the kernel (another program's reset, a Hardware Error, a
 /// set the controller no longer knows, an instance removed or taken over, the adapter powered
@@ -22,7 +14,9 @@ extension SlotSets: HeldBeaconSets {}
 /// The caller's loop wakes on `wakeDescriptor` (the session's sockets have input) and at
 /// `nextDeadline`, and calls `serve()` then.
 package final class SupervisedSets: BeaconSets {
-    let advertiser: any HeldBeaconSets
+    /// The advertising core's beacons, named; changes go into the books only while they are
+    /// off the air (`holding`), for the restore to put on the air.
+    let advertiser: SlotSets
     private let session: any AdvertisingSession
     private var supervisor: Supervisor
     /// The supervisor's reports (off the air, waiting, back on the air, a restore that failed).
@@ -62,16 +56,14 @@ package final class SupervisedSets: BeaconSets {
 
     /// The kernel's advertising instances, watched as `advertise`'s are (`ManagedSession`).
     public convenience init(instances session: ManagedSession, device: String) {
-        guard let advertiser = session.advertiser as? ManagedAdvertiser else {
-            preconditionFailure("a scenario's instances are a ManagedAdvertiser's")
-        }
+        let advertiser = session.advertiser
         session.log = { [weak advertiser] in advertiser?.log?($0) }
         self.init(advertiser: SlotSets(advertiser), session: session, device: device) { [weak session] in
             session?.pollDescriptors ?? []
         }
     }
 
-    private init(advertiser: any HeldBeaconSets, session: any AdvertisingSession, device: String,
+    private init(advertiser: SlotSets, session: any AdvertisingSession, device: String,
                  descriptors: @escaping () -> [Int32]) {
         self.advertiser = advertiser
         self.session = session
