@@ -209,6 +209,20 @@ import Testing
         #expect(transport.remainingSteps == 0)
     }
 
+    /// A set that falls free and carries a new beacon keeps its own advertising SID (not the
+    /// new beacon's place, which another set's beacon may have had).
+    @Test func eachSetKeepsItsOwnSIDWhileBeaconsComeAndGo() throws {
+        let transport = ScriptedTransport(Self.preparing + Self.adding(set: 0, data: referenceData)
+            + Self.adding(set: 1, data: Self.minor3Data) + Self.removing(set: 0)
+            + Self.adding(set: 0, data: referenceData, sid: 0))
+        let (_, sets) = try Self.core(transport)
+        _ = try sets.add(referenceBeacon, parameters: .run)
+        _ = try sets.add(Self.minor3, parameters: .run)
+        try sets.remove(0)
+        #expect(try sets.add(referenceBeacon, parameters: .run) == 0)
+        #expect(transport.remainingSteps == 0, "\(transport.sent.map { HexText.format($0, separator: " ") })")
+    }
+
     @Test func aRefusedStepLeavesNoSetBehind() throws {
         let parameters = Self.adding(set: 0, data: referenceData)[0]
         let transport = ScriptedTransport(Self.preparing + [parameters,

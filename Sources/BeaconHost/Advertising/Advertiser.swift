@@ -239,7 +239,7 @@ package final class Advertiser {
             ownAddressType: address != nil ? .randomDevice : .publicDevice,
             txPower: txPower ?? LESetExtendedAdvertisingParameters.noTxPowerPreference,
             primaryPHY: options.phy.hciValue, secondaryPHY: options.phy.hciValue,
-            sid: UInt8(index & 0x0F))
+            sid: Self.sid(ofSet: handle, sharedWithKernel: sharedWithKernel))
         let properties = "0x" + HexText.format([UInt8(parameters.eventProperties.rawValue >> 8),
                                                 UInt8(parameters.eventProperties.rawValue & 0xFF)])
         let sent = "interval \(AdvertisingOptions.intervalDescription(units: interval))"
@@ -566,6 +566,13 @@ package final class Advertiser {
     /// a controller the kernel also drives (it numbers its own up from 0), up from 0 otherwise.
     static func handle(ofSet position: Int, sharedWithKernel: Bool) -> UInt8 {
         sharedWithKernel ? highestHandle - UInt8(position) : UInt8(position)
+    }
+
+    /// The advertising SID of our set `handle`: its place in our numbering (`handle(ofSet:)`),
+    /// so that each set of ours keeps its own while beacons come and go (at start, the
+    /// beacon's place).
+    static func sid(ofSet handle: UInt8, sharedWithKernel: Bool) -> UInt8 {
+        (sharedWithKernel ? highestHandle &- handle : handle) & 0x0F
     }
 
     /// A static random address: random, with the two most significant bits set, and the
