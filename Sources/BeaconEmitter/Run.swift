@@ -132,7 +132,7 @@ struct Run: ParsableCommand {
             stage = HostedStage(local: local, boxes: boxes, hosts: scenario.beaconHosts, fieldsOf: BeaconDescription.fields(of:))
         }
         return ScenarioRunner(scenario: scenario, stage: stage,
-                       observer: LiveObserver(scanner: scanner, interrupt: interrupt, wake: stage.wakeDescriptor),
+                       observer: LiveObserver(scanner: scanner, interrupt: interrupt, wake: { stage.wakeDescriptors }),
                        makeBeacon: BeaconDescription.beacon(fromFields:), report: printer.handle).run()
     }
 

@@ -26,13 +26,16 @@ public final class ControlServer: RunLoopSource {
     /// What answers the requests; until it is attached, connections wait in the backlog.
     private var handler: ControlHandler?
     private let listener: Int32
-    private let wake = WakeSet()
     /// Each client's bytes after its last complete line (longer than `JSONLines.maximumLine`: refused and dropped).
     private var clients: [Int32: JSONLines] = [:]
     /// Requests the handler held (`ControlHandler.respond`), oldest first.
     private var held: [(fd: Int32, line: String, received: ContinuousClock.Instant)] = []
 
-    public var descriptor: Int32 { wake.descriptor }
+    /// The listening socket (a new client); `descriptors` adds each client's.
+    public var descriptor: Int32 { listener }
+
+    /// The listener and every client: the run loop's epoll set watches each beside the others.
+    public var descriptors: [Int32] { [listener] + clients.keys.sorted() }
 
     /// Opens the socket at `path` (before advertising starts, so that a client that waits for
     /// advertising finds it there). A socket file left by a run that ended without removing it
@@ -97,7 +100,6 @@ public final class ControlServer: RunLoopSource {
                 throw error
             }
         }
-        wake.add(listener)
     }
 
     /// Gives the socket to `group`, read and write for its members (connecting needs write).
@@ -119,11 +121,16 @@ public final class ControlServer: RunLoopSource {
         self.handler = handler
     }
 
+    /// Serves whatever is readable now (the held requests first).
     public func serve() {
+        serve(ready: descriptors.filter { Descriptor($0).isReadable })
+    }
+
+    public func serve(ready: [Int32]) {
         guard handler != nil else { return }
         offerHeld()
-        for fd in wake.ready() {
-            if fd == listener { acceptClients() } else { read(fd) }
+        for fd in ready {
+            if fd == listener { acceptClients() } else if clients[fd] != nil { read(fd) }
         }
     }
 
@@ -165,7 +172,6 @@ public final class ControlServer: RunLoopSource {
         for fd in clients.keys { Descriptor(fd).close() }
         clients.removeAll()
         Descriptor(listener).close()
-        wake.close()
         unlink(path)
     }
 
@@ -173,7 +179,6 @@ public final class ControlServer: RunLoopSource {
         // Until no one else is waiting (or accepting fails: the clients already in are served).
         while let client = try? Descriptor(listener).accept(name: "accept(\(path))") {
             clients[client.rawValue] = JSONLines()
-            wake.add(client.rawValue)
         }
     }
 
@@ -225,7 +230,6 @@ public final class ControlServer: RunLoopSource {
     }
 
     private func drop(_ fd: Int32) {
-        wake.remove(fd)
         clients[fd] = nil
         held.removeAll { $0.fd == fd }
         Descriptor(fd).close()

@@ -84,7 +84,7 @@ public final class HostedStage: ScenarioStage {
     }
 
     public var nextDeadline: Double? { local?.nextDeadline }
-    public var wakeDescriptor: Int32? { local?.wakeDescriptor }
+    public var wakeDescriptors: [Int32] { local?.wakeDescriptors ?? [] }
     public func takeSupervisionEvents() -> [EmitterEvent] { local?.takeSupervisionEvents() ?? [] }
 
     public func tick(now: Double) throws(HostError) {

@@ -174,7 +174,7 @@ package final class SetStage: ScenarioStage {
     /// The sets as `advertise`'s beacons are kept: watched, and put back after a disruption.
     private var supervised: SupervisedSets? { advertiser as? SupervisedSets }
 
-    public var wakeDescriptor: Int32? { supervised?.wakeDescriptor }
+    public var wakeDescriptors: [Int32] { supervised?.wakeDescriptors ?? [] }
 
     public func takeSupervisionEvents() -> [EmitterEvent] { supervised?.takeEvents() ?? [] }
 
@@ -236,21 +236,23 @@ package final class SetStage: ScenarioStage {
 
 /// The real clock, and the reports of a second device scanning (or none: it only waits),
 /// ending a wait early when `interrupt` (a signal's descriptor) is readable, and, as a deadline
-/// come early, when `wake` (the stage's controller link) is.
+/// come early, when one of `wake` (the stage's controller link and watchers, as they are at
+/// each wait) is.
 public final class LiveObserver: ScenarioObserver {
     private let scanner: AdvertisementScanner?
     private let interrupt: Int32?
-    /// The interrupt and the wake descriptor in one, when there is a wake descriptor.
-    private let both: WakeSet?
+    private let wake: () -> [Int32]
+    /// The interrupt and the stage's descriptors in one epoll set, kept to them at each wait.
+    private let both = WakeSet()
     private let origin = ContinuousClock.now
 
-    public init(scanner: AdvertisementScanner?, interrupt: Int32?, wake: Int32? = nil) {
+    public init(scanner: AdvertisementScanner?, interrupt: Int32?, wake: @escaping () -> [Int32] = { [] }) {
         self.scanner = scanner
         self.interrupt = interrupt
-        both = wake.map { WakeSet([interrupt, $0].compactMap { $0 }) }
+        self.wake = wake
     }
 
-    deinit { both?.close() }
+    deinit { both.close() }
 
     public var now: Double {
         origin.duration(to: .now).inSeconds
@@ -266,7 +268,14 @@ public final class LiveObserver: ScenarioObserver {
         let remaining = deadline - now
         guard remaining > 0 else { return .deadline }
         let timeout = Duration.microseconds(Int64(remaining * 1_000_000))
-        let waitOn = both?.descriptor ?? interrupt
+        let stage = wake()
+        let waitOn: Int32?
+        if stage.isEmpty {
+            waitOn = interrupt
+        } else {
+            both.watch(Set([interrupt].compactMap { $0 } + stage))
+            waitOn = both.descriptor
+        }
         if let scanner {
             if let report = try scanner.nextReport(timeout: timeout, interrupt: waitOn) { return .report(report) }
         } else {

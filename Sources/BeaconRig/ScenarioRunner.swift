@@ -24,9 +24,10 @@ public protocol ScenarioStage: AnyObject {
     func tick(now: Double) throws(HostError)
     /// Waits for what the step asked of other machines (`HostedStage`), and says how it went.
     func finishStep() -> StepSettlement
-    /// Readable when the stage has input to take in (its controller's link): the observer's
-    /// waits end then, and the runner ticks the stage.
-    var wakeDescriptor: Int32? { get }
+    /// Readable when the stage has input to take in (its controller's link, the kernel's
+    /// watchers; they change after a restore): the observer's waits end then, and the runner
+    /// ticks the stage.
+    var wakeDescriptors: [Int32] { get }
     /// What happened to the beacons on the air since the last call: knocked off, waiting for
     /// the adapter, put back (the supervisor's reports, as `advertise` has them).
     func takeSupervisionEvents() -> [EmitterEvent]
@@ -50,7 +51,7 @@ extension ScenarioStage {
     public var nextDeadline: Double? { nil }
     public func tick(now: Double) throws(HostError) {}
     public func finishStep() -> StepSettlement { StepSettlement() }
-    public var wakeDescriptor: Int32? { nil }
+    public var wakeDescriptors: [Int32] { [] }
     public func takeSupervisionEvents() -> [EmitterEvent] { [] }
 }
 

@@ -17,8 +17,20 @@ public final class WakeSet {
         for fd in descriptors { add(fd) }
     }
 
+    /// The descriptors `watch` last asked for.
+    public private(set) var watched: Set<Int32> = []
+
     public func add(_ fd: Int32) {
         _ = clinux_epoll_add(descriptor, fd)
+    }
+
+    /// Watches exactly `fds` now: the others asked for before are removed, and each of `fds`
+    /// is added (again: a descriptor closed and its number opened anew left the set when it
+    /// closed; one still in it stays).
+    public func watch(_ fds: Set<Int32>) {
+        for fd in watched.subtracting(fds) { remove(fd) }
+        for fd in fds { add(fd) }
+        watched = fds
     }
 
     public func remove(_ fd: Int32) {

@@ -57,6 +57,11 @@ public enum CanaryEvent: Hashable, Sendable {
 public protocol RunLoopSource: AnyObject {
     var descriptor: Int32 { get }
     func serve()
+    /// Every descriptor the source has work on (the control socket: its listener and each
+    /// client), in the loop's one epoll set beside the others'. Default: `descriptor`.
+    var descriptors: [Int32] { get }
+    /// Does the work of `ready`, the source's descriptors that are readable. Default: `serve()`.
+    func serve(ready: [Int32])
     /// When the source has work that no descriptor announces (a request held while the beacons
     /// were off the air): the loop calls `serve()` once this has passed. Nil: none.
     var due: ContinuousClock.Instant? { get }
@@ -66,6 +71,8 @@ public protocol RunLoopSource: AnyObject {
 }
 
 extension RunLoopSource {
+    public var descriptors: [Int32] { [descriptor] }
+    public func serve(ready: [Int32]) { serve() }
     public var due: ContinuousClock.Instant? { nil }
     public func takeDisruption() -> Disruption? { nil }
 }
@@ -179,8 +186,9 @@ package final class Emitter {
         var supervisor = Supervisor(session: session, failFast: failFast, device: device, report: report)
         let end = duration.map { ContinuousClock.now + $0 }
         var reason = "duration elapsed"
-        // One descriptor that is readable when the signal pipe or any source is.
-        let wake = sources.isEmpty ? nil : WakeSet([interrupt].compactMap { $0 } + sources.map(\.descriptor))
+        // One epoll set, readable when the signal pipe or any source's descriptor is (kept to
+        // what each source has now: a control client comes and goes).
+        let wake = sources.isEmpty ? nil : WakeSet()
         defer { wake?.close() }
         do {
             loop: while true {
@@ -189,6 +197,7 @@ package final class Emitter {
                 var deadline = supervisor.nextDeadline
                 if let end { deadline = min(deadline, end) }
                 for source in sources { if let due = source.due { deadline = min(deadline, due) } }
+                wake?.watch(Set([interrupt].compactMap { $0 } + sources.flatMap(\.descriptors)))
                 let signal = try session.watch(timeout: max(.zero, now.duration(to: deadline)),
                                                interrupt: wake?.descriptor ?? interrupt)
                 if signal == .interrupted {
@@ -197,7 +206,10 @@ package final class Emitter {
                     if let wake {
                         let ready = Set(wake.ready())
                         if interrupt.map({ !ready.contains($0) }) ?? true {
-                            for source in sources where ready.contains(source.descriptor) { source.serve() }
+                            for source in sources {
+                                let mine = source.descriptors.filter(ready.contains)
+                                if !mine.isEmpty { source.serve(ready: mine) }
+                            }
                             try supervisor.tick()
                             serveDue(sources)
                             try handOver(sources, to: &supervisor)

@@ -11,7 +11,7 @@ import LinuxSystem
 /// they are off the air go into the books; a change that a disruption cuts short is kept in
 /// the books too, and goes on the air with the restore.
 ///
-/// The caller's loop wakes on `wakeDescriptor` (the session's sockets have input) and at
+/// The caller's loop wakes on `wakeDescriptors` (the session's sockets have input) and at
 /// `nextDeadline`, and calls `serve()` then.
 package final class SupervisedSets: BeaconSets {
     /// The advertising core's beacons, named; changes go into the books only while they are
@@ -23,8 +23,6 @@ package final class SupervisedSets: BeaconSets {
     private var events: [EmitterEvent] = []
     /// The session's sockets now (the reset watcher's changes after a restore).
     private let descriptors: () -> [Int32]
-    private let wake = WakeSet()
-    private var watched: Set<Int32> = []
     private var closed = false
     /// The HCI session, whose link (reopened after it closed) is closed with the sets.
     private var hciSession: HCISession?
@@ -71,16 +69,6 @@ package final class SupervisedSets: BeaconSets {
         var collected: (EmitterEvent) -> Void = { _ in }
         supervisor = Supervisor(session: session, failFast: false, device: device, report: { collected($0) })
         collected = { [weak self] in self?.events.append($0) }
-        watchDescriptors()
-    }
-
-    /// Keeps the wake set to the session's sockets (a descriptor number closed and opened again
-    /// is added again).
-    private func watchDescriptors() {
-        let now = Set(descriptors())
-        for fd in watched.subtracting(now) { wake.remove(fd) }
-        for fd in now { wake.add(fd) }
-        watched = now
     }
 
     public var log: ((String) -> Void)? {
@@ -88,8 +76,9 @@ package final class SupervisedSets: BeaconSets {
         set { advertiser.log = newValue }
     }
 
-    /// Readable when the session's sockets have something for `serve()`.
-    public var wakeDescriptor: Int32? { wake.descriptor }
+    /// The session's sockets now (the link, the kernel's watchers; new ones after a restore):
+    /// readable when they have something for `serve()`. The caller's loop watches them beside its own.
+    public var wakeDescriptors: [Int32] { closed ? [] : descriptors() }
 
     /// When `serve()` is next due without input: the adapter's next check, a restore.
     public var nextDeadline: ContinuousClock.Instant { supervisor.nextDeadline }
@@ -107,7 +96,6 @@ package final class SupervisedSets: BeaconSets {
             if signal == .quiet { break }
         }
         try supervisor.tick()
-        watchDescriptors()
     }
 
     /// The supervisor's reports since the last call.
@@ -157,7 +145,6 @@ package final class SupervisedSets: BeaconSets {
         guard !closed else { return }
         closed = true
         hciSession?.closeLink()
-        wake.close()
     }
 
     deinit { close() }
