@@ -267,13 +267,12 @@ package final class Advertiser {
             let address = try slots.renewAddress(ofBeacon: index)
             guard !holding else { return address }
             step("beacon \(index + 1): new address \(address)")
-            switch plan.mode {
-            case .legacy:
+            if plan.mode == .legacy {
                 try controller.sendDisable(LESetAdvertisingEnable(enable: false))
                 try enablingAgain(LESetAdvertisingEnable(enable: true)) { () throws(HostError) in
                     try controller.send(LESetRandomAddress(address: address), context: "address \(address)")
                 }
-            case .extended:
+            } else {
                 let handle = plan.handles[index]
                 let command = LESetAdvertisingSetRandomAddress(handle: handle, address: address)
                 if !addressChangeNeedsDisable {
@@ -289,7 +288,6 @@ package final class Advertiser {
                 try enablingAgain(LESetExtendedAdvertisingEnable(enable: true, sets: [.init(handle: handle)])) { () throws(HostError) in
                     try controller.send(command, context: "address \(address)")
                 }
-            case .managed: break  // ManagedAdvertiser's
             }
             return address
         }
@@ -302,19 +300,17 @@ package final class Advertiser {
         try checkAddress(ownOf: index)
         if plan.mode == .legacy { try checkLegacy(ownOf: index) }
         guard !holding else { return }
-        switch plan.mode {
-        case .legacy:
+        if plan.mode == .legacy {
             step("disable advertising for beacon \(index + 1)'s new parameters")
             try controller.sendDisable(LESetAdvertisingEnable(enable: false))
             try enablingAgain(LESetAdvertisingEnable(enable: true)) { () throws(HostError) in try sendLegacyParameters(plan) }
-        case .extended:
+        } else {
             let handle = plan.handles[index]
             step("set \(handle): disable for beacon \(index + 1)'s new parameters")
             try controller.send(LESetExtendedAdvertisingEnable(enable: false, sets: [.init(handle: handle)]))
             try enablingAgain(LESetExtendedAdvertisingEnable(enable: true, sets: [.init(handle: handle)])) { () throws(HostError) in
                 try sendExtendedParameters(handle: handle, beacon: index, plan: plan)
             }
-        case .managed: break  // ManagedAdvertiser's
         }
     }
 
@@ -348,11 +344,10 @@ package final class Advertiser {
     /// beacon `index`: the one set when the beacons take turns.
     func setData(_ data: [UInt8], scanResponse: [UInt8]?, onSlotOf index: Int, plan: AdvertisingPlan) throws(HostError) {
         guard !holding else { return }
-        switch plan.mode {
-        case .legacy: try setLegacyData(data, scanResponse: scanResponse, label: index)
-        case .extended:
+        if plan.mode == .legacy {
+            try setLegacyData(data, scanResponse: scanResponse, label: index)
+        } else {
             try setExtendedData(handle: plan.handles[plan.rotating ? 0 : index], data, scanResponse: scanResponse, label: index)
-        case .managed: break  // ManagedAdvertiser's
         }
     }
 
@@ -509,19 +504,17 @@ package final class Advertiser {
             if !controllerWasReset { removeLeftovers() }
             return
         }
-        switch plan.mode {
-        case .legacy:
+        if plan.mode == .legacy {
             if !controllerWasReset { _ = try? self.controller.send(LESetAdvertisingEnable(enable: false)) }
             try startLegacy(plan, disableFirst: false)
-        case .extended where controllerWasReset:
+        } else if controllerWasReset {
             try startExtended(plan, disableFirst: false)
-        case .extended:
+        } else {
             removeLeftovers()
             _ = try? self.controller.send(LESetExtendedAdvertisingEnable(enable: false,
                                                                          sets: plan.handles.map { .init(handle: $0) }))
             for handle in plan.handles { _ = try? self.controller.send(LERemoveAdvertisingSet(handle: handle)) }
             try startExtended(plan, disableFirst: false)
-        case .managed: break  // ManagedAdvertiser's
         }
     }
 
@@ -531,7 +524,7 @@ package final class Advertiser {
     public func isDisrupted(by observed: ObservedPacket) -> Disruption? {
         guard let plan, !beacons.isEmpty else { return nil }
         return Disruption.of(observed, ours: Set(plan.handles),
-                             extended: plan.mode == .managed ? nil : plan.mode == .extended)
+                             extended: plan.mode == .extended)
     }
 
     /// Disables advertising and, with extended advertising, removes the sets.
@@ -543,11 +536,10 @@ package final class Advertiser {
             self.plan = nil
             return
         }
-        switch plan.mode {
-        case .legacy:
+        if plan.mode == .legacy {
             step("disable advertising (LE Set Advertising Enable 0x00)")
             try controller.sendDisable(LESetAdvertisingEnable(enable: false))
-        case .extended:
+        } else {
             removeLeftovers()
             step("disable set(s) \(plan.handles.map(String.init).joined(separator: ", "))")
             try controller.send(LESetExtendedAdvertisingEnable(enable: false, sets: plan.handles.map { .init(handle: $0) }))
@@ -555,7 +547,6 @@ package final class Advertiser {
                 step("remove set \(handle)")
                 try controller.send(LERemoveAdvertisingSet(handle: handle))
             }
-        case .managed: break  // ManagedAdvertiser's
         }
         self.plan = nil
     }

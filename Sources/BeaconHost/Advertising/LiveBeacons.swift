@@ -43,19 +43,17 @@ extension RevertibleAdvertiser {
 /// too and thrown as `HostError.interrupted`: the supervisor is putting the beacons back as
 /// the books have them, after which the same change can be made again.
 public final class LiveBeacons: LiveAdvertising {
-    /// nil for an advertiser whose beacons do not change as transactions: every change is
-    /// refused, saying so.
-    private let advertiser: (any RevertibleAdvertiser)?
+    private let advertiser: any RevertibleAdvertiser
     private let session: any AdvertisingSession
 
-    init(advertiser: (any RevertibleAdvertiser)?, session: any AdvertisingSession) {
+    init(advertiser: any RevertibleAdvertiser, session: any AdvertisingSession) {
         self.advertiser = advertiser
         self.session = session
     }
 
-    public var beacons: [Beacon] { advertiser?.beacons ?? [] }
-    public var parameters: [BeaconParameters] { advertiser?.parameters ?? [] }
-    public var ownAddresses: [BluetoothAddress?] { advertiser?.ownAddresses ?? [] }
+    public var beacons: [Beacon] { advertiser.beacons }
+    public var parameters: [BeaconParameters] { advertiser.parameters }
+    public var ownAddresses: [BluetoothAddress?] { advertiser.ownAddresses }
 
     public func update(_ index: Int, to beacon: Beacon) throws(HostError) {
         try update(index, to: beacon, parameters: nil)
@@ -89,7 +87,6 @@ public final class LiveBeacons: LiveAdvertising {
     }
 
     private func change<T>(_ body: (any RevertibleAdvertiser) throws(HostError) -> T) throws(HostError) -> T {
-        guard let advertiser else { throw .unsupported("these beacons change through their scenario's steps") }
         let seen = session.disruptionsSeen.count
         do {
             return try advertiser.atomically { () throws(HostError) in try body(advertiser) }
@@ -117,10 +114,10 @@ extension AdvertisingSession {
 
 extension HCISession {
     /// The beacons, changed as transactions.
-    public var live: LiveBeacons { LiveBeacons(advertiser: advertiser as? any RevertibleAdvertiser, session: self) }
+    public var live: LiveBeacons { LiveBeacons(advertiser: advertiser, session: self) }
 }
 
 extension ManagedSession {
     /// The beacons, changed as transactions.
-    public var live: LiveBeacons { LiveBeacons(advertiser: advertiser as? any RevertibleAdvertiser, session: self) }
+    public var live: LiveBeacons { LiveBeacons(advertiser: advertiser, session: self) }
 }
