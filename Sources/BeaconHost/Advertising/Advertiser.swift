@@ -61,8 +61,11 @@ package final class Advertiser {
     /// turns (legacy advertising has one).
     var hasFreeSet: Bool {
         guard let plan, !plan.rotating else { return false }
-        return plan.handles.count < (plan.mode == .extended ? min(numberOfSets ?? 1, Int(Self.highestHandle) + 1) : 1)
+        return plan.handles.count < (plan.mode == .extended ? usableSetCount : 1)
     }
+
+    /// How many sets this advertiser may use: the controller's (as read), at most the handles there are.
+    private var usableSetCount: Int { min(numberOfSets ?? 1, Int(Self.highestHandle) + 1) }
 
     /// Chooses legacy or extended advertising and sets everything up, enabling last.
     ///
@@ -430,12 +433,10 @@ package final class Advertiser {
             let commands = try controller.send(ReadLocalSupportedCommands())
             numberOfSets = try AdvertisingCapabilities.readNumberOfSets(from: controller, commands: commands)
         }
-        let numberOfSets = self.numberOfSets ?? 1
         let used = Set(plan.handles)
-        let candidates = (0..<min(numberOfSets, Int(Self.highestHandle) + 1))
-            .map { Self.handle(ofSet: $0, sharedWithKernel: sharedWithKernel) }
+        let candidates = (0..<usableSetCount).map { Self.handle(ofSet: $0, sharedWithKernel: sharedWithKernel) }
         guard let handle = candidates.first(where: { !used.contains($0) }) else {
-            throw .unsupported("all \(numberOfSets) advertising sets are in use, a beacon on each: remove one first")
+            throw .unsupported("all \(numberOfSets ?? 1) advertising sets are in use, a beacon on each: remove one first")
         }
         // Off the air: the restore programs it.
         guard !holding else { return handle }

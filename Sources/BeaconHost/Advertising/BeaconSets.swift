@@ -74,8 +74,9 @@ final class SlotSets: BeaconSets {
     func add(_ beacon: Beacon, parameters: BeaconParameters) throws(HostError) -> UInt8 {
         let index = try advertiser.add(beacon, parameters: parameters)
         let slot = advertiser.slots.plan?.handles[index] ?? 0
-        // A slot's handle names its beacon; one the books still hold for a beacon gone (a
-        // leftover) is never given twice, so a free name is found when it would be.
+        // A slot's handle names its beacon. A kernel instance number can name two beacons (one
+        // whose instance moved after a takeover keeps its first name; beacons added while off
+        // the air all have "no instance yet"): the next free name is taken then.
         var name = slot
         while names.contains(name) { name &+= 1 }
         names.append(name)

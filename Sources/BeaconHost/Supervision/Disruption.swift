@@ -153,8 +153,7 @@ extension Disruption {
     /// Whether what another program did on a controller (`observed`) takes sets `ours` off the
     /// air: a controller reset, clearing every set, or (by handle) disabling, removing or
     /// rewriting one of them; with legacy advertising (`extended` false), any change of it.
-    /// `extended` nil: only a reset or a clear counts.
-    static func of(_ observed: ObservedPacket, ours: Set<UInt8>, extended: Bool?) -> Disruption? {
+    static func of(_ observed: ObservedPacket, ours: Set<UInt8>, extended: Bool) -> Disruption? {
         switch observed {
         case let .commandComplete(complete):
             guard complete.status == .success else { return nil }
