@@ -107,7 +107,11 @@ final class EmitterPrinter {
                 case .legacy: "legacy advertising"
                 case .managed: "the kernel's management API, \(plan.handles.count) instance\(plural) (\(numbers))"
                 }
-                let rotation = plan.rotating ? ", beacons taking turns (more beacons than sets)" : ""
+                let rotation = plan.firstTurn.map { first in
+                    plan.mode == .legacy ? ", beacons taking turns (more beacons than sets)"
+                        : ", beacons \(first + 1)-\(beacons.count) taking turns on \(plan.mode == .managed ? "instance" : "set") "
+                          + "\(plan.handle(ofBeacon: first)) (more beacons than \(plan.mode == .managed ? "instances" : "sets"))"
+                } ?? ""
                 let from = plan.mode == .managed
                     ? (plan.addressIsRandom ? "a random address the kernel chooses" : "the adapter's identity address")
                     : "\(plan.address?.description ?? "?") (\(plan.addressIsRandom ? "random" : "public"))"

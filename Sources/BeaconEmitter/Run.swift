@@ -111,7 +111,9 @@ struct Run: ParsableCommand {
         }
         let trace: ((String) -> Void)? = deviceOptions.verbose ? { printer.progress("  " + $0) } : nil
         let launch = try BeaconSetsLaunch.open(device: specification, access: accessOptions.access, bringUp: options.up,
-                                               intervalUnits: scenario.intervalUnits, trace: trace,
+                                               intervalUnits: scenario.intervalUnits,
+                                               rotationPeriod: .milliseconds(Int64((scenario.rotation * 1000).rounded())),
+                                               trace: trace,
                                                progress: printer.progress,
                                                unsolicited: Console.ignored)
         defer { launch.close() }

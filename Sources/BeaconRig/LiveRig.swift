@@ -10,11 +10,10 @@ import Glibc
 import Musl
 #endif
 
-/// A scenario's beacons, by name, each on a set (or kernel instance) of its own, changed in
-/// place: the advertising core `advertise` goes through (`BeaconSets`), on HCI advertising sets
-/// or the kernel's instances.
-/// With more beacons than sets, the last set is shared: the beacons beyond take turns on it,
-/// each for `rotationPeriod` seconds, their data changed in place.
+/// A scenario's beacons, by name, on the advertising core `advertise` goes through
+/// (`BeaconSets`), on HCI advertising sets or the kernel's instances, changed in place. With
+/// more beacons than sets the core's one rule holds: the beacons beyond share the last set,
+/// taking turns on it every `rotationPeriod` seconds (the period the launch gave the core).
 package final class SetStage: ScenarioStage {
     public let advertiser: any BeaconSets
     public let rotationPeriod: Double
@@ -26,10 +25,11 @@ package final class SetStage: ScenarioStage {
     private var parameters: [String: BeaconParameters] = [:]
     /// When each beacon whose address rotates (`rotateAddress`) next gets a new one.
     private var renewals: [String: Double] = [:]
-    /// Beacons with a set of their own, in the order they were added.
-    private var dedicated: [(name: String, handle: UInt8)] = []
-    /// The set beacons take turns on: who, whose turn, since when.
-    private var shared: (handle: UInt8, members: [String], turn: Int, since: Double)?
+    /// The beacons on the air (or waiting for their turn), in the order they were added, by the
+    /// number the core named each.
+    private var named: [(name: String, handle: UInt8)] = []
+    /// The beacons taking turns as last noted.
+    private var turns: [String] = []
     private var now = 0.0
 
     /// Eddystone-TLM beacons' counters move (`MovingTelemetry`), set anew every this many seconds.
@@ -45,56 +45,51 @@ package final class SetStage: ScenarioStage {
     }
 
     /// The beacons on the air now, and those waiting for their turn.
-    public var onAir: [String] {
-        dedicated.map(\.name) + (shared.map { [$0.members[$0.turn]] } ?? [])
-    }
+    public var onAir: [String] { named.map(\.name) }
 
     public func advertise(_ name: String, _ beacon: Beacon, parameters own: BeaconParameters = .run) throws(HostError) {
+        if !advertiser.hasFreeSet, let last = named.last {
+            // It would take turns on the last set, with the beacon there: refused in the
+            // scenario's words before the core refuses it in its own.
+            guard own == .run else { throw Self.noTurns(name) }
+            guard parameters[last.name] == nil else { throw Self.noTurns(last.name, for: name) }
+        }
+        let handle: UInt8
+        do {
+            handle = try advertiser.add(beacon, parameters: own)
+        } catch {
+            throw Self.naming(name, error)
+        }
         beacons[name] = beacon
         parameters[name] = own == .run ? nil : own
-        if var turns = shared {
-            guard own == .run else { throw Self.noTurns(name) }
-            turns.members.append(name)
-            shared = turns
-            note?("\(name) takes turns with \(turns.members.dropLast().joined(separator: ", ")) on set \(turns.handle)")
-            return
-        }
-        if advertiser.hasFreeSet {
-            do {
-                dedicated.append((name, try advertiser.add(beacon, parameters: own)))
-                renewals[name] = own.addressRotation.map { now + $0 }
-                return
-            } catch {
-                // Taken by someone else since: share instead, if there is a set to share.
-                guard !dedicated.isEmpty, case .unsupported = error else { throw Self.naming(name, error) }
-            }
-        }
-        guard let last = dedicated.last else { throw .unsupported("advertise \(name): no advertising set is free") }
-        guard own == .run else { throw Self.noTurns(name) }
-        guard parameters[last.name] == nil else { throw Self.noTurns(last.name, for: name) }
-        dedicated.removeLast()
-        try advertiser.update(last.handle, to: beacon)
-        shared = (last.handle, [last.name, name], 1, now)
-        note?("more beacons than sets: \(last.name) and \(name) take turns on set \(last.handle), "
-              + "\(Int(rotationPeriod * 1000)) ms each")
+        named.append((name, handle))
+        renewals[name] = own.addressRotation.map { now + $0 }
+        noteTurns()
     }
+
+    /// Says when beacons start taking turns, and who takes turns as that changes.
+    private func noteTurns() {
+        let taking = advertiser.takingTurns.compactMap { handle in named.first { $0.handle == handle }?.name }
+        defer { turns = taking }
+        guard taking != turns, taking.count > 1 else { return }
+        note?((turns.count < 2 ? "more beacons than sets: " : "") + taking.joined(separator: ", ")
+              + " take turns on one set, \(Int(rotationPeriod * 1000)) ms each")
+    }
+
+    /// The core's number for the beacon named `name`, while it is on the air.
+    private func handle(_ name: String) -> UInt8? { named.first { $0.name == name }?.handle }
 
     public func update(_ name: String, to beacon: Beacon) throws(HostError) {
         beacons[name] = beacon
-        if let handle = dedicated.first(where: { $0.name == name })?.handle {
-            try advertiser.update(handle, to: beacon)
-        } else if let turns = shared, turns.members[turns.turn] == name {
-            try advertiser.update(turns.handle, to: beacon)
-        }
-        // Not on the air, or waiting for its turn: its next advertise or turn uses the new fields.
+        // One waiting for its turn shows the new fields at its turn; one not on the air, at its next advertise.
+        if let handle = handle(name) { try advertiser.update(handle, to: beacon) }
     }
 
     public func setParameters(_ name: String, _ own: BeaconParameters) throws(HostError) {
-        let handle = dedicated.first(where: { $0.name == name })?.handle
+        let handle = handle(name)
         if let handle {
+            guard own == .run || !turns.contains(name) else { throw Self.noTurns(name) }
             try advertiser.setParameters(handle, to: own)
-        } else if shared?.members.contains(name) == true {
-            guard own == .run else { throw Self.noTurns(name) }
         }
         // Not on the air: its next advertise uses them.
         parameters[name] = own == .run ? nil : own
@@ -110,65 +105,28 @@ package final class SetStage: ScenarioStage {
                      + "controller with more sets")
     }
 
+    /// Takes the beacon off the air; where beacons take turns, the core gives a set that falls
+    /// free to the first of them.
     public func stop(_ name: String) throws(HostError) {
         renewals[name] = nil
-        if let index = dedicated.firstIndex(where: { $0.name == name }) {
-            let handle = dedicated.remove(at: index).handle
-            if var turns = shared {
-                // A set fell free: the beacon whose turn it is moves onto it.
-                let moving = turns.members.remove(at: turns.turn)
-                try advertiser.update(handle, to: beacons[moving]!)
-                // The set that fell free had the stopped beacon's parameters; the run's again.
-                if parameters[name] != nil { try advertiser.setParameters(handle, to: .run) }
-                dedicated.append((moving, handle))
-                // The shared set goes on with the next beacon in turn.
-                turns.turn %= turns.members.count
-                try advertiser.update(turns.handle, to: beacons[turns.members[turns.turn]]!)
-                turns.since = now
-                try settle(turns)
-            } else {
-                try advertiser.remove(handle)
-            }
-        } else if var turns = shared, let index = turns.members.firstIndex(of: name) {
-            let current = index == turns.turn
-            turns.members.remove(at: index)
-            if index < turns.turn { turns.turn -= 1 }
-            turns.turn %= max(1, turns.members.count)
-            if current && !turns.members.isEmpty {
-                try advertiser.update(turns.handle, to: beacons[turns.members[turns.turn]]!)
-                turns.since = now
-            }
-            try settle(turns)
-        }
-    }
-
-    /// A shared set with one beacon left is that beacon's own again.
-    private func settle(_ turns: (handle: UInt8, members: [String], turn: Int, since: Double)) throws(HostError) {
-        switch turns.members.count {
-        case 0:
-            shared = nil
-            try advertiser.remove(turns.handle)
-        case 1:
-            shared = nil
-            dedicated.append((turns.members[0], turns.handle))
-        default:
-            shared = turns
-        }
+        guard let index = named.firstIndex(where: { $0.name == name }) else { return }
+        try advertiser.remove(named[index].handle)
+        named.remove(at: index)
+        noteTurns()
     }
 
     public func stopAll() throws(HostError) {
         renewals.removeAll()
-        dedicated.removeAll()
-        shared = nil
+        named.removeAll()
+        turns.removeAll()
         try advertiser.removeAll()
     }
 
     public var nextDeadline: Double? {
-        let turn = shared.map { $0.since + rotationPeriod }
         let moving = beacons.values.contains { if case .eddystone(.tlm) = $0 { true } else { false } } ? nextTelemetry : nil
-        // The supervisor's next check or restore (its clock is the machine's, read now).
+        // The supervisor's next check, restore or turn (its clock is the machine's, read now).
         let supervision = supervised.map { now + max(0, ContinuousClock.now.duration(to: $0.nextDeadline).inSeconds) }
-        return [turn, moving, supervision, renewals.values.min()].compactMap { $0 }.min()
+        return [moving, supervision, renewals.values.min()].compactMap { $0 }.min()
     }
 
     /// The sets as `advertise`'s beacons are kept: watched, and put back after a disruption.
@@ -186,19 +144,13 @@ package final class SetStage: ScenarioStage {
         try supervised?.serve()
         try moveTelemetry(now: now)
         try renewAddresses(now: now)
-        guard var turns = shared, now >= turns.since + rotationPeriod else { return }
-        turns.turn = (turns.turn + 1) % turns.members.count
-        turns.since = now
-        shared = turns
-        try advertiser.update(turns.handle, to: beacons[turns.members[turns.turn]]!)
     }
 
     /// Gives each beacon whose address rotates and whose time has come a new address, on its
     /// running set, and says so.
     private func renewAddresses(now: Double) throws(HostError) {
         for (name, due) in renewals.sorted(by: { $0.key < $1.key }) where now >= due {
-            guard let handle = dedicated.first(where: { $0.name == name })?.handle,
-                  let period = parameters[name]?.addressRotation else {
+            guard let handle = handle(name), let period = parameters[name]?.addressRotation else {
                 renewals[name] = nil
                 continue
             }
@@ -220,11 +172,7 @@ package final class SetStage: ScenarioStage {
         for (name, beacon) in beacons.sorted(by: { $0.key < $1.key }) {
             guard case let .eddystone(.tlm(frame)) = beacon else { continue }
             let moved = Beacon.eddystone(.tlm(telemetry.advance(frame, by: periods * Self.telemetryPeriod)))
-            if dedicated.contains(where: { $0.name == name }) || shared.map({ $0.members[$0.turn] == name }) == true {
-                try update(name, to: moved)
-            } else {
-                beacons[name] = moved
-            }
+            try update(name, to: moved)
         }
     }
 

@@ -306,6 +306,28 @@ extension Rig {
         #expect(emitter.stdout.contains("legacy advertising, beacons taking turns"))
     }
 
+    /// More beacons than the controller's sets (rootcanal has 16): a set each for the first
+    /// 15, the other five take turns on the last (one rule with a scenario's), and the
+    /// independent scanner hears every one.
+    @Test(.notUnderEmulation("the scanner's window opens as the emitter is started, which under emulation takes seconds of it"))
+    func beaconsBeyondTheSetsTakeTurnsOnTheLastOne() throws {
+        let scanner = try TestScanner(port: port)
+        let emitter = try BackgroundProcess.beaconEmit(
+            ["-i", device, "--interval", "50", "--rotation", "150", "--duration", "3"]
+            + (1...20).flatMap { ["--beacon", "uuid=39ED98FF2900441A802F9C398FC199D2,major=8,minor=\($0)"] })
+        var minors = Set<UInt16>()
+        _ = try scanner.collect(timeout: .seconds(4)) { reports in
+            for report in reports.suffix(1) {
+                if case let .iBeacon(beacon)? = (try? report.sightings())?.first?.beacon, beacon.major == 8 { minors.insert(beacon.minor) }
+            }
+            return minors.count == 20
+        }
+        #expect(emitter.wait() == 0, "\(emitter.stderr)")
+        #expect(minors == Set(1...20), "heard \(minors.sorted())")
+        #expect(emitter.stdout.contains("extended advertising, 16 sets (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15), "
+                                        + "beacons 16-20 taking turns on set 15"), "\(emitter.stdout)")
+    }
+
     @Test func parametersWhileAdvertisingAreRefused() throws {
         // Right after the program resets the controller, something else turns advertising on
         // (as another host sharing the controller might); the parameters that follow are then

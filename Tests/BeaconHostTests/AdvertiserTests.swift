@@ -203,16 +203,25 @@ let extendedStop: [ScriptedTransport.Step] = [
         #expect(transport.sent.last == hex("39 20 0E 01 03  00 0000 00  01 0000 00  02 0000 00"))
     }
 
-    @Test func moreBeaconsThanSetsTakeTurnsOnOneSet() throws {
-        let beacons = (1...3).map { Beacon.iBeacon(IBeacon(proximityUUID: UUID(), major: 1, minor: UInt16($0))) }
+    /// More beacons than sets: a set each while there are sets, the beacons beyond take turns
+    /// on the last one (one rule with a scenario's).
+    @Test func moreBeaconsThanSetsTakeTurnsOnTheLastSet() throws {
+        let beacons = (1...4).map { Beacon.iBeacon(IBeacon(proximityUUID: UUID(), major: 1, minor: UInt16($0))) }
         let transport = ScriptedTransport(answeringEverything: true)
         let advertiser = Advertiser(controller: HCIController(transport: transport), options: AdvertisingOptions(beacons: beacons))
         try advertiser.start(capabilities: capabilities(extended: true, sets: 2))
+        // disable; per set: parameters, data (beacon 1 on set 0, beacon 2 on set 1); one enable of both.
+        #expect(transport.sent.map { $0[0] } == [0x39, 0x36, 0x37, 0x36, 0x37, 0x39])
+        #expect(transport.sent[4] == [0x37, 0x20, 0x22, 0x01, 0x03, 0x01, 0x1E] + beacons[1].advertisingData.bytes)
+        #expect(advertiser.plan?.rotating == true && advertiser.plan?.handles == [0, 1] && advertiser.plan?.firstTurn == 1)
         try advertiser.rotate()
-        // The rotation puts beacon 2's data on set 0.
-        #expect(transport.sent.last == [0x37, 0x20, 0x22, 0x00, 0x03, 0x01, 0x1E] + beacons[1].advertisingData.bytes)
-        #expect(advertiser.plan?.rotating == true)
-        #expect(advertiser.plan?.handles == [0])
+        // The rotation puts beacon 3's data on set 1; set 0 keeps beacon 1.
+        #expect(transport.sent.last == [0x37, 0x20, 0x22, 0x01, 0x03, 0x01, 0x1E] + beacons[2].advertisingData.bytes)
+        try advertiser.rotate()
+        #expect(transport.sent.last == [0x37, 0x20, 0x22, 0x01, 0x03, 0x01, 0x1E] + beacons[3].advertisingData.bytes)
+        try advertiser.rotate()
+        #expect(transport.sent.last == [0x37, 0x20, 0x22, 0x01, 0x03, 0x01, 0x1E] + beacons[1].advertisingData.bytes)
+        #expect(!transport.sent.dropFirst(6).contains { $0[4] == 0x00 }, "nothing more for set 0")
     }
 }
 

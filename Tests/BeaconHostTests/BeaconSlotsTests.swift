@@ -12,6 +12,8 @@ final class FakeSlots: SlotBackend {
     private(set) var calls: [String] = []
     /// The next call of this kind ("data", "add", "parameters", "remove") is refused.
     var refuse: String?
+    /// The books, for what an added slot carries.
+    weak var books: BeaconSlots?
 
     init(capacity: Int) { self.capacity = capacity }
 
@@ -24,24 +26,29 @@ final class FakeSlots: SlotBackend {
 
     func setData(_ data: [UInt8], scanResponse: [UInt8]?, onSlotOf index: Int, plan: AdvertisingPlan) throws(HostError) {
         try check("data")
-        let slot = plan.handles[plan.rotating ? 0 : index]
-        // The minor is the two bytes before the measured power, the data's last byte.
-        onSlot[slot] = Int(data[data.count - 3]) << 8 | Int(data[data.count - 2])
+        let slot = plan.handle(ofBeacon: index)
+        onSlot[slot] = Self.minor(data)
         calls.append("data \(slot) \(onSlot[slot]!)")
     }
+
+    /// The minor is the two bytes before the measured power, the data's last byte.
+    static func minor(_ data: [UInt8]) -> Int { Int(data[data.count - 3]) << 8 | Int(data[data.count - 2]) }
 
     func addSlot(forBeacon index: Int, plan: AdvertisingPlan) throws(HostError) -> UInt8? {
         try check("add")
         guard let slot = (0..<UInt8(capacity)).first(where: { !plan.handles.contains($0) }) else {
+            // None free: it takes turns on the last, where there is one.
+            guard plan.handles.isEmpty else { return nil }
             throw .unsupported("full")
         }
         calls.append("add \(slot)")
+        if let data = books?.beacons[index].advertisingData.bytes { onSlot[slot] = Self.minor(data) }
         return slot
     }
 
     func setParameters(onSlotOf index: Int, plan: AdvertisingPlan) throws(HostError) {
         try check("parameters")
-        calls.append("parameters \(plan.handles[index])")
+        calls.append("parameters \(plan.handle(ofBeacon: index))")
     }
 
     func removeSlot(_ slot: UInt8) throws(HostError) {
@@ -76,24 +83,121 @@ func minor(_ value: UInt16) -> Beacon {
         try slots.remove(2, on: backend)
         #expect(backend.onSlot == [0: 1], "the next beacon goes on at once")
         #expect(slots.beacons == [minor(1), minor(2)] && slots.plan?.rotating == true)
-        slots.plan?.handles = [0, 1]
         try slots.remove(1, on: backend)
         #expect(slots.plan?.rotating == false && slots.beacons == [minor(1)])
+        #expect(backend.onSlot == [0: 1], "beacon 1 was on the air: nothing to send")
+        #expect(backend.calls == ["data 0 2", "data 0 30", "data 0 1"])
         #expect(throws: HostError.self) { try slots.remove(0, on: backend) }
         #expect(slots.beacons == [minor(1)], "advertise's last beacon stays")
     }
 
+    /// One rule for more beacons than slots: a slot each while there are slots, and the
+    /// beacons beyond take turns on the last one with the beacon there; an added beacon joins
+    /// the turns and goes on the air at its turn.
+    @Test func beaconsBeyondTheSlotsTakeTurnsOnTheLastOne() throws {
+        let backend = FakeSlots(capacity: 2)
+        let slots = BeaconSlots(beacons: [], comeAndGo: true)
+        backend.books = slots
+        slots.plan = AdvertisingPlan(mode: .extended, handles: [], rotating: false, address: nil, addressIsRandom: false)
+        for value in 1...4 { _ = try slots.add(minor(UInt16(value)), on: backend) }
+        #expect(backend.calls == ["add 0", "add 1"], "beacons 3 and 4 join the turns: nothing sent")
+        #expect(slots.plan?.handles == [0, 1] && slots.plan?.firstTurn == 1)
+        var seen: [Int] = []
+        for _ in 1...6 {
+            try slots.rotate(on: backend)
+            seen.append(backend.onSlot[1] ?? -1)
+        }
+        #expect(seen == [3, 4, 2, 3, 4, 2])
+        #expect(backend.onSlot[0] == 1, "beacon 1 keeps its own slot")
+        #expect(!backend.calls.contains { $0.hasPrefix("remove") })
+        // A beacon waiting for its turn changes at its turn; one with its own slot at once.
+        try slots.update(2, to: minor(33), on: backend)
+        try slots.update(0, to: minor(11), on: backend)
+        #expect(backend.onSlot == [0: 11, 1: 2])
+        try slots.rotate(on: backend)
+        #expect(backend.onSlot == [0: 11, 1: 33])
+    }
+
+    /// A slot that falls free goes to the first beacon in the turns, with its parameters where
+    /// the removed beacon had its own; the beacon on turn stays on the shared slot, or, where
+    /// the moved one was on turn, the next goes on it. With one beacon left in them, the turns end.
+    @Test func aSlotThatFallsFreeGoesToTheFirstBeaconInTheTurns() throws {
+        let backend = FakeSlots(capacity: 2)
+        let slots = BeaconSlots(beacons: [], comeAndGo: true)
+        backend.books = slots
+        slots.plan = AdvertisingPlan(mode: .extended, handles: [], rotating: false, address: nil, addressIsRandom: false)
+        _ = try slots.add(minor(1), parameters: BeaconParameters(intervalUnits: 800), on: backend)
+        for value in 2...4 { _ = try slots.add(minor(UInt16(value)), on: backend) }
+        #expect(backend.onSlot == [0: 1, 1: 2])
+        try slots.rotate(on: backend)
+        #expect(backend.onSlot == [0: 1, 1: 3])
+        try slots.remove(0, on: backend)
+        // Beacon 2 (first in the turns) moves to slot 0 with the run's parameters; 3 stays on.
+        #expect(backend.calls.suffix(2) == ["parameters 0", "data 0 2"])
+        #expect(backend.onSlot == [0: 2, 1: 3] && slots.plan?.handles == [0, 1] && slots.plan?.rotating == true)
+        #expect(slots.beacons == [minor(2), minor(3), minor(4)])
+        try slots.rotate(on: backend)
+        #expect(backend.onSlot == [0: 2, 1: 4])
+        // The first in the turns is 3 (waiting), 4 is on the air: 3 moves to slot 0, 4 has slot 1 to itself.
+        try slots.remove(0, on: backend)
+        #expect(backend.calls.last == "data 0 3")
+        #expect(backend.onSlot == [0: 3, 1: 4] && slots.plan?.rotating == false)
+        // Now with the moved one on the air: the next goes on the shared slot at once.
+        let other = FakeSlots(capacity: 2)
+        let turns = BeaconSlots(beacons: [], comeAndGo: true)
+        other.books = turns
+        turns.plan = AdvertisingPlan(mode: .extended, handles: [], rotating: false, address: nil, addressIsRandom: false)
+        for value in 1...3 { _ = try turns.add(minor(UInt16(value)), on: other) }
+        try turns.remove(0, on: other)
+        #expect(other.calls == ["add 0", "add 1", "data 0 2", "data 1 3"])
+        #expect(other.onSlot == [0: 2, 1: 3] && turns.plan?.rotating == false)
+    }
+
+    /// Beacons that take turns share one slot's parameters: a beacon of its own is refused
+    /// from the turns, and a beacon with its own on the last slot keeps others from sharing it.
+    @Test func theTurnsTakeNoBeaconWithItsOwnParameters() throws {
+        let backend = FakeSlots(capacity: 2)
+        let slots = BeaconSlots(beacons: [], comeAndGo: true)
+        slots.plan = AdvertisingPlan(mode: .extended, handles: [], rotating: false, address: nil, addressIsRandom: false)
+        _ = try slots.add(minor(1), on: backend)
+        _ = try slots.add(minor(2), parameters: BeaconParameters(txPower: -8), on: backend)
+        var before = slots.liveState
+        #expect { try slots.add(minor(3), on: backend) } throws: { "\($0)".contains("beacon 2 has its own TX power -8 dBm") }
+        slots.revert(to: before)
+        try slots.update(1, to: minor(2), parameters: .run, on: backend)
+        _ = try slots.add(minor(3), on: backend)
+        before = slots.liveState
+        #expect(throws: HostError.self) { try slots.update(2, to: minor(3), parameters: BeaconParameters(txPower: 0), on: backend) }
+        slots.revert(to: before)
+        // Beacon 1 has a slot of its own: its own parameters stay possible.
+        try slots.update(0, to: minor(1), parameters: BeaconParameters(txPower: 0), on: backend)
+        #expect(backend.calls == ["add 0", "add 1", "parameters 1", "parameters 0"])
+    }
+
+    /// Where beacons come and go, the shared slot's type (scannable or not) stays: a beacon
+    /// that differs is refused from its turns.
+    @Test func theTurnsKeepTheSharedSlotsType() throws {
+        let backend = FakeSlots(capacity: 1)
+        let slots = BeaconSlots(beacons: [], comeAndGo: true)
+        slots.plan = AdvertisingPlan(mode: .extended, handles: [], rotating: false, address: nil, addressIsRandom: false)
+        _ = try slots.add(minor(1), on: backend)
+        let withName = Beacon.custom(CustomAdvertisement(data: minor(2).advertisingData,
+                                                         scanResponse: try AdvertisingData(parsing: hex("06 09 6C 6F 62 62 79"))))
+        #expect { try slots.add(withName, on: backend) } throws: { "\($0)".contains("not scannable") }
+    }
+
     /// A scenario's beacons come and go: the slots start with none, each beacon gets a slot
     /// of its own, the last may go, and a beacon that would gain a scan response is refused.
+    /// A backend with no slot free and none to share refuses.
     @Test func beaconsComeAndGoEachOnASlotOfItsOwn() throws {
+        let none = BeaconSlots(beacons: [], comeAndGo: true)
+        none.plan = AdvertisingPlan(mode: .extended, handles: [], rotating: false, address: nil, addressIsRandom: false)
+        #expect(throws: HostError.self) { try none.add(minor(1), on: FakeSlots(capacity: 0)) }
         let backend = FakeSlots(capacity: 2)
         let slots = BeaconSlots(beacons: [], comeAndGo: true)
         slots.plan = AdvertisingPlan(mode: .extended, handles: [], rotating: false, address: nil, addressIsRandom: false)
         #expect(try slots.add(minor(1), on: backend) == 0)
         #expect(try slots.add(minor(2), on: backend) == 1)
-        let full = slots.liveState
-        #expect(throws: HostError.self) { try slots.add(minor(3), on: backend) }
-        slots.revert(to: full)
         try slots.remove(0, on: backend)
         #expect(slots.plan?.handles == [1] && slots.beacons == [minor(2)])
         // The same data as beacon 2's, with a scan response ("lobby" as a complete local name).

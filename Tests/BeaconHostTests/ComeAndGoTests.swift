@@ -183,30 +183,36 @@ import Testing
                 "the parameters command carried 500 ms: \(transport.sent.map { HexText.format($0, separator: " ") })")
     }
 
+    /// Sets come and go one at a time and change in place; a beacon beyond the sets takes turns
+    /// on the last one, and gets the set that falls free (one rule with `advertise`'s).
     @Test func setsComeAndGoOneAtATimeAndChangeInPlace() throws {
+        let data = { (set: UInt8, bytes: [UInt8]) in
+            ScriptedTransport.Step(command: hex("37 20 22") + [set] + hex("03 01 1E") + bytes, answers: [complete(0x2037)])
+        }
         let transport = ScriptedTransport(Self.preparing + Self.adding(set: 0, data: referenceData)
             + Self.adding(set: 1, data: Self.minor3Data)
             // The update: new data on the running set, nothing else (no disable, no enable).
-            + [.init(command: hex("37 20 22 00 03 01 1E") + Self.minor3Data, answers: [complete(0x2037)])]
-            + Self.removing(set: 0) + Self.removing(set: 1))
+            + [data(0, Self.minor3Data)]
+            // Set 0 falls free: minor 3 (first in the turns, on turn) moves to it, and the
+            // reference beacon (next in the turns) goes on set 1.
+            + [data(0, Self.minor3Data), data(1, referenceData)]
+            + Self.removing(set: 1) + Self.removing(set: 0))
         let (advertiser, sets) = try Self.core(transport)
         #expect(advertiser.plan?.mode == .extended && sets.hasFreeSet)
         #expect(try sets.add(referenceBeacon, parameters: .run) == 0)
         #expect(try sets.add(Self.minor3, parameters: .run) == 1)
         #expect(!sets.hasFreeSet)
         let sent = transport.sent.count
-        #expect {
-            try sets.add(referenceBeacon, parameters: .run)
-        } throws: { error in
-            "\(error)".contains("all 2 advertising sets are in use")
-        }
+        // Every set in use: it takes turns on set 1 with minor 3, nothing sent until its turn.
+        #expect(try sets.add(referenceBeacon, parameters: .run) == 2)
         #expect(transport.sent.count == sent)
+        #expect(sets.takingTurns == [1, 2])
         try sets.update(0, to: Self.minor3)
         try sets.remove(0)
-        #expect(sets.hasFreeSet)
+        #expect(sets.takingTurns.isEmpty && !sets.hasFreeSet)
         try sets.removeAll()
         #expect(advertiser.beacons.isEmpty)
-        #expect(transport.remainingSteps == 0)
+        #expect(transport.remainingSteps == 0, "\(transport.sent.map { HexText.format($0, separator: " ") })")
     }
 
     /// A set that falls free and carries a new beacon keeps its own advertising SID (not the
@@ -243,7 +249,7 @@ import Testing
         #expect(transport.remainingSteps == 0)
     }
 
-    @Test func legacyAdvertisingCarriesOneBeaconAndChangesItsDataInPlace() throws {
+    @Test func legacyAdvertisingTakesTurnsOnItsOneSetAndChangesDataInPlace() throws {
         let transport = ScriptedTransport([EmitterStartTests.reset, EmitterStartTests.readCommands(extended: false)]
             + legacySteps[1...]
             + [.init(command: hex("08 20 20 1E") + Self.minor3Data + [0x00], answers: [complete(0x2008)]), legacyStop])
@@ -251,11 +257,10 @@ import Testing
         #expect(advertiser.plan?.mode == .legacy)
         _ = try sets.add(referenceBeacon, parameters: .run)
         #expect(!sets.hasFreeSet)
-        #expect {
-            try sets.add(Self.minor3, parameters: .run)
-        } throws: { error in
-            "\(error)".contains("legacy advertising only, which carries one beacon at a time")
-        }
+        // Legacy advertising's one set: a second beacon takes turns on it, nothing sent until its turn.
+        let sent = transport.sent.count
+        #expect(try sets.add(Self.minor3, parameters: .run) == 1)
+        #expect(transport.sent.count == sent && sets.takingTurns == [0, 1])
         try sets.update(0, to: Self.minor3)
         try sets.removeAll()
         #expect(transport.remainingSteps == 0)

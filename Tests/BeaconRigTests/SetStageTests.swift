@@ -6,19 +6,30 @@ import BeaconRig
 import Foundation
 import Testing
 
-/// A controller's sets, faked: what is on each set, and every call.
+/// A controller's sets, faked: what is on each set, and every call. With every set in use, an
+/// added beacon is named as one taking turns (from 100 on), as the core names them; the turns
+/// themselves are the core's (`BeaconSlotsTests`).
 final class FakeSets: BeaconSets {
     var log: ((String) -> Void)?
     let capacity: Int
     private(set) var sets: [UInt8: Beacon] = [:]
     private(set) var calls: [String] = []
+    private var waiting: [UInt8] = []
 
     init(capacity: Int) { self.capacity = capacity }
 
-    var hasFreeSet: Bool { sets.count < capacity }
+    var hasFreeSet: Bool { sets.count < capacity && waiting.isEmpty }
+
+    var takingTurns: [UInt8] { waiting.isEmpty ? [] : [sets.keys.max()!] + waiting }
 
     func add(_ beacon: Beacon, parameters: BeaconParameters) throws(HostError) -> UInt8 {
-        guard let handle = (0..<UInt8(capacity)).first(where: { sets[$0] == nil }) else { throw .unsupported("full") }
+        guard let handle = (0..<UInt8(capacity)).first(where: { sets[$0] == nil }) else {
+            guard !sets.isEmpty else { throw .unsupported("full") }
+            let name = 100 + UInt8(waiting.count)
+            waiting.append(name)
+            calls.append("turns \(name) \(minor(beacon))")
+            return name
+        }
         sets[handle] = beacon
         calls.append("add \(handle) \(minor(beacon))" + (parameters == .run ? "" : " (\(parameters.description))"))
         return handle
@@ -39,6 +50,7 @@ final class FakeSets: BeaconSets {
     }
 
     func remove(_ handle: UInt8) throws(HostError) {
+        waiting.removeAll { $0 == handle }
         sets[handle] = nil
         calls.append("remove \(handle)")
     }
@@ -56,8 +68,9 @@ final class FakeSets: BeaconSets {
     }
 }
 
-/// More beacons than sets: the last set is shared, beacons take turns on it, and a set that
-/// falls free is given to a beacon again.
+/// A scenario's beacons by name on the advertising core: a beacon's own parameters, its
+/// address renewed, TLM counters, and the turns (the core's) said and refused in the
+/// scenario's words.
 @Suite struct SetStageTests {
     func beacon(_ minor: UInt16) -> Beacon {
         .iBeacon(IBeacon(proximityUUID: UUID(uuidString: lobbyUUID)!, major: 1, minor: minor))
@@ -81,10 +94,25 @@ final class FakeSets: BeaconSets {
         } throws: { "\($0)".contains("advertise c: no set is free, and 'a' has its own interval or TX power") }
         #expect(sets.onAir == [0: 2, 1: 1], "nothing changed on the air")
         #expect(stage.onAir == ["b", "a"])
-        // Back to the run's parameters, it may share its set.
+        // Back to the run's parameters, it may share its set: the core puts c in the turns.
+        var notes: [String] = []
+        stage.note = { notes.append($0) }
         try stage.setParameters("a", .run)
         try stage.advertise("c", beacon(3))
-        #expect(sets.onAir == [0: 2, 1: 3])
+        #expect(sets.calls.last == "turns 100 3")
+        #expect(notes == ["more beacons than sets: a, c take turns on one set, 1000 ms each"])
+        #expect(stage.onAir == ["b", "a", "c"])
+        // Taking turns, neither may have parameters of its own.
+        #expect {
+            try stage.setParameters("c", BeaconParameters(txPower: 0))
+        } throws: { "\($0)".contains("'c' has its own interval or TX power") }
+        try stage.advertise("d", beacon(4))
+        #expect(notes.last == "a, c, d take turns on one set, 1000 ms each")
+        try stage.stop("c")
+        #expect(notes.last == "a, d take turns on one set, 1000 ms each")
+        try stage.stop("d")
+        #expect(notes.count == 3, "a has its set to itself again: nothing more to say")
+        try stage.setParameters("a", BeaconParameters(txPower: 0))
     }
 
     /// A beacon whose address rotates gets a new one every period on the stage's clock (due in
@@ -105,71 +133,6 @@ final class FakeSets: BeaconSets {
         for second in 6...9 { try stage.tick(now: Double(second)) }
         #expect(sets.calls.filter { $0.hasPrefix("renew") }.count == 2)
         #expect(stage.nextDeadline == nil)
-    }
-
-    @Test func beaconsBeyondTheSetsTakeTurnsOnTheLastOne() throws {
-        let sets = FakeSets(capacity: 2)
-        let stage = SetStage(advertiser: sets, rotationPeriod: 1)
-        try stage.advertise("a", beacon(1))
-        try stage.advertise("b", beacon(2))
-        try stage.advertise("c", beacon(3))
-        try stage.advertise("d", beacon(4))
-        #expect(sets.onAir == [0: 1, 1: 3])
-        #expect(stage.nextDeadline == 1)
-        // Each turn is the next beacon's data on the shared set, changed in place.
-        var seen: [Int] = []
-        for second in 1...6 {
-            try stage.tick(now: Double(second))
-            seen.append(sets.onAir[1] ?? -1)
-        }
-        #expect(seen == [4, 2, 3, 4, 2, 3])
-        #expect(sets.onAir[0] == 1)
-        #expect(!sets.calls.contains { $0.hasPrefix("remove") })
-    }
-
-    @Test func anUpdateWaitingForItsTurnAppearsWithIt() throws {
-        let sets = FakeSets(capacity: 1)
-        let stage = SetStage(advertiser: sets, rotationPeriod: 1)
-        try stage.advertise("a", beacon(1))
-        try stage.advertise("b", beacon(2))
-        #expect(sets.onAir == [0: 2])
-        try stage.update("a", to: beacon(11))
-        #expect(sets.onAir == [0: 2])
-        try stage.tick(now: 1)
-        #expect(sets.onAir == [0: 11])
-        try stage.update("a", to: beacon(12))
-        #expect(sets.onAir == [0: 12])
-    }
-
-    @Test func aSetThatFallsFreeGoesToTheBeaconOnTurn() throws {
-        let sets = FakeSets(capacity: 2)
-        let stage = SetStage(advertiser: sets, rotationPeriod: 1)
-        for (name, minor) in [("a", 1), ("b", 2), ("c", 3)] { try stage.advertise(name, beacon(UInt16(minor))) }
-        #expect(sets.onAir == [0: 1, 1: 3])
-        try stage.stop("a")
-        // c was on turn: it moves to a's set, b has the shared set to itself.
-        #expect(sets.onAir == [0: 3, 1: 2])
-        #expect(stage.nextDeadline == nil)
-        try stage.stop("b")
-        try stage.stop("c")
-        #expect(sets.onAir.isEmpty)
-    }
-
-    @Test func stoppingTheBeaconOnTurnPutsTheNextOnAtOnce() throws {
-        let sets = FakeSets(capacity: 1)
-        let stage = SetStage(advertiser: sets, rotationPeriod: 1)
-        for (name, minor) in [("a", 1), ("b", 2), ("c", 3)] { try stage.advertise(name, beacon(UInt16(minor))) }
-        #expect(sets.onAir == [0: 2])
-        #expect(throws: HostError.self, "a set shared by turns keeps no beacon's own TX power") {
-            try stage.setParameters("a", BeaconParameters(txPower: 0))
-        }
-        try stage.stop("b")
-        #expect(sets.onAir == [0: 3])
-        try stage.stop("c")
-        #expect(sets.onAir == [0: 1])
-        #expect(stage.nextDeadline == nil)
-        try stage.stopAll()
-        #expect(sets.onAir.isEmpty)
     }
 
     /// A TLM beacon's counters move every 5 s of the stage's time: 5.0 s of uptime and 150

@@ -124,15 +124,16 @@ package final class Advertiser {
         case let .random(given): address = given
         }
         numberOfSets = capabilities.numberOfAdvertisingSets
-        // One set per beacon where the controller has enough; otherwise one set they take turns on.
-        let setCount = beacons.isEmpty ? 0
-            : extended && beacons.count <= (capabilities.numberOfAdvertisingSets ?? 1) ? beacons.count : 1
+        // A set per beacon while the controller has sets; the beacons beyond share the last one,
+        // taking turns (legacy advertising has one).
+        let setCount = beacons.isEmpty ? 0 : extended ? min(beacons.count, max(1, usableSetCount)) : 1
         let rotating = beacons.count > setCount
-        try slots.checkTurns(rotating: rotating)
         let handles = (0..<setCount).map { Self.handle(ofSet: $0, sharedWithKernel: sharedWithKernel) }
         let plan = AdvertisingPlan(mode: extended ? .extended : .legacy, handles: handles,
                                    rotating: rotating, address: address, addressIsRandom: address != nil)
+        try slots.checkTurns(from: plan.firstTurn)
         self.plan = plan
+        rotationIndex = plan.firstTurn ?? 0
         guard !beacons.isEmpty else { return plan }
         do {
             if extended {
@@ -266,7 +267,7 @@ package final class Advertiser {
     @discardableResult
     public func renewAddress(_ index: Int) throws(HostError) -> BluetoothAddress {
         try atomically { () throws(HostError) in
-            guard let plan, !plan.rotating else { throw .unsupported("beacon \(index + 1) has no set of its own") }
+            guard let plan, slots.hasOwnSlot(index) else { throw .unsupported("beacon \(index + 1) has no set of its own") }
             let address = try slots.renewAddress(ofBeacon: index)
             guard !holding else { return address }
             step("beacon \(index + 1): new address \(address)")
@@ -276,7 +277,7 @@ package final class Advertiser {
                     try controller.send(LESetRandomAddress(address: address), context: "address \(address)")
                 }
             } else {
-                let handle = plan.handles[index]
+                let handle = plan.handle(ofBeacon: index)
                 let command = LESetAdvertisingSetRandomAddress(handle: handle, address: address)
                 if !addressChangeNeedsDisable {
                     do throws(HostError) {
@@ -308,7 +309,7 @@ package final class Advertiser {
             try controller.sendDisable(LESetAdvertisingEnable(enable: false))
             try enablingAgain(LESetAdvertisingEnable(enable: true)) { () throws(HostError) in try sendLegacyParameters(plan) }
         } else {
-            let handle = plan.handles[index]
+            let handle = plan.handle(ofBeacon: index)
             step("set \(handle): disable for beacon \(index + 1)'s new parameters")
             try controller.send(LESetExtendedAdvertisingEnable(enable: false, sets: [.init(handle: handle)]))
             try enablingAgain(LESetExtendedAdvertisingEnable(enable: true, sets: [.init(handle: handle)])) { () throws(HostError) in
@@ -344,13 +345,13 @@ package final class Advertiser {
     }
 
     /// Sets `data` (beacon `index`'s, or a frame shown in its place) on the set that carries
-    /// beacon `index`: the one set when the beacons take turns.
+    /// beacon `index`: its own, or the last when it takes turns.
     func setData(_ data: [UInt8], scanResponse: [UInt8]?, onSlotOf index: Int, plan: AdvertisingPlan) throws(HostError) {
         guard !holding else { return }
         if plan.mode == .legacy {
             try setLegacyData(data, scanResponse: scanResponse, label: index)
         } else {
-            try setExtendedData(handle: plan.handles[plan.rotating ? 0 : index], data, scanResponse: scanResponse, label: index)
+            try setExtendedData(handle: plan.handle(ofBeacon: index), data, scanResponse: scanResponse, label: index)
         }
     }
 
@@ -414,8 +415,8 @@ package final class Advertiser {
     /// The random address of its own each beacon's set advertises from (nil: none of its own).
     public var ownAddresses: [BluetoothAddress?] { slots.parameters.indices.map { slots.ownAddress(ofBeacon: $0) } }
 
-    /// A set of its own for the new beacon `index` with extended advertising (nil: legacy
-    /// advertising, where it joins the turns).
+    /// A set of its own for the new beacon `index` with extended advertising (nil: none free,
+    /// or legacy advertising's one taken, where it joins the turns on the last).
     func addSlot(forBeacon index: Int, plan: AdvertisingPlan) throws(HostError) -> UInt8? {
         try checkAddress(ownOf: index)
         guard plan.mode == .extended else {
@@ -436,7 +437,8 @@ package final class Advertiser {
         let used = Set(plan.handles)
         let candidates = (0..<usableSetCount).map { Self.handle(ofSet: $0, sharedWithKernel: sharedWithKernel) }
         guard let handle = candidates.first(where: { !used.contains($0) }) else {
-            throw .unsupported("all \(numberOfSets ?? 1) advertising sets are in use, a beacon on each: remove one first")
+            guard plan.handles.isEmpty else { return nil }
+            throw .unsupported("all \(numberOfSets ?? 1) advertising sets are in use: remove one first")
         }
         // Off the air: the restore programs it.
         guard !holding else { return handle }
@@ -498,7 +500,7 @@ package final class Advertiser {
     public func restore(on controller: HCIController? = nil, controllerWasReset: Bool = false) throws(HostError) {
         guard let plan else { return }
         if let controller { self.controller = controller }
-        rotationIndex = 0
+        rotationIndex = plan.firstTurn ?? 0
         if controllerWasReset { leftovers.removeAll() }
         guard !beacons.isEmpty else {
             // Beacons that come and go, none now: only what is left of ours goes.

@@ -205,7 +205,8 @@ public struct AdvertisingPlan: Sendable {
     public var mode: Mode
     /// Extended: one set handle per beacon shown at once; managed: one instance per beacon.
     public var handles: [UInt8]
-    /// Whether beacons take turns on one set (or legacy advertising).
+    /// Whether beacons take turns on the last set (more beacons than sets, or legacy advertising
+    /// with several): those from `firstTurn` on.
     public var rotating: Bool
     /// The random address advertised from; nil for the controller's public address until
     /// read (`Emitter` reads it once advertising is on, to show it).
@@ -214,4 +215,11 @@ public struct AdvertisingPlan: Sendable {
     /// Where the interval on the air is the kernel's choice, not the one asked for: its range
     /// in ms (through the management API on a controller with legacy advertising only).
     public var kernelInterval: ClosedRange<Double>? = nil
+
+    /// Where beacons take turns, the first of them (by index): it and the beacons after it share
+    /// the last set; each beacon before it has a set of its own. Nil where every beacon has one.
+    public var firstTurn: Int? { rotating ? max(0, handles.count - 1) : nil }
+
+    /// The set (or instance) that carries beacon `index`: its own, or the last where it takes turns.
+    public func handle(ofBeacon index: Int) -> UInt8 { handles[min(index, handles.count - 1)] }
 }

@@ -22,8 +22,11 @@ package protocol BeaconSets: AnyObject {
     func remove(_ handle: UInt8) throws(HostError)
     /// Removes every set of ours, trying each; the first error is thrown.
     func removeAll() throws(HostError)
-    /// Whether another beacon can have a set of its own now.
+    /// Whether another beacon can have a set of its own now (else an added one takes turns).
     var hasFreeSet: Bool { get }
+    /// The beacons (by number) that take turns on the last set now, in their order; empty where
+    /// every beacon has a set of its own.
+    var takingTurns: [UInt8] { get }
 }
 
 /// An advertiser of the one core (`BeaconSlots` over a backend) whose beacons come and go
@@ -41,9 +44,10 @@ protocol ComeAndGoAdvertiser: RevertibleAdvertiser {
 extension Advertiser: ComeAndGoAdvertiser {}
 extension ManagedAdvertiser: ComeAndGoAdvertiser {}
 
-/// Beacons added and removed one at a time, each named by the slot (set handle) it was given:
-/// the advertising core's beacons (`BeaconSlots`, the policy `advertise` goes through) as a
-/// scenario's stage names them. A beacon's name stays while the beacons before it come and go.
+/// Beacons added and removed one at a time, each named by the slot (set handle) it was given
+/// (one that takes turns, by the shared one's, made unique): the advertising core's beacons
+/// (`BeaconSlots`, the policy `advertise` goes through, turns included) as a scenario's stage
+/// names them. A beacon's name stays while the beacons before it come and go.
 final class SlotSets: BeaconSets {
     let advertiser: any ComeAndGoAdvertiser
     /// Each beacon's name, in the core's order.
@@ -71,12 +75,19 @@ final class SlotSets: BeaconSets {
         return index
     }
 
+    var takingTurns: [UInt8] {
+        guard let first = advertiser.slots.plan?.firstTurn, first < names.count else { return [] }
+        return Array(names[first...])
+    }
+
     func add(_ beacon: Beacon, parameters: BeaconParameters) throws(HostError) -> UInt8 {
+        guard names.count <= Int(UInt8.max) else { throw .unsupported("256 beacons at once are as many as are named") }
         let index = try advertiser.add(beacon, parameters: parameters)
-        let slot = advertiser.slots.plan?.handles[index] ?? 0
-        // A slot's handle names its beacon. A kernel instance number can name two beacons (one
-        // whose instance moved after a takeover keeps its first name; beacons added while off
-        // the air all have "no instance yet"): the next free name is taken then.
+        let slot = advertiser.slots.plan?.handle(ofBeacon: index) ?? 0
+        // A slot's handle names its beacon. A handle can name two beacons (beacons taking turns
+        // share one; a kernel instance that moved after a takeover keeps its beacon's first
+        // name; beacons added while off the air all have "no instance yet"): the next free
+        // name is taken then.
         var name = slot
         while names.contains(name) { name &+= 1 }
         names.append(name)

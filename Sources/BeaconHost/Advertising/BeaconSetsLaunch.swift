@@ -25,11 +25,13 @@ package final class BeaconSetsLaunch {
     /// Opens `device` and readies its sets.
     /// - Parameters:
     ///   - intervalUnits: the beacons' advertising interval, in 0.625 ms units.
+    ///   - rotationPeriod: each turn on the last set, where more beacons than sets take turns on it.
     ///   - trace: where each command and step goes (`--verbose`); nil for nowhere.
     ///   - progress: what the launch says on its way (what ended runs left, a record not written).
     ///   - unsolicited: what a controller sends that nobody asked for, as it is counted.
     /// - Throws: `HostError`; nothing stays open when it throws.
     public static func open(device: DeviceSpecification, access: KernelAccess, bringUp: Bool, intervalUnits: UInt32,
+                            rotationPeriod: Duration = .seconds(1),
                             trace: ((String) -> Void)?, progress: @escaping (String) -> Void,
                             unsolicited: ((UnsolicitedInputReport) -> Void)? = nil) throws(HostError)
         -> BeaconSetsLaunch {
@@ -46,7 +48,7 @@ package final class BeaconSetsLaunch {
             default: break
             }
         }
-        let options = AdvertisingOptions(beacons: [], intervalUnits: intervalUnits)
+        let options = AdvertisingOptions(beacons: [], intervalUnits: intervalUnits, rotationPeriod: rotationPeriod)
         if way == .management, case let .kernel(index) = device {
             let management = try ManagementConnection.open(index: index, powerOn: bringUp)
             do {

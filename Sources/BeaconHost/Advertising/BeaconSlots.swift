@@ -6,16 +6,17 @@ import AdvertisementCodec
 /// sets (`Advertiser`) or the kernel's advertising instances (`ManagedAdvertiser`). A slot is
 /// a set handle or an instance number.
 protocol SlotBackend: AnyObject {
-    /// Puts `data` on the slot that carries beacon `index` (the one slot while beacons take
-    /// turns), and `scanResponse` as its scan response (nil: left as it is).
+    /// Puts `data` on the slot that carries beacon `index` (its own, or the last one where it
+    /// takes turns: `AdvertisingPlan.handle(ofBeacon:)`), and `scanResponse` as its scan
+    /// response (nil: left as it is).
     func setData(_ data: [UInt8], scanResponse: [UInt8]?, onSlotOf index: Int, plan: AdvertisingPlan) throws(HostError)
     /// Puts the new last beacon, `index`, on the air on a slot of its own and returns the slot;
-    /// nil when it joins the turns instead (legacy advertising has one slot).
-    /// - Throws: `HostError` when no slot is free or the controller refuses; what the failed
-    ///   add created is the backend's leftover.
+    /// nil when none is free (legacy advertising has one slot) and it joins the turns instead.
+    /// - Throws: `HostError` when the controller refuses, or no slot is free and there is none
+    ///   to share (no beacon yet); what the failed add created is the backend's leftover.
     func addSlot(forBeacon index: Int, plan: AdvertisingPlan) throws(HostError) -> UInt8?
-    /// Gives the slot that carries beacon `index` (one of its own: never while beacons take
-    /// turns) the beacon's parameters as the books have them now. HCI: parameters the
+    /// Gives the slot that carries beacon `index` (one of its own: never one beacons take
+    /// turns on) the beacon's parameters as the books have them now. HCI: parameters the
     /// controller refuses leave the set enabled with the ones it had.
     func setParameters(onSlotOf index: Int, plan: AdvertisingPlan) throws(HostError)
     /// Takes `slot`, a removed beacon's (already out of the plan), off the air.
@@ -27,7 +28,12 @@ protocol SlotBackend: AnyObject {
 /// The advertising policy both ways in share, written once: which beacon is on which slot,
 /// the turns beacons take when there are fewer slots than beacons, a change in place (a beacon
 /// waiting for its turn changes when the turn comes), adding and removing beacons while on
-/// the air, and the books a failed change puts back. What a slot is, and the rules of owning
+/// the air, and the books a failed change puts back.
+///
+/// One rule for more beacons than slots: each beacon has a slot of its own while there are
+/// slots; the last slot is shared by the beacons from it on, which take turns on it
+/// (`AdvertisingPlan.firstTurn`). A slot that falls free goes to the first beacon in the turns.
+/// Legacy advertising has one slot, so all its beacons take turns. What a slot is, and the rules of owning
 /// one (the kernel's provable numbers, sets the kernel never uses), are the backend's.
 final class BeaconSlots {
     /// The beacons advertised now.
@@ -40,7 +46,7 @@ final class BeaconSlots {
     typealias MadeAddress = (kind: AdvertisingOptions.Address, address: BluetoothAddress)
     var madeAddresses: [MadeAddress?]
     var plan: AdvertisingPlan?
-    /// The beacon on the air while beacons take turns.
+    /// The beacon on the air on the shared slot while beacons take turns (from `plan.firstTurn` on).
     var rotationIndex = 0
     /// Slots the advertiser created that no beacon uses (a failed add could not remove one, a
     /// reverted change had added one): removed at the next restore or stop.
@@ -118,11 +124,21 @@ final class BeaconSlots {
         return address
     }
 
-    /// Refuses turns (`rotating`) while a beacon has parameters of its own: a slot that
-    /// beacons take turns on keeps one set of parameters.
-    func checkTurns(rotating: Bool) throws(HostError) {
-        guard rotating, let index = parameters.firstIndex(where: { $0 != .run }) else { return }
+    /// Refuses a beacon with parameters of its own among those that take turns (from `first`
+    /// on; nil: none do): a slot that beacons take turns on keeps one set of parameters.
+    func checkTurns(from first: Int?) throws(HostError) {
+        guard let first, let index = parameters.indices.first(where: { $0 >= first && parameters[$0] != .run }) else { return }
         throw Self.turnsRefusal(index, parameters[index])
+    }
+
+    /// Whether beacon `index` has a slot of its own (does not take turns).
+    func hasOwnSlot(_ index: Int) -> Bool {
+        plan?.firstTurn.map { index < $0 } ?? true
+    }
+
+    /// Whether beacon `index` is on the air: on a slot of its own, or on turn.
+    private func isOnAir(_ index: Int) -> Bool {
+        hasOwnSlot(index) || index == rotationIndex
     }
 
     private static func turnsRefusal(_ index: Int, _ own: BeaconParameters) -> HostError {
@@ -184,32 +200,33 @@ final class BeaconSlots {
         beacons[index] = beacon
         if let own, own != parameters[index] {
             parameters[index] = own
-            try checkTurns(rotating: plan.rotating)
+            try checkTurns(from: plan.firstTurn)
             try backend.setParameters(onSlotOf: index, plan: plan)
             guard dataChanged else { return }
         }
-        guard !plan.rotating || index == rotationIndex else { return }
+        guard isOnAir(index) else { return }
         try backend.setData(data, scanResponse: scanResponse(of: beacon), onSlotOf: index, plan: plan)
     }
 
     /// Puts another frame on beacon `index`'s slot for now, the beacon unchanged (what a
-    /// restore puts back). Not while beacons take turns (the slot is theirs).
+    /// restore puts back). Not for a beacon that takes turns (the slot is theirs).
     func show(_ index: Int, _ frame: Beacon, on backend: some SlotBackend) throws(HostError) {
-        guard let plan, !plan.rotating, backend.canShowFrames, beacons.indices.contains(index) else { return }
+        guard let plan, hasOwnSlot(index), backend.canShowFrames, beacons.indices.contains(index) else { return }
         try backend.setData(try frame.pduData(extendedPDUs: extendedPDUs), scanResponse: nil, onSlotOf: index, plan: plan)
     }
 
-    /// With more beacons than slots, puts the next beacon on the air.
+    /// With more beacons than slots, puts the next beacon in the turns on the shared slot.
     func rotate(on backend: some SlotBackend) throws(HostError) {
-        guard let plan, plan.rotating else { return }
-        rotationIndex = (rotationIndex + 1) % beacons.count
+        guard let plan, let first = plan.firstTurn, beacons.count > first else { return }
+        rotationIndex = first + (max(rotationIndex, first) - first + 1) % (beacons.count - first)
         let beacon = beacons[rotationIndex]
         try backend.setData(beacon.advertisingData.bytes, scanResponse: scanResponse(of: beacon), onSlotOf: rotationIndex,
                             plan: plan)
     }
 
-    /// Adds a beacon while advertising: a slot of its own where the backend has one and the
-    /// beacons are not taking turns; otherwise a place in the turns.
+    /// Adds a beacon while advertising: a slot of its own where the backend has one free and
+    /// the beacons are not taking turns; otherwise a place in the turns on the last slot (it
+    /// goes on the air at its turn).
     /// - Returns: the beacon's index.
     func add(_ beacon: Beacon, parameters own: BeaconParameters = .run, on backend: some SlotBackend) throws(HostError) -> Int {
         guard var plan else { throw .unsupported("not advertising") }
@@ -221,13 +238,19 @@ final class BeaconSlots {
         if !plan.rotating, let slot = try backend.addSlot(forBeacon: beacons.count - 1, plan: plan) {
             plan.handles.append(slot)
         } else {
-            guard !comeAndGo else {
-                throw .unsupported("this controller has legacy advertising only, which carries one beacon at a time: "
-                                   + "stop the other first")
+            guard let shared = plan.handles.indices.last else { throw .unsupported("no advertising set is free") }
+            if comeAndGo && isScannable(shared) != (beacon.scanResponseData != nil) {
+                // The shared slot's type (scannable or not) is set with its parameters.
+                throw .unsupported("no advertising set is free, and the set beacons would take turns on is "
+                                   + (isScannable(shared) ? "scannable and this beacon has no scan response"
+                                      : "not scannable and this beacon has a scan response") + ": stop a beacon first")
+            }
+            if !plan.rotating {
+                plan.rotating = true
+                rotationIndex = shared
             }
             // Joining the turns: refused before anything is sent where a beacon has parameters of its own.
-            try checkTurns(rotating: true)
-            plan.rotating = true
+            try checkTurns(from: plan.firstTurn)
         }
         self.plan = plan
         return beacons.count - 1
@@ -235,26 +258,46 @@ final class BeaconSlots {
 
     /// Takes beacon `index` off the air (its slot removed, or out of the turns); the last
     /// beacon stays (stopping the emitter is how advertising stops) unless beacons come and go.
+    /// Where beacons take turns, a slot that falls free goes to the first of them.
     func remove(_ index: Int, on backend: some SlotBackend) throws(HostError) {
         guard var plan else { throw .unsupported("not advertising") }
         try BeaconRemoval.check(index, of: beacons.count, keepingOne: !comeAndGo)
+        let removed = (parameters: parameters[index], scannable: isScannable(index))
         beacons.remove(at: index)
         parameters.remove(at: index)
         madeAddresses.remove(at: index)
-        if plan.rotating {
-            let wasOnAir: Bool
-            (rotationIndex, wasOnAir) = BeaconRemoval.turn(afterRemoving: index, turn: rotationIndex, remaining: beacons.count)
+        if let first = plan.firstTurn, index < first {
+            // Its slot falls free: the first beacon in the turns (now at first - 1) moves onto it;
+            // where it was on the air, the shared slot goes on with the next.
+            plan.handles.insert(plan.handles.remove(at: index), at: first - 1)
+            let movedWasOnAir = rotationIndex == first
+            rotationIndex = max(first, rotationIndex - 1)
             if beacons.count <= plan.handles.count { plan.rotating = false }
             self.plan = plan
-            if wasOnAir || !plan.rotating {
-                let beacon = beacons[rotationIndex]
-                try backend.setData(beacon.advertisingData.bytes, scanResponse: scanResponse(of: beacon),
-                                    onSlotOf: rotationIndex, plan: plan)
+            // The slot has the removed beacon's parameters and type: the moved one's where they differ.
+            if removed.parameters != parameters[first - 1] || removed.scannable != isScannable(first - 1) {
+                try backend.setParameters(onSlotOf: first - 1, plan: plan)
             }
+            try put(first - 1, on: backend, plan: plan)
+            if movedWasOnAir { try put(rotationIndex, on: backend, plan: plan) }
+        } else if let first = plan.firstTurn {
+            let (turn, wasOnAir) = BeaconRemoval.turn(afterRemoving: index - first, turn: rotationIndex - first,
+                                                      remaining: beacons.count - first)
+            rotationIndex = first + turn
+            if beacons.count <= plan.handles.count { plan.rotating = false }
+            self.plan = plan
+            // (With one beacon left in them, the turns end: it was on the air, or is put on now.)
+            if wasOnAir { try put(rotationIndex, on: backend, plan: plan) }
         } else {
             let slot = plan.handles.remove(at: index)
             self.plan = plan
             try backend.removeSlot(slot)
         }
+    }
+
+    /// Puts beacon `index`'s data (and scan response) on the slot that carries it.
+    private func put(_ index: Int, on backend: some SlotBackend, plan: AdvertisingPlan) throws(HostError) {
+        let beacon = beacons[index]
+        try backend.setData(beacon.advertisingData.bytes, scanResponse: scanResponse(of: beacon), onSlotOf: index, plan: plan)
     }
 }

@@ -75,8 +75,8 @@ package final class ManagedAdvertiser {
 
     /// Reads the advertising features and adds one instance per beacon, each at the highest
     /// number the kernel's list proves free (`highestFreeInstance`, read again after each add:
-    /// bluetoothd counts up from 1), or one instance that the beacons take turns on when fewer
-    /// are free than beacons.
+    /// bluetoothd counts up from 1); with fewer free than beacons, the beacons beyond take turns
+    /// on the last.
     /// - Throws: `HostError` saying what to do when the request cannot be met; every instance
     ///   added before a failure is removed again.
     @discardableResult
@@ -119,11 +119,14 @@ package final class ManagedAdvertiser {
                   + "interval (1.28 s), not --interval: the kernel fixes a set's type when its interval is given, before "
                   + "the scan response; use --access raw for both")
         }
-        let count = beacons.count <= features.freeInstanceCount ? beacons.count : 1
-        try slots.checkTurns(rotating: count < beacons.count)
+        // An instance per beacon while the kernel has them free; the beacons beyond share the
+        // last one, taking turns.
+        let count = beacons.isEmpty ? 0 : min(beacons.count, max(1, features.freeInstanceCount))
+        if count < beacons.count { try slots.checkTurns(from: count - 1) }
         for index in beacons.indices { try checkOwn(ofBeacon: index) }
         var plan = AdvertisingPlan(mode: .managed, handles: [], rotating: count < beacons.count,
                                    address: nil, addressIsRandom: !options.connectable)
+        rotationIndex = max(0, count - 1)
         if features.legacyAdvertisingOnly { plan.kernelInterval = legacyOnlyInterval(count: count) }
         self.plan = plan
         do throws(HostError) {
@@ -257,7 +260,7 @@ package final class ManagedAdvertiser {
     /// given again.
     func setParameters(onSlotOf index: Int, plan: AdvertisingPlan) throws(HostError) {
         try checkOwn(ofBeacon: index)
-        let instance = plan.handles[index]
+        let instance = plan.handle(ofBeacon: index)
         // Off the air: the restore adds it with them.
         guard !holding else { return }
         step("instance \(instance): new parameters for beacon \(index + 1)")
@@ -274,7 +277,8 @@ package final class ManagedAdvertiser {
     var canShowFrames: Bool { setsInterval }
 
     /// Adds a beacon while advertising: an instance of its own at the highest number the
-    /// kernel's list proves free, or, when the beacons take turns already, a place in the turns.
+    /// kernel's list proves free, or, when the beacons take turns already or none is free, a
+    /// place in the turns on the last.
     /// - Returns: the beacon's index.
     /// - Throws: `HostError` when no instance is free (others' count too), or the kernel refuses.
     @discardableResult
@@ -298,6 +302,8 @@ package final class ManagedAdvertiser {
         self.features = features
         try checkOwn(ofBeacon: index)
         guard let instance = features.highestFreeInstance(excluding: Set(plan.handles).union(leftovers).union(foreign)) else {
+            // None free: it takes turns on our last, where there is one.
+            guard plan.handles.isEmpty else { return nil }
             throw allTaken(features)
         }
         do {
@@ -368,12 +374,12 @@ package final class ManagedAdvertiser {
     /// off the air (a program that takes one meanwhile makes the restore move the beacon).
     public var claimed: Set<UInt8> { held.union(plan?.handles ?? []).subtracting([Self.noInstanceYet]) }
 
-    /// What each beacon's instance carries (for the record; not while beacons take turns).
+    /// What each beacon's own instance carries (for the record; not the one beacons take turns on).
     public var instanceData: [UInt8: [UInt8]] {
-        guard let plan, !plan.rotating else { return [:] }
+        guard let plan else { return [:] }
         var data: [UInt8: [UInt8]] = [:]
         for (position, instance) in plan.handles.enumerated()
-        where beacons.indices.contains(position) && instance != Self.noInstanceYet {
+        where beacons.indices.contains(position) && slots.hasOwnSlot(position) && instance != Self.noInstanceYet {
             data[instance] = beacons[position].advertisingData.bytes
         }
         return data
@@ -408,7 +414,7 @@ package final class ManagedAdvertiser {
     /// Advertising Data where the kernel takes parameters apart, else the whole instance again.
     func setData(_ data: [UInt8], scanResponse: [UInt8]?, onSlotOf index: Int, plan: AdvertisingPlan) throws(HostError) {
         guard !holding else { return }
-        let instance = plan.handles[plan.rotating ? 0 : index]
+        let instance = plan.handle(ofBeacon: index)
         // Not ours now (taken over, or removed by the kernel): the restore puts the beacon back.
         guard held.contains(instance) else {
             throw .unsupported("instance \(instance) is not ours now (removed, or taken over): the beacon goes back at the restore")
@@ -428,7 +434,7 @@ package final class ManagedAdvertiser {
     public func restore() throws(HostError) {
         guard var plan else { return }
         removeLeftovers()
-        rotationIndex = 0
+        rotationIndex = plan.firstTurn ?? 0
         var features: ReadAdvertisingFeatures.ReturnParameters? = nil
         var moved = false
         for position in plan.handles.indices {

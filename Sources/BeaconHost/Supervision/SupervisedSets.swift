@@ -139,6 +139,8 @@ package final class SupervisedSets: BeaconSets {
 
     public var hasFreeSet: Bool { advertiser.hasFreeSet }
 
+    public var takingTurns: [UInt8] { advertiser.takingTurns }
+
     /// Closes what the session watches besides the link (the kernel's reset and takeover watchers).
     public func close() {
         (session as? ManagedSession)?.closeWatchers()
