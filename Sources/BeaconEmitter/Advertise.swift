@@ -17,8 +17,8 @@ struct Advertise: ParsableCommand {
             Describe one beacon with the beacon options, or several with repeated --beacon \
             KEY=VALUE,... (keys are the option names: uuid=...,major=1,minor=2; \
             type=altbeacon; url=https://...), or a JSON/YAML --config file with a 'beacons' list. \
-            Several beacons get an extended advertising set each where the controller has enough, \
-            and take turns (--rotation) otherwise.
+            Several beacons get an extended advertising set each while the controller has sets; \
+            the beacons beyond take turns (--rotation) on the last one.
             """
     )
 

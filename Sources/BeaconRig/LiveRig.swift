@@ -182,16 +182,16 @@ package final class SetStage: ScenarioStage {
     }
 }
 
-/// The real clock, and the reports of a second device scanning (or none: it only waits),
-/// ending a wait early when `interrupt` (a signal's descriptor) is readable, and, as a deadline
-/// come early, when one of `wake` (the stage's controller link and watchers, as they are at
-/// each wait) is.
+/// The real clock, and the reports of a second device scanning (or none: it only waits).
+/// One epoll set owns the wait's descriptors: `interrupt` (a signal's) ends it, the scanner's
+/// link brings reports, and one of `wake` (the stage's controller link and watchers, as they
+/// are at each wait) ends it as a deadline come early.
 public final class LiveObserver: ScenarioObserver {
     private let scanner: AdvertisementScanner?
     private let interrupt: Int32?
     private let wake: () -> [Int32]
-    /// The interrupt and the stage's descriptors in one epoll set, kept to them at each wait.
-    private let both = WakeSet()
+    /// The interrupt, the scanner's link and the stage's descriptors, kept to them at each wait.
+    private let all = WakeSet()
     private let origin = ContinuousClock.now
 
     public init(scanner: AdvertisementScanner?, interrupt: Int32?, wake: @escaping () -> [Int32] = { [] }) {
@@ -200,7 +200,7 @@ public final class LiveObserver: ScenarioObserver {
         self.wake = wake
     }
 
-    deinit { both.close() }
+    deinit { all.close() }
 
     public var now: Double {
         origin.duration(to: .now).inSeconds
@@ -213,24 +213,21 @@ public final class LiveObserver: ScenarioObserver {
     }
 
     public func next(until deadline: Double) throws(HostError) -> Observation {
-        let remaining = deadline - now
-        guard remaining > 0 else { return .deadline }
-        let timeout = Duration.microseconds(Int64(remaining * 1_000_000))
-        let stage = wake()
-        let waitOn: Int32?
-        if stage.isEmpty {
-            waitOn = interrupt
-        } else {
-            both.watch(Set([interrupt].compactMap { $0 } + stage))
-            waitOn = both.descriptor
+        let end = origin + .microseconds(Int64((deadline * 1_000_000).rounded()))
+        while true {
+            // What the scanner has read already, or can read now.
+            if let scanner, let report = try scanner.nextReport(timeout: .zero) { return .report(report) }
+            if ContinuousClock.now >= end { return .deadline }
+            let stage = Set(wake())
+            all.watch(stage.union([interrupt, scanner?.pollDescriptor].compactMap { $0 }))
+            let ready: Set<Int32>
+            do throws(SystemCallError) {
+                ready = Set(try all.wait(until: min(end, scanner?.nextDue ?? end)))
+            } catch {
+                throw .transport(TransportError(error), device: "the scenario's wait")
+            }
+            if let interrupt, ready.contains(interrupt) { return .interrupted }
+            if !ready.isDisjoint(with: stage) { return .deadline }
         }
-        if let scanner {
-            if let report = try scanner.nextReport(timeout: timeout, interrupt: waitOn) { return .report(report) }
-        } else {
-            // Nothing to read: sleep until the deadline, the signal or the stage's input.
-            _ = Poll.pause(timeout, interrupt: waitOn)
-        }
-        if let interrupt, Descriptor(interrupt).isReadable { return .interrupted }
-        return .deadline
     }
 }

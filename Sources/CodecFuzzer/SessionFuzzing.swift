@@ -38,7 +38,7 @@ enum SessionFuzzing {
         let session = HCISession(advertiser: advertiser, kernelIndex: nil, ownsController: true, reconnect: nil)
         let live = session.live
         for round in 0..<64 {
-            guard let signal = try? session.watch(timeout: .zero, interrupt: nil) else { break }
+            guard let signal = try? session.takeIn() else { break }
             if case .disrupted = signal, (try? session.restore()) == nil { break }
             let before = live.beacons
             let changed: Bool

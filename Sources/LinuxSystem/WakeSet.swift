@@ -37,6 +37,13 @@ public final class WakeSet {
         _ = clinux_epoll_remove(descriptor, fd)
     }
 
+    /// Waits until one of the descriptors is readable or `deadline` passes.
+    /// - Returns: the readable ones (none at the deadline).
+    public func wait(until deadline: ContinuousClock.Instant) throws(SystemCallError) -> [Int32] {
+        guard try Poll.waitAny([Descriptor(descriptor)], until: deadline).first == true else { return [] }
+        return ready()
+    }
+
     /// The descriptors ready now (without waiting).
     public func ready() -> [Int32] {
         var fds = [Int32](repeating: -1, count: 64)

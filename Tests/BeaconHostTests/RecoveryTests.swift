@@ -23,7 +23,8 @@ final class FakeSession: AdvertisingSession {
     private(set) var disruptionsSeen: (count: Int, last: Disruption?) = (0, nil)
 
     func catchUp(after failure: HostError) {}
-    func watch(timeout: Duration, interrupt: Int32?) throws(HostError) -> SessionSignal { .quiet }
+    func takeIn() throws(HostError) -> SessionSignal { .quiet }
+    var pollDescriptors: [Int32] { [] }
     func availability() -> AdapterAvailability { state }
     func restore() throws(HostError) {
         restores += 1
@@ -252,9 +253,9 @@ extension SupervisorTests {
                                     options: AdvertisingOptions(beacons: [referenceBeacon], mode: .legacy))
         let session = HCISession(advertiser: advertiser, kernelIndex: nil, ownsController: true, reconnect: nil)
         try advertiser.start(capabilities: capabilities(extended: false), controllerWasReset: true)
-        let signals: Set = [try session.watch(timeout: .zero, interrupt: nil), try session.watch(timeout: .zero, interrupt: nil)]
+        let signals: Set = [try session.takeIn(), try session.takeIn()]
         #expect(signals == [.disrupted(.controllerReset), .disrupted(.hardwareError(code: 0x2A))])
-        #expect(try session.watch(timeout: .zero, interrupt: nil) == .quiet)
+        #expect(try session.takeIn() == .quiet)
     }
 
     /// A lost link is closed at once (a socket left bound to an unplugged kernel adapter keeps
@@ -269,7 +270,7 @@ extension SupervisorTests {
                                  reconnect: { HCIController(transport: fresh) })
         try advertiser.start(capabilities: capabilities(extended: false), controllerWasReset: true)
         #expect(!transport.closed)
-        #expect(try session.watch(timeout: .zero, interrupt: nil) == .disrupted(.linkClosed("scripted")))
+        #expect(try session.takeIn() == .disrupted(.linkClosed("scripted")))
         #expect(transport.closed)
         #expect(session.availability() == .usable)
         try session.restore()
@@ -298,21 +299,21 @@ extension SupervisorTests {
     @Test func ourInstanceRemovedIsADisruptionAnotherProgramsIsNot() throws {
         let (session, kernel) = try session()
         kernel.deliver([.advertisingRemoved(instance: 1), .advertisingAdded(instance: 2)])
-        #expect(try session.watch(timeout: .zero, interrupt: nil) == .quiet)
-        #expect(try session.watch(timeout: .zero, interrupt: nil) == .quiet)
+        #expect(try session.takeIn() == .quiet)
+        #expect(try session.takeIn() == .quiet)
         kernel.deliver([.advertisingRemoved(instance: 2)])
-        #expect(try session.watch(timeout: .zero, interrupt: nil) == .disrupted(.instanceRemoved(2)))
+        #expect(try session.takeIn() == .disrupted(.instanceRemoved(2)))
     }
 
     @Test func powerOffAndOnAreFollowed() throws {
         let (session, kernel) = try session()
         kernel.deliver([.newSettings([.lowEnergy])])
-        #expect(try session.watch(timeout: .zero, interrupt: nil) == .disrupted(.poweredOff))
+        #expect(try session.takeIn() == .disrupted(.poweredOff))
         #expect(session.availability() == .down)
         kernel.deliver([.advertisingRemoved(instance: 2)])  // while off: expected, not news
-        #expect(try session.watch(timeout: .zero, interrupt: nil) == .quiet)
+        #expect(try session.takeIn() == .quiet)
         kernel.deliver([.newSettings([.powered, .lowEnergy])])
-        #expect(try session.watch(timeout: .zero, interrupt: nil) == .adapterBack)
+        #expect(try session.takeIn() == .adapterBack)
         #expect(session.availability() == .usable)
     }
 
@@ -322,13 +323,13 @@ extension SupervisorTests {
         information.appendLE(UInt32(0x0201))  // powered, LE
         let (session, kernel) = try session([completes(ReadControllerInformation(), returning: information)])
         kernel.deliver([.indexRemoved])
-        #expect(try session.watch(timeout: .zero, interrupt: nil) == .disrupted(.adapterRemoved))
+        #expect(try session.takeIn() == .disrupted(.adapterRemoved))
         #expect(session.availability() == .gone)
         kernel.deliver([.indexAdded])
-        #expect(try session.watch(timeout: .zero, interrupt: nil) == .adapterBack)
+        #expect(try session.takeIn() == .adapterBack)
         #expect(session.availability() == .usable)
         kernel.deliver([.controllerError(code: 7)])
-        #expect(try session.watch(timeout: .zero, interrupt: nil) == .disrupted(.hardwareError(code: 7)))
+        #expect(try session.takeIn() == .disrupted(.hardwareError(code: 7)))
     }
 
     /// With --up, an adapter that comes back (plugged in again, as the kernel makes it: LE and
@@ -340,17 +341,17 @@ extension SupervisorTests {
             completes(SetPowered(powered: true), returning: [0x01, 0x02, 0, 0]),
         ], bringingUp: true)
         kernel.deliver([.indexRemoved])
-        #expect(try session.watch(timeout: .zero, interrupt: nil) == .disrupted(.adapterRemoved))
+        #expect(try session.takeIn() == .disrupted(.adapterRemoved))
         kernel.deliver([.indexAdded])
-        #expect(try session.watch(timeout: .zero, interrupt: nil) == .adapterBack)
+        #expect(try session.takeIn() == .adapterBack)
         #expect(session.availability() == .usable)
         #expect(kernel.remainingSteps == 0)
 
         let (plain, plainKernel) = try self.session([completes(ReadControllerInformation(), returning: information(0))])
         plainKernel.deliver([.indexRemoved])
-        #expect(try plain.watch(timeout: .zero, interrupt: nil) == .disrupted(.adapterRemoved))
+        #expect(try plain.takeIn() == .disrupted(.adapterRemoved))
         plainKernel.deliver([.indexAdded])
-        #expect(try plain.watch(timeout: .zero, interrupt: nil) == .quiet)
+        #expect(try plain.takeIn() == .quiet)
         #expect(plain.availability() == .down)
         #expect(plainKernel.remainingSteps == 0)
     }
@@ -358,7 +359,7 @@ extension SupervisorTests {
     @Test func eventsAboutOtherAdaptersAreIgnored() throws {
         let (session, kernel) = try session()
         kernel.deliver([.indexRemoved, .newSettings([])], index: 1)
-        #expect(try session.watch(timeout: .zero, interrupt: nil) == .quiet)
+        #expect(try session.takeIn() == .quiet)
         #expect(session.availability() == .usable)
     }
 }

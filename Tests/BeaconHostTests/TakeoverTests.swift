@@ -149,9 +149,9 @@ final class ScriptedMonitor: PacketTransport {
             [featuresStep(taken: [1, 2])] + addSteps(instance: 3) + [completes(RemoveAdvertising(instance: 3), returning: [3])])
         var recorded: [[UInt8]] = []
         session.advertiser.instancesChanged = { recorded.append($0) }
-        #expect(try session.watch(timeout: .zero, interrupt: nil) == .quiet, "our own commands are not a takeover")
+        #expect(try session.takeIn() == .quiet, "our own commands are not a takeover")
         monitor.foreignAdd(TakeoverWatchTests.bluetoothd, "bluetoothd", instance: 2)
-        #expect(try session.watch(timeout: .zero, interrupt: nil) == .disrupted(.instanceTakenOver(2, by: "bluetoothd")))
+        #expect(try session.takeIn() == .disrupted(.instanceTakenOver(2, by: "bluetoothd")))
         #expect(session.advertiser.ours.isEmpty)
         try session.restore()
         #expect(session.plan?.handles == [3], "moved to the highest number proven free")
@@ -166,9 +166,9 @@ final class ScriptedMonitor: PacketTransport {
         // instance, numbered 2, which Linux 6.x does not list (it lists numbers up to its count).
         let (session, kernel, monitor) = try session([featuresStep(taken: [])] + addSteps(instance: 1))
         kernel.deliver([.advertisingRemoved(instance: 1)])
-        #expect(try session.watch(timeout: .zero, interrupt: nil) == .quiet, "not ours")
+        #expect(try session.takeIn() == .quiet, "not ours")
         monitor.foreignAdd(TakeoverWatchTests.bluetoothd, "bluetoothd", instance: 2)
-        #expect(try session.watch(timeout: .zero, interrupt: nil) == .disrupted(.instanceTakenOver(2, by: "bluetoothd")))
+        #expect(try session.takeIn() == .disrupted(.instanceTakenOver(2, by: "bluetoothd")))
         try session.restore()
         #expect(session.plan?.handles == [1], "never back to the unlisted 2")
         #expect(kernel.remainingSteps == 0)
@@ -186,8 +186,8 @@ final class ScriptedMonitor: PacketTransport {
         // Power off removed our 2; meanwhile another program added 2 (bluetoothd re-registering).
         let (session, kernel, _) = try session([featuresStep(taken: [1, 2])] + addSteps(instance: 3))
         kernel.deliver([.newSettings([.lowEnergy]), .advertisingRemoved(instance: 2)])
-        #expect(try session.watch(timeout: .zero, interrupt: nil) == .disrupted(.poweredOff))
-        _ = try session.watch(timeout: .zero, interrupt: nil)
+        #expect(try session.takeIn() == .disrupted(.poweredOff))
+        _ = try session.takeIn()
         try session.restore()
         #expect(session.plan?.handles == [3])
         #expect(kernel.remainingSteps == 0)

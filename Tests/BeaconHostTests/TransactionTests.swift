@@ -38,8 +38,8 @@ import Testing
             if case .hardwareError = cause {} else { Issue.record("cause \(cause)") }
         }
         #expect(advertiser.beacons == [referenceBeacon])
-        #expect(try session.watch(timeout: .zero, interrupt: nil) == .disrupted(.hardwareError(code: 0x2A)))
-        #expect(try session.watch(timeout: .zero, interrupt: nil) == .quiet, "one error, one disruption")
+        #expect(try session.takeIn() == .disrupted(.hardwareError(code: 0x2A)))
+        #expect(try session.takeIn() == .quiet, "one error, one disruption")
     }
 
     /// A reset by someone else lands between a remove's commands: the controller refuses the
@@ -54,7 +54,7 @@ import Testing
         #expect(advertiser.beacons == [referenceBeacon, Self.minor3])
         #expect(advertiser.plan?.handles == [0, 1])
         #expect(advertiser.leftovers.isEmpty)
-        #expect(try session.watch(timeout: .zero, interrupt: nil) == .disrupted(.controllerReset))
+        #expect(try session.takeIn() == .disrupted(.controllerReset))
         #expect(transport.remainingSteps == 0)
     }
 
@@ -67,7 +67,7 @@ import Testing
         #expect(Self.interruption { () throws(HostError) in try session.live.update(0, to: Self.minor3) }?.code
                 == "advertising-lost")
         #expect(advertiser.beacons == [referenceBeacon])
-        let signal = try session.watch(timeout: .zero, interrupt: nil)
+        let signal = try session.takeIn()
         #expect("\(signal)".contains("LE Set Extended Advertising Data refused"), "\(signal)")
     }
 
@@ -93,7 +93,7 @@ import Testing
             guard case .controllerRefused = error else { Issue.record("\(error)"); return }
         }
         #expect(advertiser.beacons == [referenceBeacon])
-        #expect(try session.watch(timeout: .zero, interrupt: nil) == .quiet)
+        #expect(try session.takeIn() == .quiet)
     }
 
     /// Disabled is off the air, as the list says: a set the controller then will not remove
@@ -127,7 +127,7 @@ import Testing
         #expect(advertiser.beacons == [referenceBeacon])
         #expect(advertiser.plan?.handles == [0])
         #expect(advertiser.leftovers == [1])
-        #expect(try session.watch(timeout: .zero, interrupt: nil) == .disrupted(.hardwareError(code: 0x2A)))
+        #expect(try session.takeIn() == .disrupted(.hardwareError(code: 0x2A)))
     }
 
     /// Through the kernel: a Controller Error kept while an update waited makes the update's
@@ -151,7 +151,7 @@ import Testing
             #expect(disruption == .hardwareError(code: 0x2A))
         }
         #expect(advertiser.beacons == [referenceBeacon])
-        #expect(try session.watch(timeout: .zero, interrupt: nil) == .disrupted(.hardwareError(code: 0x2A)))
+        #expect(try session.takeIn() == .disrupted(.hardwareError(code: 0x2A)))
     }
 
     /// An instance whose parameters the kernel took but whose data it refused is ours: removed

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
 import AdvertisementCodec
+import LinuxSystem
 
 /// What a controller says about itself: the facts `info` prints and the advertising flow
 /// chooses by.
@@ -62,7 +63,7 @@ package struct ControllerInfo: Sendable {
             } catch let .hardwareError(code) where attempt < 3 {
                 attempt += 1
                 log("\(Disruption.hardwareError(code: code)): reading it again")
-                _ = HCISession.pause(Emitter.settleTime, interrupt: nil)
+                _ = Poll.pause(Emitter.settleTime, interrupt: nil)
             }
         }
     }

@@ -91,13 +91,13 @@ package final class HCISession: AdvertisingSession {
         }
     }
 
-    public func watch(timeout: Duration, interrupt: Int32?) throws(HostError) -> SessionSignal {
+    public func takeIn() throws(HostError) -> SessionSignal {
         if !observed.isEmpty { return .disrupted(observed.removeFirst()) }
-        if linkLost { return Self.pause(timeout, interrupt: interrupt) ? .interrupted : .quiet }
+        if linkLost { return .quiet }
         do {
-            let event = try controller.nextEvent(timeout: timeout, interrupt: interrupt)
+            // What has arrived, read up to the first thing the observer reports.
+            _ = try controller.nextEvent(timeout: .zero)
             if !observed.isEmpty { return .disrupted(observed.removeFirst()) }
-            if event == nil, let interrupt, Descriptor(interrupt).isReadable { return .interrupted }
             return .quiet
         } catch let .hardwareError(code) {
             // Put in `observed` by hardwareErrorSeen, behind anything seen before it.
@@ -121,9 +121,9 @@ package final class HCISession: AdvertisingSession {
         }
     }
 
-    /// Waits `timeout` or until `interrupt` is readable; true when interrupted.
-    static func pause(_ timeout: Duration, interrupt: Int32?) -> Bool {
-        Poll.pause(timeout, interrupt: interrupt)
+    /// The link's socket, while there is one.
+    public var pollDescriptors: [Int32] {
+        linkLost ? [] : [controller.transport.pollDescriptor].compactMap { $0 }
     }
 
     public func availability() -> AdapterAvailability {

@@ -78,18 +78,16 @@ package final class ManagedSession: AdvertisingSession {
         disruptionsSeen = (disruptionsSeen.count + 1, disruption)
     }
 
-    public func watch(timeout: Duration, interrupt: Int32?) throws(HostError) -> SessionSignal {
+    public func takeIn() throws(HostError) -> SessionSignal {
         if !pending.isEmpty { return pending.removeFirst() }
-        if try collect(timeout: timeout, interrupt: interrupt) { return .interrupted }
-        if !pending.isEmpty { return pending.removeFirst() }
-        if let interrupt, Descriptor(interrupt).isReadable { return .interrupted }
-        return .quiet
+        try collect()
+        return pending.isEmpty ? .quiet : pending.removeFirst()
     }
 
     /// Events that a command's wait kept (the kernel's Controller Error among them) and what
     /// the reset watcher has, taken in without waiting.
     public func catchUp(after failure: HostError) {
-        _ = try? collect(timeout: .zero, interrupt: nil)
+        try? collect()
     }
 
     /// The sockets whose input the session reads: the management socket, the reset watcher's
@@ -98,26 +96,9 @@ package final class ManagedSession: AdvertisingSession {
         [client.transport.pollDescriptor, monitor?.transport.pollDescriptor, watch?.pollDescriptor].compactMap { $0 }
     }
 
-    /// Waits at most `timeout` for an event on any socket and turns what arrived into
-    /// `pending` signals; true when `interrupt` ended the wait.
-    private func collect(timeout: Duration, interrupt: Int32?) throws(HostError) -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        var wait = timeout
-        let others = [monitor?.transport.pollDescriptor, watch?.pollDescriptor].compactMap { $0 }
-        if !others.isEmpty, let control = client.transport.pollDescriptor {
-            // Every socket (and the signal pipe) at once; then each is read without waiting.
-            let descriptors = [control] + others
-            let ready: [Bool]
-            do {
-                ready = try Poll.waitAny((descriptors + (interrupt.map { [$0] } ?? [])).map(Descriptor.init), until: deadline)
-            } catch {
-                throw .transport(TransportError(error), device: client.adapter)
-            }
-            if ready.count > descriptors.count, ready[descriptors.count] { return true }
-            wait = .zero
-        }
-        if let event = try client.nextEvent(timeout: wait, interrupt: interrupt) { handle(event) }
-        while wait == .zero, let event = try client.nextEvent(timeout: .zero) { handle(event) }
+    /// Reads what has arrived on every socket, without waiting, and turns it into `pending` signals.
+    private func collect() throws(HostError) {
+        while let event = try client.nextEvent(timeout: .zero) { handle(event) }
         checkTakeovers()
         if let monitor {
             do {
@@ -128,7 +109,6 @@ package final class ManagedSession: AdvertisingSession {
                 self.monitor = nil  // the adapter went away: the management events say so
             }
         }
-        return false
     }
 
     /// Reads the takeover watch: each instance of ours another program wrote is forgotten
@@ -233,7 +213,7 @@ package final class ManagedSession: AdvertisingSession {
     /// Removes our instances, and no other: what arrived since the last wait is read first, so
     /// an instance taken over or removed just before is not touched.
     public func stop() throws(HostError) {
-        _ = try? collect(timeout: .zero, interrupt: nil)
+        try? collect()
         closeWatchers()
         guard present else { return }
         try advertiser.stop()

@@ -130,6 +130,14 @@ public final class AdvertisementScanner {
         }
     }
 
+    /// The link's socket: readable when `nextReport` has something to read (a caller's loop
+    /// waits on it with its own descriptors, then calls `nextReport(timeout: .zero)`).
+    public var pollDescriptor: Int32? { controller.transport.pollDescriptor }
+
+    /// When the scan knocked off (a reset, a hardware error) is next tried again: a caller's
+    /// loop calls `nextReport` then, input or not.
+    public var nextDue: ContinuousClock.Instant? { recovery?.retryAt }
+
     /// The next report, or nil on timeout or interrupt.
     ///
     /// A hardware error or a controller reset (by another program, or the kernel after a
@@ -149,7 +157,7 @@ public final class AdvertisementScanner {
             if let off = recovery {
                 guard ContinuousClock.now >= off.retryAt else {
                     let wait = ContinuousClock.now.duration(to: min(off.retryAt, deadline))
-                    if HCISession.pause(max(wait, .zero), interrupt: interrupt) || ContinuousClock.now >= deadline {
+                    if Poll.pause(max(wait, .zero), interrupt: interrupt) || ContinuousClock.now >= deadline {
                         return nil
                     }
                     continue

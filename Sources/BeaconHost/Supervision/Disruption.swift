@@ -108,12 +108,10 @@ public enum AdapterAvailability: Hashable, Sendable {
     case gone
 }
 
-/// What a session's wait ended with.
+/// What a session took in.
 package enum SessionSignal: Hashable, Sendable {
     /// Nothing the emitter acts on.
     case quiet
-    /// The interrupt descriptor became readable (a signal arrived).
-    case interrupted
     /// The beacons are (or may be) off the air.
     case disrupted(Disruption)
     /// The adapter says it is usable again (powered on, added back).
@@ -133,9 +131,14 @@ package protocol AdvertisingSession: AnyObject {
     /// waiting, and what the failure itself says (a set the controller no longer knows), so
     /// that `disruptionsSeen` is current.
     func catchUp(after failure: HostError)
-    /// Waits at most `timeout` for something the session acts on.
+    /// Takes in what has arrived on the session's sockets, without waiting: the next thing the
+    /// supervisor acts on, or `.quiet` once there is nothing more. The caller's loop waits on
+    /// `pollDescriptors` (with everything else it owns) and calls this after each wait.
     /// - Throws: `HostError` for failures it cannot turn into a disruption.
-    func watch(timeout: Duration, interrupt: Int32?) throws(HostError) -> SessionSignal
+    func takeIn() throws(HostError) -> SessionSignal
+    /// The sockets whose input `takeIn` reads, as they are now (none while a link is lost;
+    /// new ones after a restore).
+    var pollDescriptors: [Int32] { get }
     /// Whether the adapter can take advertising now.
     func availability() -> AdapterAvailability
     /// How long each beacon stays on the air when they take turns.

@@ -186,43 +186,39 @@ package final class Emitter {
         var supervisor = Supervisor(session: session, failFast: failFast, device: device, report: report)
         let end = duration.map { ContinuousClock.now + $0 }
         var reason = "duration elapsed"
-        // One epoll set, readable when the signal pipe or any source's descriptor is (kept to
-        // what each source has now: a control client comes and goes).
-        let wake = sources.isEmpty ? nil : WakeSet()
-        defer { wake?.close() }
-        do {
-            loop: while true {
-                let now = ContinuousClock.now
-                if let end, now >= end { break }
-                var deadline = supervisor.nextDeadline
-                if let end { deadline = min(deadline, end) }
-                for source in sources { if let due = source.due { deadline = min(deadline, due) } }
-                wake?.watch(Set([interrupt].compactMap { $0 } + sources.flatMap(\.descriptors)))
-                let signal = try session.watch(timeout: max(.zero, now.duration(to: deadline)),
-                                               interrupt: wake?.descriptor ?? interrupt)
-                if signal == .interrupted {
-                    // The epoll set says which woke the wait: the signal pipe ends the run; a
-                    // source with work is served, and the loop goes on.
-                    if let wake {
-                        let ready = Set(wake.ready())
-                        if interrupt.map({ !ready.contains($0) }) ?? true {
-                            for source in sources {
-                                let mine = source.descriptors.filter(ready.contains)
-                                if !mine.isEmpty { source.serve(ready: mine) }
-                            }
-                            try supervisor.tick()
-                            serveDue(sources)
-                            try handOver(sources, to: &supervisor)
-                            continue
-                        }
-                    }
-                    reason = "received \(SignalWatcher.received ?? "a signal")"
-                    break loop
+        // One epoll set owns every descriptor of the run: the signal pipe, the session's sockets
+        // (the link, the kernel's watchers; new ones after a restore) and each source's (a
+        // control client comes and goes), synced before each wait.
+        let wake = WakeSet()
+        defer { wake.close() }
+        var ready: Set<Int32> = []
+        do throws(HostError) {
+            while true {
+                // What the session took in first (the beacons' state), then the sources with
+                // input, then whatever is due.
+                let backlog = try supervisor.takeIn()
+                for source in sources {
+                    let theirs = source.descriptors.filter(ready.contains)
+                    if !theirs.isEmpty { source.serve(ready: theirs) }
                 }
-                try supervisor.handle(signal)
                 try supervisor.tick()
                 serveDue(sources)
                 try handOver(sources, to: &supervisor)
+                let now = ContinuousClock.now
+                if let end, now >= end { break }
+                var deadline = backlog ? now : supervisor.nextDeadline
+                if let end { deadline = min(deadline, end) }
+                for source in sources { if let due = source.due { deadline = min(deadline, due) } }
+                wake.watch(Set([interrupt].compactMap { $0 } + session.pollDescriptors + sources.flatMap(\.descriptors)))
+                do throws(SystemCallError) {
+                    ready = Set(try wake.wait(until: deadline))
+                } catch {
+                    throw .transport(TransportError(error), device: device)
+                }
+                if let interrupt, ready.contains(interrupt) {
+                    reason = "received \(SignalWatcher.received ?? "a signal")"
+                    break
+                }
             }
         } catch {
             stopLeavingNothing(session, report: report)

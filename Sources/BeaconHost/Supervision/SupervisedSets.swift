@@ -21,8 +21,8 @@ package final class SupervisedSets: BeaconSets {
     private var supervisor: Supervisor
     /// The supervisor's reports (off the air, waiting, back on the air, a restore that failed).
     private var events: [EmitterEvent] = []
-    /// The session's sockets now (the reset watcher's changes after a restore).
-    private let descriptors: () -> [Int32]
+    /// More was taken in than one `serve()` acts on: the next is due at once.
+    private var backlog = false
     private var closed = false
     /// The HCI session, whose link (reopened after it closed) is closed with the sets.
     private var hciSession: HCISession?
@@ -46,9 +46,7 @@ package final class SupervisedSets: BeaconSets {
     /// HCI advertising sets kept by `session` (a test's scripted link).
     convenience init(advertiser: Advertiser, session: HCISession, device: String) {
         session.log = { [weak advertiser] in advertiser?.log?($0) }
-        self.init(advertiser: SlotSets(advertiser), session: session as any AdvertisingSession, device: device) { [weak advertiser] in
-            [advertiser?.controller.transport.pollDescriptor].compactMap { $0 }
-        }
+        self.init(advertiser: SlotSets(advertiser), session: session as any AdvertisingSession, device: device)
         hciSession = session
     }
 
@@ -56,16 +54,12 @@ package final class SupervisedSets: BeaconSets {
     public convenience init(instances session: ManagedSession, device: String) {
         let advertiser = session.advertiser
         session.log = { [weak advertiser] in advertiser?.log?($0) }
-        self.init(advertiser: SlotSets(advertiser), session: session, device: device) { [weak session] in
-            session?.pollDescriptors ?? []
-        }
+        self.init(advertiser: SlotSets(advertiser), session: session, device: device)
     }
 
-    private init(advertiser: SlotSets, session: any AdvertisingSession, device: String,
-                 descriptors: @escaping () -> [Int32]) {
+    private init(advertiser: SlotSets, session: any AdvertisingSession, device: String) {
         self.advertiser = advertiser
         self.session = session
-        self.descriptors = descriptors
         var collected: (EmitterEvent) -> Void = { _ in }
         supervisor = Supervisor(session: session, failFast: false, device: device, report: { collected($0) })
         collected = { [weak self] in self?.events.append($0) }
@@ -78,10 +72,11 @@ package final class SupervisedSets: BeaconSets {
 
     /// The session's sockets now (the link, the kernel's watchers; new ones after a restore):
     /// readable when they have something for `serve()`. The caller's loop watches them beside its own.
-    public var wakeDescriptors: [Int32] { closed ? [] : descriptors() }
+    public var wakeDescriptors: [Int32] { closed ? [] : session.pollDescriptors }
 
-    /// When `serve()` is next due without input: the adapter's next check, a restore.
-    public var nextDeadline: ContinuousClock.Instant { supervisor.nextDeadline }
+    /// When `serve()` is next due without input: the adapter's next check, a restore, a turn
+    /// (at once where more was taken in than it acted on).
+    public var nextDeadline: ContinuousClock.Instant { backlog ? .now : supervisor.nextDeadline }
 
     public var isOffAir: Bool { supervisor.isOffAir }
 
@@ -89,12 +84,7 @@ package final class SupervisedSets: BeaconSets {
     /// the air (in the books), a restore puts them back.
     /// - Throws: `HostError` for a failure no restore can mend (the link closed).
     public func serve() throws(HostError) {
-        // What one read brought may be several packets: each wait takes one.
-        for _ in 0..<16 {
-            let signal = try session.watch(timeout: .zero, interrupt: nil)
-            try supervisor.handle(signal)
-            if signal == .quiet { break }
-        }
+        backlog = try supervisor.takeIn()
         try supervisor.tick()
     }
 

@@ -50,17 +50,30 @@ struct Supervisor {
         return deadline
     }
 
-    /// Acts on what the session's wait ended with (not `.interrupted`, which ends the run).
+    /// Acts on what the session took in.
     /// - Throws: with `failFast`, the error for an adapter that became unusable.
     mutating func handle(_ signal: SessionSignal) throws(HostError) {
         switch signal {
-        case .quiet, .interrupted:
+        case .quiet:
             break
         case let .disrupted(disruption):
             try knockedOff(disruption)
         case .adapterBack:
             if offAir != nil { becameUsable() }
         }
+    }
+
+    /// Acts on what the session has taken in since (one read may bring several packets), at
+    /// most `limit` signals.
+    /// - Returns: true when the limit was reached: more may be waiting, read already (the
+    ///   next wait should not block on the sockets).
+    mutating func takeIn(limit: Int = 64) throws(HostError) -> Bool {
+        for _ in 0..<limit {
+            let signal = try session.takeIn()
+            guard signal != .quiet else { return false }
+            try handle(signal)
+        }
+        return true
     }
 
     /// Checks the adapter, puts the beacons back, rotates: whatever is due.
