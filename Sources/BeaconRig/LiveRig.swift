@@ -214,20 +214,22 @@ public final class LiveObserver: ScenarioObserver {
 
     public func next(until deadline: Double) throws(HostError) -> Observation {
         let end = origin + .microseconds(Int64((deadline * 1_000_000).rounded()))
-        while true {
-            // What the scanner has read already, or can read now.
-            if let scanner, let report = try scanner.nextReport(timeout: .zero) { return .report(report) }
-            if ContinuousClock.now >= end { return .deadline }
-            let stage = Set(wake())
-            all.watch(stage.union([interrupt, scanner?.pollDescriptor].compactMap { $0 }))
-            let ready: Set<Int32>
+        let stage = Set(wake())
+        let owned = stage.union([interrupt].compactMap { $0 })
+        let ready: Set<Int32>
+        if let scanner {
+            let next = try scanner.nextReport(until: end, on: all, beside: owned)
+            if let report = next.report { return .report(report) }
+            ready = next.ready
+        } else {
+            all.watch(owned)
             do throws(SystemCallError) {
-                ready = Set(try all.wait(until: min(end, scanner?.nextDue ?? end)))
+                ready = Set(try all.wait(until: end))
             } catch {
                 throw .transport(TransportError(error), device: "the scenario's wait")
             }
-            if let interrupt, ready.contains(interrupt) { return .interrupted }
-            if !ready.isDisjoint(with: stage) { return .deadline }
         }
+        if let interrupt, ready.contains(interrupt) { return .interrupted }
+        return .deadline
     }
 }

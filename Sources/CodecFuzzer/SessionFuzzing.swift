@@ -86,7 +86,7 @@ final class StreamFromBytes: PacketTransport {
 
     func send(_ packet: H4Packet) throws(TransportError) {}
 
-    func receive(timeout: Duration, interrupt: Int32?) throws(TransportError) -> ReceiveResult {
+    func receive(timeout: Duration) throws(TransportError) -> ReceiveResult {
         do {
             guard let packet = try decoder.next() else { throw TransportError.closed(transport: name) }
             return .packet(packet)

@@ -130,7 +130,7 @@ import Testing
             queued.append(complete(opcode, status: refuse ? 0x0C : 0x00, returning: opcode == 0x2036 ? [0x05] : []))
         }
 
-        func receive(timeout: Duration, interrupt: Int32?) throws(TransportError) -> ReceiveResult {
+        func receive(timeout: Duration) throws(TransportError) -> ReceiveResult {
             queued.isEmpty ? .timedOut : .packet(H4Packet(type: .event, body: queued.removeFirst()))
         }
 

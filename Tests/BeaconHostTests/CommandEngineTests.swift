@@ -153,7 +153,7 @@ import Testing
                 H4Packet(type: .event, body: complete(0x0C03)),
             ]
             func send(_ packet: H4Packet) throws(TransportError) {}
-            func receive(timeout: Duration, interrupt: Int32?) throws(TransportError) -> ReceiveResult {
+            func receive(timeout: Duration) throws(TransportError) -> ReceiveResult {
                 queue.isEmpty ? .timedOut : .packet(queue.removeFirst())
             }
             func close() {}

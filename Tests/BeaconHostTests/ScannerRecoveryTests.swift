@@ -20,7 +20,7 @@ final class AnsweringController: PacketTransport {
         events.append(complete(opcode.rawValue, returning: [UInt8](repeating: 0, count: 64)))
     }
 
-    func receive(timeout: Duration, interrupt: Int32?) throws(TransportError) -> ReceiveResult {
+    func receive(timeout: Duration) throws(TransportError) -> ReceiveResult {
         while let first = later.first, sent.count >= first.afterCommands {
             events.append(first.event)
             later.removeFirst()

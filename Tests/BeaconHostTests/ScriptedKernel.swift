@@ -28,7 +28,7 @@ final class ScriptedKernel: PacketTransport {
         script.received(packet) { $0.map { HexText.format($0.bytes, separator: " ") } ?? "none" }
     }
 
-    func receive(timeout: Duration, interrupt: Int32?) throws(TransportError) -> MgmtReceiveResult {
+    func receive(timeout: Duration) throws(TransportError) -> MgmtReceiveResult {
         script.next().map { .packet($0) } ?? .timedOut
     }
 

@@ -55,7 +55,7 @@ final class ScriptedTransport: PacketTransport {
         script.received(packet.body) { HexText.format($0 ?? [], separator: " ") }
     }
 
-    func receive(timeout: Duration, interrupt: Int32?) throws(TransportError) -> ReceiveResult {
+    func receive(timeout: Duration) throws(TransportError) -> ReceiveResult {
         if let bytes = script.next() { return .packet(H4Packet(type: .event, body: bytes)) }
         if closeWhenDone && script.steps.isEmpty { throw .closed(transport: name) }
         return .timedOut

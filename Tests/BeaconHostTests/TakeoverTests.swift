@@ -10,7 +10,7 @@ final class ScriptedMonitor: PacketTransport {
     let name = "the scripted monitor"
     var queued: [MgmtPacket] = []
     func send(_ packet: MgmtPacket) throws(TransportError) { Issue.record("nothing is sent on the monitor") }
-    func receive(timeout: Duration, interrupt: Int32?) throws(TransportError) -> MgmtReceiveResult {
+    func receive(timeout: Duration) throws(TransportError) -> MgmtReceiveResult {
         queued.isEmpty ? .timedOut : .packet(queued.removeFirst())
     }
     func close() {}

@@ -66,7 +66,7 @@ package final class TakeoverWatch {
     /// - Throws: `TransportError` when the monitor socket fails.
     public func drain(ours: Set<UInt8>) throws(TransportError) -> [InstanceTakeover] {
         var found: [InstanceTakeover] = []
-        while case let .packet(packet) = try transport.receive(timeout: .zero, interrupt: nil) {
+        while case let .packet(packet) = try transport.receive(timeout: .zero) {
             let message: MonitorMessage
             do {
                 message = try MonitorMessage(packet: packet)

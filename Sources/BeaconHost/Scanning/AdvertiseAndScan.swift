@@ -2,6 +2,7 @@
 
 import AdvertisementCodec
 import BeaconTracking
+import LinuxSystem
 
 /// A scanner on one controller and, optionally, a beacon advertised on another: what `verify`
 /// (the bytes arrive) and `calibrate` (the RSSI at 1 m) stand on. Both may be `virtual`: two
@@ -59,9 +60,12 @@ package final class AdvertiseAndScan {
         let wanted = BeaconTracker.identity(of: BeaconSighting(beacon: beacon))
         let deadline = ContinuousClock.now + duration
         var samples: [Int] = []
+        // The loop's one epoll set: the signal pipe and the scanner's link.
+        let wake = WakeSet()
+        defer { wake.close() }
         while ContinuousClock.now < deadline {
-            guard let report = try scanner.nextReport(timeout: ContinuousClock.now.duration(to: deadline),
-                                                      interrupt: interrupt) else { break }
+            guard let report = try scanner.nextReport(until: deadline, on: wake,
+                                                      beside: Set([interrupt].compactMap { $0 })).report else { break }
             guard !report.isScanResponse, let rssi = report.rssi else { continue }
             let matches: Bool
             if case let .custom(custom) = beacon {

@@ -138,14 +138,37 @@ public final class AdvertisementScanner {
     /// loop calls `nextReport` then, input or not.
     public var nextDue: ContinuousClock.Instant? { recovery?.retryAt }
 
-    /// The next report, or nil on timeout or interrupt.
+    /// The next report before `deadline`, in a loop that owns `descriptors` (a signal's pipe, a
+    /// stage's sockets): one epoll set of them and the scanner's link is waited on, and what
+    /// the link brings is read without waiting.
+    /// - Returns: a report; or none, with those of `descriptors` that are readable (none at
+    ///   the deadline).
+    public func nextReport(until deadline: ContinuousClock.Instant, on wake: WakeSet, beside descriptors: Set<Int32>)
+        throws(HostError) -> (report: ScanReport?, ready: Set<Int32>) {
+        while true {
+            if let report = try nextReport(timeout: .zero) { return (report, []) }
+            if ContinuousClock.now >= deadline { return (nil, []) }
+            wake.watch(descriptors.union([pollDescriptor].compactMap { $0 }))
+            let ready: Set<Int32>
+            do throws(SystemCallError) {
+                ready = Set(try wake.wait(until: min(deadline, nextDue ?? deadline)))
+            } catch {
+                throw .transport(TransportError(error), device: "the scan's wait")
+            }
+            let theirs = ready.intersection(descriptors)
+            if !theirs.isEmpty { return (nil, theirs) }
+        }
+    }
+
+    /// The next report, or nil once `timeout` passes (`.zero`: what has arrived, read
+    /// without waiting).
     ///
     /// A hardware error or a controller reset (by another program, or the kernel after a
     /// hardware error) knocks the scan off; it is set up again as it was started (an owned
     /// controller reset first) `Emitter.settleTime` later, retried after 0.2, 0.4, ... up to
     /// 5 s while that fails, saying so through `log`.
     /// - Throws: `HostError` when the link fails.
-    public func nextReport(timeout: Duration, interrupt: Int32? = nil) throws(HostError) -> ScanReport? {
+    public func nextReport(timeout: Duration) throws(HostError) -> ScanReport? {
         if !queued.isEmpty { return queued.removeFirst() }
         let deadline = ContinuousClock.now + timeout
         var polled = false
@@ -157,9 +180,8 @@ public final class AdvertisementScanner {
             if let off = recovery {
                 guard ContinuousClock.now >= off.retryAt else {
                     let wait = ContinuousClock.now.duration(to: min(off.retryAt, deadline))
-                    if Poll.pause(max(wait, .zero), interrupt: interrupt) || ContinuousClock.now >= deadline {
-                        return nil
-                    }
+                    _ = Poll.pause(max(wait, .zero), interrupt: nil)
+                    if ContinuousClock.now >= deadline { return nil }
                     continue
                 }
                 try resume()
@@ -172,15 +194,15 @@ public final class AdvertisementScanner {
             polled = true
             let event: HCIEvent?
             do {
-                event = try controller.nextEvent(timeout: max(remaining, .zero), interrupt: interrupt)
+                event = try controller.nextEvent(timeout: max(remaining, .zero))
             } catch let .hardwareError(code) {
                 knockedOff(.hardwareError(code: code))
                 continue
             }
             guard let event else {
                 // The wait also ends early when the observer was handed another program's
-                // command (a kernel socket): only the deadline or the interrupt ends this one.
-                if ContinuousClock.now >= deadline || interrupt.map { Descriptor($0).isReadable } == true { return nil }
+                // command (a kernel socket): only the deadline ends this one.
+                if ContinuousClock.now >= deadline { return nil }
                 continue
             }
             polled = false  // another event may wait behind this one

@@ -16,18 +16,19 @@ extension AdvertisementScanner {
                      tick: (Double) -> Void) throws(HostError) {
         let start = ContinuousClock.now
         let end = duration.map { start + .milliseconds(Int64($0 * 1000)) }
+        // The loop's one epoll set: the signal pipe and the scanner's link.
+        let wake = WakeSet()
+        defer { wake.close() }
         while true {
             let now = ContinuousClock.now
             if let end, now >= end { return }
-            var wait = Duration.milliseconds(200)
-            if let end { wait = min(wait, now.duration(to: end)) }
-            let report = try nextReport(timeout: wait, interrupt: interrupt)
+            var deadline = now + .milliseconds(200)
+            if let end { deadline = min(deadline, end) }
+            let next = try nextReport(until: deadline, on: wake, beside: [interrupt])
+            if next.ready.contains(interrupt) { return }
             let elapsed = start.duration(to: .now).inSeconds
-            if let report {
-                if !handle(TimedReport(elapsed: elapsed, unixTime: Date().timeIntervalSince1970, report: report)) { return }
-            } else if Descriptor(interrupt).isReadable {
-                return
-            }
+            if let report = next.report,
+               !handle(TimedReport(elapsed: elapsed, unixTime: Date().timeIntervalSince1970, report: report)) { return }
             tick(elapsed)
         }
     }

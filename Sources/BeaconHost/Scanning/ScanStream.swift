@@ -40,10 +40,12 @@ extension AdvertisementScanner {
                         connection.close()
                     }
                     try scanner.start(options: options, ownsController: connection.ownsController)
+                    // One epoll set: the wake pipe and the scanner's link.
+                    let waits = WakeSet()
+                    defer { waits.close() }
                     while !ended.withLock({ $0 }) {
-                        if let report = try scanner.nextReport(timeout: .seconds(3600), interrupt: wake.descriptor) {
-                            continuation.yield(report)
-                        }
+                        let next = try scanner.nextReport(until: .now + .seconds(3600), on: waits, beside: [wake.descriptor])
+                        if let report = next.report { continuation.yield(report) }
                     }
                     continuation.finish()
                 } catch {

@@ -138,28 +138,27 @@ package final class CommandEngine<Wire: CommandWire> {
         }
     }
 
-    /// The next event that is not an answer, waiting at most `timeout`.
-    /// - Parameter interrupt: a descriptor that ends the wait early (the signal pipe).
-    /// - Returns: nil on timeout or interrupt, or as soon as the wire's observer has been
-    ///   handed something.
+    /// The next event that is not an answer, waiting at most `timeout` (`.zero`: what has
+    /// arrived, read without waiting; a loop waits on the transport's descriptor with its own).
+    /// - Returns: nil on timeout, or as soon as the wire's observer has been handed something.
     /// - Throws: `HostError` when the link fails, or a fault the wire throws.
-    public func nextEvent(timeout: Duration, interrupt: Int32? = nil) throws(HostError) -> Wire.Event? {
+    public func nextEvent(timeout: Duration) throws(HostError) -> Wire.Event? {
         if let event = pending.next() { return event }
         let deadline = ContinuousClock.now + timeout
         observedWhileWaiting = false
         while !observedWhileWaiting,
-              let event = try receive(until: deadline, interrupt: interrupt, returnOnObserved: true) {
+              let event = try receive(until: deadline, returnOnObserved: true) {
             guard wire.isAnswerOrFault(event) else { return event }
             try passOver(event)
         }
         return nil
     }
 
-    /// The next event from the transport; nil once `deadline` passes or `interrupt` is
-    /// readable (or, with `returnOnObserved`, once the observer was handed something).
-    private func receive(until deadline: ContinuousClock.Instant, interrupt: Int32? = nil,
-                         returnOnObserved: Bool = false) throws(HostError) -> Wire.Event? {
-        while let packet = try nextPacket(until: deadline, interrupt: interrupt) {
+    /// The next event from the transport; nil once `deadline` passes (or, with
+    /// `returnOnObserved`, once the observer was handed something).
+    private func receive(until deadline: ContinuousClock.Instant, returnOnObserved: Bool = false) throws(HostError)
+        -> Wire.Event? {
+        while let packet = try nextPacket(until: deadline) {
             switch wire.classify(packet) {
             case let .event(event): return event
             case let .unsolicited(kind, detail): ignore(kind, detail: detail)
@@ -172,13 +171,12 @@ package final class CommandEngine<Wire: CommandWire> {
         return nil
     }
 
-    /// The next packet before `deadline`; nil when it passes or `interrupt` is readable. A
-    /// deadline already past still reads what is there.
-    private func nextPacket(until deadline: ContinuousClock.Instant, interrupt: Int32?) throws(HostError) -> Wire.Packet? {
+    /// The next packet before `deadline`; nil when it passes. A deadline already past still
+    /// reads what is there.
+    private func nextPacket(until deadline: ContinuousClock.Instant) throws(HostError) -> Wire.Packet? {
         let result: Received<Wire.Packet>
         do {
-            result = try transport.receive(timeout: max(ContinuousClock.now.duration(to: deadline), .zero),
-                                           interrupt: interrupt)
+            result = try transport.receive(timeout: max(ContinuousClock.now.duration(to: deadline), .zero))
         } catch {
             throw .transport(error, device: device)
         }

@@ -50,7 +50,7 @@ package struct MgmtFraming: PacketFraming {
 
 /// A transport over a file descriptor it owns, framed by `Framing`: H4 to a controller
 /// (`HCIDescriptorTransport`), management packets to the kernel (`MgmtSocket`). Sending and
-/// receiving, deadlines, the interrupt and what a closed link looks like are written once here.
+/// receiving, deadlines and what a closed link looks like are written once here.
 package final class DescriptorTransport<Framing: PacketFraming>: PacketTransport {
     public typealias Packet = Framing.Packet
     public let name: String
@@ -90,7 +90,7 @@ package final class DescriptorTransport<Framing: PacketFraming>: PacketTransport
         }
     }
 
-    public func receive(timeout: Duration, interrupt: Int32?) throws(TransportError) -> Received<Packet> {
+    public func receive(timeout: Duration) throws(TransportError) -> Received<Packet> {
         let deadline = ContinuousClock.now + timeout
         while true {
             do {
@@ -101,11 +101,10 @@ package final class DescriptorTransport<Framing: PacketFraming>: PacketTransport
             guard let descriptor else { throw .closed(transport: name) }
             let ready: [Bool]
             do {
-                ready = try Poll.waitAny([descriptor] + (interrupt.map { [Descriptor($0)] } ?? []), until: deadline)
+                ready = try Poll.waitAny([descriptor], until: deadline)
             } catch {
                 throw .system(call: "poll(\(name))", errno: error.errno)
             }
-            if ready.count > 1, ready[1] { return .interrupted }
             guard ready[0] else { return .timedOut }
             let count: Int
             do {

@@ -7,8 +7,6 @@ import LinuxSystem
 package enum Received<Packet: Hashable & Sendable>: Hashable, Sendable {
     case packet(Packet)
     case timedOut
-    /// The interrupt descriptor became readable (a signal arrived).
-    case interrupted
 }
 
 /// What waiting for an HCI packet ended with.
@@ -31,10 +29,10 @@ package protocol PacketTransport<Packet>: AnyObject {
     /// - Throws: `TransportError` when the other end cannot be reached.
     func send(_ packet: Packet) throws(TransportError)
 
-    /// Waits at most `timeout` for the next packet.
-    /// - Parameter interrupt: a descriptor whose readability ends the wait early (a signal pipe).
+    /// Waits at most `timeout` for the next packet (`.zero`: one that has arrived, without
+    /// waiting; a loop that owns other descriptors waits on `pollDescriptor` beside them).
     /// - Throws: `TransportError` when the transport closed, failed, or lost its framing.
-    func receive(timeout: Duration, interrupt: Int32?) throws(TransportError) -> Received<Packet>
+    func receive(timeout: Duration) throws(TransportError) -> Received<Packet>
 
     /// Releases the transport. Safe to call more than once.
     func close()
