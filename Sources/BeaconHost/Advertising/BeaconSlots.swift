@@ -32,9 +32,10 @@ protocol SlotBackend: AnyObject {
 ///
 /// One rule for more beacons than slots: each beacon has a slot of its own while there are
 /// slots; the last slot is shared by the beacons from it on, which take turns on it
-/// (`AdvertisingPlan.firstTurn`). A slot that falls free goes to the first beacon in the turns.
-/// Legacy advertising has one slot, so all its beacons take turns. What a slot is, and the rules of owning
-/// one (the kernel's provable numbers, sets the kernel never uses), are the backend's.
+/// (`AdvertisingPlan.firstTurn`). A slot that falls free goes to the first beacon in the
+/// turns. Legacy advertising has one slot, so all its beacons take turns. What a slot is, and
+/// the rules of owning one (the kernel's provable numbers, sets the kernel never uses), are
+/// the backend's.
 final class BeaconSlots {
     /// The beacons advertised now.
     var beacons: [Beacon]
