@@ -223,11 +223,7 @@ public final class LiveObserver: ScenarioObserver {
             ready = next.ready
         } else {
             all.watch(owned)
-            do throws(SystemCallError) {
-                ready = Set(try all.wait(until: end))
-            } catch {
-                throw .transport(TransportError(error), device: "the scenario's wait")
-            }
+            ready = try all.readable(until: end, what: "the scenario's wait")
         }
         if let interrupt, ready.contains(interrupt) { return .interrupted }
         return .deadline

@@ -149,13 +149,8 @@ public final class AdvertisementScanner {
             if let report = try nextReport(timeout: .zero) { return (report, []) }
             if ContinuousClock.now >= deadline { return (nil, []) }
             wake.watch(descriptors.union([pollDescriptor].compactMap { $0 }))
-            let ready: Set<Int32>
-            do throws(SystemCallError) {
-                ready = Set(try wake.wait(until: min(deadline, nextDue ?? deadline)))
-            } catch {
-                throw .transport(TransportError(error), device: "the scan's wait")
-            }
-            let theirs = ready.intersection(descriptors)
+            let theirs = try wake.readable(until: min(deadline, nextDue ?? deadline), what: "the scan's wait")
+                .intersection(descriptors)
             if !theirs.isEmpty { return (nil, theirs) }
         }
     }

@@ -210,11 +210,7 @@ package final class Emitter {
                 if let end { deadline = min(deadline, end) }
                 for source in sources { if let due = source.due { deadline = min(deadline, due) } }
                 wake.watch(Set([interrupt].compactMap { $0 } + session.pollDescriptors + sources.flatMap(\.descriptors)))
-                do throws(SystemCallError) {
-                    ready = Set(try wake.wait(until: deadline))
-                } catch {
-                    throw .transport(TransportError(error), device: device)
-                }
+                ready = try wake.readable(until: deadline, what: device)
                 if let interrupt, ready.contains(interrupt) {
                     reason = "received \(SignalWatcher.received ?? "a signal")"
                     break

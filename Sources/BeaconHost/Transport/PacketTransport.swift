@@ -73,3 +73,15 @@ public enum TransportError: Error, Hashable, Sendable, CustomStringConvertible {
         }
     }
 }
+
+extension WakeSet {
+    /// A loop's one wait (`wait(until:)`): the readable descriptors, none at `deadline`.
+    /// - Throws: `HostError.transport` naming `what` waited, where epoll fails.
+    package func readable(until deadline: ContinuousClock.Instant, what: String) throws(HostError) -> Set<Int32> {
+        do throws(SystemCallError) {
+            return Set(try wait(until: deadline))
+        } catch {
+            throw .transport(TransportError(error), device: what)
+        }
+    }
+}
