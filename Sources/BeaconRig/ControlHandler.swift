@@ -21,7 +21,8 @@ import Foundation
 ///
 /// A request that changes the beacons (add, update, remove) while they are off the air, or
 /// that a disruption cuts short, is held and run once they are back; one still held after
-/// `holdLimit` is answered `"ok": false, "retry": true`, having changed nothing.
+/// `holdLimit` is answered `"ok": false, "retry": true`, having changed nothing. One that comes
+/// while a command of the emitter waits for its answer is held until the command is over.
 public final class ControlHandler {
     private let session: any LiveAdvertising
     private let makeBeacon: BeaconFactory
@@ -37,6 +38,9 @@ public final class ControlHandler {
     /// With a canary (`advertise --canary`): its device, and for each beacon in order how long
     /// ago it was heard (nil: not yet) and whether it is unheard now; `status` reports them.
     public var canary: (device: String, beacons: () -> [(lastHeard: Duration?, unheard: Bool)])?
+    /// Set by the server while a command of the emitter waits for its answer: a change is held
+    /// (whatever its age) until the command is over, the others are answered.
+    public var commandWaiting = false
     /// How long a change is held for the beacons to come back before it is answered `retry`.
     public static let holdLimit = Duration.seconds(5)
 
@@ -77,14 +81,15 @@ public final class ControlHandler {
     }
 
     /// The reply to one request line (without its line end), received at `received`; nil when
-    /// the request is held (a change while the beacons are off the air, or one a disruption
-    /// cut short): the caller offers it again later, in order, and it is answered `retry`
-    /// once `holdLimit` has passed since `received`.
+    /// the request is held (a change while the beacons are off the air, one a disruption cut
+    /// short, or one while a command waits): the caller offers it again later, in order; off
+    /// the air, it is answered `retry` once `holdLimit` has passed since `received`.
     public func respond(to line: String, received: ContinuousClock.Instant) -> String? {
         do {
             let request = try ControlRequest(line: line)
             guard request.changesBeacons else { return try handle(request).line }
             if state == "stopped" { throw Refusal(message: "the emitter is stopping: nothing changes now") }
+            guard !commandWaiting else { return nil }
             guard acceptsChanges else { return held(since: received) }
             do {
                 return try handle(request).line

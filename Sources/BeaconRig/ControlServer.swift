@@ -134,6 +134,16 @@ public final class ControlServer: RunLoopSource {
         }
     }
 
+    /// Clients are served while a command of the emitter waits for its answer: `list` and
+    /// `status` are answered, changes are held until the command is over (they send commands).
+    public var servesWhileCommandWaits: Bool { true }
+
+    public func serveWhileCommandWaits(ready: [Int32]) {
+        handler?.commandWaiting = true
+        defer { handler?.commandWaiting = false }
+        serve(ready: ready)
+    }
+
     /// At once when the beacons are back, else when the oldest held request runs out of time.
     public var due: ContinuousClock.Instant? {
         guard let handler, let oldest = held.first?.received else { return nil }

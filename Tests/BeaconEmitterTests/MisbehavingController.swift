@@ -49,6 +49,9 @@ final class MisbehavingController: @unchecked Sendable {
         case closeMidEvent
         /// Never answers anything.
         case neverAnswers
+        /// Once advertising or scanning is on, each answer comes 1.2 s late (within the 2 s a
+        /// command may take).
+        case slowOnceEnabled
     }
 
     let misbehaviour: Misbehaviour
@@ -162,6 +165,7 @@ private struct Connection {
     mutating func answer(_ body: [UInt8]) -> Bool {
         let opcode = UInt16(body[0]) | UInt16(body[1]) << 8
         let parameters = Array(body[3...])
+        if misbehaviour == .slowOnceEnabled && enabledAt != nil { Thread.sleep(forTimeInterval: 1.2) }
         if (opcode == 0x200A || opcode == 0x200C) && parameters.first == 1 { enabledAt = .now }
         var returned = Self.returnParameters(opcode)
         var credits: UInt8 = 1

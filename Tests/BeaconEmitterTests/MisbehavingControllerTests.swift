@@ -27,7 +27,7 @@ import Testing
     static func expected(_ misbehaviour: Misbehaviour, _ command: Command) -> (status: Int32, says: String?) {
         switch misbehaviour {
         case .wellBehaved, .otherOpcodeFirst, .trailingBytes, .packetType05, .dataPackets, .hardwareErrorMidRun,
-             .unaskedReset, .malformedReports, .extremeReports, .flood, .trickle:
+             .unaskedReset, .malformedReports, .extremeReports, .flood, .trickle, .slowOnceEnabled:
             return (0, nil)
         case .truncatedReturn:
             return command == .scan ? (0, nil) : (76, "Read BD_ADDR return parameters")
@@ -105,6 +105,44 @@ extension MisbehavingControllerTests {
         print("flood for 5 s, \(command): \(controller.reportsSent) reports sent (\(Int(rate))/s), peak RSS "
               + "\(run.peakRSSKiB) KiB, CPU \(run.cpuSeconds) s in \(run.elapsed)")
         #expect(rate > 20_000, "the controller sent \(Int(rate)) reports a second")
+    }
+}
+
+extension MisbehavingControllerTests {
+    /// A command waiting for its answer runs the emitter's loop: a control client's `list` is
+    /// answered while another client's update waits 1.2 s for the controller's answer, not
+    /// after it (before, every client waited for the command to end).
+    @Test func aControlClientIsAnsweredWhileACommandWaits() throws {
+        let controller = try MisbehavingController(.slowOnceEnabled)
+        defer { controller.stop() }
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("slow-\(getpid()).sock").path
+        let emitter = try BackgroundProcess.beaconEmit(
+            ["--device", controller.device, "--uuid", "39ED98FF-2900-441A-802F-9C398FC199D2", "--major", "1",
+             "--minor", "2", "--control", path, "--duration", "20"])
+        defer {
+            emitter.signal(SIGTERM)
+            _ = emitter.wait()
+        }
+        #expect(emitter.waitForOutput("advertising on"), "\(emitter.stderr)")
+        let bound = ContinuousClock.now + .seconds(5)
+        while !emitter.stderr.contains("control socket: \(path)") && ContinuousClock.now < bound {
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        let changer = try SocketClient(path: path), reader = try SocketClient(path: path)
+        let sent = ContinuousClock.now
+        changer.write(#"{"command":"update","id":1,"fields":{"minor":3}}"# + "\n")
+        Thread.sleep(forTimeInterval: 0.3)
+        let listed = reader.request(#"{"command":"list"}"#, timeout: .seconds(5))
+        let listedAfter = sent.duration(to: .now)
+        let updated = changer.readLine(timeout: .seconds(5)) ?? ""
+        let updatedAfter = sent.duration(to: .now)
+        #expect(listed["ok"] as? Bool == true, "\(listed)\n\(emitter.stderr)")
+        #expect(updated.contains(#""ok":true"#) && updated.contains(#""minor":3"#), "\(updated)\n\(emitter.stderr)")
+        #expect(updatedAfter >= .milliseconds(1200), "the update waited for the controller's late answer")
+        // The update's answer cannot come before 1.2 s after it was sent: a list answered
+        // sooner was answered while the command waited.
+        #expect(listedAfter < .milliseconds(1200), "list answered after \(listedAfter)")
+        print("list answered \(listedAfter) after the update was sent, the update \(updatedAfter)")
     }
 }
 

@@ -339,6 +339,50 @@ final class FakeLive: LiveAdvertising {
         #expect(live.beacons.first == ControlHandlerTests.beacon(7))
     }
 
+    /// While a command of the emitter waits for its answer, the server is served by that wait:
+    /// reads are answered, a change is held (it would send commands of its own) however long
+    /// the command takes, and made once the loop serves the server again.
+    @Test func whileACommandWaitsReadsAreAnsweredAndChangesHeld() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("control-wait-\(getpid()).sock").path
+        let live = FakeLive([ControlHandlerTests.beacon(1), ControlHandlerTests.beacon(2)])
+        let handler = ControlHandler(session: live, makeBeacon: testBeacon, fieldsOf: ControlHandlerTests.fields)
+        let server = try ControlServer(path: path)
+        defer { server.close() }
+        server.attach(handler)
+        #expect(server.servesWhileCommandWaits)
+        let changer = try Client(path: path), reader = try Client(path: path)
+        func serveWhileACommandWaits(until client: Client) -> [String] {
+            var lines: [String] = []
+            let deadline = ContinuousClock.now + .seconds(5)
+            while lines.isEmpty && ContinuousClock.now < deadline {
+                server.serveWhileCommandWaits(ready: server.descriptors)
+                lines += client.lines()
+                if lines.isEmpty { usleep(2_000) }
+            }
+            return lines
+        }
+        for _ in 0..<3 {  // accepts both
+            server.serveWhileCommandWaits(ready: server.descriptors)
+            usleep(10_000)
+        }
+        changer.send(#"{"command":"update","id":1,"fields":{"minor":7}}"#)
+        reader.send(#"{"command":"list"}"#)
+        let listed = serveWhileACommandWaits(until: reader)
+        #expect(listed.first?.contains(#""beacons""#) == true, "\(listed)")
+        #expect(changer.lines().isEmpty && live.changes == 0, "the update waits for the command to end")
+        #expect(!handler.commandWaiting)
+        // Held past the limit by a command's wait still is not answered retry.
+        let late = ContinuousClock.now - ControlHandler.holdLimit - .milliseconds(1)
+        handler.commandWaiting = true
+        #expect(handler.respond(to: #"{"command":"remove","id":2}"#, received: late) == nil)
+        handler.commandWaiting = false
+        // The loop's own turn: due at once, and the update is made.
+        #expect(try #require(server.due) <= .now)
+        let replies = Self.serve(server, until: changer)
+        #expect(replies.first?.contains(#""minor":7"#) == true, "\(replies)")
+        #expect(live.beacons.first == ControlHandlerTests.beacon(7) && live.changes == 1)
+    }
+
     @Test func aGroupsSocketAppearsOnlyOnceItIsTheGroups() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("control-group-\(getpid())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

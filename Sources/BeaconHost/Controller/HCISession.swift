@@ -67,6 +67,14 @@ package final class HCISession: AdvertisingSession {
     public var plan: AdvertisingPlan? { advertiser.plan }
     public var rotationPeriod: Duration { advertiser.rotationPeriod }
 
+    /// The loop the commands wait in, kept for a link opened again.
+    private weak var loop: (any CommandWaitLoop)?
+
+    public func waitForAnswers(in loop: (any CommandWaitLoop)?) {
+        self.loop = loop
+        controller.loop = loop
+    }
+
     /// Watches what the host did not ask for: on a kernel socket other programs' commands and
     /// their answers; on an owned controller, an unsolicited Reset completing (a bridge or a
     /// bootloader resetting it); and every Hardware Error, whichever command's wait sees it.
@@ -164,6 +172,7 @@ package final class HCISession: AdvertisingSession {
             controller = try reconnect()
             controller.trace = trace
             controller.reportUnsolicited = reportUnsolicited
+            controller.loop = loop
             watchOthers(on: controller)
             linkLost = false
             adapterWentAway = false

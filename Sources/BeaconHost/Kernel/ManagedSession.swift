@@ -64,6 +64,10 @@ package final class ManagedSession: AdvertisingSession {
     public var plan: AdvertisingPlan? { advertiser.plan }
     public var rotationPeriod: Duration { advertiser.rotationPeriod }
 
+    public func waitForAnswers(in loop: (any CommandWaitLoop)?) {
+        client.loop = loop
+    }
+
     private func attachMonitor() {
         monitor = openMonitor(client.index)
         monitor?.observer = { [weak self] packet in

@@ -80,6 +80,9 @@ package final class WatchdogSource: RunLoopSource {
         guard timer.expirations() > 0 else { return }
         notifier.notify(["WATCHDOG=1"])
     }
+
+    /// The ping goes out while a command waits (Set Powered may take 10 s).
+    public var servesWhileCommandWaits: Bool { true }
 }
 
 /// SIGHUP as a run-loop source: `reload` runs on the loop's own thread when it arrives.

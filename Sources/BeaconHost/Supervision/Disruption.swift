@@ -150,6 +150,13 @@ package protocol AdvertisingSession: AnyObject {
     func rotate() throws(HostError)
     /// Takes the beacons off the air and releases what the session added.
     func stop() throws(HostError)
+    /// Has the session's commands wait for their answers in `loop` (nil: on their link alone),
+    /// on the link it has now and on those it opens later.
+    func waitForAnswers(in loop: (any CommandWaitLoop)?)
+}
+
+extension AdvertisingSession {
+    public func waitForAnswers(in loop: (any CommandWaitLoop)?) {}
 }
 
 extension Disruption {

@@ -68,6 +68,12 @@ public protocol RunLoopSource: AnyObject {
     /// A disruption the source found (the canary: beacons not heard), handed to the supervisor
     /// after the source was served, as if the session had seen it. Nil: none.
     func takeDisruption() -> Disruption?
+    /// Whether the source is served while a command waits for its answer (`EmitterLoop`):
+    /// only one whose work there sends no command (a watchdog's ping; a control client's
+    /// `list`, its changes held for the loop). Default: false, its input waits for the command.
+    var servesWhileCommandWaits: Bool { get }
+    /// Does the work of `ready` while a command waits for its answer. Default: `serve(ready:)`.
+    func serveWhileCommandWaits(ready: [Int32])
 }
 
 extension RunLoopSource {
@@ -75,6 +81,8 @@ extension RunLoopSource {
     public func serve(ready: [Int32]) { serve() }
     public var due: ContinuousClock.Instant? { nil }
     public func takeDisruption() -> Disruption? { nil }
+    public var servesWhileCommandWaits: Bool { false }
+    public func serveWhileCommandWaits(ready: [Int32]) { serve(ready: ready) }
 }
 
 /// Runs the advertising flow in the foreground until a signal or the duration ends, then
@@ -186,21 +194,20 @@ package final class Emitter {
         var supervisor = Supervisor(session: session, failFast: failFast, device: device, report: report)
         let end = duration.map { ContinuousClock.now + $0 }
         var reason = "duration elapsed"
-        // One epoll set owns every descriptor of the run: the signal pipe, the session's sockets
-        // (the link, the kernel's watchers; new ones after a restore) and each source's (a
-        // control client comes and goes), synced before each wait.
-        let wake = WakeSet()
-        defer { wake.close() }
-        var ready: Set<Int32> = []
+        // One loop owns every descriptor of the run, and the session's commands wait for their
+        // answers in it.
+        let loop = EmitterLoop(interrupt: interrupt, sources: sources, what: device)
+        session.waitForAnswers(in: loop)
+        defer {
+            session.waitForAnswers(in: nil)
+            loop.close()
+        }
         do throws(HostError) {
             while true {
                 // What the session took in first (the beacons' state), then the sources with
                 // input, then whatever is due.
                 let backlog = try supervisor.takeIn()
-                for source in sources {
-                    let theirs = source.descriptors.filter(ready.contains)
-                    if !theirs.isEmpty { source.serve(ready: theirs) }
-                }
+                loop.serveReady()
                 try supervisor.tick()
                 serveDue(sources)
                 try handOver(sources, to: &supervisor)
@@ -209,9 +216,7 @@ package final class Emitter {
                 var deadline = backlog ? now : supervisor.nextDeadline
                 if let end { deadline = min(deadline, end) }
                 for source in sources { if let due = source.due { deadline = min(deadline, due) } }
-                wake.watch(Set([interrupt].compactMap { $0 } + session.pollDescriptors + sources.flatMap(\.descriptors)))
-                ready = try wake.readable(until: deadline, what: device)
-                if let interrupt, ready.contains(interrupt) {
+                if try loop.wait(beside: session.pollDescriptors, until: deadline) {
                     reason = "received \(SignalWatcher.received ?? "a signal")"
                     break
                 }

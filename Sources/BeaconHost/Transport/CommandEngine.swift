@@ -16,6 +16,15 @@ package enum Inbound<Event> {
     case skipped
 }
 
+/// The loop a command's wait for its answer runs (`CommandEngine.loop`): the run loop that
+/// owns the link's descriptor beside the others (`EmitterLoop`).
+package protocol CommandWaitLoop: AnyObject {
+    /// Returns once `descriptor` is readable or `deadline` has passed, having served meanwhile
+    /// what may be served while a command is outstanding (nothing that sends a command).
+    /// - Throws: `HostError` where the wait itself fails.
+    func wait(for descriptor: Int32, until deadline: ContinuousClock.Instant) throws(HostError)
+}
+
 /// What an event means to the command waiting for its answer.
 package enum Answering<Answer> {
     /// The answer: the exchange is over.
@@ -87,6 +96,9 @@ package final class CommandEngine<Wire: CommandWire> {
     public var sent: ((Wire.Packet) -> Void)?
     /// Commands sent so far (each is one round trip).
     public private(set) var roundTrips = 0
+    /// The loop a wait for an answer runs until its deadline (the run's, while it runs); nil:
+    /// the wait is on the link alone. Used where the transport has a descriptor to poll.
+    public weak var loop: (any CommandWaitLoop)?
     /// Input nobody asked for, by kind.
     public private(set) var unsolicited = UnsolicitedInputCounter()
     /// Called when a kind of unsolicited input is first seen, and at 10, 100, ... of it.
@@ -172,16 +184,22 @@ package final class CommandEngine<Wire: CommandWire> {
     }
 
     /// The next packet before `deadline`; nil when it passes. A deadline already past still
-    /// reads what is there.
+    /// reads what is there. With a `loop`, the link is read without waiting and the loop waits
+    /// on it, serving its other sources meanwhile.
     private func nextPacket(until deadline: ContinuousClock.Instant) throws(HostError) -> Wire.Packet? {
-        let result: Received<Wire.Packet>
-        do {
-            result = try transport.receive(timeout: max(ContinuousClock.now.duration(to: deadline), .zero))
-        } catch {
-            throw .transport(error, device: device)
+        while true {
+            let now = ContinuousClock.now
+            let descriptor = loop == nil ? nil : transport.pollDescriptor
+            let result: Received<Wire.Packet>
+            do {
+                result = try transport.receive(timeout: descriptor == nil ? max(now.duration(to: deadline), .zero) : .zero)
+            } catch {
+                throw .transport(error, device: device)
+            }
+            if case let .packet(packet) = result { return packet }
+            guard let descriptor, let loop, now < deadline else { return nil }
+            try loop.wait(for: descriptor, until: deadline)
         }
-        guard case let .packet(packet) = result else { return nil }
-        return packet
     }
 
     private func passOver(_ event: Wire.Event) throws(HostError) {
