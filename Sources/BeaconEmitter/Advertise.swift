@@ -119,7 +119,29 @@ struct Advertise: ParsableCommand {
         + "turns when beacons take turns).", valueName: "seconds"))
     var canaryAfter: Double?
 
-    func validate() throws {
+    /// What `validate()` parsed (the beacons the options describe, the TLM frame to
+    /// interleave), kept for `run()`: not an option, so the argument parser keeps its default
+    /// and `validate()`'s change.
+    private var parsedOnce: Parsed?
+
+    /// The beacons of the options and each --beacon, and --interleave-tlm's frame, as parsed once.
+    struct Parsed: Decodable {
+        var described: [BeaconList.BeaconEntry]
+        var interleaved: EddystoneTLM?
+
+        init(described: [BeaconList.BeaconEntry], interleaved: EddystoneTLM?) {
+            self.described = described
+            self.interleaved = interleaved
+        }
+
+        /// Never decoded: the argument parser hands a plain property its default (nil).
+        init(from decoder: any Decoder) throws {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath,
+                                                    debugDescription: "parsed by validate(), not decoded"))
+        }
+    }
+
+    mutating func validate() throws {
         if hcitoolFile != nil {
             let others = [(!beacon.isEmpty || !beaconSpecifications.isEmpty || config != nil, "beacon options, --beacon or --config"),
                           (interval != 100, "--interval"), (connectable, "--connectable"),
@@ -171,8 +193,7 @@ struct Advertise: ParsableCommand {
         if !(rotation >= 20 && rotation <= 3_600_000) {
             throw ValidationError("--rotation must be from 20 to 3600000 ms, got \(rotation)")
         }
-        _ = try describedBeacons()
-        _ = try interleavedFrame()
+        parsedOnce = Parsed(described: try describedBeacons(), interleaved: try interleavedFrame())
     }
 
     /// The TLM frame --interleave-tlm describes.
@@ -201,7 +222,7 @@ struct Advertise: ParsableCommand {
     }
 
     /// The beacons the options and each --beacon describe, in order (the --config file's come
-    /// after them: `beacons()`). Parsing only: `validate()` calls it.
+    /// after them: `beacons()`). Parsing only: `validate()` calls it, once.
     /// - Throws: `ValidationError` naming the option, or when nothing describes a beacon.
     func describedBeacons() throws -> [BeaconList.BeaconEntry] {
         var list: [BeaconList.BeaconEntry] = beacon.isEmpty ? [] : [(try beacon.makeBeacon(), .run)]
@@ -220,7 +241,7 @@ struct Advertise: ParsableCommand {
     /// (read here, at start and at each reload, never in `validate()`).
     /// - Throws: `ValidationError` with the file's mistake at FILE:LINE:COLUMN.
     func beacons() throws -> [BeaconList.BeaconEntry] {
-        try describedBeacons() + (config.map(BeaconList.beacons(fromConfigurationFile:)) ?? [])
+        try (parsedOnce?.described ?? describedBeacons()) + (config.map(BeaconList.beacons(fromConfigurationFile:)) ?? [])
     }
 
     func run() throws {
@@ -373,7 +394,7 @@ struct Advertise: ParsableCommand {
         }
         var sources: [any RunLoopSource] = server.map { [$0] } ?? []
         if let canary { sources.append(canary) }
-        let interleaving = (try? interleavedFrame()) ?? nil
+        let interleaving = parsedOnce?.interleaved ?? (try? interleavedFrame()) ?? nil
         let hasTelemetry = options.beacons.contains { if case .eddystone(.tlm) = $0 { true } else { false } }
         if hasTelemetry || interleaving != nil || server != nil {
             sources.append(try TelemetrySource(session: session, intervalUnits: options.intervalUnits,
