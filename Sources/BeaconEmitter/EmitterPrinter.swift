@@ -86,6 +86,11 @@ final class EmitterPrinter {
                 object.add("sets", plan.handles.count)
                 object.add("handles", integers: plan.handles)
                 object.add("rotating", plan.rotating)
+                if let first = plan.firstTurn {
+                    // Who takes turns, as the text line says it: beacons from this number on, on this set.
+                    object.add("turnsFrom", first + 1)
+                    object.add("turnsOn", plan.handle(ofBeacon: first))
+                }
                 object.add("address", plan.address?.description ?? "")
                 object.add("addressType", plan.addressIsRandom ? "random" : "public")
                 object.add("beacons", beacons.count)

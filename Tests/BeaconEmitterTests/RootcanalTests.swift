@@ -328,6 +328,21 @@ extension Rig {
                                         + "beacons 16-20 taking turns on set 15"), "\(emitter.stdout)")
     }
 
+    /// The JSON start event says who takes turns as the text line does: the first beacon in
+    /// the turns (by its number) and the set they share.
+    @Test func theJSONStartSaysWhoTakesTurns() throws {
+        let emitter = try BackgroundProcess.beaconEmit(
+            ["-i", device, "--json", "--duration", "0.5"]
+            + (1...18).flatMap { ["--beacon", "uuid=39ED98FF2900441A802F9C398FC199D2,major=9,minor=\($0)"] })
+        #expect(emitter.wait() == 0, "\(emitter.stderr)")
+        let start = emitter.stdout.split(separator: "\n").lazy.compactMap {
+            (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
+        }.first { $0["event"] as? String == "advertising" }
+        let event = try #require(start, "\(emitter.stdout)")
+        #expect(event["rotating"] as? Bool == true && event["sets"] as? Int == 16, "\(event)")
+        #expect(event["turnsFrom"] as? Int == 16 && event["turnsOn"] as? Int == 15, "\(event)")
+    }
+
     @Test func parametersWhileAdvertisingAreRefused() throws {
         // Right after the program resets the controller, something else turns advertising on
         // (as another host sharing the controller might); the parameters that follow are then
