@@ -126,7 +126,7 @@ package final class Advertiser {
         numberOfSets = capabilities.numberOfAdvertisingSets
         // A set per beacon while the controller has sets; the beacons beyond share the last one,
         // taking turns (legacy advertising has one).
-        let setCount = beacons.isEmpty ? 0 : extended ? min(beacons.count, max(1, usableSetCount)) : 1
+        let setCount = BeaconSlots.slotCount(beacons: beacons.count, available: extended ? usableSetCount : 1)
         let rotating = beacons.count > setCount
         let handles = (0..<setCount).map { Self.handle(ofSet: $0, sharedWithKernel: sharedWithKernel) }
         let plan = AdvertisingPlan(mode: extended ? .extended : .legacy, handles: handles,

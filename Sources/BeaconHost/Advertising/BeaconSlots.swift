@@ -125,6 +125,12 @@ final class BeaconSlots {
         return address
     }
 
+    /// How many slots `beacons` beacons start on, `available` being free (legacy advertising:
+    /// 1): one each while there are slots, the beacons beyond sharing the last; none for none.
+    static func slotCount(beacons: Int, available: Int) -> Int {
+        beacons == 0 ? 0 : min(beacons, max(1, available))
+    }
+
     /// Refuses a beacon with parameters of its own among those that take turns (from `first`
     /// on; nil: none do): a slot that beacons take turns on keeps one set of parameters.
     func checkTurns(from first: Int?) throws(HostError) {
@@ -220,9 +226,7 @@ final class BeaconSlots {
     func rotate(on backend: some SlotBackend) throws(HostError) {
         guard let plan, let first = plan.firstTurn, beacons.count > first else { return }
         rotationIndex = first + (max(rotationIndex, first) - first + 1) % (beacons.count - first)
-        let beacon = beacons[rotationIndex]
-        try backend.setData(beacon.advertisingData.bytes, scanResponse: scanResponse(of: beacon), onSlotOf: rotationIndex,
-                            plan: plan)
+        try put(rotationIndex, on: backend, plan: plan)
     }
 
     /// Adds a beacon while advertising: a slot of its own where the backend has one free and

@@ -121,7 +121,7 @@ package final class ManagedAdvertiser {
         }
         // An instance per beacon while the kernel has them free; the beacons beyond share the
         // last one, taking turns.
-        let count = beacons.isEmpty ? 0 : min(beacons.count, max(1, features.freeInstanceCount))
+        let count = BeaconSlots.slotCount(beacons: beacons.count, available: features.freeInstanceCount)
         if count < beacons.count { try slots.checkTurns(from: count - 1) }
         for index in beacons.indices { try checkOwn(ofBeacon: index) }
         var plan = AdvertisingPlan(mode: .managed, handles: [], rotating: count < beacons.count,
