@@ -32,6 +32,10 @@ let package = Package(
         // Linux headers Swift's Glibc module leaves out (epoll, timerfd) and the signal handler,
         // for LinuxSystem only.
         .target(name: "CLinux"),
+        // glibc 2.38's C23 strtol family, sscanf, strlcpy and strlcat, for the release binary linked
+        // against an older glibc (arm64, Debian 12's), which the Swift runtime's static libraries
+        // call; empty where the C library has them. Linked into beacon-emit, imported by no source.
+        .target(name: "CGlibcCompat"),
         // The one system-call layer: a typed descriptor whose every call retries EINTR, returns
         // "would block" as a value and names the call in its errors; poll, epoll, timerfd,
         // signals. Nothing else calls read, write, poll or close.
@@ -69,6 +73,7 @@ let package = Package(
                 "BeaconReports",
                 "BeaconRig",
                 "LinuxSystem",
+                "CGlibcCompat",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Yams", package: "Yams"),
             ]
@@ -103,6 +108,7 @@ let package = Package(
             name: "BeaconRigTests",
             dependencies: ["BeaconRig", "BeaconHost", "BeaconTracking", "AdvertisementCodec"]
         ),
+        .testTarget(name: "GlibcCompatTests", dependencies: ["CGlibcCompat"]),
         .testTarget(
             name: "BeaconEmitterTests",
             dependencies: ["BeaconEmitter", "BeaconReports", "BeaconTracking", "BeaconHost", "LinuxSystem",

@@ -21,7 +21,7 @@ struct BeaconEmit: ParsableCommand {
             74 the controller link failed or closed; 75 a command went unanswered; 76 the \
             controller refused a command; 77 missing permission (CAP_NET_RAW, CAP_NET_ADMIN).
             """,
-        version: "0.2.0",
+        version: BuildVersion.text,
         subcommands: [Advertise.self, Scan.self, Audit.self, Verify.self, Calibrate.self, Monitor.self, Run.self, Control.self, Stop.self, Info.self,
                       Decode.self, Encode.self],
         defaultSubcommand: Advertise.self
