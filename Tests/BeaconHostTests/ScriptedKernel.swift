@@ -25,6 +25,10 @@ final class ScriptedKernel: PacketTransport {
     }
 
     func send(_ packet: MgmtPacket) throws(TransportError) {
+        // Whatever a test's path sends, it must be a length the kernel accepts.
+        if let fault = KernelLengthRule.fault(packet.bytes) {
+            Issue.record("the kernel would refuse this command: \(fault)")
+        }
         script.received(packet) { $0.map { HexText.format($0.bytes, separator: " ") } ?? "none" }
     }
 
