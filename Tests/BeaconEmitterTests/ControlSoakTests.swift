@@ -5,8 +5,8 @@
 import Foundation
 import Testing
 
-/// How long the soak runs: BEACON_EMIT_SOAK_SECONDS (120 by default; 3600 for the hour's run).
-let soakSeconds = ProcessInfo.processInfo.environment["BEACON_EMIT_SOAK_SECONDS"].flatMap(Double.init) ?? 120
+/// How long the soak runs: BEACON_EMIT_SOAK_SECONDS (60 by default: two checkpoints; 3600 for the hour's run).
+let soakSeconds = ProcessInfo.processInfo.environment["BEACON_EMIT_SOAK_SECONDS"].flatMap(Double.init) ?? 60
 
 /// The soak's UUID: what the independent scanner counts as the soak's beacons.
 private let soakUUID = "5A0C5A0C-0000-4000-8000-00000000BEEF"
