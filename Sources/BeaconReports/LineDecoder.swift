@@ -112,6 +112,7 @@ struct LineDecoder: ~Copyable {
     mutating func decode(packet: PacketTextReader.Packet, label: StaticString) -> Bool {
         let mark = output.count
         place = (label, packet.line)
+        if let warning = packet.warning { warn(warning) }
         if packet.spelling == .hcitool, let command = try? HCICommandPacket(parsing: packet.bytes.dropFirst()),
            !PacketDecoder.dataCommands.contains(command.opcode) {
             write(setting: command, line: packet.line)
@@ -119,7 +120,13 @@ struct LineDecoder: ~Copyable {
             return true
         }
         do throws(CodecError) {
-            let summary = try decode(packet.bytes[...])
+            let summary: PacketSummary
+            if packet.spelling == .hcitool, let command = try? HCICommandPacket(parsing: packet.bytes.dropFirst()) {
+                // Offsets from the first parameter byte, as `--hcitool-file` counts them.
+                summary = try decode(command)
+            } else {
+                summary = try decode(packet.bytes[...])
+            }
             if packet.spelling == .hcidump && summary.beaconCount == 0 && summary.otherCount == 0 { return false }
             try summary.requireBeacons()
             found += summary.beaconCount
@@ -142,6 +149,20 @@ struct LineDecoder: ~Copyable {
         return try PacketDecoder.decode(bytes, each: { write($0) }, others: { write($0) })
     }
 
+    /// Decodes one data command's parameters (an `hcitool cmd` line's), offsets from its first parameter byte.
+    private mutating func decode(_ command: HCICommandPacket) throws(CodecError) -> PacketSummary {
+        let structure = command.opcode.name ?? command.opcode.description
+        do {
+            guard advertisements != nil else {
+                return try PacketDecoder.decode(parameters: command.parameters, of: command.opcode) { write($0) }
+            }
+            return try PacketDecoder.decode(parameters: command.parameters, of: command.opcode, each: { write($0) },
+                                            others: { write($0) })
+        } catch {
+            throw CodecError(structure: "\(structure): \(error.structure)", offset: error.offset, reason: error.reason)
+        }
+    }
+
     /// Writes the beacons of a capture's report (numbered from 1 in the capture).
     mutating func decode(sightings: ArraySlice<BeaconSighting>, report: Int) {
         attempted += 1
@@ -149,6 +170,13 @@ struct LineDecoder: ~Copyable {
         for sighting in sightings { write(sighting) }
         found += sightings.count
         checkDecoded(true)
+    }
+
+    /// Reports what was taken though it is not as the standard writes it; not a failure.
+    mutating func warn(_ message: String) {
+        errors.append("beacon-emit: warning: ")
+        errors.append(utf8: message)
+        errors.append(UInt8(ascii: "\n"))
     }
 
     /// Reports a failure already put into words; `counting` an input of its own.

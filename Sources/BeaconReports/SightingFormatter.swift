@@ -64,7 +64,7 @@ public enum SightingFormatter {
         case let .eddystone(.other(frameType, payload)):
             object.add("type", literal: "eddystone")
             object.add("frameType", frameType)
-            object.add("data", hex: payload)
+            object.add("frameData", hex: payload)
         case let .custom(custom):
             object.add("type", literal: "custom")
             object.add("data", hex: custom.data.bytes)
@@ -113,7 +113,7 @@ public enum SightingFormatter {
             fields = ["Eddystone-TLM", "version=1 (encrypted)", "encryptedTelemetry=\(HexText.format(frame.encryptedTelemetry))",
                       "salt=\(HexText.format(frame.salt))", "integrityCheck=\(HexText.format(frame.integrityCheck))"]
         case let .eddystone(.other(frameType, payload)):
-            fields = ["Eddystone", "frameType=\(HexText.format([frameType]))", "data=\(HexText.format(payload))"]
+            fields = ["Eddystone", "frameType=\(HexText.format([frameType]))", "frameData=\(HexText.format(payload))"]
         case let .custom(custom):
             fields = ["Custom", "data=\(HexText.format(custom.data.bytes))"]
                 + (custom.scanResponse.map { ["scanResponse=\(HexText.format($0.bytes))"] } ?? [])

@@ -78,4 +78,46 @@ import Testing
             "hcitool -i hci0 cmd 0x08 0x000A 01",
         ])
     }
+
+    /// The recipe most copied for a Raspberry Pi: length 0x1E, 30 bytes of data, then 13 zeros
+    /// (44 parameter bytes where the command takes 32). A controller reads the length and 31
+    /// bytes; the rest is cut and said.
+    static let paddedRecipe = "hcitool -i hci0 cmd 0x08 0x0008 1E 02 01 1A 1A FF 4C 00 02 15 "
+        + "39 ED 98 FF 29 00 44 1A 80 2F 9C 39 8F C1 99 D2 00 00 00 00 C5 " + Array(repeating: "00", count: 13).joined(separator: " ")
+
+    @Test func aPaddedRecipeIsCutToItsThirtyTwoBytes() throws {
+        let command = try #require(try HcitoolText.command(in: Self.paddedRecipe))
+        #expect(command.parameters.count == 44)
+        let (cut, ignored) = try #require(HcitoolText.paddingCut(from: command))
+        #expect(ignored == 12)
+        #expect(cut.parameters == Array(command.parameters.prefix(32)))
+        #expect(HcitoolText.paddingWarning(cut, ignored: ignored).contains("44 parameter bytes where it takes 32"))
+        // Another command, or a data command of 32 bytes, is left alone.
+        #expect(HcitoolText.paddingCut(from: HCICommandPacket(opcode: .leSetAdvertisingEnable, parameters: [1])) == nil)
+        #expect(HcitoolText.paddingCut(from: try #require(try HcitoolText.command(
+            in: "hcitool cmd 0x08 0x0008 " + Self.iBeaconData))) == nil)
+    }
+
+    @Test func aScriptTakesThePaddedRecipeAndSaysWhichLine() throws {
+        let script = try HcitoolScript(parsing: "sudo hciconfig hci0 up\n" + Self.paddedRecipe + "\nhcitool cmd 0x08 0x000a 01")
+        let data = try #require(script.data)
+        #expect(HexText.format(data.bytes, separator: " ") == Self.paddedRecipe.split(separator: " ").dropFirst(6).dropFirst()
+            .prefix(30).joined(separator: " "))
+        #expect(script.warnings.count == 1)
+        #expect(script.warnings.first?.hasPrefix("line 2: LE Set Advertising Data has 44 parameter bytes") == true,
+                "\(script.warnings)")
+    }
+
+    /// A fault in a script's data is counted from the command's first parameter byte, inner
+    /// offsets too: the command's length byte is byte 0, the Flags' length byte 1.
+    @Test func aFaultInAScriptsDataIsAtTheParameterByte() throws {
+        do {
+            _ = try HcitoolScript(parsing: Self.paddedRecipe.replacingOccurrences(of: "1A 1A FF", with: "1A 1B FF"))
+            Issue.record("a truncated structure was read")
+        } catch {
+            // The structure's length byte is parameter byte 4, its data (26 bytes wanted, 25 left) from byte 6.
+            #expect(error.description.hasPrefix("line 1: LE Set Advertising Data: advertising data: byte 6: truncated: "
+                + "Manufacturer Specific Data (length 27 at byte 4)"), "\(error)")
+        }
+    }
 }

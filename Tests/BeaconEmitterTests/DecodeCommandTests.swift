@@ -26,6 +26,32 @@ import Testing
         #expect(result.stdout.contains(#""txPowerAt0m":-90"#), "\(result.stdout)")
     }
 
+    /// The Raspberry Pi recipe with 13 bytes of padding (44 parameter bytes): decoded as a
+    /// controller takes it, with a warning; a fault in it is at the same byte for `decode` and
+    /// `--hcitool-file`, counted from the command's first parameter byte.
+    @Test func aPaddedHcitoolRecipeDecodesAndAFaultIsWhereTheScriptSaysItIs() throws {
+        let recipe = "sudo hcitool -i hci0 cmd 0x08 0x0008 1E 02 01 1A 1A FF 4C 00 02 15 39 ED 98 FF 29 00 44 1A 80 2F 9C 39 "
+            + "8F C1 99 D2 00 65 00 02 C5 " + Array(repeating: "00", count: 13).joined(separator: " ")
+        let decoded = try runBeaconEmit(["decode", "--json"], input: recipe + "\n")
+        #expect(decoded.status == 0, "\(decoded.stderr)")
+        #expect(decoded.stdoutLines == [
+            #"{"type":"ibeacon","uuid":"39ED98FF-2900-441A-802F-9C398FC199D2","major":101,"minor":2,"measuredPower":-59}"#,
+        ])
+        #expect(decoded.stderr.contains("warning: line 1: LE Set Advertising Data has 44 parameter bytes"), "\(decoded.stderr)")
+
+        let faulty = recipe.replacingOccurrences(of: "1A 1A FF", with: "1A 1B FF")
+        let decodeFault = try runBeaconEmit(["decode"], input: faulty + "\n")
+        #expect(decodeFault.status == 65)
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("recipe-\(UUID().uuidString).sh").path
+        try (faulty + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let scriptFault = try runBeaconEmit(["--device", "virtual", "--hcitool-file", path, "--check"])
+        #expect(scriptFault.status == 64)
+        let fault = "LE Set Advertising Data: advertising data: byte 6: truncated: Manufacturer Specific Data (length 27 at byte 4)"
+        #expect(decodeFault.stderr.contains(fault), "\(decodeFault.stderr)")
+        #expect(scriptFault.stderr.contains(fault), "\(scriptFault.stderr)")
+    }
+
     @Test func readableOutput() throws {
         let result = try runBeaconEmit(["decode", Self.reference])
         #expect(result.stdout ==

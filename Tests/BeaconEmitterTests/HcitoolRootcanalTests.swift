@@ -58,6 +58,25 @@ extension Rig {
         #expect(result.stderr.contains(message), "\(result.stderr)")
     }
 
+    /// The recipe most copied for a Raspberry Pi, 44 parameter bytes (13 zeros of padding where
+    /// the command takes one): advertised as a controller takes it, heard byte for byte, the
+    /// padding named as a warning with its line.
+    @Test func thePaddedRecipeIsAdvertisedAsAControllerTakesIt() throws {
+        let body = "02 01 1A 1A FF 4C 00 02 15 39 ED 98 FF 29 00 44 1A 80 2F 9C 39 8F C1 99 D2 00 07 00 03 C5"
+        let path = try script(["sudo hcitool -i hci0 cmd 0x08 0x0008 1E " + body + " "
+                                  + Array(repeating: "00", count: 13).joined(separator: " "),
+                               "sudo hcitool -i hci0 cmd 0x08 0x000a 01"])
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let scanner = try TestScanner(port: port)
+        let emitter = try BackgroundProcess.beaconEmit(["-i", device, "--hcitool-file", path, "--duration", "3"])
+        let wanted = try HexText.parse(body)
+        let reports = try scanner.collect(timeout: .seconds(4)) { $0.contains { $0.data == wanted } }
+        #expect(reports.contains { $0.data == wanted }, "\(emitter.stderr)")
+        #expect(emitter.wait() == 0, "\(emitter.stderr)")
+        #expect(emitter.stderr.contains("line 3: LE Set Advertising Data has 44 parameter bytes where it takes 32"),
+                "\(emitter.stderr)")
+    }
+
     @Test func theScriptIsTheOnlyDescription() throws {
         let path = try script(["hcitool cmd 0x08 0x0008 " + Self.data])
         defer { try? FileManager.default.removeItem(atPath: path) }

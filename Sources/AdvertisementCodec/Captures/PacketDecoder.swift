@@ -189,7 +189,27 @@ public enum PacketDecoder {
         var reader = ByteReader(bytes, structure: kind.rawValue)
         let opcode = HCIOpcode(try reader.uint16LE("opcode"))
         _ = try reader.uint8("parameter length")
-        let parameters = reader.rest()
+        return try decodeParameters(reader.rest(), of: opcode, kind: kind, start: bytes.startIndex, body, others)
+    }
+
+    /// Decodes a command's parameters alone, as `decode(_:each:others:)` decodes the command,
+    /// every offset counted from the first parameter byte (as a user counts the bytes of an
+    /// `hcitool cmd` line).
+    public static func decode(parameters: [UInt8], of opcode: HCIOpcode,
+                              each body: (BeaconSighting) -> Void) throws(CodecError) -> PacketSummary {
+        try decodeParameters(parameters[...], of: opcode, kind: .hciCommand, start: 0, body, nil)
+    }
+
+    /// As `decode(parameters:of:each:)`, calling `others` with advertising data that holds no beacon.
+    public static func decode(parameters: [UInt8], of opcode: HCIOpcode, each body: (BeaconSighting) -> Void,
+                              others: (AdvertisementSighting) -> Void) throws(CodecError) -> PacketSummary {
+        try withoutActuallyEscaping(others) { (others) throws(CodecError) in
+            try decodeParameters(parameters[...], of: opcode, kind: .hciCommand, start: 0, body, others)
+        }
+    }
+
+    private static func decodeParameters(_ parameters: ArraySlice<UInt8>, of opcode: HCIOpcode, kind: PacketKind,
+                                         start: Int, _ body: (BeaconSighting) -> Void, _ others: Others?) throws(CodecError) -> PacketSummary {
         // The data sits at a fixed place in each command; parse the command for its checks,
         // then the data from the input itself so offsets stay those of the input.
         let dataStart: Int
@@ -205,10 +225,10 @@ public enum PacketDecoder {
             dataLength = try LESetExtendedAdvertisingData(parameters: parameters).data.count
             dataStart = parameters.startIndex + 4
         default:
-            return PacketSummary(kind: kind, beaconCount: 0, advertisingDataOffset: bytes.startIndex)
+            return PacketSummary(kind: kind, beaconCount: 0, advertisingDataOffset: start)
         }
         var summary = PacketSummary(kind: kind, beaconCount: 0, advertisingDataOffset: dataStart)
-        try sightings(inAdvertisingData: bytes[dataStart..<(dataStart + dataLength)], summary: &summary, body, others)
+        try sightings(inAdvertisingData: parameters[dataStart..<(dataStart + dataLength)], summary: &summary, body, others)
         return summary
     }
 

@@ -50,6 +50,26 @@ public enum HcitoolText {
         return HCICommandPacket(opcode: HCIOpcode(UInt16(group) << 10 | UInt16(command)), parameters: parameters)
     }
 
+    /// A legacy data command (LE Set Advertising Data or LE Set Scan Response Data) with more
+    /// than its 32 parameter bytes, as the most copied Raspberry Pi recipes write it: a controller
+    /// reads the length byte and the 31 data bytes and ignores the rest, and so does this.
+    /// Returns the command cut to its 32 bytes and how many were cut; nil for any other command,
+    /// or one of 32 bytes or fewer.
+    public static func paddingCut(from command: HCICommandPacket) -> (command: HCICommandPacket, ignored: Int)? {
+        let length = 1 + AdvertisingData.legacyMaximumLength
+        guard command.opcode == .leSetAdvertisingData || command.opcode == .leSetScanResponseData,
+              command.parameters.count > length else { return nil }
+        return (HCICommandPacket(opcode: command.opcode, parameters: Array(command.parameters.prefix(length))),
+                command.parameters.count - length)
+    }
+
+    /// The warning for a command `paddingCut(from:)` cut.
+    public static func paddingWarning(_ command: HCICommandPacket, ignored: Int) -> String {
+        let name = command.opcode.name ?? command.opcode.description
+        return "\(name) has \(command.parameters.count + ignored) parameter bytes where it takes "
+            + "\(command.parameters.count): the last \(ignored) ignored, as a controller ignores them"
+    }
+
     /// What a command that sets no advertising data sets, in words: the legacy advertising
     /// parameters (interval, PDU type, own address, channels), advertising on or off, the
     /// random address; any other command by name with its parameters.
@@ -134,6 +154,9 @@ public struct HcitoolScript: Hashable, Sendable {
     public var enabled: Bool?
     /// Other commands, in words (`HcitoolText.setting(of:)`), with their lines.
     public var others: [Other] = []
+    /// What was taken as a controller takes it though it is not as the standard writes it
+    /// (a data command's padding past its 32 bytes), each naming its line.
+    public var warnings: [String] = []
 
     public struct Other: Hashable, Sendable {
         public var line: Int
@@ -149,7 +172,12 @@ public struct HcitoolScript: Hashable, Sendable {
             let command: HCICommandPacket
             do {
                 guard let read = try HcitoolText.command(in: line) else { continue }
-                command = read
+                if let (cut, ignored) = HcitoolText.paddingCut(from: read) {
+                    warnings.append("line \(number): " + HcitoolText.paddingWarning(cut, ignored: ignored))
+                    command = cut
+                } else {
+                    command = read
+                }
             } catch {
                 throw CodecError(structure: "line \(number): \(error.structure)", offset: error.offset, reason: error.reason)
             }
@@ -165,9 +193,11 @@ public struct HcitoolScript: Hashable, Sendable {
         let parameters = command.parameters[...]
         switch command.opcode {
         case .leSetAdvertisingData:
-            data = try Self.data(LESetAdvertisingData(parameters: parameters).data, "LE Set Advertising Data")
+            let length = try LESetAdvertisingData(parameters: parameters).data.count
+            data = try Self.data(parameters[1..<(1 + length)], "LE Set Advertising Data")
         case .leSetScanResponseData:
-            scanResponse = try Self.data(LESetScanResponseData(parameters: parameters).data, "LE Set Scan Response Data")
+            let length = try LESetScanResponseData(parameters: parameters).data.count
+            scanResponse = try Self.data(parameters[1..<(1 + length)], "LE Set Scan Response Data")
         case .leSetAdvertisingParameters:
             self.parameters = try LESetAdvertisingParameters(parameters: parameters)
         case .leSetRandomAddress:
@@ -184,7 +214,9 @@ public struct HcitoolScript: Hashable, Sendable {
     }
 
     /// The command's significant bytes (its length says how many of the 31) as AD structures.
-    private static func data(_ bytes: [UInt8], _ command: String) throws(CodecError) -> AdvertisingData {
+    /// An error's offset counts from the command's first parameter byte (the length), as
+    /// `decode` counts for the same line.
+    private static func data(_ bytes: ArraySlice<UInt8>, _ command: String) throws(CodecError) -> AdvertisingData {
         do {
             let data = try AdvertisingData(parsing: bytes)
             try data.validate(maximumLength: AdvertisingData.legacyMaximumLength)

@@ -34,6 +34,15 @@ public struct PacketTextReader: Sendable {
         /// The line the packet started on.
         public var line: Int
         public var spelling: Spelling
+        /// What was taken though it is not as the standard writes it (a data command's padding), in words.
+        public var warning: String?
+
+        public init(bytes: [UInt8], line: Int, spelling: Spelling, warning: String? = nil) {
+            self.bytes = bytes
+            self.line = line
+            self.spelling = spelling
+            self.warning = warning
+        }
     }
 
     public enum Item: Hashable, Sendable {
@@ -170,6 +179,10 @@ public struct PacketTextReader: Sendable {
         guard text.hasPrefix("hcitool") || text.hasPrefix("sudo ") || text.contains("/hcitool ") else { return nil }
         do {
             guard let command = try HcitoolText.command(in: text) else { return nil }
+            if let (cut, ignored) = HcitoolText.paddingCut(from: command) {
+                return .packet(Packet(bytes: cut.h4Bytes, line: number, spelling: .hcitool,
+                                      warning: "line \(number): " + HcitoolText.paddingWarning(cut, ignored: ignored)))
+            }
             return .packet(Packet(bytes: command.h4Bytes, line: number, spelling: .hcitool))
         } catch {
             return .failure(line: number, message: "line \(number): hcitool cmd, word \(error.offset): \(error.reasonDescription)")

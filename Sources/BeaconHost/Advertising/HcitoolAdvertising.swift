@@ -15,7 +15,7 @@ extension AdvertisingOptions {
         guard let data = script.data else {
             throw AdvertisingOptionError("\(file): no advertising data: the script has no `hcitool cmd 0x08 0x0008` line")
         }
-        var warnings: [String] = []
+        var warnings: [String] = script.warnings.map { "\(file): \($0)" }
         var options = AdvertisingOptions(beacons: [.custom(CustomAdvertisement(data: data, scanResponse: script.scanResponse))])
         if let parameters = script.parameters {
             options.intervalUnits = UInt32(parameters.intervalMin)
