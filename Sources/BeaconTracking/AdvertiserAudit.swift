@@ -5,12 +5,19 @@ import AdvertisementCodec
 /// The advertising interval of one advertiser, estimated from when its reports arrived.
 ///
 /// Each advertising event comes `interval + advDelay` after the one before, `advDelay` a
-/// pseudo-random 0 to 10 ms (Core Vol 6 Part B 4.4.2.2.1); a scanner misses some events. The
-/// spacings between reports therefore cluster at one, two, three ... event periods. The
-/// shortest cluster gives the period to count with; every spacing then counts as the whole
-/// number of periods nearest to it, and the period is their total over their count. The delay
-/// shows as the width of the shortest cluster (uniform over 10 ms on a real controller, none on
-/// a virtual one): half of it is taken off, so the interval is what was configured.
+/// pseudo-random 0 to 10 ms (Core Vol 6 Part B 4.4.2.2.1); a scanner misses some events, and
+/// a busy host reads some reports late. So:
+/// - Reads closer together than any two events can be (15 ms; no interval is under 20 ms) are
+///   a burst the host read after being held up: their times say nothing of the air, and they
+///   are set aside (counted as heard, not timed).
+/// - The period to count with is the longest that most spacings are whole multiples of.
+/// - Each report is then numbered by the periods since the last report that came on time (one
+///   read a quarter period late or more is numbered but never counted from), and the period is
+///   the time between the first and the last report on time over the periods between them: a
+///   late read in the middle costs nothing, one at an end a few ms over the whole span.
+/// - The delay shows as the width of the single-period spacings (uniform over 10 ms on a real
+///   controller, none on a virtual one): half of it is taken off, so the interval is what was
+///   configured.
 public struct IntervalEstimate: Sendable, Hashable {
     /// The mean time between advertising events (the interval and the mean delay), in ms.
     public var eventPeriod: Double
@@ -18,6 +25,9 @@ public struct IntervalEstimate: Sendable, Hashable {
     public var interval: Double
     /// The mean random delay added to each event, as measured (0 to 5 ms), in ms.
     public var meanDelay: Double
+    /// How far the event period may be off (ms, either way), from how the reports at the two
+    /// ends of the span scatter.
+    public var uncertainty: Double
     /// The spacings between the reports heard, in ms.
     public var minimumSpacing: Double
     public var medianSpacing: Double
@@ -26,53 +36,183 @@ public struct IntervalEstimate: Sendable, Hashable {
     public var eventsSent: Int
     /// The reports heard (one per event).
     public var eventsHeard: Int
+    /// Reports read in a burst or a quarter period late or more: heard, not timed.
+    public var lateReads: Int
+
+    /// Whether enough reports came on time for the count of periods to be trusted: at least 16,
+    /// and at least half of those heard. With fewer, or a host that read more late, the count
+    /// can be wrong by a period, or the period taken for a half or a third of itself
+    /// (simulated with a host held up a fifth of the time, it was, from 37 % late or 15 on time).
+    public var isSure: Bool {
+        eventsHeard - lateReads >= Self.reportsSure && lateReads * 2 <= eventsHeard
+    }
+
+    /// Reports on time for a sure estimate.
+    public static let reportsSure = 16
+
+    /// Whether a value is further from the event period than a miscount could make it (a
+    /// factor of 3.5): an unsure estimate can still tell 1000 ms from 100.
+    public func isFar(_ value: Double) -> Bool {
+        value * 3.5 < eventPeriod || value > eventPeriod * 3.5
+    }
 
     /// The share of the advertiser's events a report was heard for (0...1).
-    public var heardShare: Double { eventsSent > 0 ? Double(eventsHeard) / Double(eventsSent) : 0 }
+    public var heardShare: Double { eventsSent > 0 ? min(1, Double(eventsHeard) / Double(eventsSent)) : 0 }
 
     /// Reports closer than this are one event heard twice (on two channels).
     public static let sameEvent = 0.003
+    /// Reads closer than this are a burst the host read late (seconds).
+    public static let burst = 0.015
+    /// Reports on time needed for an estimate.
+    public static let reportsNeeded = 4
+
+    /// How many of the reports at `times` (seconds) could be timed (one per event, bursts a
+    /// busy host read apart), and the seconds of listening that would give `reportsNeeded` of
+    /// them at the spacing heard (nil with fewer than two).
+    public static func listening(_ times: [Double]) -> (onTime: Int, needed: Double?) {
+        let timed = onTime(times)
+        guard timed.count >= 2 else { return (timed.count, nil) }
+        let spacing = (timed[timed.count - 1] - timed[0]) / Double(timed.count - 1)
+        return (timed.count, max(1, spacing * Double(reportsNeeded + 2)))
+    }
+
+    /// One time per event (reports within `sameEvent` are one), bursts set aside.
+    static func onTime(_ times: [Double]) -> [Double] {
+        var events: [Double] = []
+        for time in times.sorted() where events.last.map({ time - $0 >= sameEvent }) ?? true {
+            events.append(time)
+        }
+        var onTime: [Double] = []
+        for (index, time) in events.enumerated() {
+            let closeBefore = index > 0 && time - events[index - 1] < burst
+            let closeAfter = index + 1 < events.count && events[index + 1] - time < burst
+            if !closeBefore && !closeAfter { onTime.append(time) }
+        }
+        return onTime
+    }
 
     /// The estimate from the times (seconds) reports of one advertiser arrived; nil with fewer
-    /// than four reports.
+    /// than four reports on time.
     public init?(times: [Double]) {
         var events: [Double] = []
         for time in times.sorted() where events.last.map({ time - $0 >= Self.sameEvent }) ?? true {
             events.append(time)
         }
-        guard events.count >= 4 else { return nil }
-        let spacings = zip(events.dropFirst(), events).map { ($0 - $1) * 1000 }
+        let onTime = Self.onTime(times)
+        guard onTime.count >= Self.reportsNeeded else { return nil }
+        let spacings = zip(onTime.dropFirst(), onTime).map { ($0 - $1) * 1000 }
         let sorted = spacings.sorted()
         func quantile(_ values: [Double], _ q: Double) -> Double {
             values[min(values.count - 1, max(0, Int((Double(values.count - 1) * q).rounded())))]
         }
-        // The shortest cluster: spacings within half a period of the lower tail; when that
-        // tail is itself two periods (few reports, many missed), the single ones below it.
-        var low = quantile(sorted, 0.1)
-        if let single = sorted.first(where: { $0 >= low * 0.4 && $0 <= low * 0.75 }) { low = single }
-        let single = sorted.filter { $0 < low * 1.45 }
-        var base = quantile(single, 0.5)
-        // Spacings halfway between two multiples of it (three periods against two, with no
-        // single one heard) say the period is a half or a third of it.
-        func misfits(_ period: Double) -> Int {
-            spacings.filter { abs($0 / period - ($0 / period).rounded()) > 0.3 }.count
+        // The period to count with: of the spacings in the lower half (and their halves and
+        // thirds, for when no single period was heard), the longest that nearly as many
+        // spacings are whole multiples of as of any
+        // (at least 70 % as many: late reads fit a half period more often by chance).
+        func fit(_ period: Double) -> Int {
+            spacings.filter { abs($0 / period - ($0 / period).rounded()) <= 0.25 }.count
         }
-        if misfits(base) >= max(1, spacings.count / 10),
-           let divisor = [2.0, 3.0].first(where: { misfits(base / $0) == 0 }) {
-            base /= divisor
+        var candidates: [Double] = []
+        for spacing in sorted.prefix(max(1, (sorted.count + 1) / 2)) where spacing >= 15 {
+            candidates += [spacing, spacing / 2, spacing / 3].filter { $0 >= 15 }
         }
-        var periods = 0
-        for spacing in spacings { periods += max(1, Int((spacing / base).rounded())) }
-        eventPeriod = spacings.reduce(0, +) / Double(periods)
-        // A uniform delay over width w: the shortest cluster's 10th to 90th percentile is 0.8 w.
+        if candidates.isEmpty { candidates = [max(15, sorted[0])] }
+        let scored = candidates.map { ($0, fit($0)) }
+        let best = scored.map(\.1).max() ?? 0
+        var base = scored.filter { Double($0.1) >= Double(best) * 0.7 }.map(\.0).max() ?? candidates[0]
+        let singles = spacings.filter { ($0 / base).rounded() == 1 && abs($0 / base - 1) <= 0.25 }
+        if !singles.isEmpty { base = quantile(singles.sorted(), 0.5) }
+        // Number each report by the periods since the last one on time. A report early against
+        // that one, and on time against one a little before, shows those after it were late (a
+        // host never reads early): they are no longer counted from. Early against all, it is
+        // itself late by over half a period.
+        // On time: within a quarter period of where the count puts it, and the random delay's
+        // own 10 ms spread beside a short period.
+        let onTimeWithin = min(base * 0.4, base * 0.25 + 8)
+        var numbers = [0]
+        var anchors = [0]
+        func place(_ index: Int, after anchor: Int) -> (number: Int, residual: Double) {
+            let elapsed = (onTime[index] - onTime[anchor]) * 1000
+            let number = numbers[anchor] + max(1, Int((elapsed / base).rounded()))
+            return (number, elapsed - Double(number - numbers[anchor]) * base)
+        }
+        // Reports early against every one on time, each on time against the one before: three
+        // of them say the ones counted from were all late (the first report among them).
+        var early: [Int] = []
+        for index in 1..<onTime.count {
+            var (number, residual) = place(index, after: anchors[anchors.count - 1])
+            if residual < -onTimeWithin {
+                // The last few on time may all have been late (one stall, several reports).
+                for back in stride(from: anchors.count - 2, through: max(0, anchors.count - 6), by: -1) {
+                    let before = place(index, after: anchors[back])
+                    guard abs(before.residual) <= onTimeWithin else { continue }
+                    anchors.removeLast(anchors.count - 1 - back)
+                    (number, residual) = before
+                    break
+                }
+            }
+            if residual < -onTimeWithin {
+                if let last = early.last, abs(place(index, after: last).residual) <= onTimeWithin {
+                    number = place(index, after: last).number
+                    early.append(index)
+                } else {
+                    early = [index]
+                }
+                numbers.append(number)
+                if early.count == 3 {
+                    anchors = early
+                    early = []
+                }
+                continue
+            }
+            early = []
+            numbers.append(number)
+            if abs(residual) <= onTimeWithin { anchors.append(index) }
+        }
+        guard anchors.count >= 2, numbers[anchors[anchors.count - 1]] > 0 else { return nil }
+        // Nine steps in ten between reports on time a multiple of two (or three): the period is that
+        // multiple of the base (a beacon heard at every second event cannot be told from one
+        // advertising half as often; the evidence says the longer).
+        let steps = zip(anchors.dropFirst(), anchors).map { numbers[$0] - numbers[$1] }
+        if steps.count >= 6,
+           let factor = [3, 2].first(where: { factor in steps.filter { $0 % factor == 0 }.count * 10 >= steps.count * 9 }) {
+            for index in numbers.indices { numbers[index] /= factor }
+        }
+        // The period over the whole span, from the least late of the first few reports on time
+        // to the least late of the last few (a host reads late, never early).
+        func residuals(_ slice: ArraySlice<Int>, from start: Int, period: Double) -> [(index: Int, residual: Double)] {
+            slice.map { ($0, (onTime[$0] - onTime[start]) * 1000 - Double(numbers[$0] - numbers[start]) * period) }
+        }
+        var first = anchors[0], last = anchors[anchors.count - 1]
+        var eventPeriod = (onTime[last] - onTime[first]) * 1000 / Double(numbers[last] - numbers[first])
+        for _ in 0..<2 {
+            let start = first
+            let head = residuals(anchors.prefix(5), from: start, period: eventPeriod)
+            let tail = residuals(anchors.suffix(5), from: start, period: eventPeriod)
+            first = head.min { $0.residual < $1.residual }!.index
+            last = tail.min { $0.residual < $1.residual }!.index
+            guard numbers[last] > numbers[first] else { return nil }
+            eventPeriod = (onTime[last] - onTime[first]) * 1000 / Double(numbers[last] - numbers[first])
+        }
+        self.eventPeriod = eventPeriod
+        // How late the ends may still be: the scatter of the first and the last few about the line.
+        func scatter(_ slice: ArraySlice<Int>) -> Double {
+            let values = residuals(slice, from: first, period: eventPeriod).map(\.residual)
+            return (values.max() ?? 0) - (values.min() ?? 0)
+        }
+        uncertainty = (scatter(anchors.prefix(5)) + scatter(anchors.suffix(5))) / Double(numbers[last] - numbers[first])
+        let single = zip(onTime.indices.dropFirst(), onTime.indices).filter { numbers[$0] - numbers[$1] == 1 }
+            .map { (onTime[$0] - onTime[$1]) * 1000 }.sorted()
+        // A uniform delay over width w: the single spacings' 10th to 90th percentile is 0.8 w.
         let width = single.count >= 5 ? (quantile(single, 0.9) - quantile(single, 0.1)) / 0.8 : 0
         meanDelay = min(5, max(0, width / 2))
         interval = eventPeriod - meanDelay
         minimumSpacing = sorted[0]
         medianSpacing = quantile(sorted, 0.5)
         p90Spacing = quantile(sorted, 0.9)
-        eventsSent = periods + 1
         eventsHeard = events.count
+        lateReads = events.count - anchors.count
+        eventsSent = Int(((events[events.count - 1] - events[0]) * 1000 / eventPeriod).rounded()) + 1
     }
 }
 
@@ -115,7 +255,9 @@ public enum AuditProfile: String, CaseIterable, Sendable {
 /// One rule of an audit, judged.
 public struct AuditRule: Sendable, Hashable {
     public enum Verdict: String, Sendable, Hashable {
-        case pass, warn, fail
+        /// `inconclusive`: what was heard cannot judge the rule (too few reports, a source that
+        /// does not say); a gate must not pass on it unless told to.
+        case pass, warn, fail, inconclusive
     }
 
     /// Short name (`flags`, `interval`).
@@ -157,10 +299,14 @@ public struct AuditResult: Sendable {
     /// Reports of other beacon formats from the same advertiser (interleaved frames), not measured.
     public var interleaved: [(profile: AuditProfile, reports: Int)]
     public var rules: [AuditRule]
+    /// Where the interval could not be estimated: the seconds of listening that would have
+    /// given enough reports, at the spacing heard.
+    public var neededSeconds: Double?
 
     /// The first rule that failed, if any.
     public var failed: [AuditRule] { rules.filter { $0.verdict == .fail } }
     public var warned: [AuditRule] { rules.filter { $0.verdict == .warn } }
+    public var inconclusive: [AuditRule] { rules.filter { $0.verdict == .inconclusive } }
 }
 
 /// An audit of one advertiser: its reports in (live or from a capture), what it does measured,
@@ -242,7 +388,7 @@ public struct AdvertiserAudit: Sendable {
                                  pduKinds: kindOrder.map { ($0, kinds[$0] ?? 0) }, addressType: addressType,
                                  addresses: addresses, advertisedTxPower: nil, distinctData: data.count,
                                  interleaved: AuditProfile.allCases.compactMap { kind in interleaved[kind].map { (kind, $0) } },
-                                 rules: [])
+                                 rules: [], neededSeconds: nil)
         if !rssi.isEmpty {
             let values = rssi.map(Double.init)
             let mean = values.reduce(0, +) / Double(values.count)
@@ -254,8 +400,13 @@ public struct AdvertiserAudit: Sendable {
         let parsed = try? AdvertisingData(parsing: firstData)
         result.advertisedTxPower = parsed?.structures.lazy.compactMap(\.txPowerLevel).first
         result.beacon = parsed.flatMap { try? Beacon.beacons(in: $0).first }
-        result.rules = AuditRules(profile: chosen, data: firstData, parsed: parsed, kinds: kindOrder,
-                                  estimate: estimate, configured: configuredInterval, distinctData: data.count).all
+        var rules = AuditRules(profile: chosen, data: firstData, parsed: parsed, kinds: kindOrder,
+                               estimate: estimate, configured: configuredInterval, distinctData: data.count)
+        if estimate == nil {
+            (rules.reportsOnTime, rules.needed) = IntervalEstimate.listening(times)
+            result.neededSeconds = rules.needed.map { $0.rounded(.up) }
+        }
+        result.rules = rules.all
         return result
     }
 }
@@ -269,6 +420,10 @@ struct AuditRules {
     let estimate: IntervalEstimate?
     let configured: Double?
     let distinctData: Int
+    /// Reports that could be timed (for the interval rule's "too few").
+    var reportsOnTime = 0
+    /// Seconds an audit would have needed to estimate the interval, from the spacing heard so far.
+    var needed: Double?
 
     static let apple = "Apple, Proximity Beacon Specification R1"
     static let altBeacon = "AltBeacon specification (altbeacon.org)"
@@ -377,32 +532,54 @@ struct AuditRules {
                          source: Self.core)
     }
 
-    /// The interval: what the device was configured to do (`--interval`), else the profile's custom.
+    /// The interval: what the device was configured to do (`--interval`), else the profile's
+    /// custom. Inconclusive with too few reports on time, or where the estimate is too unsure
+    /// to tell (a host that read most reports late); never a failure the evidence cannot carry.
     func interval() -> AuditRule {
+        let wanted = configured.map { "\(format($0)) ms (--interval) within \(format(Self.tolerance($0))) ms" }
+            ?? (profile == .ibeacon ? "100 ms (within 10 ms)" : "at most 1 s (common practice: 100 ms to 1 s)")
+        let ruleSource = configured != nil ? "the device's configuration" : profile == .ibeacon ? Self.apple : source
         guard let estimate else {
-            return AuditRule(name: "interval", verdict: .warn, seen: "too few reports to estimate (4 needed)",
-                             wanted: configured.map { "\(format($0)) ms" } ?? "an estimate", source: source)
+            return AuditRule(name: "interval", verdict: .inconclusive,
+                             seen: "\(reportsOnTime) reports on time, \(IntervalEstimate.reportsNeeded) needed to estimate"
+                                 + (needed.map { ": listen for about \(Int($0.rounded(.up))) s (--duration)" } ?? ""),
+                             wanted: wanted, source: ruleSource)
         }
-        let seen = "\(format(estimate.interval)) ms (events every \(format(estimate.eventPeriod)) ms)"
+        let sure = estimate.uncertainty < 0.05 ? "" : ", within \(format(max(0.1, estimate.uncertainty))) ms"
+        var late = estimate.lateReads > 0 ? "; \(estimate.lateReads) of \(estimate.eventsHeard) reports read late, not timed" : ""
+        if !estimate.isSure {
+            late += " (fewer than \(IntervalEstimate.reportsSure) on time, or under half: too few to count the periods surely; "
+                + "listen longer, or on a less busy host)"
+        }
+        let seen = "\(format(estimate.interval)) ms (events every \(format(estimate.eventPeriod)) ms\(sure))\(late)"
         // The random delay cannot be told from a host's timing jitter over a few events: the
         // interval is taken to lie between the event period less the standard's mean delay
-        // (5 ms) and the period itself.
-        func near(_ wanted: Double, within tolerance: Double) -> Bool {
-            wanted >= estimate.eventPeriod - 5 - tolerance && wanted <= estimate.eventPeriod + tolerance
+        // (5 ms) and the period itself, widened by how unsure the period is.
+        let slack = estimate.uncertainty
+        func near(_ value: Double, within tolerance: Double) -> Bool {
+            value >= estimate.eventPeriod - 5 - tolerance - slack && value <= estimate.eventPeriod + tolerance + slack
+        }
+        func judged(_ value: Double, tolerance: Double) -> AuditRule.Verdict {
+            if !estimate.isSure { return estimate.isFar(value) ? .fail : .inconclusive }
+            if near(value, within: tolerance) { return .pass }
+            // Outside, but by less than the evidence is unsure of: not a failure.
+            return slack > tolerance && near(value, within: tolerance + 2 * slack) ? .inconclusive : .fail
         }
         if let configured {
-            let tolerance = max(2, configured * 0.02)
-            return AuditRule(name: "interval", verdict: near(configured, within: tolerance) ? .pass : .fail,
-                             seen: seen, wanted: "\(format(configured)) ms (--interval) within \(format(tolerance)) ms",
-                             source: "the device's configuration")
+            let tolerance = Self.tolerance(configured)
+            return AuditRule(name: "interval", verdict: judged(configured, tolerance: tolerance),
+                             seen: seen, wanted: wanted, source: ruleSource)
         }
         if profile == .ibeacon {
-            return AuditRule(name: "interval", verdict: near(100, within: 10) ? .pass : .fail, seen: seen,
-                             wanted: "100 ms (within 10 ms)", source: Self.apple)
+            return AuditRule(name: "interval", verdict: judged(100, tolerance: 10), seen: seen,
+                             wanted: wanted, source: ruleSource)
         }
-        return AuditRule(name: "interval", verdict: estimate.eventPeriod - 5 <= 1050 ? .pass : .warn, seen: seen,
-                         wanted: "at most 1 s (common practice: 100 ms to 1 s)", source: source)
+        return AuditRule(name: "interval", verdict: estimate.eventPeriod - 5 - slack <= 1050 ? .pass : .warn, seen: seen,
+                         wanted: wanted, source: ruleSource)
     }
+
+    /// How close a measured interval must come to a configured one.
+    static func tolerance(_ configured: Double) -> Double { max(2, configured * 0.02) }
 
     /// A beacon's data stays the same; TLM's counters move.
     func constant() -> AuditRule {
