@@ -18,9 +18,12 @@ struct Audit: ParsableCommand {
             at --address, the beacon with the identifiers given (--uuid/--major/--minor, --namespace/--instance, \
             --url; followed when its address changes), or else the strongest beacon heard. Prints a verdict, \
             each rule with what was seen and what its specification wants, and the measurements. The interval \
-            is estimated through missed reports and the 0-10 ms random delay the standard adds to each event; \
-            --interval states what the device was configured with and makes the rule a comparison. Exits 0 when \
-            no rule fails (warnings pass), 1 when one fails or the advertiser is not heard.
+            is estimated through missed reports, the 0-10 ms random delay the standard adds to each event and \
+            reports a busy host read late; --interval states what the device was configured with and makes the \
+            rule a comparison. A rule that what was heard cannot judge (too few reports, a source without PDU \
+            types) is inconclusive. Exits 0 when every rule passes (warnings pass), 1 when one fails or the \
+            advertiser is not heard, 3 when none fails but one is inconclusive (0 with --allow-inconclusive). \
+            --junit FILE is written whatever the outcome. --list-rules lists the rules.
             """
     )
 
@@ -68,10 +71,22 @@ struct Audit: ParsableCommand {
     @Flag(help: "Print the audit as one JSON object.")
     var json = false
 
-    @Option(help: ArgumentHelp("Also write a JUnit XML report, a test case per rule, to this file.", valueName: "file"))
+    @Option(help: ArgumentHelp("Also write a JUnit XML report, a test case per rule, to this file (on every outcome: "
+                               + "not heard, a capture that cannot be read, a device that fails).", valueName: "file"))
     var junit: String?
 
+    @Option(help: ArgumentHelp("The JUnit suite's name (default: the beacon's identifiers, never a rotating address).",
+                               valueName: "name"))
+    var name: String?
+
+    @Flag(help: "Exit 0, not 3, when no rule fails but one could not be judged.")
+    var allowInconclusive = false
+
+    @Flag(help: "List the rules: what each checks, its source, the profiles that apply it.")
+    var listRules = false
+
     func validate() throws {
+        if listRules { return }
         try validateDuration(duration)
         if scanner != nil && deviceOptions.device != nil { throw ValidationError("--scanner and --device name the same device: give one") }
         if replay != nil && (scanner != nil || deviceOptions.device != nil) {
@@ -95,7 +110,17 @@ struct Audit: ParsableCommand {
     }
 
     func run() throws {
-        var collector = AuditCollector(choice: try choice(), profile: profile, configuredInterval: interval)
+        if listRules {
+            print(AuditRuleList.text)
+            return
+        }
+        let choice = try choice()
+        var collector = AuditCollector(choice: choice, profile: profile, configuredInterval: interval)
+        let started = ContinuousClock.now
+        func elapsed() -> Double {
+            let time = started.duration(to: .now).components
+            return Double(time.seconds) + Double(time.attoseconds) / 1e18
+        }
         let source: String
         if let replay {
             do {
@@ -105,6 +130,7 @@ struct Audit: ParsableCommand {
                 }, tick: { _ in })
             } catch {
                 Console.error("\(error)")
+                try writeJUnit(.error(suite: suiteName(choice), "\(error)"))
                 throw ExitStatus.dataError
             }
             source = "the capture \(replay): its timestamps (an HCI capture: when the controller reported; "
@@ -114,28 +140,43 @@ struct Audit: ParsableCommand {
             do {
                 try listen(on: device, into: &collector)
             } catch {
+                try writeJUnit(.error(suite: suiteName(choice), error.description, time: elapsed()))
                 throw fail(error)
             }
+            let listened = elapsed()
             source = "advertising reports from \(device): when the host read each one (a few ms after the air), "
-                + "channels not reported"
+                + "channels not reported" + (listened + 1 < duration ? "; interrupted after \(Int(listened)) s" : "")
         }
         guard let (address, result) = collector.result() else {
-            Console.error("audit: " + (collector.choice.byBeacon || collector.choice.address != nil
+            let message = "audit: " + (collector.choice.byBeacon || collector.choice.address != nil
                 ? "the advertiser chosen was not heard (\(collector.others) reports of others)"
-                : "no advertiser heard") + (replay == nil ? " in \(duration) s" : " in \(replay!)"))
+                : "no advertiser heard") + (replay == nil ? " in \(duration) s" : " in \(replay!)")
+            Console.error(message)
+            try writeJUnit(JUnitSuite(name: suiteName(choice), cases: [.init("heard", .failed(message))], time: elapsed()))
             throw ExitCode(1)
         }
-        let report = AuditReport(address: address, result: result, source: source)
+        let name = AuditReport.suiteName(name: name, chosen: choice.identity, heard: result.beacon, address: address)
+        let report = AuditReport(address: address, result: result, source: source, name: name)
         print(json ? report.json : report.text)
-        if let junit {
-            do {
-                try report.junit.write(toFile: junit, atomically: true, encoding: .utf8)
-            } catch {
-                Console.error("cannot write the JUnit report to \(junit): \(error.localizedDescription)")
-                throw ExitStatus.ioError
-            }
-        }
+        try writeJUnit(report.suite)
         if report.verdict == "fail" { throw ExitCode(1) }
+        if report.verdict == "inconclusive" && !allowInconclusive {
+            Console.error("audit: not judged: " + report.rules.filter { $0.verdict == "inconclusive" }.map(\.name)
+                .joined(separator: ", ") + (report.neededSeconds.map { "; listen for about \(Int($0)) s" } ?? "")
+                + " (exit 3; --allow-inconclusive to pass)")
+            throw ExitStatus.inconclusive
+        }
+    }
+
+    /// The suite's name before anything was heard: `--name`, or what chose the advertiser.
+    private func suiteName(_ choice: AuditChoice) -> String {
+        AuditReport.suiteName(name: name, chosen: choice.identity, heard: nil, address: nil)
+    }
+
+    /// Writes `--junit`, if asked for.
+    private func writeJUnit(_ suite: JUnitSuite) throws {
+        guard let junit else { return }
+        try JUnitFile.write(suite, to: junit)
     }
 
     /// Scans `device` passively, every report kept, for `duration` seconds or until a signal.
@@ -167,3 +208,25 @@ struct Audit: ParsableCommand {
 }
 
 extension AuditProfile: ExpressibleByArgument {}
+
+/// `--junit FILE`: a JUnit suite written out, or the reason it could not be (exit 74).
+enum JUnitFile {
+    static func write(_ suite: JUnitSuite, to path: String) throws {
+        do {
+            try suite.xml.write(toFile: path, atomically: true, encoding: .utf8)
+        } catch {
+            Console.error("--junit \(path): cannot write the report: \(error.localizedDescription)")
+            throw ExitStatus.ioError
+        }
+    }
+}
+
+/// `audit --list-rules`.
+enum AuditRuleList {
+    static var text: String {
+        AuditRuleInfo.all.map { rule in
+            "\(rule.name)\n  checks:   \(rule.checks)\n  verdicts: \(rule.verdicts)\n  source:   \(rule.source)\n"
+                + "  profiles: " + rule.profiles.map(\.rawValue).joined(separator: ", ")
+        }.joined(separator: "\n")
+    }
+}

@@ -36,6 +36,8 @@ enum ExitStatus {
     static let dataError = ExitCode(65)
     /// EX_IOERR: standard input could not be read.
     static let ioError = ExitCode(74)
+    /// A gate that could not judge (`audit`: a rule inconclusive, `--allow-inconclusive` not given).
+    static let inconclusive = ExitCode(3)
 }
 
 extension HostError {

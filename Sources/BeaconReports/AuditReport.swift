@@ -29,6 +29,12 @@ public struct AuditReport: Codable, Sendable {
         public var eventsSent: Int
         public var eventsHeard: Int
         public var heardPercent: Double
+        /// How far the event period may be off, either way.
+        public var uncertaintyMs: Double
+        /// Reports read in a burst or late by a quarter period: heard, not timed.
+        public var lateReads: Int
+        /// Whether enough reports came on time to count the periods surely.
+        public var sure: Bool
     }
 
     public struct Address: Codable, Sendable {
@@ -36,8 +42,12 @@ public struct AuditReport: Codable, Sendable {
         public var firstHeardSeconds: Double
     }
 
-    /// pass, warn or fail: fail when a rule fails, warn when one warns.
+    /// pass, warn, inconclusive or fail: fail when a rule fails, else inconclusive when one
+    /// could not be judged, else warn when one warns.
     public var verdict: String
+    /// The name the JUnit suite goes by: `--name`, else the beacon's identity (the one chosen,
+    /// or the one heard), never an address that may rotate unless an address chose it.
+    public var name: String
     public var profile: String?
     public var profileChosenBy: String
     public var beacon: String?
@@ -60,10 +70,17 @@ public struct AuditReport: Codable, Sendable {
     /// What the reports are: HCI reports (when the controller reported) or a capture's.
     public var source: String
     public var rules: [Rule]
+    /// Where the interval could not be estimated: seconds of listening that would have done.
+    public var neededSeconds: Double?
 
-    /// - Parameter source: what the times are ("HCI reports from hci1: ...").
-    public init(address: BluetoothAddress, result: AuditResult, source: String) {
-        verdict = !result.failed.isEmpty ? "fail" : !result.warned.isEmpty ? "warn" : "pass"
+    /// - Parameters:
+    ///   - source: what the times are ("HCI reports from hci1: ...").
+    ///   - name: the suite's name (`AuditReport.suiteName`).
+    public init(address: BluetoothAddress, result: AuditResult, source: String, name: String) {
+        verdict = !result.failed.isEmpty ? "fail" : !result.inconclusive.isEmpty ? "inconclusive"
+            : !result.warned.isEmpty ? "warn" : "pass"
+        self.name = name
+        neededSeconds = result.neededSeconds
         profile = result.profile?.rawValue
         profileChosenBy = result.profileAsked ? "--profile" : result.profile == nil ? "none heard" : "what was heard"
         beacon = result.beacon.map { SightingFormatter.text(BeaconSighting(beacon: $0)) }
@@ -77,7 +94,8 @@ public struct AuditReport: Codable, Sendable {
             Interval(intervalMs: Self.round($0.interval, 1), eventPeriodMs: Self.round($0.eventPeriod, 1),
                      meanDelayMs: Self.round($0.meanDelay, 1), minimumSpacingMs: Self.round($0.minimumSpacing, 1),
                      medianSpacingMs: Self.round($0.medianSpacing, 1), p90SpacingMs: Self.round($0.p90Spacing, 1),
-                     eventsSent: $0.eventsSent, eventsHeard: $0.eventsHeard, heardPercent: Self.round($0.heardShare * 100, 1))
+                     eventsSent: $0.eventsSent, eventsHeard: $0.eventsHeard, heardPercent: Self.round($0.heardShare * 100, 1),
+                     uncertaintyMs: Self.round($0.uncertainty, 1), lateReads: $0.lateReads, sure: $0.isSure)
         }
         rssiMean = result.rssiMean.map { Self.round($0, 1) }
         rssiDeviation = result.rssiDeviation.map { Self.round($0, 1) }
@@ -101,16 +119,19 @@ public struct AuditReport: Codable, Sendable {
     public var text: String {
         let failed = rules.filter { $0.verdict == "fail" }.map(\.name)
         let warned = rules.filter { $0.verdict == "warn" }.map(\.name)
+        let unjudged = rules.filter { $0.verdict == "inconclusive" }.map(\.name)
         let format: String = profile.map { "\($0) (\(profileChosenBy))" } ?? "no beacon format recognised"
         var first: String = "\(verdict.uppercased()): \(format) at \(address)"
         if !failed.isEmpty { first += "; failed: \(failed.joined(separator: ", "))" }
+        if !unjudged.isEmpty { first += "; not judged: \(unjudged.joined(separator: ", "))" }
         if !warned.isEmpty { first += "; warnings: \(warned.joined(separator: ", "))" }
         var lines: [String] = [first]
         if let beacon { lines.append("  \(beacon)") }
         lines.append("")
         let width = max(4, rules.map(\.name.count).max() ?? 0)
         for rule in rules {
-            let verdict: String = rule.verdict.uppercased().padding(toLength: 5, withPad: " ", startingAt: 0)
+            let shown = rule.verdict == "inconclusive" ? "?" : rule.verdict.uppercased()
+            let verdict: String = shown.padding(toLength: 5, withPad: " ", startingAt: 0)
             let name: String = rule.name.padding(toLength: width + 2, withPad: " ", startingAt: 0)
             let indent = String(repeating: " ", count: width + 9)
             lines.append("  \(verdict)\(name)seen: \(rule.seen)")
@@ -124,7 +145,8 @@ public struct AuditReport: Codable, Sendable {
             let share = "\(interval.eventsHeard) of about \(interval.eventsSent) events (\(interval.heardPercent) %)"
             lines.append("  heard         \(share) in \(seconds) s")
         } else {
-            lines.append("  heard         \(reports) reports in \(seconds) s (too few for an interval)")
+            lines.append("  heard         \(reports) reports in \(seconds) s (too few for an interval"
+                         + (neededSeconds.map { "; about \(Int($0)) s would have done" } ?? "") + ")")
         }
         if let rssiMean, let rssiDeviation, let rssiMin, let rssiMax {
             lines.append("  rssi          mean \(rssiMean) dBm, deviation \(rssiDeviation) dB, \(rssiMin) to \(rssiMax) dBm")
@@ -157,34 +179,42 @@ public struct AuditReport: Codable, Sendable {
         return String(decoding: data, as: UTF8.self)
     }
 
-    /// A JUnit report: a test case per rule, a failure for each rule that fails (a warning
-    /// passes, with what was seen as its system-out).
-    public var junit: String {
-        let suite = "beacon-emit audit " + (profile ?? "advertiser") + " " + address
-        var cases: [String] = []
-        for rule in rules {
-            var element = "    <testcase classname=\"\(XMLText.escape(suite))\" name=\"\(XMLText.escape(rule.name))\""
-            switch rule.verdict {
-            case "fail":
-                let message = "seen: \(rule.seen); wanted: \(rule.wanted) [\(rule.source)]"
-                element += ">\n      <failure message=\"\(XMLText.escape(message))\">\(XMLText.escape(message))</failure>\n    </testcase>"
-            case "warn":
-                element += ">\n      <system-out>\(XMLText.escape("warning: seen: \(rule.seen); wanted: \(rule.wanted)"))</system-out>\n    </testcase>"
-            default:
-                element += "/>"
-            }
-            cases.append(element)
-        }
-        let failures = rules.filter { $0.verdict == "fail" }.count
-        return """
-            <?xml version="1.0" encoding="UTF-8"?>
-            <testsuites>
-              <testsuite name="\(XMLText.escape(suite))" tests="\(rules.count)" failures="\(failures)" errors="0" time="\(seconds)">
-            \(cases.joined(separator: "\n"))
-              </testsuite>
-            </testsuites>
+    /// A JUnit report: a test case `heard`, then one per rule; a rule that fails is a failure,
+    /// one not judged is skipped with why, a warning passes with what was seen as its output.
+    public var junit: String { suite.xml }
 
-            """
+    public var suite: JUnitSuite {
+        var cases = [JUnitSuite.Case("heard", .passed, output: "\(reports) reports from \(address) in \(seconds) s")]
+        for rule in rules {
+            let detail = "seen: \(rule.seen); wanted: \(rule.wanted) [\(rule.source)]"
+            switch rule.verdict {
+            case "fail": cases.append(.init(rule.name, .failed(detail)))
+            case "inconclusive": cases.append(.init(rule.name, .skipped("not judged: " + detail)))
+            case "warn": cases.append(.init(rule.name, .passed, output: "warning: " + detail))
+            default: cases.append(.init(rule.name, .passed))
+            }
+        }
+        return JUnitSuite(name: name, cases: cases, time: seconds)
+    }
+
+    /// The suite's name: `beacon-emit audit NAME`, NAME `--name`'s, or `chosen` (what the
+    /// options chose: identifiers, or an address), or the beacon heard, or the address heard.
+    public static func suiteName(name: String?, chosen: String?, heard: Beacon?, address: BluetoothAddress?) -> String {
+        "beacon-emit audit " + (name ?? chosen ?? heard.map(identity) ?? address?.description ?? "the strongest advertiser")
+    }
+
+    /// A beacon by its identifiers alone (what stays when its address rotates).
+    public static func identity(_ beacon: Beacon) -> String {
+        switch beacon {
+        case let .iBeacon(beacon): "ibeacon uuid=\(beacon.proximityUUID.uuidString) major=\(beacon.major) minor=\(beacon.minor)"
+        case let .altBeacon(beacon): "altbeacon id1=\(beacon.id1.uuidString) id2=\(beacon.id2) id3=\(beacon.id3)"
+        case let .eddystone(.uid(frame)):
+            "eddystone-uid namespace=\(HexText.format(frame.namespace)) instance=\(HexText.format(frame.instance))"
+        case let .eddystone(.url(frame)): "eddystone-url url=\(frame.url)"
+        case .eddystone(.tlm), .eddystone(.encryptedTLM): "eddystone-tlm"
+        case let .eddystone(.other(frameType, _)): "eddystone frame 0x\(HexText.format([frameType]))"
+        case .custom: "advertising data"
+        }
     }
 }
 

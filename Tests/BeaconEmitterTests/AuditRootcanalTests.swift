@@ -106,23 +106,64 @@ extension Rig {
     }
 
     /// An air sniffer's capture: the PDUs as sent (a legacy and an extended one), no RSSI in
-    /// the plain link-layer format; two packets are too few for an interval (a warning).
+    /// the plain link-layer format; two packets are too few for an interval: inconclusive,
+    /// exit 3, and with --allow-inconclusive exit 0 (the extended PDU a warning).
     @Test(arguments: ["pcap/sniffer-ll.pcap", "pcap/sniffer-ll-phdr.pcap"])
     func aSniffersCaptureIsAuditedToo(file: String) throws {
-        let result = try runBeaconEmit(["audit", "--replay", Self.fixtures.appendingPathComponent(file).path, "--json"])
-        #expect(result.status == 0, "\(result.stdout) \(result.stderr)")
+        let path = Self.fixtures.appendingPathComponent(file).path
+        let result = try runBeaconEmit(["audit", "--replay", path, "--json"])
+        #expect(result.status == 3, "\(result.stdout) \(result.stderr)")
         let json = try #require(JSONValue(parsing: result.stdoutLines.first ?? ""))
         #expect(json["profile"]?.string == "ibeacon" && json["reports"]?.integer == 2, "\(result.stdout)")
         #expect(json["pdu"]?.array?.map(\.text) == ["ADV_NONCONN_IND x1", "extended (non-connectable) x1"], "\(result.stdout)")
-        #expect(json["verdict"]?.string == "warn")
+        #expect(json["verdict"]?.string == "inconclusive")
+        #expect(result.stderr.contains("not judged: interval"), "\(result.stderr)")
+        let allowed = try runBeaconEmit(["audit", "--replay", path, "--allow-inconclusive"])
+        #expect(allowed.status == 0, "\(allowed.stderr)")
+        #expect(allowed.stdout.hasPrefix("INCONCLUSIVE: ibeacon"), "\(allowed.stdout)")
     }
 
     /// A capture whose packets all carry one time (text2pcap's whole seconds): no interval to
-    /// estimate, said as a warning, not a guess.
+    /// estimate, said as not judged, not a guess, and not a pass.
     @Test func aCaptureWithoutTimesGivesNoInterval() throws {
         let result = try runBeaconEmit(["audit", "--replay", Self.fixtures.appendingPathComponent("pcap/rootcanal-scan-h4.pcap").path])
+        #expect(result.status == 3)
+        #expect(result.stdout.contains("?    interval") && result.stdout.contains("1 report on time, 4 needed"), "\(result.stdout)")
+    }
+
+    /// `--junit` on every way a replayed audit ends, each file a valid JUnit report named the
+    /// same (the beacon's identifiers): passed, not heard (a failing `heard` case), a capture
+    /// that cannot be read (an error case), not judged (a skipped case).
+    @Test func theJUnitReportIsWrittenWhateverTheOutcome() throws {
+        let capture = Self.fixtures.appendingPathComponent("rootcanal-scan.btsnoop").path
+        let url = ["--url", "https://www.example.com/x"]
+        let cases: [(arguments: [String], status: Int32, failures: Int, errors: Int, skipped: Int)] = [
+            (["--replay", capture] + url, 0, 0, 0, 0),
+            (["--replay", capture, "--url", "https://nowhere.example/"], 1, 1, 0, 0),
+            (["--replay", "/nonexistent.btsnoop"] + url, 65, 0, 1, 0),
+            (["--replay", Self.fixtures.appendingPathComponent("pcap/rootcanal-scan-h4.pcap").path] + url, 3, 0, 0, 1),
+        ]
+        for item in cases {
+            let path = FileManager.default.temporaryDirectory.appendingPathComponent("audit-\(UUID().uuidString).xml").path
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            let result = try runBeaconEmit(["audit", "--junit", path] + item.arguments)
+            #expect(result.status == item.status, "\(item.arguments): \(result.stderr)")
+            let report = try JUnitCheck.read(path)
+            #expect(report.failures == item.failures && report.errors == item.errors && report.skipped == item.skipped,
+                    "\(item.arguments): \(report)")
+            let expected = item.arguments.contains("https://nowhere.example/")
+                ? "beacon-emit audit url=https://nowhere.example/" : "beacon-emit audit url=https://www.example.com/x"
+            #expect(report.suites == [expected], "\(report)")
+        }
+    }
+
+    @Test func theRulesAreListed() throws {
+        let result = try runBeaconEmit(["audit", "--list-rules"])
         #expect(result.status == 0)
-        #expect(result.stdout.contains("WARN interval") && result.stdout.contains("too few reports to estimate"), "\(result.stdout)")
+        for rule in ["flags", "layout", "non-connectable", "legacy-pdu", "interval", "data-constant", "events-heard"] {
+            #expect(result.stdoutLines.contains(rule), "\(rule): \(result.stdout)")
+        }
+        #expect(result.stdout.contains("Apple, Proximity Beacon Specification R1"))
     }
 
     @Test func anUnreadableCaptureIsADataError() throws {
