@@ -172,10 +172,6 @@ struct Advertise: ParsableCommand {
         if legacy && extended { throw ValidationError("--legacy and --extended exclude each other") }
         if phy == .coded && legacy { throw ValidationError("--phy coded sends extended advertising: drop --legacy") }
         if controlGroup != nil && control == nil { throw ValidationError("--control-group needs --control PATH") }
-        if connectable && randomAddress == .generatedNonResolvable {
-            throw ValidationError("--random-address non-resolvable is for non-connectable advertising: a connectable one "
-                                  + "needs an address a peer can connect to again (static)")
-        }
         try accessOptions.check(deviceOptions.specification)
         if keep && accessOptions.access == .userChannel {
             throw ValidationError("--keep does not go with --access user-channel: the kernel takes the adapter back, "
@@ -272,6 +268,12 @@ struct Advertise: ParsableCommand {
         } catch {
             // The file's own mistake, at its place: the options' usage would not help.
             Console.error(BeaconOptions.message(for: error))
+            throw ExitStatus.usage
+        }
+        do {
+            try options.checkBeforeSending(access: accessOptions.access)
+        } catch {
+            Console.error(error.description)
             throw ExitStatus.usage
         }
         let beacons = options.beacons

@@ -27,13 +27,13 @@ struct JUnitCheck: CustomStringConvertible {
         let root = try XMLTree.parse(String(contentsOfFile: path, encoding: .utf8))
         guard root.name == "testsuites" else { throw Fault(description: "\(path): the root is not <testsuites>") }
         var report = JUnitCheck()
-        for suite in root.children.filter { $0.name == "testsuite" } {
+        for suite in root.children.filter({ $0.name == "testsuite" }) {
             guard let name = suite.attributes["name"], !name.isEmpty else {
                 throw Fault(description: "\(path): a testsuite without a name")
             }
             report.suites.append(name)
             var counts = (tests: 0, failures: 0, errors: 0, skipped: 0)
-            for testCase in suite.children.filter { $0.name == "testcase" } {
+            for testCase in suite.children.filter({ $0.name == "testcase" }) {
                 guard let caseName = testCase.attributes["name"], !caseName.isEmpty,
                       testCase.attributes["classname"]?.isEmpty == false else {
                     throw Fault(description: "\(path): a testcase without a name or a classname")

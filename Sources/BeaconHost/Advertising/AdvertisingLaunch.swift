@@ -10,8 +10,8 @@ package enum AdvertisingLaunch {
     /// management API where the kernel offers advertising instances through it and LE is on
     /// (or `bringingUp` switches it on), raw HCI otherwise (an adapter only brought up with
     /// `hciconfig`, where no one switched LE on for the management API), and raw HCI for
-    /// `options` that choose HCI commands or the address (`--legacy`, `--extended`,
-    /// `--random-address`), which only HCI commands can honour.
+    /// `options` that choose HCI commands or an address (`--legacy`, `--extended`,
+    /// `--random-address`, a beacon's own `address`), which only HCI commands can honour.
     /// - Throws: `HostError.unsupported` for a way in that does not go with the device.
     public static func resolve(_ access: KernelAccess, device: DeviceSpecification, bringingUp: Bool = false,
                                options: AdvertisingOptions? = nil) throws(HostError) -> KernelAccess {
@@ -23,7 +23,7 @@ package enum AdvertisingLaunch {
             return .raw
         }
         guard access == .automatic else { return access }
-        if let options, options.mode != .automatic || options.address != .publicAddress { return .raw }
+        if let options, options.needsHCICommands { return .raw }
         guard case let .kernel(index) = try device.resolved() else { return .raw }
         return ManagementConnection.canAdvertise(index: index, bringingUp: bringingUp) ? .management : .raw
     }
