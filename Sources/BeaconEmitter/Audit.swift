@@ -77,7 +77,7 @@ struct Audit: ParsableCommand {
 
     @Option(help: ArgumentHelp("The JUnit suite's name (default: the beacon's identifiers, never a rotating address).",
                                valueName: "name"))
-    var name: String?
+    var junitName: String?
 
     @Flag(help: "Exit 0, not 3, when no rule fails but one could not be judged.")
     var allowInconclusive = false
@@ -155,7 +155,7 @@ struct Audit: ParsableCommand {
             try writeJUnit(JUnitSuite(name: suiteName(choice), cases: [.init("heard", .failed(message))], time: elapsed()))
             throw ExitCode(1)
         }
-        let name = AuditReport.suiteName(name: name, chosen: choice.identity, heard: result.beacon, address: address)
+        let name = AuditReport.suiteName(name: junitName, chosen: choice.identity, heard: result.beacon, address: address)
         let report = AuditReport(address: address, result: result, source: source, name: name)
         print(json ? report.json : report.text)
         try writeJUnit(report.suite)
@@ -170,7 +170,7 @@ struct Audit: ParsableCommand {
 
     /// The suite's name before anything was heard: `--name`, or what chose the advertiser.
     private func suiteName(_ choice: AuditChoice) -> String {
-        AuditReport.suiteName(name: name, chosen: choice.identity, heard: nil, address: nil)
+        AuditReport.suiteName(name: junitName, chosen: choice.identity, heard: nil, address: nil)
     }
 
     /// Writes `--junit`, if asked for.

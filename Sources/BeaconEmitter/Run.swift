@@ -45,12 +45,22 @@ struct Run: ParsableCommand {
     @Flag(help: "Only check the scenario (everything that is checked before a run) and say what it holds.")
     var check = false
 
+    /// The JUnit suite's name: the scenario file's, without its extension.
+    private var suiteName: String { URL(fileURLWithPath: scenario).deletingPathExtension().lastPathComponent }
+
+    /// `--junit` for a run that ended before any expectation: an error case saying why.
+    private func writeJUnitError(_ message: String) throws {
+        guard let junit else { return }
+        try JUnitFile.write(.error(suite: suiteName, message), to: junit)
+    }
+
     func run() throws {
         var loaded: Scenario
         do {
             loaded = try ScenarioParser.load(path: scenario)
         } catch {
             Console.error("\(error)")
+            try writeJUnitError("\(error)")
             throw ExitStatus.dataError
         }
         if let scanner { loaded.scanner = scanner }
@@ -66,15 +76,16 @@ struct Run: ParsableCommand {
             outcome = try runScenario(loaded, printer: printer)
         } catch let error as RemoteBoxError {
             Console.error("\(error)")
+            try writeJUnitError("\(error)")
             throw ExitCode(69)
         } catch let error as HostError {
+            try writeJUnitError(error.description)
             throw fail(error)
         }
         printer.summary(outcome)
         if let junit {
-            let name = URL(fileURLWithPath: scenario).deletingPathExtension().lastPathComponent
             do {
-                try JUnitReport.xml(suite: name, outcome: outcome).write(toFile: junit, atomically: true, encoding: .utf8)
+                try JUnitReport.xml(suite: suiteName, outcome: outcome).write(toFile: junit, atomically: true, encoding: .utf8)
             } catch {
                 Console.error("--junit \(junit): cannot write the report: \(error.localizedDescription)")
                 throw ExitStatus.ioError

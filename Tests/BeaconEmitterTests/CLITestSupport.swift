@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
+import AdvertisementCodec
 import Foundation
 import Testing
 
@@ -71,4 +72,20 @@ func runBeaconEmit(_ arguments: [String], input: String = "", fromFile: Bool = f
     process.waitUntilExit()
     return RunResult(status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self),
                      stderr: String(decoding: err, as: UTF8.self))
+}
+
+/// A btsnoop file (H4, datalink 1002) of the given events (hex, without the H4 type byte),
+/// each at `timestamp`, written to a temporary file; its path.
+func writeBtsnoop(_ events: [String], timestamp: Int64 = 0x00E0_3AB4_4A67_6000, spacing: Int64 = 0) throws -> String {
+    var bytes = Array("btsnoop".utf8) + [0, 0, 0, 0, 1, 0, 0, 0x03, 0xEA]
+    for (index, event) in events.enumerated() {
+        let body = try HexText.parse(event)
+        let length = UInt32(body.count)
+        for field in [length, length, 3, 0] { bytes += withUnsafeBytes(of: field.bigEndian, Array.init) }
+        bytes += withUnsafeBytes(of: (timestamp + Int64(index) * spacing).bigEndian, Array.init)
+        bytes += body
+    }
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("capture-\(UUID().uuidString).btsnoop")
+    try Data(bytes).write(to: url)
+    return url.path
 }

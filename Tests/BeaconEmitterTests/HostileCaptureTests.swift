@@ -10,17 +10,7 @@ import Testing
 @Suite struct HostileCaptureTests {
     /// A btsnoop file (H4, datalink 1002) of the given events, each at `timestamp`.
     func btsnoop(_ events: [String], timestamp: Int64 = 0x00E0_3AB4_4A67_6000) throws -> String {
-        var bytes = Array("btsnoop".utf8) + [0, 0, 0, 0, 1, 0, 0, 0x03, 0xEA]
-        for event in events {
-            let body = try HexText.parse(event)
-            let length = UInt32(body.count)
-            for field in [length, length, 3, 0] { bytes += withUnsafeBytes(of: field.bigEndian, Array.init) }
-            bytes += withUnsafeBytes(of: timestamp.bigEndian, Array.init)
-            bytes += body
-        }
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("hostile-\(UUID().uuidString).btsnoop")
-        try Data(bytes).write(to: url)
-        return url.path
+        try writeBtsnoop(events, timestamp: timestamp)
     }
 
     /// The event: an iBeacon whose measured power is +1 dBm (0x01), RSSI -60 (0xC4).

@@ -27,3 +27,125 @@ import Testing
         #expect(throws: (any Error).self) { try JUnitCheck.read(path) }
     }
 }
+
+/// `--junit` is written on every way `verify` and `run` end, each file a valid JUnit report
+/// whose suite keeps its name: passed, failed, and runs that never got to judge (a device that
+/// cannot be opened, a scenario that does not parse).
+@Suite struct JUnitPathTests {
+    static let uuid = "39ED98FF-2900-441A-802F-9C398FC199D2"
+
+    func junit(_ arguments: [String]) throws -> (status: Int32, report: JUnitCheck, stderr: String) {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("junit-\(UUID().uuidString).xml").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let result = try runBeaconEmit(arguments + ["--junit", path])
+        return (result.status, try JUnitCheck.read(path), result.stderr)
+    }
+
+    @Test func verifyWritesItOnEveryOutcome() throws {
+        let beacon = ["--uuid", Self.uuid, "--major", "1", "--minor", "2"]
+        let name = "beacon-emit verify ibeacon uuid=\(Self.uuid) major=1 minor=2"
+        let passed = try junit(["verify", "--device", "virtual", "--scanner", "virtual"] + beacon)
+        #expect(passed.status == 0 && passed.report.suites == [name] && passed.report.cases == ["heard", "fields"], "\(passed)")
+        #expect(passed.report.failures == 0 && passed.report.errors == 0)
+        // No device to emit on, nothing on the air: the beacon is not heard.
+        let unheard = try junit(["verify", "--scanner", "virtual", "--timeout", "0.5"] + beacon)
+        #expect(unheard.status != 0 && unheard.report.suites == [name], "\(unheard)")
+        #expect(unheard.report.failures + unheard.report.errors == 1, "\(unheard)")
+        let exact = try junit(["verify", "--device", "virtual", "--scanner", "virtual", "--exact", "--junit-name", "mine"] + beacon)
+        #expect(exact.status == 0 && exact.report.suites == ["beacon-emit verify mine"] && exact.report.cases == ["heard", "bytes"])
+        let noDevice = try junit(["verify", "--scanner", "hci9", "--timeout", "0.5"] + beacon)
+        #expect(noDevice.status == 69 && noDevice.report.errors == 1 && noDevice.report.suites == [name], "\(noDevice)")
+    }
+
+    @Test func runWritesItWhenTheRunNeverStarts() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("junit-run-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let broken = folder.appendingPathComponent("broken.yaml").path
+        try "steps: [\n".write(toFile: broken, atomically: true, encoding: .utf8)
+        let unreadable = try junit(["run", broken])
+        #expect(unreadable.status == 65 && unreadable.report.suites == ["broken"] && unreadable.report.errors == 1, "\(unreadable)")
+        let scenario = folder.appendingPathComponent("lobby.yaml").path
+        try """
+            beacons:
+              lobby: {uuid: \(Self.uuid), major: 1, minor: 1}
+            steps:
+              - advertise: lobby
+              - wait: 0.2
+            """.write(toFile: scenario, atomically: true, encoding: .utf8)
+        let noDevice = try junit(["run", scenario, "--device", "hci9"])
+        #expect(noDevice.status == 69 && noDevice.report.suites == ["lobby"] && noDevice.report.errors == 1, "\(noDevice)")
+    }
+}
+
+/// Every kind of JSON the tool writes, read with a reader that refuses a key written twice:
+/// decode's beacons and settings, scan's beacons, unknown reports and scan responses, audit,
+/// verify, and advertise's events.
+@Suite struct StrictJSONOutputTests {
+    static let uuid = "39ED98FF-2900-441A-802F-9C398FC199D2"
+    /// Advertising data of each kind: iBeacon, AltBeacon, Eddystone-UID, -URL, -TLM, an
+    /// Eddystone frame without a name (EID, 0x30), data without a beacon.
+    static let data = [
+        "0201061AFF4C00021539ED98FF2900441A802F9C398FC199D200650002C5",
+        "1BFF1801BEAC39ED98FF2900441A802F9C398FC199D200650002C500",
+        "0201060303AAFE1716AAFE00EE00112233445566778899AABBCCDDEEFF0000",
+        "0201060303AAFE0E16AAFE10EE016578616D706C6507",
+        "0201060303AAFE1116AAFE20000BB810000000000100000064",
+        "0201060303AAFE0D16AAFE30EE0102030405060708",
+        "02010609094D7953656E736F72",
+    ]
+
+    /// An LE Advertising Report (H4) of `data` from one address: ADV_NONCONN_IND, or SCAN_RSP.
+    static func report(_ data: String, scanResponse: Bool = false) -> String {
+        let length = data.count / 2
+        return "043E" + String(format: "%02X", 12 + length) + "0201" + (scanResponse ? "04" : "03") + "01" + "0605040302C1"
+            + String(format: "%02X", length) + data + "C4"
+    }
+
+    func check(_ lines: [String], _ what: String) {
+        #expect(!lines.isEmpty, "\(what): no output")
+        for line in lines {
+            do {
+                try StrictJSON.check(line)
+            } catch {
+                Issue.record("\(what): \(error)")
+            }
+        }
+    }
+
+    @Test func decodesJSONHasEachKeyOnce() throws {
+        let input = (Self.data + [Self.report(Self.data[5]), "hcitool cmd 0x08 0x000a 01"]).joined(separator: "\n") + "\n"
+        let result = try runBeaconEmit(["decode", "--json"], input: input)
+        check(result.stdoutLines, "decode")
+        #expect(result.stdoutLines.count == 9, "\(result.stdout) \(result.stderr)")
+        #expect(result.stdout.contains(#""frameType":48,"frameData":"EE0102030405060708""#), "\(result.stdout)")
+    }
+
+    @Test func scansJSONHasEachKeyOnce() throws {
+        let path = try writeBtsnoop(Self.data.map { Self.report($0) } + [Self.report("03094869", scanResponse: true)],
+                                    spacing: 100_000)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let result = try runBeaconEmit(["scan", "--replay", path, "--json", "--duplicates"])
+        check(result.stdoutLines, "scan")
+        #expect(result.stdoutLines.count == 8, "\(result.stdout) \(result.stderr)")
+        let eid = result.stdoutLines.first { $0.contains(#""frameType":48"#) } ?? ""
+        #expect(eid.contains(#""frameData":"EE0102030405060708""#) && eid.contains(#""data":"0201060303AAFE0D16AAFE30EE0102030405060708""#),
+                "\(eid)")
+    }
+
+    @Test func auditsVerifysAndAdvertisesJSONHasEachKeyOnce() throws {
+        let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
+        for file in ["rootcanal-scan.btsnoop", "pcap/rootcanal-scan-h4.pcap"] {
+            let audit = try runBeaconEmit(["audit", "--replay", fixtures.appendingPathComponent(file).path, "--json"])
+            check(audit.stdoutLines, "audit \(file)")
+        }
+        let beacon = ["--uuid", Self.uuid, "--major", "1", "--minor", "2"]
+        for mode in [[], ["--exact"]] {
+            let verify = try runBeaconEmit(["verify", "--device", "virtual", "--scanner", "virtual", "--json"] + mode + beacon)
+            check(verify.stdoutLines, "verify \(mode)")
+        }
+        let advertise = try runBeaconEmit(["--device", "virtual", "--json", "--duration", "0.5"] + beacon)
+        check(advertise.stdoutLines, "advertise")
+        #expect(advertise.stdoutLines.count >= 3, "\(advertise.stdout)")
+    }
+}
