@@ -402,10 +402,16 @@ public struct AdvertiserAudit: Sendable {
         result.beacon = parsed.flatMap { try? Beacon.beacons(in: $0).first }
         var rules = AuditRules(profile: chosen, data: firstData, parsed: parsed, kinds: kindOrder,
                                estimate: estimate, configured: configuredInterval, distinctData: data.count)
-        if estimate == nil {
+        if let estimate {
+            if !estimate.isSure {
+                // Enough events for a sure count, at the period and the share heard so far.
+                let events = Double(IntervalEstimate.reportsSure + 2) / max(0.3, estimate.heardShare)
+                rules.needed = events * estimate.eventPeriod / 1000
+            }
+        } else {
             (rules.reportsOnTime, rules.needed) = IntervalEstimate.listening(times)
-            result.neededSeconds = rules.needed.map { $0.rounded(.up) }
         }
+        result.neededSeconds = rules.needed.map { $0.rounded(.up) }
         result.rules = rules.all
         return result
     }
@@ -597,10 +603,12 @@ struct AuditRules {
                              wanted: wanted, source: ruleSource)
         }
         let sure = estimate.uncertainty < 0.05 ? "" : ", within \(format(max(0.1, estimate.uncertainty))) ms"
+        let timed = estimate.eventsHeard - estimate.lateReads
         var late = estimate.lateReads > 0 ? "; \(estimate.lateReads) of \(estimate.eventsHeard) reports read late, not timed" : ""
+        if !estimate.isSure && estimate.lateReads == 0 { late = "; \(timed) reports on time" }
         if !estimate.isSure {
-            late += " (fewer than \(IntervalEstimate.reportsSure) on time, or under half: too few to count the periods surely; "
-                + "listen longer, or on a less busy host)"
+            late += " (fewer than \(IntervalEstimate.reportsSure) reports on time, or under half of them: too few to count "
+                + "the periods surely; listen for about \(Int((needed ?? 0).rounded(.up))) s (--duration), on a less busy host)"
         }
         let seen = "\(format(estimate.interval)) ms (events every \(format(estimate.eventPeriod)) ms\(sure))\(late)"
         // The random delay cannot be told from a host's timing jitter over a few events: the

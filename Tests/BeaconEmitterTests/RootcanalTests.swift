@@ -76,6 +76,27 @@ final class TestScanner {
     deinit { scanner.close() }
 }
 
+/// A second device on the rootcanal radio that advertises with raw legacy HCI commands of its
+/// own, not through beacon-emit's code: a vendor's beacon as the tests need one.
+final class TestAdvertiser {
+    let controller: HCIController
+
+    init(port: UInt16, data: [UInt8], intervalMilliseconds: Double = 100, address: BluetoothAddress? = nil) throws {
+        controller = HCIController(transport: try StreamTransports.connectTCP(host: "127.0.0.1", port: port))
+        let units = UInt16(intervalMilliseconds / 0.625)
+        if let address { try controller.send(LESetRandomAddress(address: address)) }
+        try controller.send(LESetAdvertisingParameters(intervalMin: units, intervalMax: units,
+                                                       ownAddressType: address == nil ? .publicDevice : .randomDevice))
+        try controller.send(LESetAdvertisingData(data: data))
+        try controller.send(LESetAdvertisingEnable(enable: true))
+    }
+
+    deinit {
+        _ = try? controller.send(LESetAdvertisingEnable(enable: false))
+        controller.transport.close()
+    }
+}
+
 extension Rig {
 @Suite struct RootcanalTests {
     let port = rigPort ?? 0
