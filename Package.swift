@@ -112,7 +112,7 @@ let package = Package(
         .testTarget(
             name: "BeaconEmitterTests",
             dependencies: ["BeaconEmitter", "BeaconReports", "BeaconTracking", "BeaconHost", "LinuxSystem",
-                           "AdvertisementCodec"],
+                           "AdvertisementCodec", .product(name: "Yams", package: "Yams")],
             // Read by path (#filePath) in the replay tests, not bundled.
             exclude: ["Fixtures"]
         ),

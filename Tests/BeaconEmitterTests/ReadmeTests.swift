@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
 import Foundation
+import Yams
 import Testing
 
-/// The README's examples, run as it shows them: each `$ COMMAND` line in a code block, with the
-/// output printed below it (standard output and error together), and each scenario block run
-/// on the private virtual radio. The README cannot drift from the program.
-enum Readme {
-    static let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("../../README.md").standardized.path
+/// The README's and docs/'s examples, run as they show them: each `$ COMMAND` line in a code
+/// block, with the output printed below it (standard output and error together), and each
+/// scenario block run on the private virtual radio. The documents cannot drift from the program.
+struct Readme {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardized
+    static let path = root.appendingPathComponent("README.md").path
+    /// The README and every page in docs/.
+    static let documents: [String] = [path] + ((try? FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("docs").path))
+        ?? []).filter { $0.hasSuffix(".md") }.sorted().map { root.appendingPathComponent("docs").appendingPathComponent($0).path }
 
     struct Block {
         var language: String
@@ -16,11 +20,11 @@ enum Readme {
         var lines: [String]
     }
 
-    /// The fenced code blocks, with their language and first line.
-    static func blocks() throws -> [Block] {
+    /// The fenced code blocks of a document (the README's by default), with their language and first line.
+    static func blocks(of document: String = path) throws -> [Block] {
         var blocks: [Block] = []
         var open: Block?
-        for (number, line) in try String(contentsOfFile: path, encoding: .utf8).components(separatedBy: "\n").enumerated() {
+        for (number, line) in try String(contentsOfFile: document, encoding: .utf8).components(separatedBy: "\n").enumerated() {
             if line.hasPrefix("```") {
                 if let block = open {
                     blocks.append(block)
@@ -35,20 +39,26 @@ enum Readme {
         return blocks
     }
 
-    struct Example: CustomStringConvertible {
+    struct Example: CustomStringConvertible, Sendable {
+        var document: String
         var line: Int
         var command: String
         var output: [String]
-        var description: String { "README.md:\(line): \(command)" }
+        var description: String { "\(URL(fileURLWithPath: document).lastPathComponent):\(line): \(command)" }
     }
 
-    /// Every `$ COMMAND` line and the output the README shows after it.
+    /// Every `$ COMMAND` line and the output the documents show after it.
     static func examples() throws -> [Example] {
+        try documents.flatMap { try examples(in: $0) }
+    }
+
+    static func examples(in document: String) throws -> [Example] {
         var examples: [Example] = []
-        for block in try blocks() {
+        for block in try blocks(of: document) {
             for (offset, line) in block.lines.enumerated() {
                 if line.hasPrefix("$ ") {
-                    examples.append(Example(line: block.line + offset + 1, command: String(line.dropFirst(2)), output: []))
+                    examples.append(Example(document: document, line: block.line + offset + 1, command: String(line.dropFirst(2)),
+                                            output: []))
                 } else if !examples.isEmpty, examples[examples.count - 1].line > block.line {
                     examples[examples.count - 1].output.append(line)
                 }
@@ -57,12 +67,25 @@ enum Readme {
         return examples
     }
 
-    /// Runs `command` with `sh`, this build's beacon-emit first on the PATH; the output (both
-    /// streams, in order) and the exit status.
-    static func run(_ command: String) throws -> (output: String, status: Int32) {
+    /// A directory to run examples in, laid out as a checkout for them (`Tests`, `examples`
+    /// and `docs` linked to this one's), so that files they write stay out of the checkout.
+    static func workspace() throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("examples-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        for name in ["Tests", "examples", "docs"] {
+            try FileManager.default.createSymbolicLink(at: directory.appendingPathComponent(name),
+                                                       withDestinationURL: root.appendingPathComponent(name))
+        }
+        return directory
+    }
+
+    /// Runs `command` with `sh` in `directory` (the checkout by default), this build's
+    /// beacon-emit first on the PATH; the output (both streams, in order) and the exit status.
+    static func run(_ command: String, in directory: URL? = nil) throws -> (output: String, status: Int32) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         process.arguments = ["-c", "{ " + command + "\n} 2>&1"]
+        if let directory { process.currentDirectoryURL = directory }
         var environment = ProcessInfo.processInfo.environment
         let directory = URL(fileURLWithPath: try beaconEmitPath()).deletingLastPathComponent().path
         environment["PATH"] = directory + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
@@ -80,12 +103,28 @@ enum Readme {
 
 @Suite struct ReadmeExampleTests {
     @Test func thereAreExamplesToRun() throws {
-        #expect(try Readme.examples().count >= 2)
+        #expect(try Readme.examples(in: Readme.path).count >= 2)
         #expect(try Readme.blocks().contains { $0.language == "yaml" && $0.lines.contains("steps:") })
+        let ci = try #require(Readme.documents.first { $0.hasSuffix("docs/ci.md") })
+        #expect(try !Readme.examples(in: ci).isEmpty)
     }
 
-    /// Each `$` line prints what the README shows.
-    @Test(arguments: try Readme.examples())
+    /// Each page of docs/: its `$` lines print what it shows, run in order in one directory (a
+    /// line may use a file an earlier one wrote).
+    @Test(arguments: Readme.documents.dropFirst())
+    func theExamplesPrintWhatTheDocumentShows(document: String) throws {
+        let directory = try Readme.workspace()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for example in try Readme.examples(in: document) {
+            let (output, _) = try Readme.run(example.command, in: directory)
+            let expected = example.output.joined(separator: "\n")
+            #expect(output.trimmingCharacters(in: .newlines) == expected.trimmingCharacters(in: .newlines),
+                    "\(example)\n--- the document shows:\n\(expected)\n--- the program printed:\n\(output)")
+        }
+    }
+
+    /// The README's `$` lines, each alone (the README's own order does not matter).
+    @Test(arguments: try Readme.examples(in: Readme.path))
     func anExamplePrintsWhatTheReadmeShows(example: Readme.Example) throws {
         let (output, _) = try Readme.run(example.command)
         let expected = example.output.joined(separator: "\n")
@@ -111,4 +150,63 @@ extension Rig {
         }
     }
 }
+}
+
+/// docs/ci.md's pipeline jobs: valid YAML, their report kept whatever the outcome, and each
+/// `beacon-emit` command they run passing in a repository laid out as they expect.
+@Suite struct PipelineExampleTests {
+    static let page = Readme.root.appendingPathComponent("docs/ci.md").path
+
+    /// The jobs' YAML blocks, parsed.
+    func jobs() throws -> [[String: Any]] {
+        try Readme.blocks(of: Self.page).filter { $0.language == "yaml" }.map {
+            try #require(try Yams.load(yaml: $0.lines.joined(separator: "\n")) as? [String: Any])
+        }
+    }
+
+    /// The shell lines of a job's steps (GitHub's `run`) or script (GitLab's `script`).
+    func commands(_ job: [String: Any]) -> [String] {
+        var lines: [String] = []
+        for case let workflow as [String: Any] in (job["jobs"] as? [String: Any])?.values.map({ $0 }) ?? [] {
+            for case let step as [String: Any] in workflow["steps"] as? [Any] ?? [] {
+                if let run = step["run"] as? String { lines += run.split(separator: "\n").map(String.init) }
+            }
+        }
+        for case let gitlab as [String: Any] in job.values.map({ $0 }) {
+            lines += (gitlab["script"] as? [Any] ?? []).compactMap { $0 as? String }
+        }
+        return lines
+    }
+
+    @Test func theJobsKeepTheReportAndTheirCommandsPass() throws {
+        let jobs = try jobs()
+        #expect(jobs.count == 2)
+        let github = try #require(jobs.first { $0["jobs"] != nil })
+        let steps = ((github["jobs"] as? [String: Any])?["beacons"] as? [String: Any])?["steps"] as? [[String: Any]] ?? []
+        #expect(steps.contains { ($0["if"] as? String) == "always()" && ($0["with"] as? [String: Any])?["report_paths"] != nil })
+        let gitlab = try #require(jobs.first { $0["beacons"] != nil }?["beacons"] as? [String: Any])
+        let artifacts = gitlab["artifacts"] as? [String: Any]
+        #expect(artifacts?["when"] as? String == "always" && (artifacts?["reports"] as? [String: Any])?["junit"] != nil)
+
+        let directory = try Readme.workspace()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let captures = directory.appendingPathComponent("captures")
+        try FileManager.default.createDirectory(at: captures, withIntermediateDirectories: true)
+        try "0201061AFF4C00021539ED98FF2900441A802F9C398FC199D200650002C5\n"
+            .write(to: captures.appendingPathComponent("lobby.hex"), atomically: true, encoding: .utf8)
+        try FileManager.default.copyItem(at: Readme.root.appendingPathComponent("Tests/BeaconEmitterTests/Fixtures/rootcanal-scan.btsnoop"),
+                                         to: captures.appendingPathComponent("lobby.btsnoop"))
+        var ran = 0
+        for job in jobs {
+            for command in commands(job) where command.hasPrefix("beacon-emit ") {
+                let (output, status) = try Readme.run(command, in: directory)
+                #expect(status == 0, "docs/ci.md: \(command)\n\(output)")
+                ran += 1
+            }
+            let report = try JUnitCheck.read(directory.appendingPathComponent("beacon-audit.xml").path)
+            #expect(report.failures == 0 && report.errors == 0 && report.suites == ["beacon-emit audit url=https://www.example.com/x"])
+            try FileManager.default.removeItem(at: directory.appendingPathComponent("beacon-audit.xml"))
+        }
+        #expect(ran == 4)
+    }
 }
