@@ -5,6 +5,7 @@ import BeaconTracking
 import ArgumentParser
 import BeaconHost
 import BeaconReports
+import LinuxSystem
 
 /// `beacon-emit verify`: emit on one device, scan on another, and prove the beacon arrives.
 struct Verify: ParsableCommand {
@@ -79,43 +80,51 @@ struct Verify: ParsableCommand {
     }
 
     private func verify(_ described: Beacon, expected: [UInt8], byIdentity: Bool) throws(HostError) -> VerifyOutcome {
+        // A signal ends the wait (the report says so, advertising goes off), not the process.
+        let interrupt = SignalWatcher.install()
         let rig = try deviceOptions.openWithScanner(scanning.scanner, advertising: described, legacy: scanning.legacy)
         defer { rig.close() }
         defer { ScanSummary.skipped(rig.scanner.controller) }
-        let scan = rig.scanner
         let enabled = ContinuousClock.now
-        let deadline = enabled + .milliseconds(Int64(timeout * 1000))
         var closest: ScanReport? = nil
         var mismatch: (report: ScanReport, differences: [BeaconComparison.Difference])? = nil
         var reports = 0
+        var verified: VerifyOutcome? = nil
         let from = ScanFilter(addresses: Set(address))
         let identity = byIdentity ? AuditReport.identity(described) : nil
-        while ContinuousClock.now < deadline {
-            guard let report = try scan.nextReport(timeout: ContinuousClock.now.duration(to: deadline)) else { break }
-            guard from.accepts(address: report.address), !report.isScanResponse else { continue }
+        try rig.scanner.feed(duration: timeout, interrupt: interrupt, handle: { timed in
+            let report = timed.report
+            guard from.accepts(address: report.address), !report.isScanResponse else { return true }
             reports += 1
             if !byIdentity {
                 if report.data == expected {
-                    return VerifyOutcome(passed: true, report: report, latency: enabled.duration(to: .now), reports: reports)
+                    verified = VerifyOutcome(passed: true, report: report, latency: enabled.duration(to: .now), reports: reports)
+                    return false
                 }
             } else if BeaconComparison.find(described, in: report.data) != nil {
                 let differences = BeaconComparison.differences(described: described, heard: report.data, stated: stated)
                 if !differences.contains(where: \.stated) {
-                    return VerifyOutcome(passed: true, report: report, latency: enabled.duration(to: .now), reports: reports,
-                                         identity: identity, differences: differences)
+                    verified = VerifyOutcome(passed: true, report: report, latency: enabled.duration(to: .now), reports: reports,
+                                             identity: identity, differences: differences)
+                    return false
                 }
                 if mismatch == nil { mismatch = (report, differences) }
-                continue
+                return true
             }
             if closest.map({ Self.similarity($0.data, expected) < Self.similarity(report.data, expected) }) ?? true {
                 closest = report
             }
-        }
+            return true
+        }, tick: { _ in })
+        if let verified { return verified }
+        let waited = enabled.duration(to: .now)
+        let interrupted = waited < .milliseconds(Int64(timeout * 1000) - 50)
         if let mismatch {
             return VerifyOutcome(passed: false, report: mismatch.report, latency: nil, reports: reports, identity: identity,
                                  differences: mismatch.differences, found: true)
         }
-        return VerifyOutcome(passed: false, report: closest, latency: nil, reports: reports, identity: identity)
+        return VerifyOutcome(passed: false, report: closest, latency: nil, reports: reports, identity: identity,
+                             interruptedAfter: interrupted ? waited : nil)
     }
 
     /// Bytes equal at the same position: how close a mismatch came.
@@ -157,6 +166,8 @@ struct VerifyOutcome {
     var differences: [BeaconComparison.Difference] = []
     /// By identity: the beacon was heard, but a field stated differs.
     var found = false
+    /// A signal ended the wait this long after advertising was enabled.
+    var interruptedAfter: Duration? = nil
 
     private static func words(_ differences: [BeaconComparison.Difference]) -> String {
         differences.map { "\($0.field): expected \($0.expected), heard \($0.heard)" }.joined(separator: "; ")
@@ -177,7 +188,9 @@ struct VerifyOutcome {
             return "verify failed: \(identity) arrived from \(report.address), but what the options state differs: "
                 + Self.words(failing) + (told.isEmpty ? "" : "; also not as described: \(Self.words(told))")
         }
-        let nothing = identity.map { "no \($0) arrived within the timeout" } ?? "nothing arrived within the timeout"
+        let within = interruptedAfter.map { "before a signal ended the wait after \(EmitterPrinter.milliseconds($0)) ms" }
+            ?? "within the timeout"
+        let nothing = identity.map { "no \($0) arrived \(within)" } ?? "nothing arrived \(within)"
         guard let report else {
             return "verify failed: \(nothing) (\(reports) reports); expected \(HexText.format(expected))"
         }
@@ -232,7 +245,8 @@ struct VerifyOutcome {
         } else {
             cases.append(.init("bytes", passed ? .passed : .skipped("not heard")))
         }
-        let seconds = latency.map { Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 } ?? timeout
+        let seconds = (latency ?? interruptedAfter).map { Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 }
+            ?? timeout
         return JUnitSuite(name: name, cases: cases, time: seconds)
     }
 }

@@ -55,6 +55,16 @@ import Testing
         #expect(exact.status == 0 && exact.report.suites == ["beacon-emit verify mine"] && exact.report.cases == ["heard", "bytes"])
         let noDevice = try junit(["verify", "--scanner", "hci9", "--timeout", "0.5"] + beacon)
         #expect(noDevice.status == 69 && noDevice.report.errors == 1 && noDevice.report.suites == [name], "\(noDevice)")
+        // A signal ends the wait: the report says so.
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("junit-\(UUID().uuidString).xml").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let waiting = try BackgroundProcess.beaconEmit(["verify", "--scanner", "virtual", "--timeout", "20", "--junit", path] + beacon)
+        Thread.sleep(forTimeInterval: 1.5)
+        waiting.signal(SIGINT)
+        #expect(waiting.wait() == 1, "\(waiting.stderr)")
+        let interrupted = try JUnitCheck.read(path)
+        #expect(interrupted.failures == 1 && interrupted.messages["heard"]?.contains("before a signal ended the wait") == true,
+                "\(interrupted)")
     }
 
     @Test func runWritesItWhenTheRunNeverStarts() throws {
