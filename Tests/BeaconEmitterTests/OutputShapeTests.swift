@@ -90,7 +90,7 @@ import Testing
 
 /// Every kind of JSON the tool writes, read with a reader that refuses a key written twice:
 /// decode's beacons and settings, scan's beacons, unknown reports and scan responses, audit,
-/// verify, and advertise's events.
+/// verify, advertise's events, monitor and calibrate.
 @Suite struct StrictJSONOutputTests {
     static let uuid = "39ED98FF-2900-441A-802F-9C398FC199D2"
     /// Advertising data of each kind: iBeacon, AltBeacon, Eddystone-UID, -URL, -TLM, an
@@ -157,5 +157,11 @@ import Testing
         let advertise = try runBeaconEmit(["--device", "virtual", "--json", "--duration", "0.5"] + beacon)
         check(advertise.stdoutLines, "advertise")
         #expect(advertise.stdoutLines.count >= 3, "\(advertise.stdout)")
+        let monitor = try runBeaconEmit(["monitor", "--replay", fixtures.appendingPathComponent("rootcanal-scan.btsnoop").path,
+                                         "--uuid", Self.uuid, "--json"])
+        check(monitor.stdoutLines, "monitor")
+        let calibrate = try runBeaconEmit(["calibrate", "--device", "virtual", "--scanner", "virtual", "--duration", "1.5",
+                                           "--json"] + beacon)
+        check(calibrate.stdoutLines, "calibrate")
     }
 }
