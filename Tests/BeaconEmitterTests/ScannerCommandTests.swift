@@ -223,11 +223,16 @@ extension Rig {
         #expect(scan.status == 64 && scan.stderr.contains("--phy coded scans with the extended commands"), "\(scan.stderr)")
     }
 
+    /// Found by its identifiers (the default), and byte for byte with --exact.
     @Test func verifySucceedsWithLatency() throws {
         let result = try runBeaconEmit(["verify", "--device", device, "--scanner", device] + referenceArguments)
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout.hasPrefix("verified: 30 bytes arrived intact from DA:4C:10:DE:17:"))
-        #expect(result.stdout.contains("ms after advertising was enabled"))
+        #expect(result.stdout.hasPrefix("verified: ibeacon uuid=39ED98FF-2900-441A-802F-9C398FC199D2 major=101 minor=2 "
+                                        + "arrived from DA:4C:10:DE:17:"), "\(result.stdout)")
+        #expect(result.stdout.contains("ms after advertising was enabled; its advertising data as described"), "\(result.stdout)")
+        let exact = try runBeaconEmit(["verify", "--device", device, "--scanner", device, "--exact"] + referenceArguments)
+        #expect(exact.status == 0, "\(exact.stderr)")
+        #expect(exact.stdout.hasPrefix("verified: 30 bytes arrived intact from DA:4C:10:DE:17:"), "\(exact.stdout)")
     }
 
     @Test func verifyOfAWrongUUIDFailsShowingTheClosestMismatch() throws {
@@ -236,7 +241,8 @@ extension Rig {
         let result = try runBeaconEmit(["verify", "--scanner", device, "--uuid", "11111111-2900-441A-802F-9C398FC199D2",
                                         "--major", "101", "--minor", "2", "--timeout", "1"])
         #expect(result.status == 1)
-        #expect(result.stdout.contains("verify failed: the closest of"))
+        #expect(result.stdout.contains("verify failed: no ibeacon uuid=11111111-2900-441A-802F-9C398FC199D2 major=101 minor=2 "
+                                       + "arrived; the closest of"), "\(result.stdout)")
         #expect(result.stdout.contains("(iBeacon uuid=39ED98FF-2900-441A-802F-9C398FC199D2 major=101 minor=2"))
         #expect(result.stdout.contains("first difference at byte 9: expected 0x11, saw 0x39"))
         emitter.wait()
@@ -248,12 +254,13 @@ extension Rig {
         let emitter = try BackgroundProcess.beaconEmit(["-i", device, "--duration", "4"] + referenceArguments)
         #expect(emitter.waitForOutput("advertising on"))
         let any = try runBeaconEmit(["verify", "--scanner", device, "--timeout", "2"] + referenceArguments)
-        let from = any.stdout.firstMatch(of: /intact from ([0-9A-F:]{17})/).map { String($0.1) }
+        let from = any.stdout.firstMatch(of: /arrived from ([0-9A-F:]{17})/).map { String($0.1) }
         #expect(any.status == 0 && from != nil, "\(any.stdout)")
         let elsewhere = try runBeaconEmit(["verify", "--scanner", device, "--timeout", "0.5", "--address", "00:11:22:33:44:55"]
                                           + referenceArguments)
         #expect(elsewhere.status == 1)
-        #expect(elsewhere.stdout.hasPrefix("verify failed: nothing arrived within the timeout"), "\(elsewhere.stdout)")
+        #expect(elsewhere.stdout.hasPrefix("verify failed: no ibeacon uuid=39ED98FF-2900-441A-802F-9C398FC199D2 major=101 "
+                                           + "minor=2 arrived within the timeout"), "\(elsewhere.stdout)")
         let own = try runBeaconEmit(["verify", "--scanner", device, "--timeout", "2", "--address", from ?? "?"]
                                     + referenceArguments)
         #expect(own.status == 0, "\(own.stdout) \(own.stderr)")
@@ -263,7 +270,8 @@ extension Rig {
     @Test func verifyWithNothingOnTheAirSaysSo() throws {
         let result = try runBeaconEmit(["verify", "--scanner", device, "--timeout", "0.5"] + referenceArguments)
         #expect(result.status == 1)
-        #expect(result.stdout.hasPrefix("verify failed: nothing arrived within the timeout"))
+        #expect(result.stdout.hasPrefix("verify failed: no ibeacon uuid=39ED98FF-2900-441A-802F-9C398FC199D2 major=101 minor=2 "
+                                        + "arrived within the timeout"), "\(result.stdout)")
     }
 
     @Test func monitorEntersWhenTheEmitterStartsAndExitsAfterItStops() throws {
