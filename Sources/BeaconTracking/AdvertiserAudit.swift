@@ -8,8 +8,9 @@ import AdvertisementCodec
 /// pseudo-random 0 to 10 ms (Core Vol 6 Part B 4.4.2.2.1); a scanner misses some events, and
 /// a busy host reads some reports late. So:
 /// - Reads closer together than any two events can be (15 ms; no interval is under 20 ms) are
-///   a burst the host read after being held up: their times say nothing of the air, and they
-///   are set aside (counted as heard, not timed).
+///   one event heard on its channels and read apart (up to three: its first read is kept), or
+///   a burst the host read after being held up (more): a burst's times say nothing of the air,
+///   and it is set aside (counted as heard, not timed).
 /// - The period to count with is the longest that most spacings are whole multiples of.
 /// - Each report is then numbered by the periods since the last report that came on time (one
 ///   read a quarter period late or more is numbered but never counted from), and the period is
@@ -77,18 +78,29 @@ public struct IntervalEstimate: Sendable, Hashable {
     }
 
     /// One time per event (reports within `sameEvent` are one), bursts set aside.
-    static func onTime(_ times: [Double]) -> [Double] {
+    static func onTime(_ times: [Double]) -> [Double] { timedEvents(times).onTime }
+
+    /// One time per event, and how many reads were in bursts (each taken as an event of its own).
+    static func timedEvents(_ times: [Double]) -> (onTime: [Double], burstReads: Int) {
         var events: [Double] = []
         for time in times.sorted() where events.last.map({ time - $0 >= sameEvent }) ?? true {
             events.append(time)
         }
+        // Reads closer than `burst` form a group: up to three are one event heard on its three
+        // channels and read apart (its first read kept); more are a burst the host read late.
         var onTime: [Double] = []
-        for (index, time) in events.enumerated() {
-            let closeBefore = index > 0 && time - events[index - 1] < burst
-            let closeAfter = index + 1 < events.count && events[index + 1] - time < burst
-            if !closeBefore && !closeAfter { onTime.append(time) }
+        var burstReads = 0
+        var group: [Double] = []
+        func close() {
+            if group.count > 3 { burstReads += group.count } else if let first = group.first { onTime.append(first) }
+            group.removeAll()
         }
-        return onTime
+        for time in events {
+            if let last = group.last, time - last >= burst { close() }
+            group.append(time)
+        }
+        close()
+        return (onTime, burstReads)
     }
 
     /// The estimate from the times (seconds) reports of one advertiser arrived; nil with fewer
@@ -98,7 +110,7 @@ public struct IntervalEstimate: Sendable, Hashable {
         for time in times.sorted() where events.last.map({ time - $0 >= Self.sameEvent }) ?? true {
             events.append(time)
         }
-        let onTime = Self.onTime(times)
+        let (onTime, burstReads) = Self.timedEvents(times)
         guard onTime.count >= Self.reportsNeeded else { return nil }
         let spacings = zip(onTime.dropFirst(), onTime).map { ($0 - $1) * 1000 }
         let sorted = spacings.sorted()
@@ -210,8 +222,8 @@ public struct IntervalEstimate: Sendable, Hashable {
         minimumSpacing = sorted[0]
         medianSpacing = quantile(sorted, 0.5)
         p90Spacing = quantile(sorted, 0.9)
-        eventsHeard = events.count
-        lateReads = events.count - anchors.count
+        eventsHeard = onTime.count + burstReads
+        lateReads = eventsHeard - anchors.count
         eventsSent = Int(((events[events.count - 1] - events[0]) * 1000 / eventPeriod).rounded()) + 1
     }
 }

@@ -84,6 +84,16 @@ func busyHostReads(_ times: [Double], seed: UInt64, stallsPerSecond: Double = 1,
         #expect(verdicts[.pass] == 300, "\(verdicts)")
     }
 
+    /// Each event heard on its three channels and read 5 ms apart (a loaded host, a virtual
+    /// radio): one event each, on time, not a burst set aside.
+    @Test func anEventHeardOnThreeChannelsIsOneEvent() throws {
+        var times: [Double] = []
+        for time in eventTimes(interval: 1000, seconds: 20, seed: 3) { times += [time, time + 0.005, time + 0.010] }
+        let estimate = try #require(IntervalEstimate(times: times))
+        #expect(estimate.lateReads == 0 && estimate.isSure && estimate.eventsHeard == 20, "\(estimate)")
+        #expect(abs(estimate.eventPeriod - 1005) < 3, "\(estimate)")
+    }
+
     /// A beacon at 1000 ms judged as an iBeacon (100 ms), at 200 ms where 100 was configured,
     /// at 100 where 110 was: each fails, busy host or not.
     @Test(arguments: [(1000.0, nil as Double?, 30.0), (200.0, 100.0, 8.0), (100.0, 110.0, 8.0)])
