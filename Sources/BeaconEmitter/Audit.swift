@@ -117,10 +117,7 @@ struct Audit: ParsableCommand {
         let choice = try choice()
         var collector = AuditCollector(choice: choice, profile: profile, configuredInterval: interval)
         let started = ContinuousClock.now
-        func elapsed() -> Double {
-            let time = started.duration(to: .now).components
-            return Double(time.seconds) + Double(time.attoseconds) / 1e18
-        }
+        func elapsed() -> Double { started.duration(to: .now).inSeconds }
         let source: String
         if let replay {
             do {

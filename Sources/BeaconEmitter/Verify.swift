@@ -245,8 +245,7 @@ struct VerifyOutcome {
         } else {
             cases.append(.init("bytes", passed ? .passed : .skipped("not heard")))
         }
-        let seconds = (latency ?? interruptedAfter).map { Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 }
-            ?? timeout
+        let seconds = (latency ?? interruptedAfter)?.inSeconds ?? timeout
         return JUnitSuite(name: name, cases: cases, time: seconds)
     }
 }
