@@ -125,7 +125,11 @@ public struct IntervalEstimate: Sendable, Hashable {
             spacings.filter { abs($0 / period - ($0 / period).rounded()) <= 0.25 }.count
         }
         var candidates: [Double] = []
-        for spacing in sorted.prefix(max(1, (sorted.count + 1) / 2)) where spacing >= 15 {
+        // At most 64 of them, evenly through the lower half: each candidate is scored over every
+        // spacing, and a long capture has hundreds of thousands.
+        let lower = sorted.prefix(max(1, (sorted.count + 1) / 2)).filter { $0 >= 15 }
+        let step = max(1, lower.count / 64)
+        for spacing in stride(from: 0, to: lower.count, by: step).map({ lower[$0] }) {
             candidates += [spacing, spacing / 2, spacing / 3].filter { $0 >= 15 }
         }
         if candidates.isEmpty { candidates = [max(15, sorted[0])] }

@@ -94,6 +94,13 @@ func busyHostReads(_ times: [Double], seed: UInt64, stallsPerSecond: Double = 1,
         #expect(abs(estimate.eventPeriod - 1005) < 3, "\(estimate)")
     }
 
+    /// Three hours of a 100 ms beacon (about 90,000 reports, a long capture): estimated as a
+    /// short timeline is (the period candidates are a bounded sample, not one per spacing).
+    @Test func aLongCaptureIsEstimatedToo() throws {
+        let estimate = try #require(IntervalEstimate(times: eventTimes(interval: 100, seconds: 10_800, heard: 0.9)))
+        #expect(estimate.isSure && abs(estimate.eventPeriod - 105) < 1, "\(estimate)")
+    }
+
     /// A beacon at 1000 ms judged as an iBeacon (100 ms), at 200 ms where 100 was configured,
     /// at 100 where 110 was: each fails, busy host or not.
     @Test(arguments: [(1000.0, nil as Double?, 30.0), (200.0, 100.0, 8.0), (100.0, 110.0, 8.0)])
