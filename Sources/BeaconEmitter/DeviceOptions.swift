@@ -84,8 +84,8 @@ extension KernelAccess: ExpressibleByArgument {}
 
 /// An option's transform that parses its value once, at parse time: a value the library
 /// refuses is a usage error with the library's message (what is accepted, what is wrong).
-func parsed<Value, Failure: Error & CustomStringConvertible>(_ parse: @escaping (String) throws(Failure) -> Value)
-    -> (String) throws -> Value {
+func parsed<Value, Failure: Error & CustomStringConvertible>(_ parse: @escaping @Sendable (String) throws(Failure) -> Value)
+    -> @Sendable (String) throws -> Value {
     { text in
         do throws(Failure) {
             return try parse(text)

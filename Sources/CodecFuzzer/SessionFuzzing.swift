@@ -52,7 +52,7 @@ enum SessionFuzzing {
         try? session.stop()
     }
 
-    nonisolated(unsafe) private static let devNull = open("/dev/null", O_WRONLY)
+    private static let devNull = open("/dev/null", O_WRONLY)
 
     /// A scan started, its reports ranged and printed (JSON and text), as `scan` does.
     static func scan(_ bytes: [UInt8]) {
