@@ -118,3 +118,16 @@ let package = Package(
         ),
     ]
 )
+
+// The project's own targets build without a warning on both compilers (the machine's Swift and
+// Debian's swiftlang): CI (scripts/test) builds with BEACON_EMIT_WARNINGS_AS_ERRORS=1, which makes
+// every warning in them an error. Dependencies are left as they are.
+if Context.environment["BEACON_EMIT_WARNINGS_AS_ERRORS"] == "1" {
+    for target in package.targets {
+        if ["CHCI", "CLinux", "CGlibcCompat"].contains(target.name) {
+            target.cSettings = (target.cSettings ?? []) + [.unsafeFlags(["-Werror"])]
+        } else {
+            target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-warnings-as-errors"])]
+        }
+    }
+}

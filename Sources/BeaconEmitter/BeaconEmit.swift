@@ -23,6 +23,7 @@ struct BeaconEmit: ParsableCommand {
             """,
         version: BuildVersion.text,
         subcommands: [Advertise.self, Scan.self, Audit.self, Verify.self, Calibrate.self, Monitor.self, Run.self, Control.self, Stop.self, Info.self,
+                      Doctor.self,
                       Decode.self, Encode.self],
         defaultSubcommand: Advertise.self
     )

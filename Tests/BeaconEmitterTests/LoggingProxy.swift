@@ -106,12 +106,12 @@ final class LoggingProxy: @unchecked Sendable {
             if count <= 0 { break }
             decoder.append(buffer[0..<count])
             while let packet = try? decoder.next() {
-                if !injected, let injectAfter, case let .commandComplete(complete)?? = try? packet.event(),
+                if !injected, let injectAfter, case let .commandComplete(complete)? = try? packet.event(),
                    complete.opcode == injectAfter.opcode {
                     injected = true
                     inject(injectAfter.commands, upstream: upstream, decoder: &decoder)
                 }
-                if case let .commandComplete(complete)?? = try? packet.event(),
+                if case let .commandComplete(complete)? = try? packet.event(),
                    lock.withLock({ () -> Bool in
                        guard let index = answersToDrop.firstIndex(of: complete.opcode) else { return false }
                        answersToDrop.remove(at: index)
@@ -174,7 +174,7 @@ final class LoggingProxy: @unchecked Sendable {
             writeAll(upstream, command.h4Bytes)
             answered: while true {
                 while let packet = try? decoder.next() {
-                    if case let .commandComplete(complete)?? = try? packet.event(), complete.opcode == command.opcode {
+                    if case let .commandComplete(complete)? = try? packet.event(), complete.opcode == command.opcode {
                         break answered
                     }
                 }

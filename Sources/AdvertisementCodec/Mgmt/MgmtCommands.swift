@@ -1,5 +1,28 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
+/// Read Management Version Information (0x0001): which revision of the management API the
+/// kernel speaks (1.14 is Linux 4.19's, 1.18 Linux 5.11's with extended advertising parameters).
+public struct ReadVersionInformation: MgmtCommand, ParameterlessCommand {
+    public static let opcode = MgmtOpcode.readVersionInformation
+    public init() {}
+
+    public struct ReturnParameters: CommandReturnParameters {
+        public var version: UInt8
+        public var revision: UInt16
+        public init(version: UInt8, revision: UInt16) {
+            self.version = version
+            self.revision = revision
+        }
+        public init(parsing bytes: ArraySlice<UInt8>) throws(CodecError) {
+            var reader = ByteReader(bytes, structure: "Read Management Version Information")
+            version = try reader.uint8("Version")
+            revision = try reader.uint16LE("Revision")
+        }
+        /// "1.22".
+        public var description: String { "\(version).\(revision)" }
+    }
+}
+
 /// Read Controller Index List (0x0003): the adapters the kernel manages.
 public struct ReadControllerIndexList: MgmtCommand, ParameterlessCommand {
     public static let opcode = MgmtOpcode.readControllerIndexList
