@@ -16,11 +16,9 @@ struct BeaconEmit: ParsableCommand {
         abstract: "Emit, encode and decode BLE beacons (iBeacon, AltBeacon, Eddystone).",
         discussion: """
             Without a subcommand, advertises: beacon-emit --uuid UUID --major 101 --minor 2. \
-            Exit status: 0 success; 1 verify saw no intact advertisement, decode --expect or a run expectation failed; 64 usage error; 65 input that does not decode; 69 no usable \
-            controller (kernel without Bluetooth, no adapter, adapter down, unsupported feature); \
-            74 the controller link failed or closed; 75 a command went unanswered; 76 the \
-            controller refused a command; 77 missing permission (CAP_NET_RAW, CAP_NET_ADMIN).
-            """,
+            Start with beacon-emit doctor on a new box.
+
+            """ + ExitStatus.help,
         version: BuildVersion.text,
         subcommands: [Advertise.self, Scan.self, Audit.self, Verify.self, Calibrate.self, Monitor.self, Run.self, Control.self, Stop.self, Info.self,
                       Doctor.self,
@@ -29,8 +27,35 @@ struct BeaconEmit: ParsableCommand {
     )
 }
 
-/// The exit statuses the README documents.
+/// The exit statuses: `--help`, the man page and docs/troubleshooting.md give this table.
 enum ExitStatus {
+    /// Every status beacon-emit exits with, and what it means.
+    static let meanings: [(status: Int32, meaning: String)] = [
+        (0, "success (also after SIGINT/SIGTERM or --duration, once advertising is off)"),
+        (1, "a check failed: audit (a rule failed, or the advertiser was not heard), verify (not heard, or a stated "
+            + "field differs), calibrate (too few samples), decode --expect, run (an expectation failed, or a signal "
+            + "ended it), control (the reply says ok: false), doctor (a check failed)"),
+        (3, "audit: no rule failed, but one could not be judged (--allow-inconclusive makes it 0)"),
+        (64, "usage error: an unknown option, a missing or out-of-range value, a combination refused before "
+             + "anything is sent"),
+        (65, "input that does not decode: hex, a capture (--replay), a scenario or configuration file"),
+        (69, "no usable controller: no Bluetooth in the kernel, no such adapter, adapter down or powered off, a "
+             + "feature the controller lacks, all advertising instances taken; run: a box cannot be reached; "
+             + "control: no emitter answers"),
+        (74, "the controller link failed or closed; a file could not be read or written (standard input, "
+             + "--junit, calibrate --write)"),
+        (75, "a command went unanswered within 2 s"),
+        (76, "the controller or the kernel refused a command (the message names it, the status and the likely cause)"),
+        (77, "missing permission (CAP_NET_RAW, CAP_NET_ADMIN: the message gives the setcap line); control --session: "
+             + "a forced-command key asked for another command"),
+    ]
+
+    /// The table as `--help` shows it.
+    static var help: String {
+        "Exit status:\n" + meanings.map { "  \($0.status)".padding(toLength: 6, withPad: " ", startingAt: 0) + $0.meaning }
+            .joined(separator: "\n")
+    }
+
     /// EX_USAGE: bad arguments (ArgumentParser's validation errors use it too).
     static let usage = ExitCode(64)
     /// EX_DATAERR: input that does not decode, or holds no beacon.

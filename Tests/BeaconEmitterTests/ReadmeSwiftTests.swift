@@ -39,16 +39,21 @@ enum SwiftExamples {
 }
 
 @Suite struct ReadmeSwiftExampleTests {
-    /// Every Swift block but the dependency line is an example program as written.
+    /// Every Swift block of the README and docs/ but the dependency line is an example program as written.
     @Test func everySwiftBlockIsACompiledExample() throws {
         let programs = try SwiftExamples.programs()
-        let blocks = try Readme.blocks().filter { $0.language == "swift" && !($0.lines.first ?? "").hasPrefix(".package(") }
-        #expect(blocks.count >= 4)
-        for block in blocks {
-            let lines = SwiftExamples.trimmed(block.lines)
-            #expect(programs.values.contains(lines),
-                    "README.md:\(block.line): this Swift block is not one of Examples/*/main.swift as written")
+        var count = 0
+        for document in Readme.documents {
+            let blocks = try Readme.blocks(of: document)
+                .filter { $0.language == "swift" && !($0.lines.first ?? "").hasPrefix(".package(") }
+            for block in blocks {
+                let lines = SwiftExamples.trimmed(block.lines)
+                #expect(programs.values.contains(lines),
+                        "\(document):\(block.line): this Swift block is not one of Examples/*/main.swift as written")
+            }
+            count += blocks.count
         }
+        #expect(count >= 5)
     }
 
     @Test func theCodecExamplePrintsTheReferenceCommand() throws {

@@ -104,7 +104,8 @@ struct Readme {
 @Suite struct ReadmeExampleTests {
     @Test func thereAreExamplesToRun() throws {
         #expect(try Readme.examples(in: Readme.path).count >= 2)
-        #expect(try Readme.blocks().contains { $0.language == "yaml" && $0.lines.contains("steps:") })
+        let rigs = try #require(Readme.documents.first { $0.hasSuffix("docs/test-rigs.md") })
+        #expect(try Readme.blocks(of: rigs).contains { $0.language == "yaml" && $0.lines.contains("steps:") })
         let ci = try #require(Readme.documents.first { $0.hasSuffix("docs/ci.md") })
         #expect(try !Readme.examples(in: ci).isEmpty)
     }
@@ -134,20 +135,25 @@ struct Readme {
 }
 
 extension Rig {
-/// The README's scenarios, run as written on the private virtual radio: they pass (one across
+/// The documents' scenarios, run as written on the private virtual radio: they pass (one across
 /// boxes is checked here and run in scripts/multibox-test's lab).
 @Suite struct ReadmeScenarioTests {
-    @Test func theReadmesScenarioPasses() throws {
-        for block in try Readme.blocks() where block.language == "yaml" && block.lines.contains("steps:") {
+    @Test func theDocumentsScenariosPass() throws {
+        var scenarios = 0
+        for document in Readme.documents {
+        for block in try Readme.blocks(of: document) where block.language == "yaml" && block.lines.contains(where: { $0.hasPrefix("steps:") }) {
+            scenarios += 1
             let file = FileManager.default.temporaryDirectory.appendingPathComponent("readme-\(getpid())-\(block.line).yaml")
             try block.lines.joined(separator: "\n").write(to: file, atomically: true, encoding: .utf8)
             defer { try? FileManager.default.removeItem(at: file) }
             // A scenario across boxes runs in scripts/multibox-test's lab; here it is checked.
             let acrossBoxes = block.lines.contains { $0.hasPrefix("hosts:") }
             let (output, status) = try Readme.run("beacon-emit run '\(file.path)'" + (acrossBoxes ? " --check" : ""))
-            #expect(status == 0, "README.md:\(block.line): the scenario fails as written:\n\(output)")
+            #expect(status == 0, "\(document):\(block.line): the scenario fails as written:\n\(output)")
             if acrossBoxes { #expect(output.hasSuffix("2 beacons, 7 steps, 2 hosts: valid\n"), "\(output)") }
         }
+        }
+        #expect(scenarios >= 2, "docs/test-rigs.md's scenarios")
     }
 }
 }
