@@ -19,7 +19,7 @@ struct Advertise: ParsableCommand {
             type=altbeacon; url=https://...), or a JSON/YAML --config file with a 'beacons' list. \
             Several beacons get an extended advertising set each while the controller has sets; \
             the beacons beyond take turns (--rotation) on the last one.
-            """
+            """ + guide("advertising.md")
     )
 
     @OptionGroup var deviceOptions: DeviceOptions

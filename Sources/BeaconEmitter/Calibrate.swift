@@ -20,7 +20,7 @@ struct Calibrate: ParsableCommand {
             calibration do, and the mean of the rest, rounded, is the value for \
             --measured-power. With --device, the beacon is advertised there meanwhile. At \
             least 10 samples are needed: exit 1 with fewer, saying how many arrived.
-            """
+            """ + guide("scanning.md#calibrate")
     )
 
     @OptionGroup var deviceOptions: DeviceOptions

@@ -48,3 +48,8 @@ func validateDuration(_ duration: Double?) throws {
         throw ValidationError("--duration must be a positive number of seconds (under 10^9), got \(duration)")
     }
 }
+
+/// The line a command's discussion (its `--help` and man page) ends with: where its guide is.
+func guide(_ page: String) -> String {
+    "\n\nThe guide: \(page) (docs/ in the source; share/doc/beacon-emit/docs/ where it is installed)."
+}

@@ -13,7 +13,7 @@ struct Encode: ParsableCommand {
             there is one. With --hci: the H4 packet (type byte 01 first) of LE Set Advertising \
             Data (then LE Set Scan Response Data), or with --extended LE Set Extended Advertising \
             Data (then Scan Response Data) for advertising set 0, one command per line.
-            """
+            """ + guide("scanning.md#encode")
     )
 
     @OptionGroup var beacon: BeaconOptions

@@ -8,7 +8,12 @@ import BeaconReports
 /// `beacon-emit info`: what the controller is and what it can advertise.
 struct Info: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Report the controller: address, HCI version, manufacturer, advertising capabilities.")
+        abstract: "Report the controller: address, HCI version, manufacturer, advertising capabilities.",
+        discussion: """
+            For a kernel adapter also each way in (--access) with whether it is available now, the one auto \
+            takes, the advertising instances the kernel already has, and the address its beacons would go \
+            out from through the management API.
+            """ + guide("scanning.md#stop-and-info"))
 
     @OptionGroup var deviceOptions: DeviceOptions
 

@@ -23,7 +23,7 @@ struct Run: ParsableCommand {
             advertising set, with no gap on the air. Prints one line per step and per \
             expectation, then a summary; exits 1 when an expectation fails (advertising is off \
             by then). examples/ has scenarios for the classic app tests.
-            """
+            """ + guide("test-rigs.md")
     )
 
     @Argument(help: "The scenario file (YAML or JSON).")

@@ -17,7 +17,7 @@ struct Scan: ParsableCommand {
             refreshed in place; otherwise one line per report. Distances are smoothed over \
             --window seconds (a trimmed mean of RSSI, as the AltBeacon library does). Without \
             --duplicates each distinct advertisement from each sender prints once.
-            """
+            """ + guide("scanning.md#scan")
     )
 
     @OptionGroup var deviceOptions: DeviceOptions

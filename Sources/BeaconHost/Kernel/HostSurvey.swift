@@ -207,7 +207,7 @@ extension HostSurvey {
             }
         }
 
-        survey.adapters = KernelSocketTransport.adapters().map {
+        survey.adapters = KernelSocketTransport.adapters().sorted { $0.index < $1.index }.map {
             Adapter(name: $0.name, index: $0.index, up: $0.up, address: $0.address?.description)
         }
         if let requested {
