@@ -124,6 +124,25 @@ struct Readme {
         }
     }
 
+    /// The commands the documents show without output that need no adapter (on the virtual
+    /// one): each runs as written and exits 0. (Those that need an adapter run in the VM
+    /// checks; the apt, tarball, service and container lines in scripts/release-test,
+    /// container-test and package-test.)
+    @Test func theVirtualDeviceCommandsRunAsShown() throws {
+        var ran = 0
+        for document in Readme.documents {
+            for block in try Readme.blocks(of: document) where block.language == "sh" {
+                for line in block.lines where line.hasPrefix("beacon-emit ")
+                    && (line.contains("--device virtual") || line.contains("-i virtual")) {
+                    let (output, status) = try Readme.run(line)
+                    #expect(status == 0 && output.contains("advertising off"), "\(document): \(line)\n\(output)")
+                    ran += 1
+                }
+            }
+        }
+        #expect(ran >= 1, "the README's first beacon on the virtual device")
+    }
+
     /// The README's `$` lines, each alone (the README's own order does not matter).
     @Test(arguments: try Readme.examples(in: Readme.path))
     func anExamplePrintsWhatTheReadmeShows(example: Readme.Example) throws {
