@@ -18,7 +18,22 @@ struct Advertise: ParsableCommand {
             KEY=VALUE,... (keys are the option names: uuid=...,major=1,minor=2; \
             type=altbeacon; url=https://...), or a JSON/YAML --config file with a 'beacons' list. \
             Several beacons get an extended advertising set each while the controller has sets; \
-            the beacons beyond take turns (--rotation) on the last one.
+            the beacons beyond take turns (--rotation) on the last one. A --beacon or --config entry may \
+            carry its own interval, tx-power, address (static, non-resolvable, an address, public) and \
+            rotate-address.
+
+            On a kernel adapter, --access auto takes the kernel's management API (advertising instances \
+            beside bluetoothd's, the address the kernel's choice) where it offers instances, raw HCI \
+            otherwise or where the options need HCI-level control; user-channel takes the adapter from the \
+            kernel while it runs. Everything a run would refuse whatever the controller is refused before \
+            anything is sent (exit 64; --check stops there).
+
+            While it runs, a controller reset, a Hardware Error, another program touching the beacons, the \
+            adapter powered off, down or unplugged, or a link that drops costs one gap: the beacons are put \
+            back once the adapter is usable (--fail-fast exits instead). At SIGINT, SIGTERM or --duration \
+            advertising is turned off and the sets removed, then exit 0; --keep leaves it on for beacon-emit \
+            stop. --control PATH takes live changes (beacon-emit control); --canary DEVICE proves the beacons \
+            are heard.
             """ + guide("advertising.md")
     )
 

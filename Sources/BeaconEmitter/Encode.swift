@@ -12,7 +12,15 @@ struct Encode: ParsableCommand {
             Without --hci: the advertising data, and on a second line the scan response where \
             there is one. With --hci: the H4 packet (type byte 01 first) of LE Set Advertising \
             Data (then LE Set Scan Response Data), or with --extended LE Set Extended Advertising \
-            Data (then Scan Response Data) for advertising set 0, one command per line.
+            Data (then Scan Response Data) for advertising set 0, one command per line. With \
+            --hcitool: the hcitool lines tutorials use (advertising off, the parameters at --interval, the \
+            data, the scan response, advertising on), which decode reads back.
+
+            Any advertisement is built from blocks, alone or after a beacon format's own structures, in this \
+            order: Flags (--flags), service UUID lists (--service-uuid), the beacon, service data \
+            (--service-data), manufacturer data (--manufacturer-data), the name (--name); or given whole \
+            (--ad). Legacy advertising carries 31 bytes, a scan response 31 more: more is a usage error with \
+            the count (--extended-pdu allows 251 in extended PDUs).
             """ + guide("scanning.md#encode")
     )
 

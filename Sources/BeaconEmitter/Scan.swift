@@ -17,6 +17,19 @@ struct Scan: ParsableCommand {
             refreshed in place; otherwise one line per report. Distances are smoothed over \
             --window seconds (a trimmed mean of RSSI, as the AltBeacon library does). Without \
             --duplicates each distinct advertisement from each sender prints once.
+
+            JSON keys: those of decode --json, then address, addressType, rssi, txPower (null when \
+            absent), accuracy (metres, null when unknown), proximity (immediate under 0.5 m, near to 4 m, \
+            far, unknown), data (the advertising data as hex), timestamp; an extended report adds \
+            primaryPHY and secondaryPHY; a scan response says scanResponse. Data that holds no known \
+            beacon is shown raw (type unknown, with error when it does not parse), never dropped. \
+            Accuracy follows the Radius Networks curve over the smoothed RSSI.
+
+            --replay FILE reads a capture instead of a device, its format known by its first bytes: btsnoop \
+            (btmon -w, Android's HCI snoop log), pcap and pcapng with HCI H4 (link types 201, 187) or an air \
+            sniffer's BLE link-layer frames (251, 256). A capture cut short gives the beacons before the cut, \
+            then exit 65 naming the byte offset. Memory is bounded: beacons unseen for the window leave the \
+            table (at most 4096), the de-duplication set holds at most 4096.
             """ + guide("scanning.md#scan")
     )
 
