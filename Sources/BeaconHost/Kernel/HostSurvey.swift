@@ -177,7 +177,8 @@ extension HostSurvey {
     /// - Parameters:
     ///   - adapter: the adapter asked for (hciN, N or its address); nil: the first that is up.
     ///   - configurations: where the service's configurations are (`NAME.yaml`).
-    ///   - records: where beacon-emit runs record their instances.
+    ///   - records: where beacon-emit runs record their instances (this user's runs); each
+    ///     configured service's records are read from its state directory too.
     public static func take(adapter requested: String?, configurations: String = "/etc/beacon-emit",
                             records: String = InstanceRecord.directory()) -> HostSurvey {
         var survey = HostSurvey(kernelRelease: Self.read("/proc/sys/kernel/osrelease") ?? "unknown")
@@ -235,7 +236,9 @@ extension HostSurvey {
                 survey.instances = Instances(maximum: Int(features.maximumInstances), listed: features.instances)
             }
         }
-        survey.records = InstanceRecord.all(adapter: adapter.name, in: records).map { record, _ in
+        // The unit keeps its records in its state directory (StateDirectory=beacon-emit-NAME).
+        let directories = [records] + survey.services.map { "/var/lib/beacon-emit-\($0.name)" }
+        survey.records = Set(directories).sorted().flatMap { InstanceRecord.all(adapter: adapter.name, in: $0) }.map { record, _ in
             Record(instances: record.instances, pid: record.owner?.pid, running: record.owner?.isRunning ?? false,
                    kept: record.kept)
         }
@@ -272,10 +275,14 @@ extension HostSurvey {
         return [(12, "CAP_NET_ADMIN"), (13, "CAP_NET_RAW")].filter { effective & (1 << $0.0) == 0 }.map(\.1)
     }
 
+    /// The processes running now, by id.
+    private static var processIDs: [Int32] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap(Int32.init).sorted()
+    }
+
     /// The processes whose command name is `name`.
     static func processes(named name: String) -> [Program] {
-        let pids = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap(Int32.init).sorted()
-        return pids.compactMap { pid in read("/proc/\(pid)/comm") == name ? Program(name: name, pid: pid) : nil }
+        processIDs.compactMap { pid in read("/proc/\(pid)/comm") == name ? Program(name: name, pid: pid) : nil }
     }
 
     /// What `bluetoothd --version` says (the running one's program where it can be read).
@@ -298,8 +305,7 @@ extension HostSurvey {
             return fields.count > 5 ? "socket:[\(fields[5])]" : nil
         })
         guard !inodes.isEmpty else { return [] }
-        let pids = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap(Int32.init).sorted()
-        return pids.compactMap { pid in
+        return processIDs.compactMap { pid in
             let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []
             let holds = descriptors.contains {
                 (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\($0)")).map(inodes.contains) ?? false
