@@ -19,21 +19,24 @@ struct Doctor: ParsableCommand {
             """ + guide("troubleshooting.md"))
 
     @Option(name: [.customShort("i"), .customLong("device")], help: ArgumentHelp(
-        "The kernel adapter to look at: hci0 (or 0) or its address. Default: the first that is up.", valueName: "adapter"))
-    var device: String?
+        "The kernel adapter to look at: hci0 (or 0) or its address. Default: the first that is up.", valueName: "adapter"),
+        transform: parsed(DeviceSpecification.init(parsing:)))
+    var device: DeviceSpecification?
 
     @Flag(help: "One JSON object per check, then a summary line.")
     var json = false
 
     func validate() throws {
-        if let device, device.hasPrefix("tcp:") || device.hasPrefix("serial:") || device == "virtual" {
-            throw ValidationError("doctor looks at kernel adapters: --device hciN or an adapter's address, not \(device)")
+        switch device {
+        case nil, .kernel?, .adapter?: break
+        case let other?: throw ValidationError("doctor looks at kernel adapters: --device hciN or an adapter's address, not \(other)")
         }
     }
 
     func run() throws {
         let survey = HostSurvey.take(adapter: device)
         let diagnoses = survey.diagnoses
+        let worst = diagnoses.map(\.verdict).max() ?? .pass
         for diagnosis in diagnoses {
             let fix = diagnosis.remedy.map(Self.advice)
             if json {
@@ -53,7 +56,7 @@ struct Doctor: ParsableCommand {
         let count = { (verdict: HostDiagnosis.Verdict) in diagnoses.filter { $0.verdict == verdict }.count }
         if json {
             var object = JSONObject()
-            object.add("summary", survey.verdict.rawValue)
+            object.add("summary", worst.rawValue)
             object.add("pass", count(.pass))
             object.add("warn", count(.warn))
             object.add("fail", count(.fail))
@@ -61,7 +64,7 @@ struct Doctor: ParsableCommand {
         } else {
             print("\(count(.pass)) passed, \(count(.warn)) warnings, \(count(.fail)) failed")
         }
-        if survey.verdict == .fail { throw ExitCode(1) }
+        if worst == .fail { throw ExitCode(1) }
     }
 
     /// A remedy in the command line's own words.

@@ -175,11 +175,12 @@ package struct HostSurvey: Sendable, Equatable {
 extension HostSurvey {
     /// Looks at this box.
     /// - Parameters:
-    ///   - adapter: the adapter asked for (hciN, N or its address); nil: the first that is up.
+    ///   - adapter: the adapter asked for (by number or address); nil, or `.kernel(index: nil)`: the
+    ///     first that is up.
     ///   - configurations: where the service's configurations are (`NAME.yaml`).
     ///   - records: where beacon-emit runs record their instances (this user's runs); each
     ///     configured service's records are read from its state directory too.
-    public static func take(adapter requested: String?, configurations: String = "/etc/beacon-emit",
+    public static func take(adapter requested: DeviceSpecification?, configurations: String = "/etc/beacon-emit",
                             records: String = InstanceRecord.directory()) -> HostSurvey {
         var survey = HostSurvey(kernelRelease: Self.read("/proc/sys/kernel/osrelease") ?? "unknown")
         survey.executable = HostError.executablePath
@@ -211,13 +212,14 @@ extension HostSurvey {
         survey.adapters = KernelSocketTransport.adapters().sorted { $0.index < $1.index }.map {
             Adapter(name: $0.name, index: $0.index, up: $0.up, address: $0.address?.description)
         }
-        if let requested {
-            let wanted = requested.uppercased()
-            survey.adapter = survey.adapters.first {
-                $0.name == requested || "\($0.index)" == requested || $0.address == wanted
-            }
-            if survey.adapter == nil { survey.missingAdapter = requested }
-        } else {
+        switch requested {
+        case let .kernel(index?)?:
+            survey.adapter = survey.adapters.first { $0.index == index }
+            if survey.adapter == nil { survey.missingAdapter = "hci\(index)" }
+        case let .adapter(address)?:
+            survey.adapter = survey.adapters.first { $0.address == address.description }
+            if survey.adapter == nil { survey.missingAdapter = address.description }
+        default:
             survey.adapter = survey.adapters.first(where: \.up) ?? survey.adapters.first
         }
         survey.bluetoothd = Self.processes(named: "bluetoothd").first
