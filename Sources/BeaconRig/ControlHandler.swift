@@ -27,8 +27,6 @@ public final class ControlHandler {
     private let session: any LiveAdvertising
     private let makeBeacon: BeaconFactory
     private let fieldsOf: (Beacon) -> [String: String]
-    private var ids: [Int]
-    private var nextID: Int
     private let started = ContinuousClock.now
     /// What the emitter last reported: on the air, off it, waiting for the adapter.
     private var state = "on-air"
@@ -52,8 +50,6 @@ public final class ControlHandler {
         self.session = session
         self.makeBeacon = makeBeacon
         self.fieldsOf = fieldsOf
-        ids = Array(0..<session.beacons.count).map { $0 + 1 }
-        nextID = session.beacons.count + 1
     }
 
     /// Follows the emitter's events, for `status`.
@@ -124,8 +120,8 @@ public final class ControlHandler {
             return ControlReply(beacons: session.beacons.indices.map { describe($0) })
         case .status:
             let canary = canary.map { canary in
-                ControlReply.Canary(device: canary.device, beacons: zip(ids, canary.beacons()).map { id, state in
-                    ControlReply.HeardBeacon(id: id, heard: !state.unheard && state.lastHeard != nil,
+                ControlReply.Canary(device: canary.device, beacons: zip(session.ids, canary.beacons()).map { id, state in
+                    ControlReply.HeardBeacon(id: id.rawValue, heard: !state.unheard && state.lastHeard != nil,
                                              lastHeardMsAgo: state.lastHeard.map {
                                                  Int($0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000)
                                              })
@@ -138,9 +134,7 @@ public final class ControlHandler {
             let (fields, parameters) = try ownParameters(in: try beaconFields(described, what: "add's \"beacon\""))
             let beacon = try build(fields)
             let index = try session.add(beacon, parameters: parameters)
-            ids.insert(nextID, at: index)
-            nextID += 1
-            return ControlReply(id: ids[index], beacon: describe(index))
+            return ControlReply(id: session.ids[index].rawValue, beacon: describe(index))
         case let .update(id, changed):
             let index = try indexOf(id)
             let changes = try beaconFields(changed, what: "update's \"fields\"")
@@ -169,11 +163,10 @@ public final class ControlHandler {
                 throw foreignFields(in: changedData, of: index, current: current) ?? error
             }
             try session.update(index, to: beacon, parameters: parameters)
-            return ControlReply(id: ids[index], beacon: describe(index))
+            return ControlReply(id: id, beacon: describe(index))
         case let .remove(id):
             let index = try indexOf(id)
             try session.remove(index)
-            ids.remove(at: index)
             return ControlReply(id: id)
         }
     }
@@ -188,7 +181,7 @@ public final class ControlHandler {
         guard !foreign.isEmpty else { return nil }
         let type = describe(index)["type"]?.string ?? "beacon"
         return Refusal(message: "update: " + foreign.map { "\"\($0)\"" }.joined(separator: ", ")
-            + (foreign.count == 1 ? " is not a field" : " are not fields") + " of beacon \(ids[index]) (type \(type); "
+            + (foreign.count == 1 ? " is not a field" : " are not fields") + " of beacon \(session.ids[index]) (type \(type); "
             + "its fields: \(current.keys.sorted().joined(separator: ", "))): to change what it is, remove it and add another")
     }
 
@@ -202,8 +195,8 @@ public final class ControlHandler {
     }
 
     private func indexOf(_ id: Int) throws -> Int {
-        guard let index = ids.firstIndex(of: id) else {
-            throw Refusal(message: "no beacon with id \(id); there are: \(ids.map(String.init).joined(separator: ", "))")
+        guard let index = session.index(of: BeaconID(id)) else {
+            throw Refusal(message: "no beacon with id \(id); there are: \(session.ids.map(\.description).joined(separator: ", "))")
         }
         return index
     }
@@ -251,7 +244,7 @@ public final class ControlHandler {
         // The keys `decode --json` writes (its fast writer), read into the model once.
         var object: [String: JSONValue] = [:]
         if case let .object(keys) = JSONValue(parsing: SightingFormatter.json(BeaconSighting(beacon: beacon))) { object = keys }
-        object["id"] = .integer(ids[index])
+        object["id"] = .integer(session.ids[index].rawValue)
         let own = session.parameters.indices.contains(index) ? session.parameters[index] : .run
         if let units = own.intervalUnits { object["interval"] = .number(Double(units) * 0.625) }
         if let txPower = own.txPower { object["txPower"] = .integer(Int(txPower)) }

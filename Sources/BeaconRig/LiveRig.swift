@@ -25,9 +25,9 @@ package final class SetStage: ScenarioStage {
     private var parameters: [String: BeaconParameters] = [:]
     /// When each beacon whose address rotates (`rotateAddress`) next gets a new one.
     private var renewals: [String: Double] = [:]
-    /// The beacons on the air (or waiting for their turn), in the order they were added, by the
-    /// number the core named each.
-    private var named: [(name: String, handle: UInt8)] = []
+    /// The beacons on the air (or waiting for their turn), in the order they were added, with
+    /// the id the core gave each.
+    private var named: [(name: String, id: BeaconID)] = []
     /// The beacons taking turns as last noted.
     private var turns: [String] = []
     private var now = 0.0
@@ -54,46 +54,46 @@ package final class SetStage: ScenarioStage {
             guard own == .run else { throw Self.noTurns(name) }
             guard parameters[last.name] == nil else { throw Self.noTurns(last.name, for: name) }
         }
-        let handle: UInt8
+        let id: BeaconID
         do {
-            handle = try advertiser.add(beacon, parameters: own)
+            id = try advertiser.add(beacon, parameters: own)
         } catch {
             throw Self.naming(name, error)
         }
         beacons[name] = beacon
         parameters[name] = own == .run ? nil : own
-        named.append((name, handle))
+        named.append((name, id))
         renewals[name] = own.addressRotation.map { now + $0 }
         noteTurns()
     }
 
     /// Says when beacons start taking turns, and who takes turns as that changes.
     private func noteTurns() {
-        let taking = advertiser.takingTurns.compactMap { handle in named.first { $0.handle == handle }?.name }
+        let taking = advertiser.takingTurns.compactMap { id in named.first { $0.id == id }?.name }
         defer { turns = taking }
         guard taking != turns, taking.count > 1 else { return }
         note?((turns.count < 2 ? "more beacons than sets: " : "") + taking.joined(separator: ", ")
               + " take turns on one set, \(Int(rotationPeriod * 1000)) ms each")
     }
 
-    /// The core's number for the beacon named `name`, while it is on the air.
-    private func handle(_ name: String) -> UInt8? { named.first { $0.name == name }?.handle }
+    /// The core's id for the beacon named `name`, while it is on the air.
+    private func id(_ name: String) -> BeaconID? { named.first { $0.name == name }?.id }
 
     public func update(_ name: String, to beacon: Beacon) throws(HostError) {
         beacons[name] = beacon
         // One waiting for its turn shows the new fields at its turn; one not on the air, at its next advertise.
-        if let handle = handle(name) { try advertiser.update(handle, to: beacon) }
+        if let id = id(name) { try advertiser.update(id, to: beacon) }
     }
 
     public func setParameters(_ name: String, _ own: BeaconParameters) throws(HostError) {
-        let handle = handle(name)
-        if let handle {
+        let id = id(name)
+        if let id {
             guard own == .run || !turns.contains(name) else { throw Self.noTurns(name) }
-            try advertiser.setParameters(handle, to: own)
+            try advertiser.setParameters(id, to: own)
         }
         // Not on the air: its next advertise uses them.
         parameters[name] = own == .run ? nil : own
-        if handle != nil {
+        if id != nil {
             renewals[name] = own.addressRotation.map { renewals[name] ?? now + $0 }
         }
     }
@@ -110,7 +110,7 @@ package final class SetStage: ScenarioStage {
     public func stop(_ name: String) throws(HostError) {
         renewals[name] = nil
         guard let index = named.firstIndex(where: { $0.name == name }) else { return }
-        try advertiser.remove(named[index].handle)
+        try advertiser.remove(named[index].id)
         named.remove(at: index)
         noteTurns()
     }
@@ -150,13 +150,13 @@ package final class SetStage: ScenarioStage {
     /// running set, and says so.
     private func renewAddresses(now: Double) throws(HostError) {
         for (name, due) in renewals.sorted(by: { $0.key < $1.key }) where now >= due {
-            guard let handle = handle(name), let period = parameters[name]?.addressRotation else {
+            guard let id = id(name), let period = parameters[name]?.addressRotation else {
                 renewals[name] = nil
                 continue
             }
             // The next one a period after this one was due (or now, when far behind).
             renewals[name] = max(due + period, now)
-            let address = try advertiser.renewAddress(handle)
+            let address = try advertiser.renewAddress(id)
             note?("\(name): new address \(address)")
         }
     }

@@ -20,8 +20,13 @@ import Testing
         }
         func update(_ index: Int, to beacon: Beacon) throws(HostError) {}
         func add(_ beacon: Beacon) throws(HostError) -> Int { 0 }
-        func remove(_ index: Int) throws(HostError) {}
+        func remove(_ index: Int) throws(HostError) {
+            beacons.remove(at: index)
+            parameters.remove(at: index)
+            ids.remove(at: index)
+        }
         func show(_ index: Int, _ frame: Beacon) throws(HostError) {}
+        lazy var ids: [BeaconID] = beacons.indices.map { BeaconID($0 + 1) }
         func renewAddress(_ index: Int) throws(HostError) -> BluetoothAddress {
             if refuseNext {
                 refuseNext = false
@@ -62,5 +67,22 @@ import Testing
         live.parameters[1] = .run
         live.parameters[2] = .run
         #expect(rotation.due == nil)
+    }
+
+    /// A rotation goes with its beacon, not its place: beacon 3 rotates, beacon 1 goes (beacon 3
+    /// is now at index 1), and beacon 3 is the one renewed, by its id.
+    @Test func aRotationFollowsItsBeaconWhenOneBeforeItGoes() throws {
+        let live = Live([.run, .run, BeaconParameters(address: .generatedNonResolvable, addressRotation: 0.02)])
+        var said: [String] = []
+        let rotation = try AddressRotation(session: live, report: { said.append($0) })
+        #expect(rotation.due != nil)
+        try live.remove(0)
+        let started = ContinuousClock.now
+        while live.renewed.isEmpty && ContinuousClock.now < started + .seconds(5) {
+            if let due = rotation.due, due <= .now { rotation.serve() }
+            Thread.sleep(forTimeInterval: 0.005)
+        }
+        #expect(live.renewed.first == 1, "index 1 is beacon 3 now: \(live.renewed)")
+        #expect(said.first?.hasPrefix("beacon 3: new address") == true, "\(said)")
     }
 }

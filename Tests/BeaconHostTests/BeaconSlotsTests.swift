@@ -230,4 +230,25 @@ func minor(_ value: UInt16) -> Beacon {
         slots.revert(to: before)
         #expect(slots.beacons == [minor(1)] && slots.plan?.handles == [0] && slots.leftovers.isEmpty)
     }
+
+    /// Each beacon has one id from the core: the first ones 1, 2, ... as given, each added one
+    /// the next number; an id stays with its beacon while others go (its index shifts), is
+    /// never given again, and a failed add gives none away.
+    @Test func aBeaconKeepsItsIdWhileOthersComeAndGo() throws {
+        let backend = FakeSlots(capacity: 4)
+        let slots = BeaconSlots(beacons: [minor(1), minor(2)])
+        slots.plan = AdvertisingPlan(mode: .extended, handles: [0, 1], rotating: false, address: nil, addressIsRandom: false)
+        #expect(slots.ids == [1, 2])
+        let third = try slots.add(minor(3), on: backend)
+        #expect(slots.ids[third] == 3)
+        try slots.remove(0, on: backend)
+        #expect(slots.ids == [2, 3], "beacon 2 keeps its id at index 0")
+        #expect(slots.beacons == [minor(2), minor(3)])
+        let before = slots.liveState
+        backend.refuse = "add"
+        #expect(throws: HostError.self) { try slots.add(minor(4), on: backend) }
+        slots.revert(to: before)
+        #expect(try slots.add(minor(4), on: backend) == 2)
+        #expect(slots.ids == [2, 3, 4], "the refused add gave no id away, and 1 is not given again")
+    }
 }

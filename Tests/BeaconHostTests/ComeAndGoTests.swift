@@ -65,9 +65,9 @@ import Testing
         ]
         let transport = ScriptedTransport(Self.preparing + Self.adding(set: 0, data: referenceData) + own + changing)
         let (advertiser, sets) = try Self.core(transport)
-        #expect(try sets.add(referenceBeacon, parameters: .run) == 0)
-        #expect(try sets.add(Self.minor3, parameters: BeaconParameters(intervalUnits: 800, txPower: -8)) == 1)
-        try sets.setParameters(1, to: BeaconParameters(intervalUnits: 320))
+        #expect(try sets.add(referenceBeacon, parameters: .run) == 1)
+        #expect(try sets.add(Self.minor3, parameters: BeaconParameters(intervalUnits: 800, txPower: -8)) == 2)
+        try sets.setParameters(2, to: BeaconParameters(intervalUnits: 320))
         #expect(transport.remainingSteps == 0, "\(transport.sent.map { HexText.format($0, separator: " ") })")
         #expect(advertiser.parameters[1] == BeaconParameters(intervalUnits: 320))
         #expect(advertiser.beacons[1] == Self.minor3)
@@ -84,9 +84,9 @@ import Testing
                    at: 1)
         let transport = ScriptedTransport(Self.preparing + Self.adding(set: 0, data: referenceData) + own)
         let (_, sets) = try Self.core(transport)
-        #expect(try sets.add(referenceBeacon, parameters: .run) == 0)
+        #expect(try sets.add(referenceBeacon, parameters: .run) == 1)
         let given = try BluetoothAddress(parsing: "C0:11:22:33:44:55")
-        #expect(try sets.add(Self.minor3, parameters: BeaconParameters(address: .random(given))) == 1)
+        #expect(try sets.add(Self.minor3, parameters: BeaconParameters(address: .random(given))) == 2)
         #expect(transport.remainingSteps == 0, "\(transport.sent.map { HexText.format($0, separator: " ") })")
     }
 
@@ -199,16 +199,16 @@ import Testing
             + Self.removing(set: 1) + Self.removing(set: 0))
         let (advertiser, sets) = try Self.core(transport)
         #expect(advertiser.plan?.mode == .extended && sets.hasFreeSet)
-        #expect(try sets.add(referenceBeacon, parameters: .run) == 0)
-        #expect(try sets.add(Self.minor3, parameters: .run) == 1)
+        #expect(try sets.add(referenceBeacon, parameters: .run) == 1)
+        #expect(try sets.add(Self.minor3, parameters: .run) == 2)
         #expect(!sets.hasFreeSet)
         let sent = transport.sent.count
         // Every set in use: it takes turns on set 1 with minor 3, nothing sent until its turn.
-        #expect(try sets.add(referenceBeacon, parameters: .run) == 2)
+        #expect(try sets.add(referenceBeacon, parameters: .run) == 3)
         #expect(transport.sent.count == sent)
-        #expect(sets.takingTurns == [1, 2])
-        try sets.update(0, to: Self.minor3)
-        try sets.remove(0)
+        #expect(sets.takingTurns == [2, 3])
+        try sets.update(1, to: Self.minor3)
+        try sets.remove(1)
         #expect(sets.takingTurns.isEmpty && !sets.hasFreeSet)
         try sets.removeAll()
         #expect(advertiser.beacons.isEmpty)
@@ -224,8 +224,8 @@ import Testing
         let (_, sets) = try Self.core(transport)
         _ = try sets.add(referenceBeacon, parameters: .run)
         _ = try sets.add(Self.minor3, parameters: .run)
-        try sets.remove(0)
-        #expect(try sets.add(referenceBeacon, parameters: .run) == 0)
+        try sets.remove(1)
+        #expect(try sets.add(referenceBeacon, parameters: .run) == 3, "ids are not reused")
         #expect(transport.remainingSteps == 0, "\(transport.sent.map { HexText.format($0, separator: " ") })")
     }
 
@@ -245,7 +245,7 @@ import Testing
         let transport = ScriptedTransport([EmitterStartTests.readCommands(extended: true), EmitterStartTests.readFeatures,
                                            Self.numberOfSets] + Self.adding(set: 0xEF, data: referenceData, sid: 0))
         let (_, sets) = try Self.core(transport, resetting: false)
-        #expect(try sets.add(referenceBeacon, parameters: .run) == 0xEF)
+        #expect(try sets.add(referenceBeacon, parameters: .run) == 1)
         #expect(transport.remainingSteps == 0)
     }
 
@@ -259,9 +259,9 @@ import Testing
         #expect(!sets.hasFreeSet)
         // Legacy advertising's one set: a second beacon takes turns on it, nothing sent until its turn.
         let sent = transport.sent.count
-        #expect(try sets.add(Self.minor3, parameters: .run) == 1)
-        #expect(transport.sent.count == sent && sets.takingTurns == [0, 1])
-        try sets.update(0, to: Self.minor3)
+        #expect(try sets.add(Self.minor3, parameters: .run) == 2)
+        #expect(transport.sent.count == sent && sets.takingTurns == [1, 2])
+        try sets.update(1, to: Self.minor3)
         try sets.removeAll()
         #expect(transport.remainingSteps == 0)
     }
@@ -289,12 +289,12 @@ import Testing
         let sets = SupervisedSets(advertiser: advertiser, session: session, device: "tcp:test")
         let first = try sets.add(referenceBeacon, parameters: .run)
         let second = try sets.add(ComeAndGoTests.minor3, parameters: .run)
-        #expect(first == 0 && second == 1)
-        try sets.update(0, to: ComeAndGoTests.minor3)
+        #expect(first == 1 && second == 2)
+        try sets.update(1, to: ComeAndGoTests.minor3)
         #expect(sets.isOffAir)
         #expect(advertiser.beacons == [ComeAndGoTests.minor3, ComeAndGoTests.minor3])
         let sent = transport.sent.count
-        try sets.remove(1)
+        try sets.remove(2)
         #expect(transport.sent.count == sent, "a change off the air goes into the books only")
         Thread.sleep(forTimeInterval: 0.15)  // Emitter.settleTime
         try sets.serve()

@@ -63,6 +63,7 @@ import Testing
         func add(_ beacon: Beacon) throws(HostError) -> Int { beacons.append(beacon); changes.append("add"); return beacons.count - 1 }
         func remove(_ index: Int) throws(HostError) { beacons.remove(at: index); changes.append("remove \(index)") }
         func show(_ index: Int, _ frame: Beacon) throws(HostError) {}
+        var ids: [BeaconID] { beacons.indices.map { BeaconID($0 + 1) } }
     }
 
     static func beacon(_ minor: UInt16) -> Beacon {

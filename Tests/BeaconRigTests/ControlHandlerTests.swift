@@ -11,6 +11,9 @@ import Testing
 final class FakeLive: LiveAdvertising {
     private(set) var beacons: [Beacon]
     private(set) var parameters: [BeaconParameters]
+    /// Ids as the core gives them: 1, 2, ... in order, each added one the next, never reused.
+    private(set) var ids: [BeaconID]
+    private var nextID: Int
     var refuseNext = false
     /// The next change is cut short by this disruption (and changes nothing).
     var interruptNext: Disruption?
@@ -19,6 +22,8 @@ final class FakeLive: LiveAdvertising {
     init(_ beacons: [Beacon]) {
         self.beacons = beacons
         parameters = beacons.map { _ in .run }
+        ids = beacons.indices.map { BeaconID($0 + 1) }
+        nextID = beacons.count + 1
     }
 
     private func check() throws(HostError) {
@@ -51,6 +56,8 @@ final class FakeLive: LiveAdvertising {
         try check()
         beacons.append(beacon)
         parameters.append(own)
+        ids.append(BeaconID(nextID))
+        nextID += 1
         changes += 1
         return beacons.count - 1
     }
@@ -62,6 +69,7 @@ final class FakeLive: LiveAdvertising {
         try check()
         beacons.remove(at: index)
         parameters.remove(at: index)
+        ids.remove(at: index)
         changes += 1
     }
 }

@@ -20,43 +20,48 @@ final class FakeSets: BeaconSets {
 
     var hasFreeSet: Bool { sets.count < capacity && waiting.isEmpty }
 
-    var takingTurns: [UInt8] { waiting.isEmpty ? [] : [sets.keys.max()!] + waiting }
+    var takingTurns: [BeaconID] { waiting.isEmpty ? [] : ([sets.keys.max()!] + waiting).map(Self.id) }
 
-    func add(_ beacon: Beacon, parameters: BeaconParameters) throws(HostError) -> UInt8 {
+    /// The fake names a beacon by its set's handle (one taking turns, from 100 on).
+    static func id(_ handle: UInt8) -> BeaconID { BeaconID(Int(handle)) }
+
+    func add(_ beacon: Beacon, parameters: BeaconParameters) throws(HostError) -> BeaconID {
         guard let handle = (0..<UInt8(capacity)).first(where: { sets[$0] == nil }) else {
             guard !sets.isEmpty else { throw .unsupported("full") }
             let name = 100 + UInt8(waiting.count)
             waiting.append(name)
             calls.append("turns \(name) \(minor(beacon))")
-            return name
+            return Self.id(name)
         }
         sets[handle] = beacon
         calls.append("add \(handle) \(minor(beacon))" + (parameters == .run ? "" : " (\(parameters.description))"))
-        return handle
+        return Self.id(handle)
     }
 
-    func update(_ handle: UInt8, to beacon: Beacon) throws(HostError) {
+    func update(_ id: BeaconID, to beacon: Beacon) throws(HostError) {
+        let handle = UInt8(id.rawValue)
         sets[handle] = beacon
         calls.append("update \(handle) \(minor(beacon))")
     }
 
-    func setParameters(_ handle: UInt8, to parameters: BeaconParameters) throws(HostError) {
-        calls.append("parameters \(handle)" + (parameters == .run ? " (the run's)" : " (\(parameters.description))"))
+    func setParameters(_ id: BeaconID, to parameters: BeaconParameters) throws(HostError) {
+        calls.append("parameters \(id)" + (parameters == .run ? " (the run's)" : " (\(parameters.description))"))
     }
 
-    func renewAddress(_ handle: UInt8) throws(HostError) -> BluetoothAddress {
-        calls.append("renew \(handle)")
+    func renewAddress(_ id: BeaconID) throws(HostError) -> BluetoothAddress {
+        calls.append("renew \(id)")
         return BluetoothAddress(UInt64(calls.count))
     }
 
-    func remove(_ handle: UInt8) throws(HostError) {
+    func remove(_ id: BeaconID) throws(HostError) {
+        let handle = UInt8(id.rawValue)
         waiting.removeAll { $0 == handle }
         sets[handle] = nil
         calls.append("remove \(handle)")
     }
 
     func removeAll() throws(HostError) {
-        for handle in sets.keys.sorted() { try remove(handle) }
+        for handle in sets.keys.sorted() { try remove(Self.id(handle)) }
     }
 
     /// The minors on the air, by set.

@@ -12,8 +12,9 @@ import LinuxSystem
 package final class AddressRotation: RunLoopSource {
     private let session: any LiveAdvertising
     private let idle: WakePipe
-    /// When each rotating beacon (by index) gets its next address.
-    private var next: [Int: ContinuousClock.Instant] = [:]
+    /// When each rotating beacon (by id: its index shifts when one before it goes) gets its
+    /// next address.
+    private var next: [BeaconID: ContinuousClock.Instant] = [:]
     private let report: (String) -> Void
 
     /// - Parameter report: each new address, and each renewal that failed.
@@ -37,26 +38,25 @@ package final class AddressRotation: RunLoopSource {
     public func serve() {
         schedule()
         let now = ContinuousClock.now
-        let parameters = session.parameters
-        for (index, at) in next.sorted(by: { $0.key < $1.key }) where at <= now {
-            guard let period = parameters[index].addressRotation else { continue }
-            next[index] = now + Self.duration(period)
+        for (id, at) in next.sorted(by: { $0.key < $1.key }) where at <= now {
+            guard let index = session.index(of: id), let period = session.parameters[index].addressRotation else { continue }
+            next[id] = now + Self.duration(period)
             do {
                 let address = try session.renewAddress(index)
-                report("beacon \(index + 1): new address \(address)")
+                report("beacon \(id): new address \(address)")
             } catch {
-                report("beacon \(index + 1): no new address: \(error); tried again in \(period) s")
+                report("beacon \(id): no new address: \(error); tried again in \(period) s")
             }
         }
     }
 
     /// Every beacon with a rotation has a time; one without (or gone) has none.
     private func schedule() {
-        let parameters = session.parameters
-        next = next.filter { parameters.indices.contains($0.key) && parameters[$0.key].addressRotation != nil }
-        for (index, own) in parameters.enumerated() where next[index] == nil {
-            if let period = own.addressRotation { next[index] = .now + Self.duration(period) }
-        }
+        let rotating = Dictionary(zip(session.ids, session.parameters).compactMap { id, own in
+            own.addressRotation.map { (id, $0) }
+        }) { first, _ in first }
+        next = next.filter { rotating[$0.key] != nil }
+        for (id, period) in rotating where next[id] == nil { next[id] = .now + Self.duration(period) }
     }
 
     /// A rotation period in seconds, as a duration.

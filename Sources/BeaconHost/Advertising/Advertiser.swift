@@ -28,6 +28,8 @@ package final class Advertiser {
     }
     /// The beacons advertised now (changed by `add`, `update`, `remove`).
     public var beacons: [Beacon] { slots.beacons }
+    /// Each beacon's id, in order.
+    public var ids: [BeaconID] { slots.ids }
     /// How many sets the controller has (read at start for more than one beacon, else at
     /// the first `add`).
     private var numberOfSets: Int?
@@ -183,7 +185,7 @@ package final class Advertiser {
     /// connectable advertising (a peer needs an address it can connect to again).
     private func checkAddress(ownOf index: Int) throws(HostError) {
         guard options.connectable, slots.parameters[index].address == .generatedNonResolvable else { return }
-        throw .unsupported("beacon \(index + 1): a non-resolvable address is for non-connectable advertising: drop "
+        throw .unsupported("\(slots.label(index)): a non-resolvable address is for non-connectable advertising: drop "
                            + "--connectable, or give it address=static")
     }
 
@@ -192,20 +194,20 @@ package final class Advertiser {
     private func checkLegacy(ownOf index: Int) throws(HostError) {
         let own = slots.parameters[index]
         if own.txPower != nil {
-            throw .unsupported("beacon \(index + 1)'s TX power needs extended advertising, which "
+            throw .unsupported("\(slots.label(index))'s TX power needs extended advertising, which "
                                + (options.mode == .legacy ? "--legacy turned off" : "this controller lacks"))
         }
         if let units = own.intervalUnits, !AdvertisingOptions.intervalRange(legacy: true).contains(units) {
-            throw .unsupported("beacon \(index + 1)'s interval \(AdvertisingOptions.intervalDescription(units: units)): legacy "
+            throw .unsupported("\(slots.label(index))'s interval \(AdvertisingOptions.intervalDescription(units: units)): legacy "
                                + "advertising takes " + AdvertisingOptions.intervalRangeDescription(legacy: true))
         }
     }
 
     private func setLegacyData(_ data: [UInt8], scanResponse: [UInt8]?, label: Int) throws(HostError) {
-        step("set data for beacon \(label + 1): \(HexText.format(data))")
+        step("set data for \(slots.label(label)): \(HexText.format(data))")
         try controller.setLegacyAdvertisingData(data)
         if let scanResponse {
-            step("set scan response for beacon \(label + 1): \(HexText.format(scanResponse))")
+            step("set scan response for \(slots.label(label)): \(HexText.format(scanResponse))")
             try controller.setLegacyScanResponseData(scanResponse)
         }
     }
@@ -267,10 +269,10 @@ package final class Advertiser {
     @discardableResult
     public func renewAddress(_ index: Int) throws(HostError) -> BluetoothAddress {
         try atomically { () throws(HostError) in
-            guard let plan, slots.hasOwnSlot(index) else { throw .unsupported("beacon \(index + 1) has no set of its own") }
+            guard let plan, slots.hasOwnSlot(index) else { throw .unsupported("\(slots.label(index)) has no set of its own") }
             let address = try slots.renewAddress(ofBeacon: index)
             guard !holding else { return address }
-            step("beacon \(index + 1): new address \(address)")
+            step("\(slots.label(index)): new address \(address)")
             if plan.mode == .legacy {
                 try controller.sendDisable(LESetAdvertisingEnable(enable: false))
                 try enablingAgain(LESetAdvertisingEnable(enable: true)) { () throws(HostError) in
@@ -305,12 +307,12 @@ package final class Advertiser {
         if plan.mode == .legacy { try checkLegacy(ownOf: index) }
         guard !holding else { return }
         if plan.mode == .legacy {
-            step("disable advertising for beacon \(index + 1)'s new parameters")
+            step("disable advertising for \(slots.label(index))'s new parameters")
             try controller.sendDisable(LESetAdvertisingEnable(enable: false))
             try enablingAgain(LESetAdvertisingEnable(enable: true)) { () throws(HostError) in try sendLegacyParameters(plan) }
         } else {
             let handle = plan.handle(ofBeacon: index)
-            step("set \(handle): disable for beacon \(index + 1)'s new parameters")
+            step("set \(handle): disable for \(slots.label(index))'s new parameters")
             try controller.send(LESetExtendedAdvertisingEnable(enable: false, sets: [.init(handle: handle)]))
             try enablingAgain(LESetExtendedAdvertisingEnable(enable: true, sets: [.init(handle: handle)])) { () throws(HostError) in
                 try sendExtendedParameters(handle: handle, beacon: index, plan: plan)
@@ -331,10 +333,10 @@ package final class Advertiser {
     }
 
     private func setExtendedData(handle: UInt8, _ data: [UInt8], scanResponse: [UInt8]?, label: Int) throws(HostError) {
-        step("set \(handle): data for beacon \(label + 1): \(HexText.format(data))")
+        step("set \(handle): data for \(slots.label(label)): \(HexText.format(data))")
         try controller.setExtendedAdvertisingData(handle: handle, data)
         if let scanResponse {
-            step("set \(handle): scan response for beacon \(label + 1): \(HexText.format(scanResponse))")
+            step("set \(handle): scan response for \(slots.label(label)): \(HexText.format(scanResponse))")
             try controller.setExtendedScanResponseData(handle: handle, scanResponse)
         }
     }

@@ -4,29 +4,29 @@ import AdvertisementCodec
 
 /// Beacons added and removed one at a time, each on a set (or instance) of its own, changed in
 /// place while they advertise: the advertising core (`SlotSets` over `Advertiser` or
-/// `ManagedAdvertiser`), as a scenario's stage drives it. The stage's test seam.
+/// `ManagedAdvertiser`), as a scenario's stage drives it. The stage's test seam. A beacon is
+/// named by the id the core gave it (`BeaconID`).
 package protocol BeaconSets: AnyObject {
     /// Called with each step, for `--verbose`.
     var log: ((String) -> Void)? { get set }
-    /// Puts a beacon on the air with its own parameters (`.run`: the run's); returns its set's
-    /// (or instance's) number.
-    func add(_ beacon: Beacon, parameters: BeaconParameters) throws(HostError) -> UInt8
+    /// Puts a beacon on the air with its own parameters (`.run`: the run's); returns its id.
+    func add(_ beacon: Beacon, parameters: BeaconParameters) throws(HostError) -> BeaconID
     /// Changes a running beacon's data in place.
-    func update(_ handle: UInt8, to beacon: Beacon) throws(HostError)
+    func update(_ id: BeaconID, to beacon: Beacon) throws(HostError)
     /// Changes a running beacon's parameters (interval, TX power): a short gap on the air (HCI:
     /// the set disabled for them; the kernel: the instance added again).
-    func setParameters(_ handle: UInt8, to parameters: BeaconParameters) throws(HostError)
+    func setParameters(_ id: BeaconID, to parameters: BeaconParameters) throws(HostError)
     /// Gives a beacon whose address is made up a new one of the same kind, on the running set.
     @discardableResult
-    func renewAddress(_ handle: UInt8) throws(HostError) -> BluetoothAddress
-    func remove(_ handle: UInt8) throws(HostError)
+    func renewAddress(_ id: BeaconID) throws(HostError) -> BluetoothAddress
+    func remove(_ id: BeaconID) throws(HostError)
     /// Removes every set of ours, trying each; the first error is thrown.
     func removeAll() throws(HostError)
     /// Whether another beacon can have a set of its own now (else an added one takes turns).
     var hasFreeSet: Bool { get }
-    /// The beacons (by number) that take turns on the last set now, in their order; empty where
-    /// every beacon has a set of its own.
-    var takingTurns: [UInt8] { get }
+    /// The beacons that take turns on the last set now, in their order; empty where every
+    /// beacon has a set of its own.
+    var takingTurns: [BeaconID] { get }
 }
 
 /// An advertiser of the one core (`BeaconSlots` over a backend) whose beacons come and go
@@ -44,14 +44,11 @@ protocol ComeAndGoAdvertiser: RevertibleAdvertiser {
 extension Advertiser: ComeAndGoAdvertiser {}
 extension ManagedAdvertiser: ComeAndGoAdvertiser {}
 
-/// Beacons added and removed one at a time, each named by the slot (set handle) it was given
-/// (one that takes turns, by the shared one's, made unique): the advertising core's beacons
-/// (`BeaconSlots`, the policy `advertise` goes through, turns included) as a scenario's stage
-/// names them. A beacon's name stays while the beacons before it come and go.
+/// Beacons added and removed one at a time, each named by the id the core gave it: the
+/// advertising core's beacons (`BeaconSlots`, the policy `advertise` goes through, turns
+/// included) as a scenario's stage names them.
 final class SlotSets: BeaconSets {
     let advertiser: any ComeAndGoAdvertiser
-    /// Each beacon's name, in the core's order.
-    private var names: [UInt8] = []
 
     init(_ advertiser: any ComeAndGoAdvertiser) {
         self.advertiser = advertiser
@@ -69,54 +66,45 @@ final class SlotSets: BeaconSets {
 
     var hasFreeSet: Bool { advertiser.hasFreeSet }
 
-    /// The core's index of the beacon named `handle`.
-    private func index(_ handle: UInt8) throws(HostError) -> Int {
-        guard let index = names.firstIndex(of: handle) else { throw .unsupported("set \(handle) is not ours") }
+    /// The core's index of the beacon `id`.
+    private func index(_ id: BeaconID) throws(HostError) -> Int {
+        guard let index = advertiser.index(of: id) else { throw .unsupported("no beacon \(id)") }
         return index
     }
 
-    var takingTurns: [UInt8] {
-        guard let first = advertiser.slots.plan?.firstTurn, first < names.count else { return [] }
-        return Array(names[first...])
+    var takingTurns: [BeaconID] {
+        let ids = advertiser.ids
+        guard let first = advertiser.slots.plan?.firstTurn, first < ids.count else { return [] }
+        return Array(ids[first...])
     }
 
-    func add(_ beacon: Beacon, parameters: BeaconParameters) throws(HostError) -> UInt8 {
-        guard names.count <= Int(UInt8.max) else { throw .unsupported("256 beacons at once are as many as are named") }
+    func add(_ beacon: Beacon, parameters: BeaconParameters) throws(HostError) -> BeaconID {
         let index = try advertiser.add(beacon, parameters: parameters)
-        let slot = advertiser.slots.plan?.handle(ofBeacon: index) ?? 0
-        // A slot's handle names its beacon. A handle can name two beacons (beacons taking turns
-        // share one; a kernel instance that moved after a takeover keeps its beacon's first
-        // name; beacons added while off the air all have "no instance yet"): the next free
-        // name is taken then.
-        var name = slot
-        while names.contains(name) { name &+= 1 }
-        names.append(name)
-        return name
+        return advertiser.ids[index]
     }
 
-    func update(_ handle: UInt8, to beacon: Beacon) throws(HostError) {
-        try advertiser.update(try index(handle), to: beacon, parameters: nil)
+    func update(_ id: BeaconID, to beacon: Beacon) throws(HostError) {
+        try advertiser.update(try index(id), to: beacon, parameters: nil)
     }
 
-    func setParameters(_ handle: UInt8, to parameters: BeaconParameters) throws(HostError) {
-        let index = try index(handle)
+    func setParameters(_ id: BeaconID, to parameters: BeaconParameters) throws(HostError) {
+        let index = try index(id)
         try advertiser.update(index, to: advertiser.beacons[index], parameters: parameters)
     }
 
-    func renewAddress(_ handle: UInt8) throws(HostError) -> BluetoothAddress {
-        try advertiser.renewAddress(try index(handle))
+    func renewAddress(_ id: BeaconID) throws(HostError) -> BluetoothAddress {
+        try advertiser.renewAddress(try index(id))
     }
 
-    func remove(_ handle: UInt8) throws(HostError) {
-        guard let index = names.firstIndex(of: handle) else { return }
+    func remove(_ id: BeaconID) throws(HostError) {
+        guard let index = advertiser.index(of: id) else { return }
         try advertiser.remove(index)
-        names.remove(at: index)
     }
 
     func removeAll() throws(HostError) {
         var first: HostError?
-        for handle in names.reversed() {
-            do { try remove(handle) } catch { first = first ?? error }
+        for id in advertiser.ids.reversed() {
+            do { try remove(id) } catch { first = first ?? error }
         }
         if !holding { advertiser.removeLeftovers() }
         if let first { throw first }
@@ -196,6 +184,9 @@ enum BeaconRemoval {
 public protocol LiveAdvertising: AnyObject {
     /// The beacons advertised now, in order.
     var beacons: [Beacon] { get }
+    /// Each beacon's id, in the beacons' order: the first ones 1, 2, ... as given, each added
+    /// one the next number; a beacon keeps its id while others come and go.
+    var ids: [BeaconID] { get }
     /// Each beacon's own parameters (interval, TX power; `.run`: the run's), in the beacons' order.
     var parameters: [BeaconParameters] { get }
     func update(_ index: Int, to beacon: Beacon) throws(HostError)
@@ -222,6 +213,9 @@ extension Advertiser: RevertibleAdvertiser, SlotBackend {}
 extension ManagedAdvertiser: RevertibleAdvertiser, SlotBackend {}
 
 extension LiveAdvertising {
+    /// The index (place in `beacons`) of the beacon with id `id`, nil when there is none.
+    public func index(of id: BeaconID) -> Int? { ids.firstIndex(of: id) }
+
     /// Every beacon with the run's parameters: an emitter that gives none of its own.
     public var parameters: [BeaconParameters] { beacons.map { _ in .run } }
 

@@ -37,15 +37,17 @@ protocol SlotBackend: AnyObject {
 /// the rules of owning one (the kernel's provable numbers, sets the kernel never uses), are
 /// the backend's.
 final class BeaconSlots {
-    /// The beacons advertised now.
-    var beacons: [Beacon]
-    /// Each beacon's own parameters (interval, TX power, address; `.run`: the run's), in the
-    /// beacons' order.
-    var parameters: [BeaconParameters]
-    /// An address made up for a beacon that asked for one (`static`, `non-resolvable`), in the
-    /// beacons' order: kept through restores and changes until its kind changes or it is renewed.
-    typealias MadeAddress = (kind: AdvertisingOptions.Address, address: BluetoothAddress)
-    var madeAddresses: [MadeAddress?]
+    /// The beacons advertised now, in order: each one value with its id, content, own
+    /// parameters and made-up address.
+    private(set) var entries: [BeaconEntry]
+    /// The id the next beacon added gets: ids are given once, in order, and never reused.
+    private(set) var nextID: BeaconID
+    /// The beacons' content, in order (a view of `entries`).
+    var beacons: [Beacon] { entries.map(\.beacon) }
+    /// Each beacon's own parameters (`.run`: the run's), in order (a view of `entries`).
+    var parameters: [BeaconParameters] { entries.map(\.parameters) }
+    /// The beacons' ids, in order (a view of `entries`).
+    var ids: [BeaconID] { entries.map(\.id) }
     var plan: AdvertisingPlan?
     /// The beacon on the air on the shared slot while beacons take turns (from `plan.firstTurn` on).
     var rotationIndex = 0
@@ -71,9 +73,9 @@ final class BeaconSlots {
     ///   - extendedPDUs: extended PDUs whatever the data's length (the Coded PHY).
     init(beacons: [Beacon], parameters: [BeaconParameters] = [], extendedPDUs: Bool = false, comeAndGo: Bool = false) {
         self.comeAndGo = comeAndGo
-        self.beacons = beacons
-        self.parameters = parameters.count == beacons.count ? parameters : beacons.map { _ in .run }
-        madeAddresses = beacons.map { _ in nil }
+        let own = parameters.count == beacons.count ? parameters : beacons.map { _ in .run }
+        entries = zip(beacons, own).enumerated().map { BeaconEntry(id: BeaconID($0.offset + 1), beacon: $0.element.0, parameters: $0.element.1) }
+        nextID = BeaconID(beacons.count + 1)
         scannable = beacons.contains { $0.scanResponseData != nil }
         self.extendedPDUs = extendedPDUs || beacons.contains(where: \.needsExtendedPDU)
     }
@@ -86,21 +88,21 @@ final class BeaconSlots {
             throw .unsupported("a scan response goes with legacy PDUs, and this data needs extended ones (over 31 bytes): "
                                + "advertise them apart")
         }
-        for (index, beacon) in beacons.enumerated() { _ = try beacon.pduData(label: "beacon \(index + 1)", extendedPDUs: extendedPDUs) }
+        for entry in entries { _ = try entry.beacon.pduData(label: "beacon \(entry.id)", extendedPDUs: extendedPDUs) }
     }
 
     /// The random address beacon `index`'s set advertises from where the beacon has one of its
     /// own: given, or made up (once, then kept until its kind changes or it is renewed); nil
     /// for the public address; `runs` (the run's) where it has none.
     func address(ofBeacon index: Int, runs: BluetoothAddress?) -> BluetoothAddress? {
-        switch parameters[index].address {
+        switch entries[index].parameters.address {
         case nil: return runs
         case .publicAddress?: return nil
         case let kind?:
             if let own = ownAddress(ofBeacon: index) { return own }
             // Only a made-up kind has none yet.
             let address = kind.make()!
-            madeAddresses[index] = (kind, address)
+            entries[index].madeAddress = (kind, address)
             return address
         }
     }
@@ -108,20 +110,20 @@ final class BeaconSlots {
     /// The random address of its own beacon `index`'s set advertises from now (given, or made
     /// up and in use); nil where it has none of its own or none was made yet.
     func ownAddress(ofBeacon index: Int) -> BluetoothAddress? {
-        switch parameters[index].address {
+        switch entries[index].parameters.address {
         case let .random(address)?: address
-        case let kind? where kind.isMadeUp: madeAddresses[index].flatMap { $0.kind == kind ? $0.address : nil }
+        case let kind? where kind.isMadeUp: entries[index].madeAddress.flatMap { $0.kind == kind ? $0.address : nil }
         default: nil
         }
     }
 
     /// Gives beacon `index`, whose address is made up, a new one of the same kind (in the books).
     func renewAddress(ofBeacon index: Int) throws(HostError) -> BluetoothAddress {
-        guard beacons.indices.contains(index), let kind = parameters[index].address, kind.isMadeUp else {
-            throw .unsupported("beacon \(index + 1) has no address of its own made up (address=static or non-resolvable)")
+        guard entries.indices.contains(index), let kind = entries[index].parameters.address, kind.isMadeUp else {
+            throw .unsupported("\(label(index)) has no address of its own made up (address=static or non-resolvable)")
         }
         let address = kind.make()!
-        madeAddresses[index] = (kind, address)
+        entries[index].madeAddress = (kind, address)
         return address
     }
 
@@ -134,8 +136,13 @@ final class BeaconSlots {
     /// Refuses a beacon with parameters of its own among those that take turns (from `first`
     /// on; nil: none do): a slot that beacons take turns on keeps one set of parameters.
     func checkTurns(from first: Int?) throws(HostError) {
-        guard let first, let index = parameters.indices.first(where: { $0 >= first && parameters[$0] != .run }) else { return }
-        throw Self.turnsRefusal(index, parameters[index])
+        guard let first, let index = entries.indices.first(where: { $0 >= first && entries[$0].parameters != .run }) else { return }
+        throw Self.turnsRefusal(label(index), entries[index].parameters)
+    }
+
+    /// Beacon `index` for messages and steps, by its id: "beacon 3".
+    func label(_ index: Int) -> String {
+        entries.indices.contains(index) ? "beacon \(entries[index].id)" : "beacon at \(index)"
     }
 
     /// Whether beacon `index` has a slot of its own (does not take turns).
@@ -148,8 +155,8 @@ final class BeaconSlots {
         hasOwnSlot(index) || index == rotationIndex
     }
 
-    private static func turnsRefusal(_ index: Int, _ own: BeaconParameters) -> HostError {
-        .unsupported("beacon \(index + 1) has its own \(own.description), and the beacons would take turns on one set "
+    private static func turnsRefusal(_ label: String, _ own: BeaconParameters) -> HostError {
+        .unsupported("\(label) has its own \(own.description), and the beacons would take turns on one set "
                      + "(more beacons than the controller has sets, or legacy advertising), which keeps one set of "
                      + "parameters: give every beacon the run's --interval and --tx-power, or advertise fewer beacons")
     }
@@ -161,7 +168,7 @@ final class BeaconSlots {
 
     /// Whether beacon `index`'s slot is scannable advertising.
     func isScannable(_ index: Int) -> Bool {
-        comeAndGo ? beacons.indices.contains(index) && beacons[index].scanResponseData != nil : scannable
+        comeAndGo ? entries.indices.contains(index) && entries[index].beacon.scanResponseData != nil : scannable
     }
 
     /// Refuses a beacon with a scan response on advertising that is not scannable; where
@@ -169,7 +176,7 @@ final class BeaconSlots {
     /// slot's type is set with its parameters).
     private func checkScannable(_ beacon: Beacon, replacing index: Int? = nil) throws(HostError) {
         if comeAndGo {
-            guard let index, (beacon.scanResponseData == nil) != (beacons[index].scanResponseData == nil) else { return }
+            guard let index, (beacon.scanResponseData == nil) != (entries[index].beacon.scanResponseData == nil) else { return }
             throw .unsupported("a beacon gains or loses its scan response only when it is advertised again (stop, then "
                                + "advertise)")
         }
@@ -180,15 +187,14 @@ final class BeaconSlots {
 
     /// The books a failed change puts back.
     var liveState: LiveState {
-        LiveState(beacons: beacons, parameters: parameters, madeAddresses: madeAddresses, plan: plan, rotationIndex: rotationIndex)
+        LiveState(entries: entries, nextID: nextID, plan: plan, rotationIndex: rotationIndex)
     }
 
     /// Makes `state` the books again; a slot the failed change created stays ours, as a leftover.
     func revert(to state: LiveState) {
         leftovers.formUnion(Set(plan?.handles ?? []).subtracting(state.plan?.handles ?? []))
-        beacons = state.beacons
-        parameters = state.parameters
-        madeAddresses = state.madeAddresses
+        entries = state.entries
+        nextID = state.nextID
         plan = state.plan
         rotationIndex = state.rotationIndex
     }
@@ -200,13 +206,13 @@ final class BeaconSlots {
     ///   parameters of its own while beacons take turns.
     func update(_ index: Int, to beacon: Beacon, parameters own: BeaconParameters? = nil,
                 on backend: some SlotBackend) throws(HostError) {
-        guard let plan, beacons.indices.contains(index) else { throw .unsupported("no beacon \(index + 1)") }
+        guard let plan, entries.indices.contains(index) else { throw .unsupported("no beacon \(index + 1)") }
         let data = try beacon.pduData(extendedPDUs: extendedPDUs)
         try checkScannable(beacon, replacing: index)
-        let dataChanged = beacon != beacons[index]
-        beacons[index] = beacon
-        if let own, own != parameters[index] {
-            parameters[index] = own
+        let dataChanged = beacon != entries[index].beacon
+        entries[index].beacon = beacon
+        if let own, own != entries[index].parameters {
+            entries[index].parameters = own
             try checkTurns(from: plan.firstTurn)
             try backend.setParameters(onSlotOf: index, plan: plan)
             guard dataChanged else { return }
@@ -218,14 +224,14 @@ final class BeaconSlots {
     /// Puts another frame on beacon `index`'s slot for now, the beacon unchanged (what a
     /// restore puts back). Not for a beacon that takes turns (the slot is theirs).
     func show(_ index: Int, _ frame: Beacon, on backend: some SlotBackend) throws(HostError) {
-        guard let plan, hasOwnSlot(index), backend.canShowFrames, beacons.indices.contains(index) else { return }
+        guard let plan, hasOwnSlot(index), backend.canShowFrames, entries.indices.contains(index) else { return }
         try backend.setData(try frame.pduData(extendedPDUs: extendedPDUs), scanResponse: nil, onSlotOf: index, plan: plan)
     }
 
     /// With more beacons than slots, puts the next beacon in the turns on the shared slot.
     func rotate(on backend: some SlotBackend) throws(HostError) {
-        guard let plan, let first = plan.firstTurn, beacons.count > first else { return }
-        rotationIndex = first + (max(rotationIndex, first) - first + 1) % (beacons.count - first)
+        guard let plan, let first = plan.firstTurn, entries.count > first else { return }
+        rotationIndex = first + (max(rotationIndex, first) - first + 1) % (entries.count - first)
         try put(rotationIndex, on: backend, plan: plan)
     }
 
@@ -237,10 +243,9 @@ final class BeaconSlots {
         guard var plan else { throw .unsupported("not advertising") }
         _ = try beacon.pduData(extendedPDUs: extendedPDUs)
         try checkScannable(beacon)
-        beacons.append(beacon)
-        parameters.append(own)
-        madeAddresses.append(nil)
-        if !plan.rotating, let slot = try backend.addSlot(forBeacon: beacons.count - 1, plan: plan) {
+        entries.append(BeaconEntry(id: nextID, beacon: beacon, parameters: own))
+        nextID = nextID.next
+        if !plan.rotating, let slot = try backend.addSlot(forBeacon: entries.count - 1, plan: plan) {
             plan.handles.append(slot)
         } else {
             guard let shared = plan.handles.indices.last else { throw .unsupported("no advertising set is free") }
@@ -258,7 +263,7 @@ final class BeaconSlots {
             try checkTurns(from: plan.firstTurn)
         }
         self.plan = plan
-        return beacons.count - 1
+        return entries.count - 1
     }
 
     /// Takes beacon `index` off the air (its slot removed, or out of the turns); the last
@@ -266,30 +271,28 @@ final class BeaconSlots {
     /// Where beacons take turns, a slot that falls free goes to the first of them.
     func remove(_ index: Int, on backend: some SlotBackend) throws(HostError) {
         guard var plan else { throw .unsupported("not advertising") }
-        try BeaconRemoval.check(index, of: beacons.count, keepingOne: !comeAndGo)
-        let removed = (parameters: parameters[index], scannable: isScannable(index))
-        beacons.remove(at: index)
-        parameters.remove(at: index)
-        madeAddresses.remove(at: index)
+        try BeaconRemoval.check(index, of: entries.count, keepingOne: !comeAndGo)
+        let removed = (parameters: entries[index].parameters, scannable: isScannable(index))
+        entries.remove(at: index)
         if let first = plan.firstTurn, index < first {
             // Its slot falls free: the first beacon in the turns (now at first - 1) moves onto it;
             // where it was on the air, the shared slot goes on with the next.
             plan.handles.insert(plan.handles.remove(at: index), at: first - 1)
             let movedWasOnAir = rotationIndex == first
             rotationIndex = max(first, rotationIndex - 1)
-            if beacons.count <= plan.handles.count { plan.rotating = false }
+            if entries.count <= plan.handles.count { plan.rotating = false }
             self.plan = plan
             // The slot has the removed beacon's parameters and type: the moved one's where they differ.
-            if removed.parameters != parameters[first - 1] || removed.scannable != isScannable(first - 1) {
+            if removed.parameters != entries[first - 1].parameters || removed.scannable != isScannable(first - 1) {
                 try backend.setParameters(onSlotOf: first - 1, plan: plan)
             }
             try put(first - 1, on: backend, plan: plan)
             if movedWasOnAir { try put(rotationIndex, on: backend, plan: plan) }
         } else if let first = plan.firstTurn {
             let (turn, wasOnAir) = BeaconRemoval.turn(afterRemoving: index - first, turn: rotationIndex - first,
-                                                      remaining: beacons.count - first)
+                                                      remaining: entries.count - first)
             rotationIndex = first + turn
-            if beacons.count <= plan.handles.count { plan.rotating = false }
+            if entries.count <= plan.handles.count { plan.rotating = false }
             self.plan = plan
             // (With one beacon left in them, the turns end: it was on the air, or is put on now.)
             if wasOnAir { try put(rotationIndex, on: backend, plan: plan) }
@@ -302,7 +305,47 @@ final class BeaconSlots {
 
     /// Puts beacon `index`'s data (and scan response) on the slot that carries it.
     private func put(_ index: Int, on backend: some SlotBackend, plan: AdvertisingPlan) throws(HostError) {
-        let beacon = beacons[index]
+        let beacon = entries[index].beacon
         try backend.setData(beacon.advertisingData.bytes, scanResponse: scanResponse(of: beacon), onSlotOf: index, plan: plan)
+    }
+}
+
+/// A beacon's id: given once, in the order the beacons were given (the first 1), each added
+/// one the next number, never reused while the run lasts. The library, the control socket,
+/// scenarios and the output all name a beacon by it.
+public struct BeaconID: Hashable, Comparable, Sendable, CustomStringConvertible, ExpressibleByIntegerLiteral {
+    public let rawValue: Int
+
+    public init(_ rawValue: Int) {
+        self.rawValue = rawValue
+    }
+
+    public init(integerLiteral value: Int) {
+        self.rawValue = value
+    }
+
+    /// The id after this one.
+    public var next: BeaconID { BeaconID(rawValue + 1) }
+
+    public var description: String { "\(rawValue)" }
+
+    public static func < (lhs: BeaconID, rhs: BeaconID) -> Bool { lhs.rawValue < rhs.rawValue }
+}
+
+/// One beacon on the air (or waiting for its turn), as the core keeps it: its id, its content,
+/// its own parameters, and the address made up for it.
+struct BeaconEntry {
+    let id: BeaconID
+    var beacon: Beacon
+    /// Its own parameters (interval, TX power, address; `.run`: the run's).
+    var parameters: BeaconParameters
+    /// An address made up for it (`static`, `non-resolvable`): kept through restores and
+    /// changes until its kind changes or it is renewed.
+    var madeAddress: (kind: AdvertisingOptions.Address, address: BluetoothAddress)?
+
+    init(id: BeaconID, beacon: Beacon, parameters: BeaconParameters) {
+        self.id = id
+        self.beacon = beacon
+        self.parameters = parameters
     }
 }

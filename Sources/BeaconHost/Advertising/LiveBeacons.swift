@@ -4,9 +4,8 @@ import AdvertisementCodec
 
 /// An advertiser's own books about its beacons: what a failed change puts back.
 struct LiveState {
-    var beacons: [Beacon]
-    var parameters: [BeaconParameters]
-    var madeAddresses: [BeaconSlots.MadeAddress?]
+    var entries: [BeaconEntry]
+    var nextID: BeaconID
     var plan: AdvertisingPlan?
     var rotationIndex: Int
 }
@@ -53,6 +52,7 @@ public final class LiveBeacons: LiveAdvertising {
 
     public var beacons: [Beacon] { advertiser.beacons }
     public var parameters: [BeaconParameters] { advertiser.parameters }
+    public var ids: [BeaconID] { advertiser.ids }
     public var ownAddresses: [BluetoothAddress?] { advertiser.ownAddresses }
 
     public func update(_ index: Int, to beacon: Beacon) throws(HostError) {

@@ -27,6 +27,8 @@ package final class ManagedAdvertiser {
     }
     /// The beacons advertised now (changed by `add`, `update`, `remove`).
     public var beacons: [Beacon] { slots.beacons }
+    /// Each beacon's id, in order.
+    public var ids: [BeaconID] { slots.ids }
     /// Called with the instances whenever `add` or `remove` changes them (to record them):
     /// the beacons' and the leftovers.
     public var instancesChanged: (([UInt8]) -> Void)?
@@ -208,7 +210,7 @@ package final class ManagedAdvertiser {
         do {
             try client.putInstance(instance, data: beacons[beacon].advertisingData.bytes,
                                    scanResponse: slots.scanResponse(of: beacons[beacon]) ?? [], extendedPDU: slots.extendedPDUs,
-                                   label: "beacon \(beacon + 1)",
+                                   label: slots.label(beacon),
                                    options: options.applying(slots.parameters[beacon]), separately: setsInterval,
                                    duration: instanceDuration, log: log)
         } catch {
@@ -241,17 +243,17 @@ package final class ManagedAdvertiser {
     private func checkOwn(ofBeacon index: Int) throws(HostError) {
         let own = slots.parameters[index]
         if own.address != nil {
-            throw .unsupported("beacon \(index + 1)'s own address: through the management API the kernel picks the address "
+            throw .unsupported("\(slots.label(index))'s own address: through the management API the kernel picks the address "
                                + "beacons go out from (a new non-resolvable random one for each instance): use --access raw")
         }
         guard own != .run, let features else { return }
         if !features.acceptsIntervals || features.legacyAdvertisingOnly || slots.isScannable(index) {
-            throw .unsupported("beacon \(index + 1)'s own \(own.description): the kernel advertises "
+            throw .unsupported("\(slots.label(index))'s own \(own.description): the kernel advertises "
                                + (slots.isScannable(index) ? "scannable instances" : "every instance on \(client.adapter)")
                                + " at its own interval through the management API; use --access raw")
         }
         if own.txPower != nil && !features.supportedFlags.contains(.canSetTxPower) {
-            throw .unsupported("beacon \(index + 1)'s TX power: the kernel cannot set the TX power of \(client.adapter)'s "
+            throw .unsupported("\(slots.label(index))'s TX power: the kernel cannot set the TX power of \(client.adapter)'s "
                                + "advertising; use --access raw")
         }
     }
@@ -263,7 +265,7 @@ package final class ManagedAdvertiser {
         let instance = plan.handle(ofBeacon: index)
         // Off the air: the restore adds it with them.
         guard !holding else { return }
-        step("instance \(instance): new parameters for beacon \(index + 1)")
+        step("instance \(instance): new parameters for \(slots.label(index))")
         try add(instance: instance, beacon: index)
     }
 
@@ -420,7 +422,7 @@ package final class ManagedAdvertiser {
             throw .unsupported("instance \(instance) is not ours now (removed, or taken over): the beacon goes back at the restore")
         }
         try client.putInstance(instance, data: data, scanResponse: scanResponse ?? [], extendedPDU: slots.extendedPDUs,
-                               label: "beacon \(index + 1)",
+                               label: "\(slots.label(index))",
                                options: options, separately: setsInterval, parameters: false, log: log)
     }
 

@@ -94,24 +94,24 @@ package final class SupervisedSets: BeaconSets {
         return events
     }
 
-    public func add(_ beacon: Beacon, parameters: BeaconParameters) throws(HostError) -> UInt8 {
+    public func add(_ beacon: Beacon, parameters: BeaconParameters) throws(HostError) -> BeaconID {
         try change { () throws(HostError) in try advertiser.add(beacon, parameters: parameters) }
     }
 
-    public func update(_ handle: UInt8, to beacon: Beacon) throws(HostError) {
-        try change { () throws(HostError) in try advertiser.update(handle, to: beacon) }
+    public func update(_ id: BeaconID, to beacon: Beacon) throws(HostError) {
+        try change { () throws(HostError) in try advertiser.update(id, to: beacon) }
     }
 
-    public func setParameters(_ handle: UInt8, to parameters: BeaconParameters) throws(HostError) {
-        try change { () throws(HostError) in try advertiser.setParameters(handle, to: parameters) }
+    public func setParameters(_ id: BeaconID, to parameters: BeaconParameters) throws(HostError) {
+        try change { () throws(HostError) in try advertiser.setParameters(id, to: parameters) }
     }
 
-    public func renewAddress(_ handle: UInt8) throws(HostError) -> BluetoothAddress {
-        try change { () throws(HostError) in try advertiser.renewAddress(handle) }
+    public func renewAddress(_ id: BeaconID) throws(HostError) -> BluetoothAddress {
+        try change { () throws(HostError) in try advertiser.renewAddress(id) }
     }
 
-    public func remove(_ handle: UInt8) throws(HostError) {
-        try change { () throws(HostError) in try advertiser.remove(handle) }
+    public func remove(_ id: BeaconID) throws(HostError) {
+        try change { () throws(HostError) in try advertiser.remove(id) }
     }
 
     public func removeAll() throws(HostError) {
@@ -129,7 +129,7 @@ package final class SupervisedSets: BeaconSets {
 
     public var hasFreeSet: Bool { advertiser.hasFreeSet }
 
-    public var takingTurns: [UInt8] { advertiser.takingTurns }
+    public var takingTurns: [BeaconID] { advertiser.takingTurns }
 
     /// Closes what the session watches besides the link (the kernel's reset and takeover watchers).
     public func close() {
