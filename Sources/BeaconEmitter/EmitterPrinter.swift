@@ -44,6 +44,8 @@ final class EmitterPrinter {
         var object = JSONObject()
         if let units = own.intervalUnits { object.add("intervalUnits", units) }
         if let txPower = own.txPower { object.add("txPower", Int(txPower)) }
+        if let phy = own.phy { object.add("phy", phy.rawValue) }
+        if let connectable = own.connectable { object.add("connectable", connectable) }
         return line.dropLast() + "," + object.line.dropFirst()
     }
 

@@ -66,10 +66,11 @@ public struct BeaconDescription: Sendable, Equatable {
 
     /// The keys of a beacon's own advertising parameters (`interval` ms, `tx-power` dBm,
     /// `address` static, non-resolvable or AA:BB:CC:DD:EE:FF, a random address of its set's
-    /// own; `rotate-address` seconds, a new made-up address every period): a
-    /// scenario's and `advertise`'s beacons take them (each beacon on a set or instance of its
-    /// own); they are not the beacon's data, so `init(pairs:)` refuses them.
-    public static let parameterKeys: Set<String> = ["interval", "txpower", "address", "rotateaddress"]
+    /// own; `rotate-address` seconds, a new made-up address every period; `phy` 1m or coded;
+    /// `connectable` true or false): a scenario's and `advertise`'s beacons take them (each
+    /// beacon on a set or instance of its own); they are not the beacon's data, so
+    /// `init(pairs:)` refuses them.
+    public static let parameterKeys: Set<String> = ["interval", "txpower", "address", "rotateaddress", "phy", "connectable"]
 
     /// `fields` apart: the beacon's data fields (for `beacon(fromFields:)`) and its own parameters.
     /// - Throws: `Invalid` for an interval or TX power out of range, or not a number.
@@ -107,6 +108,17 @@ public struct BeaconDescription: Sendable, Equatable {
                     throw Invalid("\(key) must be from 0.1 to 86400 (seconds), got '\(value)'")
                 }
                 parameters.addressRotation = seconds
+            case "phy":
+                guard let phy = AdvertisingOptions.PHY(rawValue: value.lowercased()) else {
+                    throw Invalid("\(key) must be 1m or coded, got '\(value)'")
+                }
+                parameters.phy = phy
+            case "connectable":
+                switch value.lowercased() {
+                case "true", "yes", "1": parameters.connectable = true
+                case "false", "no", "0": parameters.connectable = false
+                default: throw Invalid("\(key) must be true or false, got '\(value)'")
+                }
             default:
                 rest[key] = value
             }
@@ -168,7 +180,7 @@ public struct BeaconDescription: Sendable, Equatable {
         for (key, value) in pairs {
             guard let option = Self.keysByPlainName[Self.plain(key)] else {
                 if Self.parameterKeys.contains(Self.plain(key)) {
-                    throw Invalid("\(key) is one of a beacon's own parameters (interval, txPower, address, rotateAddress), "
+                    throw Invalid("\(key) is one of a beacon's own parameters (interval, txPower, address, rotateAddress, phy, connectable), "
                                   + "not part of its data")
                 }
                 throw Invalid("unknown key '\(key)': a beacon takes \(Self.keys.joined(separator: ", "))")

@@ -144,14 +144,11 @@ public final class ControlHandler {
             let current = fieldsOf(session.beacons[index])
             // The parameters as a whole: the ones it had, with those the update gives.
             let (changedData, given) = try ownParameters(in: changes)
-            var parameters = session.parameters[index]
-            if let units = given.intervalUnits { parameters.intervalUnits = units }
-            if let txPower = given.txPower { parameters.txPower = txPower }
+            let had = session.parameters[index]
+            var parameters = had.merging(given)
+            // A rotation given alone implies a made-up address; one the beacon has stays then.
             let namesAddress = changes.keys.contains { BeaconDescription.plain($0) == "address" }
-            if let address = given.address, namesAddress || !(parameters.address?.isMadeUp ?? false) {
-                parameters.address = address
-            }
-            if let rotation = given.addressRotation { parameters.addressRotation = rotation }
+            if !namesAddress, had.address?.isMadeUp ?? false { parameters.address = had.address }
             if parameters.addressRotation != nil && !(parameters.address?.isMadeUp ?? false) {
                 throw Refusal(message: "update: rotateAddress makes a new address every period: it goes with address static "
                               + "or non-resolvable, not \(parameters.address?.text ?? "none")")
@@ -224,7 +221,8 @@ public final class ControlHandler {
                 }
                 fields[key] = text
             case .integer, .number: fields[key] = value.text
-            default: throw Refusal(message: "\(what): \"\(key)\" must be a string or a number")
+            case let .bool(flag): fields[key] = flag ? "true" : "false"
+            default: throw Refusal(message: "\(what): \"\(key)\" must be a string, a number or true/false")
             }
         }
         return fields
@@ -250,6 +248,8 @@ public final class ControlHandler {
         if let txPower = own.txPower { object["txPower"] = .integer(Int(txPower)) }
         if let address = own.address { object["address"] = .string(address.text) }
         if let rotation = own.addressRotation { object["rotateAddress"] = .number(rotation) }
+        if let phy = own.phy { object["phy"] = .string(phy.rawValue) }
+        if let connectable = own.connectable { object["connectable"] = .bool(connectable) }
         object["data"] = .string(HexText.format(beacon.advertisingData.bytes))
         return .object(object)
     }

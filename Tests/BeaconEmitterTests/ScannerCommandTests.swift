@@ -223,6 +223,29 @@ extension Rig {
         #expect(scan.status == 64 && scan.stderr.contains("--phy coded scans with the extended commands"), "\(scan.stderr)")
     }
 
+    /// A rig's mix (`--beacon ...,phy=coded` beside a legacy beacon): the legacy beacon is
+    /// heard on LE 1M by any scan, the long-range one on the Coded PHY by a scan of it only.
+    @Test func aLegacyBeaconAndALongRangeOneAdvertiseSideBySide() throws {
+        let uuid = "39ED98FF-2900-441A-802F-9C398FC199D2"
+        let legacy = "0201061AFF4C00021539ED98FF2900441A802F9C398FC199D200650001C5"
+        let longRange = "0201061AFF4C00021539ED98FF2900441A802F9C398FC199D200650002C5"
+        for (scanPHY, hearsLongRange) in [(["--phy", "coded"], true), (["--extended"], false)] {
+            let scan = try BackgroundProcess.beaconEmit(["scan", "-i", device, "--json", "--duration", "2.5"] + scanPHY)
+            Thread.sleep(forTimeInterval: 0.4)
+            let emitter = try BackgroundProcess.beaconEmit(["-i", device, "--duration", "1.5",
+                                                            "--beacon", "uuid=\(uuid),major=101,minor=1",
+                                                            "--beacon", "uuid=\(uuid),major=101,minor=2,phy=coded"])
+            #expect(emitter.wait() == 0, "\(emitter.stderr)")
+            #expect(scan.wait() == 0, "\(scan.stderr)")
+            let lines = scan.stdout.split(separator: "\n")
+            let heardLegacy = lines.first { $0.contains(#""data":"\#(legacy)""#) }
+            #expect(heardLegacy != nil, "\(scanPHY): \(scan.stdout)")
+            let heardLongRange = lines.first { $0.contains(#""data":"\#(longRange)""#) }
+            #expect((heardLongRange != nil) == hearsLongRange, "\(scanPHY): \(scan.stdout)")
+            if let heardLongRange { #expect(heardLongRange.contains(#""primaryPHY":"coded","secondaryPHY":"coded""#)) }
+        }
+    }
+
     /// Found by its identifiers (the default), and byte for byte with --exact.
     @Test func verifySucceedsWithLatency() throws {
         let result = try runBeaconEmit(["verify", "--device", device, "--scanner", device] + referenceArguments)

@@ -90,13 +90,18 @@ import Testing
                 == BeaconParameters(address: .generatedNonResolvable, addressRotation: 15))
         #expect(try BeaconDescription.parameters(in: ["rotate-address": "60", "address": "static"]).parameters
                 == BeaconParameters(address: .generatedStaticRandom, addressRotation: 60))
+        #expect(try BeaconDescription.parameters(in: ["phy": "Coded", "connectable": "true"]).parameters
+                == BeaconParameters(phy: .coded, connectable: true))
+        #expect(try BeaconDescription.parameters(in: ["PHY": "1m", "connectable": "false"]).parameters
+                == BeaconParameters(phy: .le1M, connectable: false))
         for bad in [["interval": "19"], ["interval": "fast"], ["txPower": "21"], ["txPower": "-3.5"], ["address": "nope"],
-                    ["rotateAddress": "0"], ["rotateAddress": "10", "address": "C0:11:22:33:44:55"]] {
+                    ["rotateAddress": "0"], ["rotateAddress": "10", "address": "C0:11:22:33:44:55"], ["phy": "2m"],
+                    ["connectable": "maybe"]] {
             #expect(throws: BeaconDescription.Invalid.self, "\(bad)") { try BeaconDescription.parameters(in: bad) }
         }
         #expect {
             try BeaconDescription(specification: "uuid=39ED98FF-2900-441A-802F-9C398FC199D2,interval=200")
-        } throws: { "\($0)".contains("interval is one of a beacon's own parameters (interval, txPower, address, rotateAddress), not part of its data") }
+        } throws: { "\($0)".contains("interval is one of a beacon's own parameters (interval, txPower, address, rotateAddress, phy, connectable), not part of its data") }
         let described = try BeaconDescription.beaconAndParameters(
             specification: "uuid=39ED98FF-2900-441A-802F-9C398FC199D2,interval=200,major=1,tx-power=-8,minor=2")
         #expect(described.parameters == BeaconParameters(intervalUnits: 320, txPower: -8))
@@ -110,5 +115,8 @@ import Testing
         #expect(throws: BeaconDescription.Invalid.self) {
             try BeaconDescription.beaconAndParameters(specification: "uuid=39ED98FF-2900-441A-802F-9C398FC199D2,interval=5")
         }
+        #expect(try BeaconDescription.beaconAndParameters(
+            specification: "uuid=39ED98FF-2900-441A-802F-9C398FC199D2,major=1,minor=2,phy=coded,connectable=true").parameters
+            == BeaconParameters(phy: .coded, connectable: true))
     }
 }

@@ -158,11 +158,18 @@ final class FakeLive: LiveAdvertising {
         #expect(live.parameters[1] == BeaconParameters(address: .generatedStaticRandom, addressRotation: 30))
         let shown = try #require((try reply(handler, #"{"command":"list"}"#)["beacons"] as? [[String: Any]])?[1])
         #expect(shown["address"] as? String == "static" && shown["rotateAddress"] as? Double == 30, "\(shown)")
+        // Its PHY and connectability, kept with the rest; `list` shows them.
+        #expect(try reply(handler, #"{"command":"update","id":2,"fields":{"phy":"coded","connectable":true}}"#)["ok"] as? Bool == true)
+        #expect(live.parameters[1] == BeaconParameters(address: .generatedStaticRandom, addressRotation: 30, phy: .coded,
+                                                       connectable: true))
+        let coded = try #require((try reply(handler, #"{"command":"list"}"#)["beacons"] as? [[String: Any]])?[1])
+        #expect(coded["phy"] as? String == "coded" && coded["connectable"] as? Bool == true, "\(coded)")
         let changes = live.changes
         for refused in [#"{"command":"update","id":1,"fields":{"address":"nowhere"}}"#,
                         #"{"command":"update","id":2,"fields":{"address":"C0:11:22:33:44:55"}}"#,
                         #"{"command":"update","id":1,"fields":{"interval":5}}"#,
-                        #"{"command":"update","id":1,"fields":{"txPower":"4"}}"#] {
+                        #"{"command":"update","id":1,"fields":{"txPower":"4"}}"#,
+                        #"{"command":"update","id":1,"fields":{"phy":"2m"}}"#] {
             let answer = try reply(handler, refused)
             #expect(answer["ok"] as? Bool == false, "\(refused): \(answer)")
         }
@@ -194,7 +201,7 @@ final class FakeLive: LiveAdvertising {
         (#"{"command":"update","id":1}"#, "update's \"fields\" must be an object of fields"),
         (#"{"command":"update","id":1,"fields":{}}"#, "update changes no field"),
         (#"{"command":"update","id":1,"fields":{"minor":70000}}"#, "major and minor must be from 0 to 65535"),
-        (#"{"command":"update","id":1,"fields":{"minor":[1]}}"#, "update's \"fields\": \"minor\" must be a string or a number"),
+        (#"{"command":"update","id":1,"fields":{"minor":[1]}}"#, "update's \"fields\": \"minor\" must be a string, a number or true/false"),
         (#"{"command":"update","id":1,"fields":{"url":"https://x.org"}}"#,
          "update: \"url\" is not a field of beacon 1 (type ibeacon; its fields: major, minor, uuid): to change what it is"),
         (#"{"command":"add","beacon":{"uuid":"nope","major":1,"minor":1}}"#, "needs a uuid"),

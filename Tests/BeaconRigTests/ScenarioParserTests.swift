@@ -315,6 +315,14 @@ import Testing
         #expect(throws: ScenarioError.self) {
             try parser.beaconEntries("beacons:\n  - {uuid: \(lobbyUUID), major: 1, minor: 2, rotateAddress: 10, address: C0:11:22:33:44:55}\n")
         }
+        // A phone-visible legacy beacon beside a long-range connectable one.
+        let mixed = try parser.beaconEntries("""
+            beacons:
+              - {uuid: \(lobbyUUID), major: 1, minor: 2, phy: 1m}
+              - {uuid: \(lobbyUUID), major: 1, minor: 3, phy: coded, connectable: true}
+            """)
+        #expect(mixed.map(\.parameters) == [BeaconParameters(phy: .le1M), BeaconParameters(phy: .coded, connectable: true)])
+        #expect(throws: ScenarioError.self) { try parser.beaconEntries("beacons:\n  - {uuid: \(lobbyUUID), phy: 2m}\n") }
     }
 
     static let uuid = "uuid: 39ED98FF-2900-441A-802F-9C398FC199D2"

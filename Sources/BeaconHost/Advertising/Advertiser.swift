@@ -44,6 +44,10 @@ package final class Advertiser {
         set { slots.leftovers = newValue }
     }
 
+    /// Whether the controller has the LE Coded PHY (read at start): a beacon's own `phy` coded
+    /// is refused before anything is sent where it has not.
+    private var codedPHY = false
+
     /// The highest advertising set handle (Core Vol 4 Part E 7.8.53); on a kernel adapter the
     /// advertiser counts down from it, as the kernel counts its instances up from 0.
     public static let highestHandle: UInt8 = 0xEF
@@ -108,11 +112,15 @@ package final class Advertiser {
                                    + "LE features; drop --phy coded to advertise on LE 1M")
             }
         }
+        codedPHY = capabilities.supportsCodedPHY
         if !extended {
             try options.checkLegacyInterval()
             for index in slots.parameters.indices { try checkLegacy(ownOf: index) }
         }
-        for index in slots.parameters.indices { try checkAddress(ownOf: index) }
+        for index in slots.parameters.indices {
+            try checkAddress(ownOf: index)
+            try checkCoded(ownOf: index)
+        }
         if slots.extendedPDUs && !extended {
             throw .unsupported("data over 31 bytes goes in extended advertising PDUs, which "
                                + (options.mode == .legacy ? "--legacy turned off" : "this controller lacks"))
@@ -156,7 +164,7 @@ package final class Advertiser {
             try controller.sendDisable(LESetAdvertisingEnable(enable: false))
         }
         try sendLegacyParameters(plan)
-        try setLegacyData(data(0), scanResponse: slots.scanResponse(of: beacons[0]), label: 0)
+        try setLegacyData(data(0), scanResponse: slots.scanResponse(of: beacons[0], at: 0), label: 0)
         step("enable advertising (LE Set Advertising Enable 0x01)")
         try controller.send(LESetAdvertisingEnable(enable: true))
     }
@@ -170,11 +178,12 @@ package final class Advertiser {
             step("set random address \(address)")
             try controller.send(LESetRandomAddress(address: address), context: "address \(address)")
         }
-        let interval = slots.parameters.first?.intervalUnits ?? options.intervalUnits
+        let applied = options.applying(slots.parameters.first ?? .run)
+        let interval = applied.intervalUnits
         let description = AdvertisingOptions.intervalDescription(units: interval)
         let parameters = LESetAdvertisingParameters(
             intervalMin: UInt16(interval), intervalMax: UInt16(interval),
-            advertisingType: options.connectable ? .connectableUndirected
+            advertisingType: applied.connectable ? .connectableUndirected
                 : slots.isScannable(0) ? .scannableUndirected : .nonConnectableUndirected,
             ownAddressType: address != nil ? .randomDevice : .publicDevice)
         step("set parameters: \(parameters.advertisingType), interval \(description), channels 37 38 39")
@@ -184,15 +193,27 @@ package final class Advertiser {
     /// Refuses beacon `index`'s own address where it cannot be: a non-resolvable one on
     /// connectable advertising (a peer needs an address it can connect to again).
     private func checkAddress(ownOf index: Int) throws(HostError) {
-        guard options.connectable, slots.parameters[index].address == .generatedNonResolvable else { return }
+        let own = slots.parameters[index]
+        guard options.applying(own).connectable, own.address == .generatedNonResolvable else { return }
         throw .unsupported("\(slots.label(index)): a non-resolvable address is for non-connectable advertising: drop "
                            + "--connectable, or give it address=static")
     }
 
+    /// Refuses beacon `index`'s own Coded PHY where the controller lacks it.
+    private func checkCoded(ownOf index: Int) throws(HostError) {
+        guard slots.parameters[index].phy == .coded, !codedPHY else { return }
+        throw .unsupported("\(slots.label(index))'s phy coded: this controller does not have the LE Coded PHY (long range) "
+                           + "among its LE features")
+    }
+
     /// Refuses beacon `index`'s own parameters that legacy advertising cannot take: a TX
-    /// power, an interval over 10.24 s.
+    /// power, an interval over 10.24 s, the Coded PHY.
     private func checkLegacy(ownOf index: Int) throws(HostError) {
         let own = slots.parameters[index]
+        if own.phy == .coded {
+            throw .unsupported("\(slots.label(index))'s phy coded sends extended advertising, which "
+                               + (options.mode == .legacy ? "--legacy turned off" : "this controller lacks"))
+        }
         if own.txPower != nil {
             throw .unsupported("\(slots.label(index))'s TX power needs extended advertising, which "
                                + (options.mode == .legacy ? "--legacy turned off" : "this controller lacks"))
@@ -224,7 +245,8 @@ package final class Advertiser {
         for (position, handle) in plan.handles.enumerated() {
             try sendExtendedParameters(handle: handle, beacon: beaconOffset + position, plan: plan)
             try setExtendedData(handle: handle, data(beaconOffset + position),
-                                scanResponse: slots.scanResponse(of: beacons[beaconOffset + position]), label: beaconOffset + position)
+                                scanResponse: slots.scanResponse(of: beacons[beaconOffset + position], at: beaconOffset + position),
+                                label: beaconOffset + position)
         }
         step("enable set(s) \(plan.handles.map(String.init).joined(separator: ", "))")
         try controller.send(LESetExtendedAdvertisingEnable(enable: true, sets: plan.handles.map { .init(handle: $0) }))
@@ -233,25 +255,26 @@ package final class Advertiser {
     /// Set `handle`'s parameters for beacon `index` (its own interval, TX power and address,
     /// else the run's), then the set's random address where it has one.
     private func sendExtendedParameters(handle: UInt8, beacon index: Int, plan: AdvertisingPlan) throws(HostError) {
-        let own = slots.parameters[index]
+        let applied = options.applying(slots.parameters[index])
         let address = slots.address(ofBeacon: index, runs: plan.address)
-        let interval = own.intervalUnits ?? options.intervalUnits
-        let txPower = own.txPower ?? options.txPower
+        let interval = applied.intervalUnits
+        let txPower = applied.txPower
+        let extendedPDUs = slots.usesExtendedPDUs(index)
         let parameters = LESetExtendedAdvertisingParameters(
-            handle: handle, eventProperties: slots.extendedPDUs ? (options.connectable ? [.connectable] : [])
-                : options.connectable ? .legacyConnectable
+            handle: handle, eventProperties: extendedPDUs ? (applied.connectable ? [.connectable] : [])
+                : applied.connectable ? .legacyConnectable
                 : slots.isScannable(index) ? [.legacyPDU, .scannable] : .legacyNonConnectable,
             primaryIntervalMin: interval, primaryIntervalMax: interval,
             ownAddressType: address != nil ? .randomDevice : .publicDevice,
             txPower: txPower ?? LESetExtendedAdvertisingParameters.noTxPowerPreference,
-            primaryPHY: options.phy.hciValue, secondaryPHY: options.phy.hciValue,
+            primaryPHY: applied.phy.hciValue, secondaryPHY: applied.phy.hciValue,
             sid: Self.sid(ofSet: handle, sharedWithKernel: sharedWithKernel))
         let properties = "0x" + HexText.format([UInt8(parameters.eventProperties.rawValue >> 8),
                                                 UInt8(parameters.eventProperties.rawValue & 0xFF)])
         let sent = "interval \(AdvertisingOptions.intervalDescription(units: interval))"
             + (txPower.map { ", TX power \($0) dBm" } ?? "")
-        step("set \(handle): parameters: properties \(properties) (\(slots.extendedPDUs ? "extended" : "legacy") PDU), "
-             + sent + (options.phy == .coded ? ", LE Coded PHY" : ""))
+        step("set \(handle): parameters: properties \(properties) (\(extendedPDUs ? "extended" : "legacy") PDU), "
+             + sent + (applied.phy == .coded ? ", LE Coded PHY" : ""))
         let selected = try controller.send(parameters, context: sent)
         if txPower != nil { step("set \(handle): controller chose TX power \(selected.selectedTxPower) dBm") }
         if let address {
@@ -304,6 +327,7 @@ package final class Advertiser {
     /// and address kept. Refused parameters leave it enabled with the ones it had.
     func setParameters(onSlotOf index: Int, plan: AdvertisingPlan) throws(HostError) {
         try checkAddress(ownOf: index)
+        try checkCoded(ownOf: index)
         if plan.mode == .legacy { try checkLegacy(ownOf: index) }
         guard !holding else { return }
         if plan.mode == .legacy {
@@ -421,6 +445,7 @@ package final class Advertiser {
     /// or legacy advertising's one taken, where it joins the turns on the last).
     func addSlot(forBeacon index: Int, plan: AdvertisingPlan) throws(HostError) -> UInt8? {
         try checkAddress(ownOf: index)
+        try checkCoded(ownOf: index)
         guard plan.mode == .extended else {
             // Legacy advertising's one "set": the beacon's own while no other has it.
             guard plan.handles.isEmpty else { return nil }

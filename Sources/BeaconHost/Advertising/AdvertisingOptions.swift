@@ -150,6 +150,8 @@ public struct AdvertisingOptions: Sendable {
         var options = self
         options.intervalUnits = own.intervalUnits ?? intervalUnits
         options.txPower = own.txPower ?? txPower
+        options.phy = own.phy ?? phy
+        options.connectable = own.connectable ?? connectable
         return options
     }
 
@@ -161,8 +163,9 @@ public struct AdvertisingOptions: Sendable {
     }
 }
 
-/// One beacon's own advertising parameters (a scenario's `interval`, `txPower`, `address` and
-/// `rotateAddress` keys), where they differ from the run's; nil fields are the run's.
+/// One beacon's own advertising parameters (a scenario's `interval`, `txPower`, `address`,
+/// `rotateAddress`, `phy` and `connectable` keys), where they differ from the run's; nil fields
+/// are the run's.
 public struct BeaconParameters: Sendable, Hashable {
     /// Advertising interval, in 0.625 ms units.
     public var intervalUnits: UInt32?
@@ -174,13 +177,29 @@ public struct BeaconParameters: Sendable, Hashable {
     public var address: AdvertisingOptions.Address?
     /// Seconds between new made-up addresses (`rotateAddress`); nil: the address stays.
     public var addressRotation: Double?
+    /// The PHY its set advertises on: `.coded` sends its set's PDUs extended on the LE Coded
+    /// PHY (long range, heard only by scanners of the Coded PHY), the run's other beacons
+    /// staying on what they are.
+    public var phy: AdvertisingOptions.PHY?
+    /// Whether its set is connectable.
+    public var connectable: Bool?
 
     public init(intervalUnits: UInt32? = nil, txPower: Int8? = nil, address: AdvertisingOptions.Address? = nil,
-                addressRotation: Double? = nil) {
+                addressRotation: Double? = nil, phy: AdvertisingOptions.PHY? = nil, connectable: Bool? = nil) {
         self.intervalUnits = intervalUnits
         self.txPower = txPower
         self.address = address
         self.addressRotation = addressRotation
+        self.phy = phy
+        self.connectable = connectable
+    }
+
+    /// These parameters with those `given` sets (its nil fields keep these ones'): what a
+    /// change of some of a beacon's parameters makes of them.
+    public func merging(_ given: BeaconParameters) -> BeaconParameters {
+        BeaconParameters(intervalUnits: given.intervalUnits ?? intervalUnits, txPower: given.txPower ?? txPower,
+                         address: given.address ?? address, addressRotation: given.addressRotation ?? addressRotation,
+                         phy: given.phy ?? phy, connectable: given.connectable ?? connectable)
     }
 
     /// The run's parameters.
@@ -190,7 +209,8 @@ public struct BeaconParameters: Sendable, Hashable {
     public var description: String {
         [intervalUnits.map { "interval \(AdvertisingOptions.intervalDescription(units: $0))" },
          txPower.map { "TX power \($0) dBm" }, address.map { "address \($0.text)" },
-         addressRotation.map { "a new address every \($0) s" }].compactMap { $0 }.joined(separator: ", ")
+         addressRotation.map { "a new address every \($0) s" }, phy.map { $0 == .coded ? "LE Coded PHY" : "LE 1M PHY" },
+         connectable.map { $0 ? "connectable" : "non-connectable" }].compactMap { $0 }.joined(separator: ", ")
     }
 }
 

@@ -65,8 +65,15 @@ final class BeaconSlots {
     /// its beacon is. Otherwise (`advertise`) the last beacon stays: stopping is how advertising stops.
     let comeAndGo: Bool
 
-    /// Whether the advertising goes in extended PDUs (a beacon's data is longer than 31 bytes).
+    /// Whether the advertising goes in extended PDUs (a beacon's data is longer than 31 bytes,
+    /// or the run's PHY is Coded); a beacon on the Coded PHY of its own goes in them too
+    /// (`usesExtendedPDUs`).
     let extendedPDUs: Bool
+
+    /// Whether beacon `index`'s slot sends extended PDUs: the run's do, or its own PHY is Coded.
+    func usesExtendedPDUs(_ index: Int) -> Bool {
+        extendedPDUs || (entries.indices.contains(index) && entries[index].parameters.phy == .coded)
+    }
 
     /// - Parameters:
     ///   - parameters: each beacon's own (none given: the run's for every beacon).
@@ -88,7 +95,18 @@ final class BeaconSlots {
             throw .unsupported("a scan response goes with legacy PDUs, and this data needs extended ones (over 31 bytes): "
                                + "advertise them apart")
         }
-        for entry in entries { _ = try entry.beacon.pduData(label: "beacon \(entry.id)", extendedPDUs: extendedPDUs) }
+        for (index, entry) in entries.enumerated() {
+            try checkScanResponse(entry.beacon, parameters: entry.parameters)
+            _ = try entry.beacon.pduData(label: "beacon \(entry.id)", extendedPDUs: usesExtendedPDUs(index))
+        }
+    }
+
+    /// Refuses a scan response on a beacon whose own PHY is Coded (its extended PDUs are not
+    /// scannable with data).
+    private func checkScanResponse(_ beacon: Beacon, parameters own: BeaconParameters) throws(HostError) {
+        guard own.phy == .coded, beacon.scanResponseData != nil else { return }
+        throw .unsupported("a beacon on the LE Coded PHY goes in extended PDUs, which carry no scan response here: "
+                           + "advertise its scan response on another beacon")
     }
 
     /// The random address beacon `index`'s set advertises from where the beacon has one of its
@@ -161,14 +179,17 @@ final class BeaconSlots {
                      + "parameters: give every beacon the run's --interval and --tx-power, or advertise fewer beacons")
     }
 
-    /// The scan response that goes with `beacon`'s data: nil where the advertising is not scannable.
-    func scanResponse(of beacon: Beacon) -> [UInt8]? {
-        comeAndGo ? beacon.scanResponseData?.bytes : scannable ? beacon.scanResponseData?.bytes ?? [] : nil
+    /// The scan response that goes with `beacon`'s data on beacon `index`'s slot: nil where the
+    /// advertising is not scannable, or the slot sends extended PDUs of the beacon's own PHY.
+    func scanResponse(of beacon: Beacon, at index: Int) -> [UInt8]? {
+        guard !usesExtendedPDUs(index) || extendedPDUs else { return nil }
+        return comeAndGo ? beacon.scanResponseData?.bytes : scannable ? beacon.scanResponseData?.bytes ?? [] : nil
     }
 
     /// Whether beacon `index`'s slot is scannable advertising.
     func isScannable(_ index: Int) -> Bool {
-        comeAndGo ? entries.indices.contains(index) && entries[index].beacon.scanResponseData != nil : scannable
+        guard !usesExtendedPDUs(index) || extendedPDUs else { return false }
+        return comeAndGo ? entries.indices.contains(index) && entries[index].beacon.scanResponseData != nil : scannable
     }
 
     /// Refuses a beacon with a scan response on advertising that is not scannable; where
@@ -207,7 +228,8 @@ final class BeaconSlots {
     func update(_ index: Int, to beacon: Beacon, parameters own: BeaconParameters? = nil,
                 on backend: some SlotBackend) throws(HostError) {
         guard let plan, entries.indices.contains(index) else { throw .unsupported("no beacon \(index + 1)") }
-        let data = try beacon.pduData(extendedPDUs: extendedPDUs)
+        let data = try beacon.pduData(extendedPDUs: extendedPDUs || (own ?? entries[index].parameters).phy == .coded)
+        try checkScanResponse(beacon, parameters: own ?? entries[index].parameters)
         try checkScannable(beacon, replacing: index)
         let dataChanged = beacon != entries[index].beacon
         entries[index].beacon = beacon
@@ -218,14 +240,14 @@ final class BeaconSlots {
             guard dataChanged else { return }
         }
         guard isOnAir(index) else { return }
-        try backend.setData(data, scanResponse: scanResponse(of: beacon), onSlotOf: index, plan: plan)
+        try backend.setData(data, scanResponse: scanResponse(of: beacon, at: index), onSlotOf: index, plan: plan)
     }
 
     /// Puts another frame on beacon `index`'s slot for now, the beacon unchanged (what a
     /// restore puts back). Not for a beacon that takes turns (the slot is theirs).
     func show(_ index: Int, _ frame: Beacon, on backend: some SlotBackend) throws(HostError) {
         guard let plan, hasOwnSlot(index), backend.canShowFrames, entries.indices.contains(index) else { return }
-        try backend.setData(try frame.pduData(extendedPDUs: extendedPDUs), scanResponse: nil, onSlotOf: index, plan: plan)
+        try backend.setData(try frame.pduData(extendedPDUs: usesExtendedPDUs(index)), scanResponse: nil, onSlotOf: index, plan: plan)
     }
 
     /// With more beacons than slots, puts the next beacon in the turns on the shared slot.
@@ -241,7 +263,8 @@ final class BeaconSlots {
     /// - Returns: the beacon's index.
     func add(_ beacon: Beacon, parameters own: BeaconParameters = .run, on backend: some SlotBackend) throws(HostError) -> Int {
         guard var plan else { throw .unsupported("not advertising") }
-        _ = try beacon.pduData(extendedPDUs: extendedPDUs)
+        _ = try beacon.pduData(extendedPDUs: extendedPDUs || own.phy == .coded)
+        try checkScanResponse(beacon, parameters: own)
         try checkScannable(beacon)
         entries.append(BeaconEntry(id: nextID, beacon: beacon, parameters: own))
         nextID = nextID.next
@@ -306,7 +329,7 @@ final class BeaconSlots {
     /// Puts beacon `index`'s data (and scan response) on the slot that carries it.
     private func put(_ index: Int, on backend: some SlotBackend, plan: AdvertisingPlan) throws(HostError) {
         let beacon = entries[index].beacon
-        try backend.setData(beacon.advertisingData.bytes, scanResponse: scanResponse(of: beacon), onSlotOf: index, plan: plan)
+        try backend.setData(beacon.advertisingData.bytes, scanResponse: scanResponse(of: beacon, at: index), onSlotOf: index, plan: plan)
     }
 }
 

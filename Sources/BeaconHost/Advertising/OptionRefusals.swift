@@ -16,10 +16,14 @@ extension AdvertisingOptions {
                                          + "one needs an address a peer can connect to again (static)")
         }
         for (index, own) in beaconParameters.enumerated() {
-            if connectable && own.address == .generatedNonResolvable {
+            if own.connectable ?? connectable, own.address == .generatedNonResolvable {
                 throw AdvertisingOptionError("beacon \(index + 1): a non-resolvable address is for non-connectable "
                                              + (own.addressRotation != nil ? "advertising (rotate-address makes new ones)"
-                                                : "advertising") + ": drop --connectable, or give it address=static")
+                                                : "advertising") + ": drop --connectable (or connectable=true), or give it "
+                                             + "address=static")
+            }
+            if mode == .legacy, own.phy == .coded {
+                throw AdvertisingOptionError("beacon \(index + 1)'s phy coded sends extended advertising, which --legacy turns off")
             }
             if mode == .legacy, own.txPower != nil {
                 throw AdvertisingOptionError("beacon \(index + 1)'s TX power needs extended advertising, which --legacy turns off")

@@ -96,8 +96,8 @@ package final class ManagedAdvertiser {
         var features = try client.send(ReadAdvertisingFeatures())
         self.features = features
         if beacons.isEmpty && features.maximumInstances == 0 { throw allTaken(features) }
-        if slots.extendedPDUs {
-            let longest = beacons.map { $0.advertisingData.bytes.count }.max() ?? 0
+        if beacons.indices.contains(where: slots.usesExtendedPDUs) {
+            let longest = beacons.indices.filter(slots.usesExtendedPDUs).map { beacons[$0].advertisingData.bytes.count }.max() ?? 0
             guard !features.legacyAdvertisingOnly, features.acceptsIntervals,
                   longest <= Int(features.maximumAdvertisingDataLength) else {
                 throw .unsupported("data over 31 bytes goes in extended advertising PDUs: the kernel offers "
@@ -209,7 +209,8 @@ package final class ManagedAdvertiser {
     private func add(instance: UInt8, beacon: Int) throws(HostError) {
         do {
             try client.putInstance(instance, data: beacons[beacon].advertisingData.bytes,
-                                   scanResponse: slots.scanResponse(of: beacons[beacon]) ?? [], extendedPDU: slots.extendedPDUs,
+                                   scanResponse: slots.scanResponse(of: beacons[beacon], at: beacon) ?? [],
+                                   extendedPDU: slots.usesExtendedPDUs(beacon),
                                    label: slots.label(beacon),
                                    options: options.applying(slots.parameters[beacon]), separately: setsInterval,
                                    duration: instanceDuration, log: log)
@@ -247,6 +248,11 @@ package final class ManagedAdvertiser {
                                + "beacons go out from (a new non-resolvable random one for each instance): use --access raw")
         }
         guard own != .run, let features else { return }
+        if own.phy == .coded && !features.supportedFlags.contains(.secondaryCoded) {
+            throw .unsupported("\(slots.label(index))'s phy coded: the kernel offers no Coded PHY advertising on "
+                               + "\(client.adapter) (its controller lacks the LE Coded PHY, or the kernel extended advertising)")
+        }
+        guard own.intervalUnits != nil || own.txPower != nil else { return }
         if !features.acceptsIntervals || features.legacyAdvertisingOnly || slots.isScannable(index) {
             throw .unsupported("\(slots.label(index))'s own \(own.description): the kernel advertises "
                                + (slots.isScannable(index) ? "scannable instances" : "every instance on \(client.adapter)")
@@ -421,9 +427,9 @@ package final class ManagedAdvertiser {
         guard held.contains(instance) else {
             throw .unsupported("instance \(instance) is not ours now (removed, or taken over): the beacon goes back at the restore")
         }
-        try client.putInstance(instance, data: data, scanResponse: scanResponse ?? [], extendedPDU: slots.extendedPDUs,
+        try client.putInstance(instance, data: data, scanResponse: scanResponse ?? [], extendedPDU: slots.usesExtendedPDUs(index),
                                label: "\(slots.label(index))",
-                               options: options, separately: setsInterval, parameters: false, log: log)
+                               options: options.applying(slots.parameters[index]), separately: setsInterval, parameters: false, log: log)
     }
 
     /// Puts the beacons back: an instance the kernel still holds for us (the controller reset
