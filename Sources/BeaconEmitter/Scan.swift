@@ -89,7 +89,7 @@ struct Scan: ParsableCommand {
 
     func run() throws {
         let filter = try self.filter.filter()
-        let printer = ScanPrinter(json: json, table: !json && isatty(STDOUT_FILENO) == 1, duplicates: duplicates,
+        let printer = ScanPrinter(json: json, table: !json && CurrentProcess.isTerminal(1), duplicates: duplicates,
                                   tracker: BeaconTracker(windowLength: window, ageOut: max(window, 30)))
         let handle: (ReportFeed.Timed) -> Bool = { timed in
             printer.handle(timed, filter: filter)

@@ -3,6 +3,7 @@
 import AdvertisementCodec
 import Dispatch
 import Foundation
+import LinuxSystem
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -38,7 +39,7 @@ public final class LineDecoders {
         checking = expectation != nil
         // Two workers at most: the output must be written in order, and past two the writing
         // and reading dominate.
-        workers = expectation != nil ? 1 : min(2, max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+        workers = expectation != nil ? 1 : min(2, CurrentProcess.processorCount)
         decoders = .allocate(capacity: workers)
         for index in 0..<workers {
             (decoders + index).initialize(to: LineDecoder(json: json))

@@ -12,7 +12,7 @@ import Musl
 public enum LineReader {
     public struct ReadError: Error, CustomStringConvertible {
         var code: Int32
-        public var description: String { "cannot read standard input: \(String(cString: strerror(code)))" }
+        public var description: String { "cannot read standard input: \(SystemCallError.message(code))" }
     }
 
     /// Calls `chunk` with the complete lines of each read (and at the end, the last line without
@@ -75,20 +75,10 @@ public enum LineReader {
     /// grew). Anything else (a pipe, a terminal, a mapping refused) is left to `read`.
     private static func forEachMappedChunk(of descriptor: Int32, lines: inout [UnsafeBufferPointer<UInt8>],
                                            _ chunk: ([UnsafeBufferPointer<UInt8>]) -> Void) {
-        var info = stat()
-        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return }
-        let offset = lseek(descriptor, 0, SEEK_CUR)
-        guard offset >= 0, info.st_size > offset else { return }
-        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
-        let aligned = offset / off_t(page) * off_t(page)
-        let length = Int(info.st_size - aligned)
-        guard let map = mmap(nil, length, PROT_READ, MAP_PRIVATE, descriptor, aligned),
-              map != UnsafeMutableRawPointer(bitPattern: -1) else { return }
-        defer { munmap(map, length) }
-        let base = UnsafePointer(map.assumingMemoryBound(to: UInt8.self)) + Int(offset - aligned)
-        let count = Int(info.st_size - offset)
+        guard let file = MappedFile(restOf: descriptor) else { return }
+        let base = file.bytes.baseAddress!
+        let count = file.bytes.count
         var start = 0  // first byte of the next line
-        var released = 0  // bytes of the mapping given back
         var more = true
         while more {
             lines.removeAll(keepingCapacity: true)
@@ -107,13 +97,9 @@ public enum LineReader {
             // Pages already handed over are given back, so that resident memory stays that of a
             // piece or two, not of the file (the file is unchanged: a page read again is read
             // from it again).
-            let done = (Int(offset - aligned) + start) / page * page
-            if done > released {
-                madvise(map + released, done - released, MADV_DONTNEED)
-                released = done
-            }
+            file.release(before: start)
         }
-        lseek(descriptor, offset + off_t(start), SEEK_SET)
+        file.setOffset(to: start)
     }
 
     private static func trimmed(_ line: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {

@@ -4,11 +4,6 @@ import BeaconHost
 import BeaconReports
 import LinuxSystem
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// Why the control socket could not be opened or used: what, and what to do.
 public struct ControlError: Error, CustomStringConvertible {
@@ -49,54 +44,42 @@ public final class ControlServer: RunLoopSource {
         self.handler = handler
         // Shared with a group, the socket is made under a name of its own and renamed into place
         // once it is the group's (a client that finds `path` can use it at once).
-        let staging = group == nil ? path : path + ".\(getpid())"
-        var address = try Self.address(staging, for: path)
-        var info = stat()
-        if lstat(path, &info) == 0 {
-            guard info.st_mode & S_IFMT == S_IFSOCK else {
+        let staging = group == nil ? path : path + ".\(CurrentProcess.id)"
+        try Self.checkLength(staging, for: path)
+        if let kind = FileSystem.kind(atPath: path) {
+            guard kind == .socket else {
                 throw ControlError(message: "--control \(path): the path exists and is not a socket: choose another path")
             }
-            if (try? Self.connect(path)).map({ fd in Descriptor(fd).close(); return true }) == true {
+            if (try? LocalSocket.connect(path: path)).map({ $0.close(); return true }) == true {
                 throw ControlError(message: "--control \(path): another beacon-emit is listening there: choose another path")
             }
-            unlink(path)
+            FileSystem.removeEntry(atPath: path)
         }
-        if staging != path { unlink(staging) }
+        if staging != path { FileSystem.removeEntry(atPath: staging) }
+        // Created 0600 from the start (no moment where others could connect).
         let socket: Descriptor
         do {
-            socket = try Descriptor.socket(domain: AF_UNIX, type: Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue))
+            socket = try FileSystem.withCreationMask(0o177) { () throws(SystemCallError) in
+                try LocalSocket.listen(path: staging, backlog: 64)
+            }
         } catch {
+            if staging != path { FileSystem.removeEntry(atPath: staging) }
             throw Self.failure(error, path)
         }
         listener = socket.rawValue
-        // Created 0600 from the start (no moment where others could connect).
-        let mask = umask(0o177)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
-                Result { () throws(SystemCallError) in
-                    try socket.bind(to: address, length: socklen_t(MemoryLayout<sockaddr_un>.size))
-                    try socket.listen(backlog: 64)
-                }
-            }
-        }
-        umask(mask)
-        if case let .failure(error) = bound {
-            socket.close()
-            if staging != path { unlink(staging) }
-            throw Self.failure(error, path)
-        }
-        chmod(staging, 0o600)
+        try? FileSystem.setPermissions(0o600, atPath: staging)
         if let group {
             do throws(ControlError) {
                 try Self.share(staging, with: group)
-                guard rename(staging, path) == 0 else {
-                    let code = errno
+                do {
+                    try FileSystem.rename(staging, to: path)
+                } catch {
                     throw ControlError(message: "--control \(path): cannot put the socket in place (rename from \(staging)): "
-                                       + "\(SystemCallError.message(code)) (errno \(code))")
+                                       + "\(SystemCallError.message(error.errno)) (errno \(error.errno))")
                 }
             } catch {
-                Descriptor(listener).close()
-                unlink(staging)
+                socket.close()
+                FileSystem.removeEntry(atPath: staging)
                 throw error
             }
         }
@@ -104,16 +87,17 @@ public final class ControlServer: RunLoopSource {
 
     /// Gives the socket to `group`, read and write for its members (connecting needs write).
     private static func share(_ path: String, with group: String) throws(ControlError) {
-        guard let entry = getgrnam(group) else {
+        guard let id = FileSystem.groupID(named: group) else {
             throw ControlError(message: "--control-group \(group): no such group: create it (groupadd \(group)) or name another")
         }
-        guard chown(path, uid_t.max, entry.pointee.gr_gid) == 0 else {
-            let code = errno
+        do {
+            try FileSystem.setGroup(id, atPath: path)
+        } catch {
             throw ControlError(message: "--control-group \(group): cannot give \(path) to the group: "
-                               + "\(SystemCallError.message(code)) (errno \(code)): beacon-emit must be a member of "
+                               + "\(SystemCallError.message(error.errno)) (errno \(error.errno)): beacon-emit must be a member of "
                                + "\(group) (under systemd: SupplementaryGroups=\(group))")
         }
-        chmod(path, 0o660)
+        try? FileSystem.setPermissions(0o660, atPath: path)
     }
 
     /// Starts answering with `handler` (the beacons are on the air).
@@ -182,7 +166,7 @@ public final class ControlServer: RunLoopSource {
         for fd in clients.keys { Descriptor(fd).close() }
         clients.removeAll()
         Descriptor(listener).close()
-        unlink(path)
+        FileSystem.removeEntry(atPath: path)
     }
 
     private func acceptClients() {
@@ -245,46 +229,26 @@ public final class ControlServer: RunLoopSource {
         Descriptor(fd).close()
     }
 
+    /// Refuses a socket path the socket cannot be named by (empty, or too long).
     /// - Parameter named: the path the user gave, when `path` is longer (a staging name beside it).
-    static func address(_ path: String, for named: String? = nil) throws(ControlError) -> sockaddr_un {
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        let capacity = MemoryLayout.size(ofValue: address.sun_path)
-        guard !bytes.isEmpty, bytes.count < capacity else {
-            let given = named ?? path
-            let room = capacity - 1 - (bytes.count - given.utf8.count)
-            throw ControlError(message: "--control \(given): a socket path must be 1 to \(room) bytes long"
-                               + (room < capacity - 1 ? " with --control-group" : ""))
-        }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: bytes)
-            raw[bytes.count] = 0
-        }
-        return address
+    static func checkLength(_ path: String, for named: String? = nil) throws(ControlError) {
+        let count = path.utf8.count
+        let most = LocalSocket.maximumPathLength
+        guard count == 0 || count > most else { return }
+        let given = named ?? path
+        let room = most - (count - given.utf8.count)
+        throw ControlError(message: "--control \(given): a socket path must be 1 to \(room) bytes long"
+                           + (room < most ? " with --control-group" : ""))
     }
 
     /// A connected socket to `path`.
     static func connect(_ path: String) throws(ControlError) -> Int32 {
-        var address = try address(path)
-        let socket: Descriptor
+        try checkLength(path)
         do {
-            socket = try Descriptor.socket(domain: AF_UNIX, type: Int32(SOCK_STREAM.rawValue))
+            return try LocalSocket.connect(path: path).rawValue
         } catch {
             throw failure(error, path)
         }
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
-                Result { () throws(SystemCallError) in
-                    try socket.connect(to: address, length: socklen_t(MemoryLayout<sockaddr_un>.size))
-                }
-            }
-        }
-        if case let .failure(error) = connected {
-            socket.close()
-            throw failure(error, path)
-        }
-        return socket.rawValue
     }
 
     /// What a failed call on the socket at `path` means, and what to do.
@@ -292,7 +256,7 @@ public final class ControlServer: RunLoopSource {
         let (call, code) = (error.call, error.errno)
         let hint = code == ENOENT || code == ECONNREFUSED ? ": is beacon-emit running with --control \(path)?"
             : code == EACCES ? ": the socket is its owner's only (and its --control-group's): run as that user, or as a member of that group" : ""
-        return ControlError(message: "\(path): \(call): \(String(cString: strerror(code))) (errno \(code))\(hint)")
+        return ControlError(message: "\(path): \(call): \(SystemCallError.message(code)) (errno \(code))\(hint)")
     }
 }
 

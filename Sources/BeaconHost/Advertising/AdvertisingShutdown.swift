@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
 import AdvertisementCodec
+import LinuxSystem
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -66,7 +67,7 @@ package enum AdvertisingShutdown {
         var removed: [UInt8] = []
         var running: [String] = []
         for (record, path) in records {
-            if let owner = record.owner, owner.isRunning, owner.pid != getpid() {
+            if let owner = record.owner, owner.isRunning, owner.pid != CurrentProcess.id {
                 running.append("\(record.instances.map(String.init).joined(separator: ", ")) (pid \(owner.pid))")
                 continue
             }

@@ -184,7 +184,7 @@ extension HostSurvey {
                             records: String = InstanceRecord.directory()) -> HostSurvey {
         var survey = HostSurvey(kernelRelease: Self.read("/proc/sys/kernel/osrelease") ?? "unknown")
         survey.executable = HostError.executablePath
-        survey.root = geteuid() == 0
+        survey.root = CurrentProcess.isRoot
         survey.missingCapabilities = Self.missingCapabilities()
 
         // The kernel, through its management API (what every adapter is reached through by default).
@@ -225,7 +225,7 @@ extension HostSurvey {
         survey.bluetoothd = Self.processes(named: "bluetoothd").first
         if let daemon = survey.bluetoothd { survey.bluetoothdVersion = Self.version(of: daemon) }
         survey.others = Self.holdersOfBluetoothSockets().filter {
-            $0.name != "bluetoothd" && $0.pid != getpid()
+            $0.name != "bluetoothd" && $0.pid != CurrentProcess.id
         }
         survey.services = Self.services(in: configurations)
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
 import Foundation
+import LinuxSystem
 
 /// Which advertising instances of an adapter a beacon-emit process added: the management API
 /// cannot say who added an instance, nor read back what it carries, so only the instances
@@ -31,7 +32,7 @@ package struct InstanceRecord: Equatable, Sendable {
 
         /// This process.
         public static var current: Owner {
-            Owner(pid: getpid(), startTime: startTime(of: getpid()) ?? 0)
+            Owner(pid: CurrentProcess.id, startTime: startTime(of: CurrentProcess.id) ?? 0)
         }
 
         /// Whether this owner still runs (the same PID started at the same time).
@@ -84,7 +85,7 @@ package struct InstanceRecord: Equatable, Sendable {
             }
         }
         if let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty { return runtime + "/beacon-emit" }
-        return getuid() == 0 ? "/run/beacon-emit" : "/tmp/beacon-emit-\(getuid())"
+        return CurrentProcess.userID == 0 ? "/run/beacon-emit" : "/tmp/beacon-emit-\(CurrentProcess.userID)"
     }
 
     /// The file of this record: one per adapter and owner.

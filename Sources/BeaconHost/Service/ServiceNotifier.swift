@@ -24,7 +24,7 @@ package final class ServiceNotifier {
         guard let path = environment["NOTIFY_SOCKET"], !path.isEmpty, path.utf8.count < 108 else { return nil }
         socketPath = path
         if let text = environment["WATCHDOG_USEC"], let microseconds = Int64(text), microseconds > 0,
-           environment["WATCHDOG_PID"].map({ Int32($0) == getpid() }) ?? true {
+           environment["WATCHDOG_PID"].map({ Int32($0) == CurrentProcess.id }) ?? true {
             watchdogInterval = .microseconds(microseconds / 2)
         } else {
             watchdogInterval = nil
@@ -107,9 +107,8 @@ package enum JournalStream {
     public static func isStandardError(environment: [String: String] = ProcessInfo.processInfo.environment) -> Bool {
         guard let value = environment["JOURNAL_STREAM"] else { return false }
         let parts = value.split(separator: ":")
-        var info = stat()
-        guard parts.count == 2, fstat(STDERR_FILENO, &info) == 0 else { return false }
-        return UInt64(parts[0]) == UInt64(info.st_dev) && UInt64(parts[1]) == UInt64(info.st_ino)
+        guard parts.count == 2, let identity = FileSystem.identity(of: 2) else { return false }  // standard error
+        return UInt64(parts[0]) == identity.device && UInt64(parts[1]) == identity.inode
     }
 
     /// Syslog priorities, as journald reads them from a `<N>` prefix.

@@ -101,7 +101,7 @@ public enum HostError: Error, Sendable, CustomStringConvertible {
 
     /// Whether the kernel has Bluetooth (its module is loaded, or built in): sysfs shows it
     /// whatever network namespace asks. Tests replace it.
-    nonisolated(unsafe) static var kernelHasBluetooth: () -> Bool = { access("/sys/module/bluetooth", F_OK) == 0 }
+    nonisolated(unsafe) static var kernelHasBluetooth: () -> Bool = { FileSystem.exists("/sys/module/bluetooth") }
 
     private static func kernelMessage(call: String, code: Int32, adapter: String?, adapters: [String]) -> String {
         let name = adapter ?? "the adapter"
@@ -220,9 +220,6 @@ public enum HostError: Error, Sendable, CustomStringConvertible {
 
     /// This program's path, for the setcap line.
     static var executablePath: String {
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        guard count > 0 else { return "$(command -v beacon-emit)" }
-        return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        CurrentProcess.executablePath ?? "$(command -v beacon-emit)"
     }
 }

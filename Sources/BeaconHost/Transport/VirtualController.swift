@@ -19,7 +19,7 @@ package enum VirtualController {
     public static let binaryVariable = "BEACON_EMIT_ROOTCANAL"
 
     /// Whether this process already runs inside the private namespace.
-    public static var isInsidePrivateNamespace: Bool { getenv(insideMarker).map { String(cString: $0) } == "1" }
+    public static var isInsidePrivateNamespace: Bool { CurrentProcess.environment(insideMarker) == "1" }
 
     /// Makes sure rootcanal is installed, then re-executes this program inside a new network
     /// namespace (through `unshare`). Returns only when already inside.
@@ -27,16 +27,13 @@ package enum VirtualController {
     public static func enterPrivateNamespace(arguments: [String], progress: (String) -> Void) throws(HostError) {
         if isInsidePrivateNamespace { return }
         let binary = try rootcanalBinary(progress: progress)
-        setenv(binaryVariable, binary, 1)
-        setenv(insideMarker, "1", 1)
+        CurrentProcess.setEnvironment(binaryVariable, to: binary)
+        CurrentProcess.setEnvironment(insideMarker, to: "1")
         // No --fork: unshare execs this program in place, so signals reach it directly.
         var command = ["unshare", "--net"]
-        if getuid() != 0 { command.append("--map-root-user") }
+        if CurrentProcess.userID != 0 { command.append("--map-root-user") }
         command += ["--", HostError.executablePath] + arguments.dropFirst()
-        var argv: [UnsafeMutablePointer<CChar>?] = command.map { strdup($0) } + [nil]
-        execvp("unshare", &argv)
-        let code = errno
-        argv.forEach { free($0) }
+        let code = CurrentProcess.replace(with: command).errno
         throw .virtualController("cannot create a private network namespace with unshare (util-linux): "
                                  + "\(SystemCallError.message(code)); use --device tcp:HOST:PORT with a controller "
                                  + "you run yourself")
@@ -44,19 +41,18 @@ package enum VirtualController {
 
     /// The rootcanal binary: `$BEACON_EMIT_ROOTCANAL`, or the cached install (made on first use).
     static func rootcanalBinary(progress: (String) -> Void) throws(HostError) -> String {
-        if let given = getenv(binaryVariable).map({ String(cString: $0) }), !given.isEmpty {
-            guard access(given, X_OK) == 0 else { throw .virtualController("\(binaryVariable)=\(given) is not executable") }
+        if let given = CurrentProcess.environment(binaryVariable), !given.isEmpty {
+            guard FileSystem.isExecutable(given) else { throw .virtualController("\(binaryVariable)=\(given) is not executable") }
             return given
         }
-        let cacheRoot = getenv("XDG_CACHE_HOME").map { String(cString: $0) }
-            ?? ((getenv("HOME").map { String(cString: $0) } ?? "/tmp") + "/.cache")
+        let cacheRoot = CurrentProcess.environment("XDG_CACHE_HOME") ?? ((CurrentProcess.environment("HOME") ?? "/tmp") + "/.cache")
         let venv = "\(cacheRoot)/beacon-emit/rootcanal-\(rootcanalVersion)"
         let python = "\(venv)/bin/python"
-        if access(python, X_OK) != 0 || (try? locate(python: python)) == nil {
+        if !FileSystem.isExecutable(python) || (try? locate(python: python)) == nil {
             progress("installing rootcanal \(rootcanalVersion) (the virtual controller) from PyPI into \(venv); "
                      + "first use only, about 20 MB")
-            _ = mkdir("\(cacheRoot)", 0o755)
-            _ = mkdir("\(cacheRoot)/beacon-emit", 0o755)
+            FileSystem.makeDirectory(cacheRoot)
+            FileSystem.makeDirectory("\(cacheRoot)/beacon-emit")
             guard try run(["python3", "-m", "venv", venv]).status == 0 else {
                 throw .virtualController("`python3 -m venv` failed: install python3 and python3-venv")
             }
@@ -82,7 +78,7 @@ package enum VirtualController {
         let (status, output) = try run([python, "-c",
             "import rootcanal.binaries as b; print(b.get_package_binary_resource_path('rootcanal'))"])
         let path = output.split(separator: "\n").last.map(String.init) ?? ""
-        guard status == 0, access(path, X_OK) == 0 else {
+        guard status == 0, FileSystem.isExecutable(path) else {
             throw .virtualController("rootcanal \(rootcanalVersion) is installed but its binary was not found")
         }
         return path

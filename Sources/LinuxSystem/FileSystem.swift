@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// The file system calls the other targets make: what is at a path, removing and renaming it,
+/// its permissions and group, the creation mask, and a descriptor's identity.
+public enum FileSystem {
+    /// What is at a path (its last link not followed).
+    public enum EntryKind: Sendable, Equatable {
+        case socket, regularFile, directory, other
+    }
+
+    /// What is at `path`, its last link not followed (lstat); nil where nothing is (or it
+    /// cannot be looked at).
+    public static func kind(atPath path: String) -> EntryKind? {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return nil }
+        switch info.st_mode & S_IFMT {
+        case S_IFSOCK: return .socket
+        case S_IFREG: return .regularFile
+        case S_IFDIR: return .directory
+        default: return .other
+        }
+    }
+
+    /// Removes the entry at `path` (unlink); one that is not there, or cannot be removed, is left.
+    public static func removeEntry(atPath path: String) {
+        _ = unlink(path)
+    }
+
+    /// Gives `path` the permission bits `mode` (chmod).
+    public static func setPermissions(_ mode: UInt32, atPath path: String) throws(SystemCallError) {
+        guard chmod(path, mode_t(mode)) == 0 else { throw SystemCallError(call: "chmod(\(path))", errno: errno) }
+    }
+
+    /// Renames `source` to `destination`, replacing what is there (rename).
+    public static func rename(_ source: String, to destination: String) throws(SystemCallError) {
+        guard system_rename(source, destination) == 0 else {
+            throw SystemCallError(call: "rename(\(source), \(destination))", errno: errno)
+        }
+    }
+
+    /// Gives `path` to the group `group`, its owner unchanged (chown).
+    public static func setGroup(_ group: UInt32, atPath path: String) throws(SystemCallError) {
+        guard chown(path, uid_t.max, gid_t(group)) == 0 else { throw SystemCallError(call: "chown(\(path))", errno: errno) }
+    }
+
+    /// The id of the group named `name` (the group database); nil where there is none.
+    public static func groupID(named name: String) -> UInt32? {
+        getgrnam(name).map { UInt32($0.pointee.gr_gid) }
+    }
+
+    /// Whether `path` exists (access F_OK).
+    public static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
+
+    /// Whether this process may execute `path` (access X_OK).
+    public static func isExecutable(_ path: String) -> Bool { access(path, X_OK) == 0 }
+
+    /// Makes the directory `path` (mkdir); one that exists, or cannot be made, is left (what
+    /// uses it finds out).
+    public static func makeDirectory(_ path: String, permissions: UInt32 = 0o755) {
+        _ = mkdir(path, mode_t(permissions))
+    }
+
+    /// Runs `body` with the creation mask `mask` (umask), then puts the one before back: what
+    /// `body` creates has none of `mask`'s permission bits from its first moment.
+    public static func withCreationMask<T, E: Error>(_ mask: UInt32, _ body: () throws(E) -> T) throws(E) -> T {
+        let before = umask(mode_t(mask))
+        defer { umask(before) }
+        return try body()
+    }
+
+    /// What `descriptor` is open on, as its device and inode numbers (fstat); nil where it is
+    /// not open.
+    public static func identity(of descriptor: Int32) -> (device: UInt64, inode: UInt64)? {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { return nil }
+        return (UInt64(info.st_dev), UInt64(info.st_ino))
+    }
+
+    /// Where the symbolic link `path` points (readlink); nil where it is none.
+    public static func linkTarget(_ path: String) -> String? {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let count = readlink(path, &buffer, buffer.count - 1)
+        guard count > 0 else { return nil }
+        return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}
+
+/// The C rename, under a name the method named after it can call.
+private func system_rename(_ source: String, _ destination: String) -> Int32 {
+    rename(source, destination)
+}

@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+import Foundation
+import Testing
+
+/// The rules of the tree that the compiler does not keep, read from the sources: every system
+/// call goes through LinuxSystem.
+@Suite struct ArchitectureTests {
+    /// The package's root, from this file's place in it.
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    /// Each Swift source of the targets but LinuxSystem (and the fuzzer, a test tool), with its lines.
+    static func sources() throws -> [(path: String, lines: [Substring])] {
+        let sources = root.appendingPathComponent("Sources")
+        let files = FileManager.default.enumerator(atPath: sources.path)?.compactMap { $0 as? String } ?? []
+        return try files.filter { $0.hasSuffix(".swift") && !$0.hasPrefix("LinuxSystem/") && !$0.hasPrefix("CodecFuzzer/") }
+            .sorted().map { path in
+                (path, try String(contentsOf: sources.appendingPathComponent(path), encoding: .utf8).split(separator: "\n",
+                                                                                                          omittingEmptySubsequences: false))
+            }
+    }
+
+    /// The C library's system calls (and the calls around them: the environment, the group
+    /// database, name resolution, terminal settings) that LinuxSystem wraps. A call written
+    /// as a free function anywhere else is one that went around it. (read, write, close,
+    /// send, connect and the like are left out: the targets have methods of those names.)
+    static let wrapped = ["lstat", "fstat", "stat", "unlink", "chmod", "chown", "getgrnam", "umask", "getaddrinfo",
+                          "freeaddrinfo", "tcgetattr", "tcsetattr", "cfmakeraw", "cfsetispeed", "cfsetospeed", "tcflush",
+                          "mmap", "munmap", "madvise", "lseek", "sysconf", "getpid", "getppid", "getuid", "geteuid",
+                          "access", "readlink", "ioctl", "fcntl", "pipe", "pipe2", "kill", "waitpid", "setsockopt",
+                          "getsockopt", "sendto", "recvfrom", "dup", "dup2", "isatty", "mkdir", "getenv", "setenv",
+                          "unsetenv", "execvp", "execv", "fork", "posix_spawn", "poll", "epoll_create1", "epoll_ctl",
+                          "epoll_wait", "timerfd_create", "timerfd_settime", "eventfd", "sigaction", "sigprocmask",
+                          "usleep", "nanosleep", "opendir", "readdir", "strerror"]
+
+    @Test func everySystemCallGoesThroughLinuxSystem() throws {
+        let call = try Regex("(^|[^.\\w])(" + Self.wrapped.joined(separator: "|") + ")\\(")
+        let stringLiteral = try Regex(#""(\\.|[^"\\])*""#)
+        var found: [String] = []
+        for (path, lines) in try Self.sources() {
+            for (number, line) in lines.enumerated() where !line.trimmingCharacters(in: .whitespaces).hasPrefix("//") {
+                let code = String(line).replacing(stringLiteral, with: "\"\"")
+                for match in code.matches(of: call) where !code[...match.range.lowerBound].hasSuffix("func ") {
+                    found.append("\(path):\(number + 1): \(code[match.range].drop { !$0.isLetter }.dropLast())")
+                }
+            }
+        }
+        #expect(found.isEmpty, "system calls outside LinuxSystem:\n\(found.joined(separator: "\n"))")
+        #expect(try Self.sources().count > 100, "the sources were found")
+    }
+}
