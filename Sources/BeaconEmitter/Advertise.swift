@@ -418,7 +418,7 @@ struct Advertise: ParsableCommand {
                                                interleaving: interleaving, log: printer.progress))
         }
         if server != nil || options.beaconParameters.contains(where: { $0.addressRotation != nil }) {
-            sources.append(try AddressRotation(session: session, report: { printer.progress("moving: \($0)") }))
+            sources.append(AddressRotation(session: session, report: { printer.progress("moving: \($0)") }))
         }
         if let service = printer.service, let interval = service.watchdogInterval {
             sources.append(try WatchdogSource(notifier: service, interval: interval))

@@ -7,6 +7,19 @@
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/// pidfd_open's number: the same on every architecture (the table shared since Linux 5.1);
+/// glibc before 2.36 has no wrapper, and its headers may lack the name.
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+
+int clinux_pidfd_open(int pid) {
+    long fd = syscall(SYS_pidfd_open, pid, 0);
+    return fd < 0 ? -errno : (int)fd;
+}
 
 #define CLINUX_SIGNALS 65
 

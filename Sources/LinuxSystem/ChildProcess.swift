@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
+import CLinux
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -20,6 +21,10 @@ public final class ChildProcess {
     public let output: Descriptor?
     public let errors: Descriptor?
     private var ended: Termination?
+    /// A descriptor readable once the child ends (pidfd), opened at the first wait; -1 before,
+    /// or where the kernel has none (before 5.3), where waiting checks every 5 ms instead.
+    private var processDescriptor: Int32 = -1
+    private var triedProcessDescriptor = false
     private var inputOpen = true
     private var closed = false
 
@@ -152,12 +157,29 @@ public final class ChildProcess {
         return ended
     }
 
-    /// Waits until the child ends or `deadline` passes; how it ended, or nil.
+    /// Waits until the child ends or `deadline` passes; how it ended, or nil. The wait is on a
+    /// descriptor of the child's (pidfd), woken when it ends; a kernel without one is asked
+    /// every 5 ms.
     public func wait(until deadline: ContinuousClock.Instant) -> Termination? {
         while termination == nil && ContinuousClock.now < deadline {
-            _ = Poll.pause(.milliseconds(5), interrupt: nil)
+            // (Readable and still not reaped: someone else reaped it; asked again in 5 ms.)
+            if let descriptor = endDescriptor, (try? Poll.wait(for: descriptor, until: deadline)) != true { continue }
+            if termination == nil { _ = Poll.pause(.milliseconds(5), interrupt: nil) }
         }
         return termination
+    }
+
+    /// Whether waiting is woken by the child's end (a pidfd), not a 5 ms check.
+    public var waitsOnItsEnd: Bool { endDescriptor != nil }
+
+    /// The child's pidfd, opened once (nil where the kernel has none).
+    private var endDescriptor: Descriptor? {
+        if !triedProcessDescriptor {
+            triedProcessDescriptor = true
+            let fd = clinux_pidfd_open(pid)
+            if fd >= 0 { processDescriptor = fd }
+        }
+        return processDescriptor >= 0 ? Descriptor(processDescriptor) : nil
     }
 
     /// Asks the child to end (SIGTERM), then, after `grace`, makes it (SIGKILL); reaps it.
@@ -189,6 +211,7 @@ public final class ChildProcess {
 
     deinit {
         closeDescriptors()
+        if processDescriptor >= 0 { system_close(processDescriptor) }
     }
 
     private static func termination(_ status: Int32) -> Termination {

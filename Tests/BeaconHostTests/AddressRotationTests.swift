@@ -42,7 +42,7 @@ import Testing
                          BeaconParameters(address: .generatedStaticRandom, addressRotation: 60)])
         var said: [String] = []
         let started = ContinuousClock.now
-        let rotation = try AddressRotation(session: live, report: { said.append($0) })
+        let rotation = AddressRotation(session: live, report: { said.append($0) })
         let first = try #require(rotation.due)
         let asked = ContinuousClock.now
         // Bounded by the clock read before and after, not by a window: under emulation on a
@@ -74,7 +74,7 @@ import Testing
     @Test func aRotationFollowsItsBeaconWhenOneBeforeItGoes() throws {
         let live = Live([.run, .run, BeaconParameters(address: .generatedNonResolvable, addressRotation: 0.02)])
         var said: [String] = []
-        let rotation = try AddressRotation(session: live, report: { said.append($0) })
+        let rotation = AddressRotation(session: live, report: { said.append($0) })
         #expect(rotation.due != nil)
         try live.remove(0)
         let started = ContinuousClock.now

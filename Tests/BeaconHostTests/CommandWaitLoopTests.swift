@@ -9,6 +9,7 @@ import Testing
 /// how it was served and runs `action`.
 private final class PipeSource: RunLoopSource {
     let descriptor: Int32
+    var descriptors: [Int32] { [descriptor] }
     let writeEnd: Int32
     let servesWhileCommandWaits: Bool
     private(set) var served: [String] = []

@@ -484,7 +484,7 @@ extension SupervisorTests {
             _ = Glibc.pipe(&fds)
             pipe = fds
         }
-        var descriptor: Int32 { pipe[0] }
+        var descriptors: [Int32] { [pipe[0]] }
         func serve() { served += 1 }
         /// Due at once until served twice.
         var due: ContinuousClock.Instant? { served < 2 ? .now : nil }

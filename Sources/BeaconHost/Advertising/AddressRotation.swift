@@ -4,31 +4,26 @@ import AdvertisementCodec
 import LinuxSystem
 
 /// Gives each beacon that asks for it (`rotate-address=S`) a new made-up address every S
-/// seconds, on its running set: a `RunLoopSource` of the emitter's loop whose `due` is the next
-/// renewal (its descriptor, a pipe nobody writes, never wakes the loop). A beacon that gains
+/// seconds, on its running set: a `RunLoopSource` of the emitter's loop with no descriptor,
+/// whose `due` is the next renewal. A beacon that gains
 /// or loses its rotation through a control `update` is scheduled anew; a renewal the
 /// controller refuses, or that finds the beacons off the air, is said and tried again a
 /// period later.
 package final class AddressRotation: RunLoopSource {
     private let session: any LiveAdvertising
-    private let idle: WakePipe
     /// When each rotating beacon (by id: its index shifts when one before it goes) gets its
     /// next address.
     private var next: [BeaconID: ContinuousClock.Instant] = [:]
     private let report: (String) -> Void
 
     /// - Parameter report: each new address, and each renewal that failed.
-    public init(session: any LiveAdvertising, report: @escaping (String) -> Void) throws(HostError) {
+    public init(session: any LiveAdvertising, report: @escaping (String) -> Void) {
         self.session = session
         self.report = report
-        do {
-            idle = try WakePipe()
-        } catch {
-            throw .unsupported(error.description)
-        }
     }
 
-    public var descriptor: Int32 { idle.descriptor }
+    /// None: its work is on a schedule (`due`).
+    public var descriptors: [Int32] { [] }
 
     public var due: ContinuousClock.Instant? {
         schedule()

@@ -216,7 +216,7 @@ public final class BeaconBroadcast: Sendable {
             self.live = live
         }
 
-        var descriptor: Int32 { broadcast.requestsReady.descriptor }
+        var descriptors: [Int32] { [broadcast.requestsReady.descriptor] }
 
         func serve() {
             broadcast.requestsReady.drain()

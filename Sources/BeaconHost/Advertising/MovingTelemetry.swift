@@ -46,6 +46,8 @@ package final class TelemetrySource: RunLoopSource {
 
     public var descriptor: Int32 { timer.descriptor }
 
+    public var descriptors: [Int32] { [descriptor] }
+
     /// - Parameters:
     ///   - interleaving: the TLM frame to interleave (its counters are where they start), or
     ///     nil to leave UID and URL beacons alone.

@@ -67,6 +67,8 @@ package final class CanarySource: RunLoopSource {
 
     public var descriptor: Int32 { scanner.controller.transport.pollDescriptor ?? -1 }
 
+    public var descriptors: [Int32] { [descriptor] }
+
     public var due: ContinuousClock.Instant? {
         min(watch.nextCheck ?? nextStatus, nextStatus, failed ? nextStatus : nextCycle)
     }

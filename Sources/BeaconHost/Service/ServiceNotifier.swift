@@ -66,6 +66,7 @@ package final class WatchdogSource: RunLoopSource {
     private let notifier: ServiceNotifier
     private let timer: PeriodicTimer
     public var descriptor: Int32 { timer.descriptor }
+    public var descriptors: [Int32] { [descriptor] }
 
     public init(notifier: ServiceNotifier, interval: Duration) throws(HostError) {
         self.notifier = notifier
@@ -88,6 +89,7 @@ package final class WatchdogSource: RunLoopSource {
 /// SIGHUP as a run-loop source: `reload` runs on the loop's own thread when it arrives.
 package final class ReloadSource: RunLoopSource {
     public let descriptor: Int32
+    public var descriptors: [Int32] { [descriptor] }
     private let reload: () -> Void
 
     public init(reload: @escaping () -> Void) {

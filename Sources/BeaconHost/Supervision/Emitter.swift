@@ -51,14 +51,15 @@ public enum CanaryEvent: Hashable, Sendable {
     case lastHeard([Duration?])
 }
 
-/// Something the run loop serves between its waits (`--control`'s socket): `descriptor` is
-/// readable when there is work, which `serve()` does on the loop's own thread (so nothing else
-/// talks to the controller at the same time), without blocking.
+/// Something the run loop serves between its waits (`--control`'s socket): one of
+/// `descriptors` is readable when there is work, or `due` has passed, and `serve()` does it on
+/// the loop's own thread (so nothing else talks to the controller at the same time), without
+/// blocking.
 public protocol RunLoopSource: AnyObject {
-    var descriptor: Int32 { get }
     func serve()
     /// Every descriptor the source has work on (the control socket: its listener and each
-    /// client), in the loop's one epoll set beside the others'. Default: `descriptor`.
+    /// client), in the loop's one epoll set beside the others'; none for a source with work
+    /// on a schedule only (`due`).
     var descriptors: [Int32] { get }
     /// Does the work of `ready`, the source's descriptors that are readable. Default: `serve()`.
     func serve(ready: [Int32])
@@ -77,7 +78,6 @@ public protocol RunLoopSource: AnyObject {
 }
 
 extension RunLoopSource {
-    public var descriptors: [Int32] { [descriptor] }
     public func serve(ready: [Int32]) { serve() }
     public var due: ContinuousClock.Instant? { nil }
     public func takeDisruption() -> Disruption? { nil }

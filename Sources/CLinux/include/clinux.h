@@ -47,6 +47,10 @@ static inline int clinux_epoll_ready(int epoll, int *fds, int max, int timeout_m
     return count;
 }
 
+/// A descriptor that becomes readable when process `pid` ends (pidfd_open, Linux 5.3 on;
+/// close-on-exec); -errno where the kernel has none (ENOSYS) or refuses it.
+int clinux_pidfd_open(int pid);
+
 /// Makes signal `signo` write one byte (its number) to `fd`, through sigaction with
 /// SA_RESTART, and unblocks it for the calling thread. The handler is C and async-signal-safe:
 /// it saves and restores errno, touches only a sig_atomic_t and calls only write(2).
