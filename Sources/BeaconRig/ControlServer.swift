@@ -23,6 +23,14 @@ public final class ControlServer: RunLoopSource {
     private let listener: Int32
     /// Each client's bytes after its last complete line (longer than `JSONLines.maximumLine`: refused and dropped).
     private var clients: [Int32: JSONLines] = [:]
+    /// Reply bytes a client has not taken yet, and since when: sent as it takes them, never
+    /// waited for (the loop goes on); a client that takes nothing for `replyLimit`, or leaves
+    /// more than `unsentLimit` bytes, is dropped.
+    private var unsent: [Int32: (bytes: [UInt8], since: ContinuousClock.Instant)] = [:]
+    /// How long a client may leave its replies untaken.
+    public static let replyLimit = Duration.seconds(1)
+    /// How many reply bytes a client may leave untaken.
+    public static let unsentLimit = 1 << 20
     /// Requests the handler held (`ControlHandler.respond`), oldest first.
     private var held: [(fd: Int32, line: String, received: ContinuousClock.Instant)] = []
 
@@ -112,6 +120,7 @@ public final class ControlServer: RunLoopSource {
 
     public func serve(ready: [Int32]) {
         guard handler != nil else { return }
+        for fd in unsent.keys.sorted() { _ = flush(fd) }
         offerHeld()
         for fd in ready {
             if fd == listener { acceptClients() } else if clients[fd] != nil { read(fd) }
@@ -128,11 +137,17 @@ public final class ControlServer: RunLoopSource {
         serve(ready: ready)
     }
 
-    /// At once when the beacons are back, else when the oldest held request runs out of time.
+    /// At once when the beacons are back, else when the oldest held request runs out of time;
+    /// while a client has replies untaken, every 10 ms (to send them as it takes them).
     public var due: ContinuousClock.Instant? {
-        guard let handler, let oldest = held.first?.received else { return nil }
-        return handler.acceptsChanges ? .now : oldest + ControlHandler.holdLimit
+        let flushing: ContinuousClock.Instant? = unsent.isEmpty ? nil : .now + .milliseconds(10)
+        guard let handler, let oldest = held.first?.received else { return flushing }
+        let heldDue: ContinuousClock.Instant = handler.acceptsChanges ? .now : oldest + ControlHandler.holdLimit
+        return flushing.map { min($0, heldDue) } ?? heldDue
     }
+
+    /// Reply bytes clients have not taken yet, all told.
+    public var unsentBytes: Int { unsent.values.reduce(0) { $0 + $1.bytes.count } }
 
     /// Offers the held requests again, oldest first; a client's later ones wait behind one still held.
     private func offerHeld() {
@@ -165,6 +180,7 @@ public final class ControlServer: RunLoopSource {
     public func close() {
         for fd in clients.keys { Descriptor(fd).close() }
         clients.removeAll()
+        unsent.removeAll()
         Descriptor(listener).close()
         FileSystem.removeEntry(atPath: path)
     }
@@ -202,29 +218,52 @@ public final class ControlServer: RunLoopSource {
         }
     }
 
-    /// Writes a reply line; a client that does not take it within a second is dropped.
+    /// Queues a reply line and sends what the client takes now, without waiting for it.
+    /// - Returns: false when the client was dropped (gone, or too far behind).
     private func respond(_ fd: Int32, _ reply: String) -> Bool {
-        let bytes = JSONLines.frame(reply)
-        var offset = 0
-        let deadline = ContinuousClock.now + .seconds(1)
+        let frame = JSONLines.frame(reply)
+        if var queued = unsent[fd] {
+            queued.bytes += frame
+            unsent[fd] = queued
+        } else {
+            unsent[fd] = (frame, .now)
+        }
+        return flush(fd)
+    }
+
+    /// Sends what the client takes of its unsent replies now; drops it when it is gone, has
+    /// taken nothing for `replyLimit`, or leaves more than `unsentLimit` bytes.
+    /// - Returns: false when the client was dropped.
+    private func flush(_ fd: Int32) -> Bool {
+        guard var queued = unsent[fd] else { return true }
         let client = Descriptor(fd)
-        while offset < bytes.count {
-            let sent = bytes[offset...].withUnsafeBytes { raw in Result { () throws(SystemCallError) in try client.send(raw) } }
+        var offset = 0
+        while offset < queued.bytes.count {
+            let sent = queued.bytes[offset...].withUnsafeBytes { raw in Result { () throws(SystemCallError) in try client.send(raw) } }
             switch sent {
             case let .success(.done(count)) where count > 0:
                 offset += count
-            case .success(.wouldBlock) where ContinuousClock.now < deadline:
-                _ = try? client.waitWritable(timeout: .milliseconds(100))
+                queued.since = .now
+            case .success(.wouldBlock):
+                queued.bytes.removeFirst(offset)
+                guard ContinuousClock.now - queued.since < Self.replyLimit, queued.bytes.count <= Self.unsentLimit else {
+                    drop(fd)
+                    return false
+                }
+                unsent[fd] = queued
+                return true
             default:
                 drop(fd)
                 return false
             }
         }
+        unsent[fd] = nil
         return true
     }
 
     private func drop(_ fd: Int32) {
         clients[fd] = nil
+        unsent[fd] = nil
         held.removeAll { $0.fd == fd }
         Descriptor(fd).close()
     }

@@ -354,6 +354,48 @@ final class FakeLive: LiveAdvertising {
         #expect(live.beacons.first == ControlHandlerTests.beacon(7))
     }
 
+    /// A client that sends requests and does not read its replies never holds the loop up:
+    /// what it has not taken waits in the server (serving returns at once), and goes out, in
+    /// order, as it reads.
+    @Test func aClientThatDoesNotReadNeverBlocksTheLoop() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("control-slow-\(getpid()).sock").path
+        let live = FakeLive([ControlHandlerTests.beacon(1), ControlHandlerTests.beacon(2)])
+        let handler = ControlHandler(session: live, makeBeacon: testBeacon, fieldsOf: ControlHandlerTests.fields)
+        let server = try ControlServer(path: path)
+        defer { server.close() }
+        server.attach(handler)
+        let slow = try Client(path: path)
+        var receiveBuffer: Int32 = 4096
+        setsockopt(slow.fd, SOL_SOCKET, SO_RCVBUF, &receiveBuffer, socklen_t(MemoryLayout<Int32>.size))
+        // About 350 bytes a reply: 2,000 of them are far more than the socket holds.
+        let requests = 2000
+        // In one write (40 kB: the server's side of the socket holds it; line by line, each
+        // write's overhead would fill it first).
+        slow.send(Array(repeating: #"{"command":"list"}"#, count: requests).joined(separator: "\n"))
+        let deadline = ContinuousClock.now + .seconds(20)
+        var longest = Duration.zero
+        while server.unsentBytes == 0 && ContinuousClock.now < deadline {
+            let started = ContinuousClock.now
+            server.serve()
+            longest = max(longest, started.duration(to: .now))
+            usleep(1_000)
+        }
+        #expect(server.unsentBytes > 0, "the replies outgrew what the client takes")
+        #expect(longest < ControlServer.replyLimit, "a serve returned without waiting for the client: \(longest)")
+        #expect(try #require(server.due) <= .now + .milliseconds(10), "due again soon, to send the rest")
+        // (A reply may arrive split across reads: the bytes are joined before they are split.)
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while bytes.lazy.filter({ $0 == 0x0A }).count < requests && ContinuousClock.now < deadline {
+            server.serve()
+            while case let count = recv(slow.fd, &chunk, chunk.count, Int32(MSG_DONTWAIT)), count > 0 { bytes += chunk[..<count] }
+        }
+        let replies = String(decoding: bytes, as: UTF8.self).split(separator: "\n")
+        #expect(replies.count == requests, "every reply arrived: \(replies.count)")
+        #expect(replies.allSatisfy { $0.contains(#""beacons""#) })
+        #expect(server.unsentBytes == 0)
+    }
+
     /// While a command of the emitter waits for its answer, the server is served by that wait:
     /// reads are answered, a change is held (it would send commands of its own) however long
     /// the command takes, and made once the loop serves the server again.
