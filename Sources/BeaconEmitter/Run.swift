@@ -142,7 +142,8 @@ struct Run: ParsableCommand {
         if let local, boxes.isEmpty {
             stage = local
         } else {
-            stage = HostedStage(local: local, boxes: boxes, hosts: scenario.beaconHosts, fieldsOf: BeaconDescription.fields(of:))
+            stage = HostedStage(local: local, boxes: boxes, hosts: scenario.beaconHosts, fieldsOf: BeaconDescription.fields(of:),
+                                interrupt: interrupt)
         }
         return ScenarioRunner(scenario: scenario, stage: stage,
                        observer: LiveObserver(scanner: scanner, interrupt: interrupt, wake: { stage.wakeDescriptors }),

@@ -21,15 +21,21 @@ public final class HostedStage: ScenarioStage {
     /// When this step first wrote to a box, and which boxes it wrote to.
     private var stepStarted: ContinuousClock.Instant?
     private var touched: [String] = []
+    /// Readable when a signal asks the run to end: a step's wait for the boxes ends then.
+    private let interrupt: Int32?
+    /// The run is ending (`stopAll`): the boxes' answers to it are waited for whatever a signal asks.
+    private var ending = false
 
     /// - Parameters:
     ///   - local: this machine's stage; nil when every beacon has a host.
     ///   - boxes: the open sessions, by host name.
     ///   - hosts: each remote beacon's host name, by beacon name.
     ///   - fieldsOf: a beacon's fields in the `--beacon` keys (what the control protocol takes).
+    ///   - interrupt: the signal pipe: readable, a step stops waiting for the boxes.
     public init(local: ScenarioStage?, boxes: [String: RemoteBox], hosts: [String: String],
-                fieldsOf: @escaping (Beacon) -> [String: String]) {
+                fieldsOf: @escaping (Beacon) -> [String: String], interrupt: Int32? = nil) {
         self.local = local
+        self.interrupt = interrupt
         self.boxes = boxes
         hostOf = hosts
         self.fieldsOf = fieldsOf
@@ -76,6 +82,7 @@ public final class HostedStage: ScenarioStage {
     }
 
     public func stopAll() throws(HostError) {
+        ending = true
         for (name, id) in ids.sorted(by: { $0.key < $1.key }) {
             send(to: hostOf[name]!, .remove(id: id), what: "stop \(name)") { _ in nil }
         }
@@ -99,7 +106,8 @@ public final class HostedStage: ScenarioStage {
         }
         guard let started = stepStarted else { return StepSettlement() }
         let asked = touched.compactMap { boxes[$0] }
-        var settlement = StepSettlement(failures: failures + RemoteBox.collect(asked))
+        let collected = RemoteBox.collect(asked, interrupt: ending ? nil : interrupt)
+        var settlement = StepSettlement(failures: failures + collected.failures, interrupted: collected.interrupted)
         for box in asked where box.lost == nil {
             guard let answered = box.lastReply, answered >= started else { continue }
             settlement.applied.append((box.name, started.duration(to: answered).inSeconds))

@@ -88,14 +88,20 @@ public final class RemoteBox {
 
     /// Waits until every box has answered what was sent to it, or `timeout` has passed for a
     /// box's oldest request (the box then drops out).
-    /// - Returns: the failures, one message each: refusals, and what was asked of a box that dropped out.
-    public static func collect(_ boxes: [RemoteBox], timeout: Duration = replyTimeout) -> [String] {
+    /// - Parameter interrupt: a descriptor readable when a signal asks the run to end (the
+    ///   signal pipe): the wait ends then, what is still unanswered left waiting.
+    /// - Returns: the failures, one message each: refusals, and what was asked of a box that
+    ///   dropped out; and whether a signal ended the wait.
+    public static func collect(_ boxes: [RemoteBox], timeout: Duration = replyTimeout,
+                               interrupt: Int32? = nil) -> (failures: [String], interrupted: Bool) {
         var failures: [String] = []
         while true {
             let busy = boxes.filter { $0.lost == nil && !$0.waiting.isEmpty }
-            guard !busy.isEmpty else { return failures }
+            guard !busy.isEmpty else { return (failures, false) }
             let deadline = busy.compactMap { $0.waiting.first?.sent }.min()! + timeout
-            let ready = (try? Poll.waitAny(busy.map(\.replies), until: deadline)) ?? busy.map { _ in true }
+            let watched = busy.map(\.replies) + (interrupt.map { [Descriptor($0)] } ?? [])
+            let ready = (try? Poll.waitAny(watched, until: deadline)) ?? watched.map { _ in true }
+            if interrupt != nil, ready.last == true { return (failures, true) }
             for (box, isReady) in zip(busy, ready) {
                 if isReady {
                     failures += box.readReplies()
@@ -209,7 +215,7 @@ public enum RemoteBoxes {
             close(boxes.values)
             throw error
         }
-        failures += RemoteBox.collect(Array(boxes.values), timeout: openTimeout)
+        failures += RemoteBox.collect(Array(boxes.values), timeout: openTimeout).failures
         guard failures.isEmpty else {
             close(boxes.values)
             throw RemoteBoxError(message: "cannot drive every box: " + failures.joined(separator: "; "))

@@ -40,10 +40,13 @@ public struct StepSettlement: Sendable {
     /// Each box the step changed, and the time from the step's first request to that box's
     /// last reply (the change applied there).
     public var applied: [(host: String, seconds: Double)] = []
+    /// A signal asked the run to end while the step waited for the boxes.
+    public var interrupted = false
 
-    public init(failures: [String] = [], applied: [(host: String, seconds: Double)] = []) {
+    public init(failures: [String] = [], applied: [(host: String, seconds: Double)] = [], interrupted: Bool = false) {
         self.failures = failures
         self.applied = applied
+        self.interrupted = interrupted
     }
 }
 
@@ -203,7 +206,7 @@ public final class ScenarioRunner {
             current = ("end", nil)
             reportSupervision()
             try stage.stopAll()
-            settle("end", nil, Scenario.Step(.stop(nil)), started: at)
+            try? settle("end", nil, Scenario.Step(.stop(nil)), started: at)  // (never interrupted: the boxes are waited for)
         } catch {
             outcome.error = outcome.error ?? error
         }
@@ -226,7 +229,7 @@ public final class ScenarioRunner {
                     guard let beacon = beacons[name] else { throw HostError.unsupported("no beacon named '\(name)'") }
                     try stage.advertise(name, beacon, parameters: parameters[name] ?? .run)
                 }
-                settle(number, round, step, started: at)
+                try settle(number, round, step, started: at)
             case let .update(name, changes):
                 var merged = fields[name] ?? [:]
                 merged.merge(changes) { $1 }
@@ -250,7 +253,7 @@ public final class ScenarioRunner {
                     parameters[name] = own
                     try stage.setParameters(name, own)
                 }
-                settle(number, round, step, started: at)
+                try settle(number, round, step, started: at)
             case let .stop(names):
                 if let names {
                     for name in names { try stage.stop(name) }
@@ -260,7 +263,7 @@ public final class ScenarioRunner {
                 // What the scanner received before the stop was made, and has not been read,
                 // is what was on the air before it: taken in now, not seen after.
                 for report in try observer.queued() { record(report) }
-                settle(number, round, step, started: at)
+                try settle(number, round, step, started: at)
             case let .wait(seconds):
                 try observe(until: at + seconds) { _ in false }
             case let .expectSeen(name, within):
@@ -431,8 +434,9 @@ public final class ScenarioRunner {
 
     /// Waits for what the step asked of other machines: their delays reported, their failures
     /// the step's (a failed result; the run goes on).
-    private func settle(_ number: String, _ round: String?, _ step: Scenario.Step, started: Double) {
+    private func settle(_ number: String, _ round: String?, _ step: Scenario.Step, started: Double) throws {
         let settlement = stage.finishStep()
+        if settlement.interrupted { throw Interrupted() }
         if !settlement.applied.isEmpty { report(.applied(number: number, round: round, hosts: settlement.applied, at: elapsed)) }
         guard !settlement.failures.isEmpty else { return }
         conclude(number, round, step, started: started, passed: false, detail: settlement.failures.joined(separator: "; "))

@@ -155,9 +155,38 @@ import Testing
         defer { RemoteBoxes.close(boxes.values) }
         let box = try #require(boxes["lobby"])
         #expect(box.send(.list, what: "list", handle: { _ in nil }) == nil)
-        let failures = RemoteBox.collect([box], timeout: .milliseconds(300))
-        #expect(failures == ["lobby: dropped out: no reply within 0.3 seconds"])
+        let collected = RemoteBox.collect([box], timeout: .milliseconds(300))
+        #expect(collected.failures == ["lobby: dropped out: no reply within 0.3 seconds"] && !collected.interrupted)
         #expect(box.send(.list, what: "list", handle: { _ in nil })?.contains("dropped out earlier") == true)
+    }
+
+    /// A signal while a step waits for a box that does not answer: the wait ends then (the
+    /// signal pipe is readable), not after the reply timeout; the box has not dropped out.
+    @Test func aSignalEndsTheWaitForABox() throws {
+        let boxes = try RemoteBoxes.open([Self.host], arguments: { _ in
+            ["sh", "-c", "read line; echo '{\"ok\":true}'; sleep 30"]
+        }, progress: { _ in })
+        defer { RemoteBoxes.close(boxes.values) }
+        let box = try #require(boxes["lobby"])
+        var signal: [Int32] = [-1, -1]
+        try #require(pipe(&signal) == 0)
+        defer { close(signal[0]); close(signal[1]) }
+        #expect(box.send(.list, what: "list", handle: { _ in nil }) == nil)
+        let quiet = RemoteBox.collect([box], timeout: .milliseconds(200), interrupt: signal[0])
+        #expect(!quiet.interrupted, "no signal: the timeout ends it")
+        #expect(box.send(.list, what: "list", handle: { _ in nil })?.contains("dropped out earlier") == true)
+
+        let second = try RemoteBoxes.open([Self.host], arguments: { _ in
+            ["sh", "-c", "read line; echo '{\"ok\":true}'; sleep 30"]
+        }, progress: { _ in })
+        defer { RemoteBoxes.close(second.values) }
+        let waiting = try #require(second["lobby"])
+        #expect(waiting.send(.list, what: "list", handle: { _ in nil }) == nil)
+        var byte: UInt8 = 2  // SIGINT's number, as the handler writes it
+        #expect(write(signal[1], &byte, 1) == 1)
+        let collected = RemoteBox.collect([waiting], timeout: .seconds(60), interrupt: signal[0])
+        #expect(collected.interrupted && collected.failures.isEmpty)
+        #expect(waiting.lost == nil, "still in the run: the signal ends it, not the box")
     }
 
     /// What a box sends that is no reply (not JSON, or a line longer than a control line may
@@ -174,7 +203,7 @@ import Testing
         let box = try #require(boxes["lobby"])
         var answered = false
         #expect(box.send(.list, what: "list", handle: { _ in answered = true; return nil }) == nil)
-        #expect(RemoteBox.collect([box], timeout: .seconds(5)) == [failure])
+        #expect(RemoteBox.collect([box], timeout: .seconds(5)).failures == [failure])
         #expect(!answered)
         #expect(box.send(.list, what: "list", handle: { _ in nil })?.contains("dropped out earlier") == true)
     }
