@@ -313,6 +313,15 @@ final class FakeLive: LiveAdvertising {
         deinit { close(fd) }
     }
 
+    /// A server at a socket of its own (`control-NAME-PID.sock`) with a handler of two beacons
+    /// (not attached yet).
+    static func server(named name: String) throws -> (path: String, live: FakeLive, handler: ControlHandler, server: ControlServer) {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("control-\(name)-\(getpid()).sock").path
+        let live = FakeLive([ControlHandlerTests.beacon(1), ControlHandlerTests.beacon(2)])
+        let handler = ControlHandler(session: live, makeBeacon: testBeacon, fieldsOf: ControlHandlerTests.fields)
+        return (path, live, handler, try ControlServer(path: path))
+    }
+
     /// Serves until `client` has `count` reply lines (or 5 s passed), and returns them.
     static func serve(_ server: ControlServer, until client: Client, count: Int = 1) -> [String] {
         var lines: [String] = []
@@ -326,10 +335,7 @@ final class FakeLive: LiveAdvertising {
     }
 
     @Test func aHeldRequestHoldsBackItsOwnClientOnly() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("control-server-\(getpid()).sock").path
-        let live = FakeLive([ControlHandlerTests.beacon(1), ControlHandlerTests.beacon(2)])
-        let handler = ControlHandler(session: live, makeBeacon: testBeacon, fieldsOf: ControlHandlerTests.fields)
-        let server = try ControlServer(path: path)
+        let (path, live, handler, server) = try Self.server(named: "server")
         defer { server.close() }
         let first = try Client(path: path), second = try Client(path: path)
         server.serve()
@@ -358,10 +364,7 @@ final class FakeLive: LiveAdvertising {
     /// what it has not taken waits in the server (serving returns at once), and goes out, in
     /// order, as it reads.
     @Test func aClientThatDoesNotReadNeverBlocksTheLoop() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("control-slow-\(getpid()).sock").path
-        let live = FakeLive([ControlHandlerTests.beacon(1), ControlHandlerTests.beacon(2)])
-        let handler = ControlHandler(session: live, makeBeacon: testBeacon, fieldsOf: ControlHandlerTests.fields)
-        let server = try ControlServer(path: path)
+        let (path, _, handler, server) = try Self.server(named: "slow")
         defer { server.close() }
         server.attach(handler)
         let slow = try Client(path: path)
@@ -400,10 +403,7 @@ final class FakeLive: LiveAdvertising {
     /// reads are answered, a change is held (it would send commands of its own) however long
     /// the command takes, and made once the loop serves the server again.
     @Test func whileACommandWaitsReadsAreAnsweredAndChangesHeld() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("control-wait-\(getpid()).sock").path
-        let live = FakeLive([ControlHandlerTests.beacon(1), ControlHandlerTests.beacon(2)])
-        let handler = ControlHandler(session: live, makeBeacon: testBeacon, fieldsOf: ControlHandlerTests.fields)
-        let server = try ControlServer(path: path)
+        let (path, live, handler, server) = try Self.server(named: "wait")
         defer { server.close() }
         server.attach(handler)
         #expect(server.servesWhileCommandWaits)

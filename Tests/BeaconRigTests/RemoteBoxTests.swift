@@ -163,9 +163,12 @@ import Testing
     /// A signal while a step waits for a box that does not answer: the wait ends then (the
     /// signal pipe is readable), not after the reply timeout; the box has not dropped out.
     @Test func aSignalEndsTheWaitForABox() throws {
-        let boxes = try RemoteBoxes.open([Self.host], arguments: { _ in
-            ["sh", "-c", "read line; echo '{\"ok\":true}'; sleep 30"]
-        }, progress: { _ in })
+        /// A box that answers the opening status, then nothing.
+        func silentBox() throws -> [String: RemoteBox] {
+            try RemoteBoxes.open([Self.host], arguments: { _ in ["sh", "-c", "read line; echo '{\"ok\":true}'; sleep 30"] },
+                                 progress: { _ in })
+        }
+        let boxes = try silentBox()
         defer { RemoteBoxes.close(boxes.values) }
         let box = try #require(boxes["lobby"])
         var signal: [Int32] = [-1, -1]
@@ -176,9 +179,7 @@ import Testing
         #expect(!quiet.interrupted, "no signal: the timeout ends it")
         #expect(box.send(.list, what: "list", handle: { _ in nil })?.contains("dropped out earlier") == true)
 
-        let second = try RemoteBoxes.open([Self.host], arguments: { _ in
-            ["sh", "-c", "read line; echo '{\"ok\":true}'; sleep 30"]
-        }, progress: { _ in })
+        let second = try silentBox()
         defer { RemoteBoxes.close(second.values) }
         let waiting = try #require(second["lobby"])
         #expect(waiting.send(.list, what: "list", handle: { _ in nil }) == nil)

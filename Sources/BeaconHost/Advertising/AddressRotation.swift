@@ -33,8 +33,9 @@ package final class AddressRotation: RunLoopSource {
     public func serve() {
         schedule()
         let now = ContinuousClock.now
+        let (ids, parameters) = (session.ids, session.parameters)
         for (id, at) in next.sorted(by: { $0.key < $1.key }) where at <= now {
-            guard let index = session.index(of: id), let period = session.parameters[index].addressRotation else { continue }
+            guard let index = ids.firstIndex(of: id), let period = parameters[index].addressRotation else { continue }
             next[id] = now + Self.duration(period)
             do {
                 let address = try session.renewAddress(index)

@@ -115,9 +115,9 @@ package final class Advertiser {
         codedPHY = capabilities.supportsCodedPHY
         if !extended {
             try options.checkLegacyInterval()
-            for index in slots.parameters.indices { try checkLegacy(ownOf: index) }
+            for index in slots.entries.indices { try checkLegacy(ownOf: index) }
         }
-        for index in slots.parameters.indices {
+        for index in slots.entries.indices {
             try checkAddress(ownOf: index)
             try checkCoded(ownOf: index)
         }
@@ -136,15 +136,15 @@ package final class Advertiser {
         numberOfSets = capabilities.numberOfAdvertisingSets
         // A set per beacon while the controller has sets; the beacons beyond share the last one,
         // taking turns (legacy advertising has one).
-        let setCount = BeaconSlots.slotCount(beacons: beacons.count, available: extended ? usableSetCount : 1)
-        let rotating = beacons.count > setCount
+        let setCount = BeaconSlots.slotCount(beacons: slots.entries.count, available: extended ? usableSetCount : 1)
+        let rotating = slots.entries.count > setCount
         let handles = (0..<setCount).map { Self.handle(ofSet: $0, sharedWithKernel: sharedWithKernel) }
         let plan = AdvertisingPlan(mode: extended ? .extended : .legacy, handles: handles,
                                    rotating: rotating, address: address, addressIsRandom: address != nil)
         try slots.checkTurns(from: plan.firstTurn)
         self.plan = plan
         rotationIndex = plan.firstTurn ?? 0
-        guard !beacons.isEmpty else { return plan }
+        guard !slots.entries.isEmpty else { return plan }
         do {
             if extended {
                 try startExtended(plan, disableFirst: !controllerWasReset)
@@ -164,7 +164,7 @@ package final class Advertiser {
             try controller.sendDisable(LESetAdvertisingEnable(enable: false))
         }
         try sendLegacyParameters(plan)
-        try setLegacyData(data(0), scanResponse: slots.scanResponse(of: beacons[0], at: 0), label: 0)
+        try setLegacyData(data(0), scanResponse: slots.scanResponse(of: slots.entries[0].beacon, at: 0), label: 0)
         step("enable advertising (LE Set Advertising Enable 0x01)")
         try controller.send(LESetAdvertisingEnable(enable: true))
     }
@@ -178,7 +178,7 @@ package final class Advertiser {
             step("set random address \(address)")
             try controller.send(LESetRandomAddress(address: address), context: "address \(address)")
         }
-        let applied = options.applying(slots.parameters.first ?? .run)
+        let applied = options.applying(slots.entries.first?.parameters ?? .run)
         let interval = applied.intervalUnits
         let description = AdvertisingOptions.intervalDescription(units: interval)
         let parameters = LESetAdvertisingParameters(
@@ -193,7 +193,7 @@ package final class Advertiser {
     /// Refuses beacon `index`'s own address where it cannot be: a non-resolvable one on
     /// connectable advertising (a peer needs an address it can connect to again).
     private func checkAddress(ownOf index: Int) throws(HostError) {
-        let own = slots.parameters[index]
+        let own = slots.entries[index].parameters
         guard options.applying(own).connectable, own.address == .generatedNonResolvable else { return }
         throw .unsupported("\(slots.label(index)): a non-resolvable address is for non-connectable advertising: drop "
                            + "--connectable, or give it address=static")
@@ -201,7 +201,7 @@ package final class Advertiser {
 
     /// Refuses beacon `index`'s own Coded PHY where the controller lacks it.
     private func checkCoded(ownOf index: Int) throws(HostError) {
-        guard slots.parameters[index].phy == .coded, !codedPHY else { return }
+        guard slots.entries[index].parameters.phy == .coded, !codedPHY else { return }
         throw .unsupported("\(slots.label(index))'s phy coded: this controller does not have the LE Coded PHY (long range) "
                            + "among its LE features")
     }
@@ -209,7 +209,7 @@ package final class Advertiser {
     /// Refuses beacon `index`'s own parameters that legacy advertising cannot take: a TX
     /// power, an interval over 10.24 s, the Coded PHY.
     private func checkLegacy(ownOf index: Int) throws(HostError) {
-        let own = slots.parameters[index]
+        let own = slots.entries[index].parameters
         if own.phy == .coded {
             throw .unsupported("\(slots.label(index))'s phy coded sends extended advertising, which "
                                + (options.mode == .legacy ? "--legacy turned off" : "this controller lacks"))
@@ -243,10 +243,10 @@ package final class Advertiser {
             _ = try? controller.send(LESetExtendedAdvertisingEnable(enable: false, sets: plan.handles.map { .init(handle: $0) }))
         }
         for (position, handle) in plan.handles.enumerated() {
-            try sendExtendedParameters(handle: handle, beacon: beaconOffset + position, plan: plan)
-            try setExtendedData(handle: handle, data(beaconOffset + position),
-                                scanResponse: slots.scanResponse(of: beacons[beaconOffset + position], at: beaconOffset + position),
-                                label: beaconOffset + position)
+            let index = beaconOffset + position
+            try sendExtendedParameters(handle: handle, beacon: index, plan: plan)
+            try setExtendedData(handle: handle, data(index),
+                                scanResponse: slots.scanResponse(of: slots.entries[index].beacon, at: index), label: index)
         }
         step("enable set(s) \(plan.handles.map(String.init).joined(separator: ", "))")
         try controller.send(LESetExtendedAdvertisingEnable(enable: true, sets: plan.handles.map { .init(handle: $0) }))
@@ -255,7 +255,7 @@ package final class Advertiser {
     /// Set `handle`'s parameters for beacon `index` (its own interval, TX power and address,
     /// else the run's), then the set's random address where it has one.
     private func sendExtendedParameters(handle: UInt8, beacon index: Int, plan: AdvertisingPlan) throws(HostError) {
-        let applied = options.applying(slots.parameters[index])
+        let applied = options.applying(slots.entries[index].parameters)
         let address = slots.address(ofBeacon: index, runs: plan.address)
         let interval = applied.intervalUnits
         let txPower = applied.txPower
@@ -367,7 +367,7 @@ package final class Advertiser {
 
     /// Beacon `index`'s advertising data.
     private func data(_ index: Int) -> [UInt8] {
-        beacons[index].advertisingData.bytes
+        slots.entries[index].beacon.advertisingData.bytes
     }
 
     /// Sets `data` (beacon `index`'s, or a frame shown in its place) on the set that carries
@@ -439,7 +439,7 @@ package final class Advertiser {
     public var parameters: [BeaconParameters] { slots.parameters }
 
     /// The random address of its own each beacon's set advertises from (nil: none of its own).
-    public var ownAddresses: [BluetoothAddress?] { slots.parameters.indices.map { slots.ownAddress(ofBeacon: $0) } }
+    public var ownAddresses: [BluetoothAddress?] { slots.entries.indices.map { slots.ownAddress(ofBeacon: $0) } }
 
     /// A set of its own for the new beacon `index` with extended advertising (nil: none free,
     /// or legacy advertising's one taken, where it joins the turns on the last).
@@ -529,7 +529,7 @@ package final class Advertiser {
         if let controller { self.controller = controller }
         rotationIndex = plan.firstTurn ?? 0
         if controllerWasReset { leftovers.removeAll() }
-        guard !beacons.isEmpty else {
+        guard !slots.entries.isEmpty else {
             // Beacons that come and go, none now: only what is left of ours goes.
             if !controllerWasReset { removeLeftovers() }
             return
@@ -552,7 +552,7 @@ package final class Advertiser {
     /// the air: a controller reset, clearing every set, or (by handle) disabling, removing or
     /// reconfiguring one of its sets; with legacy advertising, any change of it.
     public func isDisrupted(by observed: ObservedPacket) -> Disruption? {
-        guard let plan, !beacons.isEmpty else { return nil }
+        guard let plan, !slots.entries.isEmpty else { return nil }
         return Disruption.of(observed, ours: Set(plan.handles),
                              extended: plan.mode == .extended)
     }
@@ -561,7 +561,7 @@ package final class Advertiser {
     /// - Throws: `HostError` if the controller refuses.
     public func stop() throws(HostError) {
         guard let plan else { return }
-        guard !beacons.isEmpty else {
+        guard !slots.entries.isEmpty else {
             removeLeftovers()
             self.plan = nil
             return

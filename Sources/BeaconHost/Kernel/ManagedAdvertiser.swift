@@ -95,9 +95,10 @@ package final class ManagedAdvertiser {
         step("read the kernel's advertising features (Read Advertising Features)")
         var features = try client.send(ReadAdvertisingFeatures())
         self.features = features
-        if beacons.isEmpty && features.maximumInstances == 0 { throw allTaken(features) }
-        if beacons.indices.contains(where: slots.usesExtendedPDUs) {
-            let longest = beacons.indices.filter(slots.usesExtendedPDUs).map { beacons[$0].advertisingData.bytes.count }.max() ?? 0
+        if slots.entries.isEmpty && features.maximumInstances == 0 { throw allTaken(features) }
+        let extended = slots.entries.indices.filter(slots.usesExtendedPDUs)
+        if !extended.isEmpty {
+            let longest = extended.map { slots.entries[$0].beacon.advertisingData.bytes.count }.max() ?? 0
             guard !features.legacyAdvertisingOnly, features.acceptsIntervals,
                   longest <= Int(features.maximumAdvertisingDataLength) else {
                 throw .unsupported("data over 31 bytes goes in extended advertising PDUs: the kernel offers "
@@ -123,10 +124,10 @@ package final class ManagedAdvertiser {
         }
         // An instance per beacon while the kernel has them free; the beacons beyond share the
         // last one, taking turns.
-        let count = BeaconSlots.slotCount(beacons: beacons.count, available: features.freeInstanceCount)
-        if count < beacons.count { try slots.checkTurns(from: count - 1) }
-        for index in beacons.indices { try checkOwn(ofBeacon: index) }
-        var plan = AdvertisingPlan(mode: .managed, handles: [], rotating: count < beacons.count,
+        let count = BeaconSlots.slotCount(beacons: slots.entries.count, available: features.freeInstanceCount)
+        if count < slots.entries.count { try slots.checkTurns(from: count - 1) }
+        for index in slots.entries.indices { try checkOwn(ofBeacon: index) }
+        var plan = AdvertisingPlan(mode: .managed, handles: [], rotating: count < slots.entries.count,
                                    address: nil, addressIsRandom: !options.connectable)
         rotationIndex = max(0, count - 1)
         if features.legacyAdvertisingOnly { plan.kernelInterval = legacyOnlyInterval(count: count) }
@@ -160,7 +161,7 @@ package final class ManagedAdvertiser {
     /// not what was asked, and returns the range on the air (nil for connectable advertising,
     /// which keeps the interval asked for).
     private func legacyOnlyInterval(count: Int) -> ClosedRange<Double>? {
-        if count > 1 || beacons.count > 1 {
+        if count > 1 || slots.entries.count > 1 {
             let seconds = turnSeconds
             if Duration.seconds(Int64(seconds)) != options.rotationPeriod {
                 warn?("\(client.adapter) has legacy advertising only: the kernel takes turns between advertising instances "
@@ -208,11 +209,11 @@ package final class ManagedAdvertiser {
     /// data. Once the kernel accepted its parameters, the instance is ours (held).
     private func add(instance: UInt8, beacon: Int) throws(HostError) {
         do {
-            try client.putInstance(instance, data: beacons[beacon].advertisingData.bytes,
-                                   scanResponse: slots.scanResponse(of: beacons[beacon], at: beacon) ?? [],
+            try client.putInstance(instance, data: slots.entries[beacon].beacon.advertisingData.bytes,
+                                   scanResponse: slots.scanResponse(of: slots.entries[beacon].beacon, at: beacon) ?? [],
                                    extendedPDU: slots.usesExtendedPDUs(beacon),
                                    label: slots.label(beacon),
-                                   options: options.applying(slots.parameters[beacon]), separately: setsInterval,
+                                   options: options.applying(slots.entries[beacon].parameters), separately: setsInterval,
                                    duration: instanceDuration, log: log)
         } catch {
             if !Self.refusedCreating(error) { held.insert(instance) }
@@ -242,7 +243,7 @@ package final class ManagedAdvertiser {
     /// interval taken with an instance, a scannable instance (the kernel's interval), a TX
     /// power the kernel cannot set.
     private func checkOwn(ofBeacon index: Int) throws(HostError) {
-        let own = slots.parameters[index]
+        let own = slots.entries[index].parameters
         if own.address != nil {
             throw .unsupported("\(slots.label(index))'s own address: through the management API the kernel picks the address "
                                + "beacons go out from (a new non-resolvable random one for each instance): use --access raw")
@@ -387,8 +388,8 @@ package final class ManagedAdvertiser {
         guard let plan else { return [:] }
         var data: [UInt8: [UInt8]] = [:]
         for (position, instance) in plan.handles.enumerated()
-        where beacons.indices.contains(position) && slots.hasOwnSlot(position) && instance != Self.noInstanceYet {
-            data[instance] = beacons[position].advertisingData.bytes
+        where slots.entries.indices.contains(position) && slots.hasOwnSlot(position) && instance != Self.noInstanceYet {
+            data[instance] = slots.entries[position].beacon.advertisingData.bytes
         }
         return data
     }
@@ -428,8 +429,8 @@ package final class ManagedAdvertiser {
             throw .unsupported("instance \(instance) is not ours now (removed, or taken over): the beacon goes back at the restore")
         }
         try client.putInstance(instance, data: data, scanResponse: scanResponse ?? [], extendedPDU: slots.usesExtendedPDUs(index),
-                               label: "\(slots.label(index))",
-                               options: options.applying(slots.parameters[index]), separately: setsInterval, parameters: false, log: log)
+                               label: slots.label(index), options: options.applying(slots.entries[index].parameters),
+                               separately: setsInterval, parameters: false, log: log)
     }
 
     /// Puts the beacons back: an instance the kernel still holds for us (the controller reset

@@ -109,7 +109,7 @@ package enum JournalStream {
     public static func isStandardError(environment: [String: String] = ProcessInfo.processInfo.environment) -> Bool {
         guard let value = environment["JOURNAL_STREAM"] else { return false }
         let parts = value.split(separator: ":")
-        guard parts.count == 2, let identity = FileSystem.identity(of: 2) else { return false }  // standard error
+        guard parts.count == 2, let identity = FileSystem.identity(of: STDERR_FILENO) else { return false }
         return UInt64(parts[0]) == identity.device && UInt64(parts[1]) == identity.inode
     }
 
