@@ -288,7 +288,7 @@ struct Advertise: ParsableCommand {
         do {
             try options.checkBeforeSending(access: accessOptions.access)
         } catch {
-            Console.error(error.description)
+            Console.error(error.message)
             throw ExitStatus.usage
         }
         let beacons = options.beacons
@@ -446,7 +446,7 @@ struct Advertise: ParsableCommand {
             printer.line("reloaded\(config.map { " " + $0 } ?? ""): \(counts.updated) changed in place, \(counts.added) added, "
                          + "\(counts.removed) removed; \(session.beacons.count) on the air", .notice)
         } catch let error as HostError {
-            Console.error("reload: \(error); the beacons left are on the air")
+            Console.error("reload: \(error.message); the beacons left are on the air")
         } catch {
             Console.error("reload: \(BeaconOptions.message(for: error)); the beacons stay as they were")
         }

@@ -137,7 +137,7 @@ struct Audit: ParsableCommand {
             do {
                 try listen(on: device, into: &collector)
             } catch {
-                try writeJUnit(.error(suite: suiteName(choice), error.description, time: elapsed()))
+                try writeJUnit(.error(suite: suiteName(choice), error.message, time: elapsed()))
                 throw fail(error)
             }
             let listened = elapsed()

@@ -75,7 +75,7 @@ struct AccessOptions: ParsableArguments {
         do {
             if access != .automatic { _ = try AdvertisingLaunch.resolve(access, device: device) }
         } catch {
-            throw ValidationError(error.description)
+            throw ValidationError(error.message)
         }
     }
 }
@@ -97,6 +97,6 @@ func parsed<Value, Failure: Error & CustomStringConvertible>(_ parse: @escaping 
 
 /// Prints a host error the way every command does, and exits with its status.
 func fail(_ error: HostError) -> ExitCode {
-    Console.error(error.description)
+    Console.error(error.message)
     return ExitCode(error.exitStatus)
 }

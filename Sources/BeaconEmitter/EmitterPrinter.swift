@@ -177,11 +177,11 @@ final class EmitterPrinter {
             if json {
                 var object = JSONObject()
                 object.add("event", "restore-failed")
-                object.add("error", error.description)
+                object.add("error", error.message)
                 object.add("retryInMs", number: Self.milliseconds(retryIn))
                 print(object.line)
             } else {
-                Console.error("could not put the beacons back yet (trying again in \(Self.milliseconds(retryIn)) ms): \(error)",
+                Console.error("could not put the beacons back yet (trying again in \(Self.milliseconds(retryIn)) ms): \(error.message)",
                               priority: .warning)
             }
         case let .ignored(input):
@@ -205,7 +205,7 @@ final class EmitterPrinter {
                 Console.error("warning: \(text)", priority: .warning)
             }
         case let .leftBehind(error):
-            Console.error("could not take the beacons off \(device) at exit: \(error); run `beacon-emit stop -i \(device)` "
+            Console.error("could not take the beacons off \(device) at exit: \(error.message); run `beacon-emit stop -i \(device)` "
                           + "once it is back")
         case let .restored(cause, gap, afterUsable):
             if json {

@@ -79,7 +79,7 @@ struct Run: ParsableCommand {
             try writeJUnitError("\(error)")
             throw ExitCode(69)
         } catch let error as HostError {
-            try writeJUnitError(error.description)
+            try writeJUnitError(error.message)
             throw fail(error)
         }
         printer.summary(outcome)
@@ -128,7 +128,7 @@ struct Run: ParsableCommand {
                                                progress: printer.progress,
                                                unsolicited: Console.ignored)
         defer { launch.close() }
-        printer.progress(launch.summary)
+        printer.progress(launch.summary + (launch.access.map { " (--access \($0.rawValue))" } ?? ""))
         let scanner = try openScanner(scenario.scanner, beside: launch.connection, device: specification)
         defer { scanner?.close() }
         let stage = SetStage(advertiser: launch.sets, rotationPeriod: scenario.rotation, intervalUnits: scenario.intervalUnits)

@@ -71,7 +71,7 @@ struct Verify: ParsableCommand {
         do {
             outcome = try verify(described, expected: expected, byIdentity: byIdentity)
         } catch {
-            if let junit { try JUnitFile.write(.error(suite: suite, error.description), to: junit) }
+            if let junit { try JUnitFile.write(.error(suite: suite, error.message), to: junit) }
             throw fail(error)
         }
         print(json ? outcome.json(expected: expected) : outcome.text(expected: expected))
@@ -147,7 +147,7 @@ struct ScannerOptions: ParsableArguments {
         do {
             return try DeviceSpecification(parsing: text)
         } catch {
-            guard case let .invalidDevice(_, reason) = error else { throw ValidationError(error.description) }
+            guard case let .invalidDevice(_, reason) = error else { throw ValidationError(error.message) }
             throw ValidationError("--scanner \(text): \(reason)")
         }
     }

@@ -177,8 +177,14 @@ package final class SetStage: ScenarioStage {
     }
 
     private static func naming(_ name: String, _ error: HostError) -> HostError {
-        if case let .unsupported(text) = error { return .unsupported("advertise \(name): \(text)") }
-        return error
+        switch error {
+        case let .unsupported(text): return .unsupported("advertise \(name): \(text)")
+        case var .refused(refusal):
+            // The scenario's name for the beacon, not the core's number.
+            refusal.beacon = "'\(name)'"
+            return .refused(refusal)
+        default: return error
+        }
     }
 }
 

@@ -68,9 +68,9 @@ import Testing
     /// Through the management API (asked for by name), what only HCI commands can do is
     /// refused by `--check`, before any device is opened; `--access auto` takes raw HCI for it.
     @Test(arguments: [
-        (["--beacon", "uuid=\(uuid),major=1,minor=1,address=static"], "beacon 1's own address: through the management API"),
+        (["--beacon", "uuid=\(uuid),major=1,minor=1,address=static"], "beacon 1's address: through the management API the kernel chooses"),
         (["--uuid", uuid, "--major", "1", "--minor", "1", "--random-address", "static"], "--random-address: through the management API"),
-        (["--uuid", uuid, "--major", "1", "--minor", "1", "--legacy"], "--legacy chooses HCI commands"),
+        (["--uuid", uuid, "--major", "1", "--minor", "1", "--legacy"], "--legacy: through the management API the kernel chooses the HCI commands: use --access raw or user-channel"),
     ])
     func theManagementAPIsRefusalsComeFirst(arguments: [String], message: String) throws {
         let result = try runBeaconEmit(["--device", "hci0", "--access", "mgmt", "--check"] + arguments)

@@ -110,7 +110,7 @@ let extendedStop: [ScriptedTransport.Step] = [
     @Test func codedPHYIsRefusedWhereTheControllerLacksIt() {
         for (mode, extended, expected) in [(AdvertisingOptions.Mode.automatic, true, "does not have the LE Coded PHY"),
                                            (.automatic, false, "this controller lacks"),
-                                           (.legacy, true, "--legacy turned off")] {
+                                           (.legacy, true, "which legacy commands (asked for) do not have")] {
             let transport = ScriptedTransport([])
             let advertiser = Advertiser(controller: HCIController(transport: transport),
                                         options: AdvertisingOptions(beacons: [referenceBeacon], mode: mode, phy: .coded))

@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// The rules of the tree that the compiler does not keep, read from the sources: every system
-/// call goes through LinuxSystem.
+/// call goes through LinuxSystem; the host library's messages name no option of the command.
 @Suite struct ArchitectureTests {
     /// The package's root, from this file's place in it.
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -49,5 +49,30 @@ import Testing
         }
         #expect(found.isEmpty, "system calls outside LinuxSystem:\n\(found.joined(separator: "\n"))")
         #expect(sources.count > 100, "the sources were found")
+    }
+
+    /// Arguments of other programs the host runs (unshare, pip, setpriv, a tool's --version):
+    /// the only double-dash words a string of the host library may hold.
+    static let otherProgramsArguments: Set<String> = ["--net", "--map-root-user", "--quiet", "--pdeathsig", "--version"]
+
+    /// BeaconHost says what failed (HostError, Refusal, its warnings and steps) in the library's
+    /// terms; only the command knows its options, and adds them as advice.
+    @Test func theHostLibraryNamesNoOption() throws {
+        let stringLiteral = try Regex(#""(\\.|[^"\\])*""#)
+        let option = try Regex("--[a-z][a-z-]*")
+        let sources = try Self.sources().filter { $0.path.hasPrefix("BeaconHost/") }
+        var found: [String] = []
+        for (path, lines) in sources {
+            for (number, line) in lines.enumerated() where !line.trimmingCharacters(in: .whitespaces).hasPrefix("//") {
+                for literal in line.matches(of: stringLiteral) {
+                    for name in line[literal.range].matches(of: option)
+                    where !Self.otherProgramsArguments.contains(String(line[literal.range][name.range])) {
+                        found.append("\(path):\(number + 1): \(line[literal.range][name.range])")
+                    }
+                }
+            }
+        }
+        #expect(found.isEmpty, "option names in BeaconHost's strings:\n\(found.joined(separator: "\n"))")
+        #expect(sources.count > 40, "the sources were found")
     }
 }

@@ -162,7 +162,7 @@ func minor(_ value: UInt16) -> Beacon {
         _ = try slots.add(minor(1), on: backend)
         _ = try slots.add(minor(2), parameters: BeaconParameters(txPower: -8), on: backend)
         var before = slots.liveState
-        #expect { try slots.add(minor(3), on: backend) } throws: { "\($0)".contains("beacon 2 has its own TX power -8 dBm") }
+        #expect { try slots.add(minor(3), on: backend) } throws: { "\($0)".contains("beacon 2's own TX power -8 dBm: the beacons would take turns") }
         slots.revert(to: before)
         try slots.update(1, to: minor(2), parameters: .run, on: backend)
         _ = try slots.add(minor(3), on: backend)

@@ -6,63 +6,9 @@ import Foundation
 import Testing
 
 @Suite struct HostErrorTests {
-    @Test func kernelWithoutBluetooth() {
-        let saved = HostError.kernelHasBluetooth
-        defer { HostError.kernelHasBluetooth = saved }
-        HostError.kernelHasBluetooth = { false }
-        let error = HostError.kernel(call: "hci_open_dev(0)", errno: 97, adapter: "hci0", adapters: [])
-        #expect(error.description.hasPrefix("hci_open_dev(0): Address family not supported by protocol (errno 97): "
-                                            + "this kernel has no Bluetooth support"))
-        // The same errno from a kernel with Bluetooth: a network namespace of its own (a container).
-        HostError.kernelHasBluetooth = { true }
-        #expect(error.description.hasSuffix("where the kernel refuses Bluetooth sockets: run it in the host's network "
-                                            + "namespace (podman or docker run --net=host)"))
-    }
-
     @Test func noSuchAdapterListsWhatExists() {
         let error = HostError.kernel(call: "hci_open_dev(3)", errno: 19, adapter: "hci3", adapters: ["hci0 (up)"])
         #expect(error.description.contains("no such adapter (adapters: hci0 (up))"))
-    }
-
-    @Test func noAdapterUpByDefaultSaysSo() {
-        let error = HostError.kernel(call: "hci_get_route", errno: 19, adapter: nil, adapters: ["hci0 (down)"])
-        #expect(error.description.contains("no adapter is up (adapters: hci0 (down)): bring one up with --device hci0 --up"))
-    }
-
-    @Test func adapterDownOffersUp() {
-        let error = HostError.transport(.system(call: "write(hci0)", errno: 100), device: "hci0")
-        #expect(error.description.contains("hci0 is down: add --up"))
-    }
-
-    @Test func missingCapabilityPrintsTheSetcapLine() {
-        for code: Int32 in [1, 13] {
-            let error = HostError.transport(.system(call: "write(hci0)", errno: code), device: "hci0")
-            #expect(error.description.contains("sudo setcap cap_net_raw,cap_net_admin+eip /"))
-        }
-    }
-
-    @Test func commandDisallowedNamesTheLikelyCauses() {
-        let error = HostError.controllerRefused(opcode: .leSetAdvertisingEnable, status: .commandDisallowed, context: nil)
-        #expect(error.description.hasPrefix("controller refused LE Set Advertising Enable: Command Disallowed (0x0C); "))
-        #expect(error.description.contains("other advertising mode"))
-        #expect(error.description.contains("bluetoothd"))
-        let parameters = HostError.controllerRefused(opcode: .leSetAdvertisingParameters, status: .commandDisallowed,
-                                                     context: nil)
-        #expect(parameters.description.contains("advertising is already active"))
-    }
-
-    @Test func parameterRefusalsSayWhichParameter() {
-        let interval = HostError.controllerRefused(opcode: .leSetAdvertisingParameters,
-                                                   status: .unsupportedFeatureOrParameterValue,
-                                                   context: "interval 10 ms = 16 x 0.625 ms")
-        #expect(interval.description.contains("(interval 10 ms = 16 x 0.625 ms)"))
-        #expect(interval.description.contains("the standard allows 20 to 10240 ms (legacy advertising)"))
-        let extended = HostError.controllerRefused(opcode: .leSetExtendedAdvertisingParameters,
-                                                   status: .unsupportedFeatureOrParameterValue, context: nil)
-        #expect(extended.description.contains("the standard allows 20 to 10485759 ms (extended advertising)"))
-        let invalid = HostError.controllerRefused(opcode: .leSetExtendedAdvertisingParameters,
-                                                  status: .invalidCommandParameters, context: nil)
-        #expect(invalid.description.contains("interval minimum above maximum"))
     }
 
     @Test func timeoutAndClosedLink() {
@@ -75,22 +21,32 @@ import Testing
         #expect(closed.description == "tcp:x:1: the controller connection closed while in use")
     }
 
-    /// Command Disallowed means something different for each kind of command: only the
-    /// advertising commands get the hint about legacy versus extended advertising.
-    @Test func commandDisallowedHintFitsTheCommand() {
-        func hint(_ opcode: HCIOpcode) -> String {
-            HostError.controllerRefused(opcode: opcode, status: .commandDisallowed, context: nil).description
+    /// The library says what failed, in its own terms: no error names an option of the
+    /// command (the command adds its advice: ErrorAdviceTests).
+    @Test func factsNameNoOption() {
+        let errors: [HostError] = [
+            .kernel(call: "hci_open_dev(0)", errno: 97, adapter: "hci0", adapters: []),
+            .kernel(call: "hci_get_route", errno: 19, adapter: nil, adapters: ["hci0 (down)"]),
+            .transport(.system(call: "write(hci0)", errno: 100), device: "hci0"),
+            .transport(.system(call: "write(hci0)", errno: 1), device: "hci0"),
+            .userChannel(errno: 16, adapter: "hci0"),
+            .controllerRefused(opcode: .leSetAdvertisingParameters, status: .unsupportedFeatureOrParameterValue,
+                               context: "interval 10 ms = 16 x 0.625 ms"),
+            .managementRefused(opcode: .addAdvertising, status: .noResources, context: nil, adapter: "hci0"),
+            .refused(Refusal(.txPower, .legacyChosen)),
+            .refused(Refusal(.codedPHY, beacon: "beacon 2", .kernelLacksCodedPHY(adapter: "hci0"))),
+            .refused(Refusal(nil, .instancesTaken(adapter: "hci0", index: 0, maximum: 2, taken: [1, 2]))),
+            .refused(Refusal(.kernelAccess(.userChannel), .needsAdapterName)),
+        ]
+        for error in errors {
+            #expect(error.description.range(of: "--[a-z]", options: .regularExpression) == nil, "\(error)")
         }
-        for opcode in [HCIOpcode.reset, .readBDAddr, .readLocalVersionInformation] {
-            #expect(!hint(opcode).contains("advertising"), "\(opcode)")
-            #expect(hint(opcode).contains("does not allow this command in its present state"))
-        }
-        for opcode in [HCIOpcode.leSetScanEnable, .leSetExtendedScanParameters] {
-            #expect(!hint(opcode).contains("advertising mode"), "\(opcode)")
-            #expect(hint(opcode).contains("scanning"))
-        }
-        #expect(hint(.leSetAdvertisingData).contains("other advertising mode (legacy vs extended)"))
-        #expect(hint(.leSetExtendedAdvertisingParameters).contains("advertising is already active"))
+        let lowEnergy = HostError.refused(Refusal(nil, .lowEnergyOff(adapter: "hci1", index: 1)))
+        #expect(lowEnergy.description == "hci1 has LE switched off")
+        let power = HostError.refused(Refusal(.txPower, beacon: "beacon 3", .controllerLacksExtended))
+        #expect(power.description.hasPrefix("beacon 3's TX power: needs extended advertising"))
+        #expect(HostError.kernel(call: "hci_get_route", errno: 19, adapter: nil, adapters: ["hci0 (down)"]).description
+                    .hasSuffix("no adapter is up (adapters: hci0 (down))"))
     }
 }
 

@@ -76,7 +76,7 @@ import Testing
             #expect {
                 try advertiser.start(capabilities: capabilities(extended: extended))
             } throws: { error in
-                "\(error)".contains("beacon 2's phy coded")
+                "\(error)".contains("beacon 2's LE Coded PHY")
             }
             #expect(transport.sent.isEmpty, "nothing sent (extended: \(extended))")
         }
@@ -130,7 +130,7 @@ import Testing
         #expect {
             try refusing.start()
         } throws: { error in
-            "\(error)".contains("beacon 2's phy coded: the kernel offers no Coded PHY")
+            "\(error)".contains("beacon 2's LE Coded PHY: the kernel offers no Coded PHY")
         }
         #expect(noCoded.sent.count == 1, "only the features were read")
     }

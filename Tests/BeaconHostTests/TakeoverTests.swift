@@ -231,8 +231,8 @@ final class ScriptedMonitor: PacketTransport {
         let plan = try advertiser.start()
         #expect(plan.kernelInterval == 100...150)
         #expect(warnings.count == 1)
-        #expect(warnings.first?.contains("--interval 20 ms cannot be honoured") == true, "\(warnings)")
-        #expect(warnings.first?.contains("--access raw") == true)
+        #expect(warnings.first?.contains("the interval 20 ms cannot be honoured") == true, "\(warnings)")
+        #expect(warnings.first?.contains("raw HCI access advertises every 20 ms") == true)
         #expect(kernel.remainingSteps == 0)
     }
 

@@ -92,24 +92,20 @@ package final class Advertiser {
         case .legacy: extended = false
         case .extended:
             guard capabilities.supportsExtendedAdvertising else {
-                throw .unsupported("--extended: this controller does not support extended advertising "
-                                   + "(the LE feature and its commands); drop --extended to use legacy advertising")
+                throw .refused(Refusal(.mode(.extended), .controllerLacksExtended))
             }
             extended = true
         case .automatic: extended = capabilities.supportsExtendedAdvertising
         }
         if options.txPower != nil && !extended {
-            throw .unsupported("--tx-power needs extended advertising, which "
-                               + (options.mode == .legacy ? "--legacy turned off" : "this controller lacks"))
+            throw .refused(Refusal(.txPower, needsExtended))
         }
         if options.phy == .coded {
             guard extended else {
-                throw .unsupported("--phy coded sends extended advertising, which "
-                                   + (options.mode == .legacy ? "--legacy turned off" : "this controller lacks"))
+                throw .refused(Refusal(.codedPHY, needsExtended))
             }
             guard capabilities.supportsCodedPHY else {
-                throw .unsupported("--phy coded: this controller does not have the LE Coded PHY (long range) among its "
-                                   + "LE features; drop --phy coded to advertise on LE 1M")
+                throw .refused(Refusal(.codedPHY, .controllerLacksCodedPHY))
             }
         }
         codedPHY = capabilities.supportsCodedPHY
@@ -122,8 +118,7 @@ package final class Advertiser {
             try checkCoded(ownOf: index)
         }
         if slots.extendedPDUs && !extended {
-            throw .unsupported("data over 31 bytes goes in extended advertising PDUs, which "
-                               + (options.mode == .legacy ? "--legacy turned off" : "this controller lacks"))
+            throw .refused(Refusal(.longData, needsExtended))
         }
         try slots.checkBeacons()
         let address: BluetoothAddress?
@@ -190,20 +185,24 @@ package final class Advertiser {
         try controller.send(parameters, context: "interval \(description)")
     }
 
+    /// Why what needs extended advertising cannot have it: legacy commands asked for, or a
+    /// controller without them.
+    private var needsExtended: Refusal.Reason {
+        options.mode == .legacy ? .legacyChosen : .controllerLacksExtended
+    }
+
     /// Refuses beacon `index`'s own address where it cannot be: a non-resolvable one on
     /// connectable advertising (a peer needs an address it can connect to again).
     private func checkAddress(ownOf index: Int) throws(HostError) {
         let own = slots.entries[index].parameters
         guard options.applying(own).connectable, own.address == .generatedNonResolvable else { return }
-        throw .unsupported("\(slots.label(index)): a non-resolvable address is for non-connectable advertising: drop "
-                           + "--connectable, or give it address=static")
+        throw .refused(Refusal(.nonResolvableAddress, beacon: slots.label(index), .connectable))
     }
 
     /// Refuses beacon `index`'s own Coded PHY where the controller lacks it.
     private func checkCoded(ownOf index: Int) throws(HostError) {
         guard slots.entries[index].parameters.phy == .coded, !codedPHY else { return }
-        throw .unsupported("\(slots.label(index))'s phy coded: this controller does not have the LE Coded PHY (long range) "
-                           + "among its LE features")
+        throw .refused(Refusal(.codedPHY, beacon: slots.label(index), .controllerLacksCodedPHY))
     }
 
     /// Refuses beacon `index`'s own parameters that legacy advertising cannot take: a TX
@@ -211,16 +210,14 @@ package final class Advertiser {
     private func checkLegacy(ownOf index: Int) throws(HostError) {
         let own = slots.entries[index].parameters
         if own.phy == .coded {
-            throw .unsupported("\(slots.label(index))'s phy coded sends extended advertising, which "
-                               + (options.mode == .legacy ? "--legacy turned off" : "this controller lacks"))
+            throw .refused(Refusal(.codedPHY, beacon: slots.label(index), needsExtended))
         }
         if own.txPower != nil {
-            throw .unsupported("\(slots.label(index))'s TX power needs extended advertising, which "
-                               + (options.mode == .legacy ? "--legacy turned off" : "this controller lacks"))
+            throw .refused(Refusal(.txPower, beacon: slots.label(index), needsExtended))
         }
         if let units = own.intervalUnits, !AdvertisingOptions.intervalRange(legacy: true).contains(units) {
-            throw .unsupported("\(slots.label(index))'s interval \(AdvertisingOptions.intervalDescription(units: units)): legacy "
-                               + "advertising takes " + AdvertisingOptions.intervalRangeDescription(legacy: true))
+            throw .refused(Refusal(.interval(AdvertisingOptions.intervalDescription(units: units)), beacon: slots.label(index),
+                                   options.mode == .legacy ? .legacyIntervalRangeChosen : .legacyIntervalRange))
         }
     }
 

@@ -17,8 +17,7 @@ package enum AdvertisingLaunch {
                                options: AdvertisingOptions? = nil) throws(HostError) -> KernelAccess {
         guard !device.ownsController else {
             guard access == .automatic || access == .raw else {
-                throw .unsupported("--access \(access.rawValue) is for kernel adapters (--device hciN); "
-                                   + "\(device) is driven with HCI commands")
+                throw .refused(Refusal(.kernelAccess(access), .notKernelAdapter(device: "\(device)")))
             }
             return .raw
         }

@@ -5,9 +5,16 @@ import AdvertisementCodec
 /// An option value that does not describe advertising, with what is accepted.
 public struct AdvertisingOptionError: Error, Hashable, Sendable, CustomStringConvertible {
     public var description: String
+    /// What cannot be and why, where the options combine into something no run can honour.
+    public var refusal: Refusal?
 
     public init(_ description: String) {
         self.description = description
+    }
+
+    public init(_ refusal: Refusal) {
+        self.description = refusal.description
+        self.refusal = refusal
     }
 }
 
@@ -79,7 +86,7 @@ public struct AdvertisingOptions: Sendable {
             do {
                 self = .random(try BluetoothAddress(parsing: text))
             } catch {
-                throw AdvertisingOptionError("--random-address must be 'static', 'non-resolvable' or AA:BB:CC:DD:EE:FF: "
+                throw AdvertisingOptionError("a random address is 'static', 'non-resolvable' or AA:BB:CC:DD:EE:FF: "
                                              + error.reasonDescription)
             }
         }
@@ -138,8 +145,7 @@ public struct AdvertisingOptions: Sendable {
     /// legacy advertising is what the controller offers.
     func checkLegacyInterval() throws(HostError) {
         guard !Self.intervalRange(legacy: true).contains(intervalUnits) else { return }
-        throw .unsupported("--interval \(intervalDescription): this controller has legacy advertising only, which takes "
-                           + Self.intervalRangeDescription(legacy: true) + ": choose an interval in that range")
+        throw .refused(Refusal(.interval(intervalDescription), mode == .legacy ? .legacyIntervalRangeChosen : .legacyIntervalRange))
     }
 
     /// The interval for messages: "100 ms = 160 x 0.625 ms".

@@ -8,16 +8,19 @@ package final class BeaconSetsLaunch {
     /// The sets or instances.
     public let sets: any BeaconSets
     /// What the beacons are, for the progress line ("hci0: beacons as the kernel's advertising
-    /// instances (--access mgmt)").
+    /// instances").
     public let summary: String
+    /// The way into a kernel adapter taken (nil for a controller of our own: H4, virtual).
+    public let access: KernelAccess?
     /// The HCI link, where the beacons go through HCI commands (a scanner beside it may need it).
     public let connection: ControllerConnection?
     private let management: ManagementConnection?
 
-    private init(sets: any BeaconSets, summary: String, connection: ControllerConnection?,
+    private init(sets: any BeaconSets, summary: String, access: KernelAccess?, connection: ControllerConnection?,
                  management: ManagementConnection?) {
         self.sets = sets
         self.summary = summary
+        self.access = access
         self.connection = connection
         self.management = management
     }
@@ -61,7 +64,7 @@ package final class BeaconSetsLaunch {
                                                                  ledger: InstanceLedger(adapter: adapter), comeAndGo: true,
                                                                  report: report)
                 return BeaconSetsLaunch(sets: SupervisedSets(instances: session, device: adapter),
-                                        summary: "\(adapter): beacons as the kernel's advertising instances (--access mgmt)",
+                                        summary: "\(adapter): beacons as the kernel's advertising instances", access: .management,
                                         connection: nil, management: management)
             } catch {
                 management.close()
@@ -73,13 +76,13 @@ package final class BeaconSetsLaunch {
             connection.controller.trace = trace
             let advertiser = try Emitter(controller: connection.controller, ownsController: connection.ownsController,
                                          report: report).start(options: options, comeAndGo: true)
-            let wayIn = connection.sharedKernelIndex != nil ? " (--access \(way == .userChannel ? "user-channel" : "raw"))" : ""
             // Watched and put back after a reset, a Hardware Error, another program's change, a
             // link that closed (opened again as `advertise`'s is).
             let supervised = SupervisedSets(advertiser: advertiser, on: connection, userChannel: way == .userChannel,
                                             bringingUp: bringUp, follows: follows)
             return BeaconSetsLaunch(sets: supervised,
-                                    summary: "\(connection.device): beacons on advertising sets through HCI commands" + wayIn,
+                                    summary: "\(connection.device): beacons on advertising sets through HCI commands",
+                                    access: connection.sharedKernelIndex != nil ? way : nil,
                                     connection: connection, management: nil)
         } catch {
             connection.close()

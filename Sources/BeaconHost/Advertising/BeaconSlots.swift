@@ -174,9 +174,7 @@ final class BeaconSlots {
     }
 
     private static func turnsRefusal(_ label: String, _ own: BeaconParameters) -> HostError {
-        .unsupported("\(label) has its own \(own.description), and the beacons would take turns on one set "
-                     + "(more beacons than the controller has sets, or legacy advertising), which keeps one set of "
-                     + "parameters: give every beacon the run's --interval and --tx-power, or advertise fewer beacons")
+        .refused(Refusal(.ownParameters(own.description), beacon: label, .sharedSet))
     }
 
     /// The scan response that goes with `beacon`'s data on beacon `index`'s slot: nil where the
@@ -202,8 +200,7 @@ final class BeaconSlots {
                                + "advertise)")
         }
         guard !scannable, beacon.scanResponseData != nil else { return }
-        throw .unsupported("a scan response needs scannable advertising: start with a beacon that has one "
-                           + "(--scan-response, or a name that does not fit)")
+        throw .refused(Refusal(.scanResponse, .notScannable))
     }
 
     /// The books a failed change puts back.

@@ -12,52 +12,44 @@ extension AdvertisingOptions {
     ///   need it (`AdvertisingLaunch.resolve`).
     public func checkBeforeSending(access: KernelAccess) throws(AdvertisingOptionError) {
         if connectable && address == .generatedNonResolvable {
-            throw AdvertisingOptionError("--random-address non-resolvable is for non-connectable advertising: a connectable "
-                                         + "one needs an address a peer can connect to again (static)")
+            throw AdvertisingOptionError(Refusal(.nonResolvableAddress, .connectable))
         }
         for (index, own) in beaconParameters.enumerated() {
+            let beacon = "beacon \(index + 1)"
             if own.connectable ?? connectable, own.address == .generatedNonResolvable {
-                throw AdvertisingOptionError("beacon \(index + 1): a non-resolvable address is for non-connectable "
-                                             + (own.addressRotation != nil ? "advertising (rotate-address makes new ones)"
-                                                : "advertising") + ": drop --connectable (or connectable=true), or give it "
-                                             + "address=static")
+                throw AdvertisingOptionError(Refusal(.nonResolvableAddress, beacon: beacon, .connectable))
             }
             if mode == .legacy, own.phy == .coded {
-                throw AdvertisingOptionError("beacon \(index + 1)'s phy coded sends extended advertising, which --legacy turns off")
+                throw AdvertisingOptionError(Refusal(.codedPHY, beacon: beacon, .legacyChosen))
             }
             if mode == .legacy, own.txPower != nil {
-                throw AdvertisingOptionError("beacon \(index + 1)'s TX power needs extended advertising, which --legacy turns off")
+                throw AdvertisingOptionError(Refusal(.txPower, beacon: beacon, .legacyChosen))
             }
             if mode == .legacy, let units = own.intervalUnits, !Self.intervalRange(legacy: true).contains(units) {
-                throw AdvertisingOptionError("beacon \(index + 1)'s interval \(Self.intervalDescription(units: units)): "
-                                             + "legacy advertising takes " + Self.intervalRangeDescription(legacy: true))
+                throw AdvertisingOptionError(Refusal(.interval(Self.intervalDescription(units: units)), beacon: beacon,
+                                                     .legacyIntervalRangeChosen))
             }
             if access == .management, own.address != nil {
-                throw AdvertisingOptionError("beacon \(index + 1)'s own address: through the management API the kernel "
-                                             + "picks the address beacons go out from: use --access raw")
+                throw AdvertisingOptionError(Refusal(.ownAddress, beacon: beacon, .kernelChoosesAddress))
             }
         }
         if mode == .legacy && beacons.count > 1,
            let index = beaconParameters.indices.first(where: { beaconParameters[$0] != .run }) {
-            throw AdvertisingOptionError("beacon \(index + 1) has its own \(beaconParameters[index].description), and with "
-                                         + "--legacy the beacons take turns on one set, which keeps one set of parameters: "
-                                         + "give every beacon the run's --interval and --tx-power, or drop --legacy")
+            throw AdvertisingOptionError(Refusal(.ownParameters(beaconParameters[index].description),
+                                                 beacon: "beacon \(index + 1)", .sharedSet))
         }
         if mode == .legacy && txPower != nil {
-            throw AdvertisingOptionError("--tx-power needs extended advertising, which --legacy turns off")
+            throw AdvertisingOptionError(Refusal(.txPower, .legacyChosen))
         }
         if mode == .legacy && !Self.intervalRange(legacy: true).contains(intervalUnits) {
-            throw AdvertisingOptionError("--interval \(intervalDescription): legacy advertising takes "
-                                         + Self.intervalRangeDescription(legacy: true))
+            throw AdvertisingOptionError(Refusal(.interval(intervalDescription), .legacyIntervalRangeChosen))
         }
         if access == .management {
             if address != .publicAddress {
-                throw AdvertisingOptionError("--random-address: through the management API the kernel chooses the address: "
-                                             + "use --access raw to set it")
+                throw AdvertisingOptionError(Refusal(.randomAddress, .kernelChoosesAddress))
             }
             if mode != .automatic {
-                throw AdvertisingOptionError("--\(mode.rawValue) chooses HCI commands, which only --access raw or "
-                                             + "user-channel sends: through the management API the kernel chooses them")
+                throw AdvertisingOptionError(Refusal(.mode(mode), .kernelChoosesCommands))
             }
         }
     }

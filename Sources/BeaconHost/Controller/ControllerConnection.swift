@@ -34,15 +34,15 @@ package final class ControllerConnection {
                             commandTimeout: Duration = .seconds(2)) throws(HostError) -> ControllerConnection {
         let device = try device.resolved()
         if case .kernel(nil) = device, bringUp {
-            throw .unsupported("--up needs an adapter name: --device hci0 --up")
+            throw .refused(Refusal(.bringUp, .needsAdapterName))
         }
         let transport: any HCITransport
         var virtual: RunningVirtualController? = nil
         var shared = false
         switch device {
         case let .kernel(index) where userChannel:
-            guard let index else { throw .unsupported("--access user-channel needs an adapter name: --device hci0") }
-            if bringUp { throw .unsupported("--up does not go with --access user-channel, which needs the adapter down") }
+            guard let index else { throw .refused(Refusal(.kernelAccess(.userChannel), .needsAdapterName)) }
+            if bringUp { throw .refused(Refusal(.bringUp, .needsAdapterDown)) }
             let channel = try KernelSocketTransport.openUserChannel(index: index)
             return ControllerConnection(controller: HCIController(transport: channel, commandTimeout: commandTimeout),
                                         device: device, virtualController: nil, ownsController: true)
@@ -82,7 +82,7 @@ package final class ControllerConnection {
     /// A second device on the same virtual radio (for the virtual round trip).
     /// - Throws: `HostError` if this is not a virtual connection or the connection fails.
     public func openVirtualPeer() throws(HostError) -> HCIController {
-        guard let virtualController else { throw .unsupported("a second device exists only with --device virtual") }
+        guard let virtualController else { throw .refused(Refusal(.secondDevice, .needsVirtualDevice)) }
         do {
             let transport = try StreamTransports.connectTCP(host: "127.0.0.1", port: virtualController.port)
             return HCIController(transport: transport)

@@ -159,7 +159,7 @@ package final class HCISession: AdvertisingSession {
             guard bringsUpReturningAdapter && adapterWentAway else { return .down }
             do {
                 try KernelSocketTransport.bringUp(index: kernelIndex)
-                log?("the adapter is back: brought it up (--up)")
+                log?("the adapter is back: brought it up (bringing it up was asked)")
             } catch {
                 log?("the adapter is back but does not come up yet: \(error)")
                 return .down

@@ -62,7 +62,7 @@ package final class ManagementConnection {
                 if !settings.contains(.powered) {
                     throw .kernel(call: "the management API", errno: ENETDOWN, adapter: adapter, adapters: [])
                 }
-                throw .unsupported("\(adapter) has LE switched off: add --up, or run `btmgmt --index \(client.index) le on`")
+                throw .refused(Refusal(nil, .lowEnergyOff(adapter: adapter, index: client.index)))
             }
             if !settings.contains(.lowEnergy) {
                 information.currentSettings = try client.send(SetLowEnergy(enabled: true)).currentSettings
@@ -72,9 +72,7 @@ package final class ManagementConnection {
             }
         }
         if information.currentSettings.contains(.advertising) {
-            throw .unsupported("\(adapter) advertises through Set Advertising (bluetoothd's or `btmgmt advertising on`), "
-                               + "which takes precedence over every advertising instance: turn it off with "
-                               + "`btmgmt --index \(client.index) advertising off`, or use --access raw")
+            throw .refused(Refusal(nil, .setAdvertisingOn(adapter: adapter, index: client.index)))
         }
         return ManagementConnection(client: client, information: information)
     }

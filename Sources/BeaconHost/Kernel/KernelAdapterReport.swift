@@ -24,8 +24,8 @@ package struct KernelAdapterReport: Sendable {
     /// The management API has no way to choose a non-connectable instance's address.
     public var beaconAddress: String {
         privacyOn ? "privacy is on: the kernel's resolvable private addresses, renewed on its timer"
-            : "the kernel's: a new non-resolvable random address at each add and restore (public with --connectable; "
-              + "--access raw keeps the public address or --random-address)"
+            : "the kernel's: a new non-resolvable random address at each add and restore (the public one for "
+              + "connectable advertising; raw HCI access keeps the public address or a random one chosen)"
     }
 
     /// The way `--access auto` takes.
@@ -41,13 +41,13 @@ package struct KernelAdapterReport: Sendable {
                 : "up to \(features.freeInstanceCount) of \(features.maximumInstances) instances free"
                   + (features.acceptsIntervals ? "" : ", kernel's default interval only")
                   + (setAdvertisingOn ? "; Set Advertising is on and takes precedence" : "")
-                  + (lowEnergyOn ? "" : "; LE is off (--up switches it on)")
+                  + (lowEnergyOn ? "" : "; LE is off (bringing the adapter up switches it on)")
         } else {
             mgmtNote = managementProblem ?? "not available"
         }
         return [
             (.management, (features?.maximumInstances ?? 0) > 0 && !setAdvertisingOn, mgmtNote),
-            (.raw, up, up ? "HCI commands beside the kernel's" : "the adapter is down (--up)"),
+            (.raw, up, up ? "HCI commands beside the kernel's" : "the adapter is down (bringing it up would do)"),
             (.userChannel, !up, up ? "needs the adapter down first" : "the adapter is down: it can be taken"),
         ]
     }

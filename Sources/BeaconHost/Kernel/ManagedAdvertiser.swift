@@ -84,12 +84,10 @@ package final class ManagedAdvertiser {
     @discardableResult
     public func start() throws(HostError) -> AdvertisingPlan {
         if options.address != .publicAddress {
-            throw .unsupported("--random-address: through the management API the kernel chooses the address "
-                               + "(a non-resolvable random one for non-connectable beacons): use --access raw to set it")
+            throw .refused(Refusal(.randomAddress, .kernelChoosesAddress))
         }
         if options.mode == .legacy || options.mode == .extended {
-            throw .unsupported("--\(options.mode.rawValue) chooses HCI commands, which only --access raw or user-channel "
-                               + "sends: through the management API the kernel chooses them")
+            throw .refused(Refusal(.mode(options.mode), .kernelChoosesCommands))
         }
         try slots.checkBeacons()
         step("read the kernel's advertising features (Read Advertising Features)")
@@ -101,26 +99,23 @@ package final class ManagedAdvertiser {
             let longest = extended.map { slots.entries[$0].beacon.advertisingData.bytes.count }.max() ?? 0
             guard !features.legacyAdvertisingOnly, features.acceptsIntervals,
                   longest <= Int(features.maximumAdvertisingDataLength) else {
-                throw .unsupported("data over 31 bytes goes in extended advertising PDUs: the kernel offers "
-                                   + (features.legacyAdvertisingOnly || !features.acceptsIntervals ? "none on \(client.adapter)"
-                                      : "at most \(features.maximumAdvertisingDataLength) bytes, not \(longest)")
-                                   + "; use --access raw")
+                let none = features.legacyAdvertisingOnly || !features.acceptsIntervals
+                throw .refused(Refusal(.longData, .kernelLacksLongData(
+                    adapter: client.adapter, most: none ? nil : Int(features.maximumAdvertisingDataLength), longest: longest)))
             }
         }
         if options.phy == .coded && !features.supportedFlags.contains(.secondaryCoded) {
-            throw .unsupported("--phy coded: the kernel offers no Coded PHY advertising on \(client.adapter) (its "
-                               + "controller lacks the LE Coded PHY, or the kernel extended advertising); drop --phy coded")
+            throw .refused(Refusal(.codedPHY, .kernelLacksCodedPHY(adapter: client.adapter)))
         }
         if options.txPower != nil && !features.supportedFlags.contains(.canSetTxPower) {
-            throw .unsupported("--tx-power: the kernel cannot set the TX power of \(client.adapter)'s advertising: "
-                               + "drop --tx-power, or use --access raw")
+            throw .refused(Refusal(.txPower, .kernelCannotSetTxPower(adapter: client.adapter)))
         }
         if !features.acceptsIntervals {
-            step("this kernel takes no interval with an instance: the kernel's default applies, not --interval")
+            step("this kernel takes no interval with an instance: the kernel's default applies, not the interval asked")
         } else if slots.scannable {
             warn?("scannable advertising (a scan response) through the management API goes at the kernel's default "
-                  + "interval (1.28 s), not --interval: the kernel fixes a set's type when its interval is given, before "
-                  + "the scan response; use --access raw for both")
+                  + "interval (1.28 s), not the interval asked: the kernel fixes a set's type when its interval is given, "
+                  + "before the scan response; raw HCI access honours both")
         }
         // An instance per beacon while the kernel has them free; the beacons beyond share the
         // last one, taking turns.
@@ -165,17 +160,16 @@ package final class ManagedAdvertiser {
             let seconds = turnSeconds
             if Duration.seconds(Int64(seconds)) != options.rotationPeriod {
                 warn?("\(client.adapter) has legacy advertising only: the kernel takes turns between advertising instances "
-                      + "in whole seconds, so each beacon's turn is \(seconds) s, not the \(options.rotationPeriod) asked "
-                      + "with --rotation")
+                      + "in whole seconds, so each beacon's turn is \(seconds) s, not the \(options.rotationPeriod) asked")
             }
         }
         guard !options.connectable else { return nil }
         let range = Self.legacyOnlyUnits
         if !range.contains(options.intervalUnits) {
             let asked = String(options.intervalDescription.prefix { $0 != "=" }).trimmingCharacters(in: .whitespaces)
-            warn?("--interval \(asked) cannot be honoured through the management API on \(client.adapter), which has "
+            warn?("the interval \(asked) cannot be honoured through the management API on \(client.adapter), which has "
                   + "legacy advertising only: the kernel advertises non-connectable instances every 100-150 ms; "
-                  + "use --access raw to advertise every \(asked)")
+                  + "raw HCI access advertises every \(asked)")
         }
         return Double(range.lowerBound) * 0.625...Double(range.upperBound) * 0.625
     }
@@ -196,13 +190,10 @@ package final class ManagedAdvertiser {
     }
 
     private func allTaken(_ features: ReadAdvertisingFeatures.ReturnParameters) -> HostError {
-        let taken = features.instances.map(String.init).joined(separator: ", ")
-        return .unsupported(features.maximumInstances == 0
-            ? "\(client.adapter) offers no advertising instances through the management API: use --access raw"
-            : "all \(features.maximumInstances) advertising instances of \(client.adapter) are taken by other programs "
-              + "(instances \(taken.isEmpty ? "not listed" : taken): bluetoothd's, or `btmgmt add-adv`'s): remove one "
-              + "(`btmgmt --index \(client.index) rm-adv N`), stop the program that added it, or use --access "
-              + "user-channel for a dedicated adapter")
+        .refused(Refusal(nil, features.maximumInstances == 0
+            ? .kernelHasNoInstances(adapter: client.adapter)
+            : .instancesTaken(adapter: client.adapter, index: client.index, maximum: Int(features.maximumInstances),
+                              taken: features.instances)))
     }
 
     /// Adds (or, for an instance of ours that exists, updates) `instance` with beacon `beacon`'s
@@ -245,23 +236,19 @@ package final class ManagedAdvertiser {
     private func checkOwn(ofBeacon index: Int) throws(HostError) {
         let own = slots.entries[index].parameters
         if own.address != nil {
-            throw .unsupported("\(slots.label(index))'s own address: through the management API the kernel picks the address "
-                               + "beacons go out from (a new non-resolvable random one for each instance): use --access raw")
+            throw .refused(Refusal(.ownAddress, beacon: slots.label(index), .kernelChoosesAddress))
         }
         guard own != .run, let features else { return }
         if own.phy == .coded && !features.supportedFlags.contains(.secondaryCoded) {
-            throw .unsupported("\(slots.label(index))'s phy coded: the kernel offers no Coded PHY advertising on "
-                               + "\(client.adapter) (its controller lacks the LE Coded PHY, or the kernel extended advertising)")
+            throw .refused(Refusal(.codedPHY, beacon: slots.label(index), .kernelLacksCodedPHY(adapter: client.adapter)))
         }
         guard own.intervalUnits != nil || own.txPower != nil else { return }
         if !features.acceptsIntervals || features.legacyAdvertisingOnly || slots.isScannable(index) {
-            throw .unsupported("\(slots.label(index))'s own \(own.description): the kernel advertises "
-                               + (slots.isScannable(index) ? "scannable instances" : "every instance on \(client.adapter)")
-                               + " at its own interval through the management API; use --access raw")
+            throw .refused(Refusal(.ownParameters(own.description), beacon: slots.label(index),
+                                   .kernelOwnInterval(adapter: client.adapter, scannable: slots.isScannable(index))))
         }
         if own.txPower != nil && !features.supportedFlags.contains(.canSetTxPower) {
-            throw .unsupported("\(slots.label(index))'s TX power: the kernel cannot set the TX power of \(client.adapter)'s "
-                               + "advertising; use --access raw")
+            throw .refused(Refusal(.txPower, beacon: slots.label(index), .kernelCannotSetTxPower(adapter: client.adapter)))
         }
     }
 

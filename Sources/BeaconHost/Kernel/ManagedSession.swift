@@ -170,11 +170,11 @@ package final class ManagedSession: AdvertisingSession {
             var settings = try? client.send(ReadControllerInformation()).currentSettings
             if bringsUpReturningAdapter, let current = settings {
                 if !current.contains(.lowEnergy) {
-                    log?("the adapter is back: switch LE on (--up)")
+                    log?("the adapter is back: switch LE on (bringing it up was asked)")
                     settings = (try? client.send(SetLowEnergy(enabled: true)))?.currentSettings ?? settings
                 }
                 if !current.contains(.powered) {
-                    log?("the adapter is back: power it on (--up)")
+                    log?("the adapter is back: power it on (bringing it up was asked)")
                     settings = (try? client.send(SetPowered(powered: true), timeout: MgmtClient.powerOnTimeout))?.currentSettings ?? settings
                 }
             }

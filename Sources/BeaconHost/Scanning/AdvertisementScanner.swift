@@ -89,12 +89,10 @@ public final class AdvertisementScanner {
         }
         if options.codedPHY {
             guard usesExtendedCommands else {
-                throw .unsupported("--phy coded scans with the extended scanning commands, which "
-                                   + (legacy ? "--legacy turned off" : "this controller lacks"))
+                throw .refused(Refusal(.codedPHY, legacy ? .legacyChosen : .controllerLacksExtended))
             }
             guard try controller.send(LEReadLocalSupportedFeatures()).features.contains(.leCodedPHY) else {
-                throw .unsupported("--phy coded: this controller does not have the LE Coded PHY (long range) among its "
-                                   + "LE features; drop --phy coded to scan LE 1M")
+                throw .refused(Refusal(.codedPHY, .controllerLacksCodedPHY))
             }
         }
         if usesExtendedCommands {

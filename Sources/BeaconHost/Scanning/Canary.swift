@@ -40,7 +40,7 @@ package final class CanarySource: RunLoopSource {
                 beacons: @escaping () -> [Beacon], after: Duration,
                 log: @escaping (String) -> Void) throws(HostError) {
         if specification == .virtual && emitter?.virtualController == nil {
-            throw .unsupported("--canary virtual needs --device virtual (a second device on its virtual radio)")
+            throw .refused(Refusal(.secondDevice, .needsVirtualDevice))
         }
         let controller: HCIController
         (controller, connection) = try ControllerConnection.openScanner(specification, beside: emitter)

@@ -51,7 +51,7 @@ public enum Disruption: Hashable, Sendable, CustomStringConvertible {
         case .adapterDown, .poweredOff: .transport(.system(call: "\(device) state", errno: ENETDOWN), device: device)
         case .adapterRemoved: .kernel(call: "\(device) state", errno: ENODEV, adapter: device, adapters: [])
         case .linkClosed: .transport(.closed(transport: device), device: device)
-        default: .unsupported("\(device): \(self) (--fail-fast)")
+        default: .refused(Refusal(.failFast, .disrupted(device: device, what: "\(self)")))
         }
     }
 

@@ -35,8 +35,8 @@ package enum VirtualController {
         command += ["--", HostError.executablePath] + arguments.dropFirst()
         let code = CurrentProcess.replace(with: command).errno
         throw .virtualController("cannot create a private network namespace with unshare (util-linux): "
-                                 + "\(SystemCallError.message(code)); use --device tcp:HOST:PORT with a controller "
-                                 + "you run yourself")
+                                 + "\(SystemCallError.message(code)): a controller run apart and reached over TCP "
+                                 + "does without it")
     }
 
     /// The rootcanal binary: `$BEACON_EMIT_ROOTCANAL`, or the cached install (made on first use).

@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+/// A request the host cannot meet, as facts a program can switch on: what was asked (a
+/// setting of the run's or of one beacon's) and why it cannot be. The description says both in
+/// the library's terms; `beacon-emit` adds what to do, naming its options.
+public struct Refusal: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What was asked, by the name the library gives it.
+    public enum Setting: Hashable, Sendable {
+        /// `AdvertisingOptions.mode` set to legacy or extended commands.
+        case mode(AdvertisingOptions.Mode)
+        /// A TX power (`AdvertisingOptions.txPower`, `BeaconParameters.txPower`).
+        case txPower
+        /// An interval, as `AdvertisingOptions.intervalDescription` gives it.
+        case interval(String)
+        /// A random address the run goes out from (`AdvertisingOptions.address`).
+        case randomAddress
+        /// A non-resolvable random address (the run's, or a beacon's own).
+        case nonResolvableAddress
+        /// A beacon's own address (`BeaconParameters.address`).
+        case ownAddress
+        /// A beacon's own interval or TX power, as `BeaconParameters.description` gives them.
+        case ownParameters(String)
+        /// Advertising on the LE Coded PHY, or scanning on it.
+        case codedPHY
+        /// Advertising data over 31 bytes (extended PDUs).
+        case longData
+        /// A scan response.
+        case scanResponse
+        /// Bringing the adapter up (`bringUp`).
+        case bringUp
+        /// A way into a kernel adapter (`KernelAccess`).
+        case kernelAccess(KernelAccess)
+        /// A second device on the emitter's radio (the virtual controller's peer, the canary).
+        case secondDevice
+        /// Ending at the first disruption instead of waiting it out.
+        case failFast
+    }
+
+    /// Why it cannot be.
+    public enum Reason: Hashable, Sendable {
+        /// It needs extended advertising, and legacy commands were asked for.
+        case legacyChosen
+        /// It needs extended advertising (or scanning), which the controller lacks.
+        case controllerLacksExtended
+        /// The controller lacks the LE Coded PHY.
+        case controllerLacksCodedPHY
+        /// Legacy advertising, all the controller has, takes no such interval.
+        case legacyIntervalRange
+        /// Legacy advertising takes no such interval, and legacy commands were asked for.
+        case legacyIntervalRangeChosen
+        /// A peer cannot connect again to a non-resolvable address.
+        case connectable
+        /// The beacons take turns on one set (more beacons than sets, or legacy advertising),
+        /// which keeps one set of parameters.
+        case sharedSet
+        /// Through the management API the kernel chooses the address.
+        case kernelChoosesAddress
+        /// Through the management API the kernel chooses the HCI commands.
+        case kernelChoosesCommands
+        /// The kernel advertises at its own interval there: every instance on a legacy-only
+        /// adapter, or scannable ones.
+        case kernelOwnInterval(adapter: String, scannable: Bool)
+        /// The kernel offers no Coded PHY advertising on the adapter (`SEC_CODED` absent).
+        case kernelLacksCodedPHY(adapter: String)
+        /// The kernel cannot set the TX power of the adapter's advertising.
+        case kernelCannotSetTxPower(adapter: String)
+        /// The kernel offers no extended PDUs on the adapter (`most` nil), or at most `most` bytes.
+        case kernelLacksLongData(adapter: String, most: Int?, longest: Int)
+        /// The kernel offers no advertising instances on the adapter.
+        case kernelHasNoInstances(adapter: String)
+        /// All the kernel's instances are other programs'.
+        case instancesTaken(adapter: String, index: UInt16, maximum: Int, taken: [UInt8])
+        /// The adapter has LE switched off.
+        case lowEnergyOff(adapter: String, index: UInt16)
+        /// The adapter advertises through Set Advertising, which takes precedence over instances.
+        case setAdvertisingOn(adapter: String, index: UInt16)
+        /// It needs an adapter named by number (`hciN`).
+        case needsAdapterName
+        /// The user channel needs the adapter down.
+        case needsAdapterDown
+        /// It needs the private virtual controller as the emitter's device.
+        case needsVirtualDevice
+        /// The device is a controller driven with HCI commands, not a kernel adapter.
+        case notKernelAdapter(device: String)
+        /// The advertising started without a scan response, so it is not scannable.
+        case notScannable
+        /// The disruption named happened on the device.
+        case disrupted(device: String, what: String)
+    }
+
+    /// What was asked; nil where the reason says it all.
+    public var setting: Setting?
+    /// The beacon whose own setting it is (its label, "beacon 2" or a scenario's name); nil
+    /// for the run's.
+    public var beacon: String?
+    public var reason: Reason
+
+    public init(_ setting: Setting?, beacon: String? = nil, _ reason: Reason) {
+        self.setting = setting
+        self.beacon = beacon
+        self.reason = reason
+    }
+
+    public var description: String {
+        let subject = [beacon, setting.map(\.name)].compactMap { $0 }.joined(separator: "'s ")
+        return (subject.isEmpty ? "" : subject + ": ") + reason.fact
+    }
+}
+
+extension Refusal.Setting {
+    /// The setting in the library's words.
+    public var name: String {
+        switch self {
+        case let .mode(mode): "\(mode.rawValue) advertising commands"
+        case .txPower: "TX power"
+        case let .interval(text): "interval \(text)"
+        case .randomAddress: "random address"
+        case .nonResolvableAddress: "non-resolvable address"
+        case .ownAddress: "own address"
+        case let .ownParameters(text): "own \(text)"
+        case .codedPHY: "LE Coded PHY"
+        case .longData: "data over 31 bytes"
+        case .scanResponse: "scan response"
+        case .bringUp: "bringing the adapter up"
+        case let .kernelAccess(access): "access \(access.rawValue)"
+        case .secondDevice: "a second device"
+        case .failFast: "ending at a disruption"
+        }
+    }
+}
+
+extension Refusal.Reason {
+    /// What stands in the way, as a fact (no advice).
+    public var fact: String {
+        switch self {
+        case .legacyChosen:
+            return "needs extended advertising, which legacy commands (asked for) do not have"
+        case .controllerLacksExtended:
+            return "needs extended advertising commands (the LE feature and its commands), which this controller lacks"
+        case .controllerLacksCodedPHY:
+            return "this controller does not have the LE Coded PHY (long range) among its LE features"
+        case .legacyIntervalRange:
+            return "this controller has legacy advertising only, which takes "
+                + AdvertisingOptions.intervalRangeDescription(legacy: true)
+        case .legacyIntervalRangeChosen:
+            return "legacy advertising (asked for) takes " + AdvertisingOptions.intervalRangeDescription(legacy: true)
+        case .connectable:
+            return "a non-resolvable address is for non-connectable advertising: a connectable one needs an address "
+                + "a peer can connect to again (static)"
+        case .sharedSet:
+            return "the beacons would take turns on one set (more beacons than the controller has sets, or legacy "
+                + "advertising), which keeps one set of parameters"
+        case .kernelChoosesAddress:
+            return "through the management API the kernel chooses the address beacons go out from (a new "
+                + "non-resolvable random one for each non-connectable instance)"
+        case .kernelChoosesCommands:
+            return "through the management API the kernel chooses the HCI commands"
+        case let .kernelOwnInterval(adapter, scannable):
+            return "the kernel advertises " + (scannable ? "scannable instances" : "every instance on \(adapter)")
+                + " at its own interval through the management API"
+        case let .kernelLacksCodedPHY(adapter):
+            return "the kernel offers no Coded PHY advertising on \(adapter) (its controller lacks the LE Coded PHY, "
+                + "or the kernel extended advertising)"
+        case let .kernelCannotSetTxPower(adapter):
+            return "the kernel cannot set the TX power of \(adapter)'s advertising"
+        case let .kernelLacksLongData(adapter, most, longest):
+            return "it goes in extended advertising PDUs, and the kernel offers "
+                + (most.map { "at most \($0) bytes, not \(longest)" } ?? "none on \(adapter)")
+        case let .kernelHasNoInstances(adapter):
+            return "\(adapter) offers no advertising instances through the management API"
+        case let .instancesTaken(adapter, _, maximum, taken):
+            let listed = taken.isEmpty ? "not listed" : taken.map(String.init).joined(separator: ", ")
+            return "all \(maximum) advertising instances of \(adapter) are taken by other programs (instances "
+                + "\(listed): bluetoothd's, or `btmgmt add-adv`'s)"
+        case let .lowEnergyOff(adapter, _):
+            return "\(adapter) has LE switched off"
+        case let .setAdvertisingOn(adapter, _):
+            return "\(adapter) advertises through Set Advertising (bluetoothd's or `btmgmt advertising on`), which "
+                + "takes precedence over every advertising instance"
+        case .needsAdapterName:
+            return "it needs a kernel adapter named by number (hci0)"
+        case .needsAdapterDown:
+            return "the user channel needs the adapter down"
+        case .needsVirtualDevice:
+            return "it exists only beside the private virtual controller (a second device on its virtual radio)"
+        case let .notKernelAdapter(device):
+            return "it is for kernel adapters; \(device) is driven with HCI commands"
+        case .notScannable:
+            return "the advertising started without a scan response, so it is not scannable"
+        case let .disrupted(device, what):
+            return "\(device): \(what)"
+        }
+    }
+}
