@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -185,6 +187,18 @@ public struct Descriptor: Hashable, Sendable, CustomStringConvertible {
 
     /// Whether there is something to read right now.
     public var isReadable: Bool { (try? Poll.wait(for: self, events: Int16(POLLIN), until: .now)) ?? false }
+
+    /// How many descriptors this process has closed (through `close`, or `noteClosed` where a
+    /// library closed one): an epoll set's registrations are kept while it stays the same (a
+    /// closed descriptor leaves every epoll set, and its number may come back as another).
+    public static var closeCount: UInt64 { closes.load(ordering: .acquiring) }
+
+    /// Counts a descriptor closed by a C library (libbluetooth's `hci_close_dev`).
+    public static func noteClosed() {
+        closes.add(1, ordering: .releasing)
+    }
+
+    private static let closes = Atomic<UInt64>(0)
 
     /// Closes it. EINTR is not retried (on Linux the descriptor is gone either way), and a
     /// failure is not reported: nothing useful can follow a failed close.

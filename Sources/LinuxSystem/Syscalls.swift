@@ -68,4 +68,5 @@ func system_ioctl(_ fd: Int32, _ request: UInt, _ argument: UnsafeMutableRawPoin
 
 func system_close(_ fd: Int32) {
     _ = close(fd)
+    Descriptor.noteClosed()
 }

@@ -19,18 +19,33 @@ public final class WakeSet {
 
     /// The descriptors `watch` last asked for.
     public private(set) var watched: Set<Int32> = []
+    /// `Descriptor.closeCount` when `watch` last registered: while it is the same, no
+    /// descriptor closed, so every one watched is still in the set.
+    private var closesSeen: UInt64?
+    /// How many registrations (epoll_ctl calls) `watch` made: a wait on the same descriptors
+    /// makes none.
+    public private(set) var registrations = 0
 
     public func add(_ fd: Int32) {
         _ = clinux_epoll_add(descriptor, fd)
     }
 
-    /// Watches exactly `fds` now: the others asked for before are removed, and each of `fds`
-    /// is added (again: a descriptor closed and its number opened anew left the set when it
-    /// closed; one still in it stays).
+    /// Watches exactly `fds` now. Registrations persist between waits: only a descriptor new
+    /// to the set is added and only one no longer asked for removed, unless a descriptor was
+    /// closed since (anywhere in the process: it left every epoll set, and its number may have
+    /// come back as another), when each of `fds` is added again.
     public func watch(_ fds: Set<Int32>) {
-        for fd in watched.subtracting(fds) { remove(fd) }
-        for fd in fds { add(fd) }
+        let closes = Descriptor.closeCount
+        for fd in watched.subtracting(fds) {
+            remove(fd)
+            registrations += 1
+        }
+        for fd in closes == closesSeen ? fds.subtracting(watched) : fds {
+            add(fd)
+            registrations += 1
+        }
         watched = fds
+        closesSeen = closes
     }
 
     public func remove(_ fd: Int32) {

@@ -4,6 +4,7 @@
 
 import AdvertisementCodec
 import CHCI
+import LinuxSystem
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -37,7 +38,10 @@ package enum KernelSocketTransport {
         }
         let fd = chci_open_device(id)
         if fd < 0 { throw classify(-fd, call: "hci_open_dev(\(id))", adapter: Int(id)) }
-        return HCIDescriptorTransport(name: "hci\(id)", descriptor: fd, closeDescriptor: { _ = chci_close_device($0) })
+        return HCIDescriptorTransport(name: "hci\(id)", descriptor: fd, closeDescriptor: {
+            _ = chci_close_device($0)
+            Descriptor.noteClosed()
+        })
     }
 
     /// Opens the kernel's management socket (`HCI_CHANNEL_CONTROL`), through which the
