@@ -51,7 +51,7 @@ private final class PipeSource: RunLoopSource {
     }
 }
 
-/// A command's wait for its answer runs the loop it is in (`EmitterLoop`): the sources that
+/// A command's wait for its answer runs the loop it is in (`EventLoop`): the sources that
 /// may be served meanwhile are, the others and a signal wait for the command to end.
 @Suite struct CommandWaitLoopTests {
     /// Reads what the host wrote to the controller's end, up to `count` bytes, within a second.
@@ -79,7 +79,7 @@ private final class PipeSource: RunLoopSource {
         let signal = PipeSource(whileCommandWaits: false)
         let watchdog = PipeSource(whileCommandWaits: true)
         let telemetry = PipeSource(whileCommandWaits: false)
-        let loop = EmitterLoop(interrupt: signal.descriptor, sources: [watchdog, telemetry], what: "the test")
+        let loop = EventLoop(interrupt: signal.descriptor, sources: [watchdog, telemetry], what: "the test")
         defer { loop.close() }
         controller.loop = loop
 
@@ -118,7 +118,7 @@ private final class PipeSource: RunLoopSource {
         let controller = HCIController(transport: HCIDescriptorTransport(name: "a test link", descriptor: ends[0]),
                                        commandTimeout: .milliseconds(300))
         let watchdog = PipeSource(whileCommandWaits: true)
-        let loop = EmitterLoop(interrupt: nil, sources: [watchdog], what: "the test")
+        let loop = EventLoop(interrupt: nil, sources: [watchdog], what: "the test")
         defer { loop.close() }
         watchdog.poke()
         #expect(throws: HostError.self) { try controller.send(ReadBDAddr()) }
@@ -129,5 +129,34 @@ private final class PipeSource: RunLoopSource {
         #expect(throws: HostError.self) { try controller.send(ReadBDAddr()) }
         #expect(started.duration(to: .now) >= .milliseconds(300))
         #expect(watchdog.served == ["while a command waited"])
+    }
+}
+
+/// The one loop type's run: sources with input served, timers as deadlines of their own (no
+/// descriptor), a signal ending it.
+@Suite struct EventLoopRunTests {
+    @Test func aTimerIsADeadlineOfItsOwnAndInputIsServed() throws {
+        let input = PipeSource(whileCommandWaits: false)
+        var ticks = 0
+        let timer = TickSource(every: .milliseconds(10)) { ticks += 1 }
+        let loop = EventLoop(interrupt: nil, sources: [input, timer], what: "the test")
+        defer { loop.close() }
+        input.poke()
+        let started = ContinuousClock.now
+        // Ended by the condition, long before the end: only the timer's own deadlines wake it.
+        let interrupted = try loop.run(until: .now + .seconds(30)) { ticks < 5 }
+        #expect(!interrupted)
+        #expect(ticks == 5)
+        #expect(started.duration(to: .now) < .seconds(30))
+        #expect(input.served == ["by the loop"])
+    }
+
+    @Test func aSignalEndsTheRun() throws {
+        let signal = PipeSource(whileCommandWaits: false)
+        let timer = TickSource(every: .seconds(60)) {}
+        let loop = EventLoop(interrupt: signal.descriptor, sources: [timer], what: "the test")
+        defer { loop.close() }
+        signal.poke()
+        #expect(try loop.run(until: .now + .seconds(30)))
     }
 }

@@ -58,15 +58,9 @@ package final class AdvertiseAndScan {
     /// `interrupt` is readable.
     public func rssiSamples(of beacon: Beacon, for duration: Duration, interrupt: Int32? = nil) throws(HostError) -> [Int] {
         let wanted = BeaconTracker.identity(of: BeaconSighting(beacon: beacon))
-        let deadline = ContinuousClock.now + duration
         var samples: [Int] = []
-        // The loop's one epoll set: the signal pipe and the scanner's link.
-        let wake = WakeSet()
-        defer { wake.close() }
-        while ContinuousClock.now < deadline {
-            guard let report = try scanner.nextReport(until: deadline, on: wake,
-                                                      beside: Set([interrupt].compactMap { $0 })).report else { break }
-            guard !report.isScanResponse, let rssi = report.rssi else { continue }
+        let scan = ScanSource(scanner: scanner) { report in
+            guard !report.isScanResponse, let rssi = report.rssi else { return true }
             let matches: Bool
             if case let .custom(custom) = beacon {
                 matches = report.data == custom.data.bytes
@@ -74,7 +68,9 @@ package final class AdvertiseAndScan {
                 matches = ((try? report.sightings()) ?? []).contains { BeaconTracker.identity(of: $0) == wanted }
             }
             if matches { samples.append(Int(rssi)) }
+            return true
         }
+        _ = try scan.run(until: .now + duration, interrupt: interrupt, what: "the calibration's scan")
         return samples
     }
 }

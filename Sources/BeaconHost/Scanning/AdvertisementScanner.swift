@@ -136,6 +136,9 @@ public final class AdvertisementScanner {
     /// loop calls `nextReport` then, input or not.
     public var nextDue: ContinuousClock.Instant? { recovery?.retryAt }
 
+    /// Whether reports already read wait to be taken (an event brought several).
+    var hasQueued: Bool { !queued.isEmpty }
+
     /// The next report before `deadline`, in a loop that owns `descriptors` (a signal's pipe, a
     /// stage's sockets): one epoll set of them and the scanner's link is waited on, and what
     /// the link brings is read without waiting.

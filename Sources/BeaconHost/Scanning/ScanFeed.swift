@@ -16,20 +16,20 @@ extension AdvertisementScanner {
                      tick: (Double) -> Void) throws(HostError) {
         let start = ContinuousClock.now
         let end = duration.map { start + .milliseconds(Int64($0 * 1000)) }
-        // The loop's one epoll set: the signal pipe and the scanner's link.
-        let wake = WakeSet()
-        defer { wake.close() }
-        while true {
-            let now = ContinuousClock.now
-            if let end, now >= end { return }
-            var deadline = now + .milliseconds(200)
-            if let end { deadline = min(deadline, end) }
-            let next = try nextReport(until: deadline, on: wake, beside: [interrupt])
-            if next.ready.contains(interrupt) { return }
-            let elapsed = start.duration(to: .now).inSeconds
-            if let report = next.report,
-               !handle(TimedReport(elapsed: elapsed, unixTime: Date().timeIntervalSince1970, report: report)) { return }
-            tick(elapsed)
+        let elapsed = { start.duration(to: .now).inSeconds }
+        // The loop: the scanner's link and a tick every 200 ms, beside the signal pipe. The
+        // sources live no longer than this call.
+        try withoutActuallyEscaping(handle) { (handle) throws(HostError) in
+            try withoutActuallyEscaping(tick) { (tick) throws(HostError) in
+                let scan = ScanSource(scanner: self) { report in
+                    guard handle(TimedReport(elapsed: elapsed(), unixTime: Date().timeIntervalSince1970, report: report))
+                    else { return false }
+                    tick(elapsed())
+                    return true
+                }
+                let ticks = TickSource(every: .milliseconds(200)) { tick(elapsed()) }
+                _ = try scan.run(until: end, interrupt: interrupt, beside: [ticks], what: "the scan")
+            }
         }
     }
 }

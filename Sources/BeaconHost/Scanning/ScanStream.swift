@@ -40,13 +40,13 @@ extension AdvertisementScanner {
                         connection.close()
                     }
                     try scanner.start(options: options, ownsController: connection.ownsController)
-                    // One epoll set: the wake pipe and the scanner's link.
-                    let waits = WakeSet()
-                    defer { waits.close() }
-                    while !ended.withLock({ $0 }) {
-                        let next = try scanner.nextReport(until: .now + .seconds(3600), on: waits, beside: [wake.descriptor])
-                        if let report = next.report { continuation.yield(report) }
+                    // The loop: the scanner's link, and the wake pipe as its signal.
+                    let scan = ScanSource(scanner: scanner) { report in
+                        continuation.yield(report)
+                        return true
                     }
+                    _ = try scan.run(until: nil, interrupt: wake.descriptor, proceed: { !ended.withLock { $0 } },
+                                     what: "the scan")
                     continuation.finish()
                 } catch {
                     continuation.finish(throwing: error)

@@ -69,7 +69,7 @@ public protocol RunLoopSource: AnyObject {
     /// A disruption the source found (the canary: beacons not heard), handed to the supervisor
     /// after the source was served, as if the session had seen it. Nil: none.
     func takeDisruption() -> Disruption?
-    /// Whether the source is served while a command waits for its answer (`EmitterLoop`):
+    /// Whether the source is served while a command waits for its answer (`EventLoop`):
     /// only one whose work there sends no command (a watchdog's ping; a control client's
     /// `list`, its changes held for the loop). Default: false, its input waits for the command.
     var servesWhileCommandWaits: Bool { get }
@@ -196,7 +196,7 @@ package final class Emitter {
         var reason = "duration elapsed"
         // One loop owns every descriptor of the run, and the session's commands wait for their
         // answers in it.
-        let loop = EmitterLoop(interrupt: interrupt, sources: sources, what: device)
+        let loop = EventLoop(interrupt: interrupt, sources: sources, what: device)
         session.waitForAnswers(in: loop)
         defer {
             session.waitForAnswers(in: nil)
@@ -209,13 +209,15 @@ package final class Emitter {
                 let backlog = try supervisor.takeIn()
                 loop.serveReady()
                 try supervisor.tick()
-                serveDue(sources)
+                // Held work after the supervisor acted on what the wait brought: a request held
+                // for the beacons' return sees them back.
+                loop.serveDue()
                 try handOver(sources, to: &supervisor)
                 let now = ContinuousClock.now
                 if let end, now >= end { break }
                 var deadline = backlog ? now : supervisor.nextDeadline
                 if let end { deadline = min(deadline, end) }
-                for source in sources { if let due = source.due { deadline = min(deadline, due) } }
+                if let due = loop.nextDue { deadline = min(deadline, due) }
                 if try loop.wait(beside: session.pollDescriptors, until: deadline) {
                     reason = "received \(SignalWatcher.received ?? "a signal")"
                     break
@@ -235,15 +237,6 @@ package final class Emitter {
                 try session.stop()
             }
             report(.stopped(reason: reason, keptOn: false))
-        }
-    }
-
-    /// Serves the sources whose held work is due (after the supervisor acted on what the wait
-    /// brought, so that a request held for the beacons' return sees them back).
-    private static func serveDue(_ sources: [any RunLoopSource]) {
-        for source in sources {
-            // The clock read after `due`: a source due "now" is due.
-            if let due = source.due, due <= ContinuousClock.now { source.serve() }
         }
     }
 

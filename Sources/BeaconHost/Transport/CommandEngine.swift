@@ -17,7 +17,7 @@ package enum Inbound<Event> {
 }
 
 /// The loop a command's wait for its answer runs (`CommandEngine.loop`): the run loop that
-/// owns the link's descriptor beside the others (`EmitterLoop`).
+/// owns the link's descriptor beside the others (`EventLoop`).
 package protocol CommandWaitLoop: AnyObject {
     /// Returns once `descriptor` is readable or `deadline` has passed, having served meanwhile
     /// what may be served while a command is outstanding (nothing that sends a command).

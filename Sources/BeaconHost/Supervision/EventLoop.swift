@@ -2,14 +2,17 @@
 
 import LinuxSystem
 
-/// The one loop of a run (`Emitter.run`): one epoll set for the signal pipe, the session's
-/// sockets and every source's descriptors. A command's wait for its answer runs it too (the
+/// The one loop type: one epoll set for the signal pipe and every source's descriptors (and,
+/// in `Emitter.run`, the session's sockets), the sources' due times as the wait's deadline.
+/// `advertise` and the library's advertising run it (`Emitter.run`), and so do the scans:
+/// `scan`, `monitor`, `verify`, `audit` (`AdvertisementScanner.feed`), `calibrate`
+/// (`rssiSamples`) and the library's report stream, each a `ScanSource` beside its timers. A command's wait for its answer runs it too (the
 /// session's command engines wait in it, `CommandWaitLoop`): until the answer comes, the
 /// sources that may be served while a command is outstanding are served (the service
 /// watchdog; control clients, whose changes are held until the command is over), and the
 /// others' input waits for the command to end, as does a signal (the run then ends, the
 /// command having had its answer).
-package final class EmitterLoop: CommandWaitLoop {
+package final class EventLoop: CommandWaitLoop {
     private let wake = WakeSet()
     private let interrupt: Int32?
     private let sources: [any RunLoopSource]
@@ -35,6 +38,38 @@ package final class EmitterLoop: CommandWaitLoop {
         wake.watch(Set([interrupt].compactMap { $0 } + descriptors + sources.flatMap(\.descriptors)))
         ready = try wake.readable(until: deadline, what: what)
         return interrupt.map(ready.contains) ?? false
+    }
+
+    /// Runs the sources until `end`, a signal, or `proceed` returns false: each turn serves the
+    /// sources with input, then those due, and waits for the first of their descriptors, their
+    /// due times and `end`.
+    /// - Returns: true when the signal pipe ended it.
+    /// - Throws: `HostError` where epoll fails.
+    package func run(until end: ContinuousClock.Instant?, proceed: () -> Bool = { true }) throws(HostError) -> Bool {
+        while proceed() {
+            serveReady()
+            serveDue()
+            guard proceed() else { break }
+            let now = ContinuousClock.now
+            if let end, now >= end { break }
+            var deadline = end ?? now + .seconds(3600)
+            if let due = nextDue { deadline = min(deadline, due) }
+            if try wait(beside: [], until: deadline) { return true }
+        }
+        return false
+    }
+
+    /// The first of the sources' due times.
+    package var nextDue: ContinuousClock.Instant? {
+        sources.compactMap(\.due).min()
+    }
+
+    /// Serves the sources whose work is due (held work, a timer).
+    package func serveDue() {
+        for source in sources {
+            // The clock read after `due`: a source due "now" is due.
+            if let due = source.due, due <= ContinuousClock.now { source.serve() }
+        }
     }
 
     /// Serves each source the last wait found readable (and no command's wait served since).
