@@ -189,49 +189,71 @@ package final class SetStage: ScenarioStage {
 }
 
 /// The real clock, and the reports of a second device scanning (or none: it only waits).
-/// One epoll set owns the wait's descriptors: `interrupt` (a signal's) ends it, the scanner's
-/// link brings reports, and one of `wake` (the stage's controller link and watchers, as they
-/// are at each wait) ends it as a deadline come early.
+/// The wait is the one loop type's (`EventLoop`): `interrupt` (a signal's) ends it, the
+/// scanner's link brings reports (a `ScanSource`), and one of `wake` (the stage's controller
+/// link and watchers, as they are at each wait) ends it as a deadline come early.
 public final class LiveObserver: ScenarioObserver {
-    private let scanner: AdvertisementScanner?
+    private let scan: ScanSource?
     private let interrupt: Int32?
-    private let wake: () -> [Int32]
-    /// The interrupt, the scanner's link and the stage's descriptors, kept to them at each wait.
-    private let all = WakeSet()
+    private let loop: EventLoop
+    /// Whether one of the stage's descriptors was readable in the last wait.
+    private let stage: StageSource
+    /// Reports read and not yet observed.
+    private var arrived: [ScanReport] = []
     private let origin = ContinuousClock.now
 
     public init(scanner: AdvertisementScanner?, interrupt: Int32?, wake: @escaping () -> [Int32] = { [] }) {
-        self.scanner = scanner
         self.interrupt = interrupt
-        self.wake = wake
+        let stage = StageSource(descriptors: wake)
+        self.stage = stage
+        var arrived: (ScanReport) -> Void = { _ in }
+        scan = scanner.map { scanner in
+            ScanSource(scanner: scanner) { report in
+                arrived(report)
+                return true
+            }
+        }
+        loop = EventLoop(interrupt: interrupt, sources: [stage] + [scan].compactMap { $0 }, what: "the scenario's wait")
+        arrived = { [unowned self] report in self.arrived.append(report) }
     }
 
-    deinit { all.close() }
+    deinit { loop.close() }
 
     public var now: Double {
         origin.duration(to: .now).inSeconds
     }
 
     public func queued() throws(HostError) -> [ScanReport] {
-        var reports: [ScanReport] = []
-        while let scanner, reports.count < 10_000, let report = try scanner.nextReport(timeout: .zero) { reports.append(report) }
+        var reports = arrived
+        arrived = []
+        while let scanner = scan?.scanner, reports.count < 10_000, let report = try scanner.nextReport(timeout: .zero) {
+            reports.append(report)
+        }
         return reports
     }
 
     public func next(until deadline: Double) throws(HostError) -> Observation {
+        if !arrived.isEmpty { return .report(arrived.removeFirst()) }
         let end = origin + .microseconds(Int64((deadline * 1_000_000).rounded()))
-        let stage = Set(wake())
-        let owned = stage.union([interrupt].compactMap { $0 })
-        let ready: Set<Int32>
-        if let scanner {
-            let next = try scanner.nextReport(until: end, on: all, beside: owned)
-            if let report = next.report { return .report(report) }
-            ready = next.ready
-        } else {
-            all.watch(owned)
-            ready = try all.readable(until: end, what: "the scenario's wait")
-        }
-        if let interrupt, ready.contains(interrupt) { return .interrupted }
+        stage.woke = false
+        let interrupted = try loop.run(until: end) { [self] in arrived.isEmpty && !stage.woke && scan?.ended != true }
+        if let failure = scan?.failure { throw failure }
+        if interrupted { return .interrupted }
+        if !arrived.isEmpty { return .report(arrived.removeFirst()) }
         return .deadline
     }
+}
+
+/// The stage's descriptors in the observer's loop: readable, the wait ends (the stage has
+/// something to take in); the stage reads them itself.
+private final class StageSource: RunLoopSource {
+    private let current: () -> [Int32]
+    var woke = false
+
+    init(descriptors: @escaping () -> [Int32]) {
+        current = descriptors
+    }
+
+    var descriptors: [Int32] { current() }
+    func serve() { woke = true }
 }
