@@ -491,15 +491,11 @@ struct Advertise: ParsableCommand {
         let enabled = ContinuousClock.now
         try scanner.start()
         let wanted = expected.map { $0.advertisingData.bytes }
-        let deadline = ContinuousClock.now + .seconds(3)
-        while ContinuousClock.now < deadline {
-            guard let report = try scanner.nextReport(timeout: ContinuousClock.now.duration(to: deadline)) else { break }
-            if wanted.contains(report.data) {
-                printer.received(report, after: enabled.duration(to: .now))
-                return
-            }
+        if let report = try scanner.firstReport(withData: wanted, within: .seconds(3)) {
+            printer.received(report, after: enabled.duration(to: .now))
+        } else {
+            printer.progress("the virtual scanner saw nothing matching within 3 s")
         }
-        printer.progress("the virtual scanner saw nothing matching within 3 s")
     }
 }
 extension AdvertisingOptions.PHY: ExpressibleByArgument {}

@@ -117,7 +117,10 @@ public final class ControlHandler {
     private func handle(_ request: ControlRequest) throws -> ControlReply {
         switch request {
         case .list:
-            return ControlReply(beacons: session.beacons.indices.map { describe($0) })
+            let (beacons, ids, parameters) = (session.beacons, session.ids, session.parameters)
+            return ControlReply(beacons: beacons.indices.map {
+                Self.describe(beacons[$0], id: ids[$0], own: parameters.indices.contains($0) ? parameters[$0] : .run)
+            })
         case .status:
             let canary = canary.map { canary in
                 ControlReply.Canary(device: canary.device, beacons: zip(session.ids, canary.beacons()).map { id, state in
@@ -236,14 +239,20 @@ public final class ControlHandler {
         }
     }
 
-    /// A beacon as `list` shows it: its id, the keys of `decode --json`, and its data.
+    /// Beacon `index` as `list` shows it.
     private func describe(_ index: Int) -> JSONValue {
-        let beacon = session.beacons[index]
+        let parameters = session.parameters
+        return Self.describe(session.beacons[index], id: session.ids[index],
+                             own: parameters.indices.contains(index) ? parameters[index] : .run)
+    }
+
+    /// A beacon as `list` shows it: its id, the keys of `decode --json`, its own parameters and
+    /// its data. (The session's lists are read once per reply: each is a copy.)
+    private static func describe(_ beacon: Beacon, id: BeaconID, own: BeaconParameters) -> JSONValue {
         // The keys `decode --json` writes (its fast writer), read into the model once.
         var object: [String: JSONValue] = [:]
         if case let .object(keys) = JSONValue(parsing: SightingFormatter.json(BeaconSighting(beacon: beacon))) { object = keys }
-        object["id"] = .integer(session.ids[index].rawValue)
-        let own = session.parameters.indices.contains(index) ? session.parameters[index] : .run
+        object["id"] = .integer(id.rawValue)
         if let units = own.intervalUnits { object["interval"] = .number(Double(units) * 0.625) }
         if let txPower = own.txPower { object["txPower"] = .integer(Int(txPower)) }
         if let address = own.address { object["address"] = .string(address.text) }

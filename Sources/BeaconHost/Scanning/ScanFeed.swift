@@ -32,4 +32,17 @@ extension AdvertisementScanner {
             }
         }
     }
+
+    /// The first report whose advertising data is one of `data`, or nil when none came within
+    /// `timeout`.
+    public func firstReport(withData data: [[UInt8]], within timeout: Duration) throws(HostError) -> ScanReport? {
+        var found: ScanReport?
+        let scan = ScanSource(scanner: self) { report in
+            guard data.contains(report.data) else { return true }
+            found = report
+            return false
+        }
+        _ = try scan.run(until: .now + timeout, interrupt: nil, what: "the scan")
+        return found
+    }
 }
