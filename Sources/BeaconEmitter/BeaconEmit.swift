@@ -92,6 +92,8 @@ extension HostError {
             }
         case .unsupported, .refused, .virtualController, .userChannel:
             return 69
+        case .unencodable:
+            return 69
         case let .interrupted(_, error):
             return error.exitStatus
         }

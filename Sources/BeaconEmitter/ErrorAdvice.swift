@@ -213,7 +213,11 @@ extension Refusal {
             return "name a kernel adapter (--device hciN), or drop --access"
         case .notScannable:
             return "start with a beacon that has one (--scan-response, or a name that does not fit)"
-        case .disrupted:
+        case .lastBeacon:
+            return "stop beacon-emit to stop advertising"
+        case .disrupted, .dataTooLong, .scanResponseNeedsLegacyPDUs, .scanResponseOnCodedPHY, .scanResponseKeepsItsType,
+             .sharedSetOfOtherType, .noFreeSet, .noAddressMadeUp, .noSetOfItsOwn, .noOwnParameters, .noSuchBeacon, .noBeacons,
+             .notAdvertising, .instanceNotOurs:
             return nil
         }
     }

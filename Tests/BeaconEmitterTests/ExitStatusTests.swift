@@ -28,6 +28,10 @@ import Testing
             (.commandTimeout(opcode: .reset, timeout: .seconds(2), ignored: nil), 75),
             (.managementTimeout(opcode: .addAdvertising, timeout: .seconds(2)), 75),
             (.unsupported("all 2 advertising instances of hci0 are taken"), 69),
+            (.refused(Refusal(nil, .instancesTaken(adapter: "hci0", index: 0, maximum: 2, taken: [1, 2]))), 69),
+            (.refused(Refusal(.txPower, .legacyChosen)), 69),
+            (.unencodable(CodecError(structure: "Add Advertising", offset: 0, reason: .trailingBytes(count: 1)),
+                          command: "Add Advertising"), 69),
             (.virtualController("cannot start"), 69),
             (.interrupted(by: .controllerReset, .commandTimeout(opcode: .reset, timeout: .seconds(1), ignored: nil)), 75),
         ]

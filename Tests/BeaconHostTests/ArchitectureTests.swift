@@ -73,6 +73,12 @@ import Testing
             }
         }
         #expect(found.isEmpty, "option names in BeaconHost's strings:\n\(found.joined(separator: "\n"))")
+        // Nor does it refuse in words: every refusal is a `Refusal` a program can switch on.
+        let worded = sources.flatMap { source in
+            source.lines.enumerated().filter { $0.element.contains(".unsupported(") }.map { "\(source.path):\($0.offset + 1)" }
+        }
+        #expect(worded.filter { !$0.hasPrefix("BeaconHost/Supervision/HostError.swift") }.isEmpty,
+                "refusals in words in BeaconHost: \(worded)")
         #expect(sources.count > 40, "the sources were found")
     }
 }

@@ -37,6 +37,11 @@ import Testing
             .refused(Refusal(.codedPHY, beacon: "beacon 2", .kernelLacksCodedPHY(adapter: "hci0"))),
             .refused(Refusal(nil, .instancesTaken(adapter: "hci0", index: 0, maximum: 2, taken: [1, 2]))),
             .refused(Refusal(.kernelAccess(.userChannel), .needsAdapterName)),
+            .refused(Refusal(nil, beacon: "beacon 2", .lastBeacon)),
+            .refused(Refusal(.scanResponse, .scanResponseOnCodedPHY)),
+            .unencodable(CodecError(structure: "LE Set Advertising Data", offset: 0,
+                                    reason: .unexpectedValue(field: "data", expected: "at most 31 bytes", found: "40")),
+                         command: "LE Set Advertising Data"),
         ]
         for error in errors {
             #expect(error.description.range(of: "--[a-z]", options: .regularExpression) == nil, "\(error)")

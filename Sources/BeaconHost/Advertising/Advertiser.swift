@@ -289,7 +289,7 @@ package final class Advertiser {
     @discardableResult
     public func renewAddress(_ index: Int) throws(HostError) -> BluetoothAddress {
         try atomically { () throws(HostError) in
-            guard let plan, slots.hasOwnSlot(index) else { throw .unsupported("\(slots.label(index)) has no set of its own") }
+            guard let plan, slots.hasOwnSlot(index) else { throw .refused(Refusal(nil, beacon: slots.label(index), .noSetOfItsOwn)) }
             let address = try slots.renewAddress(ofBeacon: index)
             guard !holding else { return address }
             step("\(slots.label(index)): new address \(address)")
@@ -462,7 +462,7 @@ package final class Advertiser {
         let candidates = (0..<usableSetCount).map { Self.handle(ofSet: $0, sharedWithKernel: sharedWithKernel) }
         guard let handle = candidates.first(where: { !used.contains($0) }) else {
             guard plan.handles.isEmpty else { return nil }
-            throw .unsupported("all \(numberOfSets ?? 1) advertising sets are in use: remove one first")
+            throw .refused(Refusal(nil, .noFreeSet(sets: Int(numberOfSets ?? 1))))
         }
         // Off the air: the restore programs it.
         guard !holding else { return handle }

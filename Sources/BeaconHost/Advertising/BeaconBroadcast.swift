@@ -142,7 +142,7 @@ public final class BeaconBroadcast: Sendable {
     }
 
     /// What a change asked for after the run ended is answered.
-    private static let stopped = HostError.unsupported("the beacons are off the air: this broadcast has stopped")
+    private static let stopped = HostError.refused(Refusal(nil, .notAdvertising))
 
     private func perform(_ change: Change) async throws(HostError) -> Int {
         let result = await withCheckedContinuation { (answer: CheckedContinuation<Result<Int, HostError>, Never>) in

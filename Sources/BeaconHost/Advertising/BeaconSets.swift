@@ -68,7 +68,7 @@ final class SlotSets: BeaconSets {
 
     /// The core's index of the beacon `id`.
     private func index(_ id: BeaconID) throws(HostError) -> Int {
-        guard let index = advertiser.index(of: id) else { throw .unsupported("no beacon \(id)") }
+        guard let index = advertiser.index(of: id) else { throw .refused(Refusal(nil, .noSuchBeacon("\(id)"))) }
         return index
     }
 
@@ -119,9 +119,7 @@ extension Beacon {
         let data = advertisingData.bytes
         let most = extendedPDUs ? AdvertisingData.extendedPDUMaximumLength : AdvertisingData.legacyMaximumLength
         guard data.count <= most else {
-            throw .unsupported((label.map { "\($0): " } ?? "") + "\(data.count) bytes of advertising data exceed the \(most) "
-                               + (extendedPDUs ? "sent in extended PDUs" : "a legacy PDU holds (advertising that started "
-                                  + "with legacy PDUs keeps them)"))
+            throw .refused(Refusal(nil, beacon: label, .dataTooLong(bytes: data.count, most: most, extendedPDUs: extendedPDUs)))
         }
         return data
     }
@@ -134,13 +132,13 @@ extension HCIController {
     }
 
     /// Sends the command `build` makes; one it refuses to make (more data than it holds) is
-    /// `.unsupported` with the codec's reason.
+    /// `.unencodable` with the codec's reason.
     private func send<C: HCICommand>(_ build: () throws(CodecError) -> C) throws(HostError) {
         let command: C
         do {
             command = try build()
         } catch {
-            throw .unsupported("\(error)")
+            throw .unencodable(error, command: "\(C.self)")
         }
         try send(command)
     }
@@ -167,8 +165,8 @@ enum BeaconRemoval {
     /// Refuses an index that is not there, and the last beacon (stopping the emitter is how
     /// advertising stops).
     static func check(_ index: Int, of count: Int, keepingOne: Bool = true) throws(HostError) {
-        guard (0..<count).contains(index) else { throw .unsupported("no beacon \(index + 1)") }
-        guard count > 1 || !keepingOne else { throw .unsupported("beacon \(index + 1) is the last one: stop beacon-emit to stop advertising") }
+        guard (0..<count).contains(index) else { throw .refused(Refusal(nil, .noSuchBeacon("\(index + 1)"))) }
+        guard count > 1 || !keepingOne else { throw .refused(Refusal(nil, beacon: "beacon \(index + 1)", .lastBeacon)) }
     }
 
     /// The beacon on turn once beacon `index` is gone (`remaining` left), and whether the one
@@ -237,10 +235,10 @@ extension LiveAdvertising {
     /// No beacon has an address of its own here.
     @discardableResult
     public func renewAddress(_ index: Int) throws(HostError) -> BluetoothAddress {
-        throw .unsupported("beacon \(index + 1) has no address of its own made up here")
+        throw .refused(Refusal(nil, beacon: "beacon \(index + 1)", .noAddressMadeUp))
     }
 
-    private static var noOwnParameters: HostError { .unsupported("this emitter gives its beacons no parameters of their own") }
+    private static var noOwnParameters: HostError { .refused(Refusal(nil, .noOwnParameters)) }
 
     /// Changes the beacons to `wanted` in place, position by position: a changed beacon gets
     /// new data on its set (and new parameters, where `parameters` gives each wanted beacon
@@ -250,7 +248,7 @@ extension LiveAdvertising {
     @discardableResult
     public func apply(_ wanted: [Beacon], parameters wantedParameters: [BeaconParameters]? = nil) throws(HostError)
         -> (updated: Int, added: Int, removed: Int) {
-        guard !wanted.isEmpty else { throw .unsupported("no beacons: keep at least one") }
+        guard !wanted.isEmpty else { throw .refused(Refusal(nil, .noBeacons)) }
         let own = wantedParameters?.count == wanted.count ? wantedParameters : nil
         var counts = (updated: 0, added: 0, removed: 0)
         let current = parameters

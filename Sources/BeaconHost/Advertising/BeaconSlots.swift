@@ -92,8 +92,7 @@ final class BeaconSlots {
     /// advertising data).
     func checkBeacons() throws(HostError) {
         if extendedPDUs && scannable {
-            throw .unsupported("a scan response goes with legacy PDUs, and this data needs extended ones (over 31 bytes): "
-                               + "advertise them apart")
+            throw .refused(Refusal(.scanResponse, .scanResponseNeedsLegacyPDUs))
         }
         for (index, entry) in entries.enumerated() {
             try checkScanResponse(entry.beacon, parameters: entry.parameters)
@@ -105,8 +104,7 @@ final class BeaconSlots {
     /// scannable with data).
     private func checkScanResponse(_ beacon: Beacon, parameters own: BeaconParameters) throws(HostError) {
         guard own.phy == .coded, beacon.scanResponseData != nil else { return }
-        throw .unsupported("a beacon on the LE Coded PHY goes in extended PDUs, which carry no scan response here: "
-                           + "advertise its scan response on another beacon")
+        throw .refused(Refusal(.scanResponse, .scanResponseOnCodedPHY))
     }
 
     /// The random address beacon `index`'s set advertises from where the beacon has one of its
@@ -138,7 +136,7 @@ final class BeaconSlots {
     /// Gives beacon `index`, whose address is made up, a new one of the same kind (in the books).
     func renewAddress(ofBeacon index: Int) throws(HostError) -> BluetoothAddress {
         guard entries.indices.contains(index), let kind = entries[index].parameters.address, kind.isMadeUp else {
-            throw .unsupported("\(label(index)) has no address of its own made up (address=static or non-resolvable)")
+            throw .refused(Refusal(nil, beacon: label(index), .noAddressMadeUp))
         }
         let address = kind.make()!
         entries[index].madeAddress = (kind, address)
@@ -196,8 +194,7 @@ final class BeaconSlots {
     private func checkScannable(_ beacon: Beacon, replacing index: Int? = nil) throws(HostError) {
         if comeAndGo {
             guard let index, (beacon.scanResponseData == nil) != (entries[index].beacon.scanResponseData == nil) else { return }
-            throw .unsupported("a beacon gains or loses its scan response only when it is advertised again (stop, then "
-                               + "advertise)")
+            throw .refused(Refusal(.scanResponse, .scanResponseKeepsItsType))
         }
         guard !scannable, beacon.scanResponseData != nil else { return }
         throw .refused(Refusal(.scanResponse, .notScannable))
@@ -224,7 +221,7 @@ final class BeaconSlots {
     ///   parameters of its own while beacons take turns.
     func update(_ index: Int, to beacon: Beacon, parameters own: BeaconParameters? = nil,
                 on backend: some SlotBackend) throws(HostError) {
-        guard let plan, entries.indices.contains(index) else { throw .unsupported("no beacon \(index + 1)") }
+        guard let plan, entries.indices.contains(index) else { throw .refused(Refusal(nil, .noSuchBeacon("\(index + 1)"))) }
         let data = try beacon.pduData(extendedPDUs: extendedPDUs || (own ?? entries[index].parameters).phy == .coded)
         try checkScanResponse(beacon, parameters: own ?? entries[index].parameters)
         try checkScannable(beacon, replacing: index)
@@ -259,7 +256,7 @@ final class BeaconSlots {
     /// goes on the air at its turn).
     /// - Returns: the beacon's index.
     func add(_ beacon: Beacon, parameters own: BeaconParameters = .run, on backend: some SlotBackend) throws(HostError) -> Int {
-        guard var plan else { throw .unsupported("not advertising") }
+        guard var plan else { throw .refused(Refusal(nil, .notAdvertising)) }
         _ = try beacon.pduData(extendedPDUs: extendedPDUs || own.phy == .coded)
         try checkScanResponse(beacon, parameters: own)
         try checkScannable(beacon)
@@ -268,12 +265,10 @@ final class BeaconSlots {
         if !plan.rotating, let slot = try backend.addSlot(forBeacon: entries.count - 1, plan: plan) {
             plan.handles.append(slot)
         } else {
-            guard let shared = plan.handles.indices.last else { throw .unsupported("no advertising set is free") }
+            guard let shared = plan.handles.indices.last else { throw .refused(Refusal(nil, .noFreeSet(sets: nil))) }
             if comeAndGo && isScannable(shared) != (beacon.scanResponseData != nil) {
                 // The shared slot's type (scannable or not) is set with its parameters.
-                throw .unsupported("no advertising set is free, and the set beacons would take turns on is "
-                                   + (isScannable(shared) ? "scannable and this beacon has no scan response"
-                                      : "not scannable and this beacon has a scan response") + ": stop a beacon first")
+                throw .refused(Refusal(nil, .sharedSetOfOtherType(scannable: isScannable(shared))))
             }
             if !plan.rotating {
                 plan.rotating = true
@@ -290,7 +285,7 @@ final class BeaconSlots {
     /// beacon stays (stopping the emitter is how advertising stops) unless beacons come and go.
     /// Where beacons take turns, a slot that falls free goes to the first of them.
     func remove(_ index: Int, on backend: some SlotBackend) throws(HostError) {
-        guard var plan else { throw .unsupported("not advertising") }
+        guard var plan else { throw .refused(Refusal(nil, .notAdvertising)) }
         try BeaconRemoval.check(index, of: entries.count, keepingOne: !comeAndGo)
         let removed = (parameters: entries[index].parameters, scannable: isScannable(index))
         entries.remove(at: index)

@@ -65,7 +65,7 @@ package final class TelemetrySource: RunLoopSource {
         do {
             timer = try PeriodicTimer(period: period)
         } catch {
-            throw .unsupported(error.description)
+            throw .kernel(call: error.call, errno: error.errno, adapter: nil, adapters: [])
         }
         self.log = log
     }

@@ -63,7 +63,7 @@ package final class ControllerConnection {
                 throw .transport(error, device: device.description)
             }
         case .adapter:  // resolved above: never an address here
-            throw .unsupported("\(device): not resolved to an adapter number")
+            throw .invalidDevice("\(device)", reason: "not resolved to an adapter number")
         case .virtual:
             let running = try VirtualController.launch()
             virtual = running

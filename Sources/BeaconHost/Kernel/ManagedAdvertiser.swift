@@ -413,7 +413,7 @@ package final class ManagedAdvertiser {
         let instance = plan.handle(ofBeacon: index)
         // Not ours now (taken over, or removed by the kernel): the restore puts the beacon back.
         guard held.contains(instance) else {
-            throw .unsupported("instance \(instance) is not ours now (removed, or taken over): the beacon goes back at the restore")
+            throw .refused(Refusal(nil, .instanceNotOurs(instance)))
         }
         try client.putInstance(instance, data: data, scanResponse: scanResponse ?? [], extendedPDU: slots.usesExtendedPDUs(index),
                                label: slots.label(index), options: options.applying(slots.entries[index].parameters),

@@ -149,8 +149,10 @@ extension MgmtClient {
             }
         } catch let error as HostError {
             throw error
+        } catch let error as CodecError {
+            throw .unencodable(error, command: label)
         } catch {
-            throw .unsupported("\(label): \(error)")
+            throw .unencodable(CodecError(structure: label, offset: 0, reason: .unrecognized(expected: "\(error)")), command: label)
         }
     }
 }

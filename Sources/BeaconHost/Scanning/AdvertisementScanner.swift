@@ -107,8 +107,11 @@ public final class AdvertisementScanner {
                 try controller.send(parameters, context: context + (options.codedPHY ? ", LE 1M and LE Coded" : ""))
             } catch let error as HostError {
                 throw error
+            } catch let error as CodecError {
+                throw .unencodable(error, command: "LE Set Extended Scan Parameters")
             } catch {
-                throw .unsupported("\(error)")
+                throw .unencodable(CodecError(structure: "LE Set Extended Scan Parameters", offset: 0, reason: .unrecognized(expected: "\(error)")),
+                                   command: "LE Set Extended Scan Parameters")
             }
         } else {
             try controller.sendDisable(LESetScanEnable(enable: false))

@@ -73,7 +73,7 @@ package final class WatchdogSource: RunLoopSource {
         do {
             timer = try PeriodicTimer(period: interval)
         } catch {
-            throw .unsupported(error.description)
+            throw .kernel(call: error.call, errno: error.errno, adapter: nil, adapters: [])
         }
     }
 

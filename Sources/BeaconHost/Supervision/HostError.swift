@@ -34,10 +34,13 @@ public enum HostError: Error, Sendable, CustomStringConvertible {
     case hardwareError(code: UInt8)
     /// The controller sent bytes that do not parse.
     case malformedEvent(CodecError)
-    /// The controller lacks something the request needs.
+    /// A request refused in words of the rig's or the command's own (a scenario's beacon by
+    /// name, a device option). The host library throws none: its refusals are `refused`.
     case unsupported(String)
     /// A setting the device, the controller or the kernel cannot honour, as facts.
     case refused(Refusal)
+    /// A command that cannot be built from the values given (the codec's reason).
+    case unencodable(CodecError, command: String)
     /// The private virtual controller could not be started.
     case virtualController(String)
     /// A change to running beacons was cut short by a disruption (`cause`, what the change's
@@ -91,6 +94,8 @@ public enum HostError: Error, Sendable, CustomStringConvertible {
             return what
         case let .refused(refusal):
             return refusal.description
+        case let .unencodable(error, command):
+            return "\(command) cannot be sent: \(error)"
         case let .virtualController(what):
             return "virtual controller: \(what)"
         case let .interrupted(disruption, error):

@@ -86,6 +86,35 @@ public struct Refusal: Error, Hashable, Sendable, CustomStringConvertible {
         case notScannable
         /// The disruption named happened on the device.
         case disrupted(device: String, what: String)
+        /// The advertising data is longer than the PDUs hold (`most` bytes: 31 in a legacy PDU,
+        /// 251 in the extended PDUs this host sends).
+        case dataTooLong(bytes: Int, most: Int, extendedPDUs: Bool)
+        /// A scan response goes with legacy PDUs, and the data needs extended ones.
+        case scanResponseNeedsLegacyPDUs
+        /// A beacon on the LE Coded PHY goes in extended PDUs, which carry no scan response here.
+        case scanResponseOnCodedPHY
+        /// A beacon on the air keeps its set's type (scannable or not) until advertised again.
+        case scanResponseKeepsItsType
+        /// No set is free, and the one beacons would take turns on is of the other type.
+        case sharedSetOfOtherType(scannable: Bool)
+        /// No advertising set (or instance) is free: `sets` in use where known.
+        case noFreeSet(sets: Int?)
+        /// The beacon has no address of its own made up (static or non-resolvable).
+        case noAddressMadeUp
+        /// The beacon takes turns on a shared set, and has no set of its own.
+        case noSetOfItsOwn
+        /// This emitter gives its beacons no parameters of their own.
+        case noOwnParameters
+        /// No beacon has that id or number.
+        case noSuchBeacon(String)
+        /// The beacon is the last one: removing it would end advertising.
+        case lastBeacon
+        /// No beacons were given.
+        case noBeacons
+        /// Nothing advertises (not started, or stopped).
+        case notAdvertising
+        /// The kernel's instance is not ours now (removed, or taken over).
+        case instanceNotOurs(UInt8)
     }
 
     /// What was asked; nil where the reason says it all.
@@ -189,6 +218,40 @@ extension Refusal.Reason {
             return "the advertising started without a scan response, so it is not scannable"
         case let .disrupted(device, what):
             return "\(device): \(what)"
+        case let .dataTooLong(bytes, most, extendedPDUs):
+            return "\(bytes) bytes of advertising data exceed the \(most) "
+                + (extendedPDUs ? "sent in extended PDUs" : "a legacy PDU holds (advertising that started with legacy PDUs "
+                   + "keeps them)")
+        case .scanResponseNeedsLegacyPDUs:
+            return "a scan response goes with legacy PDUs, and this data needs extended ones (over 31 bytes): advertise "
+                + "them apart"
+        case .scanResponseOnCodedPHY:
+            return "a beacon on the LE Coded PHY goes in extended PDUs, which carry no scan response here: advertise its "
+                + "scan response on another beacon"
+        case .scanResponseKeepsItsType:
+            return "a beacon gains or loses its scan response only when it is advertised again (stop, then advertise)"
+        case let .sharedSetOfOtherType(scannable):
+            return "no advertising set is free, and the set beacons would take turns on is "
+                + (scannable ? "scannable and this beacon has no scan response" : "not scannable and this beacon has a "
+                   + "scan response") + ": stop a beacon first"
+        case let .noFreeSet(sets):
+            return sets.map { "all \($0) advertising sets are in use: remove one first" } ?? "no advertising set is free"
+        case .noAddressMadeUp:
+            return "it has no address of its own made up (static or non-resolvable)"
+        case .noSetOfItsOwn:
+            return "it takes turns on a shared set and has no set of its own"
+        case .noOwnParameters:
+            return "this emitter gives its beacons no parameters of their own"
+        case let .noSuchBeacon(which):
+            return "no beacon \(which)"
+        case .lastBeacon:
+            return "it is the last beacon: removing it would end the advertising"
+        case .noBeacons:
+            return "no beacons: keep at least one"
+        case .notAdvertising:
+            return "not advertising"
+        case let .instanceNotOurs(instance):
+            return "instance \(instance) is not ours now (removed, or taken over): the beacon goes back at the restore"
         }
     }
 }
