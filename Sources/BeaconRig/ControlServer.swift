@@ -27,8 +27,8 @@ public final class ControlServer: RunLoopSource {
     /// waited for (the loop goes on); a client that takes nothing for `replyLimit`, or leaves
     /// more than `unsentLimit` bytes, is dropped.
     private var unsent: [Int32: (bytes: [UInt8], since: ContinuousClock.Instant)] = [:]
-    /// How long a client may leave its replies untaken.
-    public static let replyLimit = Duration.seconds(1)
+    /// How long a client may leave its replies untaken (1 s unless changed).
+    public var replyLimit = Duration.seconds(1)
     /// How many reply bytes a client may leave untaken.
     public static let unsentLimit = 1 << 20
     /// Requests the handler held (`ControlHandler.respond`), oldest first.
@@ -192,9 +192,13 @@ public final class ControlServer: RunLoopSource {
         }
     }
 
+    /// How much a client's input is read in one serve: a client that sends without pause is
+    /// served in turns with the loop's other work (the rest stays readable for the next turn).
+    package static let readPerServe = 4 * 4096
+
     private func read(_ fd: Int32) {
         var chunk = [UInt8](repeating: 0, count: 4096)
-        while true {
+        for _ in 0..<(Self.readPerServe / chunk.count) {
             let count: Int
             switch (try? Descriptor(fd).read(into: &chunk)) ?? .done(0) {
             case .wouldBlock: return
@@ -246,7 +250,7 @@ public final class ControlServer: RunLoopSource {
                 queued.since = .now
             case .success(.wouldBlock):
                 queued.bytes.removeFirst(offset)
-                guard ContinuousClock.now - queued.since < Self.replyLimit, queued.bytes.count <= Self.unsentLimit else {
+                guard ContinuousClock.now - queued.since < replyLimit, queued.bytes.count <= Self.unsentLimit else {
                     drop(fd)
                     return false
                 }

@@ -367,6 +367,10 @@ final class FakeLive: LiveAdvertising {
         let (path, _, handler, server) = try Self.server(named: "slow")
         defer { server.close() }
         server.attach(handler)
+        // Patient with the client, so that only a serve that waited for it could take this
+        // long: a machine too busy to serve 2,000 requests within the usual second must not
+        // have the client dropped (the replies would then never arrive).
+        server.replyLimit = .seconds(60)
         let slow = try Client(path: path)
         var receiveBuffer: Int32 = 4096
         setsockopt(slow.fd, SOL_SOCKET, SO_RCVBUF, &receiveBuffer, socklen_t(MemoryLayout<Int32>.size))
@@ -384,7 +388,7 @@ final class FakeLive: LiveAdvertising {
             usleep(1_000)
         }
         #expect(server.unsentBytes > 0, "the replies outgrew what the client takes")
-        #expect(longest < ControlServer.replyLimit, "a serve returned without waiting for the client: \(longest)")
+        #expect(longest < server.replyLimit, "a serve returned without waiting for the client: \(longest)")
         #expect(try #require(server.due) <= .now + .milliseconds(10), "due again soon, to send the rest")
         // (A reply may arrive split across reads: the bytes are joined before they are split.)
         var bytes: [UInt8] = []
@@ -397,6 +401,43 @@ final class FakeLive: LiveAdvertising {
         #expect(replies.count == requests, "every reply arrived: \(replies.count)")
         #expect(replies.allSatisfy { $0.contains(#""beacons""#) })
         #expect(server.unsentBytes == 0)
+    }
+
+    /// A client that sends thousands of requests at once is answered in turns: one serve reads
+    /// at most `readPerServe` bytes of it (the loop's other work goes on between), and the rest
+    /// is read at the next turns, until every request has its reply, in order.
+    @Test func aFloodingClientIsServedInTurns() throws {
+        let (path, _, handler, server) = try Self.server(named: "flood")
+        defer { server.close() }
+        server.attach(handler)
+        let flood = try Client(path: path)
+        server.serve()  // accepted
+        let request = #"{"command":"list"}"#
+        let requests = 2000
+        // In one write: the 38 kB wait in the socket (it holds them) before the server reads.
+        flood.send(Array(repeating: request, count: requests).joined(separator: "\n"))
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        func take() {
+            while case let count = recv(flood.fd, &chunk, chunk.count, Int32(MSG_DONTWAIT)), count > 0 { bytes += chunk[..<count] }
+        }
+        // One serve: the replies it made are those the client has and those it has not taken
+        // yet (every reply is the same list, so each is as long as the first).
+        server.serve()
+        take()
+        let replyLength = (bytes.firstIndex(of: 0x0A) ?? bytes.count) + 1
+        let answered = (bytes.count + server.unsentBytes) / replyLength
+        let mostPerServe = ControlServer.readPerServe / (request.utf8.count + 1) + 1
+        #expect(answered > 0 && answered <= mostPerServe && answered < requests, "\(answered) requests answered in one serve")
+        // The rest at the next turns, in order.
+        let deadline = ContinuousClock.now + .seconds(20)
+        // (A reply may arrive split across reads: the bytes are joined before they are split.)
+        while bytes.lazy.filter({ $0 == 0x0A }).count < requests && ContinuousClock.now < deadline {
+            server.serve()
+            take()
+        }
+        let replies = String(decoding: bytes, as: UTF8.self).split(separator: "\n")
+        #expect(replies.count == requests && replies.allSatisfy { $0.contains(#""beacons""#) })
     }
 
     /// While a command of the emitter waits for its answer, the server is served by that wait:
