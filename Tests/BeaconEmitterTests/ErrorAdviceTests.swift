@@ -99,7 +99,7 @@ import Testing
                     == "--up: it needs a kernel adapter named by number (hci0): name the adapter: --device hci0")
         #expect(AdvertisingOptionError(Refusal(.randomAddress, .kernelChoosesAddress)).message.hasSuffix(": use --access raw"))
         #expect(HostError.refused(Refusal(nil, beacon: "beacon 1", .lastBeacon)).message
-                    == "beacon 1: it is the last beacon: removing it would end the advertising: stop beacon-emit to stop "
+                    == "beacon 1: it is the last one: removing it would end the advertising: stop beacon-emit to stop "
                     + "advertising")
     }
 

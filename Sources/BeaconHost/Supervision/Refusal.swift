@@ -245,7 +245,7 @@ extension Refusal.Reason {
         case let .noSuchBeacon(which):
             return "no beacon \(which)"
         case .lastBeacon:
-            return "it is the last beacon: removing it would end the advertising"
+            return "it is the last one: removing it would end the advertising"
         case .noBeacons:
             return "no beacons: keep at least one"
         case .notAdvertising:
