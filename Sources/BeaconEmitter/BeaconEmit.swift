@@ -90,9 +90,7 @@ extension HostError {
             case .notPowered, .invalidIndex, .notSupported, .unknownCommand, .rfKilled: return 69
             default: return 76
             }
-        case .unsupported, .refused, .virtualController, .userChannel:
-            return 69
-        case .unencodable:
+        case .unsupported, .refused, .unencodable, .virtualController, .userChannel:
             return 69
         case let .interrupted(_, error):
             return error.exitStatus

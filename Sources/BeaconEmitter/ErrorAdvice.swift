@@ -163,9 +163,7 @@ extension Refusal {
     /// The refusal in the command's words: the option or beacon field asked for, the fact, and
     /// what to do.
     var message: String {
-        let subject = [beacon, setting.map { beacon == nil ? $0.option : $0.field }].compactMap { $0 }
-            .joined(separator: "'s ")
-        return (subject.isEmpty ? "" : subject + ": ") + reason.fact + (advice.map { ": " + $0 } ?? "")
+        statement(naming: { beacon == nil ? $0.option : $0.field }) + (advice.map { ": " + $0 } ?? "")
     }
 
     /// What to do, naming the command's options.

@@ -194,27 +194,23 @@ package final class SetStage: ScenarioStage {
 /// link and watchers, as they are at each wait) ends it as a deadline come early.
 public final class LiveObserver: ScenarioObserver {
     private let scan: ScanSource?
-    private let interrupt: Int32?
     private let loop: EventLoop
     /// Whether one of the stage's descriptors was readable in the last wait.
     private let stage: StageSource
-    /// Reports read and not yet observed.
-    private var arrived: [ScanReport] = []
+    /// Reports read and not yet observed (the scan's handler adds to them).
+    private let arrived = Arrivals()
     private let origin = ContinuousClock.now
 
     public init(scanner: AdvertisementScanner?, interrupt: Int32?, wake: @escaping () -> [Int32] = { [] }) {
-        self.interrupt = interrupt
         let stage = StageSource(descriptors: wake)
         self.stage = stage
-        var arrived: (ScanReport) -> Void = { _ in }
-        scan = scanner.map { scanner in
+        scan = scanner.map { [arrived] scanner in
             ScanSource(scanner: scanner) { report in
-                arrived(report)
+                arrived.reports.append(report)
                 return true
             }
         }
         loop = EventLoop(interrupt: interrupt, sources: [stage] + [scan].compactMap { $0 }, what: "the scenario's wait")
-        arrived = { [unowned self] report in self.arrived.append(report) }
     }
 
     deinit { loop.close() }
@@ -224,8 +220,8 @@ public final class LiveObserver: ScenarioObserver {
     }
 
     public func queued() throws(HostError) -> [ScanReport] {
-        var reports = arrived
-        arrived = []
+        var reports = arrived.reports
+        arrived.reports = []
         while let scanner = scan?.scanner, reports.count < 10_000, let report = try scanner.nextReport(timeout: .zero) {
             reports.append(report)
         }
@@ -233,15 +229,20 @@ public final class LiveObserver: ScenarioObserver {
     }
 
     public func next(until deadline: Double) throws(HostError) -> Observation {
-        if !arrived.isEmpty { return .report(arrived.removeFirst()) }
+        if !arrived.reports.isEmpty { return .report(arrived.reports.removeFirst()) }
         let end = origin + .microseconds(Int64((deadline * 1_000_000).rounded()))
         stage.woke = false
-        let interrupted = try loop.run(until: end) { [self] in arrived.isEmpty && !stage.woke && scan?.ended != true }
+        let interrupted = try loop.run(until: end) { [self] in arrived.reports.isEmpty && !stage.woke && scan?.ended != true }
         if let failure = scan?.failure { throw failure }
         if interrupted { return .interrupted }
-        if !arrived.isEmpty { return .report(arrived.removeFirst()) }
+        if !arrived.reports.isEmpty { return .report(arrived.reports.removeFirst()) }
         return .deadline
     }
+}
+
+/// The reports a scan's handler has read and the observer not yet taken.
+private final class Arrivals {
+    var reports: [ScanReport] = []
 }
 
 /// The stage's descriptors in the observer's loop: readable, the wait ends (the stage has

@@ -134,13 +134,7 @@ extension HCIController {
     /// Sends the command `build` makes; one it refuses to make (more data than it holds) is
     /// `.unencodable` with the codec's reason.
     private func send<C: HCICommand>(_ build: () throws(CodecError) -> C) throws(HostError) {
-        let command: C
-        do {
-            command = try build()
-        } catch {
-            throw .unencodable(error, command: "\(C.self)")
-        }
-        try send(command)
+        try send(try HostError.encoding("\(C.self)", build))
     }
 
     /// LE Set Extended Advertising Data with `data` for set `handle`, in as many fragments as it takes.

@@ -120,39 +120,33 @@ extension MgmtClient {
         // Extended Advertising Parameters), before any scan response: a scannable instance is
         // added whole (Add Advertising), at the kernel's interval.
         let separately = separately && scanResponse.isEmpty
-        do {
-            if separately {
-                if parameters {
-                    flags.insert(.intervalParameters)
-                    if options.txPower != nil { flags.insert(.txPowerParameter) }
-                    if duration != nil { flags.insert(.durationParameter) }
-                    let power = options.txPower.map { ", TX power \($0) dBm" } ?? ""
-                    let turn = duration.map { ", \($0) s per turn" } ?? ""
-                    log?("instance \(instance): parameters: \(options.connectable ? "connectable" : "non-connectable"), "
-                         + "interval \(options.intervalDescription)" + power + turn)
-                    let chosen = try send(AddExtendedAdvertisingParameters(
-                        instance: instance, flags: flags, duration: duration ?? 0, minimumInterval: options.intervalUnits,
-                        maximumInterval: options.intervalUnits, txPower: options.txPower ?? 127),
-                        context: "instance \(instance), interval \(options.intervalDescription)" + power)
-                    if options.txPower != nil { log?("instance \(instance): the controller chose \(chosen.txPower) dBm") }
-                }
-                log?("instance \(instance): data for \(label): \(HexText.format(data))"
-                     + (scanResponse.isEmpty ? "" : ", scan response \(HexText.format(scanResponse))"))
-                try send(try AddExtendedAdvertisingData(instance: instance, advertisingData: data, scanResponse: scanResponse),
-                         context: "instance \(instance), \(data.count) bytes")
-            } else {
-                log?("instance \(instance): \(label): \(HexText.format(data))"
-                     + (scanResponse.isEmpty ? "" : ", scan response \(HexText.format(scanResponse))"))
-                try send(try AddAdvertising(instance: instance, flags: flags, duration: duration ?? 0, advertisingData: data,
-                                            scanResponse: scanResponse),
-                         context: "instance \(instance), \(data.count) bytes")
+        if separately {
+            if parameters {
+                flags.insert(.intervalParameters)
+                if options.txPower != nil { flags.insert(.txPowerParameter) }
+                if duration != nil { flags.insert(.durationParameter) }
+                let power = options.txPower.map { ", TX power \($0) dBm" } ?? ""
+                let turn = duration.map { ", \($0) s per turn" } ?? ""
+                log?("instance \(instance): parameters: \(options.connectable ? "connectable" : "non-connectable"), "
+                     + "interval \(options.intervalDescription)" + power + turn)
+                let chosen = try send(AddExtendedAdvertisingParameters(
+                    instance: instance, flags: flags, duration: duration ?? 0, minimumInterval: options.intervalUnits,
+                    maximumInterval: options.intervalUnits, txPower: options.txPower ?? 127),
+                    context: "instance \(instance), interval \(options.intervalDescription)" + power)
+                if options.txPower != nil { log?("instance \(instance): the controller chose \(chosen.txPower) dBm") }
             }
-        } catch let error as HostError {
-            throw error
-        } catch let error as CodecError {
-            throw .unencodable(error, command: label)
-        } catch {
-            throw .unencodable(CodecError(structure: label, offset: 0, reason: .unrecognized(expected: "\(error)")), command: label)
+            log?("instance \(instance): data for \(label): \(HexText.format(data))"
+                 + (scanResponse.isEmpty ? "" : ", scan response \(HexText.format(scanResponse))"))
+            try send(try HostError.encoding(label) { () throws(CodecError) in
+                try AddExtendedAdvertisingData(instance: instance, advertisingData: data, scanResponse: scanResponse)
+            }, context: "instance \(instance), \(data.count) bytes")
+        } else {
+            log?("instance \(instance): \(label): \(HexText.format(data))"
+                 + (scanResponse.isEmpty ? "" : ", scan response \(HexText.format(scanResponse))"))
+            try send(try HostError.encoding(label) { () throws(CodecError) in
+                try AddAdvertising(instance: instance, flags: flags, duration: duration ?? 0, advertisingData: data,
+                                   scanResponse: scanResponse)
+            }, context: "instance \(instance), \(data.count) bytes")
         }
     }
 }

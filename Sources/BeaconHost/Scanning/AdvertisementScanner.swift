@@ -100,19 +100,12 @@ public final class AdvertisementScanner {
                                                                 interval: options.intervalUnits,
                                                                 window: options.windowUnits)
             try controller.sendDisable(LESetExtendedScanEnable(enable: false))
-            do {
-                // Bit 0: LE 1M; bit 2: LE Coded, with the same type, interval and window.
-                let parameters = options.codedPHY ? try LESetExtendedScanParameters(scanningPHYs: 0x05, phys: [phy, phy])
+            // Bit 0: LE 1M; bit 2: LE Coded, with the same type, interval and window.
+            let parameters = try HostError.encoding("LE Set Extended Scan Parameters") { () throws(CodecError) in
+                options.codedPHY ? try LESetExtendedScanParameters(scanningPHYs: 0x05, phys: [phy, phy])
                     : try LESetExtendedScanParameters(phys: [phy])
-                try controller.send(parameters, context: context + (options.codedPHY ? ", LE 1M and LE Coded" : ""))
-            } catch let error as HostError {
-                throw error
-            } catch let error as CodecError {
-                throw .unencodable(error, command: "LE Set Extended Scan Parameters")
-            } catch {
-                throw .unencodable(CodecError(structure: "LE Set Extended Scan Parameters", offset: 0, reason: .unrecognized(expected: "\(error)")),
-                                   command: "LE Set Extended Scan Parameters")
             }
+            try controller.send(parameters, context: context + (options.codedPHY ? ", LE 1M and LE Coded" : ""))
         } else {
             try controller.sendDisable(LESetScanEnable(enable: false))
             try controller.send(LESetScanParameters(scanType: options.active ? .active : .passive,
@@ -141,23 +134,6 @@ public final class AdvertisementScanner {
 
     /// Whether reports already read wait to be taken (an event brought several).
     var hasQueued: Bool { !queued.isEmpty }
-
-    /// The next report before `deadline`, in a loop that owns `descriptors` (a signal's pipe, a
-    /// stage's sockets): one epoll set of them and the scanner's link is waited on, and what
-    /// the link brings is read without waiting.
-    /// - Returns: a report; or none, with those of `descriptors` that are readable (none at
-    ///   the deadline).
-    public func nextReport(until deadline: ContinuousClock.Instant, on wake: WakeSet, beside descriptors: Set<Int32>)
-        throws(HostError) -> (report: ScanReport?, ready: Set<Int32>) {
-        while true {
-            if let report = try nextReport(timeout: .zero) { return (report, []) }
-            if ContinuousClock.now >= deadline { return (nil, []) }
-            wake.watch(descriptors.union([pollDescriptor].compactMap { $0 }))
-            let theirs = try wake.readable(until: min(deadline, nextDue ?? deadline), what: "the scan's wait")
-                .intersection(descriptors)
-            if !theirs.isEmpty { return (nil, theirs) }
-        }
-    }
 
     /// The next report, or nil once `timeout` passes (`.zero`: what has arrived, read
     /// without waiting).

@@ -48,7 +48,7 @@ package final class ScanSource: RunLoopSource {
     /// - Returns: true when the signal ended it.
     /// - Throws: `HostError` when the link failed.
     package func run(until end: ContinuousClock.Instant?, interrupt: Int32?, beside others: [any RunLoopSource] = [],
-                     proceed: @escaping () -> Bool = { true }, what: String) throws(HostError) -> Bool {
+                     proceed: () -> Bool = { true }, what: String) throws(HostError) -> Bool {
         let loop = EventLoop(interrupt: interrupt, sources: [self] + others, what: what)
         defer { loop.close() }
         let interrupted = try loop.run(until: end) { [self] in !ended && proceed() }

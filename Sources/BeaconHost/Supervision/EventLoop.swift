@@ -6,7 +6,8 @@ import LinuxSystem
 /// in `Emitter.run`, the session's sockets), the sources' due times as the wait's deadline.
 /// `advertise` and the library's advertising run it (`Emitter.run`), and so do the scans:
 /// `scan`, `monitor`, `verify`, `audit` (`AdvertisementScanner.feed`), `calibrate`
-/// (`rssiSamples`) and the library's report stream, each a `ScanSource` beside its timers. A command's wait for its answer runs it too (the
+/// (`rssiSamples`), the library's report stream and a scenario's observer, each a
+/// `ScanSource` beside its timers. A command's wait for its answer runs it too (the
 /// session's command engines wait in it, `CommandWaitLoop`): until the answer comes, the
 /// sources that may be served while a command is outstanding are served (the service
 /// watchdog; control clients, whose changes are held until the command is over), and the

@@ -49,6 +49,16 @@ public enum HostError: Error, Sendable, CustomStringConvertible {
 
     static func isPermission(_ code: Int32) -> Bool { code == EPERM || code == EACCES }
 
+    /// The command `build` makes; one the codec refuses to make from the values given (more
+    /// data than it holds) is `.unencodable`, named `command`.
+    static func encoding<C>(_ command: String, _ build: () throws(CodecError) -> C) throws(HostError) -> C {
+        do {
+            return try build()
+        } catch {
+            throw .unencodable(error, command: command)
+        }
+    }
+
     public var description: String {
         switch self {
         case let .invalidDevice(text, reason):

@@ -130,8 +130,12 @@ public struct Refusal: Error, Hashable, Sendable, CustomStringConvertible {
         self.reason = reason
     }
 
-    public var description: String {
-        let subject = [beacon, setting.map(\.name)].compactMap { $0 }.joined(separator: "'s ")
+    public var description: String { statement(naming: \.name) }
+
+    /// The beacon and the setting, each setting named by `naming` (the library's words, or a
+    /// program's own: its options), then the fact: "beacon 2's TX power: needs ...".
+    public func statement(naming: (Setting) -> String) -> String {
+        let subject = [beacon, setting.map(naming)].compactMap { $0 }.joined(separator: "'s ")
         return (subject.isEmpty ? "" : subject + ": ") + reason.fact
     }
 }
