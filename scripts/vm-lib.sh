@@ -7,6 +7,9 @@
 #   vm_initramfs DIR MODULE...  puts busybox and the modules named, with what they depend on,
 #                             decompressed and in load order, into DIR (DIR/modules/order); the
 #                             init loads them with vm_load_modules
+#   vm_boot NAME CONSOLE OUTPUT COMMAND...  runs COMMAND (the VM), its output into OUTPUT; when the guest's kernel panicked before
+#                             the init said VM-BOOTED (before anything of ours ran), says so and
+#                             boots again, at most VM_BOOT_ATTEMPTS times in all (default 3)
 #   vm_results LOG NAME       prints the VMCHECK and VMINFO lines of LOG, and fails unless the
 #                             checks finished with at least one pass and no failure
 
@@ -49,6 +52,23 @@ vm_initramfs() {
 
 # For the init (busybox sh), as text to put in it.
 vm_load_modules='while read -r m; do insmod /modules/$m; done </modules/order'
+
+vm_boot() {
+    local name=$1 console=$2 output=$3 attempt=1 attempts=${VM_BOOT_ATTEMPTS:-3} panic
+    shift 3
+    while :; do
+        "$@" >"$output" 2>&1 || true
+        grep -aq '^VM-BOOTED' "$console" && return 0
+        panic=$(grep -a -m 1 'Kernel panic' "$console" | sed 's/\r$//') || true
+        [ -n "$panic" ] && [ "$attempt" -lt "$attempts" ] || return 0
+        # Under emulation a guest kernel panics while booting now and then (an oops in its own
+        # timers, before userspace); nothing of ours has run, so it is the boot that is repeated,
+        # and the output says so.
+        echo "$name: the guest kernel panicked while booting, before any check ran (${panic#*] }); booting again (attempt $((attempt + 1)) of $attempts); its console:" >&2
+        grep -a -B 2 -A 3 'RIP:\|BUG\|Oops' "$console" | head -n 12 >&2 || true
+        attempt=$((attempt + 1))
+    done
+}
 
 vm_results() {
     local log=$1 name=$2 passed failed
