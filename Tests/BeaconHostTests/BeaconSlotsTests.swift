@@ -87,8 +87,9 @@ func minor(_ value: UInt16) -> Beacon {
         #expect(slots.plan?.rotating == false && slots.beacons == [minor(1)])
         #expect(backend.onSlot == [0: 1], "beacon 1 was on the air: nothing to send")
         #expect(backend.calls == ["data 0 2", "data 0 30", "data 0 1"])
-        #expect(throws: HostError.self) { try slots.remove(0, on: backend) }
-        #expect(slots.beacons == [minor(1)], "advertise's last beacon stays")
+        // The core takes the last one off too: keeping it is `advertise`'s rule (`LiveBeacons`).
+        try slots.remove(0, on: backend)
+        #expect(slots.beacons.isEmpty && backend.calls.last == "remove 0")
     }
 
     /// One rule for more beacons than slots: a slot each while there are slots, and the
@@ -96,7 +97,7 @@ func minor(_ value: UInt16) -> Beacon {
     /// the turns and goes on the air at its turn.
     @Test func beaconsBeyondTheSlotsTakeTurnsOnTheLastOne() throws {
         let backend = FakeSlots(capacity: 2)
-        let slots = BeaconSlots(beacons: [], comeAndGo: true)
+        let slots = BeaconSlots(beacons: [])
         backend.books = slots
         slots.plan = AdvertisingPlan(mode: .extended, handles: [], rotating: false, address: nil, addressIsRandom: false)
         for value in 1...4 { _ = try slots.add(minor(UInt16(value)), on: backend) }
@@ -123,7 +124,7 @@ func minor(_ value: UInt16) -> Beacon {
     /// the moved one was on turn, the next goes on it. With one beacon left in them, the turns end.
     @Test func aSlotThatFallsFreeGoesToTheFirstBeaconInTheTurns() throws {
         let backend = FakeSlots(capacity: 2)
-        let slots = BeaconSlots(beacons: [], comeAndGo: true)
+        let slots = BeaconSlots(beacons: [])
         backend.books = slots
         slots.plan = AdvertisingPlan(mode: .extended, handles: [], rotating: false, address: nil, addressIsRandom: false)
         _ = try slots.add(minor(1), parameters: BeaconParameters(intervalUnits: 800), on: backend)
@@ -144,7 +145,7 @@ func minor(_ value: UInt16) -> Beacon {
         #expect(backend.onSlot == [0: 3, 1: 4] && slots.plan?.rotating == false)
         // Now with the moved one on the air: the next goes on the shared slot at once.
         let other = FakeSlots(capacity: 2)
-        let turns = BeaconSlots(beacons: [], comeAndGo: true)
+        let turns = BeaconSlots(beacons: [])
         other.books = turns
         turns.plan = AdvertisingPlan(mode: .extended, handles: [], rotating: false, address: nil, addressIsRandom: false)
         for value in 1...3 { _ = try turns.add(minor(UInt16(value)), on: other) }
@@ -157,7 +158,7 @@ func minor(_ value: UInt16) -> Beacon {
     /// from the turns, and a beacon with its own on the last slot keeps others from sharing it.
     @Test func theTurnsTakeNoBeaconWithItsOwnParameters() throws {
         let backend = FakeSlots(capacity: 2)
-        let slots = BeaconSlots(beacons: [], comeAndGo: true)
+        let slots = BeaconSlots(beacons: [])
         slots.plan = AdvertisingPlan(mode: .extended, handles: [], rotating: false, address: nil, addressIsRandom: false)
         _ = try slots.add(minor(1), on: backend)
         _ = try slots.add(minor(2), parameters: BeaconParameters(txPower: -8), on: backend)
@@ -174,36 +175,65 @@ func minor(_ value: UInt16) -> Beacon {
         #expect(backend.calls == ["add 0", "add 1", "parameters 1", "parameters 0"])
     }
 
-    /// Where beacons come and go, the shared slot's type (scannable or not) stays: a beacon
-    /// that differs is refused from its turns.
+    /// A beacon like `minor(value)` with a scan response ("lobby" as a complete local name).
+    func named(_ value: UInt16) throws -> Beacon {
+        .custom(CustomAdvertisement(data: minor(value).advertisingData,
+                                    scanResponse: try AdvertisingData(parsing: hex("06 09 6C 6F 62 62 79"))))
+    }
+
+    /// The shared slot's type (scannable or not) stays while beacons take turns on it: a beacon
+    /// with a scan response is refused from turns on a slot that is not scannable.
     @Test func theTurnsKeepTheSharedSlotsType() throws {
         let backend = FakeSlots(capacity: 1)
-        let slots = BeaconSlots(beacons: [], comeAndGo: true)
+        let slots = BeaconSlots(beacons: [])
         slots.plan = AdvertisingPlan(mode: .extended, handles: [], rotating: false, address: nil, addressIsRandom: false)
         _ = try slots.add(minor(1), on: backend)
-        let withName = Beacon.custom(CustomAdvertisement(data: minor(2).advertisingData,
-                                                         scanResponse: try AdvertisingData(parsing: hex("06 09 6C 6F 62 62 79"))))
-        #expect { try slots.add(withName, on: backend) } throws: { "\($0)".contains("not scannable") }
+        #expect { try slots.add(try named(2), on: backend) } throws: { "\($0)".contains("not scannable") }
+    }
+
+    /// One scan-response rule, however the beacons came (given at the start as `advertise`
+    /// gives them, or added one at a time as a scenario adds them): a slot is scannable when a
+    /// beacon on it has a scan response; beacons without one on a scannable slot send an empty
+    /// one; a slot of a beacon's own is not scannable for a beacon without one. When the last
+    /// beacon with a scan response leaves the turns, the shared slot gets its parameters anew.
+    @Test func aSlotIsScannableWhenABeaconOnItHasAScanResponse() throws {
+        let given = BeaconSlots(beacons: [minor(1), try named(2), minor(3), try named(4)])
+        given.plan = AdvertisingPlan(mode: .extended, handles: [0, 1, 2], rotating: true, address: nil, addressIsRandom: false)
+        #expect(!given.isScannable(0) && given.isScannable(1), "slots of their own: as their beacon")
+        #expect(given.scanResponse(of: minor(1), at: 0) == nil)
+        #expect(given.isScannable(2) && given.isScannable(3), "the shared slot: beacon 4 on it has one")
+        #expect(given.scanResponse(of: minor(3), at: 2) == [], "beacon 3 sends an empty one")
+        let backend = FakeSlots(capacity: 1)
+        let added = BeaconSlots(beacons: [])
+        backend.books = added
+        added.plan = AdvertisingPlan(mode: .extended, handles: [], rotating: false, address: nil, addressIsRandom: false)
+        _ = try added.add(try named(1), on: backend)
+        _ = try added.add(minor(2), on: backend)
+        _ = try added.add(minor(3), on: backend)
+        #expect(added.isScannable(2) && added.scanResponse(of: minor(2), at: 1) == [])
+        try added.rotate(on: backend)
+        try added.remove(0, on: backend)
+        #expect(!added.isScannable(0) && backend.calls.contains("parameters 0"),
+                "beacon 1 gone: the slot is not scannable any more, its parameters sent anew")
+        // Its own slot's type stays with a beacon on the air.
+        #expect(throws: HostError.self) { try added.update(0, to: try named(2), on: backend) }
     }
 
     /// A scenario's beacons come and go: the slots start with none, each beacon gets a slot
     /// of its own, the last may go, and a beacon that would gain a scan response is refused.
     /// A backend with no slot free and none to share refuses.
     @Test func beaconsComeAndGoEachOnASlotOfItsOwn() throws {
-        let none = BeaconSlots(beacons: [], comeAndGo: true)
+        let none = BeaconSlots(beacons: [])
         none.plan = AdvertisingPlan(mode: .extended, handles: [], rotating: false, address: nil, addressIsRandom: false)
         #expect(throws: HostError.self) { try none.add(minor(1), on: FakeSlots(capacity: 0)) }
         let backend = FakeSlots(capacity: 2)
-        let slots = BeaconSlots(beacons: [], comeAndGo: true)
+        let slots = BeaconSlots(beacons: [])
         slots.plan = AdvertisingPlan(mode: .extended, handles: [], rotating: false, address: nil, addressIsRandom: false)
         #expect(try slots.add(minor(1), on: backend) == 0)
         #expect(try slots.add(minor(2), on: backend) == 1)
         try slots.remove(0, on: backend)
         #expect(slots.plan?.handles == [1] && slots.beacons == [minor(2)])
-        // The same data as beacon 2's, with a scan response ("lobby" as a complete local name).
-        let withName = Beacon.custom(CustomAdvertisement(data: minor(2).advertisingData,
-                                                         scanResponse: try AdvertisingData(parsing: hex("06 09 6C 6F 62 62 79"))))
-        #expect(throws: HostError.self) { try slots.update(0, to: withName, on: backend) }
+        #expect(throws: HostError.self) { try slots.update(0, to: try named(2), on: backend) }
         try slots.remove(0, on: backend)
         #expect(slots.beacons.isEmpty && slots.plan?.handles == [])
         #expect(backend.calls == ["add 0", "add 1", "remove 0", "remove 1"])
@@ -214,7 +244,7 @@ func minor(_ value: UInt16) -> Beacon {
     /// add keeps no beacon.
     @Test func aFailedChangeLeavesTheBooksAsTheyWere() throws {
         let backend = FakeSlots(capacity: 2)
-        let slots = BeaconSlots(beacons: [], comeAndGo: true)
+        let slots = BeaconSlots(beacons: [])
         slots.plan = AdvertisingPlan(mode: .extended, handles: [], rotating: false, address: nil, addressIsRandom: false)
         _ = try slots.add(minor(1), on: backend)
         _ = try slots.add(minor(2), on: backend)

@@ -23,7 +23,7 @@ import Testing
     static func core(_ transport: some PacketTransport<H4Packet>, resetting: Bool = true) throws -> (Advertiser, SlotSets) {
         // As a scenario's launch starts it: `advertise`'s start, with no beacons.
         let advertiser = try Emitter(controller: HCIController(transport: transport), ownsController: resetting) { _ in }
-            .start(options: AdvertisingOptions(beacons: [], intervalUnits: 160), comeAndGo: true)
+            .start(options: AdvertisingOptions(beacons: [], intervalUnits: 160))
         return (advertiser, SlotSets(advertiser))
     }
 

@@ -10,7 +10,7 @@ import Testing
 @Suite struct SupervisedInstancesTests {
     /// The advertising core with no beacons yet, its beacons coming and going.
     static func core(_ client: MgmtClient) -> ManagedAdvertiser {
-        ManagedAdvertiser(client: client, options: AdvertisingOptions(beacons: [], intervalUnits: 160), comeAndGo: true)
+        ManagedAdvertiser(client: client, options: AdvertisingOptions(beacons: [], intervalUnits: 160))
     }
 
     /// hci0 with instances 1 to 3, 1 another program's; our first beacon is on 2, and the

@@ -52,15 +52,12 @@ package final class Advertiser {
     /// advertiser counts down from it, as the kernel counts its instances up from 0.
     public static let highestHandle: UInt8 = 0xEF
 
-    /// - Parameter comeAndGo: beacons come and go one at a time, each on a set of its own (a
-    ///   scenario's stage, `SupervisedSets`): the advertiser may start with none.
-    public init(controller: HCIController, options: AdvertisingOptions, sharedWithKernel: Bool = false,
-                comeAndGo: Bool = false) {
+    /// With no beacons in `options`, it starts with none (they come later: `add`).
+    public init(controller: HCIController, options: AdvertisingOptions, sharedWithKernel: Bool = false) {
         self.controller = controller
         self.options = options
         self.sharedWithKernel = sharedWithKernel
-        self.slots = BeaconSlots(beacons: options.beacons, parameters: options.beaconParameters, extendedPDUs: options.phy == .coded,
-                                 comeAndGo: comeAndGo)
+        self.slots = BeaconSlots(beacons: options.beacons, parameters: options.beaconParameters, extendedPDUs: options.phy == .coded)
     }
 
     /// Whether another beacon can have a set of its own now: a set free, the beacons not taking
@@ -483,8 +480,8 @@ package final class Advertiser {
         return handle
     }
 
-    /// Takes beacon `index` off the air (its set removed, or out of the turns); the last
-    /// beacon stays (stopping the emitter is how advertising stops).
+    /// Takes beacon `index` off the air (its set removed, or out of the turns), the last one
+    /// too (`LiveBeacons` keeps the last one on the air for `advertise` and the library).
     public func remove(_ index: Int) throws(HostError) {
         try atomically { () throws(HostError) in try slots.remove(index, on: self) }
     }

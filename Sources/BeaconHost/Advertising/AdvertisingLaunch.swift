@@ -34,11 +34,10 @@ package enum AdvertisingLaunch {
     /// - Parameter ledger: where the instances are recorded while they are ours (nil: nowhere).
     ///   First, what runs that are over left on the adapter (recorded there, not `--keep`) is removed.
     /// - Parameter follows: the adapter's address, when it was named by it: followed to a new number.
-    /// - Parameter comeAndGo: beacons come and go one at a time (a scenario's stage): it starts with none.
     public static func startManaged(_ connection: ManagementConnection, options: AdvertisingOptions,
                                     bringingUp: Bool = false, follows: BluetoothAddress? = nil,
                                     started: ContinuousClock.Instant,
-                                    ledger: InstanceLedger? = nil, comeAndGo: Bool = false,
+                                    ledger: InstanceLedger? = nil,
                                     report: @escaping (EmitterEvent) -> Void) throws(HostError) -> ManagedSession {
         connection.client.reportUnsolicited = { report(.ignored($0)) }
         if let ledger, let what = AdvertisingShutdown.removeWhatEndedRunsLeft(connection.client, directory: ledger.directory) {
@@ -50,7 +49,7 @@ package enum AdvertisingLaunch {
         let advertiser: ManagedAdvertiser
         do {
             advertiser = try Emitter.startManaged(client: connection.client, options: options, started: started,
-                                                  comeAndGo: comeAndGo, prepare: { advertiser in
+                                                  prepare: { advertiser in
                 // Recorded as each instance is added, before the run says it advertises.
                 ledger?.follow(advertiser) { report(.warning($0)) }
             }, report: report)

@@ -157,10 +157,11 @@ extension HCIController {
 /// by the HCI and the management advertisers.
 enum BeaconRemoval {
     /// Refuses an index that is not there, and the last beacon (stopping the emitter is how
-    /// advertising stops).
-    static func check(_ index: Int, of count: Int, keepingOne: Bool = true) throws(HostError) {
+    /// advertising stops: the rule of `advertise`, the control socket and the library; a
+    /// scenario's beacons come and go, the last one too).
+    static func check(_ index: Int, of count: Int) throws(HostError) {
         guard (0..<count).contains(index) else { throw .refused(Refusal(nil, .noSuchBeacon("\(index + 1)"))) }
-        guard count > 1 || !keepingOne else { throw .refused(Refusal(nil, beacon: "beacon \(index + 1)", .lastBeacon)) }
+        guard count > 1 else { throw .refused(Refusal(nil, beacon: "beacon \(index + 1)", .lastBeacon)) }
     }
 
     /// The beacon on turn once beacon `index` is gone (`remaining` left), and whether the one

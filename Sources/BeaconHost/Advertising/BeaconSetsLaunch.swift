@@ -61,7 +61,7 @@ package final class BeaconSetsLaunch {
                 // remove what a killed run left; the takeover watch and the session as `advertise`'s.
                 let session = try AdvertisingLaunch.startManaged(management, options: options, bringingUp: bringUp,
                                                                  follows: follows, started: .now,
-                                                                 ledger: InstanceLedger(adapter: adapter), comeAndGo: true,
+                                                                 ledger: InstanceLedger(adapter: adapter),
                                                                  report: report)
                 return BeaconSetsLaunch(sets: SupervisedSets(instances: session, device: adapter),
                                         summary: "\(adapter): beacons as the kernel's advertising instances", access: .management,
@@ -75,7 +75,7 @@ package final class BeaconSetsLaunch {
         do {
             connection.controller.trace = trace
             let advertiser = try Emitter(controller: connection.controller, ownsController: connection.ownsController,
-                                         report: report).start(options: options, comeAndGo: true)
+                                         report: report).start(options: options)
             // Watched and put back after a reset, a Hardware Error, another program's change, a
             // link that closed (opened again as `advertise`'s is).
             let supervised = SupervisedSets(advertiser: advertiser, on: connection, userChannel: way == .userChannel,

@@ -55,16 +55,6 @@ final class BeaconSlots {
     /// reverted change had added one): removed at the next restore or stop.
     var leftovers: Set<UInt8> = []
 
-    /// Whether the advertising is scannable (a beacon came with a scan response): every beacon
-    /// then sets its scan response (empty for none) with its data. Where beacons come and go
-    /// (`comeAndGo`), each beacon's set is scannable when the beacon has a scan response.
-    let scannable: Bool
-
-    /// Beacons come and go one at a time, each on a slot of its own (a scenario's stage): the
-    /// slots may start with none and the last may be removed, and each slot is scannable as
-    /// its beacon is. Otherwise (`advertise`) the last beacon stays: stopping is how advertising stops.
-    let comeAndGo: Bool
-
     /// Whether the advertising goes in extended PDUs (a beacon's data is longer than 31 bytes,
     /// or the run's PHY is Coded); a beacon on the Coded PHY of its own goes in them too
     /// (`usesExtendedPDUs`).
@@ -78,12 +68,10 @@ final class BeaconSlots {
     /// - Parameters:
     ///   - parameters: each beacon's own (none given: the run's for every beacon).
     ///   - extendedPDUs: extended PDUs whatever the data's length (the Coded PHY).
-    init(beacons: [Beacon], parameters: [BeaconParameters] = [], extendedPDUs: Bool = false, comeAndGo: Bool = false) {
-        self.comeAndGo = comeAndGo
+    init(beacons: [Beacon], parameters: [BeaconParameters] = [], extendedPDUs: Bool = false) {
         let own = parameters.count == beacons.count ? parameters : beacons.map { _ in .run }
         entries = zip(beacons, own).enumerated().map { BeaconEntry(id: BeaconID($0.offset + 1), beacon: $0.element.0, parameters: $0.element.1) }
         nextID = BeaconID(beacons.count + 1)
-        scannable = beacons.contains { $0.scanResponseData != nil }
         self.extendedPDUs = extendedPDUs || beacons.contains(where: \.needsExtendedPDU)
     }
 
@@ -91,7 +79,7 @@ final class BeaconSlots {
     /// the PDUs hold, and no scan response with extended PDUs (their scannable form carries no
     /// advertising data).
     func checkBeacons() throws(HostError) {
-        if extendedPDUs && scannable {
+        if extendedPDUs && entries.contains(where: { $0.beacon.scanResponseData != nil }) {
             throw .refused(Refusal(.scanResponse, .scanResponseNeedsLegacyPDUs))
         }
         for (index, entry) in entries.enumerated() {
@@ -175,29 +163,42 @@ final class BeaconSlots {
         .refused(Refusal(.ownParameters(own.description), beacon: label, .sharedSet))
     }
 
-    /// The scan response that goes with `beacon`'s data on beacon `index`'s slot: nil where the
-    /// advertising is not scannable, or the slot sends extended PDUs of the beacon's own PHY.
-    func scanResponse(of beacon: Beacon, at index: Int) -> [UInt8]? {
-        guard !usesExtendedPDUs(index) || extendedPDUs else { return nil }
-        return comeAndGo ? beacon.scanResponseData?.bytes : scannable ? beacon.scanResponseData?.bytes ?? [] : nil
+    /// The beacons on the slot that carries beacon `index`: itself on a slot of its own, or
+    /// every beacon that takes turns on the shared one.
+    private func beaconsSharingSlot(of index: Int) -> Range<Int> {
+        guard let first = plan?.firstTurn, index >= first else { return index..<(index + 1) }
+        return first..<entries.count
     }
 
-    /// Whether beacon `index`'s slot is scannable advertising.
+    /// Whether beacon `index`'s slot is scannable advertising: one rule for every way a beacon
+    /// comes (given at the start, added, a scenario's): a slot is scannable when a beacon on
+    /// it has a scan response, unless it sends extended PDUs of the beacon's own PHY (their
+    /// scannable form carries no advertising data). A beacon without one on a scannable slot
+    /// (taking turns with one that has) sends an empty scan response.
     func isScannable(_ index: Int) -> Bool {
         guard !usesExtendedPDUs(index) || extendedPDUs else { return false }
-        return comeAndGo ? entries.indices.contains(index) && entries[index].beacon.scanResponseData != nil : scannable
+        return beaconsSharingSlot(of: index).contains { entries.indices.contains($0) && entries[$0].beacon.scanResponseData != nil }
     }
 
-    /// Refuses a beacon with a scan response on advertising that is not scannable; where
-    /// beacons come and go, a beacon on the air that would gain or lose its scan response (its
-    /// slot's type is set with its parameters).
-    private func checkScannable(_ beacon: Beacon, replacing index: Int? = nil) throws(HostError) {
-        if comeAndGo {
-            guard let index, (beacon.scanResponseData == nil) != (entries[index].beacon.scanResponseData == nil) else { return }
-            throw .refused(Refusal(.scanResponse, .scanResponseKeepsItsType))
-        }
-        guard !scannable, beacon.scanResponseData != nil else { return }
-        throw .refused(Refusal(.scanResponse, .notScannable))
+    /// The scan response that goes with `beacon`'s data on beacon `index`'s slot: nil where the
+    /// slot is not scannable, empty for a beacon without one on a scannable slot.
+    func scanResponse(of beacon: Beacon, at index: Int) -> [UInt8]? {
+        isScannable(index) ? beacon.scanResponseData?.bytes ?? [] : nil
+    }
+
+    /// Refuses a change that would turn beacon `index`'s slot from scannable to not or back
+    /// (`changed` makes it in the books): a slot's type is set with its parameters, so a
+    /// beacon keeps its slot's type while on the air, and one with a scan response joins
+    /// beacons taking turns only where they have one too. The books are as they were when it throws.
+    private func keepingSlotType(of index: Int, _ changed: () -> Void) throws(HostError) {
+        let before = isScannable(index)
+        let saved = entries
+        changed()
+        guard isScannable(index) != before else { return }
+        entries = saved
+        let shared = !hasOwnSlot(index)
+        throw .refused(Refusal(.scanResponse, beacon: shared ? nil : label(index),
+                               shared ? .sharedSetOfOtherType(scannable: before) : .scanResponseKeepsItsType))
     }
 
     /// The books a failed change puts back.
@@ -224,9 +225,8 @@ final class BeaconSlots {
         guard let plan, entries.indices.contains(index) else { throw .refused(Refusal(nil, .noSuchBeacon("\(index + 1)"))) }
         let data = try beacon.pduData(extendedPDUs: extendedPDUs || (own ?? entries[index].parameters).phy == .coded)
         try checkScanResponse(beacon, parameters: own ?? entries[index].parameters)
-        try checkScannable(beacon, replacing: index)
         let dataChanged = beacon != entries[index].beacon
-        entries[index].beacon = beacon
+        try keepingSlotType(of: index) { entries[index].beacon = beacon }
         if let own, own != entries[index].parameters {
             entries[index].parameters = own
             try checkTurns(from: plan.firstTurn)
@@ -259,17 +259,19 @@ final class BeaconSlots {
         guard var plan else { throw .refused(Refusal(nil, .notAdvertising)) }
         _ = try beacon.pduData(extendedPDUs: extendedPDUs || own.phy == .coded)
         try checkScanResponse(beacon, parameters: own)
-        try checkScannable(beacon)
+        // The slot beacons would take turns on, and whether it is scannable now.
+        let sharing = plan.handles.indices.last.map { (index: $0, scannable: isScannable($0)) }
         entries.append(BeaconEntry(id: nextID, beacon: beacon, parameters: own))
         nextID = nextID.next
         if !plan.rotating, let slot = try backend.addSlot(forBeacon: entries.count - 1, plan: plan) {
             plan.handles.append(slot)
         } else {
-            guard let shared = plan.handles.indices.last else { throw .refused(Refusal(nil, .noFreeSet(sets: nil))) }
-            if comeAndGo && isScannable(shared) != (beacon.scanResponseData != nil) {
+            guard let sharing else { throw .refused(Refusal(nil, .noFreeSet(sets: nil))) }
+            if beacon.scanResponseData != nil && !sharing.scannable {
                 // The shared slot's type (scannable or not) is set with its parameters.
-                throw .refused(Refusal(nil, .sharedSetOfOtherType(scannable: isScannable(shared))))
+                throw .refused(Refusal(.scanResponse, .sharedSetOfOtherType(scannable: false)))
             }
+            let shared = sharing.index
             if !plan.rotating {
                 plan.rotating = true
                 rotationIndex = shared
@@ -281,13 +283,15 @@ final class BeaconSlots {
         return entries.count - 1
     }
 
-    /// Takes beacon `index` off the air (its slot removed, or out of the turns); the last
-    /// beacon stays (stopping the emitter is how advertising stops) unless beacons come and go.
+    /// Takes beacon `index` off the air (its slot removed, or out of the turns), the last one
+    /// too (what keeps the last beacon on the air is the caller's rule: `LiveBeacons`).
     /// Where beacons take turns, a slot that falls free goes to the first of them.
     func remove(_ index: Int, on backend: some SlotBackend) throws(HostError) {
         guard var plan else { throw .refused(Refusal(nil, .notAdvertising)) }
-        try BeaconRemoval.check(index, of: entries.count, keepingOne: !comeAndGo)
+        guard entries.indices.contains(index) else { throw .refused(Refusal(nil, .noSuchBeacon("\(index + 1)"))) }
         let removed = (parameters: entries[index].parameters, scannable: isScannable(index))
+        // Whether the slot beacons take turns on is scannable: it goes with the beacons left on it.
+        let sharedWasScannable = plan.firstTurn.map { isScannable($0) }
         entries.remove(at: index)
         if let first = plan.firstTurn, index < first {
             // Its slot falls free: the first beacon in the turns (now at first - 1) moves onto it;
@@ -302,6 +306,9 @@ final class BeaconSlots {
                 try backend.setParameters(onSlotOf: first - 1, plan: plan)
             }
             try put(first - 1, on: backend, plan: plan)
+            if plan.rotating && isScannable(rotationIndex) != sharedWasScannable {
+                try backend.setParameters(onSlotOf: rotationIndex, plan: plan)
+            }
             if movedWasOnAir { try put(rotationIndex, on: backend, plan: plan) }
         } else if let first = plan.firstTurn {
             let (turn, wasOnAir) = BeaconRemoval.turn(afterRemoving: index - first, turn: rotationIndex - first,
@@ -309,6 +316,7 @@ final class BeaconSlots {
             rotationIndex = first + turn
             if entries.count <= plan.handles.count { plan.rotating = false }
             self.plan = plan
+            if isScannable(rotationIndex) != sharedWasScannable { try backend.setParameters(onSlotOf: rotationIndex, plan: plan) }
             // (With one beacon left in them, the turns end: it was on the air, or is put on now.)
             if wasOnAir { try put(rotationIndex, on: backend, plan: plan) }
         } else {

@@ -78,7 +78,9 @@ public final class LiveBeacons: LiveAdvertising {
         try change { (advertiser: any RevertibleAdvertiser) throws(HostError) in try advertiser.renewAddress(index) }
     }
 
+    /// Takes beacon `index` off the air; not the last one (stopping is how advertising stops).
     public func remove(_ index: Int) throws(HostError) {
+        try BeaconRemoval.check(index, of: advertiser.beacons.count)
         try change { (advertiser: any RevertibleAdvertiser) throws(HostError) in try advertiser.remove(index) }
     }
 

@@ -108,18 +108,17 @@ public struct AdvertisingCapabilities: Sendable, Equatable {
     /// Reads what advertising `options` needs to choose its flow (callers with `--legacy` need
     /// nothing and do not call this): the supported commands, the LE features only when the
     /// commands include extended advertising (both must say yes), and the number of sets only
-    /// for more than one beacon.
+    /// for more than one beacon, or none yet (they come later).
     /// - Throws: `HostError` from the command engine.
-    /// - Parameter everySet: the number of sets whatever the beacons (beacons that come and go).
-    package static func read(from controller: HCIController, for options: AdvertisingOptions,
-                             everySet: Bool = false) throws(HostError) -> AdvertisingCapabilities {
+    package static func read(from controller: HCIController, for options: AdvertisingOptions) throws(HostError)
+        -> AdvertisingCapabilities {
         let commands = try controller.send(ReadLocalSupportedCommands())
         guard commands.supportsExtendedAdvertising else { return AdvertisingCapabilities(supportsExtendedAdvertising: false) }
         let features = try controller.send(LEReadLocalSupportedFeatures()).features
         guard features.contains(.extendedAdvertising) else { return AdvertisingCapabilities(supportsExtendedAdvertising: false) }
         var capabilities = AdvertisingCapabilities(supportsExtendedAdvertising: true,
                                                    supportsCodedPHY: features.contains(.leCodedPHY))
-        if options.beacons.count > 1 || everySet {
+        if options.beacons.count != 1 {
             capabilities.numberOfAdvertisingSets = try readNumberOfSets(from: controller, commands: commands)
         }
         return capabilities

@@ -55,13 +55,11 @@ package final class ManagedAdvertiser {
     /// kernel numbers instances from 1).
     static let noInstanceYet: UInt8 = 0
 
-    /// - Parameter comeAndGo: beacons come and go one at a time, each on an instance of its own
-    ///   (a scenario's stage, `SupervisedSets`): the advertiser may start with none.
-    public init(client: MgmtClient, options: AdvertisingOptions, comeAndGo: Bool = false) {
+    /// With no beacons in `options`, it starts with none (they come later: `add`).
+    public init(client: MgmtClient, options: AdvertisingOptions) {
         self.client = client
         self.options = options
-        self.slots = BeaconSlots(beacons: options.beacons, parameters: options.beaconParameters, extendedPDUs: options.phy == .coded,
-                                 comeAndGo: comeAndGo)
+        self.slots = BeaconSlots(beacons: options.beacons, parameters: options.beaconParameters, extendedPDUs: options.phy == .coded)
     }
 
     /// Whether another beacon can have an instance of its own now, as the kernel's features
@@ -112,7 +110,7 @@ package final class ManagedAdvertiser {
         }
         if !features.acceptsIntervals {
             step("this kernel takes no interval with an instance: the kernel's default applies, not the interval asked")
-        } else if slots.scannable {
+        } else if slots.entries.contains(where: { $0.beacon.scanResponseData != nil }) {
             warn?("scannable advertising (a scan response) through the management API goes at the kernel's default "
                   + "interval (1.28 s), not the interval asked: the kernel fixes a set's type when its interval is given, "
                   + "before the scan response; raw HCI access honours both")
@@ -327,8 +325,8 @@ package final class ManagedAdvertiser {
         return opcode == .addExtendedAdvertisingParameters || opcode == .addAdvertising
     }
 
-    /// Takes beacon `index` off the air (its instance removed, or out of the turns); the last
-    /// beacon stays (stopping the emitter is how advertising stops).
+    /// Takes beacon `index` off the air (its instance removed, or out of the turns), the last one
+    /// too (`LiveBeacons` keeps the last one on the air for `advertise` and the library).
     public func remove(_ index: Int) throws(HostError) {
         try atomically { () throws(HostError) in try slots.remove(index, on: self) }
     }

@@ -110,11 +110,10 @@ package final class Emitter {
     /// needs no LE events) and not disabled again; capabilities are read (nothing with
     /// `--legacy`) as `AdvertisingCapabilities.read` describes; the public address, which only
     /// the report shows, is read after advertising is on.
-    /// - Parameter comeAndGo: beacons come and go one at a time (a scenario's stage): it starts
-    ///   with none, the number of sets is read whatever the beacons, and the public address is
-    ///   not read (nothing shows it).
+    /// With no beacons in `options` (they come later: a scenario's stage), the number of sets is
+    /// read whatever comes, and the public address is not (nothing shows it).
     /// - Throws: `HostError`; advertising is off again when it throws.
-    public func start(options: AdvertisingOptions, comeAndGo: Bool = false) throws(HostError) -> Advertiser {
+    public func start(options: AdvertisingOptions) throws(HostError) -> Advertiser {
         if ownsController {
             report(.step("reset the controller (HCI Reset)"))
             try controller.send(Reset())
@@ -124,17 +123,16 @@ package final class Emitter {
             capabilities = AdvertisingCapabilities(supportsExtendedAdvertising: false)  // nothing to ask
         } else {
             report(.step("read the supported commands and LE features"
-                         + (options.beacons.count > 1 || comeAndGo ? ", and the number of advertising sets" : "")))
-            capabilities = try AdvertisingCapabilities.read(from: controller, for: options, everySet: comeAndGo)
+                         + (options.beacons.count != 1 ? ", and the number of advertising sets" : "")))
+            capabilities = try AdvertisingCapabilities.read(from: controller, for: options)
             report(.capabilities(capabilities))
         }
-        let advertiser = Advertiser(controller: controller, options: options, sharedWithKernel: !ownsController,
-                                    comeAndGo: comeAndGo)
+        let advertiser = Advertiser(controller: controller, options: options, sharedWithKernel: !ownsController)
         advertiser.log = { [report] in report(.step($0)) }
         var plan = try advertiser.start(capabilities: capabilities, controllerWasReset: ownsController)
         let elapsed = started.duration(to: .now)
         let roundTrips = controller.roundTrips
-        if plan.address == nil && !comeAndGo {
+        if plan.address == nil && !options.beacons.isEmpty {
             report(.step("read the controller's public address (Read BD_ADDR)"))
             do {
                 plan.address = try controller.send(ReadBDAddr()).address
@@ -150,12 +148,11 @@ package final class Emitter {
     /// Starts advertising through the kernel's management interface (`ManagedAdvertiser`).
     /// - Throws: `HostError`; nothing stays added when it throws.
     /// - Parameter prepare: called with the advertiser before it adds anything (to record its instances).
-    /// - Parameter comeAndGo: beacons come and go one at a time (a scenario's stage): it starts with none.
     public static func startManaged(client: MgmtClient, options: AdvertisingOptions,
-                                    started: ContinuousClock.Instant = .now, comeAndGo: Bool = false,
+                                    started: ContinuousClock.Instant = .now,
                                     prepare: (ManagedAdvertiser) -> Void = { _ in },
                                     report: @escaping (EmitterEvent) -> Void) throws(HostError) -> ManagedAdvertiser {
-        let advertiser = ManagedAdvertiser(client: client, options: options, comeAndGo: comeAndGo)
+        let advertiser = ManagedAdvertiser(client: client, options: options)
         advertiser.log = { report(.step($0)) }
         advertiser.warn = { report(.warning($0)) }
         prepare(advertiser)

@@ -34,7 +34,7 @@ package final class SupervisedSets: BeaconSets {
     ///   - userChannel: the link is the user channel (reopened as one).
     ///   - bringingUp: `--up`, applied again to a kernel adapter that goes away and comes back.
     ///   - follows: the kernel adapter's address, when it was named by it.
-    /// - Parameter advertiser: the advertising core, its beacons coming and going (`comeAndGo`).
+    /// - Parameter advertiser: the advertising core, its beacons coming and going.
     public convenience init(advertiser: Advertiser, on connection: ControllerConnection, userChannel: Bool,
                             bringingUp: Bool = false, follows: BluetoothAddress? = nil) {
         self.init(advertiser: advertiser,
