@@ -121,17 +121,33 @@ struct Run: ParsableCommand {
             try VirtualController.enterPrivateNamespace(arguments: CommandLine.arguments, progress: printer.progress)
         }
         let trace: ((String) -> Void)? = deviceOptions.verbose ? { printer.progress("  " + $0) } : nil
-        let launch = try BeaconSetsLaunch.open(device: specification, access: accessOptions.access, bringUp: options.up,
-                                               intervalUnits: scenario.intervalUnits,
-                                               rotationPeriod: .milliseconds(Int64((scenario.rotation * 1000).rounded())),
-                                               trace: trace,
-                                               progress: printer.progress,
-                                               unsolicited: Console.ignored)
-        defer { launch.close() }
-        printer.progress(launch.summary + (launch.access.map { " (--access \($0.rawValue))" } ?? ""))
-        let scanner = try openScanner(scenario.scanner, beside: launch.connection, device: specification)
+        // The launch `advertise` goes through, with no beacons yet: each step to the trace, the
+        // warnings to the progress, input nobody asked for to its count.
+        let advertising = AdvertisingOptions(beacons: [], intervalUnits: scenario.intervalUnits,
+                                         rotationPeriod: .milliseconds(Int64((scenario.rotation * 1000).rounded())))
+        let advertisement = try BeaconAdvertisement.start(
+            .init(device: specification, access: accessOptions.access, bringUp: options.up, options: advertising),
+            opened: { connection, management in
+                connection?.controller.trace = trace
+                management?.client.trace = trace
+            },
+            report: { event in
+                switch event {
+                case let .step(text): trace?(text)
+                case let .warning(text): printer.progress(text)
+                case let .ignored(what): Console.ignored(what)
+                default: break
+                }
+            })
+        let sets = advertisement.sets()
+        defer {
+            sets.close()
+            advertisement.close()
+        }
+        printer.progress(advertisement.summary + (advertisement.access.map { " (--access \($0.rawValue))" } ?? ""))
+        let scanner = try openScanner(scenario.scanner, beside: advertisement.connection, device: specification)
         defer { scanner?.close() }
-        let stage = SetStage(advertiser: launch.sets, rotationPeriod: scenario.rotation, intervalUnits: scenario.intervalUnits)
+        let stage = SetStage(advertiser: sets, rotationPeriod: scenario.rotation, intervalUnits: scenario.intervalUnits)
         stage.note = printer.progress
         return run(scenario, local: stage, boxes: boxes, scanner: scanner, interrupt: interrupt, printer: printer)
     }

@@ -125,23 +125,20 @@ package final class SetStage: ScenarioStage {
     public var nextDeadline: Double? {
         let moving = beacons.values.contains { if case .eddystone(.tlm) = $0 { true } else { false } } ? nextTelemetry : nil
         // The supervisor's next check, restore or turn (its clock is the machine's, read now).
-        let supervision = supervised.map { now + max(0, ContinuousClock.now.duration(to: $0.nextDeadline).inSeconds) }
+        let supervision = advertiser.nextDeadline.map { now + max(0, ContinuousClock.now.duration(to: $0).inSeconds) }
         return [moving, supervision, renewals.values.min()].compactMap { $0 }.min()
     }
 
-    /// The sets as `advertise`'s beacons are kept: watched, and put back after a disruption.
-    private var supervised: SupervisedSets? { advertiser as? SupervisedSets }
+    public var wakeDescriptors: [Int32] { advertiser.wakeDescriptors }
 
-    public var wakeDescriptors: [Int32] { supervised?.wakeDescriptors ?? [] }
-
-    public func takeSupervisionEvents() -> [EmitterEvent] { supervised?.takeEvents() ?? [] }
+    public func takeSupervisionEvents() -> [EmitterEvent] { advertiser.takeEvents() }
 
     /// The beacon `name` is now (a TLM beacon's counters move).
     public func beacon(named name: String) -> Beacon? { beacons[name] }
 
     public func tick(now: Double) throws(HostError) {
         self.now = now
-        try supervised?.serve()
+        try advertiser.serve()
         try moveTelemetry(now: now)
         try renewAddresses(now: now)
     }

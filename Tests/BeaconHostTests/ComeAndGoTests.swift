@@ -6,7 +6,7 @@ import Foundation
 import Testing
 
 /// A set per beacon, added and removed one at a time, and changed in place (a scenario's stage
-/// on the advertising core, `SlotSets` over `Advertiser`): the whole conversation with the
+/// on the advertising core, `SupervisedSets` over `Advertiser`): the whole conversation with the
 /// controller, command by command.
 @Suite struct ComeAndGoTests {
     static let numberOfSets = ScriptedTransport.Step(command: hex("3B 20 00 // LE Read Number of Supported Advertising Sets"),
@@ -20,11 +20,12 @@ import Testing
 
     /// The core with no beacons yet, started on `transport` (a controller of our own, reset, when
     /// `resetting`; else beside the kernel), and its beacons named by their sets.
-    static func core(_ transport: some PacketTransport<H4Packet>, resetting: Bool = true) throws -> (Advertiser, SlotSets) {
+    static func core(_ transport: some PacketTransport<H4Packet>, resetting: Bool = true) throws -> (Advertiser, SupervisedSets) {
         // As a scenario's launch starts it: `advertise`'s start, with no beacons.
         let advertiser = try Emitter(controller: HCIController(transport: transport), ownsController: resetting) { _ in }
             .start(options: AdvertisingOptions(beacons: [], intervalUnits: 160))
-        return (advertiser, SlotSets(advertiser))
+        let session = HCISession(advertiser: advertiser, kernelIndex: nil, ownsController: resetting, reconnect: nil)
+        return (advertiser, SupervisedSets(advertiser: advertiser, session: session, device: "test"))
     }
 
     /// - Parameter sid: the set's advertising SID (the beacon's place among ours).
@@ -284,9 +285,7 @@ import Testing
         steps += ComeAndGoTests.adding(set: 0, data: ComeAndGoTests.minor3Data)
         steps += ComeAndGoTests.removing(set: 0)
         let transport = ScriptedTransport(steps)
-        let (advertiser, _) = try ComeAndGoTests.core(transport)
-        let session = HCISession(advertiser: advertiser, kernelIndex: nil, ownsController: true, reconnect: nil)
-        let sets = SupervisedSets(advertiser: advertiser, session: session, device: "tcp:test")
+        let (advertiser, sets) = try ComeAndGoTests.core(transport)
         let first = try sets.add(referenceBeacon, parameters: .run)
         let second = try sets.add(ComeAndGoTests.minor3, parameters: .run)
         #expect(first == 1 && second == 2)

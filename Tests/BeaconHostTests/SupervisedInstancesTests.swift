@@ -39,7 +39,7 @@ import Testing
         try advertiser.start()
         let sent = kernel.sent.count
         #expect {
-            try SlotSets(advertiser).add(referenceBeacon, parameters: BeaconParameters(address: .generatedStaticRandom))
+            try advertiser.add(referenceBeacon, parameters: BeaconParameters(address: .generatedStaticRandom))
         } throws: { "\($0)".contains("own address: through the management API the kernel chooses the address") }
         #expect(kernel.sent.count == sent)
     }

@@ -64,6 +64,12 @@ final class FakeSets: BeaconSets {
         for handle in sets.keys.sorted() { try remove(Self.id(handle)) }
     }
 
+    /// No session: nothing to watch, nothing due (the supervision is `SupervisedSetsTests`').
+    var wakeDescriptors: [Int32] { [] }
+    var nextDeadline: ContinuousClock.Instant? { nil }
+    func serve() throws(HostError) {}
+    func takeEvents() -> [EmitterEvent] { [] }
+
     /// The minors on the air, by set.
     var onAir: [UInt8: Int] { sets.mapValues(minor) }
 

@@ -46,15 +46,32 @@ public final class BeaconAdvertisement {
     package let connection: ControllerConnection?
     /// The management client, where the beacons are the kernel's instances.
     package let management: ManagementConnection?
+    /// The way into a kernel adapter taken (`.management`, `.raw`, `.userChannel`); nil for a
+    /// controller of its own (H4, virtual).
+    public let access: KernelAccess?
     /// Where the kernel's instances are recorded while ours (nil through HCI commands).
     private let ledger: InstanceLedger?
+    /// The session by its kind.
+    private let kind: Kind
+    private enum Kind {
+        case managed(ManagedSession)
+        case hci(HCISession)
+    }
     private var finished = false
 
-    private init(session: any AdvertisingSession, live: LiveBeacons, device: String, connection: ControllerConnection?,
-                 management: ManagementConnection?, ledger: InstanceLedger?) {
-        self.session = session
-        self.live = live
+    private init(session: Kind, device: String, access: KernelAccess?,
+                 connection: ControllerConnection?, management: ManagementConnection?, ledger: InstanceLedger?) {
+        kind = session
+        switch session {
+        case let .managed(managed):
+            self.session = managed
+            live = managed.live
+        case let .hci(hci):
+            self.session = hci
+            live = hci.live
+        }
         self.device = device
+        self.access = access
         self.connection = connection
         self.management = management
         self.ledger = ledger
@@ -93,8 +110,8 @@ public final class BeaconAdvertisement {
                                                                  bringingUp: configuration.bringUp, follows: follows,
                                                                  started: started,
                                                                  ledger: ledger, report: report)
-                return BeaconAdvertisement(session: session, live: session.live, device: adapter, connection: nil,
-                                           management: management, ledger: ledger)
+                return BeaconAdvertisement(session: .managed(session), device: adapter, access: .management,
+                                           connection: nil, management: management, ledger: ledger)
             } catch {
                 management.close()
                 throw error
@@ -110,7 +127,8 @@ public final class BeaconAdvertisement {
             let advertiser = try emitter.start(options: options)
             let session = AdvertisingLaunch.supervise(advertiser, on: connection, userChannel: userChannel,
                                                       bringingUp: configuration.bringUp, follows: follows, report: report)
-            return BeaconAdvertisement(session: session, live: session.live, device: connection.device.description,
+            return BeaconAdvertisement(session: .hci(session), device: connection.device.description,
+                                       access: connection.sharedKernelIndex != nil ? access : nil,
                                        connection: connection, management: nil, ledger: nil)
         } catch {
             connection.close()
@@ -120,6 +138,22 @@ public final class BeaconAdvertisement {
 
     /// The beacons advertised now, in order.
     public var beacons: [Beacon] { live.beacons }
+
+    /// The beacons as a scenario's stage changes them (started with none, added and removed one
+    /// at a time, the last one too), kept on the air by the same session: one launch for
+    /// `advertise`, `run` and the library. The caller's loop serves them (`SupervisedSets.serve`).
+    package func sets() -> SupervisedSets {
+        switch kind {
+        case let .managed(managed): SupervisedSets(instances: managed, device: device)
+        case let .hci(hci): SupervisedSets(advertiser: hci.advertiser, session: hci, device: device)
+        }
+    }
+
+    /// What the beacons are on, for a progress line: "hci0: beacons as the kernel's advertising instances".
+    public var summary: String {
+        management != nil ? "\(device): beacons as the kernel's advertising instances"
+            : "\(device): beacons on advertising sets through HCI commands"
+    }
 
     /// How the beacons are on the air (sets or instances, turns), nil once stopped.
     public var plan: AdvertisingPlan? { session.plan }
@@ -166,7 +200,7 @@ public final class BeaconAdvertisement {
     private func finish(kept: Bool) {
         guard !finished else { return }
         finished = true
-        if let ledger, let managed = session as? ManagedSession {
+        if let ledger, case let .managed(managed) = kind {
             ledger.finish(remaining: managed.advertiser.ours.sorted(), kept: kept)
         }
     }

@@ -2,10 +2,10 @@
 
 import AdvertisementCodec
 
-/// Beacons added and removed one at a time, each on a set (or instance) of its own, changed in
-/// place while they advertise: the advertising core (`SlotSets` over `Advertiser` or
-/// `ManagedAdvertiser`), as a scenario's stage drives it. The stage's test seam. A beacon is
-/// named by the id the core gave it (`BeaconID`).
+/// Beacons added and removed one at a time, each named by the id the core gave it, changed in
+/// place while they advertise and kept on the air through disruptions: what a scenario's stage
+/// drives (`SupervisedSets`, the advertising core on the session `BeaconAdvertisement.start`
+/// opens). The stage's test seam.
 package protocol BeaconSets: AnyObject {
     /// Called with each step, for `--verbose`.
     var log: ((String) -> Void)? { get set }
@@ -27,88 +27,16 @@ package protocol BeaconSets: AnyObject {
     /// The beacons that take turns on the last set now, in their order; empty where every
     /// beacon has a set of its own.
     var takingTurns: [BeaconID] { get }
-}
-
-/// An advertiser of the one core (`BeaconSlots` over a backend) whose beacons come and go
-/// one at a time (a scenario's stage): what `SlotSets` drives.
-protocol ComeAndGoAdvertiser: RevertibleAdvertiser {
-    var log: ((String) -> Void)? { get set }
-    /// While the beacons are off the air, changes go into the books only.
-    var holding: Bool { get set }
-    /// Whether another beacon can have a slot of its own now.
-    var hasFreeSet: Bool { get }
-    /// Removes the slots of ours no beacon uses, refusals ignored.
-    func removeLeftovers()
-}
-
-extension Advertiser: ComeAndGoAdvertiser {}
-extension ManagedAdvertiser: ComeAndGoAdvertiser {}
-
-/// Beacons added and removed one at a time, each named by the id the core gave it: the
-/// advertising core's beacons (`BeaconSlots`, the policy `advertise` goes through, turns
-/// included) as a scenario's stage names them.
-final class SlotSets: BeaconSets {
-    let advertiser: any ComeAndGoAdvertiser
-
-    init(_ advertiser: any ComeAndGoAdvertiser) {
-        self.advertiser = advertiser
-    }
-
-    var log: ((String) -> Void)? {
-        get { advertiser.log }
-        set { advertiser.log = newValue }
-    }
-
-    var holding: Bool {
-        get { advertiser.holding }
-        set { advertiser.holding = newValue }
-    }
-
-    var hasFreeSet: Bool { advertiser.hasFreeSet }
-
-    /// The core's index of the beacon `id`.
-    private func index(_ id: BeaconID) throws(HostError) -> Int {
-        guard let index = advertiser.index(of: id) else { throw .refused(Refusal(nil, .noSuchBeacon("\(id)"))) }
-        return index
-    }
-
-    var takingTurns: [BeaconID] {
-        let ids = advertiser.ids
-        guard let first = advertiser.slots.plan?.firstTurn, first < ids.count else { return [] }
-        return Array(ids[first...])
-    }
-
-    func add(_ beacon: Beacon, parameters: BeaconParameters) throws(HostError) -> BeaconID {
-        let index = try advertiser.add(beacon, parameters: parameters)
-        return advertiser.ids[index]
-    }
-
-    func update(_ id: BeaconID, to beacon: Beacon) throws(HostError) {
-        try advertiser.update(try index(id), to: beacon, parameters: nil)
-    }
-
-    func setParameters(_ id: BeaconID, to parameters: BeaconParameters) throws(HostError) {
-        let index = try index(id)
-        try advertiser.update(index, to: advertiser.beacons[index], parameters: parameters)
-    }
-
-    func renewAddress(_ id: BeaconID) throws(HostError) -> BluetoothAddress {
-        try advertiser.renewAddress(try index(id))
-    }
-
-    func remove(_ id: BeaconID) throws(HostError) {
-        guard let index = advertiser.index(of: id) else { return }
-        try advertiser.remove(index)
-    }
-
-    func removeAll() throws(HostError) {
-        var first: HostError?
-        for id in advertiser.ids.reversed() {
-            do { try remove(id) } catch { first = first ?? error }
-        }
-        if !holding { advertiser.removeLeftovers() }
-        if let first { throw first }
-    }
+    /// The descriptors that have input for `serve()` (the session's sockets), watched by the
+    /// caller's loop beside its own.
+    var wakeDescriptors: [Int32] { get }
+    /// When `serve()` is next due without input (a check of the adapter, a restore, a turn);
+    /// nil when nothing is.
+    var nextDeadline: ContinuousClock.Instant? { get }
+    /// Takes in what the controller sent and does what is due (a disruption, a restore).
+    func serve() throws(HostError)
+    /// What the supervision reported since the last call (off the air, back on it).
+    func takeEvents() -> [EmitterEvent]
 }
 
 extension Beacon {

@@ -16,6 +16,14 @@ protocol RevertibleAdvertiser: LiveAdvertising {
     /// or instance that a failed change had created stays the advertiser's, as a leftover that
     /// the next restore or stop removes).
     var slots: BeaconSlots { get }
+    var log: ((String) -> Void)? { get set }
+    /// While the beacons are off the air (`SupervisedSets`), changes go into the books only,
+    /// and the restore puts the books on the air.
+    var holding: Bool { get set }
+    /// Whether another beacon can have a slot of its own now.
+    var hasFreeSet: Bool { get }
+    /// Removes the slots of ours no beacon uses, refusals ignored.
+    func removeLeftovers()
 }
 
 extension RevertibleAdvertiser {

@@ -14,9 +14,9 @@ import LinuxSystem
 /// The caller's loop wakes on `wakeDescriptors` (the session's sockets have input) and at
 /// `nextDeadline`, and calls `serve()` then.
 package final class SupervisedSets: BeaconSets {
-    /// The advertising core's beacons, named; changes go into the books only while they are
-    /// off the air (`holding`), for the restore to put on the air.
-    let advertiser: SlotSets
+    /// The advertising core; changes go into its books only while the beacons are off the air
+    /// (`holding`), for the restore to put on the air.
+    let advertiser: any RevertibleAdvertiser
     private let session: any AdvertisingSession
     private var supervisor: Supervisor
     /// The supervisor's reports (off the air, waiting, back on the air, a restore that failed).
@@ -27,26 +27,11 @@ package final class SupervisedSets: BeaconSets {
     /// The HCI session, whose link (reopened after it closed) is closed with the sets.
     private var hciSession: HCISession?
 
-    /// HCI advertising sets on `connection`, kept as `advertise`'s beacons are: the same
-    /// session (`AdvertisingLaunch.session`), so a link that closes (an H4 bridge, a serial
-    /// port, a user channel, an adapter unplugged) is opened again as `advertise`'s is.
-    /// - Parameters:
-    ///   - userChannel: the link is the user channel (reopened as one).
-    ///   - bringingUp: `--up`, applied again to a kernel adapter that goes away and comes back.
-    ///   - follows: the kernel adapter's address, when it was named by it.
-    /// - Parameter advertiser: the advertising core, its beacons coming and going.
-    public convenience init(advertiser: Advertiser, on connection: ControllerConnection, userChannel: Bool,
-                            bringingUp: Bool = false, follows: BluetoothAddress? = nil) {
-        self.init(advertiser: advertiser,
-                  session: AdvertisingLaunch.session(advertiser, on: connection, userChannel: userChannel,
-                                                     bringingUp: bringingUp, follows: follows),
-                  device: connection.device.description)
-    }
-
-    /// HCI advertising sets kept by `session` (a test's scripted link).
+    /// HCI advertising sets kept by `session` (the one `BeaconAdvertisement.start` opened, or a
+    /// test's scripted link).
     convenience init(advertiser: Advertiser, session: HCISession, device: String) {
         session.log = { [weak advertiser] in advertiser?.log?($0) }
-        self.init(advertiser: SlotSets(advertiser), session: session as any AdvertisingSession, device: device)
+        self.init(advertiser: advertiser, session: session as any AdvertisingSession, device: device)
         hciSession = session
     }
 
@@ -54,10 +39,10 @@ package final class SupervisedSets: BeaconSets {
     public convenience init(instances session: ManagedSession, device: String) {
         let advertiser = session.advertiser
         session.log = { [weak advertiser] in advertiser?.log?($0) }
-        self.init(advertiser: SlotSets(advertiser), session: session, device: device)
+        self.init(advertiser: advertiser, session: session, device: device)
     }
 
-    private init(advertiser: SlotSets, session: any AdvertisingSession, device: String) {
+    private init(advertiser: any RevertibleAdvertiser, session: any AdvertisingSession, device: String) {
         self.advertiser = advertiser
         self.session = session
         var collected: (EmitterEvent) -> Void = { _ in }
@@ -76,7 +61,7 @@ package final class SupervisedSets: BeaconSets {
 
     /// When `serve()` is next due without input: the adapter's next check, a restore, a turn
     /// (at once where more was taken in than it acted on).
-    public var nextDeadline: ContinuousClock.Instant { backlog ? .now : supervisor.nextDeadline }
+    public var nextDeadline: ContinuousClock.Instant? { backlog ? .now : supervisor.nextDeadline }
 
     public var isOffAir: Bool { supervisor.isOffAir }
 
@@ -94,24 +79,52 @@ package final class SupervisedSets: BeaconSets {
         return events
     }
 
+    /// The core's index of the beacon `id`.
+    private func index(_ id: BeaconID) throws(HostError) -> Int {
+        guard let index = advertiser.index(of: id) else { throw .refused(Refusal(nil, .noSuchBeacon("\(id)"))) }
+        return index
+    }
+
     public func add(_ beacon: Beacon, parameters: BeaconParameters) throws(HostError) -> BeaconID {
-        try change { () throws(HostError) in try advertiser.add(beacon, parameters: parameters) }
+        try change { () throws(HostError) in
+            // (The ids read after the add: it has the new one.)
+            let index = try advertiser.add(beacon, parameters: parameters)
+            return advertiser.ids[index]
+        }
     }
 
     public func update(_ id: BeaconID, to beacon: Beacon) throws(HostError) {
-        try change { () throws(HostError) in try advertiser.update(id, to: beacon) }
+        try change { () throws(HostError) in try advertiser.update(try index(id), to: beacon, parameters: nil) }
     }
 
     public func setParameters(_ id: BeaconID, to parameters: BeaconParameters) throws(HostError) {
-        try change { () throws(HostError) in try advertiser.setParameters(id, to: parameters) }
+        try change { () throws(HostError) in
+            let index = try index(id)
+            try advertiser.update(index, to: advertiser.beacons[index], parameters: parameters)
+        }
     }
 
     public func renewAddress(_ id: BeaconID) throws(HostError) -> BluetoothAddress {
-        try change { () throws(HostError) in try advertiser.renewAddress(id) }
+        try change { () throws(HostError) in try advertiser.renewAddress(try index(id)) }
     }
 
+    /// Takes the beacon off the air (the last one too: a scenario's beacons come and go).
     public func remove(_ id: BeaconID) throws(HostError) {
-        try change { () throws(HostError) in try advertiser.remove(id) }
+        try change { () throws(HostError) in
+            guard let index = advertiser.index(of: id) else { return }
+            try advertiser.remove(index)
+        }
+    }
+
+    /// Removes every beacon, trying each; then what no beacon uses, on the air.
+    private func removeEach() throws(HostError) {
+        var first: HostError?
+        for id in advertiser.ids.reversed() {
+            guard let index = advertiser.index(of: id) else { continue }
+            do { try advertiser.remove(index) } catch { first = first ?? error }
+        }
+        if !advertiser.holding { advertiser.removeLeftovers() }
+        if let first { throw first }
     }
 
     public func removeAll() throws(HostError) {
@@ -120,16 +133,20 @@ package final class SupervisedSets: BeaconSets {
         // (An adapter that is usable, the beacons off the air for a takeover or a reset, has
         // what is still ours removed: nothing of ours stays on the air after the run.)
         guard !supervisor.isOffAir else {
-            if session.availability() == .usable, (try? advertiser.removeAll()) != nil { return }
-            try hold { () throws(HostError) in try advertiser.removeAll() }
+            if session.availability() == .usable, (try? removeEach()) != nil { return }
+            try hold { () throws(HostError) in try removeEach() }
             return
         }
-        try advertiser.removeAll()
+        try removeEach()
     }
 
     public var hasFreeSet: Bool { advertiser.hasFreeSet }
 
-    public var takingTurns: [BeaconID] { advertiser.takingTurns }
+    public var takingTurns: [BeaconID] {
+        let ids = advertiser.ids
+        guard let first = advertiser.slots.plan?.firstTurn, first < ids.count else { return [] }
+        return Array(ids[first...])
+    }
 
     /// Closes what the session watches besides the link (the kernel's reset and takeover watchers).
     public func close() {
