@@ -26,6 +26,18 @@ protocol RevertibleAdvertiser: LiveAdvertising {
     func removeLeftovers()
 }
 
+/// What a change to running beacons becomes when a disruption cuts it short: one rule, with
+/// the two answers its callers need.
+enum CutShortChange {
+    /// Undone in the books and thrown as `HostError.interrupted` (`LiveBeacons`: the control
+    /// socket holds the request and makes it again once the beacons are back, so its client
+    /// gets the controller's own answer).
+    case undo
+    /// Made again in the books only, for the restore to put on the air (a scenario's stage,
+    /// `SupervisedSets`: its timeline does not wait for the beacons).
+    case keepInBooks
+}
+
 extension RevertibleAdvertiser {
     /// Runs `change`; when it throws, the books are as they were before it.
     func atomically<T>(_ change: () throws(HostError) -> T) throws(HostError) -> T {
@@ -35,6 +47,31 @@ extension RevertibleAdvertiser {
         } catch {
             slots.revert(to: before)
             throw error
+        }
+    }
+
+    /// Makes `change` in the books only (nothing sent), as a transaction: for beacons off the
+    /// air, whose restore puts the books on the air.
+    func inBooks<T>(_ change: () throws(HostError) -> T) throws(HostError) -> T {
+        holding = true
+        defer { holding = false }
+        return try atomically(change)
+    }
+
+    /// Makes `change` on the air as a transaction; one that a disruption `session` saw cuts
+    /// short is undone, then thrown or kept in the books as `cutShort` says.
+    /// - Returns: the change's result, and whether a disruption cut it short (kept in the books).
+    func change<T>(in session: any AdvertisingSession, cutShort rule: CutShortChange,
+                   _ change: () throws(HostError) -> T) throws(HostError) -> (result: T, cutShort: Bool) {
+        let seen = session.disruptionsSeen.count
+        do {
+            return (try atomically(change), false)
+        } catch {
+            guard let disruption = session.interruption(since: seen, failure: error) else { throw error }
+            switch rule {
+            case .undo: throw .interrupted(by: disruption, error)
+            case .keepInBooks: return (try inBooks(change), true)
+            }
         }
     }
 }
@@ -97,13 +134,7 @@ public final class LiveBeacons: LiveAdvertising {
     }
 
     private func change<T>(_ body: (any RevertibleAdvertiser) throws(HostError) -> T) throws(HostError) -> T {
-        let seen = session.disruptionsSeen.count
-        do {
-            return try advertiser.atomically { () throws(HostError) in try body(advertiser) }
-        } catch {
-            guard let disruption = session.interruption(since: seen, failure: error) else { throw error }
-            throw .interrupted(by: disruption, error)
-        }
+        try advertiser.change(in: session, cutShort: .undo) { () throws(HostError) in try body(advertiser) }.result
     }
 }
 

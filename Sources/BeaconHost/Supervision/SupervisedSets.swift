@@ -134,7 +134,7 @@ package final class SupervisedSets: BeaconSets {
         // what is still ours removed: nothing of ours stays on the air after the run.)
         guard !supervisor.isOffAir else {
             if session.availability() == .usable, (try? removeEach()) != nil { return }
-            try hold { () throws(HostError) in try removeEach() }
+            try advertiser.inBooks { () throws(HostError) in try removeEach() }
             return
         }
         try removeEach()
@@ -159,23 +159,12 @@ package final class SupervisedSets: BeaconSets {
     deinit { close() }
 
     /// Makes `body` on the air, or, off the air, in the books only. One that a disruption cuts
-    /// short is made again in the books, and the disruption handed to the supervisor.
+    /// short is made again in the books (`CutShortChange.keepInBooks`), and the disruption
+    /// handed to the supervisor.
     private func change<T>(_ body: () throws(HostError) -> T) throws(HostError) -> T {
-        if supervisor.isOffAir { return try hold(body) }
-        let seen = session.disruptionsSeen.count
-        do {
-            return try body()
-        } catch {
-            guard session.interruption(since: seen, failure: error) != nil else { throw error }
-            let result = try hold(body)
-            try serve()
-            return result
-        }
-    }
-
-    private func hold<T>(_ body: () throws(HostError) -> T) throws(HostError) -> T {
-        advertiser.holding = true
-        defer { advertiser.holding = false }
-        return try body()
+        if supervisor.isOffAir { return try advertiser.inBooks(body) }
+        let (result, cutShort) = try advertiser.change(in: session, cutShort: .keepInBooks, body)
+        if cutShort { try serve() }
+        return result
     }
 }
