@@ -106,6 +106,21 @@ int chci_open_channel(int dev_id, int channel) {
     return fd;
 }
 
+int chci_open_device_events(void) {
+    int fd = chci_open_channel(-1, HCI_CHANNEL_RAW);
+    if (fd < 0) return fd;
+    struct hci_filter filter;
+    hci_filter_clear(&filter);
+    hci_filter_set_ptype(HCI_EVENT_PKT, &filter);
+    hci_filter_set_event(EVT_STACK_INTERNAL, &filter);
+    if (setsockopt(fd, SOL_HCI, HCI_FILTER, &filter, sizeof(filter)) < 0) {
+        int saved = errno;
+        close(fd);
+        return -saved;
+    }
+    return fd;
+}
+
 int chci_device_exists(int dev_id) {
     struct hci_dev_info info;
     errno = 0;

@@ -28,7 +28,10 @@ package enum AdapterWait {
         return bringingUp || KernelSocketTransport.isUp(index: index) ? nil : .down
     }
 
-    /// Waits until `device` (a kernel adapter by number or address) is usable, checking every `interval`.
+    /// Waits until `device` (a kernel adapter by number or address) is usable: checked again
+    /// whenever the kernel says an adapter came, went, went up or down (its device events, where
+    /// the socket for them opens and the process may read them: CAP_NET_RAW), and at the
+    /// latest every `interval` (the check that needs no event, and the `tick`).
     /// - Parameters:
     ///   - waiting: called when the wait starts and whenever what is missing changes.
     ///   - tick: called at every check (the service manager's watchdog is kept fed).
@@ -37,14 +40,39 @@ package enum AdapterWait {
                                    interval: Duration = .milliseconds(500),
                                    waiting: (AdapterAvailability) -> Void, tick: () -> Void) -> Bool {
         var reported: AdapterAvailability? = nil
+        guard lack(device, bringingUp: bringingUp) != nil else { return true }
+        let events = KernelSocketTransport.openDeviceEvents()
+        defer { events?.close() }
         while let missing = lack(device, bringingUp: bringingUp) {
             if missing != reported {
                 waiting(missing)
                 reported = missing
             }
             tick()
-            if Poll.pause(interval, interrupt: interrupt) { return false }
+            switch wake(events: events, interrupt: interrupt, until: .now + interval) {
+            case .interrupted: return false
+            case .event, .deadline: continue
+            }
         }
         return true
+    }
+
+    private enum Wake { case interrupted, event, deadline }
+
+    /// Waits for the kernel's next device event (read and dropped: what it says is checked
+    /// anew), `interrupt` or `deadline`.
+    private static func wake(events: Descriptor?, interrupt: Int32?, until deadline: ContinuousClock.Instant) -> Wake {
+        let watched = [interrupt.map(Descriptor.init), events].compactMap { $0 }
+        guard let ready = try? Poll.waitAny(watched, until: deadline) else {
+            return Poll.pause(ContinuousClock.now.duration(to: deadline), interrupt: interrupt) ? .interrupted : .deadline
+        }
+        if interrupt != nil, ready.first == true { return .interrupted }
+        guard let events, ready.last == true else { return .deadline }
+        var buffer = [UInt8](repeating: 0, count: 64)
+        guard (try? events.read(into: &buffer)) != nil else {
+            // A socket that fails keeps polling ready: the schedule alone, then.
+            return Poll.pause(ContinuousClock.now.duration(to: deadline), interrupt: interrupt) ? .interrupted : .deadline
+        }
+        return .event
     }
 }

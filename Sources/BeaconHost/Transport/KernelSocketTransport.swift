@@ -65,6 +65,14 @@ package enum KernelSocketTransport {
         return MgmtSocket(descriptor: fd, name: "the monitor socket")
     }
 
+    /// A socket on which the kernel says when an adapter comes, goes, goes up or down (its
+    /// device events), for a wait to wake at once instead of checking on a schedule. Nil where
+    /// it cannot open (no Bluetooth in the kernel); without CAP_NET_RAW it opens and stays quiet.
+    public static func openDeviceEvents() -> Descriptor? {
+        let fd = chci_open_device_events()
+        return fd < 0 ? nil : Descriptor(fd)
+    }
+
     /// Takes adapter `index` from the kernel for this process alone (`HCI_CHANNEL_USER`): no
     /// other program, bluetoothd included, can use it until the socket closes, when the kernel
     /// takes it back (down).

@@ -42,6 +42,12 @@ enum { CHCI_CHANNEL_USER = 1, CHCI_CHANNEL_MONITOR = 2, CHCI_CHANNEL_CONTROL = 3
 /// or -errno. The struct sockaddr_hci it binds does not import into Swift.
 int chci_open_channel(int dev_id, int channel);
 
+/// A raw HCI socket bound to no adapter whose filter keeps only the kernel's own device
+/// events (EVT_STACK_INTERNAL: an adapter registered, unregistered, up, down). Without
+/// CAP_NET_RAW the kernel's filter for unprivileged sockets drops them: nothing arrives.
+/// Returns the descriptor, or -errno.
+int chci_open_device_events(void);
+
 /// On a monitor-channel socket, a socket filter that keeps only the messages about management
 /// sockets (opened, closed, command, event), so the kernel drops every adapter's HCI traffic
 /// before it is queued. Returns 0 or -errno.
