@@ -25,6 +25,12 @@ public final class HostedStage: ScenarioStage {
     private let interrupt: Int32?
     /// The run is ending (`stopAll`): the boxes' answers to it are waited for whatever a signal asks.
     private var ending = false
+    /// The stage's time at its last tick, and the clock's then: this machine's beacons are
+    /// served at the stage's time while a step waits for the boxes.
+    private var lastTick: (now: Double, at: ContinuousClock.Instant)?
+    /// What serving this machine's beacons threw while the boxes were waited for: thrown at
+    /// the next tick.
+    private var pending: HostError?
 
     /// - Parameters:
     ///   - local: this machine's stage; nil when every beacon has a host.
@@ -95,6 +101,11 @@ public final class HostedStage: ScenarioStage {
     public func takeSupervisionEvents() -> [EmitterEvent] { local?.takeSupervisionEvents() ?? [] }
 
     public func tick(now: Double) throws(HostError) {
+        lastTick = (now, .now)
+        if let pending {
+            self.pending = nil
+            throw pending
+        }
         try local?.tick(now: now)
     }
 
@@ -106,7 +117,10 @@ public final class HostedStage: ScenarioStage {
         }
         guard let started = stepStarted else { return StepSettlement() }
         let asked = touched.compactMap { boxes[$0] }
-        let collected = RemoteBox.collect(asked, interrupt: ending ? nil : interrupt)
+        // This machine's beacons are kept on the air in the same wait (a disruption meanwhile
+        // costs one gap, not the boxes' wait).
+        let beside = local.map { [LocalBeacons(stage: $0, at: lastTick, failed: { [weak self] in self?.pending = $0 })] } ?? []
+        let collected = RemoteBox.collect(asked, interrupt: ending ? nil : interrupt, beside: beside)
         var settlement = StepSettlement(failures: failures + collected.failures, interrupted: collected.interrupted)
         for box in asked where box.lost == nil {
             guard let answered = box.lastReply, answered >= started else { continue }
@@ -142,5 +156,38 @@ public final class HostedStage: ScenarioStage {
             object[key] = Int(value).map(JSONValue.integer) ?? Double(value).map(JSONValue.number) ?? .string(value)
         }
         return .object(object)
+    }
+}
+
+/// This machine's beacons in the wait for the boxes: their session's input taken in and what
+/// is due done (`ScenarioStage.tick`) at the stage's time, which runs with the clock from its
+/// last tick.
+private final class LocalBeacons: RunLoopSource {
+    private let stage: ScenarioStage
+    private let origin: (now: Double, at: ContinuousClock.Instant)
+    private let failed: (HostError) -> Void
+    /// It threw: not served again in this wait (the next tick throws it).
+    private var stopped = false
+
+    init(stage: ScenarioStage, at tick: (now: Double, at: ContinuousClock.Instant)?, failed: @escaping (HostError) -> Void) {
+        self.stage = stage
+        origin = tick ?? (0, .now)
+        self.failed = failed
+    }
+
+    var descriptors: [Int32] { stopped ? [] : stage.wakeDescriptors }
+
+    var due: ContinuousClock.Instant? {
+        guard !stopped else { return nil }
+        return stage.nextDeadline.map { origin.at + .milliseconds(Int64(max(0, $0 - origin.now) * 1000)) }
+    }
+
+    func serve() {
+        do {
+            try stage.tick(now: origin.now + origin.at.duration(to: .now).inSeconds)
+        } catch {
+            stopped = true
+            failed(error)
+        }
     }
 }

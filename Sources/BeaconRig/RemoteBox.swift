@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
+import BeaconHost
 import BeaconReports
 import Foundation
 import LinuxSystem
@@ -26,10 +27,10 @@ public final class RemoteBox {
 
     private let process: ChildProcess
     /// The session's standard output and error (pipes: `ChildProcess`'s defaults).
-    private let replies: Descriptor
+    fileprivate let replies: Descriptor
     private let said: Descriptor
     /// What to do with each reply, in the order the requests went.
-    private var waiting: [(sent: ContinuousClock.Instant, handle: (String) -> String?)] = []
+    fileprivate var waiting: [(sent: ContinuousClock.Instant, handle: (String) -> String?)] = []
     private var buffer = JSONLines()
     /// When the box last answered a step's requests, after the step began (`collect`).
     public private(set) var lastReply: ContinuousClock.Instant?
@@ -87,33 +88,30 @@ public final class RemoteBox {
     }
 
     /// Waits until every box has answered what was sent to it, or `timeout` has passed for a
-    /// box's oldest request (the box then drops out).
+    /// box's oldest request (the box then drops out): the one loop type (`EventLoop`), each
+    /// box's replies a source whose due time is its oldest request's timeout, `beside` served
+    /// in the same wait (this machine's own beacons, kept on the air meanwhile).
     /// - Parameter interrupt: a descriptor readable when a signal asks the run to end (the
     ///   signal pipe): the wait ends then, what is still unanswered left waiting.
     /// - Returns: the failures, one message each: refusals, and what was asked of a box that
     ///   dropped out; and whether a signal ended the wait.
-    public static func collect(_ boxes: [RemoteBox], timeout: Duration = replyTimeout,
-                               interrupt: Int32? = nil) -> (failures: [String], interrupted: Bool) {
-        var failures: [String] = []
-        while true {
-            let busy = boxes.filter { $0.lost == nil && !$0.waiting.isEmpty }
-            guard !busy.isEmpty else { return (failures, false) }
-            let deadline = busy.compactMap { $0.waiting.first?.sent }.min()! + timeout
-            let watched = busy.map(\.replies) + (interrupt.map { [Descriptor($0)] } ?? [])
-            let ready = (try? Poll.waitAny(watched, until: deadline)) ?? watched.map { _ in true }
-            if interrupt != nil, ready.last == true { return (failures, true) }
-            for (box, isReady) in zip(busy, ready) {
-                if isReady {
-                    failures += box.readReplies()
-                } else if let oldest = box.waiting.first?.sent, ContinuousClock.now >= oldest + timeout {
-                    failures += box.drop("no reply within \(timeout)")
-                }
-            }
+    public static func collect(_ boxes: [RemoteBox], timeout: Duration = replyTimeout, interrupt: Int32? = nil,
+                               beside: [any RunLoopSource] = []) -> (failures: [String], interrupted: Bool) {
+        let replies = boxes.map { BoxReplies(box: $0, timeout: timeout) }
+        let loop = EventLoop(interrupt: interrupt, sources: replies + beside, what: "the boxes' replies")
+        defer { loop.close() }
+        do {
+            let interrupted = try loop.run(until: nil) { replies.contains(where: \.busy) }
+            return (replies.flatMap(\.failures), interrupted)
+        } catch {
+            // The wait itself failed: what is still unanswered fails with it.
+            let dropped = replies.filter(\.busy).flatMap { $0.box.drop("the wait for its replies failed: \(error)") }
+            return (replies.flatMap(\.failures) + dropped, false)
         }
     }
 
     /// Reads what arrived and hands out each complete reply line.
-    private func readReplies() -> [String] {
+    fileprivate func readReplies() -> [String] {
         var chunk = [UInt8](repeating: 0, count: 65_536)
         let count: Int
         switch try? replies.read(into: &chunk) {
@@ -142,7 +140,7 @@ public final class RemoteBox {
 
     /// Marks the box lost; the requests still waiting fail with the reason.
     @discardableResult
-    private func drop(_ reason: String) -> [String] {
+    fileprivate func drop(_ reason: String) -> [String] {
         if lost == nil { lost = reason }
         let failures = waiting.map { _ in "\(name): dropped out: \(reason)" }
         waiting.removeAll()
@@ -232,5 +230,35 @@ public enum RemoteBoxes {
     public static func close(_ boxes: some Collection<RemoteBox>) {
         for box in boxes { box.closeInput() }
         for box in boxes { box.close() }
+    }
+}
+
+/// A box's replies in the loop: readable, each complete reply handed out; its oldest request
+/// unanswered for `timeout`, the box drops out.
+private final class BoxReplies: RunLoopSource {
+    let box: RemoteBox
+    let timeout: Duration
+    private(set) var failures: [String] = []
+
+    init(box: RemoteBox, timeout: Duration) {
+        self.box = box
+        self.timeout = timeout
+    }
+
+    /// Whether the box still owes replies.
+    var busy: Bool { box.lost == nil && !box.waiting.isEmpty }
+
+    var descriptors: [Int32] { busy ? [box.replies.rawValue] : [] }
+
+    var due: ContinuousClock.Instant? { busy ? box.waiting.first.map { $0.sent + timeout } : nil }
+
+    func serve(ready: [Int32]) {
+        failures += box.readReplies()
+    }
+
+    /// Due: the oldest request has waited `timeout`.
+    func serve() {
+        guard busy, let oldest = box.waiting.first?.sent, ContinuousClock.now >= oldest + timeout else { return }
+        failures += box.drop("no reply within \(timeout)")
     }
 }

@@ -160,6 +160,31 @@ import Testing
         #expect(box.send(.list, what: "list", handle: { _ in nil })?.contains("dropped out earlier") == true)
     }
 
+    /// The wait for the boxes is the one loop type's: what else the run has on it (this
+    /// machine's beacons, `beside`) is served while a box takes its time to answer.
+    @Test func theWaitForTheBoxesServesWhatIsBesideIt() throws {
+        final class Ticks: RunLoopSource {
+            var served = 0
+            var next = ContinuousClock.now + .milliseconds(50)
+            var descriptors: [Int32] { [] }
+            var due: ContinuousClock.Instant? { next }
+            func serve() {
+                served += 1
+                next = .now + .milliseconds(50)
+            }
+        }
+        let boxes = try RemoteBoxes.open([Self.host], arguments: { _ in
+            ["sh", "-c", "read line; echo '{\"ok\":true}'; read line; sleep 0.5; echo '{\"ok\":true}'; sleep 30"]
+        }, progress: { _ in })
+        defer { RemoteBoxes.close(boxes.values) }
+        let box = try #require(boxes["lobby"])
+        #expect(box.send(.list, what: "list", handle: { _ in nil }) == nil)
+        let ticks = Ticks()
+        let collected = RemoteBox.collect([box], timeout: .seconds(10), beside: [ticks])
+        #expect(collected.failures.isEmpty && !collected.interrupted && box.lost == nil, "\(collected)")
+        #expect(ticks.served >= 3, "served \(ticks.served) times in the half second the box took")
+    }
+
     /// A signal while a step waits for a box that does not answer: the wait ends then (the
     /// signal pipe is readable), not after the reply timeout; the box has not dropped out.
     @Test func aSignalEndsTheWaitForABox() throws {
