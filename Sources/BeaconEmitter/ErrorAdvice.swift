@@ -209,11 +209,11 @@ extension Refusal {
             return "use --device virtual"
         case .notKernelAdapter:
             return "name a kernel adapter (--device hciN), or drop --access"
-        case .notScannable:
-            return "start with a beacon that has one (--scan-response, or a name that does not fit)"
         case .lastBeacon:
             return "stop beacon-emit to stop advertising"
-        case .disrupted, .dataTooLong, .scanResponseNeedsLegacyPDUs, .scanResponseOnCodedPHY, .scanResponseKeepsItsType,
+        case .scanResponseKeepsItsType:
+            return "remove the beacon and add it again"
+        case .disrupted, .dataTooLong, .scanResponseNeedsLegacyPDUs, .scanResponseOnCodedPHY,
              .sharedSetOfOtherType, .noFreeSet, .noAddressMadeUp, .noSetOfItsOwn, .noOwnParameters, .noSuchBeacon, .noBeacons,
              .notAdvertising, .instanceNotOurs:
             return nil

@@ -24,7 +24,7 @@ package final class SetStage: ScenarioStage {
     /// Each beacon's own parameters (absent: the run's). A beacon with its own takes no turns.
     private var parameters: [String: BeaconParameters] = [:]
     /// When each beacon whose address rotates (`rotateAddress`) next gets a new one.
-    private var renewals: [String: Double] = [:]
+    private var renewals = RenewalSchedule<String>()
     /// The beacons on the air (or waiting for their turn), in the order they were added, with
     /// the id the core gave each.
     private var named: [(name: String, id: BeaconID)] = []
@@ -63,7 +63,7 @@ package final class SetStage: ScenarioStage {
         beacons[name] = beacon
         parameters[name] = own == .run ? nil : own
         named.append((name, id))
-        renewals[name] = own.addressRotation.map { now + $0 }
+        renewals.start(name, period: own.addressRotation, now: now)
         noteTurns()
     }
 
@@ -94,7 +94,7 @@ package final class SetStage: ScenarioStage {
         // Not on the air: its next advertise uses them.
         parameters[name] = own == .run ? nil : own
         if id != nil {
-            renewals[name] = own.addressRotation.map { renewals[name] ?? now + $0 }
+            renewals.keep(name, period: own.addressRotation, now: now)
         }
     }
 
@@ -108,7 +108,7 @@ package final class SetStage: ScenarioStage {
     /// Takes the beacon off the air; where beacons take turns, the core gives a set that falls
     /// free to the first of them.
     public func stop(_ name: String) throws(HostError) {
-        renewals[name] = nil
+        renewals.remove(name)
         guard let index = named.firstIndex(where: { $0.name == name }) else { return }
         try advertiser.remove(named[index].id)
         named.remove(at: index)
@@ -126,7 +126,7 @@ package final class SetStage: ScenarioStage {
         let moving = beacons.values.contains { if case .eddystone(.tlm) = $0 { true } else { false } } ? nextTelemetry : nil
         // The supervisor's next check, restore or turn (its clock is the machine's, read now).
         let supervision = advertiser.nextDeadline.map { now + max(0, ContinuousClock.now.duration(to: $0).inSeconds) }
-        return [moving, supervision, renewals.values.min()].compactMap { $0 }.min()
+        return [moving, supervision, renewals.nextDue].compactMap { $0 }.min()
     }
 
     public var wakeDescriptors: [Int32] { advertiser.wakeDescriptors }
@@ -146,13 +146,11 @@ package final class SetStage: ScenarioStage {
     /// Gives each beacon whose address rotates and whose time has come a new address, on its
     /// running set, and says so.
     private func renewAddresses(now: Double) throws(HostError) {
-        for (name, due) in renewals.sorted(by: { $0.key < $1.key }) where now >= due {
-            guard let id = id(name), let period = parameters[name]?.addressRotation else {
-                renewals[name] = nil
-                continue
-            }
-            // The next one a period after this one was due (or now, when far behind).
-            renewals[name] = max(due + period, now)
+        let periods = Dictionary(named.compactMap { entry in
+            parameters[entry.name]?.addressRotation.map { (entry.name, $0) }
+        }) { first, _ in first }
+        for name in renewals.takeDue(at: now, periods: periods) {
+            guard let id = id(name) else { continue }
             let address = try advertiser.renewAddress(id)
             note?("\(name): new address \(address)")
         }

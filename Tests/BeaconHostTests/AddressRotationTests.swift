@@ -86,3 +86,26 @@ import Testing
         #expect(said.first?.hasPrefix("beacon 3: new address") == true, "\(said)")
     }
 }
+
+/// The one renewal schedule `advertise` and a scenario's stage keep (`RenewalSchedule`), on a
+/// clock of the test's: due a period after the start, then a period after each time it was
+/// due (at `now` when far behind); a beacon that stops rotating is dropped.
+@Suite struct RenewalScheduleTests {
+    @Test func eachIsDueAPeriodAfterTheLast() {
+        var schedule = RenewalSchedule<String>()
+        #expect(schedule.nextDue == nil)
+        schedule.follow(["a": 2, "b": 5], now: 0)
+        #expect(schedule.nextDue == 2)
+        #expect(schedule.takeDue(at: 1.9, periods: ["a": 2, "b": 5]).isEmpty)
+        #expect(schedule.takeDue(at: 2.1, periods: ["a": 2, "b": 5]) == ["a"])
+        #expect(schedule.nextDue == 4, "a period after it was due, not after it was served")
+        #expect(schedule.takeDue(at: 20, periods: ["a": 2, "b": 5]) == ["a", "b"], "in order")
+        #expect(schedule.nextDue == 20, "far behind: at once, not a burst of the missed ones")
+        schedule.keep("a", period: 2, now: 21)
+        #expect(schedule.nextDue == 20, "kept: its time stays")
+        schedule.start("a", period: 3, now: 21)
+        schedule.follow(["a": 3], now: 21)
+        #expect(schedule.nextDue == 24, "b no longer rotates: dropped; a started anew")
+        #expect(schedule.takeDue(at: 30, periods: [:]).isEmpty && schedule.nextDue == nil, "without a period: dropped")
+    }
+}

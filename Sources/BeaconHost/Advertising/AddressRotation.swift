@@ -12,8 +12,9 @@ import LinuxSystem
 package final class AddressRotation: RunLoopSource {
     private let session: any LiveAdvertising
     /// When each rotating beacon (by id: its index shifts when one before it goes) gets its
-    /// next address.
-    private var next: [BeaconID: ContinuousClock.Instant] = [:]
+    /// next address, in seconds from `origin`.
+    private var schedule = RenewalSchedule<BeaconID>()
+    private let origin = ContinuousClock.now
     private let report: (String) -> Void
 
     /// - Parameter report: each new address, and each renewal that failed.
@@ -26,35 +27,77 @@ package final class AddressRotation: RunLoopSource {
     public var descriptors: [Int32] { [] }
 
     public var due: ContinuousClock.Instant? {
-        schedule()
-        return next.values.min()
+        schedule.follow(periods, now: now)
+        return schedule.nextDue.map { origin + .nanoseconds(Int64(($0 * 1e9).rounded(.up))) }
     }
 
     public func serve() {
-        schedule()
-        let now = ContinuousClock.now
-        let (ids, parameters) = (session.ids, session.parameters)
-        for (id, at) in next.sorted(by: { $0.key < $1.key }) where at <= now {
-            guard let index = ids.firstIndex(of: id), let period = parameters[index].addressRotation else { continue }
-            next[id] = now + Self.duration(period)
+        let periods = periods
+        schedule.follow(periods, now: now)
+        for id in schedule.takeDue(at: now, periods: periods) {
+            guard let index = session.ids.firstIndex(of: id) else { continue }
             do {
                 let address = try session.renewAddress(index)
                 report("beacon \(id): new address \(address)")
             } catch {
-                report("beacon \(id): no new address: \(error); tried again in \(period) s")
+                report("beacon \(id): no new address: \(error); tried again in \(periods[id] ?? 0) s")
             }
         }
     }
 
-    /// Every beacon with a rotation has a time; one without (or gone) has none.
-    private func schedule() {
-        let rotating = Dictionary(zip(session.ids, session.parameters).compactMap { id, own in
-            own.addressRotation.map { (id, $0) }
-        }) { first, _ in first }
-        next = next.filter { rotating[$0.key] != nil }
-        for (id, period) in rotating where next[id] == nil { next[id] = .now + Self.duration(period) }
+    /// Each rotating beacon's period.
+    private var periods: [BeaconID: Double] {
+        Dictionary(zip(session.ids, session.parameters).compactMap { id, own in own.addressRotation.map { (id, $0) } }) { first, _ in first }
     }
 
-    /// A rotation period in seconds, as a duration.
-    private static func duration(_ seconds: Double) -> Duration { .milliseconds(Int64(seconds * 1000)) }
+    /// Seconds since `origin`.
+    private var now: Double { origin.duration(to: .now).inSeconds }
+}
+
+/// When each of some beacons next gets a new address (`rotate-address=S`), in seconds on the
+/// caller's clock: one schedule for `advertise` (`AddressRotation`, by id, on the machine's
+/// clock) and a scenario's stage (`SetStage`, by name, on the stage's).
+package struct RenewalSchedule<Key: Hashable & Comparable> {
+    private var next: [Key: Double] = [:]
+
+    package init() {}
+
+    /// The first time one is due; nil when none rotates.
+    package var nextDue: Double? { next.values.min() }
+
+    /// Follows `periods` (each rotating beacon's): one new to it is due a period from `now`,
+    /// one no longer in it is dropped, the others keep their time.
+    package mutating func follow(_ periods: [Key: Double], now: Double) {
+        next = next.filter { periods[$0.key] != nil }
+        for (key, period) in periods where next[key] == nil { next[key] = now + period }
+    }
+
+    /// Starts `key` anew: due a period from `now` (nil period: it no longer rotates).
+    package mutating func start(_ key: Key, period: Double?, now: Double) {
+        next[key] = period.map { now + $0 }
+    }
+
+    /// Keeps `key`'s time where it has one, else starts it (nil period: dropped).
+    package mutating func keep(_ key: Key, period: Double?, now: Double) {
+        next[key] = period.map { next[key] ?? now + $0 }
+    }
+
+    package mutating func remove(_ key: Key) { next[key] = nil }
+
+    package mutating func removeAll() { next.removeAll() }
+
+    /// The ones due at `now`, in order; each next due a period after it was (or at `now`,
+    /// when far behind). One without a period in `periods` is dropped, not due.
+    package mutating func takeDue(at now: Double, periods: [Key: Double]) -> [Key] {
+        var due: [Key] = []
+        for (key, at) in next.sorted(by: { $0.key < $1.key }) where now >= at {
+            guard let period = periods[key] else {
+                next[key] = nil
+                continue
+            }
+            next[key] = max(at + period, now)
+            due.append(key)
+        }
+        return due
+    }
 }

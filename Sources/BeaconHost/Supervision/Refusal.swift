@@ -82,8 +82,6 @@ public struct Refusal: Error, Hashable, Sendable, CustomStringConvertible {
         case needsVirtualDevice
         /// The device is a controller driven with HCI commands, not a kernel adapter.
         case notKernelAdapter(device: String)
-        /// The advertising started without a scan response, so it is not scannable.
-        case notScannable
         /// The disruption named happened on the device.
         case disrupted(device: String, what: String)
         /// The advertising data is longer than the PDUs hold (`most` bytes: 31 in a legacy PDU,
@@ -95,7 +93,8 @@ public struct Refusal: Error, Hashable, Sendable, CustomStringConvertible {
         case scanResponseOnCodedPHY
         /// A beacon on the air keeps its set's type (scannable or not) until advertised again.
         case scanResponseKeepsItsType
-        /// No set is free, and the one beacons would take turns on is of the other type.
+        /// The set beacons take turns on would change its type (scannable or not): a beacon with
+        /// a scan response joining it when it is not, the last one with a scan response dropping it.
         case sharedSetOfOtherType(scannable: Bool)
         /// No advertising set (or instance) is free: `sets` in use where known.
         case noFreeSet(sets: Int?)
@@ -218,8 +217,6 @@ extension Refusal.Reason {
             return "it exists only beside the private virtual controller (a second device on its virtual radio)"
         case let .notKernelAdapter(device):
             return "it is for kernel adapters; \(device) is driven with HCI commands"
-        case .notScannable:
-            return "the advertising started without a scan response, so it is not scannable"
         case let .disrupted(device, what):
             return "\(device): \(what)"
         case let .dataTooLong(bytes, most, extendedPDUs):
@@ -233,11 +230,13 @@ extension Refusal.Reason {
             return "a beacon on the LE Coded PHY goes in extended PDUs, which carry no scan response here: advertise its "
                 + "scan response on another beacon"
         case .scanResponseKeepsItsType:
-            return "a beacon gains or loses its scan response only when it is advertised again (stop, then advertise)"
+            return "a beacon keeps its set's type (scannable or not) while on the air: it gains or loses its scan response "
+                + "only when it is advertised again"
         case let .sharedSetOfOtherType(scannable):
-            return "no advertising set is free, and the set beacons would take turns on is "
-                + (scannable ? "scannable and this beacon has no scan response" : "not scannable and this beacon has a "
-                   + "scan response") + ": stop a beacon first"
+            return scannable
+                ? "the set beacons take turns on is scannable for this beacon's scan response, the only one there"
+                : "no advertising set is free, and the set beacons would take turns on is not scannable and this beacon "
+                    + "has a scan response: stop a beacon first"
         case let .noFreeSet(sets):
             return sets.map { "all \($0) advertising sets are in use: remove one first" } ?? "no advertising set is free"
         case .noAddressMadeUp:
