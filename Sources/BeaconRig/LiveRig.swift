@@ -35,7 +35,8 @@ package final class SetStage: ScenarioStage {
     /// Eddystone-TLM beacons' counters move (`MovingTelemetry`), set anew every this many seconds.
     public static let telemetryPeriod = 5.0
     private let telemetry: MovingTelemetry
-    private var nextTelemetry = SetStage.telemetryPeriod
+    /// The telemetry's periods on the stage's clock.
+    private var telemetryPeriods = PeriodCount(period: SetStage.telemetryPeriod)
 
     /// - Parameter intervalUnits: the advertising interval (0.625 ms units), for TLM PDU counts.
     public init(advertiser: any BeaconSets, rotationPeriod: Double = 1, intervalUnits: UInt32 = 160) {
@@ -123,7 +124,7 @@ package final class SetStage: ScenarioStage {
     }
 
     public var nextDeadline: Double? {
-        let moving = beacons.values.contains { if case .eddystone(.tlm) = $0 { true } else { false } } ? nextTelemetry : nil
+        let moving = beacons.values.contains { if case .eddystone(.tlm) = $0 { true } else { false } } ? telemetryPeriods.next : nil
         // The supervisor's next check, restore or turn (its clock is the machine's, read now).
         let supervision = advertiser.nextDeadline.map { now + max(0, ContinuousClock.now.duration(to: $0).inSeconds) }
         return [moving, supervision, renewals.nextDue].compactMap { $0 }.min()
@@ -158,15 +159,10 @@ package final class SetStage: ScenarioStage {
 
     /// Advances every TLM beacon's counters by the whole periods passed, on the air in place.
     private func moveTelemetry(now: Double) throws(HostError) {
-        var periods = 0.0
-        while now >= nextTelemetry {
-            periods += 1
-            nextTelemetry += Self.telemetryPeriod
-        }
+        let periods = telemetryPeriods.passed(at: now)
         guard periods > 0 else { return }
         for (name, beacon) in beacons.sorted(by: { $0.key < $1.key }) {
-            guard case let .eddystone(.tlm(frame)) = beacon else { continue }
-            let moved = Beacon.eddystone(.tlm(telemetry.advance(frame, by: periods * Self.telemetryPeriod)))
+            guard let moved = telemetry.moved(beacon, by: Double(periods) * Self.telemetryPeriod) else { continue }
             try update(name, to: moved)
         }
     }

@@ -25,6 +25,37 @@ package struct MovingTelemetry: Sendable {
         moved.advertisingPDUCount = UInt32(truncatingIfNeeded: UInt64(frame.advertisingPDUCount) &+ events &* Self.pdusPerEvent)
         return moved
     }
+
+    /// `beacon` with `seconds` more on its counters where it is an Eddystone-TLM beacon; nil
+    /// for any other (its content does not move).
+    public func moved(_ beacon: Beacon, by seconds: Double) -> Beacon? {
+        guard case let .eddystone(.tlm(frame)) = beacon else { return nil }
+        return .eddystone(.tlm(advance(frame, by: seconds)))
+    }
+}
+
+/// The whole periods that end on a clock (seconds, or a timer's ticks), counted once each: when
+/// TLM counters move, for `advertise` (`TelemetrySource`, on its timer's ticks) and a
+/// scenario's stage (`SetStage`, on the stage's seconds).
+package struct PeriodCount: Sendable {
+    package let period: Double
+    /// When the next period ends.
+    package private(set) var next: Double
+
+    package init(period: Double, from start: Double = 0) {
+        self.period = period
+        next = start + period
+    }
+
+    /// How many periods ended by `now` since the last call (several when far behind).
+    package mutating func passed(at now: Double) -> Int {
+        var count = 0
+        while now >= next {
+            count += 1
+            next += period
+        }
+        return count
+    }
 }
 
 /// Keeps the telemetry of a running emitter moving (a `RunLoopSource` on its run loop):
@@ -40,6 +71,8 @@ package final class TelemetrySource: RunLoopSource {
     private let tick: Double
     private let ticksPerUpdate: UInt64
     private var ticks: UInt64 = 0
+    /// The updates of the TLM beacons' counters, on the timer's ticks.
+    private var updates: PeriodCount
     /// The interleaved frame's counters, from the start of the run.
     private var emitterFrame: EddystoneTLM?
     private let log: (String) -> Void
@@ -62,6 +95,7 @@ package final class TelemetrySource: RunLoopSource {
         let period = interleaving != nil ? Duration.microseconds(Int64(intervalUnits) * 625) : updatePeriod
         tick = period.inSeconds
         ticksPerUpdate = UInt64(max(1, (updatePeriod / period).rounded()))
+        updates = PeriodCount(period: Double(ticksPerUpdate))
         do {
             timer = try PeriodicTimer(period: period)
         } catch {
@@ -73,16 +107,15 @@ package final class TelemetrySource: RunLoopSource {
     public func serve() {
         let passed = timer.expirations()
         guard passed > 0 else { return }
-        let before = ticks
         ticks += passed
         if let frame = emitterFrame { emitterFrame = telemetry.advance(frame, by: Double(passed) * tick) }
         do {
-            let updates = ticks / ticksPerUpdate - before / ticksPerUpdate
-            if updates > 0 {
-                let seconds = Double(updates * ticksPerUpdate) * tick
+            let ended = updates.passed(at: Double(ticks))
+            if ended > 0 {
+                let seconds = Double(UInt64(ended) * ticksPerUpdate) * tick
                 for (index, beacon) in session.beacons.enumerated() {
-                    guard case let .eddystone(.tlm(frame)) = beacon else { continue }
-                    try session.update(index, to: .eddystone(.tlm(telemetry.advance(frame, by: seconds))))
+                    guard let moved = telemetry.moved(beacon, by: seconds) else { continue }
+                    try session.update(index, to: moved)
                 }
             }
             if let frame = emitterFrame {
