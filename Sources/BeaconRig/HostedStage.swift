@@ -179,7 +179,7 @@ private final class LocalBeacons: RunLoopSource {
 
     var due: ContinuousClock.Instant? {
         guard !stopped else { return nil }
-        return stage.nextDeadline.map { origin.at + .milliseconds(Int64(max(0, $0 - origin.now) * 1000)) }
+        return stage.nextDeadline.map { origin.at + .seconds(max(0, $0 - origin.now)) }
     }
 
     func serve() {

@@ -28,7 +28,7 @@ package final class AddressRotation: RunLoopSource {
 
     public var due: ContinuousClock.Instant? {
         schedule.follow(periods, now: now)
-        return schedule.nextDue.map { origin + .nanoseconds(Int64(($0 * 1e9).rounded(.up))) }
+        return schedule.nextDue.map { origin + .seconds($0) }
     }
 
     public func serve() {

@@ -37,7 +37,12 @@ public final class BeaconAdvertisement {
     }
 
     /// The session that keeps the beacons on the air.
-    package let session: any AdvertisingSession
+    package var session: any AdvertisingSession {
+        switch kind {
+        case let .managed(managed): managed
+        case let .hci(hci): hci
+        }
+    }
     /// The beacons, changed as transactions (`LiveBeacons`).
     public let live: LiveBeacons
     /// The device in messages: `hci0`, `tcp:127.0.0.1:6402`.
@@ -63,12 +68,8 @@ public final class BeaconAdvertisement {
                  connection: ControllerConnection?, management: ManagementConnection?, ledger: InstanceLedger?) {
         kind = session
         switch session {
-        case let .managed(managed):
-            self.session = managed
-            live = managed.live
-        case let .hci(hci):
-            self.session = hci
-            live = hci.live
+        case let .managed(managed): live = managed.live
+        case let .hci(hci): live = hci.live
         }
         self.device = device
         self.access = access

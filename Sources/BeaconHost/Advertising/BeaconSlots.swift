@@ -79,7 +79,7 @@ final class BeaconSlots {
     /// the PDUs hold, and no scan response with extended PDUs (their scannable form carries no
     /// advertising data).
     func checkBeacons() throws(HostError) {
-        if extendedPDUs && entries.contains(where: { $0.beacon.scanResponseData != nil }) {
+        if extendedPDUs && hasScanResponse {
             throw .refused(Refusal(.scanResponse, .scanResponseNeedsLegacyPDUs))
         }
         for (index, entry) in entries.enumerated() {
@@ -170,14 +170,27 @@ final class BeaconSlots {
         return first..<entries.count
     }
 
+    /// Whether a beacon has a scan response.
+    var hasScanResponse: Bool { entries.contains { $0.beacon.scanResponseData != nil } }
+
     /// Whether beacon `index`'s slot is scannable advertising: one rule for every way a beacon
     /// comes (given at the start, added, a scenario's): a slot is scannable when a beacon on
     /// it has a scan response, unless it sends extended PDUs of the beacon's own PHY (their
     /// scannable form carries no advertising data). A beacon without one on a scannable slot
     /// (taking turns with one that has) sends an empty scan response.
     func isScannable(_ index: Int) -> Bool {
+        isScannable(index, with: nil)
+    }
+
+    /// Whether beacon `index`'s slot would be scannable with `replacement` (nil: the beacon as
+    /// it is) in the beacon's place.
+    private func isScannable(_ index: Int, with replacement: Beacon?) -> Bool {
         guard !usesExtendedPDUs(index) || extendedPDUs else { return false }
-        return beaconsSharingSlot(of: index).contains { entries.indices.contains($0) && entries[$0].beacon.scanResponseData != nil }
+        return beaconsSharingSlot(of: index).contains { slotMate in
+            guard entries.indices.contains(slotMate) else { return false }
+            let beacon = slotMate == index ? replacement ?? entries[slotMate].beacon : entries[slotMate].beacon
+            return beacon.scanResponseData != nil
+        }
     }
 
     /// The scan response that goes with `beacon`'s data on beacon `index`'s slot: nil where the
@@ -186,16 +199,13 @@ final class BeaconSlots {
         isScannable(index) ? beacon.scanResponseData?.bytes ?? [] : nil
     }
 
-    /// Refuses a change that would turn beacon `index`'s slot from scannable to not or back
-    /// (`changed` makes it in the books): a slot's type is set with its parameters, so a
-    /// beacon keeps its slot's type while on the air, and one with a scan response joins
-    /// beacons taking turns only where they have one too. The books are as they were when it throws.
-    private func keepingSlotType(of index: Int, _ changed: () -> Void) throws(HostError) {
+    /// Refuses `beacon` in beacon `index`'s place where it would turn the slot from scannable
+    /// to not or back: a slot's type is set with its parameters, so a beacon keeps its slot's
+    /// type while on the air, and one with a scan response joins beacons taking turns only
+    /// where they have one too.
+    private func checkSlotType(of index: Int, becoming beacon: Beacon) throws(HostError) {
         let before = isScannable(index)
-        let saved = entries
-        changed()
-        guard isScannable(index) != before else { return }
-        entries = saved
+        guard isScannable(index, with: beacon) != before else { return }
         let shared = !hasOwnSlot(index)
         throw .refused(Refusal(.scanResponse, beacon: shared ? nil : label(index),
                                shared ? .sharedSetOfOtherType(scannable: before) : .scanResponseKeepsItsType))
@@ -226,7 +236,8 @@ final class BeaconSlots {
         let data = try beacon.pduData(extendedPDUs: extendedPDUs || (own ?? entries[index].parameters).phy == .coded)
         try checkScanResponse(beacon, parameters: own ?? entries[index].parameters)
         let dataChanged = beacon != entries[index].beacon
-        try keepingSlotType(of: index) { entries[index].beacon = beacon }
+        try checkSlotType(of: index, becoming: beacon)
+        entries[index].beacon = beacon
         if let own, own != entries[index].parameters {
             entries[index].parameters = own
             try checkTurns(from: plan.firstTurn)

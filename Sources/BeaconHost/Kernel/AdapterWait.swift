@@ -62,17 +62,17 @@ package enum AdapterWait {
     /// Waits for the kernel's next device event (read and dropped: what it says is checked
     /// anew), `interrupt` or `deadline`.
     private static func wake(events: Descriptor?, interrupt: Int32?, until deadline: ContinuousClock.Instant) -> Wake {
-        let watched = [interrupt.map(Descriptor.init), events].compactMap { $0 }
-        guard let ready = try? Poll.waitAny(watched, until: deadline) else {
-            return Poll.pause(ContinuousClock.now.duration(to: deadline), interrupt: interrupt) ? .interrupted : .deadline
+        /// The schedule alone: the interrupt, or the deadline.
+        func pause() -> Wake {
+            Poll.pause(ContinuousClock.now.duration(to: deadline), interrupt: interrupt) ? .interrupted : .deadline
         }
+        let watched = [interrupt.map(Descriptor.init), events].compactMap { $0 }
+        guard let ready = try? Poll.waitAny(watched, until: deadline) else { return pause() }
         if interrupt != nil, ready.first == true { return .interrupted }
         guard let events, ready.last == true else { return .deadline }
         var buffer = [UInt8](repeating: 0, count: 64)
-        guard (try? events.read(into: &buffer)) != nil else {
-            // A socket that fails keeps polling ready: the schedule alone, then.
-            return Poll.pause(ContinuousClock.now.duration(to: deadline), interrupt: interrupt) ? .interrupted : .deadline
-        }
+        // A socket that fails keeps polling ready: the schedule alone, then.
+        guard (try? events.read(into: &buffer)) != nil else { return pause() }
         return .event
     }
 }

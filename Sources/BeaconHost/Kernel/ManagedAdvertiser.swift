@@ -110,7 +110,7 @@ package final class ManagedAdvertiser {
         }
         if !features.acceptsIntervals {
             step("this kernel takes no interval with an instance: the kernel's default applies, not the interval asked")
-        } else if slots.entries.contains(where: { $0.beacon.scanResponseData != nil }) {
+        } else if slots.hasScanResponse {
             warn?("scannable advertising (a scan response) through the management API goes at the kernel's default "
                   + "interval (1.28 s), not the interval asked: the kernel fixes a set's type when its interval is given, "
                   + "before the scan response; raw HCI access honours both")
