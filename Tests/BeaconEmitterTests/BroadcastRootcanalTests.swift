@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
 @testable import AdvertisementCodec
-import BeaconHost
+@testable import BeaconHost
 import Foundation
 import Synchronization
 import Testing
@@ -75,6 +75,41 @@ extension Rig {
         print("the library: reports in 2.5 s: \(before.fast) and \(before.slow) (500 ms); after the update \(after.fast) and \(after.slow)")
         #expect(before.fast >= 15 && before.fast >= 3 * before.slow, "\(before)")
         #expect(after.slow >= 15 && 2 * after.slow >= after.fast, "\(after)")
+    }
+
+    /// Two broadcasts and a report stream at once are sources of the library's one loop: one
+    /// thread for the three; the stream (a third device) hears both broadcasts; each leaves the
+    /// loop when it ends.
+    @Test func broadcastsAndAReportStreamShareTheLibrarysOneLoop() async throws {
+        let device = DeviceSpecification.tcp(host: "127.0.0.1", port: port)
+        func configuration(_ minor: UInt16) -> BeaconAdvertisement.Configuration {
+            .init(device: device, options: AdvertisingOptions(beacons: [beacon(minor: minor)]))
+        }
+        let first = try await BeaconBroadcast.start(configuration(1))
+        let second = try await BeaconBroadcast.start(configuration(2))
+        let listening = Task { () throws -> (heard: Set<[UInt8]>, census: (threads: Int, sessions: Int)?) in
+            var heard: Set<[UInt8]> = []
+            var census: (threads: Int, sessions: Int)?
+            for try await report in AdvertisementScanner.reports(on: device) {
+                if census == nil { census = try await LibraryLoop.shared.census() }
+                if threeBeaconData.contains(report.data) { heard.insert(report.data) }
+                if heard.count == 2 { break }
+            }
+            return (heard, census)
+        }
+        let timeout = Task {
+            try? await Task.sleep(for: .seconds(10))
+            listening.cancel()
+        }
+        let (heard, during) = try await listening.value
+        timeout.cancel()
+        try await first.stop()
+        try await second.stop()
+        let after = try await LibraryLoop.shared.census()
+        print("the library's loop: \(during.map { "\($0.sessions) sessions on \($0.threads) thread(s)" } ?? "no report") while on")
+        #expect(heard == Set(threeBeaconData[0...1]), "\(heard.map { HexText.format($0) })")
+        #expect(during?.threads == 1 && during?.sessions == 3, "\(String(describing: during))")
+        #expect(after.threads == 1 && after.sessions == 0, "\(after)")
     }
 
     /// A change refused is a typed error the program can switch on; the beacons stay as they were.

@@ -182,6 +182,20 @@ public final class BeaconAdvertisement {
         finish(kept: keep)
     }
 
+    /// `run` as a source of a loop that serves other sessions too (the library's, `LibraryLoop`):
+    /// the beacons stay on the air until `stop` is readable, then come off; `ended` is called
+    /// once on the loop's thread, the device closed, with how the run ended.
+    package func runSource(stop: Int32, sources: [any RunLoopSource], report: @escaping (EmitterEvent) -> Void,
+                           ended: @escaping (Result<Void, HostError>) -> Void) -> EmitterRun.Source {
+        let run = EmitterRun(session, duration: nil, keep: false, interrupt: nil, failFast: false, device: device,
+                             sources: sources, report: report)
+        return EmitterRun.Source(run, stop: stop) { [self] outcome in
+            if case .success = outcome { finish(kept: false) }
+            close()
+            ended(outcome)
+        }
+    }
+
     /// Takes the beacons off the air now and closes the device.
     public func stop() throws(HostError) {
         defer { close() }

@@ -7,9 +7,10 @@ import Synchronization
 
 /// Beacons on the air from Swift concurrency: `BeaconAdvertisement`, supervised as `advertise`
 /// keeps its beacons (put back after resets, takeovers, an adapter that comes back), driven
-/// from async code. The run loop has a thread of its own that waits on the device, its timers
-/// and a wake pipe (nothing polls); each change is a request the loop carries out between its
-/// waits, and what happens to the beacons is `events`.
+/// from async code. The beacons are a source of the library's one loop (`LibraryLoop`: one
+/// thread for every broadcast and report stream of the process, waiting on their devices,
+/// timers and wake pipes; nothing polls); each change is a request the loop carries out between
+/// its waits, and what happens to the beacons is `events`.
 ///
 ///     try await BeaconBroadcast.withBeacons(.init(device: .kernel(index: 0), options: options)) { beacons in
 ///         try await beacons.update(0, to: .iBeacon(newer))
@@ -72,11 +73,14 @@ public final class BeaconBroadcast: Sendable {
         // Made first, so that what the start reports (advertising on) is the first event.
         let events = AsyncStream.makeStream(of: EmitterEvent.self, bufferingPolicy: .bufferingNewest(256))
         let started = await withCheckedContinuation { (started: CheckedContinuation<Result<BeaconBroadcast, HostError>, Never>) in
-            let thread = Thread {
-                Self.runLoop(configuration, pipes: pipes, events: events, started: started)
+            do throws(HostError) {
+                try LibraryLoop.shared.perform { loop in
+                    Self.begin(configuration, on: loop, pipes: pipes, events: events, started: started)
+                }
+            } catch {
+                events.1.finish()
+                started.resume(returning: .failure(error))
             }
-            thread.name = "beacon broadcast"
-            thread.start()
         }
         return try started.get()
     }
@@ -160,11 +164,12 @@ public final class BeaconBroadcast: Sendable {
         return try result.get()
     }
 
-    /// The loop's thread: starts the beacons, says so, runs them until `stop`, then answers
-    /// whatever is left.
-    private static func runLoop(_ configuration: BeaconAdvertisement.Configuration, pipes: (WakePipe, WakePipe),
-                                events: (AsyncStream<EmitterEvent>, AsyncStream<EmitterEvent>.Continuation),
-                                started: CheckedContinuation<Result<BeaconBroadcast, HostError>, Never>) {
+    /// On the library's loop: starts the beacons, says so, and adds their run to the loop as a
+    /// source, which runs them until `stop` and then answers whatever is left.
+    private static func begin(_ configuration: BeaconAdvertisement.Configuration, on loop: EventLoop,
+                              pipes: (WakePipe, WakePipe),
+                              events: (AsyncStream<EmitterEvent>, AsyncStream<EmitterEvent>.Continuation),
+                              started: CheckedContinuation<Result<BeaconBroadcast, HostError>, Never>) {
         let sink: (EmitterEvent) -> Void = { [eventSink = events.1] in eventSink.yield($0) }
         let advertisement: BeaconAdvertisement
         do {
@@ -177,16 +182,12 @@ public final class BeaconBroadcast: Sendable {
         let made = BeaconBroadcast(device: advertisement.device, beacons: advertisement.beacons,
                                    parameters: advertisement.live.parameters, events: events,
                                    requestsReady: pipes.0, stopRequested: pipes.1)
-        started.resume(returning: .success(made))
-        let source = RequestSource(broadcast: made, live: advertisement.live)
-        let outcome: Result<Void, HostError>
-        do {
-            try advertisement.run(interrupt: made.stopRequested.descriptor, sources: [source], report: sink)
-            outcome = .success(())
-        } catch {
-            outcome = .failure(error)
+        let requests = RequestSource(broadcast: made, live: advertisement.live)
+        let run = advertisement.runSource(stop: made.stopRequested.descriptor, sources: [requests], report: sink) {
+            made.finish($0)
         }
-        made.finish(outcome)
+        loop.add(run)
+        started.resume(returning: .success(made))
     }
 
     /// The run has ended: every request still queued, and every `stop` waiting, is answered.

@@ -75,6 +75,9 @@ public protocol RunLoopSource: AnyObject {
     var servesWhileCommandWaits: Bool { get }
     /// Does the work of `ready` while a command waits for its answer. Default: `serve(ready:)`.
     func serveWhileCommandWaits(ready: [Int32])
+    /// Whether the source is done for good: the loop serves it no more and lets it go (a
+    /// session on the library's shared loop that stopped). Default: false.
+    var hasEnded: Bool { get }
 }
 
 extension RunLoopSource {
@@ -83,6 +86,7 @@ extension RunLoopSource {
     public func takeDisruption() -> Disruption? { nil }
     public var servesWhileCommandWaits: Bool { false }
     public func serveWhileCommandWaits(ready: [Int32]) { serve(ready: ready) }
+    public var hasEnded: Bool { false }
 }
 
 /// Runs the advertising flow in the foreground until a signal or the duration ends, then
@@ -188,75 +192,21 @@ package final class Emitter {
     public static func run(_ session: AdvertisingSession, duration: Duration?, keep: Bool, interrupt: Int32?,
                            failFast: Bool = false, device: String = "the controller", sources: [any RunLoopSource] = [],
                            report: @escaping (EmitterEvent) -> Void) throws(HostError) {
-        var supervisor = Supervisor(session: session, failFast: failFast, device: device, report: report)
-        let end = duration.map { ContinuousClock.now + $0 }
+        let run = EmitterRun(session, duration: duration, keep: keep, interrupt: interrupt, failFast: failFast,
+                             device: device, sources: sources, report: report)
+        defer { run.close() }
         var reason = "duration elapsed"
-        // One loop owns every descriptor of the run, and the session's commands wait for their
-        // answers in it.
-        let loop = EventLoop(interrupt: interrupt, sources: sources, what: device)
-        session.waitForAnswers(in: loop)
-        defer {
-            session.waitForAnswers(in: nil)
-            loop.close()
-        }
         do throws(HostError) {
-            while true {
-                // What the session took in first (the beacons' state), then the sources with
-                // input, then whatever is due.
-                let backlog = try supervisor.takeIn()
-                loop.serveReady()
-                try supervisor.tick()
-                // Held work after the supervisor acted on what the wait brought: a request held
-                // for the beacons' return sees them back.
-                loop.serveDue()
-                try handOver(sources, to: &supervisor)
-                let now = ContinuousClock.now
-                if let end, now >= end { break }
-                var deadline = backlog ? now : supervisor.nextDeadline
-                if let end { deadline = min(deadline, end) }
-                if let due = loop.nextDue { deadline = min(deadline, due) }
-                if try loop.wait(beside: session.pollDescriptors, until: deadline) {
+            while try run.turn() {
+                if try run.loop.wait(beside: session.pollDescriptors, until: run.deadline) {
                     reason = "received \(SignalWatcher.received ?? "a signal")"
                     break
                 }
             }
         } catch {
-            stopLeavingNothing(session, report: report)
+            run.abandon()
             throw error
         }
-        report(.stopping(reason: reason))
-        if keep {
-            report(.stopped(reason: reason, keptOn: true))
-        } else {
-            if supervisor.isOffAir {
-                stopLeavingNothing(session, report: report)
-            } else {
-                try session.stop()
-            }
-            report(.stopped(reason: reason, keptOn: false))
-        }
+        try run.finish(reason: reason)
     }
-
-    /// Hands the supervisor what the sources found (the canary's not-heard beacons).
-    private static func handOver(_ sources: [any RunLoopSource], to supervisor: inout Supervisor) throws(HostError) {
-        for source in sources {
-            while let disruption = source.takeDisruption() {
-                try supervisor.handle(.disrupted(disruption))
-                try supervisor.tick()
-            }
-        }
-    }
-
-    /// Takes off what is left of the beacons when they may already be off the air or the
-    /// adapter unusable: a kernel that still holds an instance of an adapter that is down puts
-    /// it back on the air when the adapter comes up, so it is removed all the same; what cannot
-    /// be removed is reported.
-    private static func stopLeavingNothing(_ session: AdvertisingSession, report: (EmitterEvent) -> Void) {
-        do {
-            try session.stop()
-        } catch {
-            report(.leftBehind(error))
-        }
-    }
-
 }

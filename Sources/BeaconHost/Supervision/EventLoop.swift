@@ -16,7 +16,8 @@ import LinuxSystem
 package final class EventLoop: CommandWaitLoop {
     private let wake = WakeSet()
     private let interrupt: Int32?
-    private let sources: [any RunLoopSource]
+    /// The sources served; one that has ended (`hasEnded`) leaves after the turn that ended it.
+    package private(set) var sources: [any RunLoopSource]
     /// Named where the wait itself fails.
     private let what: String
     /// The sources' descriptors the last wait found readable that nobody has served yet.
@@ -39,6 +40,23 @@ package final class EventLoop: CommandWaitLoop {
         wake.watch(Set([interrupt].compactMap { $0 } + descriptors + sources.flatMap(\.descriptors)))
         ready = try wake.readable(until: deadline, what: what)
         return interrupt.map(ready.contains) ?? false
+    }
+
+    /// Serves `source` from the next turn on (a loop shared by sessions that come and go:
+    /// `LibraryLoop`). Only on the loop's own thread.
+    package func add(_ source: any RunLoopSource) {
+        sources.append(source)
+    }
+
+    /// The descriptors a wait on another epoll set found readable (a loop that runs this one's
+    /// turns as one of its sources): served by the next `serveReady`.
+    package func found(_ readable: some Sequence<Int32>) {
+        ready.formUnion(readable)
+    }
+
+    /// The sources that have ended leave.
+    private func dropEnded() {
+        if sources.contains(where: \.hasEnded) { sources.removeAll(where: \.hasEnded) }
     }
 
     /// Runs the sources until `end`, a signal, or `proceed` returns false: each turn serves the
@@ -67,15 +85,17 @@ package final class EventLoop: CommandWaitLoop {
 
     /// Serves the sources whose work is due (held work, a timer).
     package func serveDue() {
-        for source in sources {
+        for source in sources where !source.hasEnded {
             // The clock read after `due`: a source due "now" is due.
             if let due = source.due, due <= ContinuousClock.now { source.serve() }
         }
+        dropEnded()
     }
 
     /// Serves each source the last wait found readable (and no command's wait served since).
     package func serveReady() {
-        for source in sources {
+        defer { dropEnded() }
+        for source in sources where !source.hasEnded {
             let theirs = source.descriptors.filter(ready.contains)
             guard !theirs.isEmpty else { continue }
             // Taken first: serving may send a command, whose wait serves what is readable then.
