@@ -109,7 +109,7 @@ public final class HostedStage: ScenarioStage {
         try local?.tick(now: now)
     }
 
-    public func finishStep() -> StepSettlement {
+    public func finishStep(waitingIn observer: ScenarioObserver) -> StepSettlement {
         defer {
             failures = []
             touched = []
@@ -120,7 +120,10 @@ public final class HostedStage: ScenarioStage {
         // This machine's beacons are kept on the air in the same wait (a disruption meanwhile
         // costs one gap, not the boxes' wait).
         let beside = local.map { [LocalBeacons(stage: $0, at: lastTick, failed: { [weak self] in self?.pending = $0 })] } ?? []
-        let collected = RemoteBox.collect(asked, interrupt: ending ? nil : interrupt, beside: beside)
+        // In the observer's wait (its scan goes on), but for the run's end: a wait of its own
+        // then, which a signal does not end.
+        let collected = ending ? RemoteBox.collect(asked, beside: beside)
+            : RemoteBox.collect(asked, interrupt: interrupt, beside: beside, waitingIn: observer)
         var settlement = StepSettlement(failures: failures + collected.failures, interrupted: collected.interrupted)
         for box in asked where box.lost == nil {
             guard let answered = box.lastReply, answered >= started else { continue }

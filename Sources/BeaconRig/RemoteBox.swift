@@ -91,17 +91,27 @@ public final class RemoteBox {
     /// box's oldest request (the box then drops out): the one loop type (`EventLoop`), each
     /// box's replies a source whose due time is its oldest request's timeout, `beside` served
     /// in the same wait (this machine's own beacons, kept on the air meanwhile).
-    /// - Parameter interrupt: a descriptor readable when a signal asks the run to end (the
-    ///   signal pipe): the wait ends then, what is still unanswered left waiting.
+    /// - Parameters:
+    ///   - interrupt: a descriptor readable when a signal asks the run to end (the signal
+    ///     pipe): the wait ends then, what is still unanswered left waiting.
+    ///   - observer: whose wait it is (a scenario's: its scan goes on meanwhile, and its
+    ///     signal pipe is `interrupt`); nil: a wait of its own.
     /// - Returns: the failures, one message each: refusals, and what was asked of a box that
     ///   dropped out; and whether a signal ended the wait.
     public static func collect(_ boxes: [RemoteBox], timeout: Duration = replyTimeout, interrupt: Int32? = nil,
-                               beside: [any RunLoopSource] = []) -> (failures: [String], interrupted: Bool) {
+                               beside: [any RunLoopSource] = [],
+                               waitingIn observer: ScenarioObserver? = nil) -> (failures: [String], interrupted: Bool) {
         let replies = boxes.map { BoxReplies(box: $0, timeout: timeout) }
-        let loop = EventLoop(interrupt: interrupt, sources: replies + beside, what: "the boxes' replies")
-        defer { loop.close() }
-        do {
-            let interrupted = try loop.run(until: nil) { replies.contains(where: \.busy) }
+        let busy = { replies.contains(where: \.busy) }
+        do throws(HostError) {
+            let interrupted: Bool
+            if let observer {
+                interrupted = try observer.wait(beside: replies + beside, while: busy)
+            } else {
+                let loop = EventLoop(interrupt: interrupt, sources: replies + beside, what: "the boxes' replies")
+                defer { loop.close() }
+                interrupted = try loop.run(until: nil, proceed: busy)
+            }
             return (replies.flatMap(\.failures), interrupted)
         } catch {
             // The wait itself failed: what is still unanswered fails with it.

@@ -22,8 +22,9 @@ public protocol ScenarioStage: AnyObject {
     var nextDeadline: Double? { get }
     /// Time passed (the runner's seconds): does what is due.
     func tick(now: Double) throws(HostError)
-    /// Waits for what the step asked of other machines (`HostedStage`), and says how it went.
-    func finishStep() -> StepSettlement
+    /// Waits for what the step asked of other machines (`HostedStage`), in the observer's wait
+    /// (`ScenarioObserver.wait(beside:while:)`: its scan goes on meanwhile), and says how it went.
+    func finishStep(waitingIn observer: ScenarioObserver) -> StepSettlement
     /// Readable when the stage has input to take in (its controller's link, the kernel's
     /// watchers; they change after a restore): the observer's waits end then, and the runner
     /// ticks the stage.
@@ -53,7 +54,7 @@ public struct StepSettlement: Sendable {
 extension ScenarioStage {
     public var nextDeadline: Double? { nil }
     public func tick(now: Double) throws(HostError) {}
-    public func finishStep() -> StepSettlement { StepSettlement() }
+    public func finishStep(waitingIn observer: ScenarioObserver) -> StepSettlement { StepSettlement() }
     public var wakeDescriptors: [Int32] { [] }
     public func takeSupervisionEvents() -> [EmitterEvent] { [] }
 }
@@ -75,10 +76,22 @@ public protocol ScenarioObserver: AnyObject {
     func next(until deadline: Double) throws(HostError) -> Observation
     /// The reports already received and not yet read, without waiting.
     func queued() throws(HostError) -> [ScanReport]
+    /// Waits beside `sources` (what a step asked of other machines, `RemoteBox`) while `busy`
+    /// says so, in the observer's own wait: what it scans meanwhile is kept for `next`.
+    /// - Returns: true when a signal asked the run to end.
+    /// - Throws: `HostError` when the wait itself fails.
+    func wait(beside sources: [any RunLoopSource], while busy: () -> Bool) throws(HostError) -> Bool
 }
 
 extension ScenarioObserver {
     public func queued() throws(HostError) -> [ScanReport] { [] }
+
+    /// A wait of its own, for an observer that has none (it simulates the air).
+    public func wait(beside sources: [any RunLoopSource], while busy: () -> Bool) throws(HostError) -> Bool {
+        let loop = EventLoop(interrupt: nil, sources: sources, what: "the step's wait")
+        defer { loop.close() }
+        return try loop.run(until: nil, proceed: busy)
+    }
 }
 
 /// What happens during a run, as it happens. Times are seconds since the run began.
@@ -435,7 +448,7 @@ public final class ScenarioRunner {
     /// Waits for what the step asked of other machines: their delays reported, their failures
     /// the step's (a failed result; the run goes on).
     private func settle(_ number: String, _ round: String?, _ step: Scenario.Step, started: Double) throws {
-        let settlement = stage.finishStep()
+        let settlement = stage.finishStep(waitingIn: observer)
         if settlement.interrupted { throw Interrupted() }
         if !settlement.applied.isEmpty { report(.applied(number: number, round: round, hosts: settlement.applied, at: elapsed)) }
         guard !settlement.failures.isEmpty else { return }

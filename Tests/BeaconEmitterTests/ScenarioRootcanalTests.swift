@@ -2,6 +2,7 @@
 
 @testable import AdvertisementCodec
 @testable import BeaconHost
+@testable import BeaconRig
 import Foundation
 import Testing
 
@@ -381,6 +382,41 @@ extension Rig {
             #expect(lines.contains { $0.contains("parameters") && $0.contains("TX power \(level) dBm") }, "\(level): \(run.stderr)")
         }
         #expect(run.stdout.contains("1 expectation: 1 passed"), "\(run.stdout)")
+    }
+}
+}
+
+extension Rig {
+/// A step's wait for its boxes is the observer's own wait: the scan goes on while a box takes
+/// its time, and what it heard is there for the next step.
+@Suite struct ObserverWaitRootcanalTests {
+    let port = rigPort ?? 0
+
+    @Test func theScanGoesOnWhileAStepWaitsForItsBoxes() throws {
+        let beacon = try TestAdvertiser(port: port, data: threeBeaconData[0])
+        defer { withExtendedLifetime(beacon) {} }
+        let scanner = try TestScanner(port: port)
+        let observer = LiveObserver(scanner: scanner.scanner, interrupt: nil)
+        let host = Scenario.HostDefinition(name: "lobby", destination: "beacon@pi-lobby", controlPath: "/run/beacon-emit-lobby/control")
+        let boxes = try RemoteBoxes.open([host], arguments: { _ in
+            ["sh", "-c", "read line; echo '{\"ok\":true}'; read line; sleep 0.6; echo '{\"ok\":true}'; sleep 30"]
+        }, progress: { _ in })
+        defer { RemoteBoxes.close(boxes.values) }
+        let box = try #require(boxes["lobby"])
+        _ = try observer.queued()  // what was heard before the step
+        #expect(box.send(.list, what: "list", handle: { _ in nil }) == nil)
+        let started = ContinuousClock.now
+        let collected = RemoteBox.collect([box], timeout: .seconds(10), waitingIn: observer)
+        let waited = started.duration(to: .now)
+        print("reports read while the step waited \(waited) for its box: \(observer.unread)")
+        #expect(collected.failures.isEmpty && !collected.interrupted, "\(collected)")
+        // A 100 ms beacon over the 0.6 s the box took: several reports, read in the wait.
+        #expect(observer.unread >= 2, "read \(observer.unread) reports in the wait")
+        if case .report(let report) = try observer.next(until: observer.now) {
+            #expect(Array(report.data) == threeBeaconData[0])
+        } else {
+            Issue.record("no report kept for the next step")
+        }
     }
 }
 }
