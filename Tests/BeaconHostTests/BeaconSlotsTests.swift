@@ -58,6 +58,25 @@ final class FakeSlots: SlotBackend {
     }
 
     var canShowFrames: Bool { true }
+
+    func putAddress(_ address: BluetoothAddress, onSlotOf index: Int, plan: AdvertisingPlan) throws(HostError) {
+        calls.append("address \(plan.handle(ofBeacon: index))")
+    }
+
+    func removeLeftovers() { calls.append("remove leftovers") }
+
+    func slotInBooks(forBeacon index: Int, plan: AdvertisingPlan) throws(HostError) -> UInt8? {
+        guard let slot = (0..<UInt8(capacity)).first(where: { !plan.handles.contains($0) }) else {
+            guard plan.handles.isEmpty else { return nil }
+            throw .unsupported("full")
+        }
+        return slot
+    }
+
+    func checkParameters(ofBeacon index: Int, plan: AdvertisingPlan) throws(HostError) {}
+
+    private(set) var left: [UInt8] = []
+    func leaveSlot(_ slot: UInt8) { left.append(slot) }
 }
 
 func minor(_ value: UInt16) -> Beacon {
@@ -237,6 +256,26 @@ func minor(_ value: UInt16) -> Beacon {
         try slots.remove(0, on: backend)
         #expect(slots.beacons.isEmpty && slots.plan?.handles == [])
         #expect(backend.calls == ["add 0", "add 1", "remove 0", "remove 1"])
+    }
+
+    /// Off the air, changes go through `InBooks`: the books change as on the air (a new beacon
+    /// numbered as the backend numbers slots, a removed one's slot left for the restore), and
+    /// nothing reaches the backend's air.
+    @Test func changesInTheBooksSendNothing() throws {
+        let backend = FakeSlots(capacity: 2)
+        let slots = BeaconSlots(beacons: [])
+        slots.plan = AdvertisingPlan(mode: .extended, handles: [], rotating: false, address: nil, addressIsRandom: false)
+        #expect(try slots.add(minor(1), on: backend) == 0)
+        let books = InBooks(backend)
+        #expect(try slots.add(minor(2), on: books) == 1)
+        try slots.update(0, to: minor(3), on: books)
+        try slots.remove(0, on: books)
+        #expect(slots.plan?.handles == [1] && slots.beacons == [minor(2)])
+        #expect(backend.calls == ["add 0"], "only the add made on the air: \(backend.calls)")
+        #expect(backend.left == [0], "the removed beacon's slot is the restore's to remove")
+        // The same changes on the air reach it.
+        try slots.update(0, to: minor(4), on: backend)
+        #expect(backend.calls == ["add 0", "data 1 4"])
     }
 
     /// A change the backend refuses leaves the books as they were once reverted (what each

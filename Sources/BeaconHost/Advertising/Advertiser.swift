@@ -12,9 +12,6 @@ package final class Advertiser {
     public let sharedWithKernel: Bool
     /// Called with each step, for `--verbose`.
     public var log: ((String) -> Void)?
-    /// While the beacons are off the air (a reset, a Hardware Error: `SupervisedSets`), changes
-    /// go into the books only, and the restore puts the books on the air.
-    var holding = false
 
     /// The beacons, the sets that carry them and the turns they take (the policy both ways in share).
     let slots: BeaconSlots
@@ -285,34 +282,33 @@ package final class Advertiser {
     /// - Returns: the new address.
     @discardableResult
     public func renewAddress(_ index: Int) throws(HostError) -> BluetoothAddress {
-        try atomically { () throws(HostError) in
-            guard let plan, slots.hasOwnSlot(index) else { throw .refused(Refusal(nil, beacon: slots.label(index), .noSetOfItsOwn)) }
-            let address = try slots.renewAddress(ofBeacon: index)
-            guard !holding else { return address }
-            step("\(slots.label(index)): new address \(address)")
-            if plan.mode == .legacy {
-                try controller.sendDisable(LESetAdvertisingEnable(enable: false))
-                try enablingAgain(LESetAdvertisingEnable(enable: true)) { () throws(HostError) in
-                    try controller.send(LESetRandomAddress(address: address), context: "address \(address)")
-                }
-            } else {
-                let handle = plan.handle(ofBeacon: index)
-                let command = LESetAdvertisingSetRandomAddress(handle: handle, address: address)
-                if !addressChangeNeedsDisable {
-                    do throws(HostError) {
-                        try controller.send(command, context: "address \(address)")
-                        return address
-                    } catch let .controllerRefused(_, status, _) where status == .commandDisallowed {
-                        step("the controller takes a set's address only while the set is disabled: disabling it around each new one")
-                        addressChangeNeedsDisable = true
-                    }
-                }
-                try controller.send(LESetExtendedAdvertisingEnable(enable: false, sets: [.init(handle: handle)]))
-                try enablingAgain(LESetExtendedAdvertisingEnable(enable: true, sets: [.init(handle: handle)])) { () throws(HostError) in
-                    try controller.send(command, context: "address \(address)")
-                }
+        try make { backend throws(HostError) in try renewAddress(index, on: backend) }
+    }
+
+    /// Puts beacon `index`'s new address on its set (`renewAddress`).
+    func putAddress(_ address: BluetoothAddress, onSlotOf index: Int, plan: AdvertisingPlan) throws(HostError) {
+        step("\(slots.label(index)): new address \(address)")
+        if plan.mode == .legacy {
+            try controller.sendDisable(LESetAdvertisingEnable(enable: false))
+            try enablingAgain(LESetAdvertisingEnable(enable: true)) { () throws(HostError) in
+                try controller.send(LESetRandomAddress(address: address), context: "address \(address)")
             }
-            return address
+            return
+        }
+        let handle = plan.handle(ofBeacon: index)
+        let command = LESetAdvertisingSetRandomAddress(handle: handle, address: address)
+        if !addressChangeNeedsDisable {
+            do throws(HostError) {
+                try controller.send(command, context: "address \(address)")
+                return
+            } catch let .controllerRefused(_, status, _) where status == .commandDisallowed {
+                step("the controller takes a set's address only while the set is disabled: disabling it around each new one")
+                addressChangeNeedsDisable = true
+            }
+        }
+        try controller.send(LESetExtendedAdvertisingEnable(enable: false, sets: [.init(handle: handle)]))
+        try enablingAgain(LESetExtendedAdvertisingEnable(enable: true, sets: [.init(handle: handle)])) { () throws(HostError) in
+            try controller.send(command, context: "address \(address)")
         }
     }
 
@@ -320,10 +316,7 @@ package final class Advertiser {
     /// disabled for them (a controller takes parameters only then), enabled again, its data
     /// and address kept. Refused parameters leave it enabled with the ones it had.
     func setParameters(onSlotOf index: Int, plan: AdvertisingPlan) throws(HostError) {
-        try checkAddress(ownOf: index)
-        try checkCoded(ownOf: index)
-        if plan.mode == .legacy { try checkLegacy(ownOf: index) }
-        guard !holding else { return }
+        try checkParameters(ofBeacon: index, plan: plan)
         if plan.mode == .legacy {
             step("disable advertising for \(slots.label(index))'s new parameters")
             try controller.sendDisable(LESetAdvertisingEnable(enable: false))
@@ -336,6 +329,12 @@ package final class Advertiser {
                 try sendExtendedParameters(handle: handle, beacon: index, plan: plan)
             }
         }
+    }
+
+    func checkParameters(ofBeacon index: Int, plan: AdvertisingPlan) throws(HostError) {
+        try checkAddress(ownOf: index)
+        try checkCoded(ownOf: index)
+        if plan.mode == .legacy { try checkLegacy(ownOf: index) }
     }
 
     /// Runs `body` on disabled advertising, then sends `enable`, whether `body` succeeded or not.
@@ -367,7 +366,6 @@ package final class Advertiser {
     /// Sets `data` (beacon `index`'s, or a frame shown in its place) on the set that carries
     /// beacon `index`: its own, or the last when it takes turns.
     func setData(_ data: [UInt8], scanResponse: [UInt8]?, onSlotOf index: Int, plan: AdvertisingPlan) throws(HostError) {
-        guard !holding else { return }
         if plan.mode == .legacy {
             try setLegacyData(data, scanResponse: scanResponse, label: index)
         } else {
@@ -391,7 +389,7 @@ package final class Advertiser {
     /// Changes beacon `index`'s data in place and its own parameters (nil: kept) on its set,
     /// disabled for them: a short gap for that beacon only.
     public func update(_ index: Int, to beacon: Beacon, parameters: BeaconParameters?) throws(HostError) {
-        try atomically { () throws(HostError) in try slots.update(index, to: beacon, parameters: parameters, on: self) }
+        try make { backend throws(HostError) in try update(index, to: beacon, parameters: parameters, on: backend) }
     }
 
     /// Puts another frame on beacon `index`'s set for now, the beacon itself unchanged (what a
@@ -426,7 +424,7 @@ package final class Advertiser {
     /// Adds a beacon with its own interval and TX power (a set of its own: never in the turns).
     @discardableResult
     public func add(_ beacon: Beacon, parameters: BeaconParameters) throws(HostError) -> Int {
-        try atomically { () throws(HostError) in try slots.add(beacon, parameters: parameters, on: self) }
+        try make { backend throws(HostError) in try add(beacon, parameters: parameters, on: backend) }
     }
 
     /// Each beacon's own parameters, in order.
@@ -435,21 +433,17 @@ package final class Advertiser {
     /// The random address of its own each beacon's set advertises from (nil: none of its own).
     public var ownAddresses: [BluetoothAddress?] { slots.entries.indices.map { slots.ownAddress(ofBeacon: $0) } }
 
-    /// A set of its own for the new beacon `index` with extended advertising (nil: none free,
-    /// or legacy advertising's one taken, where it joins the turns on the last).
-    func addSlot(forBeacon index: Int, plan: AdvertisingPlan) throws(HostError) -> UInt8? {
+    /// A set of its own for the new beacon `index` (nil: none free, or legacy advertising's one
+    /// taken, where it joins the turns on the last), its parameters checked; nothing sent but
+    /// the question of how many sets there are, where it was not asked yet.
+    func slotInBooks(forBeacon index: Int, plan: AdvertisingPlan) throws(HostError) -> UInt8? {
         try checkAddress(ownOf: index)
         try checkCoded(ownOf: index)
         guard plan.mode == .extended else {
             // Legacy advertising's one "set": the beacon's own while no other has it.
             guard plan.handles.isEmpty else { return nil }
             try checkLegacy(ownOf: index)
-            let handle = Self.handle(ofSet: 0, sharedWithKernel: sharedWithKernel)
-            if !holding {
-                try startLegacy(AdvertisingPlan(mode: .legacy, handles: [handle], rotating: false, address: plan.address,
-                                                addressIsRandom: plan.addressIsRandom), disableFirst: false)
-            }
-            return handle
+            return Self.handle(ofSet: 0, sharedWithKernel: sharedWithKernel)
         }
         if numberOfSets == nil {
             let commands = try controller.send(ReadLocalSupportedCommands())
@@ -461,8 +455,17 @@ package final class Advertiser {
             guard plan.handles.isEmpty else { return nil }
             throw .refused(Refusal(nil, .noFreeSet(sets: Int(numberOfSets ?? 1))))
         }
-        // Off the air: the restore programs it.
-        guard !holding else { return handle }
+        return handle
+    }
+
+    /// A set of its own for the new beacon `index`, on the air (`slotInBooks`'s).
+    func addSlot(forBeacon index: Int, plan: AdvertisingPlan) throws(HostError) -> UInt8? {
+        guard let handle = try slotInBooks(forBeacon: index, plan: plan) else { return nil }
+        guard plan.mode == .extended else {
+            try startLegacy(AdvertisingPlan(mode: .legacy, handles: [handle], rotating: false, address: plan.address,
+                                            addressIsRandom: plan.addressIsRandom), disableFirst: false)
+            return handle
+        }
         let single = AdvertisingPlan(mode: .extended, handles: [handle], rotating: false, address: plan.address,
                                      addressIsRandom: plan.addressIsRandom)
         // Ours from its first command: a leftover until it carries the beacon or is removed.
@@ -483,21 +486,21 @@ package final class Advertiser {
     /// Takes beacon `index` off the air (its set removed, or out of the turns), the last one
     /// too (`LiveBeacons` keeps the last one on the air for `advertise` and the library).
     public func remove(_ index: Int) throws(HostError) {
-        try atomically { () throws(HostError) in try slots.remove(index, on: self) }
+        try make { backend throws(HostError) in try remove(index, on: backend) }
+    }
+
+    /// A removed beacon's set, off the air: removed at the restore (legacy advertising's one:
+    /// nothing to remove).
+    func leaveSlot(_ handle: UInt8) {
+        if plan?.mode != .legacy { leftovers.insert(handle) }
     }
 
     /// Disables and removes a removed beacon's set.
     func removeSlot(_ handle: UInt8) throws(HostError) {
         guard plan?.mode != .legacy else {
             // The one beacon of legacy advertising (beacons that come and go).
-            guard !holding else { return }
             step("disable advertising (LE Set Advertising Enable 0x00)")
             try controller.sendDisable(LESetAdvertisingEnable(enable: false))
-            return
-        }
-        // Off the air, what may be left of it is removed at the restore.
-        guard !holding else {
-            leftovers.insert(handle)
             return
         }
         step("disable and remove set \(handle)")

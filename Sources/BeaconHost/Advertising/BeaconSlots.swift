@@ -23,6 +23,53 @@ protocol SlotBackend: AnyObject {
     func removeSlot(_ slot: UInt8) throws(HostError)
     /// Whether another frame may be put on a beacon's slot for now (`show`).
     var canShowFrames: Bool { get }
+    /// Puts `address`, beacon `index`'s new one (in the books already), on the slot of its own.
+    func putAddress(_ address: BluetoothAddress, onSlotOf index: Int, plan: AdvertisingPlan) throws(HostError)
+    /// Removes the slots of ours no beacon uses, refusals ignored.
+    func removeLeftovers()
+
+    // The same, for the books only (`InBooks`): checked, numbered, nothing sent.
+
+    /// The slot the new last beacon, `index`, would get (nil: none free, it joins the turns),
+    /// its parameters checked as `addSlot` checks them; nothing sent.
+    func slotInBooks(forBeacon index: Int, plan: AdvertisingPlan) throws(HostError) -> UInt8?
+    /// Refuses beacon `index`'s parameters as `setParameters(onSlotOf:plan:)` would; nothing sent.
+    func checkParameters(ofBeacon index: Int, plan: AdvertisingPlan) throws(HostError)
+    /// `slot`, a removed beacon's, is left for the restore (or the stop) to remove where it is
+    /// still ours; nothing sent.
+    func leaveSlot(_ slot: UInt8)
+}
+
+/// The books only: a change made while the beacons are off the air, or one a disruption cut
+/// short (`CutShortChange.keepInBooks`), for the restore to put on the air. What the backend
+/// checks is checked and a new beacon's slot numbered as the backend numbers them; nothing is
+/// sent.
+final class InBooks: SlotBackend {
+    private let backend: any SlotBackend
+
+    init(_ backend: any SlotBackend) {
+        self.backend = backend
+    }
+
+    func setData(_ data: [UInt8], scanResponse: [UInt8]?, onSlotOf index: Int, plan: AdvertisingPlan) {}
+    func addSlot(forBeacon index: Int, plan: AdvertisingPlan) throws(HostError) -> UInt8? {
+        try backend.slotInBooks(forBeacon: index, plan: plan)
+    }
+    func setParameters(onSlotOf index: Int, plan: AdvertisingPlan) throws(HostError) {
+        try backend.checkParameters(ofBeacon: index, plan: plan)
+    }
+    func removeSlot(_ slot: UInt8) { backend.leaveSlot(slot) }
+    /// A frame shown for now is not the restore's to put back.
+    var canShowFrames: Bool { false }
+    func putAddress(_ address: BluetoothAddress, onSlotOf index: Int, plan: AdvertisingPlan) {}
+    func removeLeftovers() {}
+    func slotInBooks(forBeacon index: Int, plan: AdvertisingPlan) throws(HostError) -> UInt8? {
+        try backend.slotInBooks(forBeacon: index, plan: plan)
+    }
+    func checkParameters(ofBeacon index: Int, plan: AdvertisingPlan) throws(HostError) {
+        try backend.checkParameters(ofBeacon: index, plan: plan)
+    }
+    func leaveSlot(_ slot: UInt8) { backend.leaveSlot(slot) }
 }
 
 /// The advertising policy both ways in share, written once: which beacon is on which slot,
@@ -121,13 +168,17 @@ final class BeaconSlots {
         }
     }
 
-    /// Gives beacon `index`, whose address is made up, a new one of the same kind (in the books).
-    func renewAddress(ofBeacon index: Int) throws(HostError) -> BluetoothAddress {
+    /// Gives beacon `index`, whose address is made up, a new one of the same kind, on its slot
+    /// of its own.
+    /// - Returns: the new address.
+    func renewAddress(_ index: Int, on backend: some SlotBackend) throws(HostError) -> BluetoothAddress {
+        guard let plan, hasOwnSlot(index) else { throw .refused(Refusal(nil, beacon: label(index), .noSetOfItsOwn)) }
         guard entries.indices.contains(index), let kind = entries[index].parameters.address, kind.isMadeUp else {
             throw .refused(Refusal(nil, beacon: label(index), .noAddressMadeUp))
         }
         let address = kind.make()!
         entries[index].madeAddress = (kind, address)
+        try backend.putAddress(address, onSlotOf: index, plan: plan)
         return address
     }
 

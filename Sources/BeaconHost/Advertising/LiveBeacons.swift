@@ -10,21 +10,21 @@ struct LiveState {
     var rotationIndex: Int
 }
 
-/// An advertiser whose changes (`LiveAdvertising`) are undone in its books when they fail.
-protocol RevertibleAdvertiser: LiveAdvertising {
+/// An advertiser whose changes (`LiveAdvertising`) are undone in its books when they fail. A
+/// change is made through its books (`BeaconSlots`) on a backend: the advertiser itself (on
+/// the air), or `InBooks` (the books only, for the restore to put on the air).
+protocol RevertibleAdvertiser: LiveAdvertising, SlotBackend {
     /// Its books: the beacons, the plan, the turn, the leftovers (`BeaconSlots.revert`: a set
     /// or instance that a failed change had created stays the advertiser's, as a leftover that
     /// the next restore or stop removes).
     var slots: BeaconSlots { get }
     var log: ((String) -> Void)? { get set }
-    /// While the beacons are off the air (`SupervisedSets`), changes go into the books only,
-    /// and the restore puts the books on the air.
-    var holding: Bool { get set }
     /// Whether another beacon can have a slot of its own now.
     var hasFreeSet: Bool { get }
-    /// Removes the slots of ours no beacon uses, refusals ignored.
-    func removeLeftovers()
 }
+
+/// A change to the beacons, made on `backend` (the advertiser, or `InBooks`).
+typealias BeaconChange<T> = (_ backend: any SlotBackend) throws(HostError) -> T
 
 /// What a change to running beacons becomes when a disruption cuts it short: one rule, with
 /// the two answers its callers need.
@@ -50,22 +50,26 @@ extension RevertibleAdvertiser {
         }
     }
 
-    /// Makes `change` in the books only (nothing sent), as a transaction: for beacons off the
-    /// air, whose restore puts the books on the air.
-    func inBooks<T>(_ change: () throws(HostError) -> T) throws(HostError) -> T {
-        holding = true
-        defer { holding = false }
-        return try atomically(change)
+    /// Makes `change` on the air, as a transaction.
+    func make<T>(_ change: BeaconChange<T>) throws(HostError) -> T {
+        try atomically { () throws(HostError) in try change(self) }
+    }
+
+    /// Makes `change` in the books only (`InBooks`: nothing sent), as a transaction: for
+    /// beacons off the air, whose restore puts the books on the air.
+    func inBooks<T>(_ change: BeaconChange<T>) throws(HostError) -> T {
+        let books = InBooks(self)
+        return try atomically { () throws(HostError) in try change(books) }
     }
 
     /// Makes `change` on the air as a transaction; one that a disruption `session` saw cuts
     /// short is undone, then thrown or kept in the books as `cutShort` says.
     /// - Returns: the change's result, and whether a disruption cut it short (kept in the books).
     func change<T>(in session: any AdvertisingSession, cutShort rule: CutShortChange,
-                   _ change: () throws(HostError) -> T) throws(HostError) -> (result: T, cutShort: Bool) {
+                   _ change: BeaconChange<T>) throws(HostError) -> (result: T, cutShort: Bool) {
         let seen = session.disruptionsSeen.count
         do {
-            return (try atomically(change), false)
+            return (try make(change), false)
         } catch {
             guard let disruption = session.interruption(since: seen, failure: error) else { throw error }
             switch rule {
@@ -73,6 +77,29 @@ extension RevertibleAdvertiser {
             case .keepInBooks: return (try inBooks(change), true)
             }
         }
+    }
+
+    // The changes, each on a backend.
+
+    func update(_ index: Int, to beacon: Beacon, parameters: BeaconParameters?,
+                on backend: some SlotBackend) throws(HostError) {
+        try slots.update(index, to: beacon, parameters: parameters, on: backend)
+    }
+
+    func add(_ beacon: Beacon, parameters: BeaconParameters, on backend: some SlotBackend) throws(HostError) -> Int {
+        try slots.add(beacon, parameters: parameters, on: backend)
+    }
+
+    func remove(_ index: Int, on backend: some SlotBackend) throws(HostError) {
+        try slots.remove(index, on: backend)
+    }
+
+    func renewAddress(_ index: Int, on backend: some SlotBackend) throws(HostError) -> BluetoothAddress {
+        try slots.renewAddress(index, on: backend)
+    }
+
+    func show(_ index: Int, _ frame: Beacon, on backend: some SlotBackend) throws(HostError) {
+        try slots.show(index, frame, on: backend)
     }
 }
 
@@ -105,9 +132,7 @@ public final class LiveBeacons: LiveAdvertising {
     }
 
     public func update(_ index: Int, to beacon: Beacon, parameters: BeaconParameters?) throws(HostError) {
-        try change { (advertiser: any RevertibleAdvertiser) throws(HostError) in
-            try advertiser.update(index, to: beacon, parameters: parameters)
-        }
+        try change { backend throws(HostError) in try advertiser.update(index, to: beacon, parameters: parameters, on: backend) }
     }
 
     public func add(_ beacon: Beacon) throws(HostError) -> Int {
@@ -115,26 +140,26 @@ public final class LiveBeacons: LiveAdvertising {
     }
 
     public func add(_ beacon: Beacon, parameters: BeaconParameters) throws(HostError) -> Int {
-        try change { (advertiser: any RevertibleAdvertiser) throws(HostError) in try advertiser.add(beacon, parameters: parameters) }
+        try change { backend throws(HostError) in try advertiser.add(beacon, parameters: parameters, on: backend) }
     }
 
     @discardableResult
     public func renewAddress(_ index: Int) throws(HostError) -> BluetoothAddress {
-        try change { (advertiser: any RevertibleAdvertiser) throws(HostError) in try advertiser.renewAddress(index) }
+        try change { backend throws(HostError) in try advertiser.renewAddress(index, on: backend) }
     }
 
     /// Takes beacon `index` off the air; not the last one (stopping is how advertising stops).
     public func remove(_ index: Int) throws(HostError) {
         try BeaconRemoval.check(index, of: advertiser.beacons.count)
-        try change { (advertiser: any RevertibleAdvertiser) throws(HostError) in try advertiser.remove(index) }
+        try change { backend throws(HostError) in try advertiser.remove(index, on: backend) }
     }
 
     public func show(_ index: Int, _ frame: Beacon) throws(HostError) {
-        try change { (advertiser: any RevertibleAdvertiser) throws(HostError) in try advertiser.show(index, frame) }
+        try change { backend throws(HostError) in try advertiser.show(index, frame, on: backend) }
     }
 
-    private func change<T>(_ body: (any RevertibleAdvertiser) throws(HostError) -> T) throws(HostError) -> T {
-        try advertiser.change(in: session, cutShort: .undo) { () throws(HostError) in try body(advertiser) }.result
+    private func change<T>(_ body: BeaconChange<T>) throws(HostError) -> T {
+        try advertiser.change(in: session, cutShort: .undo, body).result
     }
 }
 

@@ -47,9 +47,6 @@ package final class ManagedAdvertiser {
     public private(set) var foreign: Set<UInt8> = []
     /// Called with each warning (an interval or rotation the kernel does not honour as asked).
     public var warn: ((String) -> Void)?
-    /// While the beacons are off the air (`SupervisedSets`), changes go into the books only,
-    /// and the restore puts the books on the air.
-    var holding = false
 
     /// The number a beacon added while off the air has until the restore finds it one (the
     /// kernel numbers instances from 1).
@@ -222,7 +219,7 @@ package final class ManagedAdvertiser {
     /// instance's parameters given again, which the kernel takes by setting the instance up
     /// anew (a short gap for that beacon only).
     public func update(_ index: Int, to beacon: Beacon, parameters: BeaconParameters?) throws(HostError) {
-        try atomically { () throws(HostError) in try slots.update(index, to: beacon, parameters: parameters, on: self) }
+        try make { backend throws(HostError) in try update(index, to: beacon, parameters: parameters, on: backend) }
     }
 
     /// Each beacon's own parameters, in order.
@@ -255,8 +252,6 @@ package final class ManagedAdvertiser {
     func setParameters(onSlotOf index: Int, plan: AdvertisingPlan) throws(HostError) {
         try checkOwn(ofBeacon: index)
         let instance = plan.handle(ofBeacon: index)
-        // Off the air: the restore adds it with them.
-        guard !holding else { return }
         step("instance \(instance): new parameters for \(slots.label(index))")
         try add(instance: instance, beacon: index)
     }
@@ -283,15 +278,25 @@ package final class ManagedAdvertiser {
     /// Adds a beacon with its own interval and TX power (an instance of its own: never in the turns).
     @discardableResult
     public func add(_ beacon: Beacon, parameters: BeaconParameters) throws(HostError) -> Int {
-        try atomically { () throws(HostError) in try slots.add(beacon, parameters: parameters, on: self) }
+        try make { backend throws(HostError) in try add(beacon, parameters: parameters, on: backend) }
+    }
+
+    /// Refuses beacon `index`'s own parameters as the kernel's features said last.
+    func checkParameters(ofBeacon index: Int, plan: AdvertisingPlan) throws(HostError) {
+        try checkOwn(ofBeacon: index)
+    }
+
+    /// Off the air, the new beacon `index` gets no instance yet: the restore finds it one. Its
+    /// parameters are checked as the kernel's features said last.
+    func slotInBooks(forBeacon index: Int, plan: AdvertisingPlan) throws(HostError) -> UInt8? {
+        try checkOwn(ofBeacon: index)
+        return Self.noInstanceYet
     }
 
     /// An instance of its own for the new beacon `index`.
     func addSlot(forBeacon index: Int, plan: AdvertisingPlan) throws(HostError) -> UInt8? {
         // Refused before anything is sent, as the kernel's features said last.
         try checkOwn(ofBeacon: index)
-        // Off the air: the restore finds it an instance.
-        guard !holding else { return Self.noInstanceYet }
         let features = try client.send(ReadAdvertisingFeatures())
         self.features = features
         try checkOwn(ofBeacon: index)
@@ -328,22 +333,27 @@ package final class ManagedAdvertiser {
     /// Takes beacon `index` off the air (its instance removed, or out of the turns), the last one
     /// too (`LiveBeacons` keeps the last one on the air for `advertise` and the library).
     public func remove(_ index: Int) throws(HostError) {
-        try atomically { () throws(HostError) in try slots.remove(index, on: self) }
+        try make { backend throws(HostError) in try remove(index, on: backend) }
     }
 
     /// Removes a removed beacon's instance, while it is ours.
     func removeSlot(_ instance: UInt8) throws(HostError) {
-        if holding {
-            // Off the air: what is still ours goes at the restore.
-            if held.contains(instance) { leftovers.insert(instance) }
-            return
-        }
         if held.contains(instance) {
             step("remove instance \(instance) (Remove Advertising)")
             _ = try client.removeInstance(instance)
             held.remove(instance)
         }
         instancesChanged?((plan?.handles ?? []) + leftovers.sorted())
+    }
+
+    /// A removed beacon's instance, off the air: what is still ours goes at the restore.
+    func leaveSlot(_ instance: UInt8) {
+        if held.contains(instance) { leftovers.insert(instance) }
+    }
+
+    /// A kernel's instance takes no address of ours (`checkOwn` refuses one): nothing to renew.
+    func putAddress(_ address: BluetoothAddress, onSlotOf index: Int, plan: AdvertisingPlan) throws(HostError) {
+        throw .refused(Refusal(.ownAddress, beacon: slots.label(index), .kernelChoosesAddress))
     }
 
     /// Removes the leftover instances that are still ours; one that cannot be removed stays a leftover.
@@ -407,7 +417,6 @@ package final class ManagedAdvertiser {
     /// carries beacon `index` (the one instance when the beacons take turns): Add Extended
     /// Advertising Data where the kernel takes parameters apart, else the whole instance again.
     func setData(_ data: [UInt8], scanResponse: [UInt8]?, onSlotOf index: Int, plan: AdvertisingPlan) throws(HostError) {
-        guard !holding else { return }
         let instance = plan.handle(ofBeacon: index)
         // Not ours now (taken over, or removed by the kernel): the restore puts the beacon back.
         guard held.contains(instance) else {

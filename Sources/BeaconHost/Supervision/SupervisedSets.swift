@@ -14,8 +14,8 @@ import LinuxSystem
 /// The caller's loop wakes on `wakeDescriptors` (the session's sockets have input) and at
 /// `nextDeadline`, and calls `serve()` then.
 package final class SupervisedSets: BeaconSets {
-    /// The advertising core; changes go into its books only while the beacons are off the air
-    /// (`holding`), for the restore to put on the air.
+    /// The advertising core; changes go into its books only (`InBooks`) while the beacons are
+    /// off the air, for the restore to put on the air.
     let advertiser: any RevertibleAdvertiser
     private let session: any AdvertisingSession
     private var supervisor: Supervisor
@@ -86,58 +86,66 @@ package final class SupervisedSets: BeaconSets {
     }
 
     public func add(_ beacon: Beacon, parameters: BeaconParameters) throws(HostError) -> BeaconID {
-        try change { () throws(HostError) in
+        try change { backend throws(HostError) in
             // (The ids read after the add: it has the new one.)
-            let index = try advertiser.add(beacon, parameters: parameters)
+            let index = try advertiser.add(beacon, parameters: parameters, on: backend)
             return advertiser.ids[index]
         }
     }
 
     public func update(_ id: BeaconID, to beacon: Beacon) throws(HostError) {
-        try change { () throws(HostError) in try advertiser.update(try index(id), to: beacon, parameters: nil) }
+        try change { backend throws(HostError) in try advertiser.update(try index(id), to: beacon, parameters: nil, on: backend) }
     }
 
     public func setParameters(_ id: BeaconID, to parameters: BeaconParameters) throws(HostError) {
-        try change { () throws(HostError) in
+        try change { backend throws(HostError) in
             let index = try index(id)
-            try advertiser.update(index, to: advertiser.beacons[index], parameters: parameters)
+            try advertiser.update(index, to: advertiser.beacons[index], parameters: parameters, on: backend)
         }
     }
 
     public func renewAddress(_ id: BeaconID) throws(HostError) -> BluetoothAddress {
-        try change { () throws(HostError) in try advertiser.renewAddress(try index(id)) }
+        try change { backend throws(HostError) in try advertiser.renewAddress(try index(id), on: backend) }
     }
 
     /// Takes the beacon off the air (the last one too: a scenario's beacons come and go).
     public func remove(_ id: BeaconID) throws(HostError) {
-        try change { () throws(HostError) in
+        try change { backend throws(HostError) in
             guard let index = advertiser.index(of: id) else { return }
-            try advertiser.remove(index)
+            try advertiser.remove(index, on: backend)
         }
     }
 
-    /// Removes every beacon, trying each; then what no beacon uses, on the air.
-    private func removeEach() throws(HostError) {
+    /// Removes every beacon, each a change `make` makes (on the air, or in the books), trying
+    /// each; then what no beacon uses.
+    private func removeEach(through make: (BeaconChange<Void>) throws(HostError) -> Void) throws(HostError) {
         var first: HostError?
         for id in advertiser.ids.reversed() {
-            guard let index = advertiser.index(of: id) else { continue }
-            do { try advertiser.remove(index) } catch { first = first ?? error }
+            do {
+                try make { backend throws(HostError) in
+                    guard let index = advertiser.index(of: id) else { return }
+                    try advertiser.remove(index, on: backend)
+                }
+            } catch {
+                first = first ?? error
+            }
         }
-        if !advertiser.holding { advertiser.removeLeftovers() }
+        try? make { backend in backend.removeLeftovers() }
         if let first { throw first }
     }
 
     public func removeAll() throws(HostError) {
+        let onAir = { [advertiser] (change: BeaconChange<Void>) throws(HostError) in try advertiser.make(change) }
         // Off the air (or the link gone), the books are emptied; what is left on a controller
         // that comes back is the next run's to find.
         // (An adapter that is usable, the beacons off the air for a takeover or a reset, has
         // what is still ours removed: nothing of ours stays on the air after the run.)
         guard !supervisor.isOffAir else {
-            if session.availability() == .usable, (try? removeEach()) != nil { return }
-            try advertiser.inBooks { () throws(HostError) in try removeEach() }
+            if session.availability() == .usable, (try? removeEach(through: onAir)) != nil { return }
+            try removeEach { (change: BeaconChange<Void>) throws(HostError) in try advertiser.inBooks(change) }
             return
         }
-        try removeEach()
+        try removeEach(through: onAir)
     }
 
     public var hasFreeSet: Bool { advertiser.hasFreeSet }
@@ -161,7 +169,7 @@ package final class SupervisedSets: BeaconSets {
     /// Makes `body` on the air, or, off the air, in the books only. One that a disruption cuts
     /// short is made again in the books (`CutShortChange.keepInBooks`), and the disruption
     /// handed to the supervisor.
-    private func change<T>(_ body: () throws(HostError) -> T) throws(HostError) -> T {
+    private func change<T>(_ body: BeaconChange<T>) throws(HostError) -> T {
         if supervisor.isOffAir { return try advertiser.inBooks(body) }
         let (result, cutShort) = try advertiser.change(in: session, cutShort: .keepInBooks, body)
         if cutShort { try serve() }
