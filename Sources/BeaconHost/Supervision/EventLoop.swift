@@ -4,10 +4,11 @@ import LinuxSystem
 
 /// The one loop type: one epoll set for the signal pipe and every source's descriptors (and,
 /// in `Emitter.run`, the session's sockets), the sources' due times as the wait's deadline.
-/// `advertise` and the library's advertising run it (`Emitter.run`), and so do the scans:
-/// `scan`, `monitor`, `verify`, `audit` (`AdvertisementScanner.feed`), `calibrate`
-/// (`rssiSamples`), the library's report stream and a scenario's observer, each a
-/// `ScanSource` beside its timers. A command's wait for its answer runs it too (the
+/// `advertise` runs it (`Emitter.run`), and so do the scans: `scan`, `monitor`, `verify`,
+/// `audit` (`AdvertisementScanner.feed`), `calibrate` (`rssiSamples`) and a scenario's
+/// observer (a step's wait for its boxes too), each a `ScanSource` beside its timers. The
+/// library's async API is one for the process (`LibraryLoop`): each broadcast and report
+/// stream a source that leaves once it has ended. A command's wait for its answer runs it too (the
 /// session's command engines wait in it, `CommandWaitLoop`): until the answer comes, the
 /// sources that may be served while a command is outstanding are served (the service
 /// watchdog; control clients, whose changes are held until the command is over), and the
