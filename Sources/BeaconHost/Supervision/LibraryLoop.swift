@@ -68,14 +68,17 @@ package final class LibraryLoop: Sendable {
     private func run(_ wake: WakePipe) {
         mailbox.withLock { $0.threads += 1 }
         let inbox = Inbox(owner: self, wake: wake)
-        let loop = EventLoop(interrupt: nil, sources: [inbox], what: "the library's loop")
-        inbox.loop = loop
+        var loop = EventLoop(interrupt: nil, sources: [inbox], what: "the library's loop")
         while true {
-            // Only a failing epoll ends a run of the loop; it is run again after a pause rather
-            // than leaving the sessions unserved.
-            if (try? loop.run(until: nil)) == nil {
-                _ = Poll.pause(.milliseconds(100), interrupt: nil)
-            }
+            inbox.loop = loop
+            // Only a failing epoll set ends a run of the loop: the sessions go on in a new one,
+            // after a wait for new work of at most 100 ms (where no new set can be made either,
+            // the loop does not spin).
+            guard (try? loop.run(until: nil)) == nil else { continue }
+            let sessions = loop.sources
+            loop.close()
+            _ = try? Poll.waitAny([Descriptor(wake.descriptor)], until: .now + .milliseconds(100))
+            loop = EventLoop(interrupt: nil, sources: sessions, what: "the library's loop")
         }
     }
 
