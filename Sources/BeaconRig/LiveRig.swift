@@ -234,34 +234,13 @@ public final class LiveObserver: ScenarioObserver {
     package var unread: Int { arrived.reports.count }
 
     public func wait(beside sources: [any RunLoopSource], while busy: () -> Bool) throws(HostError) -> Bool {
-        let visitors = sources.map(Visitor.init)
-        for visitor in visitors { loop.add(visitor) }
-        // They leave the loop at its next turn, whatever ends the wait.
-        defer { for visitor in visitors { visitor.left = true } }
+        for source in sources { loop.add(source) }
+        // They leave the loop whatever ends the wait.
+        defer { loop.remove(sources) }
         let interrupted = try loop.run(until: nil) { [scan] in busy() && scan?.ended != true }
         if let failure = scan?.failure { throw failure }
         return interrupted
     }
-}
-
-/// A source in the observer's loop for one wait (`LiveObserver.wait(beside:while:)`): served as
-/// itself until it has left.
-private final class Visitor: RunLoopSource {
-    let source: any RunLoopSource
-    var left = false
-
-    init(_ source: any RunLoopSource) {
-        self.source = source
-    }
-
-    var hasEnded: Bool { left }
-    var descriptors: [Int32] { left ? [] : source.descriptors }
-    var due: ContinuousClock.Instant? { left ? nil : source.due }
-    func serve() { source.serve() }
-    func serve(ready: [Int32]) { source.serve(ready: ready) }
-    func takeDisruption() -> Disruption? { source.takeDisruption() }
-    var servesWhileCommandWaits: Bool { !left && source.servesWhileCommandWaits }
-    func serveWhileCommandWaits(ready: [Int32]) { source.serveWhileCommandWaits(ready: ready) }
 }
 
 /// The reports a scan's handler has read and the observer not yet taken.

@@ -49,6 +49,12 @@ package final class EventLoop: CommandWaitLoop {
         sources.append(source)
     }
 
+    /// Serves `sources` no more (a wait's own sources, added for it: `LiveObserver`). Only on
+    /// the loop's own thread, between its runs.
+    package func remove(_ leaving: [any RunLoopSource]) {
+        sources.removeAll { source in leaving.contains { $0 === source } }
+    }
+
     /// The descriptors a wait on another epoll set found readable (a loop that runs this one's
     /// turns as one of its sources): served by the next `serveReady`.
     package func found(_ readable: some Sequence<Int32>) {
