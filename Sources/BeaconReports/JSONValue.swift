@@ -60,10 +60,49 @@ public enum JSONValue: Codable, Hashable, Sendable, ExpressibleByStringLiteral, 
     }
     public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
 
-    /// Parses one JSON text; nil when it is not JSON.
+    /// The deepest nesting read (arrays and objects within one another): a control request
+    /// needs 3; the decoder and everything that walks a value recurse once per level.
+    public static let maximumDepth = 64
+
+    /// Parses one JSON text; nil when it is not JSON, or nests deeper than `maximumDepth`
+    /// (measured before anything is decoded).
     public init?(parsing text: String) {
-        guard let value = try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)) else { return nil }
+        let bytes = Array(text.utf8)
+        guard Self.depth(of: bytes) <= Self.maximumDepth,
+              let value = try? JSONDecoder().decode(JSONValue.self, from: Data(bytes)) else { return nil }
         self = value
+    }
+
+    /// How deeply a JSON text nests arrays and objects: its brackets and braces outside strings,
+    /// counted in one pass (a string is the only place JSON hides one); stops counting once the
+    /// text passes `maximumDepth`.
+    static func depth(of bytes: [UInt8]) -> Int {
+        var depth = 0
+        var deepest = 0
+        var inString = false
+        var escaped = false
+        for byte in bytes {
+            if inString {
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "["), UInt8(ascii: "{"):
+                depth += 1
+                deepest = max(deepest, depth)
+                if deepest > maximumDepth { return deepest }
+            case UInt8(ascii: "]"), UInt8(ascii: "}"): depth -= 1
+            default: break
+            }
+        }
+        return deepest
     }
 
     /// One line of JSON: keys sorted, slashes as they are.

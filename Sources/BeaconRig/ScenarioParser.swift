@@ -81,8 +81,13 @@ public struct ScenarioParser {
         return text
     }
 
-    /// The document's root node, its values counted (aliases followed) up to `maximumValues`.
+    /// The document's root node: refused when it nests deeper than `YAMLNesting.maximumDepth`
+    /// (measured before its tree is built), or holds more than `maximumValues` values or nests
+    /// deeper once its aliases are followed.
     private func document(_ text: String, empty: String) throws(ScenarioError) -> Node {
+        if let place = YAMLNesting.firstPlace(deeperThan: YAMLNesting.maximumDepth, in: text) {
+            throw ScenarioError(file: file, place: place, message: Self.tooDeep(""))
+        }
         let root: Node
         do {
             guard let node = try Yams.compose(yaml: text) else { throw fail(nil, empty) }
@@ -94,27 +99,51 @@ public struct ScenarioParser {
         } catch {
             throw fail(nil, "not YAML or JSON: \(error)")
         }
-        var budget = Self.maximumValues
-        guard Self.fits(root, within: &budget) else {
+        switch Self.measure(root) {
+        case nil:
+            return root
+        case .tooManyValues:
             throw fail(root, "the document holds more than \(Self.maximumValues) values once its aliases (*name) are "
                        + "followed: refused (aliases that repeat one another make a small file stand for billions)")
+        case let .tooDeep(node):
+            throw fail(node, Self.tooDeep(" once its aliases (*name) are followed"))
         }
-        return root
     }
 
-    /// Whether `node` holds at most `budget` values, counting each time an alias repeats one;
-    /// stops as soon as the budget is spent, so that the count costs at most the budget.
-    private static func fits(_ node: Node, within budget: inout Int) -> Bool {
-        budget -= 1
-        guard budget >= 0 else { return false }
-        switch node {
-        case .scalar: return true
-        case let .sequence(sequence):
-            for item in sequence where !fits(item, within: &budget) { return false }
-        case let .mapping(mapping):
-            for (key, value) in mapping where !fits(key, within: &budget) || !fits(value, within: &budget) { return false }
+    private static func tooDeep(_ when: String) -> String {
+        "lists and maps nest more than \(YAMLNesting.maximumDepth) deep here\(when): refused (a beacon list needs 3 levels, "
+            + "a scenario 6)"
+    }
+
+    /// Why a tree is too large to read on.
+    private enum Excess {
+        case tooManyValues
+        /// The first node past `YAMLNesting.maximumDepth`.
+        case tooDeep(Node)
+    }
+
+    /// What makes `root` too large, counting each time an alias repeats a node: more than
+    /// `maximumValues` values, or a node deeper than `YAMLNesting.maximumDepth`. Walked with a
+    /// list of its own (no recursion), and stops as soon as the budget is spent, so the walk
+    /// costs at most the budget.
+    private static func measure(_ root: Node) -> Excess? {
+        var budget = maximumValues
+        var pending: [(node: Node, depth: Int)] = [(root, 0)]
+        while let (node, depth) = pending.popLast() {
+            budget -= 1
+            guard budget >= 0 else { return .tooManyValues }
+            switch node {
+            case .scalar:
+                continue
+            case let .sequence(sequence):
+                guard depth < YAMLNesting.maximumDepth else { return .tooDeep(node) }
+                pending.append(contentsOf: sequence.map { ($0, depth + 1) })
+            case let .mapping(mapping):
+                guard depth < YAMLNesting.maximumDepth else { return .tooDeep(node) }
+                for (key, value) in mapping { pending.append(contentsOf: [(key, depth + 1), (value, depth + 1)]) }
+            }
         }
-        return true
+        return nil
     }
 
     /// Parses and checks a configuration file's beacon list.

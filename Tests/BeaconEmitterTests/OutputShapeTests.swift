@@ -75,6 +75,19 @@ import Testing
         try "steps: [\n".write(toFile: broken, atomically: true, encoding: .utf8)
         let unreadable = try junit(["run", broken])
         #expect(unreadable.status == 65 && unreadable.report.suites == ["broken"] && unreadable.report.errors == 1, "\(unreadable)")
+        // Nested 5,000 deep (10 KB): refused where it passes the bound, before its tree is built
+        // (composing it overflowed the stack: signal 11, no report).
+        let deep = folder.appendingPathComponent("deep.yaml").path
+        try ("beacons: " + String(repeating: "[", count: 5000) + String(repeating: "]", count: 5000) + "\nsteps: []\n")
+            .write(toFile: deep, atomically: true, encoding: .utf8)
+        for arguments in [["run", deep], ["run", deep, "--check"]] {
+            let refused = try junit(arguments)
+            #expect(refused.status == 65 && refused.report.suites == ["deep"] && refused.report.errors == 1, "\(refused)")
+            #expect(refused.stderr.contains("deep.yaml:1:73: lists and maps nest more than 64 deep here"), "\(refused.stderr)")
+        }
+        let config = try runBeaconEmit(["advertise", "--config", deep, "--check"])
+        #expect(config.status == 64 && config.stderr.contains("deep.yaml:1:73: lists and maps nest more than 64 deep"),
+                "\(config.status) \(config.stderr)")
         let scenario = folder.appendingPathComponent("lobby.yaml").path
         try """
             beacons:

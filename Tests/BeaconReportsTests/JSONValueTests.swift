@@ -31,6 +31,21 @@ import Testing
         #expect(JSONValue(parsing: "") == nil)
     }
 
+    @Test func nestingPast64IsRefusedBeforeDecoding() {
+        func nested(_ depth: Int, _ inner: String = "1") -> String {
+            String(repeating: "[", count: depth) + inner + String(repeating: "]", count: depth)
+        }
+        #expect(JSONValue(parsing: nested(64)) != nil)
+        #expect(JSONValue(parsing: nested(65)) == nil)
+        // A control request's line can hold 30,000 levels.
+        #expect(JSONValue(parsing: nested(30_000)) == nil)
+        #expect(JSONValue(parsing: String(repeating: #"{"a":"#, count: 65) + "1" + String(repeating: "}", count: 65)) == nil)
+        // Brackets in strings are text, escaped quotes included.
+        let text = #"{"a":"[[[[\"[[[[","b":["# + nested(62) + "]}"
+        #expect(JSONValue(parsing: text)?["a"]?.string == #"[[[["[[[["#)
+        #expect(JSONValue(parsing: #"{"a":"\\","b":"# + nested(63) + "}") != nil)
+    }
+
     @Test func scalarsAsText() {
         #expect(JSONValue.integer(-59).text == "-59")
         #expect(JSONValue.string("abc").text == "abc")

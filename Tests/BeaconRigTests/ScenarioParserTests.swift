@@ -371,6 +371,36 @@ import Testing
         }
     }
 
+    @Test func nestingIsBoundedBeforeTheTreeIsBuilt() {
+        // Flow lists, block lists written compactly, flow maps: each 5,000 deep in a few KB
+        // (composing any of them overflowed the stack), each refused where it passes 64.
+        let deep = 5000
+        for (text, place) in [("beacons: " + String(repeating: "[", count: deep) + String(repeating: "]", count: deep), "1:73"),
+                              ("beacons:\n" + String(repeating: "- ", count: deep) + "x", "2:127"),
+                              ("beacons: " + String(repeating: "{a: ", count: deep) + "1" + String(repeating: "}", count: deep),
+                               "1:262")] {
+            let error = refusal(text)
+            #expect(error?.description == "lobby.yaml:\(place): lists and maps nest more than 64 deep here: refused "
+                    + "(a beacon list needs 3 levels, a scenario 6)", "\(String(describing: error))")
+            #expect(throws: ScenarioError.self) {
+                _ = try ScenarioParser(file: "rig.yaml", makeBeacon: testBeacon).parse(text + "\nsteps: []")
+            }
+        }
+        // 64 deep is read (and refused for what it is, not for its depth).
+        let within = refusal("beacons: " + String(repeating: "[", count: 63) + "x" + String(repeating: "]", count: 63))
+        #expect(error(within, lacks: "nest more than"))
+        // Aliases: each anchored list is 40 deep, the file 41; followed, they nest 81 deep.
+        let aliased = "a: &a " + String(repeating: "[", count: 40) + "x" + String(repeating: "]", count: 40)
+            + "\nb: &b " + String(repeating: "[", count: 40) + "*a" + String(repeating: "]", count: 40) + "\nbeacons: [*b]"
+        #expect(refusal(aliased)?.message.hasSuffix("nest more than 64 deep here once its aliases (*name) are followed: "
+                                                   + "refused (a beacon list needs 3 levels, a scenario 6)") == true)
+    }
+
+    private func error(_ error: ScenarioError?, lacks text: String) -> Bool {
+        guard let error else { return false }
+        return !error.message.contains(text)
+    }
+
     @Test func aFileLargerThan1MiBIsRefusedNamingTheLimit() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("big-\(UUID().uuidString).yaml").path
         defer { try? FileManager.default.removeItem(atPath: path) }
