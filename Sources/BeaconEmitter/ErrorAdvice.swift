@@ -215,7 +215,7 @@ extension Refusal {
             return "remove the beacon and add it again"
         case .disrupted, .dataTooLong, .scanResponseNeedsLegacyPDUs, .scanResponseOnCodedPHY,
              .sharedSetOfOtherType, .noFreeSet, .noAddressMadeUp, .noSetOfItsOwn, .noOwnParameters, .noSuchBeacon, .noBeacons,
-             .notAdvertising, .instanceNotOurs:
+             .tooManyBeacons, .notAdvertising, .instanceNotOurs:
             return nil
         }
     }

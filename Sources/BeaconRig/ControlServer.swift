@@ -16,20 +16,77 @@ public struct ControlError: Error, CustomStringConvertible {
 /// from `ControlHandler`, in the order sent (a held request holds back its client's later
 /// ones); a client that leaves mid-line is forgotten with its partial line and its held
 /// requests; nothing a client does stops advertising.
+///
+/// Bounded before it costs, so that no client (nor a thousand) can exhaust it: at most
+/// `maximumClients` connections (a newcomer past it takes the place of the client quiet
+/// longest), each dropped when it sends nothing, or half a line, for `idleLimit`; a line of at
+/// most `JSONLines.maximumLine` bytes; at most `maximumHeld` requests of `maximumHeldBytes`
+/// held all told; at most `unsentLimit` reply bytes queued for a client past the reply it is
+/// taking. Running out of descriptors pauses accepting instead of spinning. What it refused
+/// or dropped is counted (`refusals`).
 public final class ControlServer: RunLoopSource {
     public let path: String
     /// What answers the requests; until it is attached, connections wait in the backlog.
     private var handler: ControlHandler?
     private let listener: Int32
-    /// Each client's bytes after its last complete line (longer than `JSONLines.maximumLine`: refused and dropped).
-    private var clients: [Int32: JSONLines] = [:]
+
+    /// One connection: its bytes after its last complete line (longer than
+    /// `JSONLines.maximumLine`: refused and dropped), and how long it has owed a whole line.
+    private struct Client {
+        var lines = JSONLines()
+        /// Since when it owes a whole line: from its connecting until its first one, and from
+        /// the start of a line it has not finished; nil while every line it sent was whole.
+        var owingSince: ContinuousClock.Instant?
+        /// When it connected or last sent a whole line.
+        var lastLine: ContinuousClock.Instant
+    }
+
+    private var clients: [Int32: Client] = [:]
+    /// The most connections served at once: every script and box of a lab at the same moment,
+    /// with room; a newcomer past it takes the place of the client that has owed a line longest,
+    /// or else of the one quiet longest (not one whose request is held or whose replies wait).
+    public static let maximumClients = 16
+    /// How long a client may owe a whole line (having sent nothing since it connected, or half
+    /// a line) before it is dropped: a `control` command sends its line at once; a box's session
+    /// sends `status` at once, then waits between whole lines as long as it likes.
+    public var idleLimit = Duration.seconds(10)
+    /// The most requests held while the beacons are off the air or a command waits, all
+    /// clients together, and their bytes: past either, a request is answered `retry` at once
+    /// (its client's first), or its client dropped (one that has a request held already, whose
+    /// replies must keep their order).
+    public static let maximumHeld = 64
+    public static let maximumHeldBytes = 1 << 18
+    /// How many connections one serve accepts (the others wait in the backlog for the next turn).
+    static let acceptPerServe = 16
+    /// While accepting fails for want of descriptors (EMFILE, ENFILE) and no client can give
+    /// one up: the listener is not watched until then.
+    private var listenerPausedUntil: ContinuousClock.Instant?
+
+    /// What the server refused or dropped since it opened, by why.
+    public struct Refusals: Equatable, Sendable {
+        /// Clients dropped for owing a whole line past `idleLimit`.
+        public var idle = 0
+        /// Clients that gave their place to a newcomer past `maximumClients`.
+        public var displaced = 0
+        /// Newcomers refused: every client had a request held or replies waiting.
+        public var full = 0
+        /// Requests answered `retry` at once, or clients dropped, past the held bounds.
+        public var heldBound = 0
+        /// Clients dropped for a line past `JSONLines.maximumLine`, or for leaving replies untaken.
+        public var tooMuch = 0
+        /// Times accepting failed for want of descriptors.
+        public var outOfDescriptors = 0
+    }
+
+    public private(set) var refusals = Refusals()
     /// Reply bytes a client has not taken yet, and since when: sent as it takes them, never
     /// waited for (the loop goes on); a client that takes nothing for `replyLimit`, or leaves
     /// more than `unsentLimit` bytes, is dropped.
     private var unsent: [Int32: (bytes: [UInt8], since: ContinuousClock.Instant)] = [:]
     /// How long a client may leave its replies untaken (1 s unless changed).
     public var replyLimit = Duration.seconds(1)
-    /// How many reply bytes a client may leave untaken.
+    /// How many reply bytes a client may leave untaken past the reply it is taking (so that one
+    /// reply, however long, always goes out: `list` of the most beacons an emitter carries).
     public static let unsentLimit = 1 << 20
     /// Requests the handler held (`ControlHandler.respond`), oldest first.
     private var held: [(fd: Int32, line: String, received: ContinuousClock.Instant)] = []
@@ -37,8 +94,9 @@ public final class ControlServer: RunLoopSource {
     /// The listening socket (a new client); `descriptors` adds each client's.
     public var descriptor: Int32 { listener }
 
-    /// The listener and every client: the run loop's epoll set watches each beside the others.
-    public var descriptors: [Int32] { [listener] + clients.keys.sorted() }
+    /// The listener (unless paused) and every client: the run loop's epoll set watches each
+    /// beside the others.
+    public var descriptors: [Int32] { (listenerPausedUntil == nil ? [listener] : []) + clients.keys.sorted() }
 
     /// Opens the socket at `path` (before advertising starts, so that a client that waits for
     /// advertising finds it there). A socket file left by a run that ended without removing it
@@ -120,10 +178,22 @@ public final class ControlServer: RunLoopSource {
 
     public func serve(ready: [Int32]) {
         guard handler != nil else { return }
+        dropIdle()
+        if let paused = listenerPausedUntil, paused <= .now { listenerPausedUntil = nil }
         for fd in unsent.keys.sorted() { _ = flush(fd) }
         offerHeld()
         for fd in ready {
             if fd == listener { acceptClients() } else if clients[fd] != nil { read(fd) }
+        }
+    }
+
+    /// Drops the clients that have owed a whole line for `idleLimit`.
+    private func dropIdle() {
+        let now = ContinuousClock.now
+        for (fd, client) in clients {
+            guard let since = client.owingSince, since.duration(to: now) >= idleLimit else { continue }
+            refusals.idle += 1
+            drop(fd)
         }
     }
 
@@ -139,11 +209,15 @@ public final class ControlServer: RunLoopSource {
 
     /// At once when the beacons are back, else when the oldest held request runs out of time;
     /// while a client has replies untaken, every 10 ms (to send them as it takes them).
+    /// A client owing a line is due when its `idleLimit` ends; a paused listener when its pause does.
     public var due: ContinuousClock.Instant? {
+        guard let handler else { return nil }
         let flushing: ContinuousClock.Instant? = unsent.isEmpty ? nil : .now + .milliseconds(10)
-        guard let handler, let oldest = held.first?.received else { return flushing }
-        let heldDue: ContinuousClock.Instant = handler.acceptsChanges ? .now : oldest + ControlHandler.holdLimit
-        return flushing.map { min($0, heldDue) } ?? heldDue
+        let heldDue: ContinuousClock.Instant? = held.first.map {
+            handler.acceptsChanges ? .now : $0.received + ControlHandler.holdLimit
+        }
+        let idleDue = clients.values.compactMap(\.owingSince).min().map { $0 + idleLimit }
+        return [flushing, heldDue, idleDue, listenerPausedUntil].compactMap { $0 }.min()
     }
 
     /// Reply bytes clients have not taken yet, all told.
@@ -164,17 +238,32 @@ public final class ControlServer: RunLoopSource {
             }
         }
         held = stillHeld
+        heldBytes = held.reduce(0) { $0 + $1.line.utf8.count }
     }
 
-    /// Answers one line now, or holds it (behind its client's held requests).
+    /// Answers one line now, or holds it (behind its client's held requests) within the held bounds.
+    /// - Returns: false when the client was dropped.
     private func answer(_ fd: Int32, _ line: String) -> Bool {
         let received = ContinuousClock.now
-        guard !held.contains(where: { $0.fd == fd }), let reply = handler?.respond(to: line, received: received) else {
-            held.append((fd, line, received))
-            return true
+        let behind = held.contains(where: { $0.fd == fd })
+        if !behind, let reply = handler?.respond(to: line, received: received) { return respond(fd, reply) }
+        guard held.count < Self.maximumHeld, heldBytes + line.utf8.count <= Self.maximumHeldBytes else {
+            refusals.heldBound += 1
+            guard !behind else {
+                drop(fd)  // its replies keep their order: this one cannot be answered before those held
+                return false
+            }
+            return respond(fd, ControlReply.refusal("\(held.count) requests (\(heldBytes / 1024) KiB) are held already, the "
+                                                    + "most this emitter holds while its beacons are off the air or a command "
+                                                    + "waits: nothing changed: send the request again", retry: true).line)
         }
-        return respond(fd, reply)
+        held.append((fd, line, received))
+        heldBytes += line.utf8.count
+        return true
     }
+
+    /// The bytes of the held requests' lines.
+    private var heldBytes = 0
 
     /// Closes every connection and the socket, and removes the socket file.
     public func close() {
@@ -185,11 +274,48 @@ public final class ControlServer: RunLoopSource {
         FileSystem.removeEntry(atPath: path)
     }
 
+    /// Accepts up to `acceptPerServe` waiting connections, reading each at once (a `control`
+    /// command has sent its line by then). Past `maximumClients`, a newcomer takes a quiet
+    /// client's place, or is refused. Out of descriptors, a client that owes a line or is quiet
+    /// gives its own up; with none to give, the listener rests for 100 ms (it stays readable:
+    /// watching it meanwhile would spin).
     private func acceptClients() {
-        // Until no one else is waiting (or accepting fails: the clients already in are served).
-        while let client = try? Descriptor(listener).accept(name: "accept(\(path))") {
-            clients[client.rawValue] = JSONLines()
+        for _ in 0..<Self.acceptPerServe {
+            let accepted: Descriptor?
+            do {
+                accepted = try Descriptor(listener).accept(name: "accept(\(path))")
+            } catch {
+                if error.errno == EMFILE || error.errno == ENFILE {
+                    refusals.outOfDescriptors += 1
+                    if !displaceOne() { listenerPausedUntil = .now + .milliseconds(100) }
+                }
+                return
+            }
+            guard let client = accepted else { return }
+            if clients.count >= Self.maximumClients && !displaceOne() {
+                refusals.full += 1
+                _ = try? client.sendAll(JSONLines.frame(ControlReply.refusal(
+                    "\(Self.maximumClients) clients are connected, each with a request in hand: try again", retry: true).line))
+                client.close()
+                continue
+            }
+            clients[client.rawValue] = Client(owingSince: .now, lastLine: .now)
+            read(client.rawValue)
         }
+    }
+
+    /// Drops the client that has owed a whole line longest, or else the one quiet longest; never
+    /// one with a request held or replies waiting.
+    /// - Returns: false when every client has a request in hand.
+    private func displaceOne() -> Bool {
+        let quiet = clients.filter { fd, _ in unsent[fd] == nil && !held.contains { $0.fd == fd } }
+        let owing = quiet.compactMap { fd, client in client.owingSince.map { (fd, $0) } }
+        guard let fd = owing.min(by: { $0.1 < $1.1 })?.0 ?? quiet.min(by: { $0.value.lastLine < $1.value.lastLine })?.key else {
+            return false
+        }
+        refusals.displaced += 1
+        drop(fd)
+        return true
     }
 
     /// How much a client's input is read in one serve: a client that sends without pause is
@@ -208,13 +334,20 @@ public final class ControlServer: RunLoopSource {
                 drop(fd)  // closed (or failed): a partial line goes with it
                 return
             }
-            guard var framer = clients[fd] else { return }
-            let lines = framer.append(chunk[..<count])
-            clients[fd] = framer
+            guard var client = clients[fd] else { return }
+            let lines = client.lines.append(chunk[..<count])
+            let now = ContinuousClock.now
+            if !lines.isEmpty {
+                client.lastLine = now
+                client.owingSince = nil
+            }
+            if client.lines.hasPartialLine && client.owingSince == nil { client.owingSince = now }
+            clients[fd] = client
             for line in lines {
                 guard answer(fd, line) else { return }
             }
-            if clients[fd]?.overflowed == true {
+            if clients[fd]?.lines.overflowed == true {
+                refusals.tooMuch += 1
                 _ = respond(fd, #"{"error":"request line longer than 65536 bytes","ok":false}"#)
                 drop(fd)
                 return
@@ -227,6 +360,11 @@ public final class ControlServer: RunLoopSource {
     private func respond(_ fd: Int32, _ reply: String) -> Bool {
         let frame = JSONLines.frame(reply)
         if var queued = unsent[fd] {
+            guard queued.bytes.count + frame.count <= Self.unsentLimit else {
+                refusals.tooMuch += 1
+                drop(fd)
+                return false
+            }
             queued.bytes += frame
             unsent[fd] = queued
         } else {
@@ -235,8 +373,8 @@ public final class ControlServer: RunLoopSource {
         return flush(fd)
     }
 
-    /// Sends what the client takes of its unsent replies now; drops it when it is gone, has
-    /// taken nothing for `replyLimit`, or leaves more than `unsentLimit` bytes.
+    /// Sends what the client takes of its unsent replies now; drops it when it is gone, or has
+    /// taken nothing for `replyLimit`.
     /// - Returns: false when the client was dropped.
     private func flush(_ fd: Int32) -> Bool {
         guard var queued = unsent[fd] else { return true }
@@ -250,7 +388,8 @@ public final class ControlServer: RunLoopSource {
                 queued.since = .now
             case .success(.wouldBlock):
                 queued.bytes.removeFirst(offset)
-                guard ContinuousClock.now - queued.since < replyLimit, queued.bytes.count <= Self.unsentLimit else {
+                guard ContinuousClock.now - queued.since < replyLimit else {
+                    refusals.tooMuch += 1
                     drop(fd)
                     return false
                 }
@@ -269,6 +408,7 @@ public final class ControlServer: RunLoopSource {
         clients[fd] = nil
         unsent[fd] = nil
         held.removeAll { $0.fd == fd }
+        heldBytes = held.reduce(0) { $0 + $1.line.utf8.count }
         Descriptor(fd).close()
     }
 
@@ -284,11 +424,18 @@ public final class ControlServer: RunLoopSource {
                            + (room < most ? " with --control-group" : ""))
     }
 
+    /// How long a client waits to connect while the server's backlog is full (a server that
+    /// has stopped serving, or is flooded).
+    public static let connectTimeout = Duration.seconds(5)
+
     /// A connected socket to `path`.
     static func connect(_ path: String) throws(ControlError) -> Int32 {
         try checkLength(path)
         do {
-            return try LocalSocket.connect(path: path).rawValue
+            return try LocalSocket.connect(path: path, timeout: connectTimeout).rawValue
+        } catch where error.errno == EAGAIN {
+            throw ControlError(message: "\(path): connect: the emitter took no new connection within \(connectTimeout) "
+                               + "(its queue is full: it is stopped, hung, or flooded with connections)")
         } catch {
             throw failure(error, path)
         }

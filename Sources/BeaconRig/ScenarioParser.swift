@@ -160,6 +160,9 @@ public struct ScenarioParser {
             throw fail(list, "'beacons' must be a list of beacons (each a map of fields such as uuid, major, minor)")
         }
         guard !entries.isEmpty else { throw fail(list, "'beacons' is empty: list at least one beacon") }
+        guard entries.count <= AdvertisingOptions.maximumBeacons else {
+            throw fail(list, "'beacons' lists \(entries.count) beacons: an emitter carries at most \(AdvertisingOptions.maximumBeacons)")
+        }
         var beacons: [(beacon: Beacon, parameters: BeaconParameters)] = []
         for (index, entry) in entries.enumerated() {
             let what = "beacon \(index + 1)"

@@ -147,6 +147,16 @@ public struct Descriptor: Hashable, Sendable, CustomStringConvertible {
         _ = try SystemCall.blocking(name(), { system_setsockopt(rawValue, level, option, value) })
     }
 
+    /// Sets a time socket option (`SO_SNDTIMEO`, `SO_RCVTIMEO`): how long a blocking call
+    /// waits before it fails with EAGAIN; zero waits for ever. The corresponding C function is
+    /// `setsockopt`.
+    public func setOption(level: Int32, _ option: Int32, to timeout: Duration,
+                          name: @autoclosure () -> String = "setsockopt") throws(SystemCallError) {
+        let (seconds, attoseconds) = timeout.components
+        let time = timeval(tv_sec: Int(max(0, seconds)), tv_usec: Int(max(0, attoseconds) / 1_000_000_000_000))
+        _ = try SystemCall.blocking(name(), { system_setsockopt(rawValue, level, option, time) })
+    }
+
     /// A device control request with a pointer argument (`SIOCGIFFLAGS` and an `ifreq`).
     /// The corresponding C function is `ioctl`.
     public func control(_ request: UInt, _ argument: UnsafeMutableRawPointer,

@@ -33,14 +33,20 @@ public enum LocalSocket {
     }
 
     /// A socket connected to the one listening at `path` (blocking).
+    /// - Parameter timeout: how long to wait for a listener whose queue of connections is full
+    ///   (the kernel waits for room that long, then fails with EAGAIN); nil: for ever.
     /// - Throws: `SystemCallError` naming the call; nothing stays open.
-    public static func connect(path: String) throws(SystemCallError) -> Descriptor {
+    public static func connect(path: String, timeout: Duration? = nil) throws(SystemCallError) -> Descriptor {
         var address = try address(path)
         let socket = try Descriptor.socket(domain: AF_UNIX, type: Int32(SOCK_STREAM.rawValue))
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
                 Result { () throws(SystemCallError) in
+                    // A Unix socket's connect waits for room in the listener's queue as long as
+                    // the socket's send timeout says; the timeout is lifted once connected.
+                    if let timeout { try socket.setOption(level: SOL_SOCKET, SO_SNDTIMEO, to: timeout) }
                     try socket.connect(to: address, length: socklen_t(MemoryLayout<sockaddr_un>.size))
+                    if timeout != nil { try socket.setOption(level: SOL_SOCKET, SO_SNDTIMEO, to: .zero) }
                 }
             }
         }

@@ -62,6 +62,11 @@ func system_setsockopt(_ fd: Int32, _ level: Int32, _ option: Int32, _ value: In
     return setsockopt(fd, level, option, &value, socklen_t(MemoryLayout<Int32>.size))
 }
 
+func system_setsockopt(_ fd: Int32, _ level: Int32, _ option: Int32, _ value: timeval) -> Int32 {
+    var value = value
+    return setsockopt(fd, level, option, &value, socklen_t(MemoryLayout<timeval>.size))
+}
+
 func system_ioctl(_ fd: Int32, _ request: UInt, _ argument: UnsafeMutableRawPointer) -> Int32 {
     ioctl(fd, request, argument)
 }

@@ -298,7 +298,7 @@ final class FakeLive: LiveAdvertising {
             }
             try #require(connected == 0)
         }
-        func send(_ line: String) { _ = Array((line + "\n").utf8).withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, 0) } }
+        func send(_ line: String) { _ = Array((line + "\n").utf8).withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } }
         /// Whatever has arrived, as lines.
         func lines() -> [String] {
             var bytes: [UInt8] = []
@@ -507,5 +507,108 @@ final class FakeLive: LiveAdvertising {
             let message = (error as? ControlError)?.message ?? ""
             return message.contains("with --control-group") && message.contains(path)
         }
+    }
+
+    /// Whether the server has closed `client`'s connection (it reads the end, after any replies).
+    static func closed(_ client: Client) -> Bool {
+        var byte: UInt8 = 0
+        while true {
+            let count = recv(client.fd, &byte, 1, Int32(MSG_DONTWAIT))
+            if count == 0 { return true }
+            if count < 0 { return false }
+        }
+    }
+
+    /// A client that sends nothing, or half a line, is dropped after `idleLimit`; one that sent
+    /// whole lines may wait between them as long as it likes.
+    @Test func aClientOwingALineIsDroppedAfterTheIdleLimit() throws {
+        let (path, _, handler, server) = try Self.server(named: "idle")
+        defer { server.close() }
+        server.attach(handler)
+        server.idleLimit = .milliseconds(300)
+        let silent = try Client(path: path), half = try Client(path: path), whole = try Client(path: path)
+        whole.send(#"{"command":"status"}"#)
+        // (`send` ends every line: half a line is written without one.)
+        _ = Array(#"{"command":"li"#.utf8).withUnsafeBytes { Glibc.send(half.fd, $0.baseAddress, $0.count, 0) }
+        #expect(Self.serve(server, until: whole).count == 1)
+        let due = try #require(server.due)
+        #expect(due > .now && due <= .now + .milliseconds(300), "due when the first owing client's time is up")
+        let deadline = ContinuousClock.now + .seconds(3)
+        while ContinuousClock.now < deadline && server.descriptors.count > 2 {
+            server.serve()
+            usleep(20_000)
+        }
+        #expect(server.descriptors.count == 2, "the listener and the client that sent a whole line: \(server.descriptors)")
+        #expect(Self.closed(silent) && Self.closed(half) && !Self.closed(whole))
+        #expect(server.refusals.idle == 2, "\(server.refusals)")
+    }
+
+    /// A thousand connections that send nothing cannot lock anyone out: the server keeps at
+    /// most `maximumClients`, a newcomer taking the place of the one owing a line longest, and
+    /// a request sent after them all is answered at the next serve.
+    @Test func aCrowdOfSilentClientsLocksNoOneOut() throws {
+        let (path, _, handler, server) = try Self.server(named: "crowd")
+        defer { server.close() }
+        server.attach(handler)
+        var crowd: [Int32] = []
+        defer { crowd.forEach { close($0) } }
+        // Non-blocking connects: those past the backlog fail at once (EAGAIN) and are tried again.
+        func connectSilently() -> Int32? {
+            let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+            var address = sockaddr_un()
+            address.sun_family = sa_family_t(AF_UNIX)
+            withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            }
+            guard connected == 0 else { close(fd); return nil }
+            return fd
+        }
+        while crowd.count < 300 {
+            if let fd = connectSilently() { crowd.append(fd) } else { server.serve() }
+        }
+        for _ in 0..<20 { server.serve() }
+        #expect(server.descriptors.count <= ControlServer.maximumClients + 1, "\(server.descriptors.count) descriptors")
+        let real = try Client(path: path)
+        real.send(#"{"command":"status"}"#)
+        let reply = Self.serve(server, until: real)
+        #expect(reply.first?.contains(#""ok":true"#) == true, "\(reply)")
+        #expect(server.refusals.displaced >= 300 - ControlServer.maximumClients, "\(server.refusals)")
+        #expect(try #require(server.due) > .now, "nothing is due at once: the loop sleeps")
+    }
+
+    /// While the beacons are off the air, held requests are bounded in count and bytes: past
+    /// them a request is answered `retry` at once, or its client (with a request held already,
+    /// whose replies keep their order) dropped.
+    @Test func heldRequestsAreBoundedInCountAndBytes() throws {
+        let (path, _, handler, server) = try Self.server(named: "held")
+        defer { server.close() }
+        server.attach(handler)
+        handler.note(.offAir(.controllerReset))
+        // Valid updates padded to 60 KB (a key the fields ignore would be refused: the padding
+        // is spaces, which JSON allows between tokens).
+        let padded = #"{"command":"update","id":1,"fields":{"minor":7}"# + String(repeating: " ", count: 60_000) + "}"
+        let piper = try Client(path: path)
+        for _ in 0..<6 {
+            piper.send(padded)
+            for _ in 0..<5 { server.serve() }  // (16 KiB a serve)
+        }
+        let deadline = ContinuousClock.now + .seconds(5)
+        while ContinuousClock.now < deadline && !Self.closed(piper) {
+            server.serve()
+            usleep(2_000)
+        }
+        #expect(Self.closed(piper), "the client that pipelined past the bytes held was dropped")
+        #expect(server.refusals.heldBound == 1, "\(server.refusals)")
+        // Its held requests went with it: another client's are held, up to the count; past it, a request is answered retry.
+        let patient = try Client(path: path)
+        patient.send(Array(repeating: #"{"command":"update","id":1,"fields":{"minor":8}}"#, count: ControlServer.maximumHeld)
+            .joined(separator: "\n"))
+        for _ in 0..<10 { server.serve() }
+        #expect(!Self.closed(patient) && patient.lines().isEmpty, "its \(ControlServer.maximumHeld) requests are held")
+        let late = try Client(path: path)
+        late.send(#"{"command":"update","id":1,"fields":{"minor":9}}"#)
+        let reply = Self.serve(server, until: late)
+        #expect(reply.first?.contains(#""retry":true"#) == true && reply.first?.contains("held already") == true, "\(reply)")
     }
 }

@@ -92,6 +92,12 @@ public struct AdvertisingOptions: Sendable {
         }
     }
 
+    /// The most beacons one emitter carries: more than the sets any controller has (at most
+    /// 240, by the specification's handles), few enough that beacons taking turns each come
+    /// round within seconds (256 at the 20 ms shortest turn: every 5 s), and that `control
+    /// list` stays one reply of some 100 KiB. Starting with more, or adding past it, is refused.
+    public static let maximumBeacons = 256
+
     public var beacons: [Beacon]
     /// Advertising interval in 0.625 ms units (`--interval 100` is 160).
     public var intervalUnits: UInt32

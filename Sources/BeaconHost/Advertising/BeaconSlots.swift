@@ -319,6 +319,7 @@ final class BeaconSlots {
     /// - Returns: the beacon's index.
     func add(_ beacon: Beacon, parameters own: BeaconParameters = .run, on backend: some SlotBackend) throws(HostError) -> Int {
         guard var plan else { throw .refused(Refusal(nil, .notAdvertising)) }
+        guard entries.count < AdvertisingOptions.maximumBeacons else { throw .refused(Refusal(nil, .tooManyBeacons(most: AdvertisingOptions.maximumBeacons))) }
         _ = try beacon.pduData(extendedPDUs: extendedPDUs || own.phy == .coded)
         try checkScanResponse(beacon, parameters: own)
         // The slot beacons would take turns on, and whether it is scannable now.

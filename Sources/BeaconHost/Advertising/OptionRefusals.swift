@@ -11,6 +11,9 @@ extension AdvertisingOptions {
     /// - Parameter access: the way in asked for; `.automatic` takes raw HCI where the options
     ///   need it (`AdvertisingLaunch.resolve`).
     public func checkBeforeSending(access: KernelAccess) throws(AdvertisingOptionError) {
+        if beacons.count > Self.maximumBeacons {
+            throw AdvertisingOptionError(Refusal(nil, .tooManyBeacons(most: Self.maximumBeacons)))
+        }
         if connectable && address == .generatedNonResolvable {
             throw AdvertisingOptionError(Refusal(.nonResolvableAddress, .connectable))
         }

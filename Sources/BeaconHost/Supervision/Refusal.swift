@@ -110,6 +110,8 @@ public struct Refusal: Error, Hashable, Sendable, CustomStringConvertible {
         case lastBeacon
         /// No beacons were given.
         case noBeacons
+        /// An emitter carries at most `most` beacons (`AdvertisingOptions.maximumBeacons`).
+        case tooManyBeacons(most: Int)
         /// Nothing advertises (not started, or stopped).
         case notAdvertising
         /// The kernel's instance is not ours now (removed, or taken over).
@@ -251,6 +253,8 @@ extension Refusal.Reason {
             return "it is the last one: removing it would end the advertising"
         case .noBeacons:
             return "no beacons: keep at least one"
+        case let .tooManyBeacons(most):
+            return "an emitter carries at most \(most) beacons: remove one first, or run another emitter on another adapter"
         case .notAdvertising:
             return "not advertising"
         case let .instanceNotOurs(instance):
