@@ -39,6 +39,9 @@ public final class ControlServer: RunLoopSource {
         var owingSince: ContinuousClock.Instant?
         /// When it connected or last sent a whole line.
         var lastLine: ContinuousClock.Instant
+        /// Lines read and not yet taken (the held bounds were reached behind its held request):
+        /// at most what one serve reads. While there are any, it is not read.
+        var deferred: [String] = []
     }
 
     private var clients: [Int32: Client] = [:]
@@ -89,14 +92,20 @@ public final class ControlServer: RunLoopSource {
     /// reply, however long, always goes out: `list` of the most beacons an emitter carries).
     public static let unsentLimit = 1 << 20
     /// Requests the handler held (`ControlHandler.respond`), oldest first.
-    private var held: [(fd: Int32, line: String, received: ContinuousClock.Instant)] = []
+    private var held: [(id: Int, fd: Int32, line: String, received: ContinuousClock.Instant)] = []
+    private var nextHeldID = 0
+    /// Whether a serve is under way: a serve nested in it (a command's wait) reads and answers,
+    /// and leaves the held and deferred lines to it.
+    private var offering = false
 
     /// The listening socket (a new client); `descriptors` adds each client's.
     public var descriptor: Int32 { listener }
 
     /// The listener (unless paused) and every client: the run loop's epoll set watches each
     /// beside the others.
-    public var descriptors: [Int32] { (listenerPausedUntil == nil ? [listener] : []) + clients.keys.sorted() }
+    public var descriptors: [Int32] {
+        (listenerPausedUntil == nil ? [listener] : []) + clients.filter { $0.value.deferred.isEmpty }.keys.sorted()
+    }
 
     /// Opens the socket at `path` (before advertising starts, so that a client that waits for
     /// advertising finds it there). A socket file left by a run that ended without removing it
@@ -181,7 +190,15 @@ public final class ControlServer: RunLoopSource {
         dropIdle()
         if let paused = listenerPausedUntil, paused <= .now { listenerPausedUntil = nil }
         for fd in unsent.keys.sorted() { _ = flush(fd) }
-        offerHeld()
+        // A serve nested in this one's answers (a command's wait) leaves the held and deferred
+        // lines to this one.
+        let outermost = !offering
+        offering = true
+        defer { if outermost { offering = false } }
+        if outermost {
+            offerHeld()
+            offerDeferred()
+        }
         for fd in ready {
             if fd == listener { acceptClients() } else if clients[fd] != nil { read(fd) }
         }
@@ -224,42 +241,80 @@ public final class ControlServer: RunLoopSource {
     public var unsentBytes: Int { unsent.values.reduce(0) { $0 + $1.bytes.count } }
 
     /// Offers the held requests again, oldest first; a client's later ones wait behind one still held.
+    /// Each answer may run commands whose wait serves the clients again (held requests added,
+    /// clients dropped): the requests are found by id after each.
     private func offerHeld() {
         guard let handler else { return }
-        var stillHeld: [(fd: Int32, line: String, received: ContinuousClock.Instant)] = []
-        for request in held {
-            guard clients[request.fd] != nil else { continue }  // its client left
-            if stillHeld.contains(where: { $0.fd == request.fd }) {
-                stillHeld.append(request)
-            } else if let reply = handler.respond(to: request.line, received: request.received) {
-                _ = respond(request.fd, reply)
-            } else {
-                stillHeld.append(request)
+        var waiting = Set<Int32>()  // clients with an earlier request still held
+        for id in held.map(\.id) {
+            guard let request = held.first(where: { $0.id == id }) else { continue }
+            guard clients[request.fd] != nil else {  // its client left
+                held.removeAll { $0.id == id }
+                continue
             }
+            guard !waiting.contains(request.fd), let reply = handler.respond(to: request.line, received: request.received) else {
+                waiting.insert(request.fd)
+                continue
+            }
+            held.removeAll { $0.id == id }
+            _ = respond(request.fd, reply)
         }
-        held = stillHeld
         heldBytes = held.reduce(0) { $0 + $1.line.utf8.count }
     }
 
-    /// Answers one line now, or holds it (behind its client's held requests) within the held bounds.
-    /// - Returns: false when the client was dropped.
-    private func answer(_ fd: Int32, _ line: String) -> Bool {
+    /// What became of a line.
+    private enum Answer {
+        /// Answered, or held.
+        case taken
+        /// Not taken yet: the held bounds are reached and the client has a request held (its
+        /// replies keep their order). It waits with the client's later lines, unread meanwhile.
+        case deferred
+        /// The client was dropped.
+        case dropped
+    }
+
+    /// Answers one line now, or holds it (behind its client's held requests) within the held
+    /// bounds; past them, a client with nothing held is answered `retry` at once.
+    private func answer(_ fd: Int32, _ line: String) -> Answer {
         let received = ContinuousClock.now
         let behind = held.contains(where: { $0.fd == fd })
-        if !behind, let reply = handler?.respond(to: line, received: received) { return respond(fd, reply) }
+        if !behind, let reply = handler?.respond(to: line, received: received) { return respond(fd, reply) ? .taken : .dropped }
         guard held.count < Self.maximumHeld, heldBytes + line.utf8.count <= Self.maximumHeldBytes else {
+            guard !behind else { return .deferred }
             refusals.heldBound += 1
-            guard !behind else {
-                drop(fd)  // its replies keep their order: this one cannot be answered before those held
-                return false
-            }
             return respond(fd, ControlReply.refusal("\(held.count) requests (\(heldBytes / 1024) KiB) are held already, the "
                                                     + "most this emitter holds while its beacons are off the air or a command "
                                                     + "waits: nothing changed: send the request again", retry: true).line)
+                ? .taken : .dropped
         }
-        held.append((fd, line, received))
+        held.append((nextHeldID, fd, line, received))
+        nextHeldID += 1
         heldBytes += line.utf8.count
-        return true
+        return .taken
+    }
+
+    /// Answers `fd`'s lines (its deferred ones first) in order. They wait in the client until
+    /// taken, so that a serve nested in an answer's command does not read the client meanwhile
+    /// (its next lines would be answered first); from the first one deferred on, they wait
+    /// there, the client unread, until the held requests are answered.
+    /// - Returns: false when the client was dropped.
+    private func answer(_ fd: Int32, lines: [String]) -> Bool {
+        clients[fd]?.deferred += lines
+        while let line = clients[fd]?.deferred.first {
+            switch answer(fd, line) {
+            case .taken: clients[fd]?.deferred.removeFirst()
+            case .dropped: return false
+            case .deferred: return true
+            }
+        }
+        return clients[fd] != nil
+    }
+
+    /// Offers the clients' deferred lines again, now that held requests may have been answered.
+    private func offerDeferred() {
+        for fd in clients.keys.sorted() where clients[fd]?.deferred.isEmpty == false {
+            _ = answer(fd, lines: [])
+        }
     }
 
     /// The bytes of the held requests' lines.
@@ -323,6 +378,7 @@ public final class ControlServer: RunLoopSource {
     package static let readPerServe = 4 * 4096
 
     private func read(_ fd: Int32) {
+        guard clients[fd]?.deferred.isEmpty == true else { return }
         var chunk = [UInt8](repeating: 0, count: 4096)
         for _ in 0..<(Self.readPerServe / chunk.count) {
             let count: Int
@@ -343,9 +399,8 @@ public final class ControlServer: RunLoopSource {
             }
             if client.lines.hasPartialLine && client.owingSince == nil { client.owingSince = now }
             clients[fd] = client
-            for line in lines {
-                guard answer(fd, line) else { return }
-            }
+            guard answer(fd, lines: lines) else { return }
+            if clients[fd]?.deferred.isEmpty == false { return }  // read again once they are taken
             if clients[fd]?.lines.overflowed == true {
                 refusals.tooMuch += 1
                 _ = respond(fd, #"{"error":"request line longer than 65536 bytes","ok":false}"#)

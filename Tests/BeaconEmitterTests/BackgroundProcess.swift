@@ -45,6 +45,9 @@ final class BackgroundProcess: @unchecked Sendable {
         try BackgroundProcess(try beaconEmitPath(), arguments)
     }
 
+    /// The process's id (a shell that `exec`s the program keeps it).
+    var pid: Int32 { process.processIdentifier }
+
     var stdout: String { lock.withLock { stdoutText } }
     var stderr: String { lock.withLock { stderrText } }
 

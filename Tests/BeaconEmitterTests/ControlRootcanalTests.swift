@@ -59,6 +59,96 @@ extension Rig {
 @Suite struct ControlRootcanalTests {
     let port = rigPort ?? 0
 
+    /// The CPU time a process has used (user and system), from /proc.
+    static func cpuTime(of pid: Int32) -> Duration? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = text.lastIndex(of: ")") else { return nil }
+        // After the command's name: state is field 3, utime 14 and stime 15.
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        guard fields.count > 12, let user = Int(fields[11]), let system = Int(fields[12]) else { return nil }
+        return .milliseconds((user + system) * 1000 / Int(sysconf(Int32(_SC_CLK_TCK))))
+    }
+
+    /// A crowd of 1,100 connections that send nothing, against an emitter whose descriptors
+    /// run out before the crowd does: the emitter stays idle (it spun a core on EMFILE), and a
+    /// real `control status` is answered within seconds (it hung). Then 10,000 adds: refused
+    /// past the emitter's bound with the reason, and `list` still answers (it failed for
+    /// everyone once a reply outgrew the server's unsent limit).
+    @Test func aCrowdOfSilentClientsAndTenThousandAddsLeaveTheSocketServing() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("control-crowd-\(getpid()).sock").path
+        // 24 descriptors: the emitter's own and a few clients; the crowd runs them out.
+        let emitter = try BackgroundProcess("/bin/sh", ["-c", #"ulimit -n 24 && exec "$0" "$@""#, try beaconEmitPath(),
+                                                        "-i", "tcp:127.0.0.1:\(port)", "--control", path, "--duration", "120"]
+                                            + referenceArguments)
+        defer { emitter.signal(SIGTERM); emitter.wait() }
+        let bound = ContinuousClock.now + .seconds(10)
+        while !emitter.stderr.contains("control socket: \(path)") && ContinuousClock.now < bound {
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        try #require(emitter.stderr.contains("control socket: \(path)"), "\(emitter.stderr)")
+        // This process needs a descriptor for each member of the crowd.
+        var limit = rlimit()
+        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        limit.rlim_cur = max(limit.rlim_cur, min(limit.rlim_max, 4096))
+        setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        var crowd: [Int32] = []
+        defer { crowd.forEach { close($0) } }
+        let connecting = ContinuousClock.now + .seconds(20)
+        while crowd.count < 1100 && ContinuousClock.now < connecting {
+            let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+            guard fd >= 0 else { break }
+            var address = sockaddr_un()
+            address.sun_family = sa_family_t(AF_UNIX)
+            withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            }
+            if connected == 0 {
+                crowd.append(fd)
+            } else {
+                close(fd)
+                Thread.sleep(forTimeInterval: 0.001)  // the backlog is full: the emitter takes them in turn
+            }
+        }
+        #expect(crowd.count == 1100, "\(crowd.count) connected")
+        // Idle while the crowd sits there: well under a tenth of a core over two seconds.
+        let before = try #require(Self.cpuTime(of: emitter.pid))
+        Thread.sleep(forTimeInterval: 2)
+        let used = try #require(Self.cpuTime(of: emitter.pid)) - before
+        #expect(used < .milliseconds(200), "the emitter used \(used) of CPU in 2 s beside the crowd")
+        let started = ContinuousClock.now
+        let status = try runBeaconEmit(["control", path, "status"])
+        #expect(status.status == 0 && status.stdout.contains(#""state":"on-air""#), "\(status.status) \(status.stderr)")
+        #expect(started.duration(to: .now) < .seconds(5), "status took \(started.duration(to: .now))")
+        crowd.forEach { close($0) }
+        crowd = []
+
+        // 10,000 adds in batches of 500 on one connection: the first 255 join the beacon on the
+        // air, every later one is refused with the bound.
+        let client = try SocketClient(path: path)
+        var added = 0, refused = 0, other: [String] = []
+        for batch in 0..<20 {
+            client.write((0..<500).map { index in
+                #"{"command":"add","beacon":"uuid=39ED98FF-2900-441A-802F-9C398FC199D2,major=7,minor=\#(batch * 500 + index)"}"#
+            }.joined(separator: "\n") + "\n")
+            for _ in 0..<500 {
+                guard let reply = client.readLine(timeout: .seconds(10)) else { break }
+                if reply.contains(#""ok":true"#) {
+                    added += 1
+                } else if reply.contains("an emitter carries at most 256 beacons") {
+                    refused += 1
+                } else {
+                    other.append(reply)
+                }
+            }
+        }
+        #expect(added == 255 && refused == 10_000 - 255 && other.isEmpty, "\(added) added, \(refused) refused, \(other.prefix(3))")
+        let list = try runBeaconEmit(["control", path, "list"])
+        #expect(list.status == 0, "\(list.status) \(list.stderr)")
+        let beacons = (try? JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [String: Any])?["beacons"] as? [Any]
+        #expect(beacons?.count == 256, "\(list.stdout.prefix(200))")
+    }
+
     @Test(.notUnderEmulation("replies within the client's 3 s and updates within 300 ms are native speed's bounds"))
     func everyCommandChangesTheAirAndNothingStopsAdvertising() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("control-\(getpid()).sock").path

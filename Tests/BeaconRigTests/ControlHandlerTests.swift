@@ -578,37 +578,45 @@ final class FakeLive: LiveAdvertising {
     }
 
     /// While the beacons are off the air, held requests are bounded in count and bytes: past
-    /// them a request is answered `retry` at once, or its client (with a request held already,
-    /// whose replies keep their order) dropped.
+    /// them, a client with nothing held is answered `retry` at once, and one with a request
+    /// held is not read further (its replies keep their order) until the beacons are back,
+    /// when every request it sent is answered, in order.
     @Test func heldRequestsAreBoundedInCountAndBytes() throws {
         let (path, _, handler, server) = try Self.server(named: "held")
         defer { server.close() }
         server.attach(handler)
-        handler.note(.offAir(.controllerReset))
-        // Valid updates padded to 60 KB (a key the fields ignore would be refused: the padding
-        // is spaces, which JSON allows between tokens).
-        let padded = #"{"command":"update","id":1,"fields":{"minor":7}"# + String(repeating: " ", count: 60_000) + "}"
-        let piper = try Client(path: path)
-        for _ in 0..<6 {
-            piper.send(padded)
-            for _ in 0..<5 { server.serve() }  // (16 KiB a serve)
+        for (what, request, count) in [("bytes", #"{"command":"update","id":1,"fields":{"minor":7}"# + String(repeating: " ", count: 60_000) + "}", 6),
+                                       ("count", #"{"command":"update","id":1,"fields":{"minor":8}}"#, ControlServer.maximumHeld + 6)] {
+            handler.note(.offAir(.controllerReset))
+            let piper = try Client(path: path)
+            // Written without waiting (the server stops reading it): what the socket takes.
+            var bytes = Array(Array(repeating: request, count: count).joined(separator: "\n").utf8) + [0x0A]
+            let deadline = ContinuousClock.now + .seconds(5)
+            while !bytes.isEmpty && ContinuousClock.now < deadline {
+                let sent = bytes.withUnsafeBytes { Glibc.send(piper.fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) }
+                if sent > 0 { bytes.removeFirst(sent) }
+                server.serve()
+            }
+            for _ in 0..<20 { server.serve() }
+            let late = try Client(path: path)
+            late.send(request)
+            let retry = Self.serve(server, until: late)
+            #expect(retry.first?.contains(#""retry":true"#) == true && retry.first?.contains("held already") == true,
+                    "\(what): \(retry)")
+            #expect(!Self.closed(piper) && piper.lines().isEmpty, "\(what): held and waiting, not dropped")
+            handler.note(.restored(.controllerReset, gap: .milliseconds(110), afterUsable: .milliseconds(100)))
+            var replies: [String] = []
+            let answering = ContinuousClock.now + .seconds(10)
+            while replies.count < count && ContinuousClock.now < answering {
+                if !bytes.isEmpty {
+                    let sent = bytes.withUnsafeBytes { Glibc.send(piper.fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) }
+                    if sent > 0 { bytes.removeFirst(sent) }
+                }
+                server.serve()
+                replies += piper.lines()
+            }
+            #expect(replies.count == count && replies.allSatisfy { $0.contains(#""ok":true"#) }, "\(what): \(replies.count) replies")
         }
-        let deadline = ContinuousClock.now + .seconds(5)
-        while ContinuousClock.now < deadline && !Self.closed(piper) {
-            server.serve()
-            usleep(2_000)
-        }
-        #expect(Self.closed(piper), "the client that pipelined past the bytes held was dropped")
-        #expect(server.refusals.heldBound == 1, "\(server.refusals)")
-        // Its held requests went with it: another client's are held, up to the count; past it, a request is answered retry.
-        let patient = try Client(path: path)
-        patient.send(Array(repeating: #"{"command":"update","id":1,"fields":{"minor":8}}"#, count: ControlServer.maximumHeld)
-            .joined(separator: "\n"))
-        for _ in 0..<10 { server.serve() }
-        #expect(!Self.closed(patient) && patient.lines().isEmpty, "its \(ControlServer.maximumHeld) requests are held")
-        let late = try Client(path: path)
-        late.send(#"{"command":"update","id":1,"fields":{"minor":9}}"#)
-        let reply = Self.serve(server, until: late)
-        #expect(reply.first?.contains(#""retry":true"#) == true && reply.first?.contains("held already") == true, "\(reply)")
+        #expect(server.refusals.heldBound == 2, "\(server.refusals)")
     }
 }
