@@ -60,6 +60,40 @@ public enum FileSystem {
     /// Whether this process may execute `path` (access X_OK).
     public static func isExecutable(_ path: String) -> Bool { access(path, X_OK) == 0 }
 
+    /// Why the directory at `path` cannot be trusted with what this process keeps there (its
+    /// records, its cache): nil when it is a directory (not a symbolic link) owned by this
+    /// process's user and writable by no one else. With `create`, a missing one is made first
+    /// (mode 0700: mkdir fails rather than follow anything planted there meanwhile).
+    public static func distrust(directory path: String, create: Bool = false) -> String? {
+        var info = stat()
+        if lstat(path, &info) != 0 {
+            let code = errno
+            guard code == ENOENT, create else { return "cannot look at it: \(SystemCallError.message(code))" }
+            guard mkdir(path, 0o700) == 0 || errno == EEXIST else { return "cannot make it: \(SystemCallError.message(errno))" }
+            guard lstat(path, &info) == 0 else { return "cannot look at it: \(SystemCallError.message(errno))" }
+        }
+        switch info.st_mode & S_IFMT {
+        case S_IFDIR: break
+        case S_IFLNK: return "it is a symbolic link (to \(linkTarget(path) ?? "?")), not a directory"
+        default: return "it is not a directory"
+        }
+        guard info.st_uid == getuid() else {
+            let owner = getpwuid(info.st_uid).map { String(cString: $0.pointee.pw_name) } ?? "uid \(info.st_uid)"
+            return "it belongs to \(owner), not to this user (uid \(getuid()))"
+        }
+        guard info.st_mode & 0o022 == 0 else {
+            return "others can write in it (mode \(String(info.st_mode & 0o7777, radix: 8)))"
+        }
+        return nil
+    }
+
+    /// The home directory of this process's user in the password database (not `$HOME`).
+    public static var passwordHome: String? {
+        guard let entry = getpwuid(getuid()), let home = entry.pointee.pw_dir else { return nil }
+        let path = String(cString: home)
+        return path.isEmpty ? nil : path
+    }
+
     /// Makes the directory `path` (mkdir); one that exists, or cannot be made, is left (what
     /// uses it finds out).
     public static func makeDirectory(_ path: String, permissions: UInt32 = 0o755) {

@@ -57,6 +57,7 @@ package enum AdvertisingShutdown {
     public static func removeRecordedInstances(_ client: MgmtClient, keptToo: Bool = true,
                                                directory: String = InstanceRecord.directory()) throws(HostError) -> String {
         let adapter = client.adapter
+        if let untrusted = InstanceRecord.distrust(directory) { return "\(untrusted)" }
         let records = InstanceRecord.all(adapter: adapter, in: directory)
         guard !records.isEmpty else {
             return "no advertising instances recorded as beacon-emit's (in \(directory))"
@@ -107,6 +108,7 @@ package enum AdvertisingShutdown {
     /// - Returns: what was done per adapter; an adapter that cannot be reached says why (its
     ///   records stay for the next run).
     public static func removeEveryRecordedInstance(directory: String = InstanceRecord.directory()) -> [String] {
+        if let untrusted = InstanceRecord.distrust(directory) { return ["\(untrusted)"] }
         let adapters = Set(InstanceRecord.all(in: directory).map(\.record.adapter)).sorted()
         if adapters.isEmpty { return ["no advertising instances recorded as beacon-emit's (in \(directory))"] }
         return adapters.map { adapter in

@@ -142,18 +142,38 @@ package struct InstanceRecord: Equatable, Sendable {
         self.init(adapter: adapter, instances: instances, boot: boot, owner: owner, kept: kept, data: data)
     }
 
+    /// A record directory that cannot be trusted: what is wrong, and what to do.
+    public struct UntrustedDirectory: Error, CustomStringConvertible {
+        public var directory: String
+        public var why: String
+        public var description: String {
+            "the record directory \(directory) is not to be trusted: \(why); records are kept only in a directory of "
+                + "this user's that no one else can write: remove it, or set XDG_RUNTIME_DIR (a login session sets it)"
+        }
+    }
+
+    /// Why `directory` cannot be trusted with records (another user's, writable by others, a
+    /// symbolic link); nil when it is fit, or missing (nothing recorded there yet).
+    public static func distrust(_ directory: String) -> UntrustedDirectory? {
+        guard FileSystem.kind(atPath: directory) != nil else { return nil }
+        return FileSystem.distrust(directory: directory).map { UntrustedDirectory(directory: directory, why: $0) }
+    }
+
     /// Writes the record (replacing this owner's earlier one), creating the directory (mode 0700).
-    /// - Throws: the file system's error; the caller reports it (advertising works without it).
+    /// - Throws: `UntrustedDirectory` where the directory is not this user's alone, or the file
+    ///   system's error; the caller reports it (advertising works without it).
     public func save(in directory: String = InstanceRecord.directory()) throws {
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o700])
+        if let why = FileSystem.distrust(directory: directory, create: true) {
+            throw UntrustedDirectory(directory: directory, why: why)
+        }
         try text.write(toFile: path(in: directory), atomically: true, encoding: .utf8)
     }
 
-    /// This boot's records for `adapter` (nil: every adapter), each with its file.
+    /// This boot's records for `adapter` (nil: every adapter), each with its file; none from a
+    /// directory that cannot be trusted (`distrust`): another user could have planted them.
     public static func all(adapter: String? = nil, in directory: String = InstanceRecord.directory())
         -> [(record: InstanceRecord, path: String)] {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [] }
+        guard distrust(directory) == nil, let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [] }
         var found: [(InstanceRecord, String)] = []
         for name in names.sorted() where name.hasSuffix(".instances") {
             let stem = name.dropLast(".instances".count)

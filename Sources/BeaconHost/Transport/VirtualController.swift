@@ -45,14 +45,11 @@ package enum VirtualController {
             guard FileSystem.isExecutable(given) else { throw .virtualController("\(binaryVariable)=\(given) is not executable") }
             return given
         }
-        let cacheRoot = CurrentProcess.environment("XDG_CACHE_HOME") ?? ((CurrentProcess.environment("HOME") ?? "/tmp") + "/.cache")
-        let venv = "\(cacheRoot)/beacon-emit/rootcanal-\(rootcanalVersion)"
+        let venv = "\(try cacheDirectory())/rootcanal-\(rootcanalVersion)"
         let python = "\(venv)/bin/python"
         if !FileSystem.isExecutable(python) || (try? locate(python: python)) == nil {
             progress("installing rootcanal \(rootcanalVersion) (the virtual controller) from PyPI into \(venv); "
                      + "first use only, about 20 MB")
-            FileSystem.makeDirectory(cacheRoot)
-            FileSystem.makeDirectory("\(cacheRoot)/beacon-emit")
             guard try run(["python3", "-m", "venv", venv]).status == 0 else {
                 throw .virtualController("`python3 -m venv` failed: install python3 and python3-venv")
             }
@@ -62,6 +59,27 @@ package enum VirtualController {
             }
         }
         return try locate(python: python)
+    }
+
+    /// This user's cache directory for beacon-emit (`$XDG_CACHE_HOME/beacon-emit`, else
+    /// `~/.cache/beacon-emit`, the home directory from `$HOME` or else the password database),
+    /// made where missing; refused unless it and the cache above it are this user's alone:
+    /// what is in it runs (the virtual controller's Python).
+    static func cacheDirectory() throws(HostError) -> String {
+        let given = CurrentProcess.environment("XDG_CACHE_HOME").flatMap { $0.isEmpty ? nil : $0 }
+        guard let root = given ?? (CurrentProcess.environment("HOME").flatMap { $0.isEmpty ? nil : $0 } ?? FileSystem.passwordHome)
+            .map({ $0 + "/.cache" }) else {
+            throw .virtualController("no cache directory for the virtual controller: HOME is not set and this user has no "
+                                     + "home directory: set XDG_CACHE_HOME to a directory of this user's")
+        }
+        for directory in [root, root + "/beacon-emit"] {
+            if let why = FileSystem.distrust(directory: directory, create: true) {
+                throw .virtualController("the cache directory \(directory) is not to be trusted with the virtual controller "
+                                         + "(what is in it runs): \(why): set XDG_CACHE_HOME to a directory of this user's "
+                                         + "that no one else can write")
+            }
+        }
+        return root + "/beacon-emit"
     }
 
     /// Runs a helper (python3, pip) to completion: its exit status and standard output.

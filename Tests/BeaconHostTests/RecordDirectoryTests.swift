@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+@testable import BeaconHost
+import Foundation
+import Testing
+
+/// A record directory is trusted only when it is this user's alone: records planted in one
+/// another user made (or one anyone can write, or a symbolic link) are neither read nor
+/// written, and `stop --recorded` says why instead of acting on them.
+@Suite struct RecordDirectoryTests {
+    func makeDirectory(_ name: String, mode: mode_t) throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("records-\(name)-\(UUID().uuidString)").path
+        try #require(mkdir(path, 0o700) == 0)
+        try #require(chmod(path, mode) == 0)
+        return path
+    }
+
+    func plant(in directory: String) throws {
+        let planted = InstanceRecord(adapter: "hci0", instances: [7], owner: InstanceRecord.Owner(pid: 1, startTime: 0))
+        try planted.text.write(toFile: planted.path(in: directory), atomically: false, encoding: .utf8)
+    }
+
+    @Test func aDirectoryOthersCanWriteIsNeitherReadNorWritten() throws {
+        let directory = try makeDirectory("open", mode: 0o777)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try plant(in: directory)
+        #expect(InstanceRecord.all(in: directory).isEmpty, "a planted record was read")
+        #expect(InstanceRecord.distrust(directory)?.description.contains("others can write in it (mode 777)") == true)
+        #expect(throws: InstanceRecord.UntrustedDirectory.self) { try InstanceRecord(adapter: "hci0", instances: [1]).save(in: directory) }
+        let said = AdvertisingShutdown.removeEveryRecordedInstance(directory: directory)
+        #expect(said.count == 1 && said[0].contains("is not to be trusted") && said[0].contains("XDG_RUNTIME_DIR"), "\(said)")
+    }
+
+    @Test func aSymbolicLinkIsRefused() throws {
+        let target = try makeDirectory("target", mode: 0o700)
+        let link = target + "-link"
+        defer { try? FileManager.default.removeItem(atPath: target); unlink(link) }
+        try #require(symlink(target, link) == 0)
+        try plant(in: target)
+        #expect(InstanceRecord.all(in: link).isEmpty)
+        #expect(InstanceRecord.distrust(link)?.why.contains("symbolic link") == true)
+    }
+
+    @Test func anotherUsersDirectoryIsRefused() throws {
+        let directory = try makeDirectory("theirs", mode: 0o755)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try plant(in: directory)
+        guard getuid() == 0 else {
+            // Only root can give a directory away; this user's own is read.
+            #expect(InstanceRecord.all(in: directory).count == 1)
+            return
+        }
+        try #require(chown(directory, 65534, 65534) == 0)
+        #expect(InstanceRecord.all(in: directory).isEmpty, "a record in nobody's directory was read by root")
+        #expect(InstanceRecord.distrust(directory)?.why.contains("belongs to") == true)
+    }
+
+    @Test func ourOwnDirectoryIsMadeAndUsed() throws {
+        let parent = try makeDirectory("parent", mode: 0o700)
+        defer { try? FileManager.default.removeItem(atPath: parent) }
+        let directory = parent + "/beacon-emit"
+        let record = InstanceRecord(adapter: "hci0", instances: [3])
+        try record.save(in: directory)
+        var info = stat()
+        #expect(lstat(directory, &info) == 0 && info.st_mode & 0o777 == 0o700)
+        #expect(InstanceRecord.all(in: directory).map(\.record.instances) == [[3]])
+    }
+}
