@@ -3,7 +3,7 @@
 // The YAML library's own parser (libyaml, which Yams builds in), read as a stream of events:
 // it keeps its state on the heap, so a document of any depth costs it no stack, where composing
 // the tree (Yams.compose) recurses once per level.
-import CYaml
+internal import CYaml
 
 /// How deeply a YAML (or JSON) document nests lists and maps, measured from the YAML library's
 /// event stream before any tree is composed: a file of `[[[[...` thousands deep would otherwise
