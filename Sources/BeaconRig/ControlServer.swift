@@ -18,8 +18,8 @@ public struct ControlError: Error, CustomStringConvertible {
 /// requests; nothing a client does stops advertising.
 ///
 /// Bounded before it costs, so that no client (nor a thousand) can exhaust it: at most
-/// `maximumClients` connections (a newcomer past it takes the place of the client quiet
-/// longest), each dropped when it sends nothing, or half a line, for `idleLimit`; a line of at
+/// `maximumClients` connections (a newcomer past it takes the place of the client owing a line,
+/// or else quiet, longest), each dropped when it sends nothing, or half a line, for `idleLimit`; a line of at
 /// most `JSONLines.maximumLine` bytes; at most `maximumHeld` requests of `maximumHeldBytes`
 /// held all told; at most `unsentLimit` reply bytes queued for a client past the reply it is
 /// taking. Running out of descriptors pauses accepting instead of spinning. What it refused
@@ -54,9 +54,9 @@ public final class ControlServer: RunLoopSource {
     /// sends `status` at once, then waits between whole lines as long as it likes.
     public var idleLimit = Duration.seconds(10)
     /// The most requests held while the beacons are off the air or a command waits, all
-    /// clients together, and their bytes: past either, a request is answered `retry` at once
-    /// (its client's first), or its client dropped (one that has a request held already, whose
-    /// replies must keep their order).
+    /// clients together, and their bytes: past either, a client with nothing held is answered
+    /// `retry` at once, and one with a request held already (whose replies keep their order) is
+    /// not read further until its held requests are answered.
     public static let maximumHeld = 64
     public static let maximumHeldBytes = 1 << 18
     /// How many connections one serve accepts (the others wait in the backlog for the next turn).
@@ -73,7 +73,7 @@ public final class ControlServer: RunLoopSource {
         public var displaced = 0
         /// Newcomers refused: every client had a request held or replies waiting.
         public var full = 0
-        /// Requests answered `retry` at once, or clients dropped, past the held bounds.
+        /// Requests answered `retry` at once past the held bounds.
         public var heldBound = 0
         /// Clients dropped for a line past `JSONLines.maximumLine`, or for leaving replies untaken.
         public var tooMuch = 0
@@ -96,7 +96,7 @@ public final class ControlServer: RunLoopSource {
     private var nextHeldID = 0
     /// Whether a serve is under way: a serve nested in it (a command's wait) reads and answers,
     /// and leaves the held and deferred lines to it.
-    private var offering = false
+    private var serving = false
 
     /// The listening socket (a new client); `descriptors` adds each client's.
     public var descriptor: Int32 { listener }
@@ -192,9 +192,9 @@ public final class ControlServer: RunLoopSource {
         for fd in unsent.keys.sorted() { _ = flush(fd) }
         // A serve nested in this one's answers (a command's wait) leaves the held and deferred
         // lines to this one.
-        let outermost = !offering
-        offering = true
-        defer { if outermost { offering = false } }
+        let outermost = !serving
+        serving = true
+        defer { if outermost { serving = false } }
         if outermost {
             offerHeld()
             offerDeferred()
@@ -259,7 +259,6 @@ public final class ControlServer: RunLoopSource {
             held.removeAll { $0.id == id }
             _ = respond(request.fd, reply)
         }
-        heldBytes = held.reduce(0) { $0 + $1.line.utf8.count }
     }
 
     /// What became of a line.
@@ -289,7 +288,6 @@ public final class ControlServer: RunLoopSource {
         }
         held.append((nextHeldID, fd, line, received))
         nextHeldID += 1
-        heldBytes += line.utf8.count
         return .taken
     }
 
@@ -317,8 +315,8 @@ public final class ControlServer: RunLoopSource {
         }
     }
 
-    /// The bytes of the held requests' lines.
-    private var heldBytes = 0
+    /// The bytes of the held requests' lines (at most `maximumHeld` to add).
+    private var heldBytes: Int { held.reduce(0) { $0 + $1.line.utf8.count } }
 
     /// Closes every connection and the socket, and removes the socket file.
     public func close() {
@@ -463,7 +461,6 @@ public final class ControlServer: RunLoopSource {
         clients[fd] = nil
         unsent[fd] = nil
         held.removeAll { $0.fd == fd }
-        heldBytes = held.reduce(0) { $0 + $1.line.utf8.count }
         Descriptor(fd).close()
     }
 

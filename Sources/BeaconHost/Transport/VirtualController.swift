@@ -66,9 +66,9 @@ package enum VirtualController {
     /// made where missing; refused unless it and the cache above it are this user's alone:
     /// what is in it runs (the virtual controller's Python).
     static func cacheDirectory() throws(HostError) -> String {
-        let given = CurrentProcess.environment("XDG_CACHE_HOME").flatMap { $0.isEmpty ? nil : $0 }
-        guard let root = given ?? (CurrentProcess.environment("HOME").flatMap { $0.isEmpty ? nil : $0 } ?? FileSystem.passwordHome)
-            .map({ $0 + "/.cache" }) else {
+        func variable(_ name: String) -> String? { CurrentProcess.environment(name).flatMap { $0.isEmpty ? nil : $0 } }
+        let home = variable("HOME") ?? FileSystem.passwordHome
+        guard let root = variable("XDG_CACHE_HOME") ?? home.map({ $0 + "/.cache" }) else {
             throw .virtualController("no cache directory for the virtual controller: HOME is not set and this user has no "
                                      + "home directory: set XDG_CACHE_HOME to a directory of this user's")
         }
