@@ -44,3 +44,49 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: marker), "nobody's python ran as root")
     }
 }
+
+/// `beacon-emit control` against an emitter that takes no connection (stopped, hung, or
+/// flooded: its queue full): it gives up after `ControlServer.connectTimeout` with exit 69 and
+/// says why, where it waited until killed.
+@Suite struct ControlConnectTimeoutTests {
+    @Test func aFullQueueIsAnErrorWithinTheConnectTimeout() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("control-full-\(getpid()).sock").path
+        unlink(path)
+        defer { unlink(path) }
+        func address() -> sockaddr_un {
+            var address = sockaddr_un()
+            address.sun_family = sa_family_t(AF_UNIX)
+            withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
+            return address
+        }
+        func connectOnce() -> Int32? {
+            let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+            var target = address()
+            let connected = withUnsafePointer(to: &target) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            }
+            guard connected == 0 else { close(fd); return nil }
+            return fd
+        }
+        // A listener that never accepts, its queue filled.
+        let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(listener) }
+        var own = address()
+        let bound = withUnsafePointer(to: &own) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        try #require(bound == 0 && listen(listener, 0) == 0)
+        var queued: [Int32] = []
+        defer { queued.forEach { close($0) } }
+        while queued.count < 16, let fd = connectOnce() { queued.append(fd) }
+        try #require(!queued.isEmpty && connectOnce() == nil, "the queue is full")
+        let started = ContinuousClock.now
+        // In the background, killed after 15 s: without a connect timeout it waited for ever.
+        let client = try BackgroundProcess.beaconEmit(["control", path, "status"])
+        let status = client.wait(timeout: .seconds(15))
+        let took = started.duration(to: .now)
+        #expect(status == 69, "\(status) \(client.stderr)")
+        #expect(client.stderr.contains("took no new connection within 5.0 seconds"), "\(client.stderr)")
+        #expect(took >= .seconds(4) && took < .seconds(15), "gave up after \(took)")
+    }
+}
