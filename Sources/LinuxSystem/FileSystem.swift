@@ -61,9 +61,11 @@ public enum FileSystem {
     public static func isExecutable(_ path: String) -> Bool { access(path, X_OK) == 0 }
 
     /// Why the directory at `path` cannot be trusted with what this process keeps there (its
-    /// records, its cache): nil when it is a directory (not a symbolic link) owned by this
-    /// process's user and writable by no one else. With `create`, a missing one is made first
-    /// (mode 0700: mkdir fails rather than follow anything planted there meanwhile).
+    /// records, its cache): nil when it is a directory owned by this process's user and
+    /// writable by no one else. A symbolic link is followed only when root or this user made it
+    /// (systemd's `StateDirectory=` under `DynamicUser=` is root's link into /var/lib/private);
+    /// one another user made is refused, whatever it points to. With `create`, a missing one is
+    /// made first (mode 0700: mkdir fails rather than follow anything planted there meanwhile).
     public static func distrust(directory path: String, create: Bool = false) -> String? {
         var info = stat()
         if lstat(path, &info) != 0 {
@@ -72,19 +74,24 @@ public enum FileSystem {
             guard mkdir(path, 0o700) == 0 || errno == EEXIST else { return "cannot make it: \(SystemCallError.message(errno))" }
             guard lstat(path, &info) == 0 else { return "cannot look at it: \(SystemCallError.message(errno))" }
         }
-        switch info.st_mode & S_IFMT {
-        case S_IFDIR: break
-        case S_IFLNK: return "it is a symbolic link (to \(linkTarget(path) ?? "?")), not a directory"
-        default: return "it is not a directory"
+        if info.st_mode & S_IFMT == S_IFLNK {
+            let link = "a symbolic link (to \(linkTarget(path) ?? "?"))"
+            guard info.st_uid == 0 || info.st_uid == getuid() else { return "it is \(link) that \(owner(info.st_uid)) made" }
+            guard stat(path, &info) == 0 else { return "it is \(link) to nothing that can be looked at" }
         }
+        guard info.st_mode & S_IFMT == S_IFDIR else { return "it is not a directory" }
         guard info.st_uid == getuid() else {
-            let owner = getpwuid(info.st_uid).map { String(cString: $0.pointee.pw_name) } ?? "uid \(info.st_uid)"
-            return "it belongs to \(owner), not to this user (uid \(getuid()))"
+            return "it belongs to \(owner(info.st_uid)), not to this user (uid \(getuid()))"
         }
         guard info.st_mode & 0o022 == 0 else {
             return "others can write in it (mode \(String(info.st_mode & 0o7777, radix: 8)))"
         }
         return nil
+    }
+
+    /// A user's name from the password database, or its number.
+    private static func owner(_ uid: uid_t) -> String {
+        getpwuid(uid).map { String(cString: $0.pointee.pw_name) } ?? "uid \(uid)"
     }
 
     /// The home directory of this process's user in the password database (not `$HOME`).

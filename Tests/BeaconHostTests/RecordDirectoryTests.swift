@@ -31,14 +31,29 @@ import Testing
         #expect(said.count == 1 && said[0].contains("is not to be trusted") && said[0].contains("XDG_RUNTIME_DIR"), "\(said)")
     }
 
-    @Test func aSymbolicLinkIsRefused() throws {
+    /// A link another user made is refused whatever it points to; one root or this user made
+    /// (systemd's state directory under DynamicUser) is followed, its target checked.
+    @Test func aSymbolicLinkIsFollowedOnlyWhenOursOrRoots() throws {
         let target = try makeDirectory("target", mode: 0o700)
-        let link = target + "-link"
-        defer { try? FileManager.default.removeItem(atPath: target); unlink(link) }
-        try #require(symlink(target, link) == 0)
+        let open = try makeDirectory("open-target", mode: 0o777)
+        let link = target + "-link", openLink = open + "-link"
+        defer {
+            try? FileManager.default.removeItem(atPath: target)
+            try? FileManager.default.removeItem(atPath: open)
+            unlink(link)
+            unlink(openLink)
+        }
+        try #require(symlink(target, link) == 0 && symlink(open, openLink) == 0)
         try plant(in: target)
-        #expect(InstanceRecord.all(in: link).isEmpty)
-        #expect(InstanceRecord.distrust(link)?.why.contains("symbolic link") == true)
+        try plant(in: open)
+        #expect(InstanceRecord.all(in: link).count == 1, "a link of ours to a directory of ours is followed")
+        #expect(InstanceRecord.all(in: openLink).isEmpty, "a link to a directory others can write")
+        #expect(InstanceRecord.distrust(openLink)?.why.contains("others can write in it") == true)
+        guard getuid() == 0 else { return }  // only root can give a link away
+        try #require(lchown(link, 65534, 65534) == 0)
+        #expect(InstanceRecord.all(in: link).isEmpty, "a link nobody made was followed by root")
+        #expect(InstanceRecord.distrust(link)?.why.contains("a symbolic link (to \(target)) that nobody made") == true,
+                "\(String(describing: InstanceRecord.distrust(link)))")
     }
 
     @Test func anotherUsersDirectoryIsRefused() throws {
