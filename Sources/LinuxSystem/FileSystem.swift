@@ -62,10 +62,12 @@ public enum FileSystem {
 
     /// Why the directory at `path` cannot be trusted with what this process keeps there (its
     /// records, its cache): nil when it is a directory owned by this process's user and
-    /// writable by no one else. A symbolic link is followed only when root or this user made it
-    /// (systemd's `StateDirectory=` under `DynamicUser=` is root's link into /var/lib/private);
-    /// one another user made is refused, whatever it points to. With `create`, a missing one is
-    /// made first (mode 0700: mkdir fails rather than follow anything planted there meanwhile).
+    /// writable by no one else. A symbolic link is followed only when root or this user made it;
+    /// one root made vouches for its directory whoever owns it (systemd's `StateDirectory=`
+    /// under `DynamicUser=` is root's link into /var/lib/private, to a directory of the unit's
+    /// user, which root's `doctor` reads too); one another user made is refused, whatever it
+    /// points to. With `create`, a missing one is made first (mode 0700: mkdir fails rather
+    /// than follow anything planted there meanwhile).
     public static func distrust(directory path: String, create: Bool = false) -> String? {
         var info = stat()
         if lstat(path, &info) != 0 {
@@ -74,13 +76,15 @@ public enum FileSystem {
             guard mkdir(path, 0o700) == 0 || errno == EEXIST else { return "cannot make it: \(SystemCallError.message(errno))" }
             guard lstat(path, &info) == 0 else { return "cannot look at it: \(SystemCallError.message(errno))" }
         }
+        var rootsLink = false
         if info.st_mode & S_IFMT == S_IFLNK {
             let link = "a symbolic link (to \(linkTarget(path) ?? "?"))"
             guard info.st_uid == 0 || info.st_uid == getuid() else { return "it is \(link) that \(owner(info.st_uid)) made" }
+            rootsLink = info.st_uid == 0
             guard stat(path, &info) == 0 else { return "it is \(link) to nothing that can be looked at" }
         }
         guard info.st_mode & S_IFMT == S_IFDIR else { return "it is not a directory" }
-        guard info.st_uid == getuid() else {
+        guard info.st_uid == getuid() || rootsLink else {
             return "it belongs to \(owner(info.st_uid)), not to this user (uid \(getuid()))"
         }
         guard info.st_mode & 0o022 == 0 else {

@@ -56,6 +56,21 @@ import Testing
                 "\(String(describing: InstanceRecord.distrust(link)))")
     }
 
+    /// systemd's state directory under DynamicUser=: root's link to a directory of the unit's
+    /// user, which root (doctor) reads; the same directory named directly is refused.
+    @Test func rootsLinkVouchesForAnotherUsersDirectory() throws {
+        guard getuid() == 0 else { return }  // only root can give a directory away
+        let directory = try makeDirectory("unit", mode: 0o700)
+        let link = directory + "-state"
+        defer { try? FileManager.default.removeItem(atPath: directory); unlink(link) }
+        try plant(in: directory)
+        try #require(chown(directory, 65534, 65534) == 0 && symlink(directory, link) == 0)
+        #expect(InstanceRecord.all(in: link).count == 1, "root's link into the unit's directory")
+        #expect(InstanceRecord.all(in: directory).isEmpty, "nobody's directory, named directly")
+        try #require(chmod(directory, 0o777) == 0)
+        #expect(InstanceRecord.all(in: link).isEmpty, "a directory others can write, even through root's link")
+    }
+
     @Test func anotherUsersDirectoryIsRefused() throws {
         let directory = try makeDirectory("theirs", mode: 0o755)
         defer { try? FileManager.default.removeItem(atPath: directory) }
