@@ -22,7 +22,9 @@ struct Run: ParsableCommand {
             checked before anything starts. An update changes a beacon's data on its running \
             advertising set, with no gap on the air. Prints one line per step and per \
             expectation, then a summary; exits 1 when an expectation fails (advertising is off \
-            by then). examples/ has scenarios for the classic app tests.
+            by then). examples/ has scenarios for the classic app tests. A scenario with \
+            'hosts' runs ssh here, with its options: run only files you would run as a script; \
+            --check lists what a file starts on this machine.
             """ + guide("test-rigs.md")
     )
 
@@ -42,7 +44,7 @@ struct Run: ParsableCommand {
     @Flag(help: "Print events as JSON lines.")
     var json = false
 
-    @Flag(help: "Only check the scenario (everything that is checked before a run) and say what it holds.")
+    @Flag(help: "Only check the scenario (everything that is checked before a run), say what it holds and what it would run on this machine.")
     var check = false
 
     /// The JUnit suite's name: the scenario file's, without its extension.
@@ -68,6 +70,10 @@ struct Run: ParsableCommand {
             let hosts = loaded.hosts.isEmpty ? "" : ", \(loaded.hosts.count) host\(loaded.hosts.count == 1 ? "" : "s")"
             print("\(scenario): \(loaded.beacons.count) beacon\(loaded.beacons.count == 1 ? "" : "s"), "
                   + "\(loaded.steps.count) step\(loaded.steps.count == 1 ? "" : "s")\(hosts): valid")
+            // A scenario is code: what it would start on this machine, for whoever reviews it.
+            for program in loaded.localPrograms {
+                print("\(scenario):\(program.place.map { "\($0.line):\($0.column):" } ?? "") \(program)")
+            }
             return
         }
         let printer = ScenarioPrinter(json: json)

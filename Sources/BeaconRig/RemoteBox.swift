@@ -185,6 +185,12 @@ public final class RemoteBox {
         process.closeDescriptors()
     }
 
+    /// `text` as a shell would be given it: as it is when it is one plain word, else quoted.
+    static func displayed(_ text: String) -> String {
+        let plain = !text.isEmpty && text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-_./=:@%+,".contains($0)) }
+        return plain ? text : shellQuoted(text)
+    }
+
     /// `text` as one word for a POSIX shell (the remote command line goes through the box's shell).
     static func shellQuoted(_ text: String) -> String {
         "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"

@@ -129,6 +129,9 @@ public struct Scenario: Sendable {
     public var beacons: [BeaconDefinition]
     /// The boxes elsewhere that some beacons live on.
     public var hosts: [HostDefinition] = []
+    /// What running the scenario starts on this machine: each host's ssh session, and what its
+    /// ssh options run or load here.
+    public var localPrograms: [LocalProgram] = []
     public var regions: [RegionDefinition]
     public var steps: [Step]
 

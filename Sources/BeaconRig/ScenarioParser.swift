@@ -290,7 +290,9 @@ public struct ScenarioParser {
         guard !beacons.entries.isEmpty else { throw fail(beaconsNode, "'beacons' is empty: name at least one beacon") }
         if let node = top["hosts"] {
             for (name, hostNode) in try mapping(node, "hosts", keys: nil).entries {
-                scenario.hosts.append(try host(hostNode, name))
+                let (definition, programs) = try host(hostNode, name)
+                scenario.hosts.append(definition)
+                scenario.localPrograms += programs
             }
         }
         for (name, node) in beacons.entries {
@@ -597,7 +599,8 @@ public struct ScenarioParser {
 
     /// A box elsewhere: `{ssh: "[user@]host", control: /path/of/its/socket}`, optionally
     /// `sshOptions: [-i, KEY, ...]` and `command: /usr/local/bin/beacon-emit`.
-    private func host(_ node: Node, _ name: String) throws(ScenarioError) -> Scenario.HostDefinition {
+    /// With it, what its session runs on this machine (`LocalProgram`).
+    private func host(_ node: Node, _ name: String) throws(ScenarioError) -> (Scenario.HostDefinition, [LocalProgram]) {
         let what = "host '\(name)'"
         let map = try mapping(node, what, keys: ["ssh", "control", "sshOptions", "command"])
         guard let sshNode = map["ssh"], let controlNode = map["control"] else {
@@ -614,17 +617,25 @@ public struct ScenarioParser {
             throw fail(controlNode, "\(what): control must be the socket's absolute path on the box, got '\(control)'")
         }
         var definition = Scenario.HostDefinition(name: name, destination: destination, controlPath: control)
+        var optionNodes: [Node] = []
         if let optionsNode = map["sshOptions"] {
             guard case let .sequence(items) = optionsNode else {
                 throw fail(optionsNode, "\(what): sshOptions must be a list of arguments, such as [-i, /path/key, -p, '2222']")
             }
             for item in items { definition.sshOptions.append(try string(item, "\(what): sshOptions")) }
+            optionNodes = Array(items)
         }
         if let commandNode = map["command"] {
             definition.command = try string(commandNode, "\(what): command")
             guard !definition.command.isEmpty else { throw fail(commandNode, "\(what): command is empty") }
         }
-        return definition
+        let session = RemoteBox.sshArguments(definition).map(RemoteBox.displayed).joined(separator: " ")
+        var programs = [LocalProgram(host: name, place: place(sshNode), what: "runs \(session)")]
+        for finding in SSHOptionReview.findings(definition.sshOptions) {
+            programs.append(LocalProgram(host: name, place: optionNodes.indices.contains(finding.index) ? place(optionNodes[finding.index]) : nil,
+                                         what: finding.what))
+        }
+        return (definition, programs)
     }
 
     private func region(_ node: Node, _ name: String) throws(ScenarioError) -> BeaconRegion {

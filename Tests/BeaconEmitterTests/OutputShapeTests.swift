@@ -67,6 +67,27 @@ import Testing
                 "\(interrupted)")
     }
 
+    /// `run --check` names what a scenario would start on this machine, at its place in the
+    /// file: a reviewer sees a ProxyCommand before the file runs it.
+    @Test func runCheckNamesWhatTheScenarioRunsHere() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("proxy-\(UUID().uuidString).yaml").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try """
+            hosts:
+              lobby: {ssh: beacon@pi-lobby, control: /run/lobby, sshOptions: ['-oProxyCommand=sh -c id']}
+            beacons:
+              door: {host: lobby, uuid: \(Self.uuid), major: 1, minor: 3}
+            steps:
+              - advertise: door
+            """.write(toFile: path, atomically: true, encoding: .utf8)
+        let checked = try runBeaconEmit(["run", path, "--check"])
+        let lines = checked.stdout.split(separator: "\n").map(String.init)
+        #expect(checked.status == 0 && lines.count == 3, "\(checked.status) \(checked.stdout) \(checked.stderr)")
+        #expect(lines.first == "\(path): 1 beacon, 1 step, 1 host: valid", "\(lines)")
+        #expect(lines.dropFirst().first?.hasPrefix("\(path):2:16: host 'lobby': runs ssh -T ") == true, "\(lines)")
+        #expect(lines.last == "\(path):2:67: host 'lobby': -o ProxyCommand: ssh runs the command 'sh -c id' on this machine", "\(lines)")
+    }
+
     @Test func runWritesItWhenTheRunNeverStarts() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("junit-run-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

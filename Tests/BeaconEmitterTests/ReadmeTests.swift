@@ -169,7 +169,12 @@ extension Rig {
             let acrossBoxes = block.lines.contains { $0.hasPrefix("hosts:") }
             let (output, status) = try Readme.run("beacon-emit run '\(file.path)'" + (acrossBoxes ? " --check" : ""))
             #expect(status == 0, "\(document):\(block.line): the scenario fails as written:\n\(output)")
-            if acrossBoxes { #expect(output.hasSuffix("2 beacons, 7 steps, 2 hosts: valid\n"), "\(output)") }
+            if acrossBoxes {
+                // The summary, then the ssh session each box's host starts here (a scenario is code).
+                let lines = output.split(separator: "\n")
+                #expect(lines.count == 3 && lines[0].hasSuffix("2 beacons, 7 steps, 2 hosts: valid"), "\(output)")
+                #expect(lines.dropFirst().allSatisfy { $0.contains(": host '") && $0.contains(" runs ssh -T -o BatchMode=yes") }, "\(output)")
+            }
         }
         }
         #expect(scenarios >= 2, "docs/test-rigs.md's scenarios")

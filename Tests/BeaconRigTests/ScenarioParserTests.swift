@@ -105,6 +105,40 @@ import Testing
 
         """
 
+    /// A scenario is code: each host's ssh session, and every ssh option that runs or loads
+    /// something on this machine, with the place the file says so.
+    @Test func whatAScenarioRunsHereIsNamedWithItsPlace() throws {
+        let scenario = try parse("  - advertise: door\n", header: """
+            hosts:
+              lobby: {ssh: beacon@pi-lobby, control: /run/beacon-emit-lobby/control, sshOptions: [-i, /k, -oProxyCommand=nc %h %p]}
+              hall: {ssh: pi-hall, control: /run/hall, sshOptions: [-o, 'LocalCommand touch /tmp/x', -F, lab.conf]}
+            beacons:
+              door: {uuid: \(lobbyUUID), major: 1, minor: 3}
+
+            """)
+        let lines = scenario.localPrograms.map { "\($0.place.map { "\($0.line):\($0.column)" } ?? "-") \($0)" }
+        #expect(lines.count == 5, "\(lines)")
+        #expect(lines.first?.hasPrefix("2:16 host 'lobby': runs ssh -T -o BatchMode=yes") == true, "\(lines)")
+        #expect(lines.first?.hasSuffix("-i /k '-oProxyCommand=nc %h %p' -- beacon@pi-lobby "
+                                       + "'beacon-emit control '\\''/run/beacon-emit-lobby/control'\\'' --session'") == true, "\(lines)")
+        #expect(lines.contains("2:95 host 'lobby': -o ProxyCommand: ssh runs the command 'nc %h %p' on this machine"), "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("3:15 host 'hall': runs ssh") }, "\(lines)")
+        #expect(lines.contains("3:61 host 'hall': -o LocalCommand: ssh runs the command (with PermitLocalCommand=yes) 'touch /tmp/x' on this machine"),
+                "\(lines)")
+        #expect(lines.contains("3:94 host 'hall': -F: ssh reads the configuration file 'lab.conf', which may run any command"), "\(lines)")
+    }
+
+    @Test func sshOptionsThatRunNothingHereAreNotNamed() {
+        #expect(SSHOptionReview.findings(["-i", "/k", "-p", "2222", "-o", "BatchMode=yes", "-oPort=22", "-F", "none", "-v"]).isEmpty)
+        // Each spelling ssh takes: the keyword in any case, "=" or a space, the flag's value attached or next.
+        for options in [["-o", "proxycommand=x"], ["-oProxyCommand x"], ["-o", " KnownHostsCommand=x"], ["-I", "/lib.so"],
+                        ["-Fother.conf"], ["-o", "PKCS11Provider=/lib.so"], ["-o", "Include other.conf"]] {
+            #expect(SSHOptionReview.findings(options).count == 1, "\(options)")
+        }
+        // The option after an option's value is read as an option.
+        #expect(SSHOptionReview.findings(["-o", "User=x", "-o", "ProxyCommand=y"]).map(\.index) == [3])
+    }
+
     @Test func hostsAndEachBeaconsHostAreRead() throws {
         let scenario = try parse("  - advertise: [lobby, door]\n", header: Self.hostsHeader + """
             beacons:
