@@ -36,6 +36,8 @@ public final class ControlHandler {
     /// With a canary (`advertise --canary`): its device, and for each beacon in order how long
     /// ago it was heard (nil: not yet) and whether it is unheard now; `status` reports them.
     public var canary: (device: String, beacons: () -> [(lastHeard: Duration?, unheard: Bool)])?
+    /// What the server in front refused or dropped, by why (`ControlServer.Refusals`), for status.
+    public var refused: (() -> [String: Int])?
     /// Set by the server while a command of the emitter waits for its answer: a change is held
     /// (whatever its age) until the command is over, the others are answered.
     public var commandWaiting = false
@@ -132,15 +134,16 @@ public final class ControlHandler {
             }
             return ControlReply(status: .init(state: state, beaconCount: session.beacons.count,
                                               uptimeSeconds: Int(started.duration(to: .now).components.seconds),
-                                              device: device, lastDisruption: lastDisruption, canary: canary))
+                                              device: device, lastDisruption: lastDisruption, canary: canary,
+                                              refused: refused?()))
         case let .add(described):
-            let (fields, parameters) = try ownParameters(in: try beaconFields(described, what: "add's \"beacon\""))
+            let (fields, parameters) = try ownParameters(in: try Self.beaconFields(described, what: "add's \"beacon\""))
             let beacon = try build(fields)
             let index = try session.add(beacon, parameters: parameters)
             return ControlReply(id: session.ids[index].rawValue, beacon: describe(index))
         case let .update(id, changed):
             let index = try indexOf(id)
-            let changes = try beaconFields(changed, what: "update's \"fields\"")
+            let changes = try Self.beaconFields(changed, what: "update's \"fields\"")
             guard !changes.isEmpty else {
                 throw Refusal(message: "update changes no field: give \"fields\": {\"minor\": 3} (or {\"interval\": 200})")
             }
@@ -202,7 +205,7 @@ public final class ControlHandler {
     }
 
     /// Fields from a JSON object (values as their text) or a `KEY=VALUE,...` string.
-    private func beaconFields(_ value: JSONValue, what: String) throws -> [String: String] {
+    package static func beaconFields(_ value: JSONValue, what: String) throws -> [String: String] {
         if let text = value.string {
             do {
                 return Dictionary(try KeyValueText.pairs(text).map { ($0.key, $0.value) }) { $1 }

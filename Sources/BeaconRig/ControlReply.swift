@@ -41,15 +41,20 @@ public struct ControlReply: Codable, Hashable, Sendable {
         public var lastDisruption: String?
         /// With a canary (`advertise --canary`): what it hears.
         public var canary: Canary?
+        /// What the control server refused or dropped since it opened, by why: clients idle past
+        /// the deadline, displaced by a newcomer, refused while full, requests past the held
+        /// bounds, clients that sent or left too much, accepts that found no descriptor.
+        public var refused: [String: Int]?
 
         public init(state: String, beaconCount: Int, uptimeSeconds: Int, device: String, lastDisruption: String? = nil,
-                    canary: Canary? = nil) {
+                    canary: Canary? = nil, refused: [String: Int]? = nil) {
             self.state = state
             self.beaconCount = beaconCount
             self.uptimeSeconds = uptimeSeconds
             self.device = device
             self.lastDisruption = lastDisruption
             self.canary = canary
+            self.refused = refused
         }
     }
 
@@ -110,6 +115,8 @@ public struct ControlReply: Codable, Hashable, Sendable {
         // "beacons" is list's array, or status's count beside its "state".
         beacons = members["beacons"]?.array
         if let state = members["state"]?.string {
+            var refused: [String: Int]?
+            if case let .object(counts) = members["refused"] { refused = counts.compactMapValues(\.integer) }
             let canary = members["canary"].flatMap { canary -> Canary? in
                 guard let device = canary["device"]?.string else { return nil }
                 return Canary(device: device, beacons: (canary["beacons"]?.array ?? []).compactMap { beacon in
@@ -120,7 +127,8 @@ public struct ControlReply: Codable, Hashable, Sendable {
             }
             status = Status(state: state, beaconCount: members["beacons"]?.integer ?? 0,
                             uptimeSeconds: members["uptimeSeconds"]?.integer ?? 0, device: members["device"]?.string ?? "",
-                            lastDisruption: members["lastDisruption"]?.string, canary: canary)
+                            lastDisruption: members["lastDisruption"]?.string, canary: canary,
+                            refused: refused)
         }
     }
 
@@ -138,6 +146,7 @@ public struct ControlReply: Codable, Hashable, Sendable {
             members["uptimeSeconds"] = .integer(status.uptimeSeconds)
             members["device"] = .string(status.device)
             members["lastDisruption"] = status.lastDisruption.map(JSONValue.string)
+            members["refused"] = status.refused.map { .object($0.mapValues(JSONValue.integer)) }
             members["canary"] = status.canary.map { canary in
                 ["device": .string(canary.device), "beacons": .array(canary.beacons.map { beacon in
                     ["id": .integer(beacon.id), "heard": .bool(beacon.heard),

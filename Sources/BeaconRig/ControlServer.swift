@@ -79,6 +79,12 @@ public final class ControlServer: RunLoopSource {
         public var tooMuch = 0
         /// Times accepting failed for want of descriptors.
         public var outOfDescriptors = 0
+
+        /// Each count by its name, as status reports them.
+        public var counts: [String: Int] {
+            ["idle": idle, "displaced": displaced, "full": full, "heldBound": heldBound, "tooMuch": tooMuch,
+             "outOfDescriptors": outOfDescriptors]
+        }
     }
 
     public private(set) var refusals = Refusals()
@@ -178,6 +184,7 @@ public final class ControlServer: RunLoopSource {
     /// Starts answering with `handler` (the beacons are on the air).
     public func attach(_ handler: ControlHandler) {
         self.handler = handler
+        handler.refused = { [weak self] in self?.refusals.counts ?? [:] }
     }
 
     /// Serves whatever is readable now (the held requests first).

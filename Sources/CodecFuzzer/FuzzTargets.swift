@@ -29,11 +29,21 @@ enum FuzzTarget: String, CaseIterable {
     /// A controller's byte stream into the host's sessions (`SessionFuzzing`).
     case advertiseSession = "advertise-session"
     case scanSession = "scan-session"
+    /// The text people and programs hand the tool (`TextFuzzing`).
+    case scenario
+    case json
+    case controlRequest = "control-request"
+    case record
+
 
     func run(_ bytes: [UInt8]) {
         switch self {
         case .advertiseSession: SessionFuzzing.advertise(bytes)
         case .scanSession: SessionFuzzing.scan(bytes)
+        case .scenario: TextFuzzing.scenario(bytes)
+        case .json: TextFuzzing.json(bytes)
+        case .controlRequest: TextFuzzing.controlRequest(bytes)
+        case .record: TextFuzzing.record(bytes)
         case .advertisingData:
             if let data = try? AdvertisingData(parsing: bytes) {
                 require(data.bytes == bytes, "advertising data round trip")

@@ -385,6 +385,11 @@ extension SupervisorTests {
         #expect(InstanceRecord(adapter: "hci0", text: "boot x\ninstance 3 0G\n") == nil, "data that is not hex")
         // A record written before owners were recorded still reads (its owner counts as gone).
         #expect(InstanceRecord(adapter: "hci0", text: "boot x\ninstance 3\n")?.owner == nil)
+        // Carriage returns end lines too: "\r\n" is one Character, which a split at "\n" kept
+        // whole (the boot read as "x\r", so the record counted as another boot's; found by fuzzing).
+        let windows = InstanceRecord(adapter: "hci0", text: "boot x\r\nowner 7 9\r\ninstance 3\r\n")
+        #expect(windows?.boot == "x" && windows?.instances == [3] && windows?.owner == .init(pid: 7, startTime: 9), "\(String(describing: windows))")
+        #expect(InstanceRecord(adapter: "hci0", text: "boot x\r\r")?.text == "boot x\n")
     }
 
     @Test func anOwnerWhosePIDWasReusedIsNotRunning() {

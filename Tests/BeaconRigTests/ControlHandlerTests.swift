@@ -545,6 +545,11 @@ final class FakeLive: LiveAdvertising {
         #expect(server.descriptors.count == 2, "the listener and the client that sent a whole line: \(server.descriptors)")
         #expect(Self.closed(silent) && Self.closed(half) && !Self.closed(whole))
         #expect(server.refusals.idle == 2, "\(server.refusals)")
+        // Status reports what was dropped, by why (input nobody asked for is counted, not silent).
+        whole.send(#"{"command":"status"}"#)
+        let status = Self.serve(server, until: whole).first.flatMap(ControlReply.init(line:))?.status
+        #expect(status?.refused?["idle"] == 2 && status?.refused?["displaced"] == 0 && status?.refused?.count == 6,
+                "\(String(describing: status))")
     }
 
     /// A thousand connections that send nothing cannot lock anyone out: the server keeps at
@@ -578,6 +583,8 @@ final class FakeLive: LiveAdvertising {
         let reply = Self.serve(server, until: real)
         #expect(reply.first?.contains(#""ok":true"#) == true, "\(reply)")
         #expect(server.refusals.displaced >= 300 - ControlServer.maximumClients, "\(server.refusals)")
+        let displaced = reply.first.flatMap(ControlReply.init(line:))?.status?.refused?["displaced"] ?? 0
+        #expect(displaced >= 300 - ControlServer.maximumClients, "status reports the displaced clients: \(reply)")
         #expect(try #require(server.due) > .now, "nothing is due at once: the loop sleeps")
     }
 

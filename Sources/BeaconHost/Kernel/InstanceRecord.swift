@@ -113,7 +113,9 @@ package struct InstanceRecord: Equatable, Sendable {
         var kept = false
         var instances: [UInt8] = []
         var data: [UInt8: [UInt8]] = [:]
-        for line in text.split(separator: "\n") {
+        // Any line end: "\r\n" is one Character, which a split at "\n" does not cut (a record
+        // edited elsewhere, or carriage returns, kept one line whole: found by fuzzing).
+        for line in text.split(whereSeparator: \.isNewline) {
             let parts = line.split(separator: " ").map(String.init)
             guard parts.count >= 2 else { return nil }
             switch parts[0] {

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+import AdvertisementCodec
+import BeaconHost
+import BeaconReports
+import BeaconRig
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// The text people and other programs hand the tool: scenario and configuration files, JSON
+/// (control requests, a box's replies), the `--beacon` key reader, record files. Any bytes, no
+/// crash; what reads, reads again the same.
+enum TextFuzzing {
+    /// A scenario, and the same text as a configuration file (`beacons:` list).
+    static func scenario(_ bytes: [UInt8]) {
+        let text = String(decoding: bytes, as: UTF8.self)
+        let parser = ScenarioParser(file: "fuzz.yaml")
+        if let scenario = try? parser.parse(text) {
+            // Whatever was read is within the bounds the reader promises.
+            check(scenario.beacons.count <= ScenarioParser.maximumValues, "scenario: beacons within the value bound")
+            for program in scenario.localPrograms {
+                check(scenario.hosts.contains { $0.name == program.host }, "scenario: a program names one of the hosts")
+            }
+        }
+        if let beacons = try? parser.beaconList(text) {
+            check(beacons.count <= AdvertisingOptions.maximumBeacons, "configuration: at most the beacons an emitter takes")
+        }
+        _ = try? parser.beaconEntries(text)
+    }
+
+    /// JSON as the control socket and a box's session read it: framed into lines, each parsed
+    /// as a value, a request and a reply. A value's own line reads back as the same line.
+    static func json(_ bytes: [UInt8]) {
+        var lines = JSONLines()
+        for line in lines.append(bytes) + [String(decoding: bytes, as: UTF8.self)] {
+            if let value = JSONValue(parsing: line) {
+                let again = JSONValue(parsing: value.line)
+                check(again?.line == value.line, "JSON: a value's line reads back the same")
+            }
+            _ = ControlReply(line: line)
+            if let request = try? ControlRequest(line: line) {
+                check((try? ControlRequest(line: request.line)) == request, "control request round trip")
+            }
+        }
+        _ = (lines.overflowed, lines.hasPartialLine)
+    }
+
+    /// A control request's beacon, as the server builds it: fields from an object or from
+    /// `KEY=VALUE,...` text (the `--beacon` key reader), its own parameters set apart, the beacon
+    /// built; a beacon's fields build the same beacon again.
+    static func controlRequest(_ bytes: [UInt8]) {
+        let text = String(decoding: bytes, as: UTF8.self)
+        var described: [JSONValue] = [.string(text)]
+        if let request = try? ControlRequest(line: text) {
+            switch request {
+            case let .add(beacon): described.append(beacon)
+            case let .update(_, fields): described.append(fields)
+            default: break
+            }
+        }
+        for value in described {
+            guard let fields = try? ControlHandler.beaconFields(value, what: "fuzz"),
+                  let (own, _) = try? BeaconDescription.parameters(in: fields),
+                  let beacon = try? BeaconDescription.beacon(fromFields: own) else { continue }
+            let again = try? BeaconDescription.beacon(fromFields: BeaconDescription.fields(of: beacon))
+            check(again == beacon, "a beacon's fields build the same beacon")
+        }
+    }
+
+    /// A record file: what reads, writes back as text that reads as the same record.
+    static func record(_ bytes: [UInt8]) {
+        let text = String(decoding: bytes, as: UTF8.self)
+        guard let record = InstanceRecord(adapter: "hci0", text: text) else { return }
+        check(InstanceRecord(adapter: "hci0", text: record.text) == record, "record round trip")
+    }
+
+    private static func check(_ condition: Bool, _ property: @autoclosure () -> String) {
+        if !condition {
+            print("fuzz property violated: \(property())")
+            abort()
+        }
+    }
+}
