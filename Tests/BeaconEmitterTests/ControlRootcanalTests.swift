@@ -149,6 +149,54 @@ extension Rig {
         #expect(beacons?.count == 256, "\(list.stdout.prefix(200))")
     }
 
+    /// While a command waits for a controller that stopped answering, clients pipelining valid
+    /// requests padded to 60 KB cannot grow the emitter: what is held for them is bounded (one
+    /// such client took the emitter from 25 to 97 MB in two seconds). It answers afterwards.
+    @Test func aPipeliningClientWhileTheControllerIsStoppedLeavesMemoryBounded() throws {
+        let proxy = try LoggingProxy(upstreamPort: port, recording: false)
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("control-pipe-\(getpid()).sock").path
+        let emitter = try BackgroundProcess.beaconEmit(["-i", "tcp:127.0.0.1:\(proxy.port)", "--control", path, "--json"]
+                                                       + referenceArguments)
+        defer { emitter.signal(SIGTERM); emitter.wait() }
+        try #require(emitter.waitForOutput(#""event":"advertising""#), "\(emitter.stderr)")
+        let before = ProcessFootprint(pid: emitter.pid)
+        proxy.holdCommands()
+        // A change whose command now waits for the controller's answer.
+        let waiting = try SocketClient(path: path)
+        waiting.write(#"{"command":"update","id":1,"fields":{"minor":9}}"# + "\n")
+        Thread.sleep(forTimeInterval: 0.2)
+        // Eight pipelining clients: adds padded to 60 KB, back to back for two seconds, their
+        // sockets non-blocking so that a server that stops reading one does not stop this test.
+        let floods = try (0..<8).map { _ in try SocketClient(path: path) }
+        for flood in floods { _ = fcntl(flood.fd, F_SETFL, fcntl(flood.fd, F_GETFL) | O_NONBLOCK) }
+        let padding = String(repeating: " ", count: 60_000)
+        var sent = 0, peak = before.rssKiB, minor = 0
+        let end = ContinuousClock.now + .seconds(2)
+        var pending = [[UInt8]](repeating: [], count: floods.count)
+        while ContinuousClock.now < end {
+            var wroteAny = false
+            for (index, flood) in floods.enumerated() {
+                if pending[index].isEmpty {
+                    minor += 1
+                    pending[index] = Array((#"{"command":"add",\#(padding)"beacon":"uuid=39ED98FF-2900-441A-802F-9C398FC199D2,major=8,minor=\#(minor)"}"# + "\n").utf8)
+                }
+                let wrote = pending[index].withUnsafeBytes { send(flood.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                if wrote > 0 { sent += wrote; pending[index].removeFirst(wrote); wroteAny = true }
+            }
+            if !wroteAny { Thread.sleep(forTimeInterval: 0.005) }
+            peak = max(peak, ProcessFootprint(pid: emitter.pid).rssKiB)
+        }
+        proxy.releaseCommands()
+        Thread.sleep(forTimeInterval: 0.5)
+        peak = max(peak, ProcessFootprint(pid: emitter.pid).rssKiB)
+        print("pipelining: \(sent / 1024) KiB sent in 2 s; the emitter's RSS \(before.rssKiB) KiB before, \(peak) KiB at most")
+        // The held bounds are 256 KiB and one serve's read per client: well under 8 MB more, whatever was sent.
+        #expect(peak - before.rssKiB < 8 * 1024, "RSS grew from \(before.rssKiB) to \(peak) KiB with \(sent / 1024) KiB sent")
+        #expect(sent > 1 << 20, "the clients sent \(sent) bytes: too little to pass the held bounds")
+        let status = try runBeaconEmit(["control", path, "status"])
+        #expect(status.status == 0 && status.stdout.contains(#""ok":true"#), "\(status.status) \(status.stdout) \(status.stderr)")
+    }
+
     @Test(.notUnderEmulation("replies within the client's 3 s and updates within 300 ms are native speed's bounds"))
     func everyCommandChangesTheAirAndNothingStopsAdvertising() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("control-\(getpid()).sock").path

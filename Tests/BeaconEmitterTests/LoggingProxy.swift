@@ -32,6 +32,10 @@ final class LoggingProxy: @unchecked Sendable {
     /// Opcodes whose next Command Complete from the controller is not passed to the host
     /// (the answer to an enable the proxy let through late).
     private var answersToDrop: [HCIOpcode] = []
+    /// While true, the host's packets wait here instead of reaching the controller (a
+    /// controller that stopped answering); `releaseCommands` sends them on.
+    private var holding = false
+    private var held: [[UInt8]] = []
     /// Serializes writes to the host (the relay thread, the swallowed enables' answers).
     private let hostWrites = NSLock()
 
@@ -89,6 +93,7 @@ final class LoggingProxy: @unchecked Sendable {
                     writeToHost(client, [0x04, 0x0E, 0x04, 0x01, UInt8(opcode & 0xFF), UInt8(opcode >> 8), 0x00])
                     continue
                 }
+                if lock.withLock({ holding ? { held.append(packet.bytes); return true }() : false }) { continue }
                 writeAll(upstream, packet.bytes)
             }
         }
@@ -136,6 +141,21 @@ final class LoggingProxy: @unchecked Sendable {
     func sendToHost(_ event: HCIEvent) {
         let client = lock.withLock { clientDescriptor }
         if client >= 0 { writeToHost(client, event.h4Bytes) }
+    }
+
+    /// From now on the host's commands wait in the proxy: the controller seems to have stopped.
+    func holdCommands() {
+        lock.withLock { holding = true }
+    }
+
+    /// The held commands go to the controller, in order, and later ones pass again.
+    func releaseCommands() {
+        let (packets, upstream) = lock.withLock { () -> ([[UInt8]], Int32) in
+            holding = false
+            defer { held = [] }
+            return (held, upstreamDescriptor)
+        }
+        if upstream >= 0 { packets.forEach { writeAll(upstream, $0) } }
     }
 
     /// From now on, advertising enables are answered by the proxy and never reach the controller.
