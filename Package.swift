@@ -20,6 +20,9 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "5.0.1"),
+        // AES-128 for Eddystone-EID (the block function of its _CryptoExtras): BoringSSL's, never
+        // written here.
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
         // Pure Swift: advertising data, beacon payloads, HCI packets, H4 framing. No C, no I/O.
@@ -47,7 +50,9 @@ let package = Package(
         // the advertising flow. The kernel socket transport is its only file importing CHCI.
         .target(
             name: "BeaconHost",
-            dependencies: ["AdvertisementCodec", "BeaconTracking", "LinuxSystem", "CHCI"]
+            dependencies: ["AdvertisementCodec", "BeaconTracking", "LinuxSystem", "CHCI",
+                           .product(name: "Crypto", package: "swift-crypto"),
+                           .product(name: "_CryptoExtras", package: "swift-crypto")]
         ),
         // What `decode` and `scan` do with what they read: captures (btsnoop, pcap, pcapng) read
         // and replayed, text decoded, beacons tracked and filtered, and the lines and JSON lines

@@ -212,6 +212,8 @@ public struct AuditReport: Codable, Sendable {
             "eddystone-uid namespace=\(HexText.format(frame.namespace)) instance=\(HexText.format(frame.instance))"
         case let .eddystone(.url(frame)): "eddystone-url url=\(frame.url)"
         case .eddystone(.tlm), .eddystone(.encryptedTLM): "eddystone-tlm"
+        // The identifier changes every 2^K seconds: it identifies nothing for long.
+        case .eddystone(.eid): "eddystone-eid"
         case let .eddystone(.other(frameType, _)): "eddystone frame 0x\(HexText.format([frameType]))"
         case .custom: "advertising data"
         }

@@ -61,6 +61,11 @@ public enum SightingFormatter {
             object.add("encryptedTelemetry", hex: frame.encryptedTelemetry)
             object.add("salt", hex: frame.salt)
             object.add("integrityCheck", hex: frame.integrityCheck)
+        case let .eddystone(.eid(frame)):
+            object.add("type", literal: "eddystone-eid")
+            object.add("eid", hex: frame.eid)
+            object.add("txPowerAt0m", frame.txPowerAt0m)
+            object.add("measuredPower", sighting.beacon.measuredPower ?? 0)
         case let .eddystone(.other(frameType, payload)):
             object.add("type", literal: "eddystone")
             object.add("frameType", frameType)
@@ -112,6 +117,8 @@ public enum SightingFormatter {
         case let .eddystone(.encryptedTLM(frame)):
             fields = ["Eddystone-TLM", "version=1 (encrypted)", "encryptedTelemetry=\(HexText.format(frame.encryptedTelemetry))",
                       "salt=\(HexText.format(frame.salt))", "integrityCheck=\(HexText.format(frame.integrityCheck))"]
+        case let .eddystone(.eid(frame)):
+            fields = ["Eddystone-EID", "eid=\(HexText.format(frame.eid))", "txPowerAt0m=\(frame.txPowerAt0m)dBm"]
         case let .eddystone(.other(frameType, payload)):
             fields = ["Eddystone", "frameType=\(HexText.format([frameType]))", "frameData=\(HexText.format(payload))"]
         case let .custom(custom):

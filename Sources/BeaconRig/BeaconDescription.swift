@@ -490,7 +490,7 @@ public struct BeaconDescription: Sendable, Equatable {
             if beacon.needsExtendedPDU { fields["extended-pdu"] = "true" }
             if let response = custom.scanResponse { fields["scan-response"] = HexText.format(response.bytes) }
             return fields
-        case .eddystone(.other), .eddystone(.encryptedTLM):
+        case .eddystone(.other), .eddystone(.encryptedTLM), .eddystone(.eid):
             return [:]
         }
     }

@@ -186,9 +186,50 @@ import Testing
     }
 
     @Test func unknownFrameTypesAreKept() throws {
-        let frame = try EddystoneFrame(parsing: hex("30 EE 01 02 03 04 05 06 07 08")[...])
-        #expect(frame == .other(frameType: 0x30, payload: hex("EE 01 02 03 04 05 06 07 08")))
-        #expect(frame.bytes == hex("30 EE 01 02 03 04 05 06 07 08"))
+        let frame = try EddystoneFrame(parsing: hex("40 EE 01 02 03 04 05 06 07 08")[...])
+        #expect(frame == .other(frameType: 0x40, payload: hex("EE 01 02 03 04 05 06 07 08")))
+        #expect(frame.bytes == hex("40 EE 01 02 03 04 05 06 07 08"))
+    }
+
+    /// An EID frame built by hand from the specification's table (eddystone-eid/README.md).
+    @Test func eidVector() throws {
+        let vector = hex("""
+            02 01 06                    // Flags
+            03 03 AA FE                 // 16-bit service UUIDs: 0xFEAA
+            0D 16 AA FE                 // length 13, service data for 0xFEAA
+            30                          // frame type: EID
+            EE                          // TX power at 0 m: -18 dBm
+            32 66 24 EE 16 C9 CC 77     // the ephemeral identifier
+            """)
+        let frame = try EddystoneEID(txPowerAt0m: -18, eid: hex("32 66 24 EE 16 C9 CC 77"))
+        #expect(EddystoneFrame.eid(frame).advertisingData.bytes == vector)
+        #expect(try Beacon.beacons(in: AdvertisingData(parsing: vector)) == [.eddystone(.eid(frame))])
+        #expect(Beacon.eddystone(.eid(frame)).measuredPower == -59)
+    }
+
+    @Test func eidRejectsEveryTruncationTrailingBytesAndWrongSizes() {
+        let full = hex("30 EE 32 66 24 EE 16 C9 CC 77")
+        for length in 1..<full.count {
+            #expect(codecError { _ = try EddystoneFrame(parsing: full.prefix(length)) }?.reason.isTruncation == true)
+        }
+        // "The length of this frame is fixed and shall be truncated after the EID bytes."
+        #expect(codecError { _ = try EddystoneFrame(parsing: (full + [0x00])[...]) }?.offset == 10)
+        #expect(codecError { _ = try EddystoneEID(txPowerAt0m: 0, eid: [1, 2, 3]) }?.offset == 2)
+    }
+
+    /// The blocks the two AES steps encrypt, laid out as eid-computation.md's tables give them.
+    @Test func eidComputationInputsFollowTheSpecificationsTables() throws {
+        let identity = try EddystoneEIDIdentity(identityKey: hex("553C66DA1485E9F78849DE00F2CB178E"), rotationExponent: 12)
+        #expect(EddystoneEIDIdentity.temporaryKeyInput(counter: 0x1234_5678)
+                == hex("00 00 00 00 00 00 00 00 00 00 00   FF   00 00   12 34"))
+        #expect(identity.identifierInput(counter: 0x1234_5678)
+                == hex("00 00 00 00 00 00 00 00 00 00 00   0C   12 34 50 00"))  // the 12 lowest bits cleared
+        #expect(identity.rotationStart(4095) == 0 && identity.rotationStart(4096) == 4096)
+        #expect(identity.nextRotation(after: 4095) == 4096 && identity.nextRotation(after: 0xFFFF_FFFF) == nil)
+        let every = try EddystoneEIDIdentity(identityKey: [UInt8](repeating: 7, count: 16), rotationExponent: 0)
+        #expect(every.identifierInput(counter: 0xFFFF_FFFF).suffix(5) == [0x00, 0xFF, 0xFF, 0xFF, 0xFF])
+        #expect(codecError { _ = try EddystoneEIDIdentity(identityKey: [1, 2], rotationExponent: 10) }?.offset == 0)
+        #expect(codecError { _ = try EddystoneEIDIdentity(identityKey: [UInt8](repeating: 0, count: 16), rotationExponent: 16) }?.offset == 16)
     }
 
     @Test func measuredPowerIsZeroMetrePowerLess41() throws {

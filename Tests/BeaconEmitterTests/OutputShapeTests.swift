@@ -127,8 +127,8 @@ import Testing
 /// verify, advertise's events, monitor and calibrate.
 @Suite struct StrictJSONOutputTests {
     static let uuid = "39ED98FF-2900-441A-802F-9C398FC199D2"
-    /// Advertising data of each kind: iBeacon, AltBeacon, Eddystone-UID, -URL, -TLM, an
-    /// Eddystone frame without a name (EID, 0x30), data without a beacon.
+    /// Advertising data of each kind: iBeacon, AltBeacon, Eddystone-UID, -URL, -TLM, -EID, an
+    /// Eddystone frame without a name (0x40, no frame type yet), data without a beacon.
     static let data = [
         "0201061AFF4C00021539ED98FF2900441A802F9C398FC199D200650002C5",
         "1BFF1801BEAC39ED98FF2900441A802F9C398FC199D200650002C500",
@@ -136,6 +136,7 @@ import Testing
         "0201060303AAFE0E16AAFE10EE016578616D706C6507",
         "0201060303AAFE1116AAFE20000BB810000000000100000064",
         "0201060303AAFE0D16AAFE30EE0102030405060708",
+        "0201060303AAFE0716AAFE40EE0102",
         "02010609094D7953656E736F72",
     ]
 
@@ -161,8 +162,10 @@ import Testing
         let input = (Self.data + [Self.report(Self.data[5]), "hcitool cmd 0x08 0x000a 01"]).joined(separator: "\n") + "\n"
         let result = try runBeaconEmit(["decode", "--json"], input: input)
         check(result.stdoutLines, "decode")
-        #expect(result.stdoutLines.count == 9, "\(result.stdout) \(result.stderr)")
-        #expect(result.stdout.contains(#""frameType":48,"frameData":"EE0102030405060708""#), "\(result.stdout)")
+        #expect(result.stdoutLines.count == 10, "\(result.stdout) \(result.stderr)")
+        #expect(result.stdout.contains(#""type":"eddystone-eid","eid":"0102030405060708","txPowerAt0m":-18,"measuredPower":-59"#),
+                "\(result.stdout)")
+        #expect(result.stdout.contains(#""frameType":64,"frameData":"EE0102""#), "\(result.stdout)")
     }
 
     @Test func scansJSONHasEachKeyOnce() throws {
@@ -171,10 +174,12 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: path) }
         let result = try runBeaconEmit(["scan", "--replay", path, "--json", "--duplicates"])
         check(result.stdoutLines, "scan")
-        #expect(result.stdoutLines.count == 8, "\(result.stdout) \(result.stderr)")
-        let eid = result.stdoutLines.first { $0.contains(#""frameType":48"#) } ?? ""
-        #expect(eid.contains(#""frameData":"EE0102030405060708""#) && eid.contains(#""data":"0201060303AAFE0D16AAFE30EE0102030405060708""#),
+        #expect(result.stdoutLines.count == 9, "\(result.stdout) \(result.stderr)")
+        let eid = result.stdoutLines.first { $0.contains(#""type":"eddystone-eid""#) } ?? ""
+        #expect(eid.contains(#""eid":"0102030405060708","txPowerAt0m":-18"#) && eid.contains(#""data":"0201060303AAFE0D16AAFE30EE0102030405060708""#),
                 "\(eid)")
+        let unnamed = result.stdoutLines.first { $0.contains(#""frameType":64"#) } ?? ""
+        #expect(unnamed.contains(#""frameData":"EE0102""#), "\(unnamed)")
     }
 
     @Test func auditsVerifysAndAdvertisesJSONHasEachKeyOnce() throws {

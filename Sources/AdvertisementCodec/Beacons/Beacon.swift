@@ -88,6 +88,7 @@ public enum Beacon: Hashable, Sendable {
         case let .altBeacon(beacon): Int(beacon.measuredPower)
         case let .eddystone(.uid(frame)): Int(frame.txPowerAt0m) - EddystoneFrame.zeroToOneMetreLoss
         case let .eddystone(.url(frame)): Int(frame.txPowerAt0m) - EddystoneFrame.zeroToOneMetreLoss
+        case let .eddystone(.eid(frame)): Int(frame.txPowerAt0m) - EddystoneFrame.zeroToOneMetreLoss
         case .eddystone, .custom: nil
         }
     }

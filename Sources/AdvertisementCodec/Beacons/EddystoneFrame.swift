@@ -13,7 +13,8 @@ public enum EddystoneFrame: Hashable, Sendable {
     case tlm(EddystoneTLM)
     /// Eddystone-TLM version 0x01: the telemetry encrypted.
     case encryptedTLM(EddystoneEncryptedTLM)
-    /// A frame type this codec does not decode (EID 0x30, or a future one), kept whole.
+    case eid(EddystoneEID)
+    /// A frame type this codec does not decode (a future one), kept whole.
     case other(frameType: UInt8, payload: [UInt8])
 
     /// The Eddystone service UUID, 0xFEAA.
@@ -29,6 +30,7 @@ public enum EddystoneFrame: Hashable, Sendable {
         switch frameType {
         case EddystoneUID.frameType: self = .uid(try EddystoneUID(parsingAfterFrameType: &reader))
         case EddystoneURL.frameType: self = .url(try EddystoneURL(parsingAfterFrameType: &reader))
+        case EddystoneEID.frameType: self = .eid(try EddystoneEID(parsingAfterFrameType: &reader))
         case EddystoneTLM.frameType:
             let versionOffset = reader.offset
             switch try reader.uint8("TLM version") {
@@ -49,6 +51,7 @@ public enum EddystoneFrame: Hashable, Sendable {
         case let .url(frame): frame.bytes
         case let .tlm(frame): frame.bytes
         case let .encryptedTLM(frame): frame.bytes
+        case let .eid(frame): frame.bytes
         case let .other(frameType, payload): [frameType] + payload
         }
     }

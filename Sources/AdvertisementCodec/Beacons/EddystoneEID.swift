@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+/// Eddystone-EID (frame type 0x30): an ephemeral identifier that a resolver holding the
+/// beacon's identity key maps back to the beacon, and anyone else sees change at random.
+///
+/// ```
+/// 30           frame type
+/// tt           TX power at 0 m, Int8 dBm
+/// ee * 8       the ephemeral identifier
+/// ```
+/// "The length of this frame is fixed and shall be truncated after the EID bytes."
+public struct EddystoneEID: Hashable, Sendable {
+    static let frameType: UInt8 = 0x30
+
+    /// Calibrated TX power at 0 m in dBm.
+    public var txPowerAt0m: Int8
+    /// The 8-byte ephemeral identifier.
+    public var eid: [UInt8]
+
+    /// - Throws: `CodecError` unless `eid` has 8 bytes.
+    public init(txPowerAt0m: Int8, eid: [UInt8]) throws(CodecError) {
+        guard eid.count == 8 else {
+            throw CodecError(structure: "Eddystone-EID", offset: 2, reason: .unexpectedValue(
+                field: "EID", expected: "8 bytes", found: "\(eid.count) bytes"))
+        }
+        self.txPowerAt0m = txPowerAt0m
+        self.eid = eid
+    }
+
+    init(parsingAfterFrameType reader: inout ByteReader) throws(CodecError) {
+        txPowerAt0m = try reader.int8("TX power at 0 m")
+        eid = Array(try reader.bytes(8, "EID"))
+        try reader.expectEnd()
+    }
+
+    /// The frame bytes, frame type first.
+    public var bytes: [UInt8] {
+        [Self.frameType, UInt8(bitPattern: txPowerAt0m)] + eid
+    }
+}
+
+/// AES-128 on one 16-byte block, as the EID computation needs it. The codec has no
+/// cryptography of its own: the host supplies a maintained implementation.
+public protocol AESBlockEncrypting: Sendable {
+    /// `block` (16 bytes) encrypted with `key` (16 bytes).
+    func encrypt(block: [UInt8], key: [UInt8]) -> [UInt8]
+}
+
+/// What an Eddystone-EID beacon keeps to compute its identifiers (Google's eid-computation.md):
+/// a 128-bit identity key shared with its resolver and the rotation period exponent K, the
+/// identifier changing every 2^K seconds of the beacon's own 32-bit time counter.
+public struct EddystoneEIDIdentity: Hashable, Sendable {
+    /// The AES-128 identity key: 16 bytes.
+    public var identityKey: [UInt8]
+    /// K, 0 to 15: a new identifier every 2^K seconds.
+    public var rotationExponent: UInt8
+
+    /// The exponents the specification allows.
+    public static let rotationExponents: ClosedRange<UInt8> = 0...15
+
+    /// - Throws: `CodecError` unless the key has 16 bytes and K is from 0 to 15.
+    public init(identityKey: [UInt8], rotationExponent: UInt8 = 10) throws(CodecError) {
+        guard identityKey.count == 16 else {
+            throw CodecError(structure: "Eddystone-EID identity", offset: 0, reason: .unexpectedValue(
+                field: "identity key", expected: "16 bytes (32 hex digits)", found: "\(identityKey.count) bytes"))
+        }
+        guard Self.rotationExponents.contains(rotationExponent) else {
+            throw CodecError(structure: "Eddystone-EID identity", offset: 16, reason: .unexpectedValue(
+                field: "rotation exponent", expected: "0 to 15", found: "\(rotationExponent)"))
+        }
+        self.identityKey = identityKey
+        self.rotationExponent = rotationExponent
+    }
+
+    /// The time counter with its K lowest bits cleared: when the identifier for `counter` began.
+    public func rotationStart(_ counter: UInt32) -> UInt32 {
+        counter & ~((UInt32(1) << rotationExponent) - 1)
+    }
+
+    /// When the identifier after the one for `counter` begins; nil past the counter's end.
+    public func nextRotation(after counter: UInt32) -> UInt32? {
+        let (next, overflow) = rotationStart(counter).addingReportingOverflow(UInt32(1) << rotationExponent)
+        return overflow ? nil : next
+    }
+
+    /// The block the identity key encrypts into the temporary key: 11 zero bytes, the salt
+    /// 0xFF, 2 zero bytes, the counter's top 16 bits big-endian. It changes every 65,536 s.
+    public static func temporaryKeyInput(counter: UInt32) -> [UInt8] {
+        [UInt8](repeating: 0, count: 11) + [0xFF, 0x00, 0x00, UInt8(counter >> 24), UInt8(truncatingIfNeeded: counter >> 16)]
+    }
+
+    /// The block the temporary key encrypts into the identifier: 11 zero bytes, K, the counter
+    /// with its K lowest bits cleared, big-endian.
+    public func identifierInput(counter: UInt32) -> [UInt8] {
+        let start = rotationStart(counter)
+        return [UInt8](repeating: 0, count: 11)
+            + [rotationExponent, UInt8(start >> 24), UInt8(truncatingIfNeeded: start >> 16),
+               UInt8(truncatingIfNeeded: start >> 8), UInt8(truncatingIfNeeded: start)]
+    }
+
+    /// The temporary key for `counter` (the same for 65,536 s: cache it).
+    public func temporaryKey(counter: UInt32, aes: some AESBlockEncrypting) -> [UInt8] {
+        aes.encrypt(block: Self.temporaryKeyInput(counter: counter), key: identityKey)
+    }
+
+    /// The 8-byte ephemeral identifier for `counter`: the leading 8 bytes of the identifier
+    /// input encrypted with the temporary key.
+    public func ephemeralIdentifier(counter: UInt32, temporaryKey: [UInt8], aes: some AESBlockEncrypting) -> [UInt8] {
+        Array(aes.encrypt(block: identifierInput(counter: counter), key: temporaryKey).prefix(8))
+    }
+
+    /// The identifier for `counter`, computing the temporary key on the way.
+    public func ephemeralIdentifier(counter: UInt32, aes: some AESBlockEncrypting) -> [UInt8] {
+        ephemeralIdentifier(counter: counter, temporaryKey: temporaryKey(counter: counter, aes: aes), aes: aes)
+    }
+}
