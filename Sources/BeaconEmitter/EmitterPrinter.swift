@@ -37,16 +37,11 @@ final class EmitterPrinter {
         parameters.indices.contains(index) ? parameters[index] : .run
     }
 
-    /// A beacon's JSON line (one object) with its own interval (`intervalUnits`) and `txPower`
-    /// where it has them.
+    /// A beacon's JSON line (one object) with its own parameters where it has them, in the
+    /// shape `control list` shows them (`BeaconParameters.fields`).
     static func withOwn(_ own: BeaconParameters, _ line: String) -> String {
         guard own != .run, line.hasSuffix("}") else { return line }
-        var object = JSONObject()
-        if let units = own.intervalUnits { object.add("intervalUnits", units) }
-        if let txPower = own.txPower { object.add("txPower", Int(txPower)) }
-        if let phy = own.phy { object.add("phy", phy.rawValue) }
-        if let connectable = own.connectable { object.add("connectable", connectable) }
-        return line.dropLast() + "," + object.line.dropFirst()
+        return line.dropLast() + "," + JSONValue.object(own.fields).line.dropFirst()
     }
 
     func progress(_ text: String) {

@@ -256,12 +256,7 @@ public final class ControlHandler {
         var object: [String: JSONValue] = [:]
         if case let .object(keys) = JSONValue(parsing: SightingFormatter.json(BeaconSighting(beacon: beacon))) { object = keys }
         object["id"] = .integer(id.rawValue)
-        if let units = own.intervalUnits { object["interval"] = .number(Double(units) * 0.625) }
-        if let txPower = own.txPower { object["txPower"] = .integer(Int(txPower)) }
-        if let address = own.address { object["address"] = .string(address.text) }
-        if let rotation = own.addressRotation { object["rotateAddress"] = .number(rotation) }
-        if let phy = own.phy { object["phy"] = .string(phy.rawValue) }
-        if let connectable = own.connectable { object["connectable"] = .bool(connectable) }
+        object.merge(own.fields) { $1 }
         object["data"] = .string(HexText.format(beacon.advertisingData.bytes))
         return .object(object)
     }

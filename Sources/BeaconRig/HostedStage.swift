@@ -49,9 +49,11 @@ public final class HostedStage: ScenarioStage {
 
     public func advertise(_ name: String, _ beacon: Beacon, parameters: BeaconParameters) throws(HostError) {
         guard let host = hostOf[name] else { return try localStage(name).advertise(name, beacon, parameters: parameters) }
-        guard parameters == .run else { throw Self.parametersRefused(name, host) }
         if ids[name] != nil { return try update(name, to: beacon) }
-        send(to: host, .add(beacon: Self.object(fieldsOf(beacon))), what: "advertise \(name)") { reply in
+        // Its own parameters go with its fields, as `control add` takes them.
+        var fields = Self.object(fieldsOf(beacon))
+        if case let .object(data) = fields { fields = .object(data.merging(parameters.fields) { $1 }) }
+        send(to: host, .add(beacon: fields), what: "advertise \(name)") { reply in
             guard let id = reply.id else { return "\(host): advertise \(name): the reply has no id: \(reply.line)" }
             self.ids[name] = id
             return nil
@@ -66,19 +68,12 @@ public final class HostedStage: ScenarioStage {
              what: "update \(name)") { _ in nil }
     }
 
+    /// On a box, the parameters given are sent as an update (the box merges them with those
+    /// the beacon has); off the air, the runner gives them to the next advertise.
     public func setParameters(_ name: String, _ parameters: BeaconParameters) throws(HostError) {
         guard let host = hostOf[name] else { return try localStage(name).setParameters(name, parameters) }
-        throw Self.parametersRefused(name, host)
-    }
-
-    private static func parametersRefused(_ name: String, _ host: String) -> HostError {
-        .unsupported("'\(name)': " + parametersOnHost(host))
-    }
-
-    /// Why a beacon on a box takes no parameters of its own (the scenario's check says it too).
-    static func parametersOnHost(_ host: String) -> String {
-        "interval, txPower and address are a beacon's own on this machine's device; on host \(host) the emitter's "
-            + "--interval and --tx-power apply (its control socket changes beacons, not these)"
+        guard let id = ids[name], !parameters.fields.isEmpty else { return }
+        send(to: host, .update(id: id, fields: .object(parameters.fields)), what: "set \(name)'s parameters") { _ in nil }
     }
 
     public func stop(_ name: String) throws(HostError) {

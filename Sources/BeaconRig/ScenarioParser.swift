@@ -304,9 +304,6 @@ public struct ScenarioParser {
                            + known(scenario.hosts.map(\.name)))
             }
             let (data, parameters) = try split(fields, node, "beacon '\(name)'")
-            if let host, parameters != .run {
-                throw fail(node, "beacon '\(name)': " + HostedStage.parametersOnHost(host))
-            }
             scenario.beacons.append(Scenario.BeaconDefinition(name: name, fields: fields,
                                                               beacon: try beacon(data, node, "beacon '\(name)'"),
                                                               parameters: parameters, host: host))
@@ -452,10 +449,7 @@ public struct ScenarioParser {
                     var merged = fields[name] ?? [:]
                     merged.merge(changes) { $1 }
                     do {
-                        let (data, parameters) = try BeaconDescription.parameters(in: merged)
-                        if let host = scenario.beacon(named: name)?.host, parameters != .run {
-                            throw BeaconDescription.Invalid(HostedStage.parametersOnHost(host))
-                        }
+                        let (data, _) = try BeaconDescription.parameters(in: merged)
                         _ = try makeBeacon(data)
                     } catch {
                         throw ScenarioError(file: file, place: at, message: "update of '\(name)': \(error)")

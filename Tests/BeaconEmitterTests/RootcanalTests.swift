@@ -516,7 +516,8 @@ extension Rig {
                                      + "TX power -8 dBm)\n"), "\(text.stdout)")
         let json = try runBeaconEmit(["--device", "virtual", "--duration", "0.5", "--json"] + beacons)
         let objects = json.stdoutLines.compactMap { JSONValue(parsing: $0) }.filter { $0["type"]?.string == "ibeacon" }
-        #expect(objects.map { $0["intervalUnits"]?.integer } == [nil, 800], "\(json.stdout)")
+        // In the shape control list shows: milliseconds.
+        #expect(objects.map { $0["interval"]?.integer } == [nil, 500], "\(json.stdout)")
         #expect(objects.map { $0["txPower"]?.integer } == [nil, -8], "\(json.stdout)")
     }
 }

@@ -32,18 +32,19 @@ import Testing
     static let host = Scenario.HostDefinition(name: "lobby", destination: "beacon@pi-lobby",
                                               controlPath: "/run/beacon-emit-lobby/control")
 
-    static func scenario(_ steps: [Scenario.Step]) throws -> Scenario {
+    static func scenario(_ steps: [Scenario.Step], parameters: BeaconParameters = .run) throws -> Scenario {
         let beacon = try testBeacon(["uuid": lobbyUUID, "major": "1", "minor": "2"])
         var scenario = Scenario(beacons: [Scenario.BeaconDefinition(name: "door", fields: ["uuid": lobbyUUID, "major": "1", "minor": "2"],
-                                                                   beacon: beacon, host: "lobby")],
+                                                                   beacon: beacon, parameters: parameters, host: "lobby")],
                                 steps: steps)
         scenario.hosts = [host]
         return scenario
     }
 
     /// Runs `steps` with the box `lobby` behind `session`; the outcome and the events.
-    static func run(_ steps: [Scenario.Step], session: [String]) throws -> (ScenarioOutcome, [ScenarioEvent]) {
-        let scenario = try scenario(steps)
+    static func run(_ steps: [Scenario.Step], session: [String],
+                    parameters: BeaconParameters = .run) throws -> (ScenarioOutcome, [ScenarioEvent]) {
+        let scenario = try scenario(steps, parameters: parameters)
         let boxes = try RemoteBoxes.open(scenario.hosts, arguments: { _ in session }, progress: { _ in })
         defer { RemoteBoxes.close(boxes.values) }
         let air = SimulatedAir()
@@ -86,6 +87,30 @@ import Testing
             return (number, hosts.map(\.host))
         }
         #expect(applied.map(\.0) == ["1", "2", "3"] && applied.allSatisfy { $0.1 == ["lobby"] })
+    }
+
+    /// A beacon's own parameters go to its box with it, and a change of them as an update, in
+    /// the keys `control add` takes (they were refused: a rig across boxes could not mix a
+    /// legacy beacon and a Coded one).
+    @Test func aBeaconsOwnParametersGoToItsBox() throws {
+        let log = Self.temporaryFile()
+        defer { try? FileManager.default.removeItem(at: log) }
+        let (outcome, _) = try Self.run([Scenario.Step(.advertise(["door"])),
+                                         Scenario.Step(.update("door", fields: ["txPower": "-4"]))],
+                                        session: Self.fakeSession(log: log),
+                                        parameters: BeaconParameters(intervalUnits: 800, phy: .coded))
+        #expect(outcome.passed, "\(outcome)")
+        let sent = Self.requests(log)
+        // The update step: its data (unchanged), then the parameters its fields give (the box
+        // merges them with those the beacon has, as `control update` does).
+        #expect(sent.map { $0["command"]?.string } == ["status", "add", "update", "update", "remove"])
+        #expect(sent[1]["beacon"] == ["uuid": .string(lobbyUUID.uppercased()), "major": 1, "minor": 2, "interval": 500, "phy": "coded"],
+                "\(sent[1])")
+        #expect(sent.count == 5 && sent[3]["id"] == 7 && sent[3]["fields"] == ["txPower": -4],
+                "\(sent)")
+        // What the box's handler reads back from those fields is what was sent.
+        let read = try BeaconDescription.parameters(in: ControlHandler.beaconFields(sent[1]["beacon"] ?? .null, what: "add"))
+        #expect(read.parameters == BeaconParameters(intervalUnits: 800, phy: .coded))
     }
 
     @Test func theEndRemovesWhatIsStillOnTheBox() throws {
