@@ -161,6 +161,25 @@ final class ScriptedMonitor: PacketTransport {
         #expect(!kernel.sent.contains(RemoveAdvertising(instance: 2).packet(index: 0)), "instance 2 is bluetoothd's now")
     }
 
+    /// Another program's Add Advertising on our number makes the kernel remove ours: its
+    /// command is on the monitor channel before the removal is on the management socket, and
+    /// both are read together under load. It is a takeover (our beacon moves, their number is
+    /// left alone), not a removal (which a VM check under CI's load once saw, the beacon then
+    /// staying off the air).
+    @Test func aRemovalThatATakeoverCausedIsTheTakeover() throws {
+        let (session, kernel, monitor) = try session(
+            [featuresStep(taken: [1, 2])] + addSteps(instance: 3) + [completes(RemoveAdvertising(instance: 3), returning: [3])])
+        monitor.foreignAdd(TakeoverWatchTests.bluetoothd, "btmgmt", instance: 2)
+        kernel.deliver([.advertisingRemoved(instance: 2)])
+        #expect(try session.takeIn() == .disrupted(.instanceTakenOver(2, by: "btmgmt")))
+        #expect(try session.takeIn() == .quiet, "the removal was the takeover's: no second disruption")
+        try session.restore()
+        #expect(session.plan?.handles == [3])
+        try session.stop()
+        #expect(kernel.remainingSteps == 0)
+        #expect(!kernel.sent.contains(RemoveAdvertising(instance: 2).packet(index: 0)), "instance 2 is btmgmt's now")
+    }
+
     @Test func aTakenNumberHiddenFromTheListIsNeverTakenBack() throws {
         // The other program removes its 1, then bluetoothd takes our 2: the kernel holds one
         // instance, numbered 2, which Linux 6.x does not list (it lists numbers up to its count).

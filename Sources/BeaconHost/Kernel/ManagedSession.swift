@@ -102,6 +102,9 @@ package final class ManagedSession: AdvertisingSession {
 
     /// Reads what has arrived on every socket, without waiting, and turns it into `pending` signals.
     private func collect() throws(HostError) {
+        // The watch first: another program's command reaches the monitor channel before the
+        // kernel acts on it, so a takeover is known before the removal it causes is read.
+        checkTakeovers()
         while let event = try client.nextEvent(timeout: .zero) { handle(event) }
         checkTakeovers()
         if let monitor {
@@ -146,6 +149,10 @@ package final class ManagedSession: AdvertisingSession {
     func handle(_ event: MgmtEvent) {
         switch event {
         case let .advertisingRemoved(instance):
+            // Removed because another program wrote the number (Add Advertising on it): a
+            // takeover, which the watch can read by now (its command came first). Taken for a
+            // plain removal, it was reported as one, and the beacon was not back within 15 s.
+            if advertiser.ours.contains(instance) { checkTakeovers() }
             let beacon = advertiser.ours.contains(instance) && advertiser.carriesBeacon(instance)
             advertiser.removedByKernel(instance)
             if beacon && powered { disrupted(.instanceRemoved(instance)) }
