@@ -28,6 +28,7 @@ struct Audit: ParsableCommand {
     )
 
     @OptionGroup var deviceOptions: DeviceOptions
+    @OptionGroup var capture: CaptureOptions
 
     @Option(help: ArgumentHelp("The scanning device (as --device: hci1, tcp:HOST:PORT, serial:..., virtual).", valueName: "device"),
             transform: parsed(DeviceSpecification.init(parsing:)))
@@ -121,10 +122,11 @@ struct Audit: ParsableCommand {
         let source: String
         if let replay {
             do {
-                try ReportFeed.replay(path: replay, handle: { timed in
+                let leftOut = try ReportFeed.replay(path: replay, includeBadCRC: capture.includeBadCRC, handle: { timed in
                     collector.add(timed.report, at: timed.elapsed)
                     return true
                 }, tick: { _ in })
+                capture.report(leftOut: leftOut, in: replay)
             } catch {
                 Console.error("\(error)")
                 try writeJUnit(.error(suite: suiteName(choice), "\(error)"))

@@ -53,6 +53,8 @@ struct Decode: ParsableCommand {
     @Argument(help: "Packets as hex. Without any, read lines from standard input.")
     var hex: [String] = []
 
+    @OptionGroup var capture: CaptureOptions
+
     func run() throws {
         if let empty = hex.firstIndex(where: { $0.allSatisfy(\.isWhitespace) }) {
             Console.error("argument \(empty + 1) is empty (an unset variable?): give packet hex, or no argument "
@@ -72,6 +74,7 @@ struct Decode: ParsableCommand {
         }
         let decoders = LineDecoders(json: json, expectation: expectation,
                                     advertisements: AdvertisementFormatter(companyName: CompanyNames.name))
+        decoders.includeBadCRC = capture.includeBadCRC
         if hex.isEmpty {
             var number = 0
             do {

@@ -22,6 +22,7 @@ struct Monitor: ParsableCommand {
 
     @OptionGroup var deviceOptions: DeviceOptions
     @OptionGroup(title: "Region") var filter: ScanFilterOptions
+    @OptionGroup var capture: CaptureOptions
 
     @Option(help: ArgumentHelp("Seconds without a matching beacon before `exit`.", valueName: "seconds"))
     var exitAfter: Double = 30
@@ -65,7 +66,8 @@ struct Monitor: ParsableCommand {
         let tick: (Double) -> Void = { elapsed in report(monitor.tick(now: elapsed)) }
         if let replay {
             do {
-                try ReportFeed.replay(path: replay, handle: handle, tick: tick)
+                let leftOut = try ReportFeed.replay(path: replay, includeBadCRC: capture.includeBadCRC, handle: handle, tick: tick)
+                capture.report(leftOut: leftOut, in: replay)
             } catch {
                 Console.error("\(error)")
                 throw ExitStatus.dataError

@@ -35,6 +35,7 @@ struct Scan: ParsableCommand {
 
     @OptionGroup var deviceOptions: DeviceOptions
     @OptionGroup(title: "Filters") var filter: ScanFilterOptions
+    @OptionGroup var capture: CaptureOptions
 
     @Flag(help: "Active scanning (send scan requests); passive by default.")
     var active = false
@@ -97,13 +98,14 @@ struct Scan: ParsableCommand {
         }
         if let replay {
             do {
-                try printer.replay(path: replay, filter: filter)
+                let leftOut = try printer.replay(path: replay, filter: filter, includeBadCRC: capture.includeBadCRC)
+                printer.finish()
+                capture.report(leftOut: leftOut, in: replay)
             } catch {
                 printer.flush()
                 Console.error("\(error)")
                 throw ExitStatus.dataError
             }
-            printer.finish()
             return
         }
         do {

@@ -33,6 +33,9 @@ public final class CaptureReader: @unchecked Sendable {
         /// Set on the last batch when reading stopped on an error.
         public internal(set) var failure: (any Error)?
         public internal(set) var isLast = false
+        /// On the last batch: the link-layer PDUs left out because their CRC failed
+        /// (`PcapParser.badCRCPackets`), for the reader to say so.
+        public internal(set) var badCRCPackets = 0
 
         /// A batch with room for about `reports` reports (growing an array copies it).
         init(reservingFor reports: Int, decode: Bool) {
@@ -80,16 +83,25 @@ public final class CaptureReader: @unchecked Sendable {
     /// report are decoded here too.
     /// - Parameter name: how errors name the file (default `--replay PATH`).
     /// - Throws: `ReplayError` when the file cannot be opened.
-    public init(path: String, decode: Bool, name: String? = nil) throws {
+    /// - Parameter includeBadCRC: hand out link-layer PDUs whose CRC failed too (they are left
+    ///   out and counted: `Batch.badCRCPackets`).
+    public init(path: String, decode: Bool, name: String? = nil, includeBadCRC: Bool = false) throws {
         self.name = name ?? "--replay \(path)"
         guard let file = FileHandle(forReadingAtPath: path) else {
             throw ReplayError(message: "\(self.name): cannot open the file")
         }
         DispatchQueue.global().async { [self] in
-            readCapture(file, path: path, decode: decode)
+            readCapture(file, path: path, decode: decode, includeBadCRC: includeBadCRC)
             try? file.close()
             finished.signal()
         }
+    }
+
+    /// What to say when `count` damaged PDUs were left out of `name`; nil for none.
+    public static func badCRCNotice(_ count: Int, in name: String) -> String? {
+        guard count > 0 else { return nil }
+        return "\(name): \(count) PDU\(count == 1 ? "" : "s") with a bad CRC left out (damaged on the air: "
+            + "--include-bad-crc keeps them)"
     }
 
     /// The next batch, waiting for it. After the batch marked last, there are no more.
@@ -140,7 +152,7 @@ public final class CaptureReader: @unchecked Sendable {
 
     /// Reads the capture in the format its first bytes name (btsnoop, pcap, pcapng), whatever
     /// the file is called.
-    private func readCapture(_ file: FileHandle, path: String, decode: Bool) {
+    private func readCapture(_ file: FileHandle, path: String, decode: Bool, includeBadCRC: Bool) {
         // Read into one buffer of our own (a Data per read was allocated, grown and copied).
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         var count = 0
@@ -150,7 +162,9 @@ public final class CaptureReader: @unchecked Sendable {
             if start.starts(with: Array("btsnoop".utf8)) || count < 4 {
                 try readCapture(file, path: path, decode: decode, parser: BTSnoopParser(), chunk: &chunk, count: count)
             } else if PcapParser.format(of: start) != nil {
-                try readCapture(file, path: path, decode: decode, parser: PcapParser(), chunk: &chunk, count: count)
+                var parser = PcapParser()
+                parser.includeBadCRC = includeBadCRC
+                try readCapture(file, path: path, decode: decode, parser: parser, chunk: &chunk, count: count)
             } else {
                 throw ReplayError(message: "\(name): not a btsnoop, pcap or pcapng capture (its first bytes are "
                                   + "\(HexText.format(start.prefix(8), separator: " ")))")
@@ -233,6 +247,7 @@ public final class CaptureReader: @unchecked Sendable {
         } catch {
             batch.failure = error
         }
+        batch.badCRCPackets = (parser as? PcapParser)?.badCRCPackets ?? 0
         batch.isLast = true
         _ = deliver(batch)
     }

@@ -59,6 +59,10 @@ public final class LineDecoders {
     /// Packets of another tool's dump that carry no advertising data (hcidump's commands and
     /// their answers): passed over, not failures.
     public private(set) var passedOver = 0
+    /// Link-layer PDUs whose CRC failed: handed out too when true, else left out and counted
+    /// (`badCRCPackets`) and said on standard error.
+    public var includeBadCRC = false
+    public private(set) var badCRCPackets = 0
     /// Other tools' spellings (hcidump, hex dumps, Android and Apple logs), read line by line.
     private var reader = PacketTextReader()
     /// Whether another tool's spelling was seen: the input is a log, whose other text is passed over.
@@ -236,7 +240,7 @@ public final class LineDecoders {
     private func decodeCapture(_ path: String) {
         let reader: CaptureReader
         do {
-            reader = try CaptureReader(path: path, decode: true, name: path)
+            reader = try CaptureReader(path: path, decode: true, name: path, includeBadCRC: includeBadCRC)
         } catch {
             decoders.pointee.fail("\(error)", counting: true)
             return
@@ -253,7 +257,13 @@ public final class LineDecoders {
                 }
             }
             if let failure = batch.failure { decoders.pointee.fail("\(failure)", counting: true) }
-            if batch.isLast { break }
+            if batch.isLast {
+                badCRCPackets += batch.badCRCPackets
+                if let notice = CaptureReader.badCRCNotice(batch.badCRCPackets, in: path) {
+                    decoders.pointee.errors.append(utf8: notice + "\n")
+                }
+                break
+            }
         }
     }
 

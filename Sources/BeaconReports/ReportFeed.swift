@@ -13,9 +13,13 @@ public enum ReportFeed {
 
     /// Replays a btsnoop capture (read in chunks, constant memory) through `handle`. The
     /// capture is read and parsed on a thread of its own, a few batches ahead.
+    /// - Parameter includeBadCRC: link-layer PDUs whose CRC failed are handed out too.
+    /// - Returns: how many link-layer PDUs were left out for a bad CRC.
     /// - Throws: `CodecError` for a malformed capture, with its file offset.
-    public static func replay(path: String, handle: (Timed) -> Bool, tick: (Double) -> Void) throws {
-        let reader = try CaptureReader(path: path, decode: false)
+    @discardableResult
+    public static func replay(path: String, includeBadCRC: Bool = false, handle: (Timed) -> Bool,
+                              tick: (Double) -> Void) throws -> Int {
+        let reader = try CaptureReader(path: path, decode: false, includeBadCRC: includeBadCRC)
         defer { reader.cancel() }
         while true {
             let batch = reader.next()
@@ -24,13 +28,13 @@ public enum ReportFeed {
                     var fields = batch.reports[index]
                     fields.data = batch.bytes[batch.dataRanges[index]]
                     if !handle(Timed(elapsed: event.elapsed, unixTime: event.unixTime, report: ScanReport(fields))) {
-                        return
+                        return 0
                     }
                 }
                 tick(event.elapsed)
             }
             if let failure = batch.failure { throw failure }
-            if batch.isLast { return }
+            if batch.isLast { return batch.badCRCPackets }
         }
     }
 }

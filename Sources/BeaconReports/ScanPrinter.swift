@@ -55,8 +55,10 @@ public final class ScanPrinter {
     /// Replays a capture: read and decoded on one thread (`CaptureReader`), tracked on this
     /// one, written on a third (`ScanLineWriter`), a batch at a time; the output is the same as
     /// handling one report at a time.
-    public func replay(path: String, filter: ScanFilter) throws {
-        let reader = try CaptureReader(path: path, decode: true)
+    /// - Returns: how many link-layer PDUs were left out for a bad CRC.
+    @discardableResult
+    public func replay(path: String, filter: ScanFilter, includeBadCRC: Bool = false) throws -> Int {
+        let reader = try CaptureReader(path: path, decode: true, includeBadCRC: includeBadCRC)
         defer { reader.cancel() }
         if !table { writer = ScanLineWriter(json: json, descriptor: output.descriptor) }
         // Tracked in a local value, not this object's property: no exclusive access checked
@@ -86,7 +88,7 @@ public final class ScanPrinter {
             }
             writer?.submit(lines)
             if let failure = batch.failure { throw failure }
-            if batch.isLast { return }
+            if batch.isLast { return batch.badCRCPackets }
         }
     }
 

@@ -10,7 +10,7 @@ import Testing
     static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("../BeaconEmitterTests/Fixtures/pcap").standardized
     static let files = ["rootcanal-scan.pcap", "rootcanal-scan.pcapng", "rootcanal-scan-h4.pcap", "sniffer-ll.pcap",
-                        "sniffer-ll-phdr.pcap"]
+                        "sniffer-ll-phdr.pcap", "sniffer-ll-bad-crc.pcap", "sniffer-ll-phdr-crc-flags.pcap"]
 
     func bytes(_ name: String) throws -> [UInt8] {
         [UInt8](try Data(contentsOf: Self.folder.appendingPathComponent(name)))
@@ -114,6 +114,46 @@ import Testing
         #expect(read.packets.map(\.body) == [ArraySlice(legacy), ArraySlice(extended)])
         let events = try read.packets.map { try HCIEvent(parsing: Array($0.body)) }
         #expect(events.count == 2)
+    }
+
+    /// The CRC of the reference iBeacon's ADV_NONCONN_IND (header and payload), as the capture
+    /// stores it; Wireshark 4.0 (`tshark -V`) passes the frame ending in these bytes and marks
+    /// "Incorrect CRC" on each of the three other orders of them.
+    @Test func theLinkLayerCRCIsTheSpecifications() {
+        let pdu = hex("42 24  0117DE104CDA  0201061AFF4C00021539ED98FF2900441A802F9C398FC199D200650002C5")
+        #expect(LinkLayerCRC.crc(pdu) == 0xB20D07)
+        #expect(LinkLayerCRC.matches(pdu: pdu, crcBytes: hex("07 0D B2")))
+        for wrong in [hex("B2 0D 07"), hex("4D B0 E0"), hex("E0 B0 4D"), hex("07 0D B3"), hex("07 0D")] {
+            #expect(!LinkLayerCRC.matches(pdu: pdu, crcBytes: wrong))
+        }
+        var damaged = pdu
+        damaged[6] ^= 0x40  // one bit of the address
+        #expect(!LinkLayerCRC.matches(pdu: damaged, crcBytes: hex("07 0D B2")))
+    }
+
+    /// A PDU whose CRC failed is no advertiser: a bit error in its address would be a device
+    /// that never existed. It is left out and counted; `includeBadCRC` hands it out.
+    @Test func aPDUWithABadCRCIsLeftOutAndCounted() throws {
+        func reports(_ file: String, includeBadCRC: Bool = false) throws -> (addresses: [String], bad: Int) {
+            var parser = PcapParser()
+            parser.includeBadCRC = includeBadCRC
+            parser.append(try bytes(file))
+            var packet = BTSnoopParser.PacketView(timestamp: 0, type: .event, body: [])
+            var addresses: [String] = []
+            while try parser.nextPacket(into: &packet) {
+                // The address of a legacy report: after 3E LL 02 01 type addressType, reversed.
+                addresses.append(HexText.format(packet.body.dropFirst(6).prefix(6).reversed()))
+            }
+            try parser.finish()
+            return (addresses, parser.badCRCPackets)
+        }
+        // The second PDU is the first with one bit of its address flipped (Wireshark: "Incorrect CRC").
+        #expect(try reports("sniffer-ll-bad-crc.pcap") == (["DA4C10DE1701"], 1))
+        #expect(try reports("sniffer-ll-bad-crc.pcap", includeBadCRC: true) == (["DA4C10DE1701", "DA0C10DE1701"], 0))
+        // A sniffer that checked the CRC says so in its header, and its verdict counts: the first
+        // record is marked invalid (its CRC bytes are right), the second valid (its are zeros).
+        #expect(try reports("sniffer-ll-phdr-crc-flags.pcap") == (["DA4C10DE1701"], 1))
+        #expect(try reports("sniffer-ll.pcap").bad == 0 && reports("sniffer-ll-phdr.pcap").bad == 0)
     }
 
     @Test func otherLinkTypesAndMagicsAreRefused() throws {

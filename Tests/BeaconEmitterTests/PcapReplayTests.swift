@@ -47,6 +47,27 @@ import Testing
         #expect(header.stdoutLines.last?.hasPrefix(expected + #""rssi":-70,"#) == true, "\(header.stdout)")
     }
 
+    /// A PDU whose CRC failed is no advertiser: `scan`, `decode`, `audit` and `monitor` leave it
+    /// out and say how many; `--include-bad-crc` keeps it. The capture's second PDU is its first
+    /// with one bit of the address flipped (DA:4C:... read as DA:0C:...), as a bit error does.
+    @Test func aDamagedPDUIsNoAdvertiser() throws {
+        let file = path("sniffer-ll-bad-crc.pcap")
+        let notice = "\(file): 1 PDU with a bad CRC left out (damaged on the air: --include-bad-crc keeps them)"
+        let scan = try runBeaconEmit(["scan", "--replay", file, "--json", "--duplicates"])
+        #expect(scan.status == 0 && scan.stdoutLines.count == 1 && scan.stdout.contains(#""address":"DA:4C:10:DE:17:01""#),
+                "\(scan.stdout) \(scan.stderr)")
+        #expect(scan.stderr.contains(notice), "\(scan.stderr)")
+        let kept = try runBeaconEmit(["scan", "--replay", file, "--json", "--duplicates", "--include-bad-crc"])
+        #expect(kept.stdoutLines.count == 2 && kept.stdout.contains(#""address":"DA:0C:10:DE:17:01""#), "\(kept.stdout)")
+        #expect(!kept.stderr.contains("bad CRC"), "\(kept.stderr)")
+        for arguments in [["decode", file], ["audit", "--replay", file, "--allow-inconclusive"],
+                          ["monitor", "--replay", file, "--uuid", "39ED98FF-2900-441A-802F-9C398FC199D2"]] {
+            let result = try runBeaconEmit(arguments)
+            #expect(result.stderr.contains(notice), "\(arguments): \(result.status) \(result.stderr)")
+            #expect(!result.stdout.contains("DA:0C:10:DE:17:01"), "\(arguments): \(result.stdout)")
+        }
+    }
+
     /// Where the last record (pcap) or block (pcapng) of a fixture starts, walked from the layout.
     func lastRecordOffset(_ file: String) throws -> Int {
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path(file))))

@@ -50,6 +50,13 @@ public struct PcapParser: CapturePacketSource {
     private var interfaces: [Interface] = []
     /// Bytes for a synthesised advertising report event (link-layer captures).
     private var event: [UInt8] = []
+    /// Link-layer PDUs handed out even when their CRC shows them damaged (`badCRCPackets`).
+    public var includeBadCRC = false
+    /// Link-layer PDUs whose CRC failed, left out (or, with `includeBadCRC`, handed out): the
+    /// sniffer's header says so (link type 256, "CRC checked" and not "CRC valid"), or the three
+    /// CRC bytes after the PDU do not match it. A bit error in an address would otherwise be a
+    /// device that never existed.
+    public private(set) var badCRCPackets = 0
 
     public init() {}
 
@@ -237,11 +244,18 @@ public struct PcapParser: CapturePacketSource {
         default:
             var rssi: Int8 = 127  // not available
             var frame = data
+            var checked: Bool?  // the sniffer's own verdict on the CRC, where it gives one
             if linkType == Self.lowEnergyLinkLayerWithHeader {
                 guard data.count >= 10 else { return false }
                 let flags = UInt16(data[data.startIndex + 8]) | UInt16(data[data.startIndex + 9]) << 8
                 if flags & 0x0002 != 0 { rssi = Int8(bitPattern: data[data.startIndex + 1]) }
+                // 0x0400 CRC checked, 0x0800 CRC valid (LINKTYPE_BLUETOOTH_LE_LL_WITH_PHDR).
+                if flags & 0x0400 != 0 { checked = flags & 0x0800 != 0 }
                 frame = data.dropFirst(10)
+            }
+            if !includeBadCRC, !(checked ?? Self.crcMatches(linkLayer: frame)) {
+                badCRCPackets += 1
+                return false
             }
             guard let event = Self.advertisingReport(linkLayer: frame, rssi: rssi) else { return false }
             self.event = event
@@ -249,6 +263,15 @@ public struct PcapParser: CapturePacketSource {
             packet.body = self.event[...]
             return true
         }
+    }
+
+    /// Whether a link-layer frame (access address, header, payload, CRC) ends in its PDU's CRC;
+    /// true for a frame too short to carry one (nothing to judge by).
+    static func crcMatches(linkLayer frame: ArraySlice<UInt8>) -> Bool {
+        guard frame.count >= 6 else { return true }
+        let pduEnd = frame.startIndex + 6 + Int(frame[frame.startIndex + 5])
+        guard pduEnd + 3 <= frame.endIndex else { return true }
+        return LinkLayerCRC.matches(pdu: frame[(frame.startIndex + 4)..<pduEnd], crcBytes: frame[pduEnd..<(pduEnd + 3)])
     }
 
     /// The LE advertising report event a controller would send for an advertising channel PDU
