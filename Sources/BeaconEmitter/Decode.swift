@@ -91,6 +91,8 @@ struct Decode: ParsableCommand {
             for (index, argument) in hex.enumerated() { decoders.decode(argument: argument, number: index + 1) }
             decoders.flush()
         }
+        // A file that cannot be read is the environment's fault, not the input's: 74.
+        if decoders.unreadable > 0 { throw ExitStatus.ioError }
         if decoders.failed > 0, decoders.attempted > 1 {
             Console.error("\(decoders.failed) of \(decoders.attempted) inputs failed to decode")
         }

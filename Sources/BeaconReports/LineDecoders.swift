@@ -63,6 +63,9 @@ public final class LineDecoders {
     /// (`badCRCPackets`) and said on standard error.
     public var includeBadCRC = false
     public private(set) var badCRCPackets = 0
+    /// Arguments that name a file which cannot be read (no such file, no permission): an I/O
+    /// failure (exit 74), not input that failed to decode.
+    public private(set) var unreadable = 0
     /// Other tools' spellings (hcidump, hex dumps, Android and Apple logs), read line by line.
     private var reader = PacketTextReader()
     /// Whether another tool's spelling was seen: the input is a log, whose other text is passed over.
@@ -190,6 +193,10 @@ public final class LineDecoders {
     public func decode(argument: String, number: Int) {
         if Self.namesFile(argument) {
             decode(file: argument)
+        } else if let why = Self.unreadableFile(argument) {
+            unreadable += 1
+            decoders.pointee.fail("\(argument): cannot read the file: \(why)", counting: true)
+            flush()
         } else if argument.contains(where: \.isNewline) {
             decode(text: argument)
         } else {
@@ -204,6 +211,29 @@ public final class LineDecoders {
         let hexLike = copy.withUTF8 { PacketTextReader.startsLikeHex($0) && PacketTextReader.looksLikeHex($0) }
         var directory: ObjCBool = false
         return !hexLike && FileManager.default.fileExists(atPath: argument, isDirectory: &directory) && !directory.boolValue
+    }
+
+    /// Why an argument that reads as a path (a slash, or a capture's or log's file name) and
+    /// not as hex cannot be read as a file: the system's words for it; nil when it is no path,
+    /// or a readable one. `decode missing.pcap` blamed the hex at byte 0.
+    public static func unreadableFile(_ argument: String) -> String? {
+        var copy = argument
+        let hexLike = copy.withUTF8 { PacketTextReader.startsLikeHex($0) && PacketTextReader.looksLikeHex($0) }
+        let name = argument.split(separator: "/").last.map(String.init) ?? argument
+        let fileName = [".pcap", ".pcapng", ".btsnoop", ".snoop", ".log", ".txt", ".cfa", ".hex"].contains {
+            name.lowercased().hasSuffix($0)
+        }
+        guard !hexLike, argument.contains("/") || fileName, !argument.contains(where: \.isNewline) else { return nil }
+        var directory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: argument, isDirectory: &directory) {
+            return directory.boolValue ? SystemCallError.message(EISDIR) : nil
+        }
+        let descriptor = open(argument, O_RDONLY)
+        guard descriptor < 0 else {
+            close(descriptor)
+            return nil
+        }
+        return SystemCallError.message(errno)
     }
 
     /// An argument of several lines, read as standard input's lines would be.

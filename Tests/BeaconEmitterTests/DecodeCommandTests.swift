@@ -18,6 +18,21 @@ import Testing
 
     /// An Eddystone-UID frame that says -90 dBm at 0 m: 1 m is -131 dBm, below what a signed
     /// byte holds, and is reported as it is (it was clamped to -128).
+    /// A path that cannot be read is named with the system's reason and exit 74 (it was read as
+    /// hex: "byte 0: expected a hex digit, found 'm'", exit 65, blaming the capture).
+    @Test func aFileThatCannotBeReadIsSaidSo() throws {
+        let missing = try runBeaconEmit(["decode", "missing.pcap"])
+        #expect(missing.status == 74 && missing.stderr == "beacon-emit: missing.pcap: cannot read the file: No such file or directory\n",
+                "\(missing.status) \(missing.stderr)")
+        let directory = try runBeaconEmit(["decode", "/tmp/"])
+        #expect(directory.status == 74 && directory.stderr.contains("/tmp/: cannot read the file: Is a directory"), "\(directory.stderr)")
+        // Beside input that decodes: that is printed, and the exit is still 74.
+        let both = try runBeaconEmit(["decode", "0201061AFF4C00021539ED98FF2900441A802F9C398FC199D200650002C5", "/no/such/file"])
+        #expect(both.status == 74 && both.stdout.contains("iBeacon"), "\(both.status) \(both.stdout) \(both.stderr)")
+        // Hex is still hex, and a word that is no path is still judged as hex.
+        #expect(try runBeaconEmit(["decode", "zz"]).status == 65)
+    }
+
     @Test func measuredPowerIsNeverClamped() throws {
         let frame = "0201060303AAFE1716AAFE00A6" + "00112233445566778899" + "AABBCCDDEEFF" + "0000"
         let result = try runBeaconEmit(["decode", "--json", frame])
