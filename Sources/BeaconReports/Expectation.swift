@@ -27,14 +27,27 @@ public final class Expectation {
     private(set) var misses: [(where: String, differences: [Difference])] = []
     private static let missesShown = 5
 
+    /// Every key `--json` writes for a beacon (its format's and the sender's): what an
+    /// expectation may name. (A test holds it to what the formatter writes.)
+    public static let keys: Set<String> = [
+        "type", "uuid", "major", "minor", "measuredPower", "companyId", "id1", "id2", "id3", "reserved", "namespace",
+        "instance", "txPowerAt0m", "url", "version", "batteryMillivolts", "temperature", "advertisingPduCount",
+        "uptimeSeconds", "encryptedTelemetry", "salt", "integrityCheck", "eid", "frameType", "frameData", "data",
+        "scanResponse", "address", "addressType", "rssi", "txPower",
+    ]
+
     /// Parses `type=ibeacon,major=101`.
-    /// - Throws: a message for a part without `=` or with an empty key.
+    /// - Throws: a message for a part without `=`, with an empty key, or with a key `--json`
+    ///   never writes (naming the nearest one).
     public init(_ text: String, any: Bool) throws(ExpectationError) {
         var fields: [Field] = []
         for part in text.split(separator: ",", omittingEmptySubsequences: true) {
             guard let equals = part.firstIndex(of: "=") else { throw ExpectationError(part: String(part)) }
             let key = part[..<equals].trimmingCharacters(in: .whitespaces)
             guard !key.isEmpty else { throw ExpectationError(part: String(part)) }
+            guard Self.keys.contains(key) else {
+                throw ExpectationError(part: String(part), unknownKey: key, nearest: Self.nearest(to: key))
+            }
             fields.append(Field(key: key, value: part[part.index(after: equals)...].trimmingCharacters(in: .whitespaces)))
         }
         guard !fields.isEmpty else { throw ExpectationError(part: text) }
@@ -95,15 +108,59 @@ public final class Expectation {
     /// A JSON value as the user would write it after `=`.
     /// Numbers compare as numbers (`-59` and `-59.0`), UUIDs, hex and addresses in any case,
     /// URLs exactly.
+    /// UUIDs, hex and addresses also with or without their dashes, colons and spaces, as
+    /// `--uuid` takes them.
     static func same(_ found: String, _ expected: String, key: String) -> Bool {
         if let left = Double(found), let right = Double(expected) { return left == right }
-        return key == "url" ? found == expected : found.caseInsensitiveCompare(expected) == .orderedSame
+        if key == "url" { return found == expected }
+        return found.caseInsensitiveCompare(expected) == .orderedSame
+            || (isHex(found) && isHex(expected) && hexDigits(found) == hexDigits(expected))
+    }
+
+    private static func hexDigits(_ text: String) -> String {
+        text.uppercased().filter { $0 != "-" && $0 != ":" && $0 != " " }
+    }
+
+    private static func isHex(_ text: String) -> Bool {
+        !text.isEmpty && text.allSatisfy { $0.isHexDigit || $0 == "-" || $0 == ":" || $0 == " " }
+    }
+
+    /// The key nearest to `key` (fewest edits, case aside), when it is near enough to be meant.
+    static func nearest(to key: String) -> String? {
+        let wanted = Array(key.lowercased())
+        func distance(_ other: String) -> Int {
+            let candidate = Array(other.lowercased())
+            var row = Array(0...candidate.count)
+            for (i, a) in wanted.enumerated() {
+                var previous = row[0]
+                row[0] = i + 1
+                for (j, b) in candidate.enumerated() {
+                    let kept = row[j + 1]
+                    row[j + 1] = min(row[j + 1] + 1, row[j] + 1, previous + (a == b ? 0 : 1))
+                    previous = kept
+                }
+            }
+            return row[candidate.count]
+        }
+        var best: (key: String, edits: Int)?
+        for candidate in keys.sorted() {
+            let edits = distance(candidate)
+            if best == nil || edits < best!.edits { best = (candidate, edits) }
+        }
+        guard let best, best.edits <= max(2, key.count / 3) else { return nil }
+        return best.key
     }
 }
 
 public struct ExpectationError: Error, CustomStringConvertible {
     var part: String
+    var unknownKey: String? = nil
+    var nearest: String? = nil
     public var description: String {
-        "--expect: \"\(part)\" is not KEY=VALUE (the keys of --json's output, comma-separated: type=ibeacon,major=101)"
+        if let unknownKey {
+            return "--expect: no beacon has a key '\(unknownKey)'" + (nearest.map { " (did you mean '\($0)'?)" } ?? "")
+                + ": the keys are those of --json's output: " + Expectation.keys.sorted().joined(separator: ", ")
+        }
+        return "--expect: \"\(part)\" is not KEY=VALUE (the keys of --json's output, comma-separated: type=ibeacon,major=101)"
     }
 }

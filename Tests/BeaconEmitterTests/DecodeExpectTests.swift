@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
+import BeaconReports
 import Foundation
 import Testing
 
@@ -58,6 +59,39 @@ import Testing
         let result = try runBeaconEmit(["decode", "--expect", "type=ibeacon", "020106"])
         #expect(result.status == 1)
         #expect(result.stderr.contains("beacon-emit: expectation not met: no beacon was decoded"), "\(result.stderr)")
+    }
+
+    /// A UUID, hex or address in any spelling `--uuid` takes (it wanted dashes: a correct
+    /// beacon failed, exit 1).
+    @Test func aUUIDMatchesInEverySpelling() throws {
+        for uuid in ["39ED98FF2900441A802F9C398FC199D2", "39ed98ff-2900-441a-802f-9c398fc199d2",
+                     "39ED98FF-2900-441A-802F-9C398FC199D2"] {
+            let result = try runBeaconEmit(["decode", "--expect", "uuid=\(uuid),major=101", Self.reference])
+            #expect(result.status == 0, "\(uuid): \(result.stderr)")
+        }
+        #expect(try runBeaconEmit(["decode", "--expect", "uuid=39ED98FF2900441A802F9C398FC199D3", Self.reference]).status == 1)
+    }
+
+    /// A key `--json` never writes is a mistake in the expectation, named with the nearest key
+    /// (it exited 1, as a beacon that differs does).
+    @Test func anUnknownKeyIsAUsageErrorThatNamesTheNearest() throws {
+        let result = try runBeaconEmit(["decode", "--expect", "majr=101", Self.reference])
+        #expect(result.status == 64 && result.stdout.isEmpty, "\(result.status) \(result.stdout)")
+        #expect(result.stderr.hasPrefix("beacon-emit: --expect: no beacon has a key 'majr' (did you mean 'major'?)"), "\(result.stderr)")
+    }
+
+    /// Every key `--json` writes for a beacon is one `--expect` takes: the list cannot fall behind
+    /// the formatter (decode's JSON of every kind, read back).
+    @Test func everyKeyOfTheJSONIsAnExpectationKey() throws {
+        let input = StrictJSONOutputTests.data.joined(separator: "\n") + "\n" + StrictJSONOutputTests.report(StrictJSONOutputTests.data[0]) + "\n"
+        let result = try runBeaconEmit(["decode", "--json"], input: input)
+        var keys = Set<String>()
+        for line in result.stdoutLines {
+            // Data without a beacon is listed by its structures: --expect checks beacons only.
+            if case let .object(members) = JSONValue(parsing: line), members["structures"] == nil { keys.formUnion(members.keys) }
+        }
+        #expect(keys.count > 20, "\(result.stdout)")
+        #expect(keys.subtracting(BeaconReports.Expectation.keys).isEmpty, "keys --expect does not take: \(keys.subtracting(BeaconReports.Expectation.keys))")
     }
 
     @Test func badExpectationsAreUsageErrors() throws {
