@@ -2,6 +2,7 @@
 
 import ArgumentParser
 import BeaconHost
+import BeaconReports
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -25,6 +26,27 @@ struct BeaconEmit: ParsableCommand {
                       Decode.self, Encode.self],
         defaultSubcommand: Advertise.self
     )
+
+    /// A first word that is no command is named as one (`beacon-emit sacn` went to advertise,
+    /// which asked for a beacon), and `help` of no command is an error (it printed the root
+    /// help, exit 0); then the argument parser takes over.
+    static func main() {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        let names = configuration.subcommands.compactMap { $0.configuration.commandName ?? $0._commandName }
+        var word: String?
+        if let first = arguments.first, !first.hasPrefix("-"), first != "help", !names.contains(first) { word = first }
+        if arguments.first == "help", arguments.count > 1, !arguments[1].hasPrefix("-"), !names.contains(arguments[1]) {
+            word = arguments[1]
+        }
+        if let word {
+            Console.error("unknown command '\(word)'"
+                          + (NearestWord.nearest(to: word, in: names).map { " (did you mean '\($0)'?)" } ?? "")
+                          + ": the commands are " + names.joined(separator: ", ")
+                          + "; without one, beacon-emit advertises (beacon-emit --help)")
+            Self.exit(withError: ExitStatus.usage)
+        }
+        main(nil)
+    }
 }
 
 /// The exit statuses: `--help`, the man page and docs/troubleshooting.md give this table.

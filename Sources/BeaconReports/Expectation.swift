@@ -125,31 +125,8 @@ public final class Expectation {
         !text.isEmpty && text.allSatisfy { $0.isHexDigit || $0 == "-" || $0 == ":" || $0 == " " }
     }
 
-    /// The key nearest to `key` (fewest edits, case aside), when it is near enough to be meant.
-    static func nearest(to key: String) -> String? {
-        let wanted = Array(key.lowercased())
-        func distance(_ other: String) -> Int {
-            let candidate = Array(other.lowercased())
-            var row = Array(0...candidate.count)
-            for (i, a) in wanted.enumerated() {
-                var previous = row[0]
-                row[0] = i + 1
-                for (j, b) in candidate.enumerated() {
-                    let kept = row[j + 1]
-                    row[j + 1] = min(row[j + 1] + 1, row[j] + 1, previous + (a == b ? 0 : 1))
-                    previous = kept
-                }
-            }
-            return row[candidate.count]
-        }
-        var best: (key: String, edits: Int)?
-        for candidate in keys.sorted() {
-            let edits = distance(candidate)
-            if best == nil || edits < best!.edits { best = (candidate, edits) }
-        }
-        guard let best, best.edits <= max(2, key.count / 3) else { return nil }
-        return best.key
-    }
+    /// The key nearest to `key`, when it is near enough to be meant.
+    static func nearest(to key: String) -> String? { NearestWord.nearest(to: key, in: keys) }
 }
 
 public struct ExpectationError: Error, CustomStringConvertible {

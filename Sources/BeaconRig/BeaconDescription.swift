@@ -183,7 +183,10 @@ public struct BeaconDescription: Sendable, Equatable {
                     throw Invalid("\(key) is one of a beacon's own parameters (interval, txPower, address, rotateAddress, phy, connectable), "
                                   + "not part of its data")
                 }
-                throw Invalid("unknown key '\(key)': a beacon takes \(Self.keys.joined(separator: ", "))")
+                // Its own parameters are keys a beacon takes too (a file and --beacon accept them).
+                let all = Self.keys + ["interval", "tx-power", "address", "rotate-address", "phy", "connectable"]
+                let nearest = NearestWord.nearest(to: key, in: all).map { " (did you mean '\($0)'?)" } ?? ""
+                throw Invalid("unknown key '\(key)'\(nearest): a beacon takes \(all.joined(separator: ", "))")
             }
             switch option {
             case "type", "format":

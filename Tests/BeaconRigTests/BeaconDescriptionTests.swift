@@ -53,6 +53,9 @@ import Testing
         ("uuid=\(uuid),major=1,minor=2.5", "minor must be a whole number from 0 to 65535, got '2.5'"),
         ("uuid=\(uuid),major=1,minor=70000", "--minor must be from 0 to 65535, got 70000"),
         ("uuid=\(uuid),major=1,colour=red", "unknown key 'colour': a beacon takes type, format, uuid"),
+        // Its own parameters are among the keys it takes, and the nearest key is named.
+        ("uuid=\(uuid),major=1,intervall=200", "unknown key 'intervall' (did you mean 'interval'?): a beacon takes type,"),
+        ("uuid=\(uuid),major=1,colour=red", "extended-pdu, interval, tx-power, address, rotate-address, phy, connectable"),
         ("type=beacon,uuid=\(uuid)", "type must be ibeacon, altbeacon, eddystone-uid, eddystone-tlm"),
         ("major=1,minor=2", "missing --uuid (32 hex digits, dashes optional)"),
         ("ad=0201060AFF5900B0EA0102030405,minor=2", "--ad is the whole advertising data"),
