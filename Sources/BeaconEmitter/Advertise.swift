@@ -397,6 +397,7 @@ struct Advertise: ParsableCommand {
                 handler.canary = (canary.device, { canary.states.map { ($0.lastHeard, $0.unheard) } })
             }
             server.attach(handler)
+            handler.changed = { command, id, beacon in printer.controlChange(command, id: id, beacon: beacon) }
             report = { event in
                 printer.handle(event)
                 handler.note(event)

@@ -62,6 +62,21 @@ final class EmitterPrinter {
         service?.notify(assignments)
     }
 
+    /// A change a control request made: a line in the output as for any other change of the air
+    /// (an add over the socket printed nothing on the emitter's side).
+    func controlChange(_ command: String, id: Int, beacon: Beacon?) {
+        let sighting = beacon.map { SightingFormatter.json(BeaconSighting(beacon: $0)) }
+        if json {
+            var line = #"{"event":"control","command":""# + command + #"","id":\#(id)"#
+            if let sighting { line += #","beacon":"# + sighting }
+            print(line + "}")
+        } else {
+            let done = ["add": "added", "update": "updated", "remove": "removed"][command] ?? command
+            line("control: beacon \(id) \(done)" + (beacon.map { ": " + SightingFormatter.text(BeaconSighting(beacon: $0)) } ?? ""))
+        }
+        fflushStandardOutput()
+    }
+
     func handle(_ event: EmitterEvent) {
         switch event {
         case let .stopping(reason):

@@ -38,6 +38,9 @@ public final class ControlHandler {
     public var canary: (device: String, beacons: () -> [(lastHeard: Duration?, unheard: Bool)])?
     /// What the server in front refused or dropped, by why (`ControlServer.Refusals`), for status.
     public var refused: (() -> [String: Int])?
+    /// Each change a request made, once made: the command (add, update, remove), the beacon's
+    /// id, and the beacon as it is now (nil when removed). The emitter says so in its output.
+    public var changed: ((_ command: String, _ id: Int, _ beacon: Beacon?) -> Void)?
     /// Set by the server while a command of the emitter waits for its answer: a change is held
     /// (whatever its age) until the command is over, the others are answered.
     public var commandWaiting = false
@@ -140,6 +143,7 @@ public final class ControlHandler {
             let (fields, parameters) = try ownParameters(in: try Self.beaconFields(described, what: "add's \"beacon\""))
             let beacon = try build(fields)
             let index = try session.add(beacon, parameters: parameters)
+            changed?("add", session.ids[index].rawValue, beacon)
             return ControlReply(id: session.ids[index].rawValue, beacon: describe(index))
         case let .update(id, changed):
             let index = try indexOf(id)
@@ -166,10 +170,12 @@ public final class ControlHandler {
                 throw foreignFields(in: changedData, of: index, current: current) ?? error
             }
             try session.update(index, to: beacon, parameters: parameters)
+            self.changed?("update", id, beacon)
             return ControlReply(id: id, beacon: describe(index))
         case let .remove(id):
             let index = try indexOf(id)
             try session.remove(index)
+            changed?("remove", id, nil)
             return ControlReply(id: id)
         }
     }

@@ -149,6 +149,27 @@ extension Rig {
         #expect(beacons?.count == 256, "\(list.stdout.prefix(200))")
     }
 
+    /// Each change over the socket is a line of the emitter's own output, as any other change of
+    /// its air is (an add printed nothing on the emitter's side).
+    @Test func eachChangeOverTheSocketIsSaidByTheEmitter() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("control-said-\(getpid()).sock").path
+        let emitter = try BackgroundProcess.beaconEmit(["-i", "tcp:127.0.0.1:\(port)", "--control", path, "--json"]
+                                                       + referenceArguments)
+        defer { emitter.signal(SIGTERM); emitter.wait() }
+        try #require(emitter.waitForOutput(#""event":"advertising""#), "\(emitter.stderr)")
+        let client = try SocketClient(path: path)
+        #expect(client.request(#"{"command":"add","beacon":"uuid=39ED98FF-2900-441A-802F-9C398FC199D2,major=7,minor=3"}"#)["id"] as? Int == 2)
+        #expect(client.request(#"{"command":"update","id":2,"fields":{"minor":4}}"#)["ok"] as? Bool == true)
+        #expect(client.request(#"{"command":"remove","id":2}"#)["ok"] as? Bool == true)
+        #expect(emitter.waitForOutput(#"{"event":"control","command":"remove","id":2}"#), "\(emitter.stdout)")
+        let lines = emitter.stdout.split(separator: "\n").filter { $0.contains(#""event":"control""#) }
+        #expect(lines.count == 3, "\(emitter.stdout)")
+        #expect(lines.first?.hasPrefix(#"{"event":"control","command":"add","id":2,"beacon":{"type":"ibeacon","#) == true
+                && lines.first?.contains(#""major":7,"minor":3"#) == true, "\(lines)")
+        #expect(lines.dropFirst().first?.contains(#""command":"update","id":2"#) == true
+                && lines.dropFirst().first?.contains(#""minor":4"#) == true, "\(lines)")
+    }
+
     /// While a command waits for a controller that stopped answering, clients pipelining valid
     /// requests padded to 60 KB cannot grow the emitter: what is held for them is bounded (one
     /// such client took the emitter from 25 to 97 MB in two seconds). It answers afterwards.
