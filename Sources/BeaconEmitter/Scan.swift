@@ -92,7 +92,9 @@ struct Scan: ParsableCommand {
         let filter = try self.filter.filter()
         let printer = ScanPrinter(json: json, table: !json && CurrentProcess.isTerminal(1), duplicates: duplicates,
                                   tracker: BeaconTracker(windowLength: window, ageOut: max(window, 30)))
+        var heard = 0
         let handle: (ReportFeed.Timed) -> Bool = { timed in
+            heard += 1
             printer.handle(timed, filter: filter)
             return true
         }
@@ -108,12 +110,20 @@ struct Scan: ParsableCommand {
             }
             return
         }
+        let started = ContinuousClock.now
         do {
             try scanLive(handle: handle, tick: printer.tick)
         } catch {
             throw fail(error)
         }
         printer.finish()
+        // Silence is said: a scan that heard nothing printed nothing at all.
+        if heard == 0 {
+            let seconds = duration.map { $0 == $0.rounded() && $0 < 1e15 ? String(Int($0)) : String($0) }
+                ?? "\(started.duration(to: .now).components.seconds)"
+            Console.error("heard no advertisement in \(seconds) s on \(deviceOptions.specification): nothing advertises "
+                          + "in range, or the adapter does not hear (beacon-emit doctor checks it)", priority: .notice)
+        }
     }
 
     private func scanLive(handle: (ReportFeed.Timed) -> Bool, tick: (Double) -> Void) throws(HostError) {
