@@ -247,7 +247,7 @@ public final class CaptureReader: @unchecked Sendable {
         } catch {
             batch.failure = error
         }
-        batch.badCRCPackets = (parser as? PcapParser)?.badCRCPackets ?? 0
+        batch.badCRCPackets = parser.badCRCPackets
         batch.isLast = true
         _ = deliver(batch)
     }

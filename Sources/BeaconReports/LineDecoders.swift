@@ -59,10 +59,9 @@ public final class LineDecoders {
     /// Packets of another tool's dump that carry no advertising data (hcidump's commands and
     /// their answers): passed over, not failures.
     public private(set) var passedOver = 0
-    /// Link-layer PDUs whose CRC failed: handed out too when true, else left out and counted
-    /// (`badCRCPackets`) and said on standard error.
+    /// Link-layer PDUs whose CRC failed: handed out too when true, else left out, and how many
+    /// said on standard error.
     public var includeBadCRC = false
-    public private(set) var badCRCPackets = 0
     /// Arguments that name a file which cannot be read (no such file, no permission): an I/O
     /// failure (exit 74), not input that failed to decode.
     public private(set) var unreadable = 0
@@ -207,33 +206,28 @@ public final class LineDecoders {
 
     /// An argument that is not hex and names a file: a capture or a text file to decode.
     public static func namesFile(_ argument: String) -> Bool {
-        var copy = argument
-        let hexLike = copy.withUTF8 { PacketTextReader.startsLikeHex($0) && PacketTextReader.looksLikeHex($0) }
         var directory: ObjCBool = false
-        return !hexLike && FileManager.default.fileExists(atPath: argument, isDirectory: &directory) && !directory.boolValue
+        return !readsAsHex(argument) && FileManager.default.fileExists(atPath: argument, isDirectory: &directory) && !directory.boolValue
     }
 
     /// Why an argument that reads as a path (a slash, or a capture's or log's file name) and
     /// not as hex cannot be read as a file: the system's words for it; nil when it is no path,
     /// or a readable one. `decode missing.pcap` blamed the hex at byte 0.
     public static func unreadableFile(_ argument: String) -> String? {
-        var copy = argument
-        let hexLike = copy.withUTF8 { PacketTextReader.startsLikeHex($0) && PacketTextReader.looksLikeHex($0) }
         let name = argument.split(separator: "/").last.map(String.init) ?? argument
         let fileName = [".pcap", ".pcapng", ".btsnoop", ".snoop", ".log", ".txt", ".cfa", ".hex"].contains {
             name.lowercased().hasSuffix($0)
         }
-        guard !hexLike, argument.contains("/") || fileName, !argument.contains(where: \.isNewline) else { return nil }
-        var directory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: argument, isDirectory: &directory) {
-            return directory.boolValue ? SystemCallError.message(EISDIR) : nil
-        }
-        let descriptor = open(argument, O_RDONLY)
-        guard descriptor < 0 else {
-            close(descriptor)
+        guard !readsAsHex(argument), argument.contains("/") || fileName, !argument.contains(where: \.isNewline) else {
             return nil
         }
-        return SystemCallError.message(errno)
+        return FileSystem.whyUnreadable(argument)
+    }
+
+    /// Whether an argument reads as hex (then it is decoded as such, whatever file shares its name).
+    private static func readsAsHex(_ argument: String) -> Bool {
+        var copy = argument
+        return copy.withUTF8 { PacketTextReader.startsLikeHex($0) && PacketTextReader.looksLikeHex($0) }
     }
 
     /// An argument of several lines, read as standard input's lines would be.
@@ -288,7 +282,6 @@ public final class LineDecoders {
             }
             if let failure = batch.failure { decoders.pointee.fail("\(failure)", counting: true) }
             if batch.isLast {
-                badCRCPackets += batch.badCRCPackets
                 if let notice = CaptureReader.badCRCNotice(batch.badCRCPackets, in: path) {
                     decoders.pointee.errors.append(utf8: notice + "\n")
                 }

@@ -27,6 +27,18 @@ public enum FileSystem {
         }
     }
 
+    /// Why the file at `path` cannot be opened for reading, in the system's words (a directory
+    /// counts as unreadable); nil when it can be.
+    public static func whyUnreadable(_ path: String) -> String? {
+        if kind(atPath: path) == .directory { return SystemCallError.message(EISDIR) }
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor < 0 else {
+            close(descriptor)
+            return nil
+        }
+        return SystemCallError.message(errno)
+    }
+
     /// Removes the entry at `path` (unlink); one that is not there, or cannot be removed, is left.
     public static func removeEntry(atPath path: String) {
         _ = unlink(path)

@@ -361,6 +361,13 @@ public protocol CapturePacketSource: Sendable {
     mutating func nextPacket(into packet: inout BTSnoopParser.PacketView) throws(CodecError) -> Bool
     /// Checks, at the end of the file, that the last record was whole.
     func finish() throws(CodecError)
+    /// Records left out because their CRC failed (link-layer captures; 0 for the others).
+    var badCRCPackets: Int { get }
+}
+
+extension CapturePacketSource {
+    /// HCI captures carry no CRC: nothing is left out for one.
+    public var badCRCPackets: Int { 0 }
 }
 
 extension PcapParser {

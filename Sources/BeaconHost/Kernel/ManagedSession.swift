@@ -102,9 +102,6 @@ package final class ManagedSession: AdvertisingSession {
 
     /// Reads what has arrived on every socket, without waiting, and turns it into `pending` signals.
     private func collect() throws(HostError) {
-        // The watch first: another program's command reaches the monitor channel before the
-        // kernel acts on it, so a takeover is known before the removal it causes is read.
-        checkTakeovers()
         while let event = try client.nextEvent(timeout: .zero) { handle(event) }
         checkTakeovers()
         if let monitor {
