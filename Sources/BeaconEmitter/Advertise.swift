@@ -421,6 +421,9 @@ struct Advertise: ParsableCommand {
         if server != nil || options.beaconParameters.contains(where: { $0.addressRotation != nil }) {
             sources.append(AddressRotation(session: session, report: { printer.progress("moving: \($0)") }))
         }
+        if server != nil || options.beacons.contains(where: { $0.rotatingIdentifier != nil }) {
+            sources.append(IdentifierRotation(session: session, report: { printer.progress("eid: \($0)") }))
+        }
         if let service = printer.service, let interval = service.watchdogInterval {
             sources.append(try WatchdogSource(notifier: service, interval: interval))
         }

@@ -12,7 +12,7 @@ import Foundation
 
 /// Which beacon format to build; iBeacon unless a flag says otherwise.
 enum BeaconFormat: String, EnumerableFlag {
-    case ibeacon, altbeacon, eddystoneUID, eddystoneTLM
+    case ibeacon, altbeacon, eddystoneUID, eddystoneTLM, eddystoneEID
 
     /// The flag's spelling, without dashes.
     var flagName: String {
@@ -21,6 +21,7 @@ enum BeaconFormat: String, EnumerableFlag {
         case .altbeacon: "altbeacon"
         case .eddystoneUID: "eddystone-uid"
         case .eddystoneTLM: "eddystone-tlm"
+        case .eddystoneEID: "eddystone-eid"
         }
     }
 
@@ -32,6 +33,7 @@ enum BeaconFormat: String, EnumerableFlag {
         case .altbeacon: "AltBeacon: --uuid, --major, --minor as id1, id2, id3; --company-id."
         case .eddystoneUID: "Eddystone-UID: --namespace, --instance."
         case .eddystoneTLM: "Eddystone-TLM telemetry: --battery, --temperature, --pdu-count, --uptime."
+        case .eddystoneEID: "Eddystone-EID, a new identifier every 2^K s: --identity-key, --rotation-exponent, --clock."
         }
     }
 }
@@ -78,6 +80,20 @@ struct BeaconOptions: ParsableArguments {
 
     @Option(parsing: .unconditional, help: "Eddystone-TLM time since power-up in seconds, 0 to 429496729.5.")
     var uptime: Double?
+
+    @Option(help: ArgumentHelp("Eddystone-EID identity key, shared with the resolver: 32 hex digits (AES-128).",
+                               valueName: "hex"))
+    var identityKey: String?
+
+    @Option(parsing: .unconditional, help: ArgumentHelp(
+        "Eddystone-EID rotation exponent K, 0 to 15 (default 10): a new identifier (and address) every 2^K s.",
+        valueName: "K"))
+    var rotationExponent: Int?
+
+    @Option(parsing: .unconditional, help: ArgumentHelp(
+        "Eddystone-EID time counter at the start in seconds, 0 to 4294967295 (default 0); it then advances with "
+        + "the clock. encode prints the frame for this counter.", valueName: "seconds"))
+    var clock: Int?
 
     @Option(help: ArgumentHelp("The whole advertising data, advertised byte for byte: AD structures "
                                + "(length, type, data), at most 31 bytes. Goes with no other beacon option.",
@@ -129,6 +145,9 @@ struct BeaconOptions: ParsableArguments {
         description.temperature = temperature
         description.pduCount = pduCount
         description.uptime = uptime
+        description.identityKey = identityKey
+        description.rotationExponent = rotationExponent
+        description.clock = clock
         description.ad = ad
         description.scanResponse = scanResponse
         description.name = name
@@ -165,6 +184,7 @@ extension BeaconFormat {
         case .altbeacon: .altbeacon
         case .eddystoneUID: .eddystoneUID
         case .eddystoneTLM: .eddystoneTLM
+        case .eddystoneEID: .eddystoneEID
         }
     }
 }

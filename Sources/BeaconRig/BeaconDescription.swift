@@ -15,6 +15,7 @@ public struct BeaconDescription: Sendable, Equatable {
         case altbeacon
         case eddystoneUID = "eddystone-uid"
         case eddystoneTLM = "eddystone-tlm"
+        case eddystoneEID = "eddystone-eid"
     }
 
     public var format: Format?
@@ -30,6 +31,10 @@ public struct BeaconDescription: Sendable, Equatable {
     public var temperature: Double?
     public var pduCount: Int?
     public var uptime: Double?
+    /// Eddystone-EID: the identity key (32 hex digits), K, and the time counter at the start.
+    public var identityKey: String?
+    public var rotationExponent: Int?
+    public var clock: Int?
     public var ad: String?
     public var scanResponse: String?
     public var name: String?
@@ -50,7 +55,8 @@ public struct BeaconDescription: Sendable, Equatable {
 
     /// The keys a description takes (the beacon options' names; `type` picks the format).
     public static let keys = ["type", "format", "uuid", "major", "minor", "measured-power", "company-id", "namespace",
-                              "instance", "url", "battery", "temperature", "pdu-count", "uptime", "ad", "scan-response",
+                              "instance", "url", "battery", "temperature", "pdu-count", "uptime", "identity-key",
+                              "rotation-exponent", "clock", "ad", "scan-response",
                               "name", "manufacturer-data", "service-data", "service-uuid", "flags", "extended-pdu"]
 
     /// Each key by its plain spelling (`plain`), to read a key written in any spelling.
@@ -61,6 +67,7 @@ public struct BeaconDescription: Sendable, Equatable {
         "major": "0 to 65535", "minor": "0 to 65535", "measuredpower": "-128 to 127 (dBm)",
         "battery": "0 to 65535 (mV)", "temperature": "-127.99 to 127.99 (degrees C)",
         "pducount": "0 to 4294967295", "uptime": "0 to 429496729.5 (seconds)",
+        "rotationexponent": "0 to 15", "clock": "0 to 4294967295 (seconds)",
         "interval": "20 to 10485759 (ms)", "txpower": "-127 to 20 (dBm)", "rotateaddress": "0.1 to 86400 (seconds)",
     ]
 
@@ -192,7 +199,7 @@ public struct BeaconDescription: Sendable, Equatable {
             case "type", "format":
                 if value.lowercased() == "eddystone-url" { continue }  // the url= key selects Eddystone-URL
                 guard let format = Format(rawValue: value.lowercased()) else {
-                    throw Invalid("type must be ibeacon, altbeacon, eddystone-uid, eddystone-tlm "
+                    throw Invalid("type must be ibeacon, altbeacon, eddystone-uid, eddystone-tlm, eddystone-eid "
                                   + "(or give url= for Eddystone-URL), got '\(value)'")
                 }
                 self.format = format
@@ -208,6 +215,9 @@ public struct BeaconDescription: Sendable, Equatable {
             case "temperature": temperature = try Self.number(key, value)
             case "pdu-count": pduCount = try Self.integer(key, value)
             case "uptime": uptime = try Self.number(key, value)
+            case "identity-key": identityKey = value
+            case "rotation-exponent": rotationExponent = try Self.integer(key, value)
+            case "clock": clock = try Self.integer(key, value)
             case "ad": ad = value
             case "scan-response": scanResponse = value
             case "name": name = value
@@ -262,7 +272,7 @@ public struct BeaconDescription: Sendable, Equatable {
     private var describesFormat: Bool {
         format != nil || eddystoneURL != nil || uuid != nil || major != nil || minor != nil || measuredPower != nil
             || companyID != nil || namespace != nil || instance != nil || battery != nil || temperature != nil
-            || pduCount != nil || uptime != nil
+            || pduCount != nil || uptime != nil || identityKey != nil || rotationExponent != nil || clock != nil
     }
 
     /// The beacon described: a beacon format, any advertising data (`ad`), or building blocks
@@ -361,6 +371,11 @@ public struct BeaconDescription: Sendable, Equatable {
                 throw Invalid("--eddystone-url: \(error.reasonDescription)")
             }
         }
+        let eidKeys = [("--identity-key", identityKey != nil), ("--rotation-exponent", rotationExponent != nil),
+                       ("--clock", clock != nil)]
+        if format != .eddystoneEID, let (name, _) = eidKeys.first(where: \.1) {
+            throw Invalid("\(name) describes an Eddystone-EID beacon: give --eddystone-eid (type=eddystone-eid) with it")
+        }
         switch format ?? .ibeacon {
         case .ibeacon:
             return .iBeacon(IBeacon(proximityUUID: try requiredUUID(), major: try Self.required(major, "--major"),
@@ -376,6 +391,18 @@ public struct BeaconDescription: Sendable, Equatable {
             let instance = try Self.hexBytes(instance, "--instance", count: 6)
             do {
                 return .eddystone(.uid(try EddystoneUID(txPowerAt0m: powerAt0m, namespace: namespace, instance: instance)))
+            } catch {
+                throw Invalid("\(error.reasonDescription)")
+            }
+        case .eddystoneEID:
+            try rejectUnused()
+            let key = try Self.hexBytes(identityKey, "--identity-key", count: 16)
+            let exponent = try Self.ranged(rotationExponent, "--rotation-exponent", 0...15, default: 10)
+            let counter = try Self.ranged(clock, "--clock", 0...Int(UInt32.max), unit: " (seconds)", default: 0)
+            do {
+                let identity = try EddystoneEIDIdentity(identityKey: key, rotationExponent: UInt8(exponent))
+                return .eddystone(.eid(EddystoneEID(txPowerAt0m: powerAt0m, identity: identity, counter: UInt32(counter),
+                                                    aes: BoringAES())))
             } catch {
                 throw Invalid("\(error.reasonDescription)")
             }
@@ -493,7 +520,12 @@ public struct BeaconDescription: Sendable, Equatable {
             if beacon.needsExtendedPDU { fields["extended-pdu"] = "true" }
             if let response = custom.scanResponse { fields["scan-response"] = HexText.format(response.bytes) }
             return fields
-        case .eddystone(.other), .eddystone(.encryptedTLM), .eddystone(.eid):
+        case let .eddystone(.eid(frame)):
+            guard let source = frame.source else { return [:] }
+            return ["type": "eddystone-eid", "identityKey": HexText.format(source.identity.identityKey),
+                    "rotationExponent": "\(source.identity.rotationExponent)", "clock": "\(source.counter)",
+                    "measuredPower": "\(Int(frame.txPowerAt0m) - EddystoneFrame.zeroToOneMetreLoss)"]
+        case .eddystone(.other), .eddystone(.encryptedTLM):
             return [:]
         }
     }

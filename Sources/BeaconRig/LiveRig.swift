@@ -37,6 +37,10 @@ package final class SetStage: ScenarioStage {
     private let telemetry: MovingTelemetry
     /// The telemetry's periods on the stage's clock.
     private var telemetryPeriods = PeriodCount(period: SetStage.telemetryPeriod)
+    /// When each Eddystone-EID beacon on the air next gets a new identifier.
+    private var identifiers = IdentifierSchedule<String>()
+    /// The EID beacons told that their address stays with each identifier, to say it once.
+    private var addressKept: Set<String> = []
 
     /// - Parameter intervalUnits: the advertising interval (0.625 ms units), for TLM PDU counts.
     public init(advertiser: any BeaconSets, rotationPeriod: Double = 1, intervalUnits: UInt32 = 160) {
@@ -127,7 +131,8 @@ package final class SetStage: ScenarioStage {
         let moving = beacons.values.contains { if case .eddystone(.tlm) = $0 { true } else { false } } ? telemetryPeriods.next : nil
         // The supervisor's next check, restore or turn (its clock is the machine's, read now).
         let supervision = advertiser.nextDeadline.map { now + max(0, ContinuousClock.now.duration(to: $0).inSeconds) }
-        return [moving, supervision, renewals.nextDue].compactMap { $0 }.min()
+        identifiers.follow(identifierFrames, now: now)
+        return [moving, supervision, renewals.nextDue, identifiers.nextDue].compactMap { $0 }.min()
     }
 
     public var wakeDescriptors: [Int32] { advertiser.wakeDescriptors }
@@ -142,6 +147,37 @@ package final class SetStage: ScenarioStage {
         try advertiser.serve()
         try moveTelemetry(now: now)
         try renewAddresses(now: now)
+        try rotateIdentifiers(now: now)
+    }
+
+    /// Each Eddystone-EID beacon's frame, for those on the air.
+    private var identifierFrames: [String: EddystoneEID] {
+        var frames: [String: EddystoneEID] = [:]
+        for entry in named {
+            if let frame = beacons[entry.name]?.rotatingIdentifier { frames[entry.name] = frame }
+        }
+        return frames
+    }
+
+    /// Gives each Eddystone-EID beacon whose period ended its next identifier, and a new
+    /// address with it where the core made one up for it (HCI sets; through the kernel the
+    /// kernel's address stays, said once).
+    private func rotateIdentifiers(now: Double) throws(HostError) {
+        identifiers.follow(identifierFrames, now: now)
+        for (name, frame) in identifiers.takeDue(at: now) {
+            try update(name, to: .eddystone(.eid(frame)))
+            let eid = HexText.format(frame.eid)
+            guard let id = id(name) else { continue }
+            do {
+                let address = try advertiser.renewAddress(id)
+                note?("\(name): EID \(eid) from \(address)")
+            } catch .refused {
+                if addressKept.insert(name).inserted {
+                    note?("\(name): EID \(eid); the address stays the one it has (a new one with each EID needs "
+                          + "HCI advertising sets and a set of its own)")
+                }
+            }
+        }
     }
 
     /// Gives each beacon whose address rotates and whose time has come a new address, on its

@@ -16,6 +16,9 @@ public struct EddystoneEID: Hashable, Sendable {
     public var txPowerAt0m: Int8
     /// The 8-byte ephemeral identifier.
     public var eid: [UInt8]
+    /// What the identifier was computed from, for a beacon this host sends (it computes the
+    /// next one from it); nil for a frame decoded from the air. Never in the frame's bytes.
+    public var source: EddystoneEIDSource?
 
     /// - Throws: `CodecError` unless `eid` has 8 bytes.
     public init(txPowerAt0m: Int8, eid: [UInt8]) throws(CodecError) {
@@ -27,6 +30,19 @@ public struct EddystoneEID: Hashable, Sendable {
         self.eid = eid
     }
 
+    /// The frame a beacon with `identity` sends when its time counter reads `counter`.
+    public init(txPowerAt0m: Int8, identity: EddystoneEIDIdentity, counter: UInt32, aes: some AESBlockEncrypting) {
+        self.init(txPowerAt0m: txPowerAt0m, source: EddystoneEIDSource(identity: identity, counter: counter),
+                  eid: identity.ephemeralIdentifier(counter: counter, aes: aes))
+    }
+
+    /// The frame for `source` with its identifier computed already (a cached temporary key).
+    public init(txPowerAt0m: Int8, source: EddystoneEIDSource, eid: [UInt8]) {
+        self.txPowerAt0m = txPowerAt0m
+        self.eid = eid
+        self.source = source
+    }
+
     init(parsingAfterFrameType reader: inout ByteReader) throws(CodecError) {
         txPowerAt0m = try reader.int8("TX power at 0 m")
         eid = Array(try reader.bytes(8, "EID"))
@@ -36,6 +52,24 @@ public struct EddystoneEID: Hashable, Sendable {
     /// The frame bytes, frame type first.
     public var bytes: [UInt8] {
         [Self.frameType, UInt8(bitPattern: txPowerAt0m)] + eid
+    }
+}
+
+/// A sent EID frame's origin: the beacon's identity and the time counter its identifier is for.
+public struct EddystoneEIDSource: Hashable, Sendable {
+    public var identity: EddystoneEIDIdentity
+    /// The beacon's time counter, in seconds, when the frame was computed.
+    public var counter: UInt32
+
+    public init(identity: EddystoneEIDIdentity, counter: UInt32) {
+        self.identity = identity
+        self.counter = counter
+    }
+
+    /// Seconds from `counter` until the identifier changes; nil when it never does again (the
+    /// counter's last period).
+    public var secondsToNextRotation: UInt32? {
+        identity.nextRotation(after: counter).map { $0 - counter }
     }
 }
 

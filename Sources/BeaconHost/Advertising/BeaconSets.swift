@@ -130,8 +130,12 @@ public protocol LiveAdvertising: AnyObject {
     func show(_ index: Int, _ frame: Beacon) throws(HostError)
 }
 
-extension Advertiser: RevertibleAdvertiser, SlotBackend {}
-extension ManagedAdvertiser: RevertibleAdvertiser, SlotBackend {}
+extension Advertiser: RevertibleAdvertiser, SlotBackend {
+    var makesAddresses: Bool { true }
+}
+extension ManagedAdvertiser: RevertibleAdvertiser, SlotBackend {
+    var makesAddresses: Bool { false }
+}
 
 extension LiveAdvertising {
     /// The index (place in `beacons`) of the beacon with id `id`, nil when there is none.

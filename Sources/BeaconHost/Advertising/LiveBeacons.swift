@@ -21,6 +21,9 @@ protocol RevertibleAdvertiser: LiveAdvertising, SlotBackend {
     var log: ((String) -> Void)? { get set }
     /// Whether another beacon can have a slot of its own now.
     var hasFreeSet: Bool { get }
+    /// Whether it gives beacons addresses of their own (HCI sets; the kernel chooses its own).
+    var makesAddresses: Bool { get }
+    var options: AdvertisingOptions { get }
 }
 
 /// A change to the beacons, made on `backend` (the advertiser, or `InBooks`).
@@ -87,7 +90,10 @@ extension RevertibleAdvertiser {
     }
 
     func add(_ beacon: Beacon, parameters: BeaconParameters, on backend: some SlotBackend) throws(HostError) -> Int {
-        try slots.add(beacon, parameters: parameters, on: backend)
+        // An EID beacon with a set of its own gets an address of its own to renew with each identifier.
+        let own = hasFreeSet ? parameters.forBeacon(beacon, makesAddresses: makesAddresses, connectable: options.connectable)
+            : parameters
+        return try slots.add(beacon, parameters: own, on: backend)
     }
 
     func remove(_ index: Int, on backend: some SlotBackend) throws(HostError) {

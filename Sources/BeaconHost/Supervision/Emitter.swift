@@ -131,6 +131,8 @@ package final class Emitter {
             capabilities = try AdvertisingCapabilities.read(from: controller, for: options)
             report(.capabilities(capabilities))
         }
+        let options = options.givingRotatingIdentifiersAddresses(sets: capabilities.supportsExtendedAdvertising
+                                                                 ? capabilities.numberOfAdvertisingSets ?? 1 : 1)
         let advertiser = Advertiser(controller: controller, options: options, sharedWithKernel: !ownsController)
         advertiser.log = { [report] in report(.step($0)) }
         var plan = try advertiser.start(capabilities: capabilities, controllerWasReset: ownsController)
