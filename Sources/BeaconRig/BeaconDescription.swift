@@ -479,7 +479,7 @@ public struct BeaconDescription: Sendable, Equatable {
         do {
             bytes = try HexText.parse(text)
         } catch {
-            throw Invalid("\(name) '\(text)': \(error.reasonDescription)")
+            throw Invalid("\(name) takes \(count * 2) hex digits (\(count) bytes): '\(text)': \(error.reasonDescription)")
         }
         guard bytes.count == count else {
             throw Invalid("\(name) must be \(count) bytes (\(count * 2) hex digits), got \(bytes.count) bytes")

@@ -31,11 +31,38 @@ import Testing
         (["--major", "1", "--minor", "2", "--measured-power", "200"], "--measured-power must be from -128 to 127 dBm, got 200"),
     ])
     func outOfRangeValuesAreUsageErrors(arguments: [String], message: String) throws {
-        let result = try runBeaconEmit(["encode", "--uuid", Self.uuid] + arguments)
+        try expectUsageError(["encode", "--uuid", Self.uuid] + arguments, message)
+    }
+
+    /// Eddystone-EID: the frame for the counter given, with the identifier OpenSSL gives for it
+    /// (`EddystoneEIDComputationTests`: K 12, counter 4096, the period after the first).
+    @Test func anEIDFrameIsTheOneForTheClockGiven() throws {
+        let result = try runBeaconEmit(["encode", "--eddystone-eid", "--identity-key", "553C66DA1485E9F78849DE00F2CB178E",
+                                        "--rotation-exponent", "12", "--clock", "4096"])
+        #expect(result.status == 0, "\(result.stderr)")
+        // Flags, the 0xFEAA list, service data: 0x30, TX power at 0 m -18 (0xEE), the identifier.
+        #expect(result.stdout == "0201060303AAFE0D16AAFE30EE8F56056BCE87688D\n")
+    }
+
+    @Test(arguments: [
+        (["--identity-key", "553C66DA"], "--identity-key must be 16 bytes (32 hex digits), got 4 bytes"),
+        (["--identity-key", "553C66DA1485E9F78849DE00F2CB178Z"], "--identity-key takes 32 hex digits (16 bytes)"),
+        (["--identity-key", "553C66DA1485E9F78849DE00F2CB178E", "--rotation-exponent", "16"],
+         "--rotation-exponent must be from 0 to 15, got 16"),
+        (["--identity-key", "553C66DA1485E9F78849DE00F2CB178E", "--rotation-exponent", "-1"],
+         "--rotation-exponent must be from 0 to 15, got -1"),
+    ])
+    func aBadEIDIsAUsageError(arguments: [String], message: String) throws {
+        try expectUsageError(["encode", "--eddystone-eid"] + arguments, message)
+    }
+
+    private func expectUsageError(_ arguments: [String], _ message: String) throws {
+        let result = try runBeaconEmit(arguments)
         #expect(result.status == 64)
-        #expect(result.stderr.contains("Error: \(message)"))
+        #expect(result.stderr.contains("Error: \(message)"), "\(result.stderr)")
         #expect(result.stdout.isEmpty)
     }
+
 
     @Test func fifteenByteUUIDIsAUsageErrorSayingTheLength() throws {
         let result = try runBeaconEmit(["encode", "--uuid", "39ED98FF2900441A802F9C398FC199", "--major", "1", "--minor", "2"])

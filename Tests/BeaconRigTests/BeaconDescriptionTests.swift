@@ -28,6 +28,7 @@ import Testing
         "type=eddystone-uid,namespace=00112233445566778899,instance=AABBCCDDEEFF",
         "url=https://www.example.com/x",
         "type=eddystone-tlm,battery=3000,temperature=21.5,pdu-count=7,uptime=12.3",
+        "type=eddystone-eid,identity-key=000102030405060708090A0B0C0D0E0F,rotation-exponent=15,clock=4294967295",
         "ad=0201060AFF5900B0EA0102030405,scan-response=0409414243",
         "name=Lobby sign,flags=none,manufacturer-data=0x0059:0102",
     ])
@@ -63,6 +64,15 @@ import Testing
         ("url=https://example.com,major=3", "--major does not apply to this beacon format"),
         ("uuid=\(uuid),major=1,minor=2,extended-pdu=maybe", "extended-pdu must be true or false, got 'maybe'"),
         ("uuid=\(uuid),major", "expected KEY=VALUE pairs separated by commas, got 'major'"),
+        ("type=eddystone-eid,identity-key=0011", "--identity-key must be 16 bytes (32 hex digits), got 2 bytes"),
+        ("type=eddystone-eid,identity-key=00112233445566778899AABBCCDDEEFG", "--identity-key takes 32 hex digits (16 bytes): '00112233445566778899AABBCCDDEEFG'"),
+        ("type=eddystone-eid", "missing --identity-key (32 hex digits)"),
+        ("type=eddystone-eid,identity-key=000102030405060708090A0B0C0D0E0F,rotation-exponent=16",
+         "--rotation-exponent must be from 0 to 15, got 16"),
+        ("type=eddystone-eid,identity-key=000102030405060708090A0B0C0D0E0F,clock=4294967296",
+         "--clock must be from 0 to 4294967295 (seconds), got 4294967296"),
+        ("uuid=\(uuid),major=1,minor=2,identity-key=000102030405060708090A0B0C0D0E0F",
+         "--identity-key describes an Eddystone-EID beacon: give --eddystone-eid (type=eddystone-eid) with it"),
     ])
     func aMistakeSaysWhatIsWrong(specification: String, message: String) {
         do {
@@ -71,6 +81,16 @@ import Testing
         } catch {
             #expect(error.message.contains(message), "\(error.message)")
         }
+    }
+
+    /// An Eddystone-EID beacon's frame for the counter given, with the identifier OpenSSL gives
+    /// for it (`EddystoneEIDComputationTests`' row: K 10, counter 1,000,000), written out here.
+    @Test func anEIDBeaconIsTheFrameForItsClock() throws {
+        let beacon = try BeaconDescription(specification: "type=eddystone-eid,identity-key=000102030405060708090A0B0C0D0E0F,"
+                                           + "clock=1000000,measured-power=-60").beacon()
+        // 0x30, TX power at 0 m -60 + 41 = -19 (0xED), the 8-byte identifier.
+        #expect(HexText.format(beacon.advertisingData.bytes) == "0201060303AAFE0D16AAFE30ED47E10FA56389D60E")
+        #expect(BeaconDescription.fields(of: beacon)["rotationExponent"] == "10", "K is 10 unless given")
     }
 
     @Test func anEmptyDescriptionIsEmptyAndAnyFieldIsNot() throws {

@@ -168,4 +168,32 @@ final class FakeSets: BeaconSets {
         #expect(counters() == "607/300")
         #expect(stage.nextDeadline == 25)
     }
+
+    /// An Eddystone-EID beacon gets its next identifier when its counter's period ends (K 2,
+    /// the counter from 3: at 1 s, then every 4 s), each with a new address, in place on its set.
+    @Test func anEIDChangesAtTheEndOfEachPeriodWithANewAddress() throws {
+        let sets = FakeSets(capacity: 2)
+        let stage = SetStage(advertiser: sets)
+        var notes: [String] = []
+        stage.note = { notes.append($0) }
+        let identity = try EddystoneEIDIdentity(identityKey: Array(0..<16), rotationExponent: 2)
+        let start = EddystoneEID(txPowerAt0m: -20, identity: identity, counter: 3, aes: BoringAES())
+        try stage.advertise("eid", .eddystone(.eid(start)))
+        #expect(stage.nextDeadline == 1)
+        func onAir() -> [UInt8]? {
+            guard case let .eddystone(.eid(frame))? = sets.sets[0] else { return nil }
+            return frame.eid
+        }
+        try stage.tick(now: 0.9)
+        #expect(onAir() == start.eid)
+        try stage.tick(now: 1)
+        #expect(onAir() == identity.ephemeralIdentifier(counter: 4, aes: BoringAES()))
+        #expect(stage.nextDeadline == 5)
+        try stage.tick(now: 9.5)
+        #expect(onAir() == identity.ephemeralIdentifier(counter: 12, aes: BoringAES()), "far behind: the period it is in now")
+        #expect(sets.calls.filter { $0.hasPrefix("renew") }.count == 2, "\(sets.calls)")
+        #expect(notes.count == 2 && notes.allSatisfy { $0.hasPrefix("eid: EID ") && $0.contains(" from ") }, "\(notes)")
+        try stage.stop("eid")
+        #expect(stage.nextDeadline == nil)
+    }
 }
