@@ -205,18 +205,7 @@ public struct AuditReport: Codable, Sendable {
 
     /// A beacon by its identifiers alone (what stays when its address rotates).
     public static func identity(_ beacon: Beacon) -> String {
-        switch beacon {
-        case let .iBeacon(beacon): "ibeacon uuid=\(beacon.proximityUUID.uuidString) major=\(beacon.major) minor=\(beacon.minor)"
-        case let .altBeacon(beacon): "altbeacon id1=\(beacon.id1.uuidString) id2=\(beacon.id2) id3=\(beacon.id3)"
-        case let .eddystone(.uid(frame)):
-            "eddystone-uid namespace=\(HexText.format(frame.namespace)) instance=\(HexText.format(frame.instance))"
-        case let .eddystone(.url(frame)): "eddystone-url url=\(frame.url)"
-        case .eddystone(.tlm), .eddystone(.encryptedTLM): "eddystone-tlm"
-        // The identifier changes every 2^K seconds: it identifies nothing for long.
-        case .eddystone(.eid): "eddystone-eid"
-        case let .eddystone(.other(frameType, _)): "eddystone frame 0x\(HexText.format([frameType]))"
-        case .custom: "advertising data"
-        }
+        beacon.format.identity
     }
 }
 

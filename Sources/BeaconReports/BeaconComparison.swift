@@ -43,22 +43,17 @@ public enum BeaconComparison {
     /// Whether `heard` is the same beacon as `described` by its identifiers (iBeacon and
     /// AltBeacon: the three IDs; Eddystone-UID: namespace and instance; Eddystone-URL: the
     /// URL). Beacons without identifiers (TLM, custom data) are never the same by identity.
+    /// (The identifiers are the ones each format writes as identifying it: `BeaconFormat`.)
     public static func sameIdentity(_ described: Beacon, _ heard: Beacon) -> Bool {
-        switch (described, heard) {
-        case let (.iBeacon(a), .iBeacon(b)): a.proximityUUID == b.proximityUUID && a.major == b.major && a.minor == b.minor
-        case let (.altBeacon(a), .altBeacon(b)): a.id1 == b.id1 && a.id2 == b.id2 && a.id3 == b.id3
-        case let (.eddystone(.uid(a)), .eddystone(.uid(b))): a.namespace == b.namespace && a.instance == b.instance
-        case let (.eddystone(.url(a)), .eddystone(.url(b))): a.url == b.url
-        default: false
-        }
+        let (a, b) = (described.format, heard.format)
+        guard a.formatName.description == b.formatName.description else { return false }
+        let identifiers = a.identifiers
+        return !identifiers.isEmpty && identifiers == b.identifiers
     }
 
     /// Whether a beacon has identifiers to be found by.
     public static func hasIdentity(_ beacon: Beacon) -> Bool {
-        switch beacon {
-        case .iBeacon, .altBeacon, .eddystone(.uid), .eddystone(.url): true
-        default: false
-        }
+        !beacon.format.identifiers.isEmpty
     }
 
     /// The beacon in `data` with `described`'s identifiers, if any.

@@ -18,63 +18,11 @@ public enum SightingFormatter {
 
     /// Writes the decode keys of a sighting into an object.
     public static func add(_ sighting: BeaconSighting, to object: inout JSONObject) {
-        switch sighting.beacon {
-        case let .iBeacon(beacon):
-            object.add("type", literal: "ibeacon")
-            object.add("uuid", uuid: beacon.proximityUUID)
-            object.add("major", beacon.major)
-            object.add("minor", beacon.minor)
-            object.add("measuredPower", beacon.measuredPower)
-        case let .altBeacon(beacon):
-            object.add("type", literal: "altbeacon")
-            object.add("companyId", beacon.company.rawValue)
-            object.add("id1", uuid: beacon.id1)
-            object.add("id2", beacon.id2)
-            object.add("id3", beacon.id3)
-            object.add("measuredPower", beacon.measuredPower)
-            object.add("reserved", beacon.reserved)
-        case let .eddystone(.uid(frame)):
-            object.add("type", literal: "eddystone-uid")
-            object.add("namespace", hex: frame.namespace)
-            object.add("instance", hex: frame.instance)
-            object.add("txPowerAt0m", frame.txPowerAt0m)
-            object.add("measuredPower", sighting.beacon.measuredPower ?? 0)
-        case let .eddystone(.url(frame)):
-            object.add("type", literal: "eddystone-url")
-            object.add("url", frame.url)
-            object.add("txPowerAt0m", frame.txPowerAt0m)
-            object.add("measuredPower", sighting.beacon.measuredPower ?? 0)
-        case let .eddystone(.tlm(frame)):
-            object.add("type", literal: "eddystone-tlm")
-            object.add("version", 0)
-            object.add("batteryMillivolts", frame.batteryMillivolts)
-            if let temperature = frame.temperature {
-                object.add("temperature", number: String(temperature))
-            } else {
-                object.addNull("temperature")
-            }
-            object.add("advertisingPduCount", frame.advertisingPDUCount)
-            object.add("uptimeSeconds", tenths: UInt64(frame.uptimeDeciseconds))
-        case let .eddystone(.encryptedTLM(frame)):
-            object.add("type", literal: "eddystone-tlm")
-            object.add("version", 1)
-            object.add("encryptedTelemetry", hex: frame.encryptedTelemetry)
-            object.add("salt", hex: frame.salt)
-            object.add("integrityCheck", hex: frame.integrityCheck)
-        case let .eddystone(.eid(frame)):
-            object.add("type", literal: "eddystone-eid")
-            object.add("eid", hex: frame.eid)
-            object.add("txPowerAt0m", frame.txPowerAt0m)
-            object.add("measuredPower", sighting.beacon.measuredPower ?? 0)
-        case let .eddystone(.other(frameType, payload)):
-            object.add("type", literal: "eddystone")
-            object.add("frameType", frameType)
-            object.add("frameData", hex: payload)
-        case let .custom(custom):
-            object.add("type", literal: "custom")
-            object.add("data", hex: custom.data.bytes)
-            if let response = custom.scanResponse { object.add("scanResponse", hex: response.bytes) }
-        }
+        let format = sighting.beacon.format
+        object.add("type", literal: format.formatName)
+        var writer = JSONFieldWriter(object: object)
+        format.writeFields(to: &writer)
+        object = writer.take()
         addSender(address: sighting.address, addressType: sighting.addressType, rssi: sighting.rssi, to: &object)
         if let txPower = sighting.txPower { object.add("txPower", txPower) }
     }
@@ -96,35 +44,10 @@ public enum SightingFormatter {
     }
 
     public static func text(_ sighting: BeaconSighting) -> String {
-        var fields: [String]
-        switch sighting.beacon {
-        case let .iBeacon(beacon):
-            fields = ["iBeacon", "uuid=\(beacon.proximityUUID.uuidString)", "major=\(beacon.major)",
-                      "minor=\(beacon.minor)", "measuredPower=\(beacon.measuredPower)dBm"]
-        case let .altBeacon(beacon):
-            fields = ["AltBeacon", "company=\(beacon.company)", "id1=\(beacon.id1.uuidString)", "id2=\(beacon.id2)",
-                      "id3=\(beacon.id3)", "measuredPower=\(beacon.measuredPower)dBm", "reserved=\(beacon.reserved)"]
-        case let .eddystone(.uid(frame)):
-            fields = ["Eddystone-UID", "namespace=\(HexText.format(frame.namespace))",
-                      "instance=\(HexText.format(frame.instance))", "txPowerAt0m=\(frame.txPowerAt0m)dBm"]
-        case let .eddystone(.url(frame)):
-            fields = ["Eddystone-URL", "url=\(frame.url)", "txPowerAt0m=\(frame.txPowerAt0m)dBm"]
-        case let .eddystone(.tlm(frame)):
-            fields = ["Eddystone-TLM", "battery=\(frame.batteryMillivolts)mV",
-                      "temperature=" + (frame.temperature.map { "\($0)C" } ?? "unsupported"),
-                      "advertisingPduCount=\(frame.advertisingPDUCount)",
-                      "uptime=\(deciseconds(frame.uptimeDeciseconds))s"]
-        case let .eddystone(.encryptedTLM(frame)):
-            fields = ["Eddystone-TLM", "version=1 (encrypted)", "encryptedTelemetry=\(HexText.format(frame.encryptedTelemetry))",
-                      "salt=\(HexText.format(frame.salt))", "integrityCheck=\(HexText.format(frame.integrityCheck))"]
-        case let .eddystone(.eid(frame)):
-            fields = ["Eddystone-EID", "eid=\(HexText.format(frame.eid))", "txPowerAt0m=\(frame.txPowerAt0m)dBm"]
-        case let .eddystone(.other(frameType, payload)):
-            fields = ["Eddystone", "frameType=\(HexText.format([frameType]))", "frameData=\(HexText.format(payload))"]
-        case let .custom(custom):
-            fields = ["Custom", "data=\(HexText.format(custom.data.bytes))"]
-                + (custom.scanResponse.map { ["scanResponse=\(HexText.format($0.bytes))"] } ?? [])
-        }
+        let format = sighting.beacon.format
+        var writer = TextFieldWriter()
+        format.writeFields(to: &writer)
+        var fields = [format.displayName.description] + writer.tokens
         if let sender = senderText(address: sighting.address, addressType: sighting.addressType, rssi: sighting.rssi) {
             fields.append(sender)
         }
@@ -134,6 +57,25 @@ public enum SightingFormatter {
 
     /// Tenths of a second as an exact decimal: 12345 -> "1234.5".
     public static func deciseconds(_ value: UInt32) -> String {
-        "\(value / 10).\(value % 10)"
+        BeaconFieldValue.tenths(UInt64(value)).text
+    }
+}
+
+/// A format's fields as JSON keys (`BeaconFormat.writeFields`).
+struct JSONFieldWriter: BeaconFieldWriter, ~Copyable {
+    var object: JSONObject
+
+    consuming func take() -> JSONObject { object }
+
+    mutating func field(_ key: StaticString, _ value: BeaconFieldValue, text: BeaconFieldText, identifies: Bool) {
+        switch value {
+        case let .integer(integer): object.add(key, integer)
+        case let .uuid(uuid): object.add(key, uuid: uuid)
+        case let .hex(bytes): object.add(key, hex: bytes)
+        case let .text(text): object.add(key, text)
+        case let .decimal(number): object.add(key, number: number)
+        case let .tenths(tenths): object.add(key, tenths: tenths)
+        case .null: object.addNull(key)
+        }
     }
 }

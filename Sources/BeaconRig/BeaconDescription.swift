@@ -496,37 +496,6 @@ public struct BeaconDescription: Sendable, Equatable {
     /// A beacon's fields in the description's keys, from which `init(fields:)` and `beacon()`
     /// build the same beacon again (what a live update starts from).
     public static func fields(of beacon: Beacon) -> [String: String] {
-        switch beacon {
-        case let .iBeacon(beacon):
-            return ["uuid": beacon.proximityUUID.uuidString, "major": "\(beacon.major)", "minor": "\(beacon.minor)",
-                    "measuredPower": "\(beacon.measuredPower)"]
-        case let .altBeacon(beacon):
-            return ["type": "altbeacon", "uuid": beacon.id1.uuidString, "major": "\(beacon.id2)", "minor": "\(beacon.id3)",
-                    "measuredPower": "\(beacon.measuredPower)", "companyId": "\(beacon.company.rawValue)"]
-        case let .eddystone(.uid(frame)):
-            return ["type": "eddystone-uid", "namespace": HexText.format(frame.namespace),
-                    "instance": HexText.format(frame.instance),
-                    "measuredPower": "\(Int(frame.txPowerAt0m) - EddystoneFrame.zeroToOneMetreLoss)"]
-        case let .eddystone(.url(frame)):
-            return ["url": frame.url, "measuredPower": "\(Int(frame.txPowerAt0m) - EddystoneFrame.zeroToOneMetreLoss)"]
-        case let .eddystone(.tlm(frame)):
-            var fields = ["type": "eddystone-tlm", "battery": "\(frame.batteryMillivolts)",
-                          "pduCount": "\(frame.advertisingPDUCount)",
-                          "uptime": SightingFormatter.deciseconds(frame.uptimeDeciseconds)]
-            if let temperature = frame.temperature { fields["temperature"] = "\(temperature)" }
-            return fields
-        case let .custom(custom):
-            var fields = ["ad": HexText.format(custom.data.bytes)]
-            if beacon.needsExtendedPDU { fields["extended-pdu"] = "true" }
-            if let response = custom.scanResponse { fields["scan-response"] = HexText.format(response.bytes) }
-            return fields
-        case let .eddystone(.eid(frame)):
-            guard let source = frame.source else { return [:] }
-            return ["type": "eddystone-eid", "identityKey": HexText.format(source.identity.identityKey),
-                    "rotationExponent": "\(source.identity.rotationExponent)", "clock": "\(source.counter)",
-                    "measuredPower": "\(Int(frame.txPowerAt0m) - EddystoneFrame.zeroToOneMetreLoss)"]
-        case .eddystone(.other), .eddystone(.encryptedTLM):
-            return [:]
-        }
+        beacon.format.descriptionFields
     }
 }

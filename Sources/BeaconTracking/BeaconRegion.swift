@@ -22,13 +22,9 @@ public struct BeaconRegion: Sendable, Hashable, CustomStringConvertible {
     }
 
     public func matches(_ beacon: Beacon) -> Bool {
-        let identity: (UUID, UInt16, UInt16)
-        switch beacon {
-        case let .iBeacon(b): identity = (b.proximityUUID, b.major, b.minor)
-        case let .altBeacon(b): identity = (b.id1, b.id2, b.id3)
-        case .eddystone: return uuid == nil && major == nil && minor == nil
-        case let .custom(custom): return ((try? Beacon.beacons(in: custom.data)) ?? []).contains(where: matches)
-        }
+        if case let .custom(custom) = beacon { return ((try? Beacon.beacons(in: custom.data)) ?? []).contains(where: matches) }
+        // The identifiers its format says a region matches (iBeacon's, AltBeacon's); none: only "any".
+        guard let identity = beacon.format.regionIdentifiers else { return uuid == nil && major == nil && minor == nil }
         if let uuid, uuid != identity.0 { return false }
         if let major, major != identity.1 { return false }
         if let minor, minor != identity.2 { return false }

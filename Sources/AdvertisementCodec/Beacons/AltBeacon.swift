@@ -88,3 +88,26 @@ public struct AltBeacon: Hashable, Sendable {
         ])
     }
 }
+
+extension AltBeacon: BeaconFormat {
+    public var formatName: StaticString { "altbeacon" }
+    public var displayName: StaticString { "AltBeacon" }
+
+    public func writeFields(to writer: inout some BeaconFieldWriter & ~Copyable) {
+        writer.field("companyId", .integer(Int(company.rawValue)), text: .token("company=\(company)"))
+        writer.identifier("id1", .uuid(id1))
+        writer.identifier("id2", .integer(Int(id2)))
+        writer.identifier("id3", .integer(Int(id3)))
+        writer.integer("measuredPower", measuredPower, unit: "dBm")
+        writer.integer("reserved", reserved)
+    }
+
+    public var measuredPowerAt1m: Int? { Int(measuredPower) }
+
+    public var regionIdentifiers: (uuid: UUID, major: UInt16, minor: UInt16)? { (id1, id2, id3) }
+
+    public var descriptionFields: [String: String] {
+        ["type": "altbeacon", "uuid": id1.uuidString, "major": "\(id2)", "minor": "\(id3)",
+         "measuredPower": "\(measuredPower)", "companyId": "\(company.rawValue)"]
+    }
+}

@@ -82,16 +82,7 @@ public enum Beacon: Hashable, Sendable {
 
     /// The calibrated RSSI at 1 m, the figure ranging uses (Eddystone's 0 m figure less 41 dB,
     /// which can be below what an Int8 holds: -90 dBm at 0 m is -131 at 1 m, never clamped).
-    public var measuredPower: Int? {
-        switch self {
-        case let .iBeacon(beacon): Int(beacon.measuredPower)
-        case let .altBeacon(beacon): Int(beacon.measuredPower)
-        case let .eddystone(.uid(frame)): Int(frame.txPowerAt0m) - EddystoneFrame.zeroToOneMetreLoss
-        case let .eddystone(.url(frame)): Int(frame.txPowerAt0m) - EddystoneFrame.zeroToOneMetreLoss
-        case let .eddystone(.eid(frame)): Int(frame.txPowerAt0m) - EddystoneFrame.zeroToOneMetreLoss
-        case .eddystone, .custom: nil
-        }
-    }
+    public var measuredPower: Int? { format.measuredPowerAt1m }
 }
 
 /// Any advertising data to send, and the scan response that goes with it.
@@ -103,5 +94,24 @@ public struct CustomAdvertisement: Hashable, Sendable {
     public init(data: AdvertisingData, scanResponse: AdvertisingData? = nil) {
         self.data = data
         self.scanResponse = scanResponse
+    }
+}
+
+extension CustomAdvertisement: BeaconFormat {
+    public var formatName: StaticString { "custom" }
+    public var displayName: StaticString { "Custom" }
+    public var identity: String { "advertising data" }
+    public var measuredPowerAt1m: Int? { nil }
+
+    public func writeFields(to writer: inout some BeaconFieldWriter & ~Copyable) {
+        writer.field("data", .hex(data.bytes))
+        if let scanResponse { writer.field("scanResponse", .hex(scanResponse.bytes)) }
+    }
+
+    public var descriptionFields: [String: String] {
+        var fields = ["ad": HexText.format(data.bytes)]
+        if data.bytes.count > AdvertisingData.legacyMaximumLength { fields["extended-pdu"] = "true" }
+        if let scanResponse { fields["scan-response"] = HexText.format(scanResponse.bytes) }
+        return fields
     }
 }

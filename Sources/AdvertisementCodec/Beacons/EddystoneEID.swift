@@ -148,3 +148,26 @@ public struct EddystoneEIDIdentity: Hashable, Sendable {
         ephemeralIdentifier(counter: counter, temporaryKey: temporaryKey(counter: counter, aes: aes), aes: aes)
     }
 }
+
+extension EddystoneEID: BeaconFormat {
+    public var formatName: StaticString { "eddystone-eid" }
+    public var displayName: StaticString { "Eddystone-EID" }
+
+    /// No identifier: the EID changes every 2^K seconds and identifies nothing for long.
+    public func writeFields(to writer: inout some BeaconFieldWriter & ~Copyable) {
+        writer.field("eid", .hex(eid))
+        writer.integer("txPowerAt0m", txPowerAt0m, unit: "dBm")
+        writer.field("measuredPower", .integer(Int(txPowerAt0m) - EddystoneFrame.zeroToOneMetreLoss), text: .omitted)
+    }
+
+    public var measuredPowerAt1m: Int? { Int(txPowerAt0m) - EddystoneFrame.zeroToOneMetreLoss }
+
+    /// With its identity key where this host sends it (what a box builds it from); a frame
+    /// decoded from the air has none, and cannot be described.
+    public var descriptionFields: [String: String] {
+        guard let source else { return [:] }
+        return ["type": "eddystone-eid", "identityKey": HexText.format(source.identity.identityKey),
+                "rotationExponent": "\(source.identity.rotationExponent)", "clock": "\(source.counter)",
+                "measuredPower": "\(Int(txPowerAt0m) - EddystoneFrame.zeroToOneMetreLoss)"]
+    }
+}

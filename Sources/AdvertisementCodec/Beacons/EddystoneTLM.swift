@@ -90,3 +90,45 @@ public struct EddystoneEncryptedTLM: Hashable, Sendable {
         [EddystoneTLM.frameType, Self.version] + encryptedTelemetry + salt + integrityCheck
     }
 }
+
+extension EddystoneTLM: BeaconFormat {
+    public var formatName: StaticString { "eddystone-tlm" }
+    public var displayName: StaticString { "Eddystone-TLM" }
+
+    public func writeFields(to writer: inout some BeaconFieldWriter & ~Copyable) {
+        writer.field("version", .integer(0), text: .omitted)
+        writer.field("batteryMillivolts", .integer(Int(batteryMillivolts)), text: .named("battery", unit: "mV"))
+        if let temperature {
+            writer.field("temperature", .decimal(String(temperature)), text: .unit("C"))
+        } else {
+            writer.field("temperature", .null, text: .token("temperature=unsupported"))
+        }
+        writer.integer("advertisingPduCount", advertisingPDUCount)
+        writer.field("uptimeSeconds", .tenths(UInt64(uptimeDeciseconds)), text: .named("uptime", unit: "s"))
+    }
+
+    public var measuredPowerAt1m: Int? { nil }
+
+    public var descriptionFields: [String: String] {
+        var fields = ["type": "eddystone-tlm", "battery": "\(batteryMillivolts)", "pduCount": "\(advertisingPDUCount)",
+                      "uptime": BeaconFieldValue.tenths(UInt64(uptimeDeciseconds)).text]
+        if let temperature { fields["temperature"] = "\(temperature)" }
+        return fields
+    }
+}
+
+extension EddystoneEncryptedTLM: BeaconFormat {
+    public var formatName: StaticString { "eddystone-tlm" }
+    public var displayName: StaticString { "Eddystone-TLM" }
+
+    public func writeFields(to writer: inout some BeaconFieldWriter & ~Copyable) {
+        writer.field("version", .integer(1), text: .token("version=1 (encrypted)"))
+        writer.field("encryptedTelemetry", .hex(encryptedTelemetry))
+        writer.field("salt", .hex(salt))
+        writer.field("integrityCheck", .hex(integrityCheck))
+    }
+
+    public var measuredPowerAt1m: Int? { nil }
+    /// This host does not encrypt telemetry: nothing to describe.
+    public var descriptionFields: [String: String] { [:] }
+}

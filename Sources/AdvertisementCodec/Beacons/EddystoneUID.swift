@@ -54,3 +54,22 @@ public struct EddystoneUID: Hashable, Sendable {
         return out
     }
 }
+
+extension EddystoneUID: BeaconFormat {
+    public var formatName: StaticString { "eddystone-uid" }
+    public var displayName: StaticString { "Eddystone-UID" }
+
+    public func writeFields(to writer: inout some BeaconFieldWriter & ~Copyable) {
+        writer.identifier("namespace", .hex(namespace))
+        writer.identifier("instance", .hex(instance))
+        writer.integer("txPowerAt0m", txPowerAt0m, unit: "dBm")
+        writer.field("measuredPower", .integer(Int(txPowerAt0m) - EddystoneFrame.zeroToOneMetreLoss), text: .omitted)
+    }
+
+    public var measuredPowerAt1m: Int? { Int(txPowerAt0m) - EddystoneFrame.zeroToOneMetreLoss }
+
+    public var descriptionFields: [String: String] {
+        ["type": "eddystone-uid", "namespace": HexText.format(namespace), "instance": HexText.format(instance),
+         "measuredPower": "\(Int(txPowerAt0m) - EddystoneFrame.zeroToOneMetreLoss)"]
+    }
+}

@@ -126,3 +126,20 @@ extension StaticString {
         UnsafeBufferPointer(start: utf8Start, count: utf8CodeUnitCount)
     }
 }
+
+extension EddystoneURL: BeaconFormat {
+    public var formatName: StaticString { "eddystone-url" }
+    public var displayName: StaticString { "Eddystone-URL" }
+
+    public func writeFields(to writer: inout some BeaconFieldWriter & ~Copyable) {
+        writer.identifier("url", .text(url))
+        writer.integer("txPowerAt0m", txPowerAt0m, unit: "dBm")
+        writer.field("measuredPower", .integer(Int(txPowerAt0m) - EddystoneFrame.zeroToOneMetreLoss), text: .omitted)
+    }
+
+    public var measuredPowerAt1m: Int? { Int(txPowerAt0m) - EddystoneFrame.zeroToOneMetreLoss }
+
+    public var descriptionFields: [String: String] {
+        ["url": url, "measuredPower": "\(Int(txPowerAt0m) - EddystoneFrame.zeroToOneMetreLoss)"]
+    }
+}

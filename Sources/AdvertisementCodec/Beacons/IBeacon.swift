@@ -159,3 +159,23 @@ public struct IBeacon: Hashable, Sendable {
         ])
     }
 }
+
+extension IBeacon: BeaconFormat {
+    public var formatName: StaticString { "ibeacon" }
+    public var displayName: StaticString { "iBeacon" }
+
+    public func writeFields(to writer: inout some BeaconFieldWriter & ~Copyable) {
+        writer.identifier("uuid", .uuid(proximityUUID))
+        writer.identifier("major", .integer(Int(major)))
+        writer.identifier("minor", .integer(Int(minor)))
+        writer.integer("measuredPower", measuredPower, unit: "dBm")
+    }
+
+    public var measuredPowerAt1m: Int? { Int(measuredPower) }
+
+    public var regionIdentifiers: (uuid: UUID, major: UInt16, minor: UInt16)? { (proximityUUID, major, minor) }
+
+    public var descriptionFields: [String: String] {
+        ["uuid": proximityUUID.uuidString, "major": "\(major)", "minor": "\(minor)", "measuredPower": "\(measuredPower)"]
+    }
+}
