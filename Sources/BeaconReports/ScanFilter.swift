@@ -38,10 +38,9 @@ public struct ScanFilter: Sendable {
     public func accepts(_ sighting: BeaconSighting, rssi: Int8?) -> Bool {
         guard strongEnough(rssi) else { return false }
         if let region, !region.matches(sighting.beacon) { return false }
-        switch (format, sighting.beacon) {
-        case (.any, _), (.ibeacon, .iBeacon), (.altbeacon, .altBeacon), (.eddystone, .eddystone): return true
-        default: return false
-        }
+        // Its format's name: "eddystone" takes every Eddystone frame ("eddystone-uid", ...).
+        let name = sighting.beacon.format.formatName.description
+        return format == .any || name == format.rawValue || (format == .eddystone && name.hasPrefix("eddystone-"))
     }
 
     /// Whether a report that holds no beacon passes (only when no beacon filter is set).

@@ -18,10 +18,8 @@ public enum SightingFormatter {
 
     /// Writes the decode keys of a sighting into an object.
     public static func add(_ sighting: BeaconSighting, to object: inout JSONObject) {
-        let format = sighting.beacon.format
-        object.add("type", literal: format.formatName)
         var writer = JSONFieldWriter(object: object)
-        format.writeFields(to: &writer)
+        sighting.beacon.writeFields(to: &writer)
         object = writer.take()
         addSender(address: sighting.address, addressType: sighting.addressType, rssi: sighting.rssi, to: &object)
         if let txPower = sighting.txPower { object.add("txPower", txPower) }
@@ -44,10 +42,9 @@ public enum SightingFormatter {
     }
 
     public static func text(_ sighting: BeaconSighting) -> String {
-        let format = sighting.beacon.format
         var writer = TextFieldWriter()
-        format.writeFields(to: &writer)
-        var fields = [format.displayName.description] + writer.tokens
+        sighting.beacon.writeFields(to: &writer)
+        var fields = writer.tokens
         if let sender = senderText(address: sighting.address, addressType: sighting.addressType, rssi: sighting.rssi) {
             fields.append(sender)
         }
@@ -66,6 +63,10 @@ struct JSONFieldWriter: BeaconFieldWriter, ~Copyable {
     var object: JSONObject
 
     consuming func take() -> JSONObject { object }
+
+    mutating func begin(_ formatName: StaticString, display: StaticString) {
+        object.add("type", literal: formatName)
+    }
 
     mutating func field(_ key: StaticString, _ value: BeaconFieldValue, text: BeaconFieldText, identifies: Bool) {
         switch value {

@@ -245,14 +245,8 @@ public enum AuditProfile: String, CaseIterable, Sendable {
         guard let parsed = try? AdvertisingData(parsing: data), let beacon = try? Beacon.beacons(in: parsed).first else {
             return nil
         }
-        switch beacon {
-        case .iBeacon: self = .ibeacon
-        case .altBeacon: self = .altbeacon
-        case .eddystone(.uid): self = .eddystoneUID
-        case .eddystone(.url): self = .eddystoneURL
-        case .eddystone(.tlm), .eddystone(.encryptedTLM): self = .eddystoneTLM
-        default: return nil
-        }
+        // The profile named as its format is (none for a format without rules: Eddystone-EID).
+        self.init(rawValue: beacon.format.formatName.description)
     }
 
     public var name: String {

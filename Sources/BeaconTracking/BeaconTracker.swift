@@ -138,6 +138,9 @@ public enum BeaconIdentity: Hashable, Sendable, CustomStringConvertible {
     case eddystoneSender(BluetoothAddress?)
     /// Advertising data without a beacon format: its bytes.
     case data([UInt8])
+    /// Any beacon of a format whose content moves (`BeaconFormat.contentMoves`), by its name:
+    /// what a canary watches for such a beacon.
+    case format(String)
 
     /// The identifiers fed to the hasher a word at a time (the synthesized hash fed a UUID and
     /// each byte of an Eddystone namespace one by one: a tracker hashes once per report).
@@ -160,6 +163,9 @@ public enum BeaconIdentity: Hashable, Sendable, CustomStringConvertible {
         case let .data(bytes):
             hasher.combine(5 << 32 as UInt64)
             hasher.combine(bytes)
+        case let .format(name):
+            hasher.combine(6 << 32 as UInt64)
+            hasher.combine(name)
         }
     }
 
@@ -179,6 +185,7 @@ public enum BeaconIdentity: Hashable, Sendable, CustomStringConvertible {
         case let .eddystoneURL(url): "eddystone-url \(url)"
         case let .eddystoneSender(address): "eddystone \(address?.description ?? "?")"
         case let .data(bytes): "data \(HexText.format(bytes))"
+        case let .format(name): "any \(name)"
         }
     }
 }

@@ -171,14 +171,15 @@ public struct CanaryWatch: Sendable {
         }
     }
 
-    /// A beacon's key: its identifiers; any Eddystone-TLM frame for a TLM beacon (its counters move).
+    /// A beacon's key: its identifiers; any frame of its format for a beacon whose content moves
+    /// (Eddystone-TLM's counters, Eddystone-EID's identifier and address).
     static func key(of beacon: Beacon) -> BeaconIdentity {
-        if case .eddystone(.tlm) = beacon { return .eddystoneSender(nil) }
-        return BeaconTracker.identity(of: BeaconSighting(beacon: beacon))
+        key(of: BeaconSighting(beacon: beacon))
     }
 
     static func key(of sighting: BeaconSighting) -> BeaconIdentity {
-        if case .eddystone(.tlm) = sighting.beacon { return .eddystoneSender(nil) }
+        let format = sighting.beacon.format
+        if format.contentMoves { return .format(format.formatName.description) }
         return BeaconTracker.identity(of: sighting)
     }
 }

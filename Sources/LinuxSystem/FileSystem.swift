@@ -85,7 +85,12 @@ public enum FileSystem {
         if lstat(path, &info) != 0 {
             let code = errno
             guard code == ENOENT, create else { return "cannot look at it: \(SystemCallError.message(code))" }
-            guard mkdir(path, 0o700) == 0 || errno == EEXIST else { return "cannot make it: \(SystemCallError.message(errno))" }
+            if mkdir(path, 0o700) == 0 {
+                // 0700 whatever the creation mask (another thread's umask, a user's 0177).
+                _ = chmod(path, 0o700)
+            } else if errno != EEXIST {
+                return "cannot make it: \(SystemCallError.message(errno))"
+            }
             guard lstat(path, &info) == 0 else { return "cannot look at it: \(SystemCallError.message(errno))" }
         }
         var rootsLink = false

@@ -93,6 +93,7 @@ extension AltBeacon: BeaconFormat {
     public var formatName: StaticString { "altbeacon" }
     public var displayName: StaticString { "AltBeacon" }
 
+    @inlinable
     public func writeFields(to writer: inout some BeaconFieldWriter & ~Copyable) {
         writer.field("companyId", .integer(Int(company.rawValue)), text: .token("company=\(company)"))
         writer.identifier("id1", .uuid(id1))

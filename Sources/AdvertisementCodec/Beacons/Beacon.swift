@@ -103,6 +103,7 @@ extension CustomAdvertisement: BeaconFormat {
     public var identity: String { "advertising data" }
     public var measuredPowerAt1m: Int? { nil }
 
+    @inlinable
     public func writeFields(to writer: inout some BeaconFieldWriter & ~Copyable) {
         writer.field("data", .hex(data.bytes))
         if let scanResponse { writer.field("scanResponse", .hex(scanResponse.bytes)) }

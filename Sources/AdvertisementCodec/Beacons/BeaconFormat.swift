@@ -28,6 +28,9 @@ public protocol BeaconFormat: Sendable {
     /// The identifiers a region (`--uuid`, `--major`, `--minor`) matches; nil for a format
     /// without them (a region that names one then never matches it).
     var regionIdentifiers: (uuid: UUID, major: UInt16, minor: UInt16)? { get }
+    /// Whether what it sends changes while it advertises (Eddystone-TLM's counters, EID's
+    /// identifier): a watcher then takes any frame of its format as the beacon.
+    var contentMoves: Bool { get }
     /// Its fields in a beacon description's keys (`type`, `uuid`, ...), from which a
     /// description builds the same beacon again; empty for a beacon that cannot be described
     /// (a frame decoded from the air that this host cannot make).
@@ -42,6 +45,8 @@ extension BeaconFormat {
     }
 
     public var regionIdentifiers: (uuid: UUID, major: UInt16, minor: UInt16)? { nil }
+
+    public var contentMoves: Bool { false }
 
     /// The values of the fields that identify it, in order; empty when none do (then only
     /// the sender tells two apart).
@@ -93,12 +98,16 @@ public enum BeaconFieldText: Sendable {
 
 /// Where a format writes its fields: JSON and text printers, the identity.
 public protocol BeaconFieldWriter: ~Copyable {
+    /// The format, before its fields: its name (JSON's `type`) and its name in text.
+    mutating func begin(_ formatName: StaticString, display: StaticString)
     /// One field: `key` and `value` in JSON, `text` in text; `identifies`: it is one of the
     /// beacon's identifiers.
     mutating func field(_ key: StaticString, _ value: BeaconFieldValue, text: BeaconFieldText, identifies: Bool)
 }
 
 extension BeaconFieldWriter where Self: ~Copyable {
+    public mutating func begin(_ formatName: StaticString, display: StaticString) {}
+
     public mutating func field(_ key: StaticString, _ value: BeaconFieldValue, text: BeaconFieldText = .plain) {
         field(key, value, text: text, identifies: false)
     }
@@ -118,6 +127,10 @@ public struct TextFieldWriter: BeaconFieldWriter {
     public private(set) var tokens: [String] = []
 
     public init() {}
+
+    public mutating func begin(_ formatName: StaticString, display: StaticString) {
+        tokens.append(display.description)
+    }
 
     public mutating func field(_ key: StaticString, _ value: BeaconFieldValue, text: BeaconFieldText, identifies: Bool) {
         switch text {
@@ -146,12 +159,19 @@ public struct EddystoneUnknownFrame: BeaconFormat {
     public var frameType: UInt8
     public var payload: [UInt8]
 
+    @inlinable
+    public init(frameType: UInt8, payload: [UInt8]) {
+        self.frameType = frameType
+        self.payload = payload
+    }
+
     public var formatName: StaticString { "eddystone" }
     public var displayName: StaticString { "Eddystone" }
     public var measuredPowerAt1m: Int? { nil }
     public var identity: String { "eddystone frame 0x\(HexText.format([frameType]))" }
     public var descriptionFields: [String: String] { [:] }
 
+    @inlinable
     public func writeFields(to writer: inout some BeaconFieldWriter & ~Copyable) {
         writer.field("frameType", .integer(Int(frameType)), text: .token("frameType=\(HexText.format([frameType]))"))
         writer.field("frameData", .hex(payload))
@@ -159,6 +179,30 @@ public struct EddystoneUnknownFrame: BeaconFormat {
 }
 
 extension Beacon {
+    /// Writes its format's name and fields (`BeaconFormat.writeFields`), as JSON and text
+    /// print them: the formats' own code, specialized for the writer (a printer's hot path).
+    @inlinable
+    public func writeFields(to writer: inout some BeaconFieldWriter & ~Copyable) {
+        switch self {
+        case let .iBeacon(beacon): Self.write(beacon, to: &writer)
+        case let .altBeacon(beacon): Self.write(beacon, to: &writer)
+        case let .eddystone(.uid(frame)): Self.write(frame, to: &writer)
+        case let .eddystone(.url(frame)): Self.write(frame, to: &writer)
+        case let .eddystone(.tlm(frame)): Self.write(frame, to: &writer)
+        case let .eddystone(.encryptedTLM(frame)): Self.write(frame, to: &writer)
+        case let .eddystone(.eid(frame)): Self.write(frame, to: &writer)
+        case let .eddystone(.other(frameType, payload)):
+            Self.write(EddystoneUnknownFrame(frameType: frameType, payload: payload), to: &writer)
+        case let .custom(custom): Self.write(custom, to: &writer)
+        }
+    }
+
+    @inlinable
+    static func write(_ format: some BeaconFormat, to writer: inout some BeaconFieldWriter & ~Copyable) {
+        writer.begin(format.formatName, display: format.displayName)
+        format.writeFields(to: &writer)
+    }
+
     /// What its format declares (the one place a beacon's kind is mapped to its format).
     public var format: any BeaconFormat {
         switch self {

@@ -150,10 +150,13 @@ public struct EddystoneEIDIdentity: Hashable, Sendable {
 }
 
 extension EddystoneEID: BeaconFormat {
+    public var contentMoves: Bool { true }
+
     public var formatName: StaticString { "eddystone-eid" }
     public var displayName: StaticString { "Eddystone-EID" }
 
     /// No identifier: the EID changes every 2^K seconds and identifies nothing for long.
+    @inlinable
     public func writeFields(to writer: inout some BeaconFieldWriter & ~Copyable) {
         writer.field("eid", .hex(eid))
         writer.integer("txPowerAt0m", txPowerAt0m, unit: "dBm")

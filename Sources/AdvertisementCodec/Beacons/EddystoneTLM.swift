@@ -92,9 +92,12 @@ public struct EddystoneEncryptedTLM: Hashable, Sendable {
 }
 
 extension EddystoneTLM: BeaconFormat {
+    public var contentMoves: Bool { true }
+
     public var formatName: StaticString { "eddystone-tlm" }
     public var displayName: StaticString { "Eddystone-TLM" }
 
+    @inlinable
     public func writeFields(to writer: inout some BeaconFieldWriter & ~Copyable) {
         writer.field("version", .integer(0), text: .omitted)
         writer.field("batteryMillivolts", .integer(Int(batteryMillivolts)), text: .named("battery", unit: "mV"))
@@ -118,9 +121,12 @@ extension EddystoneTLM: BeaconFormat {
 }
 
 extension EddystoneEncryptedTLM: BeaconFormat {
+    public var contentMoves: Bool { true }
+
     public var formatName: StaticString { "eddystone-tlm" }
     public var displayName: StaticString { "Eddystone-TLM" }
 
+    @inlinable
     public func writeFields(to writer: inout some BeaconFieldWriter & ~Copyable) {
         writer.field("version", .integer(1), text: .token("version=1 (encrypted)"))
         writer.field("encryptedTelemetry", .hex(encryptedTelemetry))

@@ -59,6 +59,7 @@ extension EddystoneUID: BeaconFormat {
     public var formatName: StaticString { "eddystone-uid" }
     public var displayName: StaticString { "Eddystone-UID" }
 
+    @inlinable
     public func writeFields(to writer: inout some BeaconFieldWriter & ~Copyable) {
         writer.identifier("namespace", .hex(namespace))
         writer.identifier("instance", .hex(instance))

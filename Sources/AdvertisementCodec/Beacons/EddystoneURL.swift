@@ -131,6 +131,7 @@ extension EddystoneURL: BeaconFormat {
     public var formatName: StaticString { "eddystone-url" }
     public var displayName: StaticString { "Eddystone-URL" }
 
+    @inlinable
     public func writeFields(to writer: inout some BeaconFieldWriter & ~Copyable) {
         writer.identifier("url", .text(url))
         writer.integer("txPowerAt0m", txPowerAt0m, unit: "dBm")

@@ -164,6 +164,7 @@ extension IBeacon: BeaconFormat {
     public var formatName: StaticString { "ibeacon" }
     public var displayName: StaticString { "iBeacon" }
 
+    @inlinable
     public func writeFields(to writer: inout some BeaconFieldWriter & ~Copyable) {
         writer.identifier("uuid", .uuid(proximityUUID))
         writer.identifier("major", .integer(Int(major)))
