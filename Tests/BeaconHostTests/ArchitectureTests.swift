@@ -81,4 +81,35 @@ import Testing
                 "refusals in words in BeaconHost: \(worded)")
         #expect(sources.count > 40, "the sources were found")
     }
+
+    /// The places outside the formats' own files (`AdvertisementCodec/Beacons/`) that still
+    /// name beacon kinds, each with how many times and why. Everything else asks the format
+    /// (`Beacon.format`, `BeaconFormat`): a new format adds its own file and its registration
+    /// in `Beacon.format`, not a case here.
+    static let kindSites: [String: (count: Int, why: String)] = [
+        "BeaconRig/BeaconDescription.swift": (4, "builds each format from the description's keys"),
+        "BeaconRig/LiveRig.swift": (2, "a scenario's stage moves TLM counters and EIDs (the formats' motion)"),
+        "BeaconRig/ScenarioRunner.swift": (2, "a scenario's TLM expectation compares counters"),
+        "BeaconEmitter/Advertise.swift": (2, "--interleave-tlm's frame, and whether TLM counters move"),
+        "BeaconHost/Advertising/RotatingIdentifiers.swift": (2, "Eddystone-EID's motion"),
+        "BeaconHost/Advertising/MovingTelemetry.swift": (4, "Eddystone-TLM's motion and interleaving"),
+        "BeaconTracking/AdvertiserAudit.swift": (3, "audit's choice of a beacon by Eddystone identifiers"),
+        "BeaconTracking/BeaconTracker.swift": (9, "the tracker's key, hashed per report"),
+        "BeaconReports/BeaconComparison.swift": (1, "verify's AltBeacon company and reserved byte"),
+    ]
+
+    /// A module that switches over beacon kinds outside the formats' own files fails here.
+    @Test func onlyTheFormatsNameBeaconKinds() throws {
+        let kind = try Regex(#"(case|if case|guard case)[^\n]*[^\w]\.(iBeacon|altBeacon|eddystone)\b|\.eddystone\(\.(uid|url|tlm|eid|encryptedTLM|other)"#)
+        var counts: [String: Int] = [:]
+        for (path, lines) in try Self.sources() where !path.hasPrefix("AdvertisementCodec/Beacons/") {
+            for line in lines where !line.trimmingCharacters(in: .whitespaces).hasPrefix("//") && line.contains(kind) {
+                counts[path, default: 0] += 1
+            }
+        }
+        let unexpected = counts.filter { Self.kindSites[$0.key]?.count ?? 0 < $0.value }
+        #expect(unexpected.isEmpty, "beacon kinds named outside the formats' files (ask the format: BeaconFormat): \(unexpected)")
+        let stale = Self.kindSites.filter { counts[$0.key] ?? 0 < $0.value.count }
+        #expect(stale.isEmpty, "fewer kind sites than listed (lower the count): \(stale.mapValues(\.count)) found \(counts)")
+    }
 }
