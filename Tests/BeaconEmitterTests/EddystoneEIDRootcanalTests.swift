@@ -57,5 +57,32 @@ extension Rig {
         }
         #expect(emitter.stderr.contains("eid: beacon 1: EID \(HexText.format(expected[1].eid)) from "), "\(emitter.stderr)")
     }
+
+    /// An EID beacon added over the control socket beside an iBeacon gets a set and an address
+    /// of its own, renewed with each identifier (K 1: every 2 s).
+    @Test(.notUnderEmulation("the periods are seconds long"))
+    func anEIDAddedOverTheControlSocketRotatesItsAddress() throws {
+        let socket = FileManager.default.temporaryDirectory.appendingPathComponent("eid-\(UUID().uuidString).sock").path
+        let emitter = try BackgroundProcess.beaconEmit(["-i", device, "--duration", "8", "--control", socket]
+                                                       + referenceArguments)
+        defer { _ = emitter.wait() }
+        Thread.sleep(forTimeInterval: 1)
+        let added = try runBeaconEmit(["control", socket, "add", "type=eddystone-eid,identity-key=\(Self.key),rotation-exponent=1"])
+        #expect(added.status == 0, "\(added.stdout) \(added.stderr)")
+        let scanner = try TestScanner(port: port)
+        let reports = try scanner.collect(timeout: .seconds(5)) { _ in false }
+        var addresses: [[UInt8]: Set<BluetoothAddress>] = [:]
+        var iBeaconHeard = false
+        for report in reports {
+            guard let data = try? AdvertisingData(parsing: report.data), let beacon = try? Beacon.beacons(in: data).first else { continue }
+            if case let .eddystone(.eid(frame)) = beacon { addresses[frame.eid, default: []].insert(report.address) }
+            if case .iBeacon = beacon { iBeaconHeard = true }
+        }
+        #expect(iBeaconHeard, "the iBeacon stays on its own set")
+        #expect(addresses.count >= 2, "a new EID every 2 s: \(addresses)")
+        let all = addresses.values.flatMap { $0 }
+        #expect(Set(all).count >= addresses.count, "each EID from an address of its own: \(addresses)")
+        #expect(all.allSatisfy { $0.value >> 46 == 0 }, "non-resolvable addresses: \(all)")
+    }
 }
 }

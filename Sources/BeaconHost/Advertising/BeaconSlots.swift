@@ -317,18 +317,22 @@ final class BeaconSlots {
     /// the beacons are not taking turns; otherwise a place in the turns on the last slot (it
     /// goes on the air at its turn).
     /// - Returns: the beacon's index.
-    func add(_ beacon: Beacon, parameters own: BeaconParameters = .run, on backend: some SlotBackend) throws(HostError) -> Int {
+    /// - Parameter onOwnSlot: its parameters where it gets a slot of its own, when they differ
+    ///   (an Eddystone-EID beacon's address of its own); where it takes turns, `own`.
+    func add(_ beacon: Beacon, parameters own: BeaconParameters = .run, onOwnSlot: BeaconParameters? = nil,
+             on backend: some SlotBackend) throws(HostError) -> Int {
         guard var plan else { throw .refused(Refusal(nil, .notAdvertising)) }
         guard entries.count < AdvertisingOptions.maximumBeacons else { throw .refused(Refusal(nil, .tooManyBeacons(most: AdvertisingOptions.maximumBeacons))) }
         _ = try beacon.pduData(extendedPDUs: extendedPDUs || own.phy == .coded)
         try checkScanResponse(beacon, parameters: own)
         // The slot beacons would take turns on, and whether it is scannable now.
         let sharing = plan.handles.indices.last.map { (index: $0, scannable: isScannable($0)) }
-        entries.append(BeaconEntry(id: nextID, beacon: beacon, parameters: own))
+        entries.append(BeaconEntry(id: nextID, beacon: beacon, parameters: plan.rotating ? own : onOwnSlot ?? own))
         nextID = nextID.next
         if !plan.rotating, let slot = try backend.addSlot(forBeacon: entries.count - 1, plan: plan) {
             plan.handles.append(slot)
         } else {
+            entries[entries.count - 1].parameters = own
             guard let sharing else { throw .refused(Refusal(nil, .noFreeSet(sets: nil))) }
             if beacon.scanResponseData != nil && !sharing.scannable {
                 // The shared slot's type (scannable or not) is set with its parameters.

@@ -91,9 +91,8 @@ extension RevertibleAdvertiser {
 
     func add(_ beacon: Beacon, parameters: BeaconParameters, on backend: some SlotBackend) throws(HostError) -> Int {
         // An EID beacon with a set of its own gets an address of its own to renew with each identifier.
-        let own = hasFreeSet ? parameters.forBeacon(beacon, makesAddresses: makesAddresses, connectable: options.connectable)
-            : parameters
-        return try slots.add(beacon, parameters: own, on: backend)
+        let onOwnSlot = parameters.forBeacon(beacon, makesAddresses: makesAddresses, connectable: options.connectable)
+        return try slots.add(beacon, parameters: parameters, onOwnSlot: onOwnSlot == parameters ? nil : onOwnSlot, on: backend)
     }
 
     func remove(_ index: Int, on backend: some SlotBackend) throws(HostError) {
