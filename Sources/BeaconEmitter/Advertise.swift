@@ -34,7 +34,7 @@ struct Advertise: ParsableCommand {
             advertising is turned off and the sets removed, then exit 0; --keep leaves it on for beacon-emit \
             stop. --control PATH takes live changes (beacon-emit control); --canary DEVICE proves the beacons \
             are heard.
-            """ + guide("advertising.md")
+            """ + guide("advertising.md") + HelpExamples.text("advertise")
     )
 
     @OptionGroup var deviceOptions: DeviceOptions

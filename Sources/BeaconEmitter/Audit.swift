@@ -24,7 +24,7 @@ struct Audit: ParsableCommand {
             types) is inconclusive. Exits 0 when every rule passes (warnings pass), 1 when one fails or the \
             advertiser is not heard, 3 when none fails but one is inconclusive (0 with --allow-inconclusive). \
             --junit FILE is written whatever the outcome. --list-rules lists the rules.
-            """ + guide("scanning.md#audit")
+            """ + guide("scanning.md#audit") + HelpExamples.text("audit")
     )
 
     @OptionGroup var deviceOptions: DeviceOptions

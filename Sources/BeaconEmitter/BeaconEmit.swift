@@ -12,20 +12,22 @@ import Musl
 /// `beacon-emit`: BLE beacons from Linux.
 @main
 struct BeaconEmit: ParsableCommand {
-    static let configuration = CommandConfiguration(
+    /// The root's help: the exit statuses are in its discussion for the manual page (what
+    /// `--experimental-dump-help` gives `generate-manual`); `--help` prints them itself, as an
+    /// aligned table after the subcommands (`main`).
+    static var configuration: CommandConfiguration { CommandConfiguration(
         commandName: "beacon-emit",
         abstract: "Emit, encode and decode BLE beacons (iBeacon, AltBeacon, Eddystone).",
         discussion: """
             Without a subcommand, advertises: beacon-emit --uuid UUID --major 101 --minor 2. \
             Start with beacon-emit doctor on a new box.
-
-            """ + ExitStatus.help,
+            """ + (CommandLine.arguments.contains("--experimental-dump-help") ? "\n\n" + ExitStatus.help : ""),
         version: BuildVersion.text,
         subcommands: [Advertise.self, Scan.self, Audit.self, Verify.self, Calibrate.self, Monitor.self, Run.self, Control.self, Stop.self, Info.self,
                       Doctor.self,
                       Decode.self, Encode.self],
         defaultSubcommand: Advertise.self
-    )
+    ) }
 
     /// A first word that is no command is named as one (`beacon-emit sacn` went to advertise,
     /// which asked for a beacon), and `help` of no command is an error (it printed the root
@@ -45,7 +47,58 @@ struct BeaconEmit: ParsableCommand {
                           + "; without one, beacon-emit advertises (beacon-emit --help)")
             Self.exit(withError: ExitStatus.usage)
         }
+        if arguments == ["--help"] || arguments == ["-h"] || arguments == ["help"] {
+            print(helpMessage(columns: 80).trimmingCharacters(in: .newlines) + "\n\n" + ExitStatus.table(width: 80))
+            Self.exit()
+        }
+        // A command's help ends with its examples.
+        if let command = helpAsked(in: arguments, names: names) {
+            let name = command.configuration.commandName ?? command._commandName
+            print(helpMessage(for: command, columns: 80).trimmingCharacters(in: .newlines) + "\n\n"
+                  + HelpExamples.block(name))
+            Self.exit()
+        }
+        if let unknown = unknownOption(in: arguments, names: names) {
+            Console.error(unknown)
+            Self.exit(withError: ExitStatus.usage)
+        }
         main(nil)
+    }
+
+    /// The command whose help is asked for: `help NAME`, or `NAME ... --help` (`-h`); nil
+    /// for anything else.
+    static func helpAsked(in arguments: [String], names: [String]) -> (any ParsableCommand.Type)? {
+        func command(_ name: String) -> (any ParsableCommand.Type)? {
+            configuration.subcommands.first { ($0.configuration.commandName ?? $0._commandName) == name }
+        }
+        if arguments.count == 2, arguments[0] == "help" { return command(arguments[1]) }
+        let options = arguments.prefix { $0 != "--" }
+        guard let first = arguments.first, options.contains("--help") || options.contains("-h") else { return nil }
+        return command(first) ?? (first.hasPrefix("-") ? Advertise.self : nil)
+    }
+
+    /// An option its command does not take, named with the nearest it does (the argument
+    /// parser checks the beacon first, and `--majr 1` said "missing --major"); nil when every
+    /// `--option` before a lone `--` is one the command's help lists.
+    static func unknownOption(in arguments: [String], names: [String]) -> String? {
+        guard arguments.first != "help" else { return nil }
+        let command = arguments.first.flatMap { first in configuration.subcommands.first {
+            ($0.configuration.commandName ?? $0._commandName) == first
+        } } ?? Advertise.self
+        let help = helpMessage(for: command, columns: 10_000)
+        var known: Set<String> = ["--help", "--version", "--experimental-dump-help"]
+        for match in help.matches(of: /--(\[no-\])?([a-z0-9][a-z0-9-]*)/) {
+            known.insert("--" + match.output.2)
+            if match.output.1 != nil { known.insert("--no-" + match.output.2) }
+        }
+        for argument in arguments.prefix(while: { $0 != "--" }) where argument.hasPrefix("--") && argument.count > 2 {
+            let option = String(argument.prefix { $0 != "=" })
+            guard !known.contains(option) else { continue }
+            let name = command.configuration.commandName ?? command._commandName
+            return "unknown option '\(option)'" + (NearestWord.nearest(to: option, in: known.sorted()).map { " (did you mean '\($0)'?)" } ?? "")
+                + " for \(name == "advertise" ? "advertising" : name): beacon-emit \(name) --help lists them"
+        }
+        return nil
     }
 }
 
@@ -55,7 +108,7 @@ enum ExitStatus {
     static let meanings: [(status: Int32, meaning: String)] = [
         (0, "success (also after SIGINT/SIGTERM or --duration, once advertising is off)"),
         (1, "a check failed: audit (a rule failed, or the advertiser was not heard), verify (not heard, or a stated "
-            + "field differs), calibrate (too few samples), decode --expect, run (an expectation failed, or a signal "
+            + "field differs), calibrate (too few samples, or --write of samples that spread too much), decode --expect, run (an expectation failed, or a signal "
             + "ended it), control (the reply says ok: false), doctor (a check failed)"),
         (3, "audit: no rule failed, but one could not be judged (--allow-inconclusive makes it 0)"),
         (64, "usage error: an unknown option, a missing or out-of-range value, a combination refused before "
@@ -76,6 +129,28 @@ enum ExitStatus {
     static var help: String {
         "Exit status:\n" + meanings.map { "  \($0.status)".padding(toLength: 6, withPad: " ", startingAt: 0) + $0.meaning }
             .joined(separator: "\n")
+    }
+
+    /// The table as the root `--help` prints it: each status, its meaning wrapped to `width`
+    /// columns under its own column.
+    static func table(width: Int) -> String {
+        let indent = 6
+        var lines = ["EXIT STATUS:"]
+        for (status, meaning) in meanings {
+            var line = "  \(status)".padding(toLength: indent, withPad: " ", startingAt: 0)
+            var first = true
+            for word in meaning.split(separator: " ") {
+                if !first && line.count + 1 + word.count > width {
+                    lines.append(line)
+                    line = String(repeating: " ", count: indent)
+                    first = true
+                }
+                line += (first ? "" : " ") + word
+                first = false
+            }
+            lines.append(line)
+        }
+        return lines.joined(separator: "\n")
     }
 
     /// EX_USAGE: bad arguments (ArgumentParser's validation errors use it too).

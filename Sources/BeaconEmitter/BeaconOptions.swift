@@ -46,7 +46,7 @@ struct BeaconOptions: ParsableArguments {
     @Option(name: .customLong("eddystone-url"), help: "Eddystone-URL beacon for this URL.")
     var eddystoneURL: String?
 
-    @Option(help: "Proximity UUID (iBeacon), id1 (AltBeacon): 32 hex digits, dashes optional.")
+    @Option(help: "Proximity UUID (iBeacon), id1 (AltBeacon): 32 hex digits, dashes optional; random for a new one (printed).")
     var uuid: String?
 
     @Option(parsing: .unconditional, help: "Major (iBeacon) or id2 (AltBeacon), 0 to 65535.")

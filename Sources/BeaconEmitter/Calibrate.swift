@@ -20,7 +20,7 @@ struct Calibrate: ParsableCommand {
             calibration do, and the mean of the rest, rounded, is the value for \
             --measured-power. With --device, the beacon is advertised there meanwhile. At \
             least 10 samples are needed: exit 1 with fewer, saying how many arrived.
-            """ + guide("scanning.md#calibrate")
+            """ + guide("scanning.md#calibrate") + HelpExamples.text("calibrate")
     )
 
     @OptionGroup var deviceOptions: DeviceOptions
@@ -35,12 +35,17 @@ struct Calibrate: ParsableCommand {
                                + "key, changed or added; the rest of the file unchanged).", valueName: "file"))
     var write: String?
 
+    @Flag(help: ArgumentHelp("With --write: write the value even when the samples spread too much for it to mean "
+                             + "anything (standard deviation over 6 dB)."))
+    var force = false
+
     @Flag(help: "Print the result as one JSON object.")
     var json = false
 
     func validate() throws {
         if beacon.isEmpty { throw ValidationError("describe the beacon to calibrate: --uuid UUID --major N --minor N, ...") }
         if !(duration > 0 && duration <= 3600) { throw ValidationError("--duration must be from 0 to 3600 seconds") }
+        if force && write == nil { throw ValidationError("--force only applies with --write") }
     }
 
     func run() throws {
@@ -66,6 +71,13 @@ struct Calibrate: ParsableCommand {
             throw ExitCode(1)
         }
         print(json ? Self.json(calibration) : Self.text(calibration))
+        if let warning = calibration.spreadWarning {
+            Console.error("calibrate: \(warning)")
+            if write != nil && !force {
+                Console.error("calibrate: \(write ?? "") left as it was (--force writes the value anyway)")
+                throw ExitCode(1)
+            }
+        }
         if let write {
             let text = try edited(write, power: calibration.measuredPower, for: described)
             do {
@@ -113,6 +125,7 @@ struct Calibrate: ParsableCommand {
         object.add("lowest", calibration.lowest)
         object.add("highest", calibration.highest)
         object.add("standardDeviation", number: String((calibration.standardDeviation * 100).rounded() / 100))
+        object.add("meaningful", calibration.isMeaningful)
         return object.line
     }
 }

@@ -21,7 +21,7 @@ struct Control: ParsableCommand {
             line to standard output, until standard input ends (what an SSH forced-command key \
             runs on a beacon box for `run` elsewhere; under such a key, any other command the \
             client asks for is refused, exit 77).
-            """ + guide("test-rigs.md#live-control-of-a-running-emitter")
+            """ + guide("test-rigs.md#live-control-of-a-running-emitter") + HelpExamples.text("control")
     )
 
     @Argument(help: "The socket given to --control.")

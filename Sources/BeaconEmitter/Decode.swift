@@ -36,7 +36,7 @@ struct Decode: ParsableCommand {
 
             An argument that names a file is read whole: a capture (btsnoop, pcap, pcapng, \
             known by its first bytes; every beacon in its advertising reports) or text as above.
-            """ + guide("scanning.md#decode")
+            """ + guide("scanning.md#decode") + HelpExamples.text("decode")
     )
 
     @Flag(name: .long, help: "Print one JSON object per beacon per line.")

@@ -16,7 +16,7 @@ struct Doctor: ParsableCommand {
             the kernel's advertising instances, whose they are, and those ended runs left on the air; other \
             programs holding Bluetooth sockets; and each configuration's service. Opens no advertising and \
             changes nothing. Exit status 0 when nothing fails (warnings included), 1 when a check fails.
-            """ + guide("troubleshooting.md"))
+            """ + guide("troubleshooting.md") + HelpExamples.text("doctor"))
 
     @Option(name: [.customShort("i"), .customLong("device")], help: ArgumentHelp(
         "The kernel adapter to look at: hci0 (or 0) or its address. Default: the first that is up.", valueName: "adapter"),

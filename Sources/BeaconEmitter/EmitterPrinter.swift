@@ -114,7 +114,9 @@ final class EmitterPrinter {
                 object.add("hciRoundTrips", roundTrips)
                 print(object.line)
                 for (index, beacon) in beacons.enumerated() {
-                    print(Self.withOwn(own(index), SightingFormatter.json(BeaconSighting(beacon: beacon))))
+                    // Each beacon an event line too: its id, then decode's keys, then its own parameters.
+                    let keys = SightingFormatter.json(BeaconSighting(beacon: beacon)).dropFirst()
+                    print(Self.withOwn(own(index), #"{"event":"beacon","id":\#(index + 1),"# + keys))
                 }
             } else {
                 let plural = plan.handles.count == 1 ? "" : "s"

@@ -21,10 +21,14 @@ struct Encode: ParsableCommand {
             (--service-data), manufacturer data (--manufacturer-data), the name (--name); or given whole \
             (--ad). Legacy advertising carries 31 bytes, a scan response 31 more: more is a usage error with \
             the count (--extended-pdu allows 251 in extended PDUs).
-            """ + guide("scanning.md#encode")
+            """ + guide("scanning.md#encode") + HelpExamples.text("encode")
     )
 
     @OptionGroup var beacon: BeaconOptions
+
+    @Flag(help: ArgumentHelp("Print one JSON object: the beacon's keys as decode --json gives them, then its "
+                             + "advertising data (data) and scan response (scanResponse) as hex."))
+    var json = false
 
     @Flag(help: "Print the HCI command that sets the data instead of the data.")
     var hci = false
@@ -47,6 +51,7 @@ struct Encode: ParsableCommand {
 
     func validate() throws {
         if extended && !hci { throw ValidationError("--extended only applies with --hci") }
+        if json && (hci || hcitool) { throw ValidationError("--json prints the data: it goes with neither --hci nor --hcitool") }
         if hcitool && hci { throw ValidationError("--hcitool and --hci exclude each other") }
         if !hcitool && (interval != nil || hcitoolDevice != "hci0") {
             throw ValidationError("--interval and --hcitool-device only apply with --hcitool")
@@ -58,6 +63,10 @@ struct Encode: ParsableCommand {
 
     func run() throws {
         let described = try beacon.makeBeacon()
+        if json {
+            print(SightingFormatter.encoded(described))
+            return
+        }
         let data = described.advertisingData.bytes
         let response = described.scanResponseData?.bytes
         if hcitool {

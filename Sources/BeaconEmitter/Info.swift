@@ -13,7 +13,7 @@ struct Info: ParsableCommand {
             For a kernel adapter also each way in (--access) with whether it is available now, the one auto \
             takes, the advertising instances the kernel already has, and the address its beacons would go \
             out from through the management API.
-            """ + guide("scanning.md#stop-and-info"))
+            """ + guide("scanning.md#stop-and-info") + HelpExamples.text("info"))
 
     @OptionGroup var deviceOptions: DeviceOptions
 

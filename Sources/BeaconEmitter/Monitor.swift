@@ -17,7 +17,7 @@ struct Monitor: ParsableCommand {
             state (inside or outside) is reported once; `enter` follows the first matching \
             sighting while outside, and `exit` only after no matching beacon for --exit-after \
             seconds. Lines (or --json lines) carry timestamps, so a rig script can wait for them.
-            """ + guide("scanning.md#monitor")
+            """ + guide("scanning.md#monitor") + HelpExamples.text("monitor")
     )
 
     @OptionGroup var deviceOptions: DeviceOptions

@@ -25,7 +25,7 @@ struct Run: ParsableCommand {
             by then). examples/ has scenarios for the classic app tests. A scenario with \
             'hosts' runs ssh here, with its options: run only files you would run as a script; \
             --check lists what a file starts on this machine.
-            """ + guide("test-rigs.md")
+            """ + guide("test-rigs.md") + HelpExamples.text("run")
     )
 
     @Argument(help: "The scenario file (YAML or JSON).")

@@ -30,7 +30,7 @@ struct Scan: ParsableCommand {
             sniffer's BLE link-layer frames (251, 256). A capture cut short gives the beacons before the cut, \
             then exit 65 naming the byte offset. Memory is bounded: beacons unseen for the window leave the \
             table (at most 4096), the de-duplication set holds at most 4096.
-            """ + guide("scanning.md#scan")
+            """ + guide("scanning.md#scan") + HelpExamples.text("scan")
     )
 
     @OptionGroup var deviceOptions: DeviceOptions

@@ -13,7 +13,7 @@ struct Stop: ParsableCommand {
             beacon-emit recorded as its own are removed, and none of a run still going; on a raw socket, \
             only the advertising sets it uses; H4 controllers are reset. --recorded removes what every \
             ended run recorded, on every adapter (a service's ExecStopPost: a killed run leaves nothing).
-            """ + guide("scanning.md#stop-and-info"))
+            """ + guide("scanning.md#stop-and-info") + HelpExamples.text("stop"))
 
     @OptionGroup var deviceOptions: DeviceOptions
     @OptionGroup var accessOptions: AccessOptions

@@ -22,7 +22,7 @@ struct Verify: ParsableCommand {
             Without --device nothing is emitted: verify then checks a beacon something else is sending. Both \
             devices may be `virtual` (two devices on one private virtual radio). --junit FILE is written \
             whatever the outcome.
-            """ + guide("scanning.md#verify")
+            """ + guide("scanning.md#verify") + HelpExamples.text("verify")
     )
 
     @OptionGroup var deviceOptions: DeviceOptions

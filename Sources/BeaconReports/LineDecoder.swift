@@ -180,9 +180,11 @@ struct LineDecoder: ~Copyable {
     }
 
     /// Reports a failure already put into words; `counting` an input of its own.
-    mutating func fail(_ message: String, counting: Bool = false) {
+    /// A failure: counted, and said unless `message` is nil (said already, for a line before).
+    mutating func fail(_ message: String?, counting: Bool = false) {
         if counting { attempted += 1 }
         failed += 1
+        guard let message else { return }
         errors.append("beacon-emit: ")
         errors.append(utf8: message)
         errors.append(UInt8(ascii: "\n"))

@@ -73,6 +73,10 @@ public final class LineDecoders {
     private var asideLines: [(bytes: [UInt8], label: StaticString, number: Int)] = []
     private var asideCount = 0
     private static let asideShown = 20
+    /// Each message another tool's text got in this input, by its words without the line: the
+    /// line it was said for, and the lines it held for again (said once, with a count, at the end).
+    private var repeated: [String: (first: Int, again: [Int])] = [:]
+    private var repeatedOrder: [String] = []
 
     /// Decodes one input of one line on the calling thread; `label` and `number` name it in an
     /// error message.
@@ -159,9 +163,18 @@ public final class LineDecoders {
             case let .packet(packet):
                 sawSpelling = true
                 if !decoders.pointee.decode(packet: packet, label: label) { passedOver += 1 }
-            case let .failure(_, message):
+            case let .failure(number, message):
                 sawSpelling = true
-                decoders.pointee.fail(message, counting: true)
+                let prefix = "line \(number): "
+                let words = message.hasPrefix(prefix) ? String(message.dropFirst(prefix.count)) : message
+                if repeated[words] != nil {
+                    repeated[words]?.again.append(number)
+                    decoders.pointee.fail(nil, counting: true)
+                } else {
+                    repeated[words] = (number, [])
+                    repeatedOrder.append(words)
+                    decoders.pointee.fail(message, counting: true)
+                }
             }
         }
     }
@@ -175,8 +188,20 @@ public final class LineDecoders {
         asideCount += 1
     }
 
+    /// Says once, for each message given again, on how many more lines (the first few named).
+    private func reportRepeats() {
+        defer { repeated.removeAll(); repeatedOrder.removeAll() }
+        for words in repeatedOrder {
+            guard let (first, again) = repeated[words], !again.isEmpty else { continue }
+            let shown = again.prefix(5).map(String.init).joined(separator: ", ") + (again.count > 5 ? ", ..." : "")
+            decoders.pointee.errors.append(utf8: "beacon-emit: line \(first)'s message holds for \(again.count) more line"
+                                           + (again.count == 1 ? "" : "s") + " too (\(shown))\n")
+        }
+    }
+
     /// Reports what was put aside, unless the input turned out to be a log.
     private func reportAside() {
+        reportRepeats()
         defer { asideLines.removeAll(); asideCount = 0 }
         guard !sawSpelling else { return }
         for (bytes, label, number) in asideLines {

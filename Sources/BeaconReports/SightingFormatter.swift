@@ -9,6 +9,16 @@ public enum SightingFormatter {
         object(sighting).line
     }
 
+    /// `encode --json`: the beacon's decode keys, then its advertising data (`data`) and scan
+    /// response (`scanResponse`, where it has one), as hex.
+    public static func encoded(_ beacon: Beacon) -> String {
+        var keys = Self.object(BeaconSighting(beacon: beacon))
+        if case .custom = beacon { return keys.line }  // its keys are those two already
+        keys.add("data", hex: beacon.advertisingData.bytes)
+        if let response = beacon.scanResponseData { keys.add("scanResponse", hex: response.bytes) }
+        return keys.line
+    }
+
     /// The decode keys of a sighting, for callers that add keys of their own after them.
     public static func object(_ sighting: BeaconSighting) -> JSONObject {
         var object = JSONObject()

@@ -433,8 +433,10 @@ public struct BeaconDescription: Sendable, Equatable {
         }
     }
 
+    /// The UUID given; `random`: a new one (version 4), which the beacon's line prints for reuse.
     private func requiredUUID() throws(Invalid) -> UUID {
-        guard let uuid else { throw Invalid("missing --uuid (32 hex digits, dashes optional)") }
+        guard let uuid else { throw Invalid("missing --uuid (32 hex digits, dashes optional; or random)") }
+        if uuid.lowercased() == "random" { return UUID() }
         do {
             return try UUID(beaconText: uuid)
         } catch {

@@ -7,6 +7,22 @@
 public struct Calibration: Hashable, Sendable {
     /// Fewer samples than this say too little (one outlier would move the answer).
     public static let minimumSamples = 10
+    /// A spread (standard deviation of the samples kept) above this, in dB, makes the answer
+    /// meaningless: the scanner or the beacon moved, or reflections dominate; one standard
+    /// deviation is then a factor of two in distance (path-loss exponent 2).
+    public static let meaningfulSpread = 6.0
+
+    /// Whether the samples agree enough for the answer to mean something (`meaningfulSpread`).
+    public var isMeaningful: Bool { standardDeviation <= Self.meaningfulSpread }
+
+    /// What to tell the user when the answer means little; nil when it is sound.
+    public var spreadWarning: String? {
+        guard !isMeaningful else { return nil }
+        let deviation = (standardDeviation * 10).rounded() / 10
+        return "the samples spread too much for the answer to mean anything (standard deviation \(deviation) dB, "
+            + "more than \(Int(Self.meaningfulSpread)) dB): keep the scanner and the beacon still, 1 m apart, in the "
+            + "open, and calibrate again"
+    }
 
     /// The value to advertise as measured power (iBeacon, AltBeacon) at 1 m.
     public var measuredPower: Int

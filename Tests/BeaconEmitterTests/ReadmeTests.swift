@@ -240,3 +240,47 @@ extension Rig {
         #expect(ran == 4)
     }
 }
+
+/// The guides' prose is whole: a paragraph before a heading ends with a full stop, and the first
+/// one after a heading starts as a sentence does (a piece of another section's sentence moved
+/// under a heading did neither).
+@Suite struct GuideProseTests {
+    @Test(arguments: Readme.documents)
+    func paragraphsAroundHeadingsAreWhole(document: String) throws {
+        let lines = try String(contentsOfFile: document, encoding: .utf8).components(separatedBy: "\n")
+        var fenced = false
+        var previous: (text: String, number: Int)?
+        var afterHeading = false
+        var broken: [String] = []
+        func isProse(_ line: String) -> Bool {
+            let text = line.trimmingCharacters(in: .whitespaces)
+            guard let first = text.first, !line.hasPrefix("    ") else { return false }
+            return !"-|#<*!>[".contains(first) && !first.isNumber && !text.hasPrefix("```")
+        }
+        for (index, line) in lines.enumerated() {
+            if line.hasPrefix("```") {
+                fenced.toggle()
+                previous = nil
+                afterHeading = false
+                continue
+            }
+            guard !fenced else { continue }
+            if line.hasPrefix("#") {
+                if let previous, isProse(previous.text),
+                   ![".", ".)", "?", "!"].contains(where: previous.text.trimmingCharacters(in: .whitespaces).hasSuffix) {
+                    broken.append("line \(previous.number): a paragraph ends without a full stop before a heading: \(previous.text)")
+                }
+                previous = nil
+                afterHeading = true
+                continue
+            }
+            guard !line.trimmingCharacters(in: .whitespaces).isEmpty else { continue }
+            if afterHeading, isProse(line), let first = line.first, first.isLowercase {
+                broken.append("line \(index + 1): the first paragraph after a heading starts mid-sentence: \(line)")
+            }
+            afterHeading = false
+            previous = (line, index + 1)
+        }
+        #expect(broken.isEmpty, "\(document):\n\(broken.joined(separator: "\n"))")
+    }
+}

@@ -58,7 +58,7 @@ import Testing
         ("uuid=\(uuid),major=1,intervall=200", "unknown key 'intervall' (did you mean 'interval'?): a beacon takes type,"),
         ("uuid=\(uuid),major=1,colour=red", "extended-pdu, interval, tx-power, address, rotate-address, phy, connectable"),
         ("type=beacon,uuid=\(uuid)", "type must be ibeacon, altbeacon, eddystone-uid, eddystone-tlm"),
-        ("major=1,minor=2", "missing --uuid (32 hex digits, dashes optional)"),
+        ("major=1,minor=2", "missing --uuid (32 hex digits, dashes optional; or random)"),
         ("ad=0201060AFF5900B0EA0102030405,minor=2", "--ad is the whole advertising data"),
         ("type=eddystone-uid,namespace=0011,instance=AABBCCDDEEFF", "--namespace must be 10 bytes (20 hex digits), got 2 bytes"),
         ("url=https://example.com,major=3", "--major does not apply to this beacon format"),

@@ -121,8 +121,24 @@ public enum PacketDecoder {
             return PacketSummary(kind: .manufacturerData, beaconCount: 1, advertisingDataOffset: s)
         }
         var summary = PacketSummary(kind: .advertisingData, beaconCount: 0, advertisingDataOffset: s)
-        try sightings(inAdvertisingData: bytes, summary: &summary, body, others)
+        do {
+            try sightings(inAdvertisingData: bytes, summary: &summary, body, others)
+        } catch {
+            // Not advertising data: manufacturer data of a beacon, cut short, is named as that.
+            throw cutShortManufacturerData(bytes) ?? error
+        }
         return summary
+    }
+
+    /// iBeacon manufacturer data (Apple's company ID, type 02 15) shorter than its 25 bytes,
+    /// as the error that says so; nil for anything else.
+    static func cutShortManufacturerData(_ bytes: ArraySlice<UInt8>) -> CodecError? {
+        let s = bytes.startIndex
+        guard bytes.count >= 3, bytes.count < IBeacon.manufacturerDataLength, bytes[s] == 0x4C, bytes[s + 1] == 0x00,
+              bytes[s + 2] == IBeacon.typeByte else { return nil }
+        return CodecError(structure: "iBeacon manufacturer data", offset: 0, reason: .unexpectedValue(
+            field: "length", expected: "\(IBeacon.manufacturerDataLength) bytes (4C 00 02 15, the UUID, major, minor, measured power)",
+            found: "\(bytes.count) bytes: Apple's company ID and the iBeacon type, cut short (not advertising data)"))
     }
 
     /// Where advertising data without a beacon goes.

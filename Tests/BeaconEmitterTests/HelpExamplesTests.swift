@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+@testable import BeaconEmitter
+import Foundation
+import Testing
+
+/// Every command's help ends with examples (`HelpExamples`), and each example runs: those that
+/// name no adapter here as they are, the others on the virtual radio.
+@Suite struct HelpExamplesTests {
+    static let commands = BeaconEmit.configuration.subcommands.map { $0.configuration.commandName ?? $0._commandName }
+
+    static let offline = HelpExamples.byCommand.values.joined().filter { !$0.contains("hci0") && !$0.contains("hci1") }
+        .filter { !$0.contains(" control ") }
+
+    @Test func everyCommandsHelpEndsWithItsExamples() throws {
+        let (helpCommand, _) = try Readme.run("beacon-emit help encode")
+        #expect(helpCommand.hasSuffix(HelpExamples.block("encode") + "\n"), "help NAME ends the same way: \(helpCommand)")
+        for command in Self.commands {
+            let examples = HelpExamples.byCommand[command] ?? []
+            #expect(examples.count >= 2, "\(command): two or three examples")
+            let (help, status) = try Readme.run("beacon-emit \(command) --help")
+            #expect(status == 0)
+            let tail = help.components(separatedBy: "EXAMPLES:\n").dropFirst().last ?? ""
+            #expect(tail.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) } == examples,
+                    "\(command)'s help ends with its examples, one per line: \(tail)")
+            #expect(examples.allSatisfy { $0.count <= 78 }, "an example fits a terminal's line: \(examples)")
+        }
+    }
+
+    /// Those that need no controller, as a user types them (doctor on a machine without
+    /// Bluetooth finds a check failing: 1).
+    @Test(arguments: offline)
+    func anExampleRuns(_ example: String) throws {
+        let (output, status) = try Readme.run(example, in: try Readme.workspace())
+        let allowed: Set<Int32> = example.hasPrefix("beacon-emit doctor") ? [0, 1] : [0]
+        #expect(allowed.contains(status), "\(example): exit \(status)\n\(output)")
+    }
+}
+
+extension Rig {
+/// The examples that name adapters, on the virtual radio: hci0 and hci1 its two devices; a
+/// command that runs until stopped is interrupted (SIGINT) after a few seconds.
+@Suite struct HelpExamplesRigTests {
+    static let examples = HelpExamples.byCommand.values.joined().filter { $0.contains("hci0") || $0.contains("hci1") }
+
+    @Test(.notUnderEmulation("several runs of several seconds"), arguments: examples)
+    func anExampleRunsOnTheVirtualRadio(_ example: String) throws {
+        let device = "tcp:127.0.0.1:\(rigPort ?? 0)"
+        let command = example.replacingOccurrences(of: "hci0", with: device).replacingOccurrences(of: "hci1", with: device)
+        let (output, status) = try Readme.run("timeout --preserve-status -s INT 4 " + command, in: try Readme.workspace())
+        // What the radio holds decides 0 or 1 (an audit of nothing, a beacon not heard); a
+        // usage error, input refused, or a crash would be the example's fault.
+        #expect(![64, 65].contains(status) && status < 124, "\(command): exit \(status)\n\(output)")
+        #expect(!output.contains("Fatal error") && !output.contains("Usage:"), "\(command)\n\(output)")
+    }
+
+    /// The control examples, against an emitter started with that socket.
+    @Test func theControlExamplesRun() throws {
+        let socket = FileManager.default.temporaryDirectory.appendingPathComponent("help-\(UUID().uuidString).sock").path
+        let emitter = try BackgroundProcess.beaconEmit(["-i", "tcp:127.0.0.1:\(rigPort ?? 0)", "--duration", "6",
+                                                        "--control", socket, "--uuid", "random", "--major", "1", "--minor", "1"])
+        defer { _ = emitter.wait() }
+        Thread.sleep(forTimeInterval: 1)
+        for example in HelpExamples.byCommand["control"] ?? [] {
+            let (output, status) = try Readme.run(example.replacingOccurrences(of: "/tmp/beacons.sock", with: socket))
+            #expect(status == 0, "\(example): exit \(status)\n\(output)")
+        }
+    }
+}
+}
