@@ -2,7 +2,8 @@
 
 /// The examples each command's help ends with, run by the tests (`HelpExamplesTests`): those
 /// that name no adapter as they are, the others on the virtual radio (hci0 and hci1 its two
-/// devices there, a command that runs until stopped interrupted after a few seconds).
+/// devices there, a command that runs until stopped interrupted after a few seconds); those
+/// of commands that only look at kernel adapters (doctor, stop) on one that is not there.
 enum HelpExamples {
     static let byCommand: [String: [String]] = [
         "advertise": [
@@ -28,7 +29,7 @@ enum HelpExamples {
         ],
         "monitor": [
             "beacon-emit monitor -i hci0 --uuid 39ED98FF-2900-441A-802F-9C398FC199D2",
-            "beacon-emit monitor -i hci0 --json --exit-after 30",
+            "beacon-emit monitor -i hci0 --uuid 39ED98FF2900441A802F9C398FC199D2 --json",
         ],
         "run": [
             "beacon-emit run examples/enter-exit.yaml --check",
@@ -41,7 +42,7 @@ enum HelpExamples {
         ],
         "stop": [
             "beacon-emit stop -i hci0",
-            "beacon-emit stop -i hci0 --recorded",
+            "beacon-emit stop --recorded",
         ],
         "info": [
             "beacon-emit info -i hci0",
