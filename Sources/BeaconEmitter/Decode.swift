@@ -102,8 +102,7 @@ struct Decode: ParsableCommand {
         }
         if decoders.failed > 0 { throw ExitStatus.dataError }
         if decoders.passedOver > 0 && decoders.found == 0 {
-            Console.error("no beacon in \(decoders.passedOver) packet\(decoders.passedOver == 1 ? "" : "s") "
-                          + "without advertising data")
+            Console.error(decoders.noBeaconMessage)
             throw ExitStatus.dataError
         }
     }

@@ -59,6 +59,11 @@ public final class LineDecoders {
     /// Packets of another tool's dump that carry no advertising data (hcidump's commands and
     /// their answers): passed over, not failures.
     public private(set) var passedOver = 0
+    /// Of those, the advertising reports of a capture that hold no beacon, and the advertisers
+    /// they came from (counted up to `mostAdvertisersCounted`).
+    public private(set) var reportsWithoutBeacon = 0
+    public private(set) var advertisersWithoutBeacon: Set<BluetoothAddress> = []
+    private static let mostAdvertisersCounted = 100_000
     /// Link-layer PDUs whose CRC failed: handed out too when true, else left out, and how many
     /// said on standard error.
     public var includeBadCRC = false
@@ -303,6 +308,10 @@ public final class LineDecoders {
                     decoders.pointee.decode(sightings: batch.sightings(index), report: reports)
                 } else {
                     passedOver += 1
+                    reportsWithoutBeacon += 1
+                    if advertisersWithoutBeacon.count < Self.mostAdvertisersCounted {
+                        advertisersWithoutBeacon.insert(batch.reports[index].address)
+                    }
                 }
             }
             if let failure = batch.failure { decoders.pointee.fail("\(failure)", counting: true) }
@@ -313,6 +322,19 @@ public final class LineDecoders {
                 break
             }
         }
+    }
+
+    /// What to say when nothing decoded held a beacon: what the input held instead.
+    public var noBeaconMessage: String {
+        let reports = reportsWithoutBeacon, advertisers = advertisersWithoutBeacon.count
+        let packets = passedOver - reports
+        var parts: [String] = []
+        if reports > 0 {
+            parts.append("\(reports) advertising report\(reports == 1 ? "" : "s") from \(advertisers) advertiser"
+                         + (advertisers == 1 ? "" : "s") + " (scan --replay FILE shows what they hold)")
+        }
+        if packets > 0 { parts.append("\(packets) packet\(packets == 1 ? "" : "s") without advertising data") }
+        return "no beacon in " + parts.joined(separator: ", nor in ")
     }
 
     /// Ends standard input: a packet still open in the text reader is complete now.

@@ -46,6 +46,19 @@ import Testing
         #expect(result.stdoutLines.last?.contains(#""data":"03094869","scanResponse":true"#) == true, "\(result.stdout)")
     }
 
+    /// A capture of advertisements none of which is a beacon: decode says what it holds (it said
+    /// "no beacon in 3 packets without advertising data"), exit 65.
+    @Test func aCaptureWithoutBeaconsSaysWhatItHolds() throws {
+        let first = "043e0f02010300112233445566" + "03020106" + "c4"    // 66:55:44:33:22:11, Flags
+        let second = "043e0f02010300aabbccddeeff" + "03020106" + "c4"   // FF:EE:DD:CC:BB:AA, Flags
+        let path = try btsnoop([first, second, first])
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let result = try runBeaconEmit(["decode", path])
+        #expect(result.status == 65)
+        #expect(result.stderr.contains("no beacon in 3 advertising reports from 2 advertisers (scan --replay FILE shows what "
+                                       + "they hold)"), "\(result.stderr)")
+    }
+
     /// RSSI 127 is "not available" in HCI: no RSSI, no distance.
     @Test func rssiNotAvailableHasNoDistance() throws {
         let path = try btsnoop([String(Self.positivePower.dropLast(6)) + "02c57f"])

@@ -49,7 +49,7 @@ package enum VirtualController {
         let python = "\(venv)/bin/python"
         if !FileSystem.isExecutable(python) || (try? locate(python: python)) == nil {
             progress("installing rootcanal \(rootcanalVersion) (the virtual controller) from PyPI into \(venv); "
-                     + "first use only, about 20 MB")
+                     + "first use only, about 125 MB")
             guard try run(["python3", "-m", "venv", venv]).status == 0 else {
                 throw .virtualController("`python3 -m venv` failed: install python3 and python3-venv")
             }
