@@ -280,8 +280,12 @@ struct Advertise: ParsableCommand {
                 options.beacons = entries.map(\.beacon)
                 options.beaconParameters = entries.map(\.parameters)
             }
+        } catch let error as ConfigurationFileError {
+            // The file's own mistake, at its place (65), or a file that cannot be read (74).
+            Console.error(error.description)
+            throw error.exitStatus
         } catch {
-            // The file's own mistake, at its place: the options' usage would not help.
+            // A beacon option's mistake: the options' usage would not help either.
             Console.error(BeaconOptions.message(for: error))
             throw ExitStatus.usage
         }

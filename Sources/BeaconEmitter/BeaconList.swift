@@ -33,7 +33,15 @@ enum BeaconList {
         do {
             return try ScenarioParser.loadBeaconEntries(path: path)
         } catch {
-            throw ValidationError("--config \(error.description)")
+            throw ConfigurationFileError(error: error)
         }
     }
+}
+
+/// A configuration file that cannot be read (exit 74) or holds a mistake (65), as `run` says of
+/// a scenario: the file's fault, not the options'.
+struct ConfigurationFileError: Error, CustomStringConvertible {
+    var error: ScenarioError
+    var description: String { "--config \(error.description)" }
+    var exitStatus: ExitCode { error.unreadable ? ExitStatus.ioError : ExitStatus.dataError }
 }

@@ -63,7 +63,7 @@ struct Run: ParsableCommand {
         } catch {
             Console.error("\(error)")
             try writeJUnitError("\(error)")
-            throw ExitStatus.dataError
+            throw error.unreadable ? ExitStatus.ioError : ExitStatus.dataError
         }
         if let scanner { loaded.scanner = scanner }
         if check {

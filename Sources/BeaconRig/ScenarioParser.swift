@@ -4,6 +4,7 @@ import AdvertisementCodec
 import BeaconTracking
 import BeaconHost
 import Foundation
+import LinuxSystem
 import Yams
 
 /// Why a scenario file was refused: where (`FILE:LINE:COLUMN`, as compilers say it) and what
@@ -12,6 +13,16 @@ public struct ScenarioError: Error, CustomStringConvertible, Equatable {
     public var file: String
     public var place: Scenario.Place?
     public var message: String
+    /// The file could not be read at all (no such file, no permission): the environment's
+    /// fault, not the file's (exit 74, where a mistake in it is 65).
+    public var unreadable = false
+
+    public init(file: String, place: Scenario.Place?, message: String, unreadable: Bool = false) {
+        self.file = file
+        self.place = place
+        self.message = message
+        self.unreadable = unreadable
+    }
 
     public var description: String {
         (place.map { "\(file):\($0.line):\($0.column): " } ?? "\(file): ") + message
@@ -65,11 +76,13 @@ public struct ScenarioParser {
     /// A file's text, refused when larger than `maximumFileSize`.
     public static func readText(_ path: String) throws(ScenarioError) -> String {
         guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw ScenarioError(file: path, place: nil, message: "cannot read the file")
+            throw ScenarioError(file: path, place: nil, message: "cannot read the file: "
+                                + (FileSystem.whyUnreadable(path) ?? "it could not be opened"), unreadable: true)
         }
         defer { try? handle.close() }
         guard let data = try? handle.read(upToCount: maximumFileSize + 1) ?? Data() else {
-            throw ScenarioError(file: path, place: nil, message: "cannot read the file")
+            throw ScenarioError(file: path, place: nil, message: "cannot read the file: "
+                                + (FileSystem.whyUnreadable(path) ?? "reading it failed"), unreadable: true)
         }
         guard data.count <= maximumFileSize else {
             throw ScenarioError(file: path, place: nil, message: "the file is larger than \(maximumFileSize / 1024) KiB "

@@ -4,8 +4,8 @@ import Foundation
 import Testing
 
 /// `--config FILE` as a service's owner meets it: each mistake at FILE:LINE:COLUMN with what
-/// was expected there, a usage error (64) before anything is opened, and no file that can make
-/// the reader take the machine's memory.
+/// was expected there, input that does not decode (65, as a scenario's mistake is) before
+/// anything is opened, and no file that can make the reader take the machine's memory.
 @Suite struct ConfigurationFileCommandTests {
     func file(_ text: String) throws -> String {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("config-\(UUID().uuidString).yaml").path
@@ -31,7 +31,7 @@ import Testing
         let path = try file(text)
         defer { try? FileManager.default.removeItem(atPath: path) }
         let result = try runBeaconEmit(["advertise", "--config", path, "--device", "tcp:127.0.0.1:9"])
-        #expect(result.status == 64, "\(result.stderr)")
+        #expect(result.status == 65, "\(result.stderr)")
         #expect(result.stderr.contains("--config \(path)\(message)"), "\(result.stderr)")
         #expect(!result.stderr.contains("Unknown option"), "\(result.stderr)")
     }
@@ -55,7 +55,7 @@ import Testing
         #expect(passed.status == 0, "\(passed.stderr)")
         #expect(passed.stdout == "\(good): 2 beacons: valid\n")
         let refused = try runBeaconEmit(["--config", bad, "--check", "--device", "tcp:127.0.0.1:9"])
-        #expect(refused.status == 64)
+        #expect(refused.status == 65)
         #expect(refused.stderr.contains("--config \(bad):2:68: beacon 1: unknown key 'minr'"), "\(refused.stderr)")
         #expect(refused.stdout.isEmpty)
     }
@@ -74,7 +74,7 @@ import Testing
         let started = ContinuousClock.now
         let result = try runBeaconEmit(["-c", "ulimit -v 102400; exec \"$0\" advertise --config \"$1\" --device tcp:127.0.0.1:9",
                                         try beaconEmitPath(), path], executable: "/bin/sh")
-        #expect(result.status == 64, "\(result.stderr)")
+        #expect(result.status == 65, "\(result.stderr)")
         #expect(result.stderr.contains("--config \(path):1:1: the document holds more than 20000 values"), "\(result.stderr)")
         #expect(started.duration(to: .now) < .seconds(10))
     }

@@ -107,7 +107,7 @@ import Testing
             #expect(refused.stderr.contains("deep.yaml:1:73: lists and maps nest more than 64 deep here"), "\(refused.stderr)")
         }
         let config = try runBeaconEmit(["advertise", "--config", deep, "--check"])
-        #expect(config.status == 64 && config.stderr.contains("deep.yaml:1:73: lists and maps nest more than 64 deep"),
+        #expect(config.status == 65 && config.stderr.contains("deep.yaml:1:73: lists and maps nest more than 64 deep"),
                 "\(config.status) \(config.stderr)")
         let scenario = folder.appendingPathComponent("lobby.yaml").path
         try """

@@ -299,7 +299,8 @@ import Testing
             _ = try ScenarioParser.load(path: "/nonexistent/rig.yaml", makeBeacon: testBeacon)
             Issue.record("loaded")
         } catch {
-            #expect(error.description == "/nonexistent/rig.yaml: cannot read the file")
+            #expect(error.description == "/nonexistent/rig.yaml: cannot read the file: No such file or directory")
+            #expect(error.unreadable, "an I/O failure (74), not a mistake in the file (65)")
         }
     }
 }
