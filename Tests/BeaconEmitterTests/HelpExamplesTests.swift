@@ -73,3 +73,28 @@ extension Rig {
     }
 }
 }
+
+extension Rig {
+/// docs/test-rigs.md's Python harness, run as the page shows it against an emitter started as
+/// it says (on the virtual radio), printing what the page says it prints.
+@Suite struct PythonControlExampleTests {
+    @Test func thePythonExampleDrivesTheEmitter() throws {
+        let page = try String(contentsOf: Readme.root.appendingPathComponent("docs/test-rigs.md"), encoding: .utf8)
+        let program = try #require(page.components(separatedBy: "```python\n").dropFirst().first?
+            .components(separatedBy: "```").first, "the page's Python example")
+        let socket = FileManager.default.temporaryDirectory.appendingPathComponent("python-\(UUID().uuidString).sock").path
+        let emitter = try BackgroundProcess.beaconEmit(["-i", "tcp:127.0.0.1:\(rigPort ?? 0)", "--duration", "6", "--control",
+                                                        socket, "--uuid", "39ED98FF-2900-441A-802F-9C398FC199D2",
+                                                        "--major", "1", "--minor", "1"])
+        defer { _ = emitter.wait() }
+        Thread.sleep(forTimeInterval: 1)
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("control-\(UUID().uuidString).py").path
+        try program.replacingOccurrences(of: "/tmp/beacons.sock", with: socket).write(toFile: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let (output, status) = try Readme.run("python3 \(file)")
+        #expect(status == 0, "\(output)")
+        #expect(output == "[1, 8]\n", "the page says it prints [1, 8]: \(output)")
+        #expect(page.contains("It prints `[1, 8]`"))
+    }
+}
+}
