@@ -13,7 +13,8 @@ struct Scan: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Scan for advertisements: decode beacons, range them, show unknown data raw.",
         discussion: """
-            On a terminal (without --json) a table of the beacons in range, closest first, is \
+            On a terminal (without --json) a table of the beacons in range, closest first (with \
+            how many reports, how long ago the last and the mean period between them), is \
             refreshed in place; otherwise one line per report. Distances are smoothed over \
             --window seconds (a trimmed mean of RSSI, as the AltBeacon library does). Without \
             --duplicates each distinct advertisement from each sender prints once.

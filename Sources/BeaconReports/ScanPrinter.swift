@@ -105,26 +105,41 @@ public final class ScanPrinter {
 
     /// Redraws the table, at most twice a second.
     private func draw(_ tracker: BeaconTracker, at elapsed: Double) {
+        now = elapsed
         guard table, elapsed - lastDraw >= 0.5 else { return }
         lastDraw = elapsed
         draw(tracker)
     }
 
+    /// The scan's clock at the last report or tick (seconds), for the table's "seen" column.
+    private var now = 0.0
+
     /// Redraws the table of beacons in range in place.
     private func draw(_ tracker: BeaconTracker) {
         output.flush()
-        var lines = ["\u{1B}[H\u{1B}[2J" + "beacons in range, closest first (\(tracker.entries.count))",
-                     "distance  proximity  rssi   address            beacon"]
+        output.append(line: "\u{1B}[H\u{1B}[2J" + Self.tableLines(tracker, now: now).joined(separator: "\n"))
+        output.flush()
+    }
+
+    /// The table: for each beacon in range (closest first, the first 40) its distance,
+    /// proximity, smoothed RSSI, how many reports, how long ago the last, the mean period
+    /// between its reports (an estimate of its interval: missed events lengthen it), its address
+    /// and the beacon.
+    static func tableLines(_ tracker: BeaconTracker, now: Double) -> [String] {
+        var lines = ["beacons in range, closest first (\(tracker.entries.count))",
+                     "distance  proximity  rssi   count   seen     every     address            beacon"]
+        func column(_ text: String, _ width: Int) -> String { text.padding(toLength: width, withPad: " ", startingAt: 0) }
         for entry in tracker.ranged.prefix(40) {
-            let distance = entry.accuracy == nil ? "   ?    " : Distance.metres(entry.accuracy).padding(toLength: 8, withPad: " ", startingAt: 0)
+            let distance = entry.accuracy == nil ? "   ?    " : column(Distance.metres(entry.accuracy), 8)
             let rssi = entry.smoothedRSSI.map { String(Int($0.rounded())) } ?? "?"
-            lines.append("\(distance)  \(entry.proximity.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0))  "
-                         + "\(rssi.padding(toLength: 5, withPad: " ", startingAt: 0))  "
-                         + "\(entry.sighting.address?.description ?? "?")  "
+            let seen = String(format: "%.1f s", max(0, now - entry.lastSeen))
+            let every = entry.reports > 1
+                ? "\(Int(((entry.lastSeen - entry.firstSeen) / Double(entry.reports - 1) * 1000).rounded())) ms" : "?"
+            lines.append("\(distance)  \(column(entry.proximity.rawValue, 9))  \(column(rssi, 5))  \(column("\(entry.reports)", 6))  "
+                         + "\(column(seen, 7))  \(column(every, 8))  \(entry.sighting.address?.description ?? "?")  "
                          + SightingFormatter.text(BeaconSighting(beacon: entry.sighting.beacon)))
         }
-        output.append(line: lines.joined(separator: "\n"))
-        output.flush()
+        return lines
     }
 
     /// The table as it stands when the scan ends.
