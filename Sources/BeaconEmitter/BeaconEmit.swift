@@ -23,7 +23,7 @@ struct BeaconEmit: ParsableCommand {
             Start with beacon-emit doctor on a new box.
             """ + (CommandLine.arguments.contains("--experimental-dump-help") ? "\n\n" + ExitStatus.help : ""),
         version: BuildVersion.text,
-        subcommands: [Advertise.self, Scan.self, Audit.self, Verify.self, Calibrate.self, Monitor.self, Run.self, Control.self, Stop.self, Info.self,
+        subcommands: [Advertise.self, Scan.self, Audit.self, Verify.self, Calibrate.self, Monitor.self, Run.self, Replay.self, Control.self, Stop.self, Info.self,
                       Doctor.self,
                       Decode.self, Encode.self],
         defaultSubcommand: Advertise.self

@@ -35,6 +35,10 @@ enum HelpExamples {
             "beacon-emit run examples/enter-exit.yaml --check",
             "beacon-emit run examples/enter-exit.yaml -i hci0 --scanner hci1 --json",
         ],
+        "replay": [
+            "beacon-emit replay examples/lobby.btsnoop --check",
+            "beacon-emit replay examples/lobby.btsnoop -i hci0 --speed 2 --json",
+        ],
         "control": [
             "beacon-emit control /tmp/beacons.sock list",
             "beacon-emit control /tmp/beacons.sock add uuid=random,major=1,minor=7",

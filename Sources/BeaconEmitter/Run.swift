@@ -9,7 +9,7 @@ import BeaconRig
 import Foundation
 
 /// `beacon-emit run SCENARIO`: a scripted test rig.
-struct Run: ParsableCommand {
+struct Run: ParsableCommand, ScenarioLaunching {
     static let configuration = CommandConfiguration(
         abstract: "Run a scenario: beacons advertised, changed in place and stopped on a timeline, checked by a second device.",
         discussion: """
@@ -101,8 +101,18 @@ struct Run: ParsableCommand {
         if !outcome.passed { throw ExitCode.failure }
     }
 
+}
+
+/// A command that runs a scenario on this machine's device (`run`, `replay`): the device and
+/// the way in, from its options.
+protocol ScenarioLaunching {
+    var deviceOptions: DeviceOptions { get }
+    var accessOptions: AccessOptions { get }
+}
+
+extension ScenarioLaunching {
     /// Opens the device (and the scanner, and the boxes' sessions), runs the steps, closes them.
-    private func runScenario(_ scenario: Scenario, printer: ScenarioPrinter) throws -> ScenarioOutcome {
+    func runScenario(_ scenario: Scenario, printer: ScenarioPrinter) throws -> ScenarioOutcome {
         let interrupt = SignalWatcher.install()
         // The boxes first: one that cannot be reached stops the run before anything is on the air.
         let boxes = try RemoteBoxes.open(scenario.hosts, progress: printer.progress)
@@ -158,7 +168,7 @@ struct Run: ParsableCommand {
         return run(scenario, local: stage, boxes: boxes, scanner: scanner, interrupt: interrupt, printer: printer)
     }
 
-    private func run(_ scenario: Scenario, local: SetStage?, boxes: [String: RemoteBox], scanner: AdvertisementScanner?,
+    func run(_ scenario: Scenario, local: SetStage?, boxes: [String: RemoteBox], scanner: AdvertisementScanner?,
                      interrupt: Int32?, printer: ScenarioPrinter) -> ScenarioOutcome {
         let stage: ScenarioStage
         if let local, boxes.isEmpty {
@@ -173,7 +183,7 @@ struct Run: ParsableCommand {
     }
 
     /// The second device, scanning: `peer` is a second controller on the same virtual radio.
-    private func openScanner(_ text: String?, beside connection: ControllerConnection?,
+    func openScanner(_ text: String?, beside connection: ControllerConnection?,
                              device: DeviceSpecification?) throws(HostError) -> AdvertisementScanner? {
         guard let text else { return nil }
         let controller: HCIController
@@ -237,7 +247,9 @@ final class ScenarioPrinter {
                     object.add("action", text)
                 }
             } else {
-                print("\(prefix(at)) step \(number)\(round.map { " (round \($0))" } ?? "") line \(place.line): \(text)")
+                // (A plan's steps, replay's, have no line of a file.)
+                print("\(prefix(at)) step \(number)\(round.map { " (round \($0))" } ?? "")"
+                      + (place.line > 0 ? " line \(place.line)" : "") + ": \(text)")
             }
         case let .expectation(result):
             if json {

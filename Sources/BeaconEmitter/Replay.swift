@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+import AdvertisementCodec
+import ArgumentParser
+import BeaconHost
+import BeaconReports
+import BeaconRig
+import Foundation
+import LinuxSystem
+
+/// `beacon-emit replay FILE`: a capture's advertisers put back on the air.
+struct Replay: ParsableCommand, ScenarioLaunching {
+    static let configuration = CommandConfiguration(
+        abstract: "Put a capture's advertisers back on the air: their data, PDU type, interval and comings and goings.",
+        discussion: """
+            Reads FILE (btsnoop, pcap or pcapng, as decode and scan --replay read them) and puts \
+            each advertiser in it (an address and its advertising data) back on the air on a set \
+            of its own: its data and scan response byte for byte, its PDU type (ADV_IND, \
+            ADV_SCAN_IND, ADV_NONCONN_IND), its interval as estimated from the capture's report \
+            times, from its own static random address where the capture has one, else from a \
+            new static random address (the mapping is printed first), coming and going at the \
+            capture's offsets (--speed scales them). The plan is printed before anything is sent \
+            (--json: one line per advertiser); --check stops there. The run ends when the \
+            capture does. In this version every advertiser needs a set of its own: more \
+            advertisers than the controller has sets are refused (--only chooses).
+            """ + guide("test-rigs.md#replaying-a-field-capture") + HelpExamples.text("replay")
+    )
+
+    @Argument(help: "The capture: btsnoop, pcap or pcapng.")
+    var file: String
+
+    @OptionGroup var deviceOptions: DeviceOptions
+    @OptionGroup var accessOptions: AccessOptions
+    @OptionGroup var capture: CaptureOptions
+
+    @Option(help: ArgumentHelp("How much faster than the capture the advertisers come and go (0.01 to 100; their "
+                               + "intervals are kept).", valueName: "factor"))
+    var speed: Double = 1
+
+    @Option(help: ArgumentHelp("Replay at most this many seconds (after --speed).", valueName: "seconds"))
+    var duration: Double?
+
+    @Option(help: ArgumentHelp("Only the advertiser at this address (AA:BB:CC:DD:EE:FF, as in the capture); "
+                               + "repeat for several.", valueName: "address"))
+    var only: [String] = []
+
+    @Flag(help: "Print the plan as JSON lines (one per advertiser), then the run's events.")
+    var json = false
+
+    @Flag(help: "Only print the plan: send nothing.")
+    var check = false
+
+    func validate() throws {
+        guard speed >= 0.01 && speed <= 100 else { throw ValidationError("--speed must be from 0.01 to 100, got \(speed)") }
+        if let duration, !(duration > 0 && duration <= 86400) {
+            throw ValidationError("--duration must be from 0 to 86400 seconds, got \(duration)")
+        }
+        _ = try addresses()
+    }
+
+    private func addresses() throws -> Set<BluetoothAddress> {
+        var addresses = Set<BluetoothAddress>()
+        for text in only {
+            guard let address = try? BluetoothAddress(parsing: text) else {
+                throw ValidationError("--only takes an address AA:BB:CC:DD:EE:FF, got '\(text)'")
+            }
+            addresses.insert(address)
+        }
+        return addresses
+    }
+
+    func run() throws {
+        let plan: ReplayPlan
+        do {
+            plan = try ReplayPlan(try survey(), speed: speed, only: try addresses(), duration: duration)
+        } catch let refusal as ReplayPlan.Refusal {
+            Console.error("\(file): \(refusal)")
+            throw ExitStatus.dataError
+        }
+        printPlan(plan)
+        if check { return }
+        let scenario: Scenario
+        do {
+            scenario = try plan.scenario(device: nil)
+        } catch {
+            Console.error("\(file): \(error)")
+            throw ExitStatus.dataError
+        }
+        let printer = ScenarioPrinter(json: json)
+        // Each advertiser has an address of its own: HCI advertising sets (--access auto takes
+        // raw HCI, as it does for any beacon's own address); the kernel's path would refuse them.
+        var launch = self
+        if launch.accessOptions.access == .automatic { launch.accessOptions.access = .raw }
+        let outcome: ScenarioOutcome
+        do {
+            outcome = try launch.runScenario(scenario, printer: printer)
+        } catch let error as HostError {
+            throw fail(error)
+        }
+        if let error = outcome.error { throw fail(error) }
+        let ending = outcome.interrupted ? "interrupted" : "the capture's end"
+        if json {
+            print(#"{"event":"replayed","advertisers":\#(plan.entries.count),"seconds":\#((outcome.duration * 10).rounded() / 10),"#
+                  + #""ended":"\#(ending)"}"#)
+        } else {
+            print("replayed \(plan.entries.count) advertiser\(plan.entries.count == 1 ? "" : "s") for "
+                  + String(format: "%.1f s", outcome.duration) + " (\(ending))")
+        }
+    }
+
+    /// The capture's advertisers, read as `decode` reads a capture (its errors, its exit statuses).
+    private func survey() throws -> [CapturedAdvertiser] {
+        if let why = FileSystem.whyUnreadable(file) {
+            Console.error("\(file): cannot read the file: \(why)")
+            throw ExitStatus.ioError
+        }
+        let reader: CaptureReader
+        do {
+            reader = try CaptureReader(path: file, decode: false, name: file, includeBadCRC: capture.includeBadCRC)
+        } catch {
+            Console.error("\(error)")
+            throw ExitStatus.dataError
+        }
+        defer { reader.cancel() }
+        var survey = CaptureSurvey()
+        while true {
+            let batch = reader.next()
+            for event in batch.events {
+                for index in event.reports { survey.add(batch.reports[index], data: batch.data(index), at: event.elapsed) }
+            }
+            if let failure = batch.failure {
+                Console.error("\(failure)")
+                throw ExitStatus.dataError
+            }
+            if batch.isLast {
+                capture.report(leftOut: batch.badCRCPackets, in: file)
+                break
+            }
+        }
+        if survey.leftOut > 0 {
+            Console.error("\(file): more than \(CaptureSurvey.mostAdvertisers) advertisers: \(survey.leftOut) reports of "
+                          + "the others left out", priority: .warning)
+        }
+        return survey.advertisers
+    }
+
+    private func printPlan(_ plan: ReplayPlan) {
+        if json {
+            for entry in plan.entries {
+                print(#"{"event":"plan","name":"\#(entry.name)","address":"\#(entry.advertiser.address)","#
+                      + #""addressType":"\#(entry.advertiser.addressType)","sentAs":"\#(entry.sentAs)","#
+                      + #""pduType":"\#(entry.pduType)","interval":\#(entry.interval),"achievedInterval":\#(entry.interval + 5),"#
+                      + #""capturedInterval":\#(entry.advertiser.interval.map { "\(($0 * 10).rounded() / 10)" } ?? "null"),"#
+                      + #""start":\#((entry.start * 1000).rounded() / 1000),"end":\#((entry.end * 1000).rounded() / 1000),"#
+                      + #""reports":\#(entry.advertiser.reports),"data":"\#(HexText.format(entry.advertiser.data))"}"#)
+            }
+            return
+        }
+        print("\(file): \(plan.entries.count) advertiser\(plan.entries.count == 1 ? "" : "s"), "
+              + String(format: "%.1f s", plan.length) + (speed == 1 ? "" : " at \(speed)x"))
+        print("name  address            sent as            PDU type         interval   from      to        data")
+        for entry in plan.entries {
+            func column(_ text: String, _ width: Int) -> String { text.padding(toLength: width, withPad: " ", startingAt: 0) }
+            print(column(entry.name, 4) + "  " + column("\(entry.advertiser.address)", 17) + "  "
+                  + column(entry.sentAs == entry.advertiser.address ? "(kept)" : "\(entry.sentAs)", 17) + "  "
+                  + column(entry.pduType, 15) + "  " + column(String(format: "%.1f ms", entry.interval), 9) + "  "
+                  + column(String(format: "%.1f s", entry.start), 8) + "  " + column(String(format: "%.1f s", entry.end), 8)
+                  + "  " + HexText.format(entry.advertiser.data))
+        }
+        fflushStandardOutput()
+    }
+}

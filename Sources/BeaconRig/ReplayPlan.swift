@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+import AdvertisementCodec
+import BeaconHost
+import BeaconReports
+import Foundation
+
+/// A capture's advertisers put back on the air (`replay`), planned before anything is sent:
+/// each with its data and scan response byte for byte, its PDU type, its interval, an address
+/// (a static random one kept; any other a static random one of its own, no two alike), coming
+/// and going at the capture's offsets (scaled by the speed). Run as a scenario: each advertiser
+/// a beacon on a set of its own, advertised and stopped on the capture's timeline.
+public struct ReplayPlan: Sendable {
+    public struct Entry: Sendable, Equatable {
+        /// Its name in the run: `a1`, `a2`, ... in the order first heard.
+        public var name: String
+        public var advertiser: CapturedAdvertiser
+        /// The address it goes on the air from.
+        public var sentAs: BluetoothAddress
+        /// The interval it advertises at, in 0.625 ms units.
+        public var intervalUnits: UInt32
+        /// When it comes and goes, in seconds from the replay's start.
+        public var start: Double
+        public var end: Double
+
+        /// The interval in ms, as sent.
+        public var interval: Double { Double(intervalUnits) * 0.625 }
+        /// The PDU type it is sent with.
+        public var pduType: String {
+            let kind = advertiser.kind
+            if kind.contains(.connectable) { return "ADV_IND" }
+            return advertiser.scanResponse != nil || kind.contains(.scannable) ? "ADV_SCAN_IND" : "ADV_NONCONN_IND"
+        }
+    }
+
+    public var entries: [Entry]
+    /// When the replay ends, in seconds: when the capture does (scaled).
+    public var length: Double
+
+    /// Why there is nothing to replay, or what cannot be replayed.
+    public struct Refusal: Error, CustomStringConvertible, Sendable {
+        public var description: String
+    }
+
+    /// - Parameters:
+    ///   - speed: how much faster than the capture (2: twice as fast; the intervals are kept).
+    ///   - only: the addresses to replay (empty: every one).
+    ///   - duration: at most this many seconds of the capture (scaled), from its start.
+    /// - Throws: `Refusal` when no advertiser is left, or one cannot be sent (more than 251 bytes).
+    public init(_ advertisers: [CapturedAdvertiser], speed: Double = 1, only: Set<BluetoothAddress> = [],
+                duration: Double? = nil) throws(Refusal) {
+        let chosen = advertisers.filter { only.isEmpty || only.contains($0.address) }
+        guard !advertisers.isEmpty else { throw Refusal(description: "the capture holds no advertising report") }
+        guard !chosen.isEmpty else {
+            throw Refusal(description: "no advertiser of the capture is at the address given to --only (the capture's: "
+                          + advertisers.prefix(5).map { "\($0.address)" }.joined(separator: ", ")
+                          + (advertisers.count > 5 ? ", ..." : "") + ")")
+        }
+        var used = Set<BluetoothAddress>()
+        var entries: [Entry] = []
+        for (index, advertiser) in chosen.enumerated() {
+            guard advertiser.data.count <= AdvertisingData.extendedPDUMaximumLength else {
+                throw Refusal(description: "\(advertiser.address): \(advertiser.data.count) bytes of advertising data, more "
+                              + "than the \(AdvertisingData.extendedPDUMaximumLength) this host sends")
+            }
+            var address = advertiser.address
+            if advertiser.addressType != .randomDevice || !address.isStaticRandom || used.contains(address) {
+                repeat { address = Advertiser.makeStaticRandomAddress() } while used.contains(address)
+            }
+            used.insert(address)
+            let milliseconds = advertiser.interval ?? 100
+            let units = AdvertisingOptions.units(milliseconds: milliseconds) ?? 160
+            let interval = Double(units) * 0.000625
+            // It stays for its last event's period, so that a receiver hears that event too.
+            entries.append(Entry(name: "a\(index + 1)", advertiser: advertiser, sentAs: address, intervalUnits: units,
+                                 start: advertiser.first / speed, end: advertiser.last / speed + interval))
+        }
+        if let duration {
+            entries = entries.filter { $0.start < duration }.map { entry in
+                var cut = entry
+                cut.end = min(entry.end, duration)
+                return cut
+            }
+        }
+        self.entries = entries
+        length = entries.map(\.end).max() ?? 0
+    }
+
+    /// The fields each advertiser is described by (the `--beacon` keys): its data and scan
+    /// response whole, its interval, address and PDU type.
+    public static func fields(of entry: Entry) -> [String: String] {
+        var fields = ["ad": HexText.format(entry.advertiser.data),
+                      "interval": "\(entry.interval)", "address": "\(entry.sentAs)"]
+        if entry.advertiser.data.count > AdvertisingData.legacyMaximumLength { fields["extended-pdu"] = "true" }
+        if let response = entry.advertiser.scanResponse { fields["scan-response"] = HexText.format(response) }
+        if entry.advertiser.kind.contains(.connectable) { fields["connectable"] = "true" }
+        return fields
+    }
+
+    /// The plan as a scenario: each advertiser a beacon, advertised and stopped at its times.
+    /// - Throws: `BeaconDescription.Invalid` for an advertiser whose bytes are no advertising data.
+    public func scenario(device: String?) throws -> Scenario {
+        var beacons: [Scenario.BeaconDefinition] = []
+        var events: [(time: Double, order: Int, action: Scenario.Action)] = []
+        for (index, entry) in entries.enumerated() {
+            let fields = Self.fields(of: entry)
+            let split = try BeaconDescription.parameters(in: fields)
+            beacons.append(Scenario.BeaconDefinition(name: entry.name, fields: split.fields,
+                                                     beacon: try BeaconDescription(fields: split.fields).beacon(),
+                                                     parameters: split.parameters))
+            events.append((entry.start, index * 2, .advertise([entry.name])))
+            events.append((entry.end, index * 2 + 1, .stop([entry.name])))
+        }
+        var steps: [Scenario.Step] = []
+        var now = 0.0
+        for event in events.sorted(by: { ($0.time, $0.order) < ($1.time, $1.order) }) {
+            if event.time > now + 0.0005 {
+                let wait = ((event.time - now) * 1000).rounded() / 1000
+                steps.append(Scenario.Step(.wait(seconds: wait)))
+                now += wait
+            }
+            steps.append(Scenario.Step(event.action))
+        }
+        return Scenario(device: device, beacons: beacons, steps: steps)
+    }
+}

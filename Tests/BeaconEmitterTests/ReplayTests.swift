@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+import AdvertisementCodec
+@testable import BeaconHost
+import BeaconReports
+import BeaconRig
+import BeaconTracking
+import Foundation
+import Testing
+
+/// A site's capture, made here (not recorded from our own advertiser): advertising reports as
+/// a scanner's controller sends them, each at its time.
+enum SiteCapture {
+    /// The event for one legacy advertising report.
+    static func report(type: UInt8, addressType: UInt8, address: String, data: String, rssi: Int8 = -60) -> [UInt8] {
+        let address = (try? BluetoothAddress(parsing: address))?.littleEndianBytes ?? []
+        let data = hex(data)
+        let parameters: [UInt8] = [0x02, 0x01, type, addressType] + address + [UInt8(data.count)] + data
+            + [UInt8(bitPattern: rssi)]
+        return [0x04, 0x3E, UInt8(parameters.count)] + parameters
+    }
+
+    /// A btsnoop file (datalink 1002, H4) of `events`, each at its time (seconds).
+    static func write(_ events: [(time: Double, event: [UInt8])]) throws -> String {
+        var bytes = Array("btsnoop".utf8) + [0, 0, 0, 0, 1, 0, 0, 0x03, 0xEA]
+        let start: Int64 = 0x00E0_3AB4_4A67_6000
+        for (time, event) in events.sorted(by: { $0.time < $1.time }) {
+            let body = event  // the H4 type byte (04, an event) first
+            let length = UInt32(body.count)
+            for field in [length, length, 3, 0] { bytes += withUnsafeBytes(of: field.bigEndian, Array.init) }
+            bytes += withUnsafeBytes(of: (start + Int64(time * 1_000_000)).bigEndian, Array.init)
+            bytes += body
+        }
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("site-\(UUID().uuidString).btsnoop")
+        try Data(bytes).write(to: url)
+        return url.path
+    }
+
+    static let url = "0201060303AAFE0E16AAFE10EE036578616D706C6507"
+    static let iBeacon = "0201061AFF4C00021539ED98FF2900441A802F9C398FC199D200650002C5"
+    static let staticAddress = "C1:22:33:44:55:66"
+    static let publicAddress = "00:1A:7D:DA:71:13"
+
+    /// Two advertisers: a static random one, non-connectable, every 100 ms (+2 ms of advDelay)
+    /// from 0 to 2 s, heard twice on one event now and then and missing two events; a public
+    /// one, connectable, every 200 ms from 1 s to 2 s.
+    static func site() throws -> String {
+        var events: [(Double, [UInt8])] = []
+        for index in 0...20 where index != 7 && index != 13 {
+            let time = Double(index) * 0.102
+            events.append((time, report(type: 0x03, addressType: 0x01, address: staticAddress, data: url)))
+            if index % 5 == 0 { events.append((time + 0.003, report(type: 0x03, addressType: 0x01, address: staticAddress, data: url))) }
+        }
+        for index in 0...5 {
+            events.append((1 + Double(index) * 0.205, report(type: 0x00, addressType: 0x00, address: publicAddress, data: iBeacon)))
+        }
+        return try write(events)
+    }
+}
+
+/// The capture's advertisers and the plan, without a controller.
+@Suite struct ReplayPlanTests {
+    /// One period from report times despite events heard twice, missed events and advDelay.
+    @Test func theIntervalIsEstimatedRobustly() {
+        // 100 ms + 5 ms of advDelay on average; an event heard twice; two missed.
+        var times: [Double] = []
+        for index in 0..<40 where index != 10 && index != 11 && index != 30 { times.append(Double(index) * 0.105) }
+        times.append(0.3 + 0.004)
+        let interval = CaptureSurvey.interval(times: times)
+        #expect(interval.map { abs($0 - 100) < 1 } == true, "\(interval as Any)")
+        #expect(CaptureSurvey.interval(times: [1]) == nil)
+    }
+
+    @Test func theSitesAdvertisersArePlanned() throws {
+        let path = try SiteCapture.site()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let result = try runBeaconEmit(["replay", path, "--check", "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let plan = result.stdoutLines.compactMap { JSONValue(parsing: $0) }
+        #expect(plan.count == 2, "\(result.stdout)")
+        let first = try #require(plan.first), second = try #require(plan.last)
+        #expect(first["address"]?.string == SiteCapture.staticAddress && first["sentAs"]?.string == SiteCapture.staticAddress,
+                "a static random address is kept: \(first)")
+        #expect(first["pduType"]?.string == "ADV_NONCONN_IND" && first["data"]?.string == SiteCapture.url)
+        #expect((first["interval"]?.number).map { abs($0 - 96.875) < 2 } == true, "about 97 ms + 5 of advDelay: \(first)")
+        #expect(second["address"]?.string == SiteCapture.publicAddress && second["sentAs"]?.string != SiteCapture.publicAddress,
+                "a public address gets a static random one of its own: \(second)")
+        let sentAs = try BluetoothAddress(parsing: second["sentAs"]?.string ?? "")
+        #expect(sentAs.isStaticRandom)
+        #expect(second["pduType"]?.string == "ADV_IND" && (second["start"]?.number).map { abs($0 - 1) < 0.01 } == true)
+        // --only, --speed, and the mistakes.
+        let only = try runBeaconEmit(["replay", path, "--check", "--json", "--only", SiteCapture.publicAddress, "--speed", "2"])
+        #expect(only.stdoutLines.count == 1 && only.stdout.contains(#""start":0.5,"#), "\(only.stdout)")
+        let none = try runBeaconEmit(["replay", path, "--check", "--only", "11:22:33:44:55:66"])
+        #expect(none.status == 65 && none.stderr.contains("no advertiser of the capture is at the address given to --only"),
+                "\(none.stderr)")
+        let missing = try runBeaconEmit(["replay", "/nonexistent.btsnoop", "--check"])
+        #expect(missing.status == 74 && missing.stderr.contains("No such file or directory"), "\(missing.stderr)")
+        let bad = try runBeaconEmit(["replay", path, "--speed", "0"])
+        #expect(bad.status == 64, "\(bad.stderr)")
+    }
+}
+
+extension Rig {
+/// The site's capture put back on the air, judged by a raw HCI scanner: data and PDU type
+/// exact, the static address kept and the public one mapped, intervals, and the second
+/// advertiser coming a second after the first.
+@Suite struct ReplayRootcanalTests {
+    @Test(.notUnderEmulation("the timeline is seconds long"))
+    func aSitesCaptureIsBackOnTheAir() throws {
+        let path = try SiteCapture.site()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let scanner = try TestScanner(port: rigPort ?? 0)
+        let started = ContinuousClock.now
+        let replay = try BackgroundProcess.beaconEmit(["replay", path, "-i", "tcp:127.0.0.1:\(rigPort ?? 0)", "--json"])
+        var heard: [(at: Double, report: ScanReport)] = []
+        let deadline = ContinuousClock.now + .seconds(5)
+        while ContinuousClock.now < deadline {
+            if let report = try scanner.scanner.nextReport(timeout: ContinuousClock.now.duration(to: deadline)) {
+                heard.append((started.duration(to: .now).inSeconds, report))
+            }
+        }
+        #expect(replay.wait() == 0, "\(replay.stderr)")
+        let plan = replay.stdout.split(separator: "\n").compactMap { JSONValue(parsing: String($0)) }.filter { $0["event"]?.string == "plan" }
+        let mapped = try BluetoothAddress(parsing: plan.last?["sentAs"]?.string ?? "")
+        let staticAddress = try BluetoothAddress(parsing: SiteCapture.staticAddress)
+        let first = heard.filter { $0.report.address == staticAddress }
+        let second = heard.filter { $0.report.address == mapped }
+        #expect(first.count >= 10 && first.allSatisfy { HexText.format($0.report.data) == SiteCapture.url },
+                "the static advertiser, its data exact: \(first.count) reports")
+        #expect(first.allSatisfy { $0.report.kind.map { !$0.contains(AdvertisingPDUKind.connectable) } == true },
+                "non-connectable as captured")
+        #expect(second.count >= 3 && second.allSatisfy { HexText.format($0.report.data) == SiteCapture.iBeacon },
+                "the public advertiser from its new address: \(second.count) reports")
+        #expect(second.allSatisfy { $0.report.kind.map { $0.contains(AdvertisingPDUKind.connectable) } == true },
+                "connectable as captured")
+        #expect(!heard.contains { $0.report.address == (try? BluetoothAddress(parsing: SiteCapture.publicAddress)) },
+                "never from the public address")
+        if let a = first.first?.at, let b = second.first?.at {
+            #expect(abs((b - a) - 1) < 0.5, "the second comes a second after the first: \(b - a) s")
+        }
+        // The static advertiser's period: the plan's interval (rootcanal adds no advDelay).
+        let times = first.map(\.at)
+        if times.count > 5, let interval = plan.first?["interval"]?.number {
+            let period = (times.last! - times.first!) / Double(times.count - 1) * 1000
+            #expect(abs(period - interval) < interval * 0.15, "heard every \(period) ms, planned \(interval) ms")
+        }
+    }
+}
+}
