@@ -238,7 +238,7 @@ struct Advertise: ParsableCommand {
     func describedBeacons() throws -> [BeaconList.BeaconEntry] {
         var list: [BeaconList.BeaconEntry] = beacon.isEmpty ? [] : [(try beacon.makeBeacon(), .run)]
         for (index, specification) in beaconSpecifications.enumerated() {
-            list.append(try BeaconList.beacon(fromSpecification: specification, label: "--beacon #\(index + 1)"))
+            list += try BeaconList.beacons(fromSpecification: specification, label: "--beacon #\(index + 1)")
         }
         guard !list.isEmpty || config != nil || hcitoolFile != nil else {
             throw ValidationError("describe a beacon: --uuid UUID --major N --minor N (or --altbeacon, "

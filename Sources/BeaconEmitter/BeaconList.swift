@@ -17,9 +17,10 @@ enum BeaconList {
     /// Parses `uuid=...,major=1,minor=2` (keys are the option names without dashes;
     /// `type=altbeacon|eddystone-uid|eddystone-tlm` and `url=` pick other formats).
     /// - Throws: `ValidationError` naming the description and what is wrong.
-    static func beacon(fromSpecification specification: String, label: String) throws -> BeaconEntry {
+    /// A range for major or minor (`minor=1-200`) makes a crowd: one beacon per value.
+    static func beacons(fromSpecification specification: String, label: String) throws -> [BeaconEntry] {
         do {
-            return try BeaconDescription.beaconAndParameters(specification: specification)
+            return try BeaconDescription.beaconsAndParameters(specification: specification)
         } catch {
             throw ValidationError("\(label): \(error.message)")
         }

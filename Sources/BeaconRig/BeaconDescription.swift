@@ -158,6 +158,53 @@ public struct BeaconDescription: Sendable, Equatable {
         return (beacon, parameters)
     }
 
+    /// A crowd: the beacons a description with a range for `major` or `minor` (`minor=1-200`)
+    /// stands for, one per value (both ranged: every pair), each with the other keys as given;
+    /// a description without a range is itself alone. At most `AdvertisingOptions.maximumBeacons`.
+    /// - Throws: `Invalid` for a range that is not FROM-TO within 0 to 65535, or too many beacons.
+    public static func crowd(_ pairs: [(key: String, value: String)]) throws(Invalid) -> [[(key: String, value: String)]] {
+        var crowd: [[(key: String, value: String)]] = [pairs]
+        for (index, pair) in pairs.enumerated() where ["major", "minor"].contains(plain(pair.key)) && pair.value.contains("-")
+            && !pair.value.hasPrefix("-") {
+            let ends = pair.value.split(separator: "-", omittingEmptySubsequences: false).map { Int($0) }
+            guard ends.count == 2, let low = ends[0], let high = ends[1], 0 <= low, low <= high, high <= 65535 else {
+                throw Invalid("\(pair.key) takes a number from 0 to 65535 or a range FROM-TO of them (a crowd: "
+                              + "\(pair.key)=1-200), got '\(pair.value)'")
+            }
+            let count = crowd.count * (high - low + 1)
+            guard count <= AdvertisingOptions.maximumBeacons else {
+                throw Invalid("\(pair.key)=\(pair.value) makes \(count) beacons: an emitter carries at most "
+                              + "\(AdvertisingOptions.maximumBeacons)")
+            }
+            crowd = crowd.flatMap { member in
+                (low...high).map { value in
+                    var one = member
+                    one[index].value = "\(value)"
+                    return one
+                }
+            }
+        }
+        return crowd
+    }
+
+    /// Each beacon of `uuid=...,major=1,minor=1-20,interval=200` (`--beacon`, a crowd where a
+    /// range is given: `crowd(_:)`), with its own parameters.
+    /// - Throws: `Invalid` naming what is wrong.
+    public static func beaconsAndParameters(specification: String) throws(Invalid)
+        -> [(beacon: Beacon, parameters: BeaconParameters)] {
+        let pairs: [(key: String, value: String)]
+        do {
+            pairs = try KeyValueText.pairs(specification)
+        } catch {
+            throw Invalid("expected KEY=VALUE pairs separated by commas, got '\(error.item)'")
+        }
+        let own = pairs.filter { parameterKeys.contains(plain($0.key)) }
+        let parameters = try Self.parameters(in: Dictionary(own.map { ($0.key, $0.value) }) { $1 }).parameters
+        return try crowd(pairs.filter { !parameterKeys.contains(plain($0.key)) }).map { (member) throws(Invalid) in
+            (try BeaconDescription(pairs: member).beacon(), parameters)
+        }
+    }
+
     /// A key as its spellings share it: `measured-power`, `measuredPower` and `measured_power` alike.
     public static func plain(_ key: String) -> String { key.lowercased().filter { $0 != "-" && $0 != "_" } }
 

@@ -179,8 +179,21 @@ public struct ScenarioParser {
         var beacons: [(beacon: Beacon, parameters: BeaconParameters)] = []
         for (index, entry) in entries.enumerated() {
             let what = "beacon \(index + 1)"
-            let (fields, parameters) = try split(try beaconFields(entry, what), entry, what)
-            beacons.append((try beacon(fields, entry, what), parameters))
+            let (fields, parameters) = try split(try beaconFields(entry, what, crowds: true), entry, what)
+            // A range for major or minor (minor: 1-200) makes a crowd: one beacon per value.
+            let crowd: [[(key: String, value: String)]]
+            do {
+                crowd = try BeaconDescription.crowd(fields.sorted { $0.key < $1.key })
+            } catch {
+                throw fail(entry, "\(what): \(error.message)")
+            }
+            for member in crowd {
+                beacons.append((try beacon(Dictionary(member.map { ($0.key, $0.value) }) { $1 }, entry, what), parameters))
+            }
+            guard beacons.count <= AdvertisingOptions.maximumBeacons else {
+                throw fail(entry, "\(what): the file's beacons come to \(beacons.count) with its crowds: an emitter "
+                           + "carries at most \(AdvertisingOptions.maximumBeacons)")
+            }
         }
         return beacons
     }
@@ -544,10 +557,16 @@ public struct ScenarioParser {
         return value
     }
 
-    private func beaconFields(_ node: Node, _ what: String) throws(ScenarioError) -> [String: String] {
+    /// - Parameter crowds: a range for major or minor (`1-200`) is taken (a configuration's
+    ///   crowd, `BeaconDescription.crowd`); a scenario names each beacon.
+    private func beaconFields(_ node: Node, _ what: String, crowds: Bool = false) throws(ScenarioError) -> [String: String] {
         var fields: [String: String] = [:]
         for (key, value) in try mapping(node, what, keys: nil).entries {
             fields[key] = try string(value, "\(what): \(key)")
+            if crowds, ["major", "minor"].contains(Self.plain(key)), case let .scalar(scalar) = value,
+               scalar.string.wholeMatch(of: /[0-9]+-[0-9]+/) != nil {
+                continue
+            }
             try checkNumber(key, value, what)
         }
         return fields

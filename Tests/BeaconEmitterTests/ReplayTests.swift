@@ -148,3 +148,29 @@ extension Rig {
     }
 }
 }
+
+extension Rig {
+/// A crowd of 40 on a controller of 16 sets: 15 on sets of their own, 25 taking turns on the
+/// last; every member heard.
+@Suite struct CrowdRootcanalTests {
+    @Test(.notUnderEmulation("a round of turns is seconds long"))
+    func everyMemberOfTheCrowdIsHeard() throws {
+        let scanner = try TestScanner(port: rigPort ?? 0)
+        let emitter = try BackgroundProcess.beaconEmit(["-i", "tcp:127.0.0.1:\(rigPort ?? 0)", "--duration", "7", "--rotation", "100",
+                                                        "--beacon", "uuid=39ED98FF2900441A802F9C398FC199D2,major=9,minor=1-40"])
+        var minors = Set<UInt16>()
+        _ = try scanner.collect(timeout: .seconds(7)) { reports in
+            for report in reports.suffix(1) {
+                if let data = try? AdvertisingData(parsing: report.data), case let .iBeacon(beacon)? = try? Beacon.beacons(in: data).first,
+                   beacon.major == 9 {
+                    minors.insert(beacon.minor)
+                }
+            }
+            return minors.count == 40
+        }
+        #expect(emitter.wait() == 0, "\(emitter.stderr)")
+        #expect(minors == Set(1...40), "every member heard: missing \(Set(1...40).subtracting(minors).sorted())")
+        #expect(emitter.stdout.contains("beacons 16-40 taking turns"), "\(emitter.stdout)")
+    }
+}
+}
