@@ -44,6 +44,10 @@ struct Replay: ParsableCommand, ScenarioLaunching {
                                + "repeat for several.", valueName: "address"))
     var only: [String] = []
 
+    @Flag(help: ArgumentHelp("Start again at the capture's end, until a signal, or as many whole rounds as --duration "
+                             + "holds (each round the advertisers come and go as in the capture)."))
+    var loop = false
+
     @Flag(help: "Print the plan as JSON lines (one per advertiser), then the run's events.")
     var json = false
 
@@ -51,6 +55,7 @@ struct Replay: ParsableCommand, ScenarioLaunching {
     var check = false
 
     func validate() throws {
+        if loop && check { throw ValidationError("--loop runs the plan: it goes without --check") }
         guard speed >= 0.01 && speed <= 100 else { throw ValidationError("--speed must be from 0.01 to 100, got \(speed)") }
         if let duration, !(duration > 0 && duration <= 86400) {
             throw ValidationError("--duration must be from 0 to 86400 seconds, got \(duration)")
@@ -72,16 +77,22 @@ struct Replay: ParsableCommand, ScenarioLaunching {
     func run() throws {
         let plan: ReplayPlan
         do {
-            plan = try ReplayPlan(try survey(), speed: speed, only: try addresses(), duration: duration)
+            // Looping, --duration counts the rounds, each the whole capture.
+            plan = try ReplayPlan(try survey(), speed: speed, only: try addresses(), duration: loop ? nil : duration)
         } catch let refusal as ReplayPlan.Refusal {
             Console.error("\(file): \(refusal)")
             throw ExitStatus.dataError
         }
         printPlan(plan)
         if check { return }
-        let scenario: Scenario
+        var scenario: Scenario
         do {
             scenario = try plan.scenario(device: nil)
+            if loop {
+                // As many whole rounds as --duration holds (at least one), or until a signal.
+                let rounds = duration.map { Int(($0 / max(plan.length, 0.001)).rounded(.down)) } ?? 1_000_000
+                scenario.steps = [Scenario.Step(.repeatSteps(times: max(1, rounds), steps: scenario.steps))]
+            }
         } catch {
             Console.error("\(file): \(error)")
             throw ExitStatus.dataError

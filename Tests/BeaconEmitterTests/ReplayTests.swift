@@ -98,6 +98,8 @@ enum SiteCapture {
         #expect(missing.status == 74 && missing.stderr.contains("No such file or directory"), "\(missing.stderr)")
         let bad = try runBeaconEmit(["replay", path, "--speed", "0"])
         #expect(bad.status == 64, "\(bad.stderr)")
+        let loopCheck = try runBeaconEmit(["replay", path, "--loop", "--check"])
+        #expect(loopCheck.status == 64 && loopCheck.stderr.contains("--loop runs the plan"), "\(loopCheck.stderr)")
     }
 }
 
