@@ -18,7 +18,8 @@ struct Run: ParsableCommand, ScenarioLaunching {
             a second device on the same virtual radio), 'interval' (ms), 'exitAfter' (seconds, \
             default 30), 'rotation' (ms each, for beacons beyond the controller's sets, which \
             take turns), and 'steps': advertise, update, stop, wait, expect (seen / notSeen / \
-            region state or event, within a time), repeat, ramp (TX power). The whole file is \
+            region state or event, within a time), repeat, ramp (TX power), replay (a capture's \
+            advertisers, as beacon-emit replay puts them on the air). The whole file is \
             checked before anything starts. An update changes a beacon's data on its running \
             advertising set, with no gap on the air. Prints one line per step and per \
             expectation, then a summary; exits 1 when an expectation fails (advertising is off \

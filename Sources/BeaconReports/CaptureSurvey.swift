@@ -83,6 +83,22 @@ public struct CaptureSurvey {
         }
     }
 
+    /// The advertisers of the capture at `path`, read to its end.
+    /// - Throws: `ReplayError` when it cannot be opened or read.
+    public static func advertisers(inFile path: String, includeBadCRC: Bool = false) throws -> [CapturedAdvertiser] {
+        let reader = try CaptureReader(path: path, decode: false, name: path, includeBadCRC: includeBadCRC)
+        defer { reader.cancel() }
+        var survey = CaptureSurvey()
+        while true {
+            let batch = reader.next()
+            for event in batch.events {
+                for index in event.reports { survey.add(batch.reports[index], data: batch.data(index), at: event.elapsed) }
+            }
+            if let failure = batch.failure { throw failure }
+            if batch.isLast { return survey.advertisers }
+        }
+    }
+
     /// The advertisers, in the order first heard.
     public var advertisers: [CapturedAdvertiser] {
         order.compactMap { key in

@@ -99,17 +99,18 @@ public struct ReplayPlan: Sendable {
 
     /// The plan as a scenario: each advertiser a beacon, advertised and stopped at its times.
     /// - Throws: `BeaconDescription.Invalid` for an advertiser whose bytes are no advertising data.
-    public func scenario(device: String?) throws -> Scenario {
+    /// - Parameter prefix: before each advertiser's name (a scenario's `replay` step: `replay1-`).
+    public func scenario(device: String?, prefix: String = "") throws -> Scenario {
         var beacons: [Scenario.BeaconDefinition] = []
         var events: [(time: Double, order: Int, action: Scenario.Action)] = []
         for (index, entry) in entries.enumerated() {
             let fields = Self.fields(of: entry)
             let split = try BeaconDescription.parameters(in: fields)
-            beacons.append(Scenario.BeaconDefinition(name: entry.name, fields: split.fields,
+            beacons.append(Scenario.BeaconDefinition(name: prefix + entry.name, fields: split.fields,
                                                      beacon: try BeaconDescription(fields: split.fields).beacon(),
                                                      parameters: split.parameters))
-            events.append((entry.start, index * 2, .advertise([entry.name])))
-            events.append((entry.end, index * 2 + 1, .stop([entry.name])))
+            events.append((entry.start, index * 2, .advertise([prefix + entry.name])))
+            events.append((entry.end, index * 2 + 1, .stop([prefix + entry.name])))
         }
         var steps: [Scenario.Step] = []
         var now = 0.0

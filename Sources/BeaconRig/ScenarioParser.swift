@@ -3,6 +3,7 @@
 import AdvertisementCodec
 import BeaconTracking
 import BeaconHost
+import BeaconReports
 import Foundation
 import LinuxSystem
 import Yams
@@ -340,7 +341,7 @@ public struct ScenarioParser {
             }
         }
         guard let stepsNode = top["steps"] else { throw fail(root, "expected 'steps': a list of steps") }
-        scenario.steps = try steps(stepsNode, scenario: scenario)
+        scenario.steps = try steps(stepsNode, scenario: &scenario)
         guard !scenario.steps.isEmpty else { throw fail(stepsNode, "'steps' is empty") }
         try check(scenario, root: root)
         return scenario
@@ -348,9 +349,61 @@ public struct ScenarioParser {
 
     // MARK: Steps
 
-    private static let stepKinds = ["advertise", "update", "stop", "wait", "expect", "repeat", "ramp"]
+    /// `replay: FILE` or `replay: {file: FILE, speed: X, only: [ADDRESS, ...]}`: a capture's
+    /// advertisers (`ReplayPlan`) put on the air beside the scenario's beacons, as beacons of
+    /// their own (`replay1-a1`, ...), advertised and stopped on the capture's timeline; the
+    /// steps after it come when the capture ends. FILE is read from the scenario's folder.
+    private func replay(_ node: Node, scenario: inout Scenario) throws(ScenarioError) -> Scenario.Action {
+        var path: String
+        var speed = 1.0
+        var only = Set<BluetoothAddress>()
+        if case .scalar = node {
+            path = try string(node, "replay")
+        } else {
+            let map = try mapping(node, "replay", keys: ["file", "speed", "only"])
+            guard let fileNode = map["file"] else { throw fail(node, "replay needs 'file: CAPTURE' (or 'replay: CAPTURE')") }
+            path = try string(fileNode, "replay's file")
+            if let speedNode = map["speed"] {
+                speed = try number(speedNode, "replay's speed")
+                guard speed >= 0.01 && speed <= 100 else { throw fail(speedNode, "speed must be from 0.01 to 100, got \(speed)") }
+            }
+            if let onlyNode = map["only"] {
+                let texts: [String]
+                if case let .sequence(items) = onlyNode {
+                    texts = try items.map { (item) throws(ScenarioError) in try string(item, "replay's only") }
+                } else {
+                    texts = [try string(onlyNode, "replay's only")]
+                }
+                for text in texts {
+                    guard let address = try? BluetoothAddress(parsing: text) else {
+                        throw fail(onlyNode, "only takes addresses AA:BB:CC:DD:EE:FF, got '\(text)'")
+                    }
+                    only.insert(address)
+                }
+            }
+        }
+        if !path.hasPrefix("/") { path = (file as NSString).deletingLastPathComponent.appending("/" + path) }
+        let plan: ReplayPlan
+        do {
+            plan = try ReplayPlan(try CaptureSurvey.advertisers(inFile: path), speed: speed, only: only)
+        } catch {
+            throw fail(node, "replay \(path): \(error)")
+        }
+        var round = 1
+        while scenario.beacons.contains(where: { $0.name.hasPrefix("replay\(round)-") }) { round += 1 }
+        let replayed: Scenario
+        do {
+            replayed = try plan.scenario(device: nil, prefix: "replay\(round)-")
+        } catch {
+            throw fail(node, "replay \(path): \(error)")
+        }
+        scenario.beacons += replayed.beacons
+        return .repeatSteps(times: 1, steps: replayed.steps)
+    }
 
-    private func steps(_ node: Node, scenario: Scenario) throws(ScenarioError) -> [Scenario.Step] {
+    private static let stepKinds = ["advertise", "update", "stop", "wait", "expect", "repeat", "ramp", "replay"]
+
+    private func steps(_ node: Node, scenario: inout Scenario) throws(ScenarioError) -> [Scenario.Step] {
         guard case let .sequence(sequence) = node else {
             throw fail(node, "'steps' must be a list (each item '- advertise: NAME', '- wait: SECONDS', ...)")
         }
@@ -361,13 +414,15 @@ public struct ScenarioParser {
                 throw fail(item, "a step has exactly one of \(Self.stepKinds.joined(separator: ", ")); got "
                            + (map.entries.isEmpty ? "none" : map.entries.map(\.0).joined(separator: " and ")))
             }
-            steps.append(Scenario.Step(try action(kind, value, scenario: scenario), place: place(item)))
+            steps.append(Scenario.Step(try action(kind, value, scenario: &scenario), place: place(item)))
         }
         return steps
     }
 
-    private func action(_ kind: String, _ node: Node, scenario: Scenario) throws(ScenarioError) -> Scenario.Action {
+    private func action(_ kind: String, _ node: Node, scenario: inout Scenario) throws(ScenarioError) -> Scenario.Action {
         switch kind {
+        case "replay":
+            return try replay(node, scenario: &scenario)
         case "advertise":
             return .advertise(try names(node, "advertise", scenario: scenario))
         case "stop":
@@ -425,7 +480,7 @@ public struct ScenarioParser {
             }
             let times = try integer(timesNode, "times")
             guard (1...100_000).contains(times) else { throw fail(timesNode, "times must be from 1 to 100000, got \(times)") }
-            let inner = try steps(stepsNode, scenario: scenario)
+            let inner = try steps(stepsNode, scenario: &scenario)
             guard !inner.isEmpty else { throw fail(stepsNode, "repeat's 'steps' is empty") }
             return .repeatSteps(times: times, steps: inner)
         case "ramp":

@@ -45,3 +45,43 @@ import Testing
         #expect(try ScenarioParser.loadBeaconEntries(path: path).count == 31)
     }
 }
+
+/// A scenario's `replay` step: the capture's advertisers as beacons of the scenario's, on the
+/// capture's timeline, read from the scenario's folder.
+@Suite struct ReplayStepTests {
+    @Test func aReplayStepAddsTheCapturesAdvertisers() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("replay-step-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("BeaconEmitterTests/Fixtures/rootcanal-scan.btsnoop")
+        try FileManager.default.copyItem(at: fixture, to: folder.appendingPathComponent("lobby.btsnoop"))
+        let path = folder.appendingPathComponent("rig.yaml").path
+        try """
+            beacons:
+              own: {uuid: 39ED98FF-2900-441A-802F-9C398FC199D2, major: 5, minor: 5}
+            steps:
+              - advertise: own
+              - replay: {file: lobby.btsnoop, speed: 2}
+              - replay: lobby.btsnoop
+              - stop: own
+            """.write(toFile: path, atomically: true, encoding: .utf8)
+        let scenario = try ScenarioParser.load(path: path)
+        #expect(scenario.beacons.map(\.name) == ["own", "replay1-a1", "replay1-a2", "replay2-a1", "replay2-a2"])
+        guard case let .repeatSteps(1, steps) = scenario.steps[1].action else { Issue.record("\(scenario.steps[1].action)"); return }
+        // Both advertisers come at once, stay 1.57 s at twice the speed (0.785 s + a period), and go.
+        #expect(steps.count == 5, "\(steps.map(\.action))")
+        if case let .wait(seconds) = steps[2].action { #expect(abs(seconds - 0.832) < 0.01, "\(seconds)") }
+        #expect(scenario.beacons[1].fields["ad"] == "0201060303AAFE0F16AAFE10EE016578616D706C650078")
+        // A capture that is not there is the scenario's mistake, at its place.
+        try "beacons:\n  own: {uuid: 39ED98FF-2900-441A-802F-9C398FC199D2, major: 5, minor: 5}\nsteps:\n  - replay: none.btsnoop\n"
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        do {
+            _ = try ScenarioParser.load(path: path)
+            Issue.record("loaded")
+        } catch {
+            #expect(error.description.contains("rig.yaml:4:13: replay ") && error.description.contains("none.btsnoop"),
+                    "\(error.description)")
+        }
+    }
+}

@@ -79,7 +79,7 @@ import Testing
         ("  - wait: soon\n", "wait (seconds) must be a number, got 'soon'", 8, 11),
         ("  - wait: -1\n", "wait must be from 0 to 86400 seconds, got -1.0", 8, 11),
         ("  - sleep: 1\n", "unknown key 'sleep' in a step: expected one of advertise, update, stop, wait, expect, repeat, ramp", 8, 5),
-        ("  - {wait: 1, stop: all}\n", "a step has exactly one of advertise, update, stop, wait, expect, repeat, ramp; got wait and stop", 8, 5),
+        ("  - {wait: 1, stop: all}\n", "a step has exactly one of advertise, update, stop, wait, expect, repeat, ramp, replay; got wait and stop", 8, 5),
         ("  - expect: {seen: lobby}\n", "expect seen needs 'within: SECONDS'", 8, 13),
         ("  - expect: {seen: lobby, for: 2}\n", "expect seen takes seen and within, not 'for'", 8, 13),
         ("  - expect: {lobby: seen}\n", "unknown key 'lobby' in expect: expected one of seen, notSeen, region, state, event, within, for", 8, 14),
