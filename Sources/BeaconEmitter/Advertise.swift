@@ -280,6 +280,9 @@ struct Advertise: ParsableCommand {
                 options.beacons = entries.map(\.beacon)
                 options.beaconParameters = entries.map(\.parameters)
             }
+        } catch let error as UnreadableFile {
+            Console.error(error.message)
+            throw ExitStatus.ioError
         } catch let error as ConfigurationFileError {
             // The file's own mistake, at its place (65), or a file that cannot be read (74).
             Console.error(error.description)
@@ -348,7 +351,7 @@ struct Advertise: ParsableCommand {
     static func scripted(_ path: String) throws -> (options: AdvertisingOptions, warnings: [String]) {
         // Read as a stream: a pipe (/dev/stdin) as well as a file.
         guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw ValidationError("--hcitool-file \(path): cannot open it: \(SystemCallError.message(errno))")
+            throw UnreadableFile(message: "--hcitool-file \(path): cannot read the file: \(SystemCallError.message(errno))")
         }
         defer { try? handle.close() }
         let text = String(decoding: (try? handle.readToEnd()) ?? Data(), as: UTF8.self)

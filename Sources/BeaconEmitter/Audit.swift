@@ -130,7 +130,7 @@ struct Audit: ParsableCommand {
             } catch {
                 Console.error("\(error)")
                 try writeJUnit(.error(suite: suiteName(choice), "\(error)"))
-                throw ExitStatus.dataError
+                throw ExitCode(ReplayError.exitStatus(for: error))
             }
             source = "the capture \(replay): its timestamps (an HCI capture: when the controller reported; "
                 + "a link-layer capture: the air)"

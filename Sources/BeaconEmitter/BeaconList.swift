@@ -46,3 +46,8 @@ struct ConfigurationFileError: Error, CustomStringConvertible {
     var description: String { "--config \(error.description)" }
     var exitStatus: ExitCode { error.unreadable ? ExitStatus.ioError : ExitStatus.dataError }
 }
+
+/// A file named on the command line that cannot be opened (exit 74, with its errno's words).
+struct UnreadableFile: Error {
+    var message: String
+}

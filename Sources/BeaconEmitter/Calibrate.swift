@@ -104,7 +104,7 @@ struct Calibrate: ParsableCommand {
                 }
         } catch {
             Console.error("--write \(error.description)")
-            throw ExitStatus.usage
+            throw error.unreadable ? ExitStatus.ioError : ExitStatus.usage
         }
     }
 

@@ -70,7 +70,7 @@ struct Monitor: ParsableCommand {
                 capture.report(leftOut: leftOut, in: replay)
             } catch {
                 Console.error("\(error)")
-                throw ExitStatus.dataError
+                throw ExitCode(ReplayError.exitStatus(for: error))
             }
             return
         }

@@ -107,7 +107,7 @@ struct Scan: ParsableCommand {
             } catch {
                 printer.flush()
                 Console.error("\(error)")
-                throw ExitStatus.dataError
+                throw ExitCode(ReplayError.exitStatus(for: error))
             }
             return
         }

@@ -230,7 +230,7 @@ extension Rig {
         let cases: [(arguments: [String], status: Int32, failures: Int, errors: Int, skipped: Int)] = [
             (["--replay", capture] + url, 0, 0, 0, 0),
             (["--replay", capture, "--url", "https://nowhere.example/"], 1, 1, 0, 0),
-            (["--replay", "/nonexistent.btsnoop"] + url, 65, 0, 1, 0),
+            (["--replay", "/nonexistent.btsnoop"] + url, 74, 0, 1, 0),
             (["--replay", Self.fixtures.appendingPathComponent("pcap/rootcanal-scan-h4.pcap").path] + url, 3, 0, 0, 1),
         ]
         for item in cases {
@@ -256,8 +256,14 @@ extension Rig {
         #expect(result.stdout.contains("Apple, Proximity Beacon Specification R1"))
     }
 
-    @Test func anUnreadableCaptureIsADataError() throws {
-        let bad = try runBeaconEmit(["audit", "--replay", "/nonexistent.btsnoop"])
-        #expect(bad.status == 65, "\(bad.stderr)")
+    /// A capture that does not open is an I/O failure (74); one that does not decode, a data error (65).
+    @Test func anUnreadableCaptureIsAnIOErrorAndAMalformedOneADataError() throws {
+        let missing = try runBeaconEmit(["audit", "--replay", "/nonexistent.btsnoop"])
+        #expect(missing.status == 74, "\(missing.stderr)")
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("bad-\(UUID().uuidString).btsnoop").path
+        try Data("btsnoop\0 not a capture".utf8).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let malformed = try runBeaconEmit(["audit", "--replay", path])
+        #expect(malformed.status == 65, "\(malformed.stderr)")
     }
 }

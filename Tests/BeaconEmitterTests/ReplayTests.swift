@@ -176,3 +176,19 @@ extension Rig {
     }
 }
 }
+
+/// A file named on the command line that cannot be opened: one status (74) and errno's words,
+/// whichever command and option name it.
+@Suite struct UnreadableFileTests {
+    @Test(arguments: [
+        "decode /nonexistent/x.pcap", "scan --replay /nonexistent/x.pcap", "audit --replay /nonexistent/x.pcap",
+        "monitor --replay /nonexistent/x.pcap --uuid 39ED98FF2900441A802F9C398FC199D2", "replay /nonexistent/x.pcap --check",
+        "run /nonexistent/x.yaml --check", "--config /nonexistent/x.yaml --check", "--hcitool-file /nonexistent/x.txt --check",
+        "calibrate --write /nonexistent/x.yaml --scanner virtual --uuid random --major 1 --minor 1",
+    ])
+    func itIsAnIOErrorWithItsReason(command: String) throws {
+        let result = try runBeaconEmit(command.split(separator: " ").map(String.init))
+        #expect(result.status == 74, "\(command): \(result.stderr)")
+        #expect(result.stderr.contains("/nonexistent/x.") && result.stderr.contains("No such file or directory"), "\(result.stderr)")
+    }
+}

@@ -579,13 +579,14 @@ extension Rig {
         #expect(emitter.wait() == 0, "\(emitter.stderr)")
     }
 
-    @Test func badEntryIsAUsageErrorNamingIt() throws {
+    /// A mistake in the file is input that does not decode (65, as in a scenario), named at its place.
+    @Test func badEntryIsADataErrorNamingIt() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("bad-\(UUID().uuidString).yaml").path
         try "beacons:\n  - uuid: 39ED98FF2900441A802F9C398FC199D2\n    major: 70000\n    minor: 1\n"
             .write(toFile: path, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: path) }
         let result = try runBeaconEmit(["-i", "tcp:127.0.0.1:1", "--config", path])
-        #expect(result.status == 64)
+        #expect(result.status == 65)
         #expect(result.stderr.contains("--config \(path):3:12: beacon 1: "), "at the value: \(result.stderr)")
         #expect(result.stderr.contains("--major must be from 0 to 65535, got 70000"))
     }
