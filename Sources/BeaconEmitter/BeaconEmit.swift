@@ -81,12 +81,13 @@ struct BeaconEmit: ParsableCommand {
     /// parser checks the beacon first, and `--majr 1` said "missing --major"); nil when every
     /// `--option` before a lone `--` is one the command's help lists.
     static func unknownOption(in arguments: [String], names: [String]) -> String? {
-        guard arguments.first != "help" else { return nil }
+        guard arguments.first != "help", !arguments.contains(where: { $0.hasPrefix("--experimental-") }) else { return nil }
         let command = arguments.first.flatMap { first in configuration.subcommands.first {
             ($0.configuration.commandName ?? $0._commandName) == first
         } } ?? Advertise.self
         let help = helpMessage(for: command, columns: 10_000)
-        var known: Set<String> = ["--help", "--version", "--experimental-dump-help"]
+        // The argument parser's own options, which no help lists.
+        var known: Set<String> = ["--help", "--version", "--experimental-dump-help", "--generate-completion-script"]
         for match in help.matches(of: /--(\[no-\])?([a-z0-9][a-z0-9-]*)/) {
             known.insert("--" + match.output.2)
             if match.output.1 != nil { known.insert("--no-" + match.output.2) }

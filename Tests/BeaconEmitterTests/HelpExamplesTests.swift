@@ -98,3 +98,13 @@ extension Rig {
     }
 }
 }
+
+/// The argument parser's own options (what packaging runs for completions and the manual) are
+/// no unknown options.
+@Suite struct BuiltInOptionTests {
+    @Test(arguments: ["--generate-completion-script bash", "--generate-completion-script=zsh", "--experimental-dump-help"])
+    func theParsersOwnOptionsRun(arguments: String) throws {
+        let result = try runBeaconEmit(arguments.split(separator: " ").map(String.init))
+        #expect(result.status == 0 && !result.stdout.isEmpty, "\(arguments): \(result.stderr)")
+    }
+}
