@@ -58,11 +58,25 @@ struct BeaconEmit: ParsableCommand {
                   + HelpExamples.block(name))
             Self.exit()
         }
-        if let unknown = unknownOption(in: arguments, names: names) {
-            Console.error(unknown)
-            Self.exit(withError: ExitStatus.usage)
+        // The argument parser checks a command's values before it looks for options it does not
+        // know: a parse that fails names an unknown option first, with the nearest one (the
+        // command's help is rendered to learn its options then, never on a run's way in).
+        var command: any ParsableCommand
+        do {
+            command = try parseAsRoot(arguments)
+        } catch {
+            if let unknown = unknownOption(in: arguments, names: names) {
+                Console.error(unknown)
+                Self.exit(withError: ExitStatus.usage)
+            }
+            Self.exit(withError: error)
         }
-        main(nil)
+        do {
+            try command.run()
+        } catch {
+            Self.exit(withError: error)
+        }
+        Self.exit()
     }
 
     /// The command whose help is asked for: `help NAME`, or `NAME ... --help` (`-h`); nil
@@ -79,7 +93,8 @@ struct BeaconEmit: ParsableCommand {
 
     /// An option its command does not take, named with the nearest it does (the argument
     /// parser checks the beacon first, and `--majr 1` said "missing --major"); nil when every
-    /// `--option` before a lone `--` is one the command's help lists.
+    /// `--option` before a lone `--` is one the command's help lists. Asked only once a parse
+    /// has failed.
     static func unknownOption(in arguments: [String], names: [String]) -> String? {
         guard arguments.first != "help", !arguments.contains(where: { $0.hasPrefix("--experimental-") }) else { return nil }
         let command = arguments.first.flatMap { first in configuration.subcommands.first {

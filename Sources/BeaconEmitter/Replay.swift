@@ -6,7 +6,6 @@ import BeaconHost
 import BeaconReports
 import BeaconRig
 import Foundation
-import LinuxSystem
 
 /// `beacon-emit replay FILE`: a capture's advertisers put back on the air.
 struct Replay: ParsableCommand, ScenarioLaunching {
@@ -111,59 +110,58 @@ struct Replay: ParsableCommand, ScenarioLaunching {
         if let error = outcome.error { throw fail(error) }
         let ending = outcome.interrupted ? "interrupted" : "the capture's end"
         if json {
-            print(#"{"event":"replayed","advertisers":\#(plan.entries.count),"seconds":\#((outcome.duration * 10).rounded() / 10),"#
-                  + #""ended":"\#(ending)"}"#)
+            var object = JSONObject()
+            object.add("event", literal: "replayed")
+            object.add("advertisers", plan.entries.count)
+            object.add("seconds", number: "\((outcome.duration * 10).rounded() / 10)")
+            object.add("ended", ending)
+            print(object.line)
         } else {
             print("replayed \(plan.entries.count) advertiser\(plan.entries.count == 1 ? "" : "s") for "
                   + String(format: "%.1f s", outcome.duration) + " (\(ending))")
         }
     }
 
-    /// The capture's advertisers, read as `decode` reads a capture (its errors, its exit statuses).
+    /// The capture's advertisers (`CaptureSurvey.read`), with `decode`'s errors and statuses:
+    /// 74 for a file that does not open, 65 for one that does not read as a capture.
     private func survey() throws -> [CapturedAdvertiser] {
-        if let why = FileSystem.whyUnreadable(file) {
-            Console.error("\(file): cannot read the file: \(why)")
-            throw ExitStatus.ioError
-        }
-        let reader: CaptureReader
+        let read: (survey: CaptureSurvey, badCRCPackets: Int)
         do {
-            reader = try CaptureReader(path: file, decode: false, name: file, includeBadCRC: capture.includeBadCRC)
+            read = try CaptureSurvey.read(path: file, includeBadCRC: capture.includeBadCRC)
         } catch {
             Console.error("\(error)")
-            throw ExitStatus.dataError
+            throw ExitCode(ReplayError.exitStatus(for: error))
         }
-        defer { reader.cancel() }
-        var survey = CaptureSurvey()
-        while true {
-            let batch = reader.next()
-            for event in batch.events {
-                for index in event.reports { survey.add(batch.reports[index], data: batch.data(index), at: event.elapsed) }
-            }
-            if let failure = batch.failure {
-                Console.error("\(failure)")
-                throw ExitStatus.dataError
-            }
-            if batch.isLast {
-                capture.report(leftOut: batch.badCRCPackets, in: file)
-                break
-            }
-        }
-        if survey.leftOut > 0 {
-            Console.error("\(file): more than \(CaptureSurvey.mostAdvertisers) advertisers: \(survey.leftOut) reports of "
+        capture.report(leftOut: read.badCRCPackets, in: file)
+        if read.survey.leftOut > 0 {
+            Console.error("\(file): more than \(CaptureSurvey.mostAdvertisers) advertisers: \(read.survey.leftOut) reports of "
                           + "the others left out", priority: .warning)
         }
-        return survey.advertisers
+        return read.survey.advertisers
     }
 
     private func printPlan(_ plan: ReplayPlan) {
         if json {
             for entry in plan.entries {
-                print(#"{"event":"plan","name":"\#(entry.name)","address":"\#(entry.advertiser.address)","#
-                      + #""addressType":"\#(entry.advertiser.addressType)","sentAs":"\#(entry.sentAs)","#
-                      + #""pduType":"\#(entry.pduType)","interval":\#(entry.interval),"achievedInterval":\#(entry.interval + 5),"#
-                      + #""capturedInterval":\#(entry.advertiser.interval.map { "\(($0 * 10).rounded() / 10)" } ?? "null"),"#
-                      + #""start":\#((entry.start * 1000).rounded() / 1000),"end":\#((entry.end * 1000).rounded() / 1000),"#
-                      + #""reports":\#(entry.advertiser.reports),"data":"\#(HexText.format(entry.advertiser.data))"}"#)
+                var object = JSONObject()
+                object.add("event", literal: "plan")
+                object.add("name", entry.name)
+                object.add("address", address: entry.advertiser.address)
+                object.add("addressType", addressType: entry.advertiser.addressType)
+                object.add("sentAs", address: entry.sentAs)
+                object.add("pduType", entry.pduType)
+                object.add("interval", number: "\(entry.interval)")
+                object.add("achievedInterval", number: "\(entry.interval + 5)")
+                if let captured = entry.advertiser.interval {
+                    object.add("capturedInterval", number: "\((captured * 10).rounded() / 10)")
+                } else {
+                    object.addNull("capturedInterval")
+                }
+                object.add("start", number: "\((entry.start * 1000).rounded() / 1000)")
+                object.add("end", number: "\((entry.end * 1000).rounded() / 1000)")
+                object.add("reports", entry.advertiser.reports)
+                object.add("data", hex: entry.advertiser.data)
+                print(object.line)
             }
             return
         }

@@ -41,20 +41,18 @@ public struct CaptureSurvey {
         var times: [Double] = []
         var rssi: [Int] = []
     }
-    private var collected: [Key: Collected] = [:]
-    private var order: [Key] = []
+    /// The advertisers in the order first heard, and where each is by its key (one hash per report).
+    private var collected: [Collected] = []
+    private var positions: [Key: Int] = [:]
     private var scanResponses: [BluetoothAddress: [UInt8]] = [:]
     private var start: Double?
     /// Advertisers past `mostAdvertisers`, left out.
     public private(set) var leftOut = 0
-    /// Reports read, scan responses included.
-    public private(set) var reportCount = 0
 
     public init() {}
 
     /// Takes one report heard at `elapsed` seconds (the capture's clock).
     public mutating func add(_ report: AdvertisingReportFields, data: ArraySlice<UInt8>, at elapsed: Double) {
-        reportCount += 1
         let origin = start ?? elapsed
         start = origin
         let time = elapsed - origin
@@ -65,27 +63,32 @@ public struct CaptureSurvey {
             return
         }
         let key = Key(address: report.address, data: Array(data))
-        if collected[key] == nil {
+        let index: Int
+        if let known = positions[key] {
+            index = known
+        } else {
             guard collected.count < Self.mostAdvertisers else {
                 leftOut += 1
                 return
             }
-            collected[key] = Collected(advertiser: CapturedAdvertiser(
+            index = collected.count
+            positions[key] = index
+            collected.append(Collected(advertiser: CapturedAdvertiser(
                 address: report.address, addressType: report.addressType, data: key.data, scanResponse: nil,
-                kind: report.kind, first: time, last: time, reports: 0, interval: nil, rssi: nil))
-            order.append(key)
+                kind: report.kind, first: time, last: time, reports: 0, interval: nil, rssi: nil)))
         }
-        collected[key]!.advertiser.last = time
-        collected[key]!.advertiser.reports += 1
-        if collected[key]!.times.count < Self.mostTimes {
-            collected[key]!.times.append(time)
-            if let rssi = ScanReportRSSI.available(report.rssi) { collected[key]!.rssi.append(rssi) }
+        collected[index].advertiser.last = time
+        collected[index].advertiser.reports += 1
+        if collected[index].times.count < Self.mostTimes {
+            collected[index].times.append(time)
+            if let rssi = ScanReportRSSI.available(report.rssi) { collected[index].rssi.append(rssi) }
         }
     }
 
-    /// The advertisers of the capture at `path`, read to its end.
-    /// - Throws: `ReplayError` when it cannot be opened or read.
-    public static func advertisers(inFile path: String, includeBadCRC: Bool = false) throws -> [CapturedAdvertiser] {
+    /// The capture at `path` read to its end: its survey (`advertisers`, `leftOut`), and how
+    /// many link-layer PDUs were left out for a bad CRC.
+    /// - Throws: `ReplayError` when it cannot be opened (`unreadable`) or read.
+    public static func read(path: String, includeBadCRC: Bool = false) throws -> (survey: CaptureSurvey, badCRCPackets: Int) {
         let reader = try CaptureReader(path: path, decode: false, name: path, includeBadCRC: includeBadCRC)
         defer { reader.cancel() }
         var survey = CaptureSurvey()
@@ -95,19 +98,19 @@ public struct CaptureSurvey {
                 for index in event.reports { survey.add(batch.reports[index], data: batch.data(index), at: event.elapsed) }
             }
             if let failure = batch.failure { throw failure }
-            if batch.isLast { return survey.advertisers }
+            if batch.isLast { return (survey, batch.badCRCPackets) }
         }
     }
 
     /// The advertisers, in the order first heard.
     public var advertisers: [CapturedAdvertiser] {
-        order.compactMap { key in
-            guard var entry = collected[key] else { return nil }
-            entry.advertiser.scanResponse = scanResponses[key.address]
-            entry.advertiser.interval = Self.interval(times: entry.times)
+        collected.map { entry in
+            var advertiser = entry.advertiser
+            advertiser.scanResponse = scanResponses[advertiser.address]
+            advertiser.interval = Self.interval(times: entry.times)
             let sorted = entry.rssi.sorted()
-            entry.advertiser.rssi = sorted.isEmpty ? nil : sorted[sorted.count / 2]
-            return entry.advertiser
+            advertiser.rssi = sorted.isEmpty ? nil : sorted[sorted.count / 2]
+            return advertiser
         }
     }
 

@@ -146,6 +146,13 @@ public struct BeaconDescription: Sendable, Equatable {
     /// data keys in order as `init(pairs:)` reads them, the parameter keys as `parameters(in:)` does.
     /// - Throws: `Invalid` naming what is wrong.
     public static func beaconAndParameters(specification: String) throws(Invalid) -> (beacon: Beacon, parameters: BeaconParameters) {
+        let (data, parameters) = try split(specification: specification)
+        return (try BeaconDescription(pairs: data).beacon(), parameters)
+    }
+
+    /// A `--beacon` specification's data pairs, in order, and its own parameters.
+    private static func split(specification: String) throws(Invalid)
+        -> (data: [(key: String, value: String)], parameters: BeaconParameters) {
         let pairs: [(key: String, value: String)]
         do {
             pairs = try KeyValueText.pairs(specification)
@@ -154,8 +161,7 @@ public struct BeaconDescription: Sendable, Equatable {
         }
         let own = pairs.filter { parameterKeys.contains(plain($0.key)) }
         let parameters = try Self.parameters(in: Dictionary(own.map { ($0.key, $0.value) }) { $1 }).parameters
-        let beacon = try BeaconDescription(pairs: pairs.filter { !parameterKeys.contains(plain($0.key)) }).beacon()
-        return (beacon, parameters)
+        return (pairs.filter { !parameterKeys.contains(plain($0.key)) }, parameters)
     }
 
     /// A crowd: the beacons a description with a range for `major` or `minor` (`minor=1-200`)
@@ -192,15 +198,8 @@ public struct BeaconDescription: Sendable, Equatable {
     /// - Throws: `Invalid` naming what is wrong.
     public static func beaconsAndParameters(specification: String) throws(Invalid)
         -> [(beacon: Beacon, parameters: BeaconParameters)] {
-        let pairs: [(key: String, value: String)]
-        do {
-            pairs = try KeyValueText.pairs(specification)
-        } catch {
-            throw Invalid("expected KEY=VALUE pairs separated by commas, got '\(error.item)'")
-        }
-        let own = pairs.filter { parameterKeys.contains(plain($0.key)) }
-        let parameters = try Self.parameters(in: Dictionary(own.map { ($0.key, $0.value) }) { $1 }).parameters
-        return try crowd(pairs.filter { !parameterKeys.contains(plain($0.key)) }).map { (member) throws(Invalid) in
+        let (data, parameters) = try split(specification: specification)
+        return try crowd(data).map { (member) throws(Invalid) in
             (try BeaconDescription(pairs: member).beacon(), parameters)
         }
     }

@@ -160,10 +160,10 @@ extension EddystoneEID: BeaconFormat {
     public func writeFields(to writer: inout some BeaconFieldWriter & ~Copyable) {
         writer.field("eid", .hex(eid))
         writer.integer("txPowerAt0m", txPowerAt0m, unit: "dBm")
-        writer.field("measuredPower", .integer(Int(txPowerAt0m) - EddystoneFrame.zeroToOneMetreLoss), text: .omitted)
+        writer.field("measuredPower", .integer(EddystoneFrame.measuredPower(atZeroMetres: txPowerAt0m)), text: .omitted)
     }
 
-    public var measuredPowerAt1m: Int? { Int(txPowerAt0m) - EddystoneFrame.zeroToOneMetreLoss }
+    public var measuredPowerAt1m: Int? { EddystoneFrame.measuredPower(atZeroMetres: txPowerAt0m) }
 
     /// With its identity key where this host sends it (what a box builds it from); a frame
     /// decoded from the air has none, and cannot be described.
@@ -171,6 +171,6 @@ extension EddystoneEID: BeaconFormat {
         guard let source else { return [:] }
         return ["type": "eddystone-eid", "identityKey": HexText.format(source.identity.identityKey),
                 "rotationExponent": "\(source.identity.rotationExponent)", "clock": "\(source.counter)",
-                "measuredPower": "\(Int(txPowerAt0m) - EddystoneFrame.zeroToOneMetreLoss)"]
+                "measuredPower": "\(EddystoneFrame.measuredPower(atZeroMetres: txPowerAt0m))"]
     }
 }

@@ -22,6 +22,11 @@ public enum EddystoneFrame: Hashable, Sendable {
     /// Eddystone reports TX power at 0 m; the 1 m figure iBeacon calls measured power is 41 dB lower.
     public static let zeroToOneMetreLoss = 41
 
+    /// The measured power at 1 m for TX power `power` at 0 m: 41 dB lower, never clamped (-90
+    /// dBm at 0 m is -131 at 1 m, below what an Int8 holds).
+    @inlinable
+    public static func measuredPower(atZeroMetres power: Int8) -> Int { Int(power) - zeroToOneMetreLoss }
+
     /// Parses a frame: the service data after the 0xFEAA UUID.
     /// - Throws: `CodecError` naming the field that does not fit the frame type.
     public init(parsing bytes: ArraySlice<UInt8>) throws(CodecError) {

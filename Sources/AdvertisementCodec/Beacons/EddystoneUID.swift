@@ -64,13 +64,13 @@ extension EddystoneUID: BeaconFormat {
         writer.identifier("namespace", .hex(namespace))
         writer.identifier("instance", .hex(instance))
         writer.integer("txPowerAt0m", txPowerAt0m, unit: "dBm")
-        writer.field("measuredPower", .integer(Int(txPowerAt0m) - EddystoneFrame.zeroToOneMetreLoss), text: .omitted)
+        writer.field("measuredPower", .integer(EddystoneFrame.measuredPower(atZeroMetres: txPowerAt0m)), text: .omitted)
     }
 
-    public var measuredPowerAt1m: Int? { Int(txPowerAt0m) - EddystoneFrame.zeroToOneMetreLoss }
+    public var measuredPowerAt1m: Int? { EddystoneFrame.measuredPower(atZeroMetres: txPowerAt0m) }
 
     public var descriptionFields: [String: String] {
         ["type": "eddystone-uid", "namespace": HexText.format(namespace), "instance": HexText.format(instance),
-         "measuredPower": "\(Int(txPowerAt0m) - EddystoneFrame.zeroToOneMetreLoss)"]
+         "measuredPower": "\(EddystoneFrame.measuredPower(atZeroMetres: txPowerAt0m))"]
     }
 }

@@ -135,12 +135,12 @@ extension EddystoneURL: BeaconFormat {
     public func writeFields(to writer: inout some BeaconFieldWriter & ~Copyable) {
         writer.identifier("url", .text(url))
         writer.integer("txPowerAt0m", txPowerAt0m, unit: "dBm")
-        writer.field("measuredPower", .integer(Int(txPowerAt0m) - EddystoneFrame.zeroToOneMetreLoss), text: .omitted)
+        writer.field("measuredPower", .integer(EddystoneFrame.measuredPower(atZeroMetres: txPowerAt0m)), text: .omitted)
     }
 
-    public var measuredPowerAt1m: Int? { Int(txPowerAt0m) - EddystoneFrame.zeroToOneMetreLoss }
+    public var measuredPowerAt1m: Int? { EddystoneFrame.measuredPower(atZeroMetres: txPowerAt0m) }
 
     public var descriptionFields: [String: String] {
-        ["url": url, "measuredPower": "\(Int(txPowerAt0m) - EddystoneFrame.zeroToOneMetreLoss)"]
+        ["url": url, "measuredPower": "\(EddystoneFrame.measuredPower(atZeroMetres: txPowerAt0m))"]
     }
 }
