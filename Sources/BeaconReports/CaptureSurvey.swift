@@ -30,7 +30,9 @@ public struct CapturedAdvertiser: Sendable, Equatable {
 /// `mostAdvertisers` advertisers and `mostTimes` report times each are kept (the rest counted).
 public struct CaptureSurvey {
     public static let mostAdvertisers = 4096
-    static let mostTimes = 4096
+    /// Enough report times for an interval (the first ones heard); with `mostAdvertisers`, at
+    /// most 2 million numbers, 32 MiB, whatever the capture holds.
+    static let mostTimes = 512
 
     private struct Key: Hashable {
         var address: BluetoothAddress
