@@ -13,6 +13,6 @@ let uuid = try UUID(beaconText: "39ED98FF2900441A802F9C398FC199D2")
 let options = AdvertisingOptions(beacons: [.iBeacon(IBeacon(proximityUUID: uuid, major: 101, minor: 1)),
                                            .iBeacon(IBeacon(proximityUUID: uuid, major: 101, minor: 2))])
 let advertisement = try BeaconAdvertisement.start(.init(device: device, options: options))
-try advertisement.update(1, to: .iBeacon(IBeacon(proximityUUID: uuid, major: 101, minor: 3)))
+try advertisement.update(2, to: .iBeacon(IBeacon(proximityUUID: uuid, major: 101, minor: 3)))  // beacon 2: the second
 print("advertising \(advertisement.beacons.count) beacons on \(advertisement.device)")
 try advertisement.run(duration: .seconds(5))  // put back after resets; off the air at the end

@@ -13,7 +13,7 @@ let uuid = try UUID(beaconText: "39ED98FF2900441A802F9C398FC199D2")
 let options = AdvertisingOptions(beacons: [.iBeacon(IBeacon(proximityUUID: uuid, major: 101, minor: 1)),
                                            .iBeacon(IBeacon(proximityUUID: uuid, major: 101, minor: 2))])
 try await BeaconBroadcast.withBeacons(.init(device: device, options: options)) { beacons in
-    try await beacons.update(1, to: .iBeacon(IBeacon(proximityUUID: uuid, major: 101, minor: 3)))
+    try await beacons.update(2, to: .iBeacon(IBeacon(proximityUUID: uuid, major: 101, minor: 3)))
     print("advertising \(beacons.beacons.count) beacons on \(beacons.device)")
     try await Task.sleep(for: .seconds(5))
 }

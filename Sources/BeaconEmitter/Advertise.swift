@@ -329,8 +329,10 @@ struct Advertise: ParsableCommand {
                 hci?.controller.trace = { printer.progress("  " + $0) }
                 mgmt?.client.trace = { printer.progress("  " + $0) }
             }, report: printer.handle)
-            for (index, address) in advertisement.live.ownAddresses.enumerated() {
-                if let address { printer.progress("beacon \(index + 1) advertises from \(address), an address of its own") }
+            for beacon in advertisement.live.running {
+                if let address = beacon.ownAddress {
+                    printer.progress("beacon \(beacon.id) advertises from \(address), an address of its own")
+                }
             }
             if let connection = advertisement.connection, connection.virtualController != nil {
                 try showVirtualRoundTrip(connection, expected: options.beacons, printer: printer)
@@ -419,18 +421,18 @@ struct Advertise: ParsableCommand {
         }
         var sources: [any RunLoopSource] = server.map { [$0] } ?? []
         if let canary { sources.append(canary) }
-        let interleaving = parsedOnce?.interleaved ?? (try? interleavedFrame()) ?? nil
-        let hasTelemetry = options.beacons.contains { if case .eddystone(.tlm) = $0 { true } else { false } }
-        if hasTelemetry || interleaving != nil || server != nil {
+        if let interleaving = parsedOnce?.interleaved ?? (try? interleavedFrame()) ?? nil {
             sources.append(try TelemetrySource(session: session, intervalUnits: options.intervalUnits,
                                                interleaving: interleaving, log: printer.progress))
         }
-        if server != nil || options.beaconParameters.contains(where: { $0.addressRotation != nil }) {
-            sources.append(AddressRotation(session: session, report: { printer.progress("moving: \($0)") }))
-        }
-        if server != nil || options.beacons.contains(where: { $0.rotatingIdentifier != nil }) {
-            sources.append(IdentifierRotation(session: session, report: { printer.progress("eid: \($0)") }))
-        }
+        // TLM counters, rotating addresses and EIDs: the beacons' motions, on one schedule.
+        sources.append(MotionSource(BeaconMotions(beacons: session, intervalUnits: options.intervalUnits) { motion, text in
+            switch motion {
+            case .telemetry: printer.progress("telemetry: " + text)
+            case .address: printer.progress("moving: " + text)
+            case .identifier: printer.progress("eid: " + text)
+            }
+        }))
         if let service = printer.service, let interval = service.watchdogInterval {
             sources.append(try WatchdogSource(notifier: service, interval: interval))
         }

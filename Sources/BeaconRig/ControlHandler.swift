@@ -122,10 +122,7 @@ public final class ControlHandler {
     private func handle(_ request: ControlRequest) throws -> ControlReply {
         switch request {
         case .list:
-            let (beacons, ids, parameters) = (session.beacons, session.ids, session.parameters)
-            return ControlReply(beacons: beacons.indices.map {
-                Self.describe(beacons[$0], id: ids[$0], own: parameters.indices.contains($0) ? parameters[$0] : .run)
-            })
+            return ControlReply(beacons: session.running.map(Self.describe))
         case .status:
             let canary = canary.map { canary in
                 ControlReply.Canary(device: canary.device, beacons: zip(session.ids, canary.beacons()).map { id, state in
@@ -135,26 +132,26 @@ public final class ControlHandler {
                                              })
                 })
             }
-            return ControlReply(status: .init(state: state, beaconCount: session.beacons.count,
+            return ControlReply(status: .init(state: state, beaconCount: session.running.count,
                                               uptimeSeconds: Int(started.duration(to: .now).components.seconds),
                                               device: device, lastDisruption: lastDisruption, canary: canary,
                                               refused: refused?()))
         case let .add(described):
             let (fields, parameters) = try ownParameters(in: try Self.beaconFields(described, what: "add's \"beacon\""))
             let beacon = try build(fields)
-            let index = try session.add(beacon, parameters: parameters)
-            changed?("add", session.ids[index].rawValue, beacon)
-            return ControlReply(id: session.ids[index].rawValue, beacon: describe(index))
+            let id = try session.add(beacon, parameters: parameters)
+            changed?("add", id.rawValue, beacon)
+            return ControlReply(id: id.rawValue, beacon: try describe(id.rawValue))
         case let .update(id, changed):
-            let index = try indexOf(id)
+            let now = try running(id)
             let changes = try Self.beaconFields(changed, what: "update's \"fields\"")
             guard !changes.isEmpty else {
                 throw Refusal(message: "update changes no field: give \"fields\": {\"minor\": 3} (or {\"interval\": 200})")
             }
-            let current = fieldsOf(session.beacons[index])
+            let current = fieldsOf(now.beacon)
             // The parameters as a whole: the ones it had, with those the update gives.
             let (changedData, given) = try ownParameters(in: changes)
-            let had = session.parameters[index]
+            let had = now.parameters
             var parameters = had.merging(given)
             // A rotation given alone implies a made-up address; one the beacon has stays then.
             let namesAddress = changes.keys.contains { BeaconDescription.plain($0) == "address" }
@@ -167,14 +164,13 @@ public final class ControlHandler {
             do {
                 beacon = try build(current.merging(changedData) { $1 })
             } catch {
-                throw foreignFields(in: changedData, of: index, current: current) ?? error
+                throw foreignFields(in: changedData, of: now, current: current) ?? error
             }
-            try session.update(index, to: beacon, parameters: parameters)
+            try session.update(now.id, to: beacon, parameters: parameters)
             self.changed?("update", id, beacon)
-            return ControlReply(id: id, beacon: describe(index))
+            return ControlReply(id: id, beacon: try describe(id))
         case let .remove(id):
-            let index = try indexOf(id)
-            try session.remove(index)
+            try session.remove(try running(id).id)
             changed?("remove", id, nil)
             return ControlReply(id: id)
         }
@@ -182,15 +178,15 @@ public final class ControlHandler {
 
     /// An update's fields that its beacon does not have (a URL for an iBeacon), as the refusal
     /// that names them; nil when every field is the beacon's own.
-    private func foreignFields(in changes: [String: String], of index: Int, current: [String: String]) -> Refusal? {
+    private func foreignFields(in changes: [String: String], of running: RunningBeacon, current: [String: String]) -> Refusal? {
         // pduCount, pdu-count and pdu_count are one key.
         let plain = BeaconDescription.plain
         let own = Set(current.keys.map(plain))
         let foreign = changes.keys.filter { !own.contains(plain($0)) }.sorted()
         guard !foreign.isEmpty else { return nil }
-        let type = describe(index)["type"]?.string ?? "beacon"
+        let type = Self.describe(running)["type"]?.string ?? "beacon"
         return Refusal(message: "update: " + foreign.map { "\"\($0)\"" }.joined(separator: ", ")
-            + (foreign.count == 1 ? " is not a field" : " are not fields") + " of beacon \(session.ids[index]) (type \(type); "
+            + (foreign.count == 1 ? " is not a field" : " are not fields") + " of beacon \(running.id) (type \(type); "
             + "its fields: \(current.keys.sorted().joined(separator: ", "))): to change what it is, remove it and add another")
     }
 
@@ -203,11 +199,12 @@ public final class ControlHandler {
         }
     }
 
-    private func indexOf(_ id: Int) throws -> Int {
-        guard let index = session.index(of: BeaconID(id)) else {
+    /// The running beacon with id `id`.
+    private func running(_ id: Int) throws -> RunningBeacon {
+        guard let running = session.running(BeaconID(id)) else {
             throw Refusal(message: "no beacon with id \(id); there are: \(session.ids.map(\.description).joined(separator: ", "))")
         }
-        return index
+        return running
     }
 
     /// Fields from a JSON object (values as their text) or a `KEY=VALUE,...` string.
@@ -248,16 +245,15 @@ public final class ControlHandler {
         }
     }
 
-    /// Beacon `index` as `list` shows it.
-    private func describe(_ index: Int) -> JSONValue {
-        let parameters = session.parameters
-        return Self.describe(session.beacons[index], id: session.ids[index],
-                             own: parameters.indices.contains(index) ? parameters[index] : .run)
+    /// Beacon `id` as `list` shows it, as it is after a change.
+    private func describe(_ id: Int) throws -> JSONValue {
+        Self.describe(try running(id))
     }
 
     /// A beacon as `list` shows it: its id, the keys of `decode --json`, its own parameters and
-    /// its data. (The session's lists are read once per reply: each is a copy.)
-    private static func describe(_ beacon: Beacon, id: BeaconID, own: BeaconParameters) -> JSONValue {
+    /// its data.
+    private static func describe(_ running: RunningBeacon) -> JSONValue {
+        let (beacon, id, own) = (running.beacon, running.id, running.parameters)
         // The keys `decode --json` writes (its fast writer), read into the model once.
         var object: [String: JSONValue] = [:]
         if case let .object(keys) = JSONValue(parsing: SightingFormatter.json(BeaconSighting(beacon: beacon))) { object = keys }

@@ -44,8 +44,8 @@ enum SessionFuzzing {
             let changed: Bool
             switch round % 3 {
             case 0: changed = (try? live.add(beacons[0])) != nil
-            case 1: changed = (try? live.update(0, to: beacons[0])) != nil
-            default: changed = (try? live.remove(live.beacons.count - 1)) != nil
+            case 1: changed = live.ids.first.map { (try? live.update($0, to: beacons[0])) != nil } ?? false
+            default: changed = live.ids.last.map { (try? live.remove($0)) != nil } ?? false
             }
             if !changed && live.beacons != before { fatalError("a failed change left the list changed") }
         }

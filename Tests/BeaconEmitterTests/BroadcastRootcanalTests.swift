@@ -21,10 +21,10 @@ extension Rig {
         let configuration = BeaconAdvertisement.Configuration(device: .tcp(host: "127.0.0.1", port: port),
                                                               options: AdvertisingOptions(beacons: [beacon(minor: 1)]))
         let scanner = try TestScanner(port: port)
-        let changed = Mutex<(updated: Bool, added: Int?, events: [String])>((false, nil, []))
+        let changed = Mutex<(updated: Bool, added: BeaconID?, events: [String])>((false, nil, []))
         let task = Task {
             try await BeaconBroadcast.withBeacons(configuration) { beacons in
-                try await beacons.update(0, to: beacon(minor: 2))
+                try await beacons.update(1, to: beacon(minor: 2))
                 let added = try await beacons.add(beacon(minor: 3))
                 changed.withLock { ($0.updated, $0.added) = (true, added) }
                 for await event in beacons.events {
@@ -37,7 +37,7 @@ extension Rig {
         }
         #expect(heard.contains { $0.data == threeBeaconData[1] }, "\(heard.map { HexText.format($0.data) })")
         #expect(heard.contains { $0.data == threeBeaconData[2] }, "\(heard.map { HexText.format($0.data) })")
-        #expect(changed.withLock { $0.updated && $0.added == 1 })
+        #expect(changed.withLock { $0.updated && $0.added == 2 }, "the added beacon is the second: id 2")
         // The start's own report is among the events (the flow's steps come before it).
         let events = changed.withLock { $0.events }
         #expect(events.contains { $0.hasPrefix("advertising(") }, "\(events)")
@@ -67,7 +67,7 @@ extension Rig {
         }
         #expect(broadcast.parameters == [.run, slow])
         let before = try counts()
-        try await broadcast.update(1, to: beacon(minor: 3), parameters: .run)
+        try await broadcast.update(2, to: beacon(minor: 3), parameters: .run)
         #expect(broadcast.parameters == [.run, .run])
         _ = try scanner.collect(timeout: .milliseconds(300)) { _ in false }
         let after = try counts()
@@ -117,10 +117,10 @@ extension Rig {
         let configuration = BeaconAdvertisement.Configuration(device: .tcp(host: "127.0.0.1", port: port),
                                                               options: AdvertisingOptions(beacons: [beacon(minor: 1)]))
         let broadcast = try await BeaconBroadcast.start(configuration)
-        await #expect(throws: HostError.self) { try await broadcast.remove(0) }
+        await #expect(throws: HostError.self) { try await broadcast.remove(1) }  // the last one
         #expect(broadcast.beacons == [beacon(minor: 1)])
         try await broadcast.stop()
-        await #expect(throws: HostError.self) { try await broadcast.update(0, to: beacon(minor: 2)) }
+        await #expect(throws: HostError.self) { try await broadcast.update(1, to: beacon(minor: 2)) }
     }
 }
 }

@@ -88,11 +88,11 @@ import Testing
     /// in `Beacon.format`, not a case here.
     static let kindSites: [String: (count: Int, why: String)] = [
         "BeaconRig/BeaconDescription.swift": (4, "builds each format from the description's keys"),
-        "BeaconRig/LiveRig.swift": (2, "a scenario's stage moves TLM counters and EIDs (the formats' motion)"),
         "BeaconRig/ScenarioRunner.swift": (2, "a scenario's TLM expectation compares counters"),
-        "BeaconEmitter/Advertise.swift": (2, "--interleave-tlm's frame, and whether TLM counters move"),
-        "BeaconHost/Advertising/RotatingIdentifiers.swift": (2, "Eddystone-EID's motion"),
-        "BeaconHost/Advertising/MovingTelemetry.swift": (4, "Eddystone-TLM's motion and interleaving"),
+        "BeaconEmitter/Advertise.swift": (1, "--interleave-tlm's frame"),
+        "BeaconHost/Advertising/RotatingIdentifiers.swift": (1, "Eddystone-EID's own address"),
+        "BeaconHost/Advertising/BeaconMotions.swift": (1, "Eddystone-EID's next frame, put on the air"),
+        "BeaconHost/Advertising/MovingTelemetry.swift": (5, "Eddystone-TLM's motion and interleaving"),
         "BeaconTracking/AdvertiserAudit.swift": (3, "audit's choice of a beacon by Eddystone identifiers"),
         "BeaconTracking/BeaconTracker.swift": (9, "the tracker's key, hashed per report"),
         "BeaconReports/BeaconComparison.swift": (1, "verify's AltBeacon company and reserved byte"),

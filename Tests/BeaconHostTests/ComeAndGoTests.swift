@@ -99,14 +99,14 @@ import Testing
         let transport = ScriptedTransport(answeringEverything: true)
         try advertiser.restore(on: HCIController(transport: transport), controllerWasReset: true)
         let handle = try sets.add(referenceBeacon, parameters: BeaconParameters(address: .generatedStaticRandom))
-        guard let made = advertiser.ownAddresses.first ?? nil else {
-            Issue.record("no address made: \(advertiser.ownAddresses)")
+        guard let made = advertiser.running.map(\.ownAddress).first ?? nil else {
+            Issue.record("no address made: \(advertiser.running.map(\.ownAddress))")
             return
         }
         #expect(made.value >> 46 == 0b11, "a static random address: \(made)")
         try sets.setParameters(handle, to: BeaconParameters(intervalUnits: 320, address: .generatedStaticRandom))
         #expect(advertiser.parameters == [BeaconParameters(intervalUnits: 320, address: .generatedStaticRandom)])
-        #expect(advertiser.ownAddresses == [made])
+        #expect(advertiser.running.map(\.ownAddress) == [made])
         let sent = transport.sent.map { HexText.format($0) }
         let setAddress = "052006" + HexText.format(made.littleEndianBytes)
         #expect(sent.filter { $0 == setAddress }.count == 2, "set at the add and again with the new parameters: \(sent)")
@@ -145,7 +145,7 @@ import Testing
         let transport = AddressRefusingTransport()
         try advertiser.restore(on: HCIController(transport: transport), controllerWasReset: true)
         let handle = try sets.add(referenceBeacon, parameters: BeaconParameters(address: .generatedNonResolvable))
-        guard let first = advertiser.ownAddresses.first ?? nil else {
+        guard let first = advertiser.running.map(\.ownAddress).first ?? nil else {
             Issue.record("no address made")
             return
         }

@@ -33,13 +33,37 @@ import Testing
 
     /// New parameters: that beacon's set disabled, its parameters, enabled again; its data and
     /// the other set untouched.
+    /// A beacon is one value from the options to the air: given with its own parameters, it runs
+    /// as one `RunningBeacon` with its id, sent as the parallel lists send it.
+    @Test func aBeaconIsOneValueFromTheOptionsToTheAir() throws {
+        let given = [AdvertisingOptions.GivenBeacon(Self.beacons[0]), .init(Self.beacons[1], parameters: Self.slow)]
+        let options = AdvertisingOptions(given: given)
+        #expect(options.beacons == Array(Self.beacons.prefix(2)) && options.beaconParameters == [.run, Self.slow])
+        #expect(options.given == given)
+        #expect(AdvertisingOptions(given: [.init(Self.beacons[0])]).beaconParameters.isEmpty, "all the run's: none of their own")
+        let (oneValue, lists) = (ScriptedTransport(answeringEverything: true), ScriptedTransport(answeringEverything: true))
+        let advertiser = Advertiser(controller: HCIController(transport: oneValue), options: options)
+        try advertiser.start(capabilities: capabilities(extended: true))
+        let reference = Advertiser(controller: HCIController(transport: lists),
+                                   options: AdvertisingOptions(beacons: Array(Self.beacons.prefix(2)), beaconParameters: [.run, Self.slow]))
+        try reference.start(capabilities: capabilities(extended: true))
+        #expect(oneValue.sent == lists.sent)
+        #expect(advertiser.running == [RunningBeacon(id: 1, beacon: Self.beacons[0]),
+                                       RunningBeacon(id: 2, beacon: Self.beacons[1], parameters: Self.slow)])
+        let added = try advertiser.add(Self.beacons[2], parameters: BeaconParameters(txPower: 0))
+        #expect(added == 3 && advertiser.running(3)?.parameters == BeaconParameters(txPower: 0))
+        try advertiser.remove(1)
+        #expect(advertiser.ids == [2, 3], "a remove moves no other beacon's id")
+        #expect { try advertiser.update(1, to: Self.beacons[0]) } throws: { "\($0)".contains("no beacon 1") }
+    }
+
     @Test func aChangeOfParametersIsAGapOnItsOwnSetOnly() throws {
         let transport = ScriptedTransport(answeringEverything: true)
         let advertiser = Advertiser(controller: HCIController(transport: transport),
                                     options: AdvertisingOptions(beacons: Array(Self.beacons.prefix(2))))
         try advertiser.start(capabilities: capabilities(extended: true))
         let before = transport.sent.count
-        try advertiser.update(1, to: Self.beacons[1], parameters: BeaconParameters(intervalUnits: 320))
+        try advertiser.update(2, to: Self.beacons[1], parameters: BeaconParameters(intervalUnits: 320))
         #expect(Array(transport.sent.dropFirst(before)) == [
             hex("39 20 06 00 01 01 00 00 00   // disable set 1"),
             Self.parameters(set: 1, interval: "40 01 00", txPower: "7F"),
@@ -48,7 +72,7 @@ import Testing
         #expect(advertiser.parameters == [.run, BeaconParameters(intervalUnits: 320)])
         // Data and parameters together: the parameters first, then the data on the running set.
         let middle = transport.sent.count
-        try advertiser.update(0, to: Self.beacons[2], parameters: Self.slow)
+        try advertiser.update(1, to: Self.beacons[2], parameters: Self.slow)
         #expect(transport.sent.dropFirst(middle).map { $0[0] } == [0x39, 0x36, 0x39, 0x37])
         #expect(advertiser.beacons == [Self.beacons[2], Self.beacons[1]])
     }
@@ -60,7 +84,7 @@ import Testing
                                     options: AdvertisingOptions(beacons: Array(Self.beacons.prefix(2)),
                                                                 beaconParameters: [.run, Self.slow]))
         try advertiser.start(capabilities: capabilities(extended: true))
-        try advertiser.update(0, to: Self.beacons[0], parameters: BeaconParameters(intervalUnits: 320))
+        try advertiser.update(1, to: Self.beacons[0], parameters: BeaconParameters(intervalUnits: 320))
         let before = transport.sent.count
         try advertiser.restore(controllerWasReset: true)
         #expect(transport.sent.dropFirst(before).filter { $0.prefix(2) == [0x36, 0x20] }
@@ -79,7 +103,7 @@ import Testing
         let advertiser = Advertiser(controller: HCIController(transport: transport),
                                     options: AdvertisingOptions(beacons: [referenceBeacon]))
         try advertiser.start(capabilities: capabilities(extended: true))
-        #expect(throws: HostError.self) { try advertiser.update(0, to: referenceBeacon, parameters: BeaconParameters(txPower: -20)) }
+        #expect(throws: HostError.self) { try advertiser.update(1, to: referenceBeacon, parameters: BeaconParameters(txPower: -20)) }
         #expect(transport.remainingSteps == 0)
         #expect(advertiser.parameters == [.run])
     }
@@ -105,7 +129,7 @@ import Testing
         #expect(throws: HostError.self) { try single.add(Self.beacons[1]) }
         #expect(single.beacons == [referenceBeacon] && legacy.sent.count == sent)
         #expect {
-            try single.update(0, to: referenceBeacon, parameters: BeaconParameters(txPower: 0))
+            try single.update(1, to: referenceBeacon, parameters: BeaconParameters(txPower: 0))
         } throws: { "\($0)".contains("beacon 1's TX power: needs extended advertising") }
         #expect(legacy.sent.count == sent)
     }
@@ -128,13 +152,13 @@ import Testing
         #expect(addresses().count == 2 && addresses()[0] == hex("35 20 07 01 55 44 33 22 11 C0"))
         #expect(made[3] == 2 && BluetoothAddress(littleEndian: made.dropFirst(4)).isStaticRandom)
         try advertiser.restore(controllerWasReset: true)
-        try advertiser.update(2, to: Self.beacons[2], parameters: BeaconParameters(intervalUnits: 320, address: .generatedStaticRandom))
+        try advertiser.update(3, to: Self.beacons[2], parameters: BeaconParameters(intervalUnits: 320, address: .generatedStaticRandom))
         #expect(addresses().suffix(2) == [made, made], "kept through a restore and new parameters")
         let sent = transport.sent.count
-        let renewed = try advertiser.renewAddress(2)
+        let renewed = try advertiser.renewAddress(3)
         #expect(Array(transport.sent.dropFirst(sent)) == [hex("35 20 07 02") + renewed.littleEndianBytes], "in place")
         #expect(renewed.isStaticRandom && renewed != BluetoothAddress(littleEndian: made.dropFirst(4)))
-        #expect(throws: HostError.self) { try advertiser.renewAddress(1) }  // a given address is not renewed
+        #expect(throws: HostError.self) { try advertiser.renewAddress(2) }  // a given address is not renewed
     }
 
     /// A controller that takes a set's address only while the set is disabled: the renewal is
@@ -147,8 +171,8 @@ import Testing
         try advertiser.start(capabilities: capabilities(extended: true))
         transport.refuse(opcode: 0x2035, status: 0x0C, times: 1)
         let sent = transport.sent.count
-        try advertiser.renewAddress(0)
-        try advertiser.renewAddress(0)
+        try advertiser.renewAddress(1)
+        try advertiser.renewAddress(1)
         #expect(transport.sent.dropFirst(sent).map { $0[0] } == [0x35, 0x39, 0x35, 0x39, 0x39, 0x35, 0x39])
     }
 
@@ -181,7 +205,7 @@ import Testing
                                            options: AdvertisingOptions(beacons: [referenceBeacon, Self.beacons[1]],
                                                                        beaconParameters: [.run, own]))
         try advertiser.start()
-        try advertiser.update(1, to: Self.beacons[1], parameters: BeaconParameters(intervalUnits: 320))
+        try advertiser.update(2, to: Self.beacons[1], parameters: BeaconParameters(intervalUnits: 320))
         #expect(kernel.remainingSteps == 0)
         #expect(advertiser.parameters == [.run, BeaconParameters(intervalUnits: 320)])
     }

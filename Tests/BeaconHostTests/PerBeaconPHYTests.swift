@@ -55,7 +55,7 @@ import Testing
         try advertiser.start(capabilities: AdvertisingCapabilities(supportsExtendedAdvertising: true,
                                                                    numberOfAdvertisingSets: 4, supportsCodedPHY: true))
         let before = transport.sent.count
-        try advertiser.update(1, to: Self.beacons[1], parameters: Self.coded)
+        try advertiser.update(2, to: Self.beacons[1], parameters: Self.coded)
         #expect(Array(transport.sent.dropFirst(before)) == [
             hex("39 20 06 00 01 01 00 00 00   // disable set 1"),
             Self.parameters(set: 1, properties: "00 00", phy: 0x03),

@@ -54,27 +54,15 @@ import Testing
         #expect(!JournalStream.isStandardError(environment: [:]))
     }
 
-    /// A fake running emitter: the beacons, and each change asked of it.
-    final class Live: LiveAdvertising {
-        var beacons: [Beacon]
-        var changes: [String] = []
-        init(_ beacons: [Beacon]) { self.beacons = beacons }
-        func update(_ index: Int, to beacon: Beacon) throws(HostError) { beacons[index] = beacon; changes.append("update \(index)") }
-        func add(_ beacon: Beacon) throws(HostError) -> Int { beacons.append(beacon); changes.append("add"); return beacons.count - 1 }
-        func remove(_ index: Int) throws(HostError) { beacons.remove(at: index); changes.append("remove \(index)") }
-        func show(_ index: Int, _ frame: Beacon) throws(HostError) {}
-        var ids: [BeaconID] { beacons.indices.map { BeaconID($0 + 1) } }
-    }
-
     static func beacon(_ minor: UInt16) -> Beacon {
         .iBeacon(IBeacon(proximityUUID: UUID(uuidString: "39ED98FF-2900-441A-802F-9C398FC199D2")!, major: 1, minor: minor))
     }
 
     @Test func aReloadChangesOnlyWhatChanged() throws {
-        let live = Live([Self.beacon(1), Self.beacon(2), Self.beacon(3)])
+        let live = FakeRunning([Self.beacon(1), Self.beacon(2), Self.beacon(3)])
         let counts = try live.apply([Self.beacon(1), Self.beacon(9)])
         #expect(counts == (1, 0, 1))
-        #expect(live.changes == ["update 1", "remove 2"])
+        #expect(live.changes == ["update 2", "remove 3"])
         #expect(live.beacons == [Self.beacon(1), Self.beacon(9)])
         live.changes = []
         #expect(try live.apply([Self.beacon(1), Self.beacon(9), Self.beacon(4), Self.beacon(5)]) == (0, 2, 0))

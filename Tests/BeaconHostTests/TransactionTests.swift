@@ -30,7 +30,7 @@ import Testing
             .init(command: hex("37 20 22 00 03 01 1E") + Self.minor3Data, answers: [Self.hardwareError]),
         ])
         do {
-            try session.live.update(0, to: Self.minor3)
+            try session.live.update(1, to: Self.minor3)
             Issue.record("the update succeeded")
         } catch {
             guard case let .interrupted(disruption, cause) = error else { throw error }
@@ -49,8 +49,8 @@ import Testing
         let (session, advertiser, transport) = try owned(ComeAndGoTests.adding(set: 1, data: Self.minor3Data)
             + [.init(command: hex("39 20 06 00 01 00 00 00 00  // disable set 0"),
                      answers: [complete(0x0C03), complete(0x2039, status: 0x42)])])
-        #expect(try session.live.add(Self.minor3) == 1)
-        #expect(throws: HostError.self) { try session.live.remove(0) }
+        #expect(try session.live.add(Self.minor3) == 2)
+        #expect(throws: HostError.self) { try session.live.remove(1) }
         #expect(advertiser.beacons == [referenceBeacon, Self.minor3])
         #expect(advertiser.plan?.handles == [0, 1])
         #expect(advertiser.leftovers.isEmpty)
@@ -64,7 +64,7 @@ import Testing
         let (session, advertiser, _) = try owned([
             .init(command: hex("37 20 22 00 03 01 1E") + Self.minor3Data, answers: [complete(0x2037, status: 0x42)]),
         ])
-        #expect(Self.interruption { () throws(HostError) in try session.live.update(0, to: Self.minor3) }?.code
+        #expect(Self.interruption { () throws(HostError) in try session.live.update(1, to: Self.minor3) }?.code
                 == "advertising-lost")
         #expect(advertiser.beacons == [referenceBeacon])
         let signal = try session.takeIn()
@@ -87,7 +87,7 @@ import Testing
             .init(command: hex("37 20 22 00 03 01 1E") + Self.minor3Data, answers: [complete(0x2037, status: 0x0C)]),
         ])
         do {
-            try session.live.update(0, to: Self.minor3)
+            try session.live.update(1, to: Self.minor3)
             Issue.record("the update succeeded")
         } catch {
             guard case .controllerRefused = error else { Issue.record("\(error)"); return }
@@ -107,8 +107,8 @@ import Testing
                .init(command: hex("3C 20 01 01"), answers: [complete(0x203C)]),
                .init(command: hex("39 20 06 00 01 00 00 00 00"), answers: [complete(0x2039)]),
                .init(command: hex("3C 20 01 00"), answers: [complete(0x203C)])])
-        #expect(try session.live.add(Self.minor3) == 1)
-        try session.live.remove(1)
+        #expect(try session.live.add(Self.minor3) == 2)
+        try session.live.remove(2)
         #expect(advertiser.beacons == [referenceBeacon])
         #expect(advertiser.leftovers == [1])
         try session.stop()
@@ -144,7 +144,7 @@ import Testing
         try advertiser.start()
         let session = ManagedSession(advertiser: advertiser, openMonitor: { _ in nil })
         do {
-            try session.live.update(0, to: Self.minor3)
+            try session.live.update(1, to: Self.minor3)
             Issue.record("the update succeeded")
         } catch {
             guard case let .interrupted(disruption, _) = error else { throw error }

@@ -9,10 +9,8 @@ import Testing
 /// A running emitter's beacons, faked: what the control protocol changed, and a switch to
 /// make the next change fail as a controller refusal would.
 final class FakeLive: LiveAdvertising {
-    private(set) var beacons: [Beacon]
-    private(set) var parameters: [BeaconParameters]
     /// Ids as the core gives them: 1, 2, ... in order, each added one the next, never reused.
-    private(set) var ids: [BeaconID]
+    private(set) var running: [RunningBeacon]
     private var nextID: Int
     var refuseNext = false
     /// The next change is cut short by this disruption (and changes nothing).
@@ -20,9 +18,7 @@ final class FakeLive: LiveAdvertising {
     private(set) var changes = 0
 
     init(_ beacons: [Beacon]) {
-        self.beacons = beacons
-        parameters = beacons.map { _ in .run }
-        ids = beacons.indices.map { BeaconID($0 + 1) }
+        running = beacons.indices.map { RunningBeacon(id: BeaconID($0 + 1), beacon: beacons[$0]) }
         nextID = beacons.count + 1
     }
 
@@ -37,39 +33,39 @@ final class FakeLive: LiveAdvertising {
         }
     }
 
-    func update(_ index: Int, to beacon: Beacon) throws(HostError) {
-        try update(index, to: beacon, parameters: nil)
+    private func index(_ id: BeaconID) throws(HostError) -> Int {
+        guard let index = running.firstIndex(where: { $0.id == id }) else { throw .unsupported("no beacon \(id)") }
+        return index
     }
 
-    func update(_ index: Int, to beacon: Beacon, parameters own: BeaconParameters?) throws(HostError) {
+    func update(_ id: BeaconID, to beacon: Beacon, parameters own: BeaconParameters?) throws(HostError) {
+        let index = try index(id)
         try check()
-        beacons[index] = beacon
-        if let own { parameters[index] = own }
+        running[index].beacon = beacon
+        if let own { running[index].parameters = own }
         changes += 1
     }
 
-    func add(_ beacon: Beacon) throws(HostError) -> Int {
-        try add(beacon, parameters: .run)
-    }
-
-    func add(_ beacon: Beacon, parameters own: BeaconParameters) throws(HostError) -> Int {
+    func add(_ beacon: Beacon, parameters own: BeaconParameters) throws(HostError) -> BeaconID {
         try check()
-        beacons.append(beacon)
-        parameters.append(own)
-        ids.append(BeaconID(nextID))
+        let id = BeaconID(nextID)
+        running.append(RunningBeacon(id: id, beacon: beacon, parameters: own))
         nextID += 1
         changes += 1
-        return beacons.count - 1
+        return id
     }
 
-    func show(_ index: Int, _ frame: Beacon) throws(HostError) {}
+    func show(_ id: BeaconID, _ frame: Beacon) throws(HostError) {}
 
-    func remove(_ index: Int) throws(HostError) {
-        guard beacons.count > 1 else { throw .unsupported("the last one") }
+    func renewAddress(_ id: BeaconID) throws(HostError) -> BluetoothAddress {
+        throw .unsupported("no address of its own")
+    }
+
+    func remove(_ id: BeaconID) throws(HostError) {
+        let index = try index(id)
+        guard running.count > 1 else { throw .unsupported("the last one") }
         try check()
-        beacons.remove(at: index)
-        parameters.remove(at: index)
-        ids.remove(at: index)
+        running.remove(at: index)
         changes += 1
     }
 }

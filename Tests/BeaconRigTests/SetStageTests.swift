@@ -13,6 +13,9 @@ final class FakeSets: BeaconSets {
     var log: ((String) -> Void)?
     let capacity: Int
     private(set) var sets: [UInt8: Beacon] = [:]
+    /// Each beacon's own parameters, by id, as the core keeps them (an EID beacon with a set of
+    /// its own gets a made-up address, as the core gives it one).
+    private var own: [BeaconID: BeaconParameters] = [:]
     private(set) var calls: [String] = []
     private var waiting: [UInt8] = []
 
@@ -34,19 +37,30 @@ final class FakeSets: BeaconSets {
             return Self.id(name)
         }
         sets[handle] = beacon
+        own[Self.id(handle)] = parameters.forBeacon(beacon, makesAddresses: true, connectable: false)
         calls.append("add \(handle) \(minor(beacon))" + (parameters == .run ? "" : " (\(parameters.description))"))
         return Self.id(handle)
     }
 
-    func update(_ id: BeaconID, to beacon: Beacon) throws(HostError) {
+    /// The beacons on their sets (those taking turns are not faked), as the core lists them.
+    var running: [RunningBeacon] {
+        sets.keys.sorted().map { handle in
+            RunningBeacon(id: Self.id(handle), beacon: sets[handle]!, parameters: own[Self.id(handle)] ?? .run)
+        }
+    }
+
+    func update(_ id: BeaconID, to beacon: Beacon, parameters: BeaconParameters?) throws(HostError) {
         let handle = UInt8(id.rawValue)
+        if let parameters {
+            own[id] = parameters
+            calls.append("parameters \(id)" + (parameters == .run ? " (the run's)" : " (\(parameters.description))"))
+            return
+        }
         sets[handle] = beacon
         calls.append("update \(handle) \(minor(beacon))")
     }
 
-    func setParameters(_ id: BeaconID, to parameters: BeaconParameters) throws(HostError) {
-        calls.append("parameters \(id)" + (parameters == .run ? " (the run's)" : " (\(parameters.description))"))
-    }
+    func show(_ id: BeaconID, _ frame: Beacon) throws(HostError) {}
 
     func renewAddress(_ id: BeaconID) throws(HostError) -> BluetoothAddress {
         calls.append("renew \(id)")
@@ -57,6 +71,7 @@ final class FakeSets: BeaconSets {
         let handle = UInt8(id.rawValue)
         waiting.removeAll { $0 == handle }
         sets[handle] = nil
+        own[id] = nil
         calls.append("remove \(handle)")
     }
 

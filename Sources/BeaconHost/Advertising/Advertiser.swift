@@ -23,10 +23,8 @@ package final class Advertiser {
         get { slots.rotationIndex }
         set { slots.rotationIndex = newValue }
     }
-    /// The beacons advertised now (changed by `add`, `update`, `remove`).
-    public var beacons: [Beacon] { slots.beacons }
-    /// Each beacon's id, in order.
-    public var ids: [BeaconID] { slots.ids }
+    /// The beacons advertised now, each one value (changed by `add`, `update`, `remove`).
+    public var running: [RunningBeacon] { slots.running }
     /// How many sets the controller has (read at start for more than one beacon, else at
     /// the first `add`).
     private var numberOfSets: Int?
@@ -274,15 +272,15 @@ package final class Advertiser {
         }
     }
 
-    /// Gives beacon `index`, whose address is made up (`address=static` or `non-resolvable`),
+    /// Gives beacon `id`, whose address is made up (`address=static` or `non-resolvable`),
     /// a new one of the same kind on its running set: in place where the controller allows it
     /// (Core 5.3 on: non-connectable advertising goes on from the new address at its next
     /// event); where it refuses, the set disabled around it, and so from then on. Legacy
     /// advertising takes its one random address only while disabled.
     /// - Returns: the new address.
     @discardableResult
-    public func renewAddress(_ index: Int) throws(HostError) -> BluetoothAddress {
-        try make { backend throws(HostError) in try renewAddress(index, on: backend) }
+    public func renewAddress(_ id: BeaconID) throws(HostError) -> BluetoothAddress {
+        try make { backend throws(HostError) in try renewAddress(try slots.index(id), on: backend) }
     }
 
     /// Puts beacon `index`'s new address on its set (`renewAddress`).
@@ -379,24 +377,20 @@ package final class Advertiser {
         try slots.rotate(on: self)
     }
 
-    /// Changes beacon `index` in place: its set's data (no disable, no enable); a beacon that
-    /// takes turns changes when its turn comes (at once if it is on the air).
+    /// Changes beacon `id` in place: its set's data (no disable, no enable); a beacon that
+    /// takes turns changes when its turn comes (at once if it is on the air). With
+    /// `parameters`, its own parameters too, on its set disabled for them: a short gap for that
+    /// beacon only.
     /// - Throws: `HostError` when the controller refuses, or for data a legacy PDU cannot hold.
-    public func update(_ index: Int, to beacon: Beacon) throws(HostError) {
-        try update(index, to: beacon, parameters: nil)
+    public func update(_ id: BeaconID, to beacon: Beacon, parameters: BeaconParameters?) throws(HostError) {
+        try make { backend throws(HostError) in try update(try slots.index(id), to: beacon, parameters: parameters, on: backend) }
     }
 
-    /// Changes beacon `index`'s data in place and its own parameters (nil: kept) on its set,
-    /// disabled for them: a short gap for that beacon only.
-    public func update(_ index: Int, to beacon: Beacon, parameters: BeaconParameters?) throws(HostError) {
-        try make { backend throws(HostError) in try update(index, to: beacon, parameters: parameters, on: backend) }
-    }
-
-    /// Puts another frame on beacon `index`'s set for now, the beacon itself unchanged (what a
+    /// Puts another frame on beacon `id`'s set for now, the beacon itself unchanged (what a
     /// restore puts back): an Eddystone-TLM frame interleaved with a UID or URL beacon. Not
     /// while beacons take turns (the set is theirs).
-    public func show(_ index: Int, _ frame: Beacon) throws(HostError) {
-        try slots.show(index, frame, on: self)
+    public func show(_ id: BeaconID, _ frame: Beacon) throws(HostError) {
+        try slots.show(try slots.index(id), frame, on: self)
     }
 
     var canShowFrames: Bool { true }
@@ -414,24 +408,16 @@ package final class Advertiser {
     /// Adds a beacon while advertising: a set of its own where the controller has one free and
     /// the beacons are not taking turns; otherwise it joins the turns (legacy advertising, or
     /// more beacons than sets from the start).
-    /// - Returns: the beacon's index.
+    /// - Returns: the beacon's id.
     /// - Throws: `HostError` when every set is in use by a beacon of its own, or the controller refuses.
+    /// With parameters of its own (interval, TX power...), it has a set of its own: never in the turns.
     @discardableResult
-    public func add(_ beacon: Beacon) throws(HostError) -> Int {
-        try add(beacon, parameters: .run)
+    public func add(_ beacon: Beacon, parameters: BeaconParameters) throws(HostError) -> BeaconID {
+        try make { backend throws(HostError) in
+            let index = try add(beacon, parameters: parameters, on: backend)
+            return slots.entries[index].id
+        }
     }
-
-    /// Adds a beacon with its own interval and TX power (a set of its own: never in the turns).
-    @discardableResult
-    public func add(_ beacon: Beacon, parameters: BeaconParameters) throws(HostError) -> Int {
-        try make { backend throws(HostError) in try add(beacon, parameters: parameters, on: backend) }
-    }
-
-    /// Each beacon's own parameters, in order.
-    public var parameters: [BeaconParameters] { slots.parameters }
-
-    /// The random address of its own each beacon's set advertises from (nil: none of its own).
-    public var ownAddresses: [BluetoothAddress?] { slots.entries.indices.map { slots.ownAddress(ofBeacon: $0) } }
 
     /// A set of its own for the new beacon `index` (nil: none free, or legacy advertising's one
     /// taken, where it joins the turns on the last), its parameters checked; nothing sent but
@@ -483,10 +469,10 @@ package final class Advertiser {
         return handle
     }
 
-    /// Takes beacon `index` off the air (its set removed, or out of the turns), the last one
+    /// Takes beacon `id` off the air (its set removed, or out of the turns), the last one
     /// too (`LiveBeacons` keeps the last one on the air for `advertise` and the library).
-    public func remove(_ index: Int) throws(HostError) {
-        try make { backend throws(HostError) in try remove(index, on: backend) }
+    public func remove(_ id: BeaconID) throws(HostError) {
+        try make { backend throws(HostError) in try remove(try slots.index(id), on: backend) }
     }
 
     /// A removed beacon's set, off the air: removed at the restore (legacy advertising's one:

@@ -128,6 +128,38 @@ public struct AdvertisingOptions: Sendable {
         self.rotationPeriod = rotationPeriod
     }
 
+    /// One beacon as given to the start, one value: its content and its own parameters
+    /// (`.run`: the run's). On the air it becomes a `RunningBeacon`, with its id.
+    public struct GivenBeacon: Sendable, Hashable {
+        public var beacon: Beacon
+        public var parameters: BeaconParameters
+
+        public init(_ beacon: Beacon, parameters: BeaconParameters = .run) {
+            self.beacon = beacon
+            self.parameters = parameters
+        }
+    }
+
+    /// The beacons with their own parameters, each one value (in the beacons' order).
+    public init(given: [GivenBeacon], intervalUnits: UInt32 = 160, connectable: Bool = false,
+                address: Address = .publicAddress, txPower: Int8? = nil, mode: Mode = .automatic,
+                rotationPeriod: Duration = .seconds(1), phy: PHY = .le1M) {
+        self.init(beacons: [], intervalUnits: intervalUnits, connectable: connectable, address: address, txPower: txPower,
+                  mode: mode, rotationPeriod: rotationPeriod, phy: phy)
+        self.given = given
+    }
+
+    /// The beacons as given, each one value: a view of `beacons` and `beaconParameters`.
+    public var given: [GivenBeacon] {
+        get {
+            beacons.indices.map { GivenBeacon(beacons[$0], parameters: beaconParameters.indices.contains($0) ? beaconParameters[$0] : .run) }
+        }
+        set {
+            beacons = newValue.map(\.beacon)
+            beaconParameters = newValue.contains { $0.parameters != .run } ? newValue.map(\.parameters) : []
+        }
+    }
+
     /// Milliseconds as 0.625 ms units, rounded to the nearest (1 to 0xFFFFFF, the widest any
     /// command takes; each use checks its own range).
     public static func units(milliseconds: Double) -> UInt32? {

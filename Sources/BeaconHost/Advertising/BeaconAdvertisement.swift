@@ -137,6 +137,9 @@ public final class BeaconAdvertisement {
         }
     }
 
+    /// The beacons advertised now, in order, each with its id (the first given is 1).
+    public var running: [RunningBeacon] { live.running }
+
     /// The beacons advertised now, in order.
     public var beacons: [Beacon] { live.beacons }
 
@@ -159,15 +162,21 @@ public final class BeaconAdvertisement {
     /// How the beacons are on the air (sets or instances, turns), nil once stopped.
     public var plan: AdvertisingPlan? { session.plan }
 
-    /// Changes beacon `index` in place (new data on its set or instance, no gap on the air).
-    public func update(_ index: Int, to beacon: Beacon) throws(HostError) { try live.update(index, to: beacon) }
+    /// Changes beacon `id` in place (new data on its set or instance, no gap on the air); with
+    /// `parameters`, its own interval and TX power too (a short gap for it alone).
+    public func update(_ id: BeaconID, to beacon: Beacon, parameters: BeaconParameters? = nil) throws(HostError) {
+        try live.update(id, to: beacon, parameters: parameters)
+    }
 
-    /// Adds a beacon while advertising. - Returns: its index.
+    /// Adds a beacon while advertising, with its own interval and TX power if given.
+    /// - Returns: its id.
     @discardableResult
-    public func add(_ beacon: Beacon) throws(HostError) -> Int { try live.add(beacon) }
+    public func add(_ beacon: Beacon, parameters: BeaconParameters = .run) throws(HostError) -> BeaconID {
+        try live.add(beacon, parameters: parameters)
+    }
 
-    /// Takes beacon `index` off the air (not the last one: `stop` is how advertising stops).
-    public func remove(_ index: Int) throws(HostError) { try live.remove(index) }
+    /// Takes beacon `id` off the air (not the last one: `stop` is how advertising stops).
+    public func remove(_ id: BeaconID) throws(HostError) { try live.remove(id) }
 
     /// Keeps the beacons on the air until `duration` passes or `interrupt` is readable
     /// (`SignalWatcher.install()` for SIGINT and SIGTERM), putting them back after whatever

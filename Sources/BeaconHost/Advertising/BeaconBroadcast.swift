@@ -13,7 +13,7 @@ import Synchronization
 /// its waits, and what happens to the beacons is `events`.
 ///
 ///     try await BeaconBroadcast.withBeacons(.init(device: .kernel(index: 0), options: options)) { beacons in
-///         try await beacons.update(0, to: .iBeacon(newer))
+///         try await beacons.update(1, to: .iBeacon(newer))   // beacon 1: the first given
 ///         for await event in beacons.events { print(event) }   // until the task is cancelled
 ///     }   // off the air when the body returns, throws or is cancelled
 public final class BeaconBroadcast: Sendable {
@@ -35,28 +35,27 @@ public final class BeaconBroadcast: Sendable {
         /// How the run ended, once it has.
         var ended: Result<Void, HostError>?
         var waitingForEnd: [CheckedContinuation<Void, Never>] = []
-        var beacons: [Beacon] = []
-        var parameters: [BeaconParameters] = []
+        var running: [RunningBeacon] = []
     }
 
     private enum Change: Sendable {
-        case update(Int, Beacon, BeaconParameters?)
+        case update(BeaconID, Beacon, BeaconParameters?)
         case add(Beacon, BeaconParameters)
-        case remove(Int)
+        case remove(BeaconID)
     }
 
     private struct Request: Sendable {
         var change: Change
-        var answer: CheckedContinuation<Result<Int, HostError>, Never>
+        var answer: CheckedContinuation<Result<BeaconID, HostError>, Never>
     }
 
-    private init(device: String, beacons: [Beacon], parameters: [BeaconParameters], events: (AsyncStream<EmitterEvent>, AsyncStream<EmitterEvent>.Continuation),
+    private init(device: String, running: [RunningBeacon], events: (AsyncStream<EmitterEvent>, AsyncStream<EmitterEvent>.Continuation),
                  requestsReady: WakePipe, stopRequested: WakePipe) {
         (self.events, eventSink) = events
         self.device = device
         self.requestsReady = requestsReady
         self.stopRequested = stopRequested
-        state = Mutex(State(beacons: beacons, parameters: parameters))
+        state = Mutex(State(running: running))
     }
 
     /// Opens the device and puts the beacons on the air; they stay there, supervised, until
@@ -105,28 +104,31 @@ public final class BeaconBroadcast: Sendable {
         return result
     }
 
+    /// The beacons on the air now, in order, each with its id (as the last change left them).
+    public var running: [RunningBeacon] { state.withLock { $0.running } }
+
     /// The beacons on the air now, in order (as the last change left them).
-    public var beacons: [Beacon] { state.withLock { $0.beacons } }
+    public var beacons: [Beacon] { running.map(\.beacon) }
 
     /// Each beacon's own interval and TX power, in order (`.run`: the options').
-    public var parameters: [BeaconParameters] { state.withLock { $0.parameters } }
+    public var parameters: [BeaconParameters] { running.map(\.parameters) }
 
-    /// Changes beacon `index` in place (new data on its set or instance, no gap on the air);
+    /// Changes beacon `id` in place (new data on its set or instance, no gap on the air);
     /// with `parameters`, its own interval and TX power too (a short gap for it alone).
-    public func update(_ index: Int, to beacon: Beacon, parameters: BeaconParameters? = nil) async throws(HostError) {
-        _ = try await perform(.update(index, beacon, parameters))
+    public func update(_ id: BeaconID, to beacon: Beacon, parameters: BeaconParameters? = nil) async throws(HostError) {
+        _ = try await perform(.update(id, beacon, parameters))
     }
 
     /// Adds a beacon while advertising, with its own interval and TX power if given.
-    /// - Returns: its index.
+    /// - Returns: its id.
     @discardableResult
-    public func add(_ beacon: Beacon, parameters: BeaconParameters = .run) async throws(HostError) -> Int {
+    public func add(_ beacon: Beacon, parameters: BeaconParameters = .run) async throws(HostError) -> BeaconID {
         try await perform(.add(beacon, parameters))
     }
 
-    /// Takes beacon `index` off the air (not the last one: `stop` is how advertising stops).
-    public func remove(_ index: Int) async throws(HostError) {
-        _ = try await perform(.remove(index))
+    /// Takes beacon `id` off the air (not the last one: `stop` is how advertising stops).
+    public func remove(_ id: BeaconID) async throws(HostError) {
+        _ = try await perform(.remove(id))
     }
 
     /// Takes the beacons off the air and closes the device; returns once they are off.
@@ -148,8 +150,8 @@ public final class BeaconBroadcast: Sendable {
     /// What a change asked for after the run ended is answered.
     private static let stopped = HostError.refused(Refusal(nil, .notAdvertising))
 
-    private func perform(_ change: Change) async throws(HostError) -> Int {
-        let result = await withCheckedContinuation { (answer: CheckedContinuation<Result<Int, HostError>, Never>) in
+    private func perform(_ change: Change) async throws(HostError) -> BeaconID {
+        let result = await withCheckedContinuation { (answer: CheckedContinuation<Result<BeaconID, HostError>, Never>) in
             let ended = state.withLock { state in
                 if state.ended != nil { return true }
                 state.requests.append(Request(change: change, answer: answer))
@@ -179,8 +181,7 @@ public final class BeaconBroadcast: Sendable {
             started.resume(returning: .failure(error))
             return
         }
-        let made = BeaconBroadcast(device: advertisement.device, beacons: advertisement.beacons,
-                                   parameters: advertisement.live.parameters, events: events,
+        let made = BeaconBroadcast(device: advertisement.device, running: advertisement.live.running, events: events,
                                    requestsReady: pipes.0, stopRequested: pipes.1)
         let requests = RequestSource(broadcast: made, live: advertisement.live)
         let run = advertisement.runSource(stop: made.stopRequested.descriptor, sources: [requests], report: sink) {
@@ -226,25 +227,22 @@ public final class BeaconBroadcast: Sendable {
                 return state.requests
             }
             for request in requests {
-                let result: Result<Int, HostError>
+                let result: Result<BeaconID, HostError>
                 do throws(HostError) {
                     switch request.change {
-                    case let .update(index, beacon, parameters):
-                        try live.update(index, to: beacon, parameters: parameters)
-                        result = .success(index)
+                    case let .update(id, beacon, parameters):
+                        try live.update(id, to: beacon, parameters: parameters)
+                        result = .success(id)
                     case let .add(beacon, parameters): result = .success(try live.add(beacon, parameters: parameters))
-                    case let .remove(index):
-                        try live.remove(index)
-                        result = .success(index)
+                    case let .remove(id):
+                        try live.remove(id)
+                        result = .success(id)
                     }
                 } catch {
                     result = .failure(error)
                 }
-                let (beacons, parameters) = (live.beacons, live.parameters)
-                broadcast.state.withLock {
-                    $0.beacons = beacons
-                    $0.parameters = parameters
-                }
+                let running = live.running
+                broadcast.state.withLock { $0.running = running }
                 request.answer.resume(returning: result)
             }
         }

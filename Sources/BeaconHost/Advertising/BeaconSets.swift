@@ -2,24 +2,14 @@
 
 import AdvertisementCodec
 
-/// Beacons added and removed one at a time, each named by the id the core gave it, changed in
-/// place while they advertise and kept on the air through disruptions: what a scenario's stage
-/// drives (`SupervisedSets`, the advertising core on the session `BeaconAdvertisement.start`
-/// opens). The stage's test seam.
-package protocol BeaconSets: AnyObject {
+/// A scenario's beacons: the running beacons (`LiveAdvertising`, named by the core's ids,
+/// changed in place through the one path every change takes), kept on the air through
+/// disruptions by a supervisor of their own; added and removed one at a time, the last one
+/// too. What a scenario's stage drives (`SupervisedSets`, on the session
+/// `BeaconAdvertisement.start` opens). The stage's test seam.
+package protocol BeaconSets: LiveAdvertising {
     /// Called with each step, for `--verbose`.
     var log: ((String) -> Void)? { get set }
-    /// Puts a beacon on the air with its own parameters (`.run`: the run's); returns its id.
-    func add(_ beacon: Beacon, parameters: BeaconParameters) throws(HostError) -> BeaconID
-    /// Changes a running beacon's data in place.
-    func update(_ id: BeaconID, to beacon: Beacon) throws(HostError)
-    /// Changes a running beacon's parameters (interval, TX power): a short gap on the air (HCI:
-    /// the set disabled for them; the kernel: the instance added again).
-    func setParameters(_ id: BeaconID, to parameters: BeaconParameters) throws(HostError)
-    /// Gives a beacon whose address is made up a new one of the same kind, on the running set.
-    @discardableResult
-    func renewAddress(_ id: BeaconID) throws(HostError) -> BluetoothAddress
-    func remove(_ id: BeaconID) throws(HostError)
     /// Removes every set of ours, trying each; the first error is thrown.
     func removeAll() throws(HostError)
     /// Whether another beacon can have a set of its own now (else an added one takes turns).
@@ -84,12 +74,11 @@ extension HCIController {
 /// What removing a beacon from a running emitter means for its beacons taking turns, shared
 /// by the HCI and the management advertisers.
 enum BeaconRemoval {
-    /// Refuses an index that is not there, and the last beacon (stopping the emitter is how
-    /// advertising stops: the rule of `advertise`, the control socket and the library; a
-    /// scenario's beacons come and go, the last one too).
-    static func check(_ index: Int, of count: Int) throws(HostError) {
-        guard (0..<count).contains(index) else { throw .refused(Refusal(nil, .noSuchBeacon("\(index + 1)"))) }
-        guard count > 1 else { throw .refused(Refusal(nil, beacon: "beacon \(index + 1)", .lastBeacon)) }
+    /// Refuses to remove the last beacon, `id` (stopping the emitter is how advertising
+    /// stops: the rule of `advertise`, the control socket and the library; a scenario's
+    /// beacons come and go, the last one too).
+    static func check(_ id: BeaconID, of count: Int) throws(HostError) {
+        guard count > 1 else { throw .refused(Refusal(nil, beacon: "beacon \(id)", .lastBeacon)) }
     }
 
     /// The beacon on turn once beacon `index` is gone (`remaining` left), and whether the one
@@ -100,34 +89,42 @@ enum BeaconRemoval {
     }
 }
 
-/// A running emitter's beacons changed while it advertises (`advertise --control`): each
-/// change is made on the air in place, or not at all (an error, and the beacons as they were).
+/// One beacon of a running emitter, as one value: the id the core gave it, its content, its
+/// own parameters (`.run`: the run's) and the random address of its own its set advertises
+/// from (nil: none of its own).
+public struct RunningBeacon: Sendable, Hashable {
+    public var id: BeaconID
+    public var beacon: Beacon
+    public var parameters: BeaconParameters
+    public var ownAddress: BluetoothAddress?
+
+    public init(id: BeaconID, beacon: Beacon, parameters: BeaconParameters = .run, ownAddress: BluetoothAddress? = nil) {
+        self.id = id
+        self.beacon = beacon
+        self.parameters = parameters
+        self.ownAddress = ownAddress
+    }
+}
+
+/// A running emitter's beacons changed while it advertises (`advertise --control`, a
+/// scenario's stage, the library), each named by its id: each change is made on the air in
+/// place, or not at all (an error, and the beacons as they were).
 public protocol LiveAdvertising: AnyObject {
-    /// The beacons advertised now, in order.
-    var beacons: [Beacon] { get }
-    /// Each beacon's id, in the beacons' order: the first ones 1, 2, ... as given, each added
-    /// one the next number; a beacon keeps its id while others come and go.
-    var ids: [BeaconID] { get }
-    /// Each beacon's own parameters (interval, TX power; `.run`: the run's), in the beacons' order.
-    var parameters: [BeaconParameters] { get }
-    func update(_ index: Int, to beacon: Beacon) throws(HostError)
-    /// Changes beacon `index`'s data and its own parameters (nil: kept) together, or neither.
-    func update(_ index: Int, to beacon: Beacon, parameters: BeaconParameters?) throws(HostError)
-    /// - Returns: the new beacon's index.
-    func add(_ beacon: Beacon) throws(HostError) -> Int
-    /// Adds a beacon with parameters of its own.
-    /// - Returns: the new beacon's index.
-    func add(_ beacon: Beacon, parameters: BeaconParameters) throws(HostError) -> Int
-    /// Gives beacon `index`, whose address is made up, a new one of the same kind on its set.
+    /// The beacons advertised now (or waiting for their turn), in order: the first ones as
+    /// given, each added one after them; a beacon keeps its id while others come and go.
+    var running: [RunningBeacon] { get }
+    /// Changes beacon `id`'s data and its own parameters (nil: kept) together, or neither.
+    func update(_ id: BeaconID, to beacon: Beacon, parameters: BeaconParameters?) throws(HostError)
+    /// Adds a beacon with parameters of its own (`.run`: the run's).
+    /// - Returns: the new beacon's id.
+    func add(_ beacon: Beacon, parameters: BeaconParameters) throws(HostError) -> BeaconID
+    /// Gives beacon `id`, whose address is made up, a new one of the same kind on its set.
     /// - Returns: the new address.
     @discardableResult
-    func renewAddress(_ index: Int) throws(HostError) -> BluetoothAddress
-    /// The random address of its own each beacon's set advertises from (nil: none of its own),
-    /// in the beacons' order.
-    var ownAddresses: [BluetoothAddress?] { get }
-    func remove(_ index: Int) throws(HostError)
-    /// Puts another frame on beacon `index`'s set for now, the beacon unchanged (interleaving).
-    func show(_ index: Int, _ frame: Beacon) throws(HostError)
+    func renewAddress(_ id: BeaconID) throws(HostError) -> BluetoothAddress
+    func remove(_ id: BeaconID) throws(HostError)
+    /// Puts another frame on beacon `id`'s set for now, the beacon unchanged (interleaving).
+    func show(_ id: BeaconID, _ frame: Beacon) throws(HostError)
 }
 
 extension Advertiser: RevertibleAdvertiser, SlotBackend {
@@ -138,34 +135,34 @@ extension ManagedAdvertiser: RevertibleAdvertiser, SlotBackend {
 }
 
 extension LiveAdvertising {
-    /// The index (place in `beacons`) of the beacon with id `id`, nil when there is none.
-    public func index(of id: BeaconID) -> Int? { ids.firstIndex(of: id) }
+    /// The beacons' content, in order.
+    public var beacons: [Beacon] { running.map(\.beacon) }
+    /// The beacons' ids, in order.
+    public var ids: [BeaconID] { running.map(\.id) }
+    /// Each beacon's own parameters (`.run`: the run's), in order.
+    public var parameters: [BeaconParameters] { running.map(\.parameters) }
 
-    /// Every beacon with the run's parameters: an emitter that gives none of its own.
-    public var parameters: [BeaconParameters] { beacons.map { _ in .run } }
+    /// The beacon with id `id`, nil when there is none.
+    public func running(_ id: BeaconID) -> RunningBeacon? { running.first { $0.id == id } }
 
-    /// Changes the data only, where the emitter gives no parameters of its own.
-    public func update(_ index: Int, to beacon: Beacon, parameters own: BeaconParameters?) throws(HostError) {
-        guard own == nil || own == .run else { throw Self.noOwnParameters }
-        try update(index, to: beacon)
+    /// Changes beacon `id`'s own parameters (interval, TX power, address...), its data kept: a
+    /// short gap on the air (HCI: the set disabled for them; the kernel: the instance added again).
+    public func setParameters(_ id: BeaconID, to parameters: BeaconParameters) throws(HostError) {
+        guard let now = running(id) else { throw .refused(Refusal(nil, .noSuchBeacon("\(id)"))) }
+        try update(id, to: now.beacon, parameters: parameters)
     }
 
-    /// Adds a beacon with the run's parameters, where the emitter gives none of its own.
-    public func add(_ beacon: Beacon, parameters own: BeaconParameters) throws(HostError) -> Int {
-        guard own == .run else { throw Self.noOwnParameters }
-        return try add(beacon)
+    /// Changes beacon `id`'s data in place, its parameters kept.
+    public func update(_ id: BeaconID, to beacon: Beacon) throws(HostError) {
+        try update(id, to: beacon, parameters: nil)
     }
 
-    /// No beacon has an address of its own here.
-    public var ownAddresses: [BluetoothAddress?] { beacons.map { _ in nil } }
-
-    /// No beacon has an address of its own here.
+    /// Adds a beacon with the run's parameters.
+    /// - Returns: the new beacon's id.
     @discardableResult
-    public func renewAddress(_ index: Int) throws(HostError) -> BluetoothAddress {
-        throw .refused(Refusal(nil, beacon: "beacon \(index + 1)", .noAddressMadeUp))
+    public func add(_ beacon: Beacon) throws(HostError) -> BeaconID {
+        try add(beacon, parameters: .run)
     }
-
-    private static var noOwnParameters: HostError { .refused(Refusal(nil, .noOwnParameters)) }
 
     /// Changes the beacons to `wanted` in place, position by position: a changed beacon gets
     /// new data on its set (and new parameters, where `parameters` gives each wanted beacon
@@ -178,18 +175,18 @@ extension LiveAdvertising {
         guard !wanted.isEmpty else { throw .refused(Refusal(nil, .noBeacons)) }
         let own = wantedParameters?.count == wanted.count ? wantedParameters : nil
         var counts = (updated: 0, added: 0, removed: 0)
-        let current = parameters
-        for index in 0..<min(beacons.count, wanted.count)
-        where beacons[index] != wanted[index] || (own.map { $0[index] != current[index] } ?? false) {
-            try update(index, to: wanted[index], parameters: own?[index])
+        let current = running
+        for (index, now) in current.prefix(wanted.count).enumerated()
+        where now.beacon != wanted[index] || (own.map { $0[index] != now.parameters } ?? false) {
+            try update(now.id, to: wanted[index], parameters: own?[index])
             counts.updated += 1
         }
-        for (index, beacon) in wanted.enumerated().dropFirst(beacons.count) {
+        for (index, beacon) in wanted.enumerated().dropFirst(current.count) {
             _ = try add(beacon, parameters: own?[index] ?? .run)
             counts.added += 1
         }
-        while beacons.count > wanted.count {
-            try remove(beacons.count - 1)
+        for gone in current.dropFirst(wanted.count).reversed() {
+            try remove(gone.id)
             counts.removed += 1
         }
         return counts

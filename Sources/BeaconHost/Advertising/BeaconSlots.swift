@@ -158,6 +158,24 @@ final class BeaconSlots {
         }
     }
 
+    /// The beacons, each one value with the address of its own its slot advertises from now.
+    var running: [RunningBeacon] {
+        entries.indices.map { index in
+            let entry = entries[index]
+            return RunningBeacon(id: entry.id, beacon: entry.beacon, parameters: entry.parameters,
+                                 ownAddress: ownAddress(ofBeacon: index))
+        }
+    }
+
+    /// The place in `entries` of the beacon with id `id`.
+    /// - Throws: `HostError.refused` when no beacon has that id.
+    func index(_ id: BeaconID) throws(HostError) -> Int {
+        guard let index = entries.firstIndex(where: { $0.id == id }) else {
+            throw .refused(Refusal(nil, .noSuchBeacon("\(id)")))
+        }
+        return index
+    }
+
     /// The random address of its own beacon `index`'s set advertises from now (given, or made
     /// up and in use); nil where it has none of its own or none was made yet.
     func ownAddress(ofBeacon index: Int) -> BluetoothAddress? {

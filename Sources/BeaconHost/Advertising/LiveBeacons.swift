@@ -109,62 +109,82 @@ extension RevertibleAdvertiser {
 }
 
 /// A running session's beacons, changed as transactions (`advertise --control`, a reload, the
-/// moving telemetry): the list and the air change together or not at all.
+/// moving telemetry, a scenario's stage, the library): the list and the air change together or
+/// not at all. The one way a running beacon is changed.
 ///
 /// A change that the controller or kernel refuses leaves the beacons as they were: each
 /// advertiser undoes its books, and its changes are made so that a refused command has
 /// changed nothing on the air (`Advertiser`, `ManagedAdvertiser`). A change that a disruption
 /// interrupts (a Hardware Error, a reset, the link lost while it ran, a set the controller no
-/// longer knows) is undone in the books
-/// too and thrown as `HostError.interrupted`: the supervisor is putting the beacons back as
-/// the books have them, after which the same change can be made again.
+/// longer knows) is undone in the books too and, as `Supervised` says, thrown as
+/// `HostError.interrupted` (the supervisor is putting the beacons back as the books have them,
+/// after which the same change can be made again) or made in the books for the restore.
 public final class LiveBeacons: LiveAdvertising {
+    /// How changes meet the supervision of a scenario's stage (`SupervisedSets`).
+    struct Supervised {
+        /// Whether the beacons are off the air now: changes then go into the books only.
+        var isOffAir: () -> Bool
+        /// Called after a change that a disruption cut short (kept in the books), for the
+        /// supervisor to take the disruption in.
+        var cutShort: () throws(HostError) -> Void
+    }
+
     private let advertiser: any RevertibleAdvertiser
     private let session: any AdvertisingSession
+    /// nil: `advertise`'s and the library's rule (a change cut short is undone and thrown; the
+    /// last beacon stays). Set: a scenario's (changes kept in the books; the last one may go).
+    private let supervised: Supervised?
 
-    init(advertiser: any RevertibleAdvertiser, session: any AdvertisingSession) {
+    init(advertiser: any RevertibleAdvertiser, session: any AdvertisingSession, supervised: Supervised? = nil) {
         self.advertiser = advertiser
         self.session = session
+        self.supervised = supervised
     }
 
-    public var beacons: [Beacon] { advertiser.beacons }
-    public var parameters: [BeaconParameters] { advertiser.parameters }
-    public var ids: [BeaconID] { advertiser.ids }
-    public var ownAddresses: [BluetoothAddress?] { advertiser.ownAddresses }
+    public var running: [RunningBeacon] { advertiser.running }
 
-    public func update(_ index: Int, to beacon: Beacon) throws(HostError) {
-        try update(index, to: beacon, parameters: nil)
+    public func update(_ id: BeaconID, to beacon: Beacon, parameters: BeaconParameters?) throws(HostError) {
+        try change { backend throws(HostError) in
+            try advertiser.update(try advertiser.slots.index(id), to: beacon, parameters: parameters, on: backend)
+        }
     }
 
-    public func update(_ index: Int, to beacon: Beacon, parameters: BeaconParameters?) throws(HostError) {
-        try change { backend throws(HostError) in try advertiser.update(index, to: beacon, parameters: parameters, on: backend) }
-    }
-
-    public func add(_ beacon: Beacon) throws(HostError) -> Int {
-        try add(beacon, parameters: .run)
-    }
-
-    public func add(_ beacon: Beacon, parameters: BeaconParameters) throws(HostError) -> Int {
-        try change { backend throws(HostError) in try advertiser.add(beacon, parameters: parameters, on: backend) }
+    public func add(_ beacon: Beacon, parameters: BeaconParameters) throws(HostError) -> BeaconID {
+        try change { backend throws(HostError) in
+            let index = try advertiser.add(beacon, parameters: parameters, on: backend)
+            return advertiser.slots.entries[index].id
+        }
     }
 
     @discardableResult
-    public func renewAddress(_ index: Int) throws(HostError) -> BluetoothAddress {
-        try change { backend throws(HostError) in try advertiser.renewAddress(index, on: backend) }
+    public func renewAddress(_ id: BeaconID) throws(HostError) -> BluetoothAddress {
+        try change { backend throws(HostError) in try advertiser.renewAddress(try advertiser.slots.index(id), on: backend) }
     }
 
-    /// Takes beacon `index` off the air; not the last one (stopping is how advertising stops).
-    public func remove(_ index: Int) throws(HostError) {
-        try BeaconRemoval.check(index, of: advertiser.beacons.count)
-        try change { backend throws(HostError) in try advertiser.remove(index, on: backend) }
+    /// Takes beacon `id` off the air; not the last one (stopping is how advertising stops),
+    /// except on a scenario's stage, whose beacons come and go (one already gone: nothing).
+    public func remove(_ id: BeaconID) throws(HostError) {
+        guard supervised == nil else {
+            guard advertiser.slots.entries.contains(where: { $0.id == id }) else { return }
+            return try change { backend throws(HostError) in try advertiser.remove(try advertiser.slots.index(id), on: backend) }
+        }
+        _ = try advertiser.slots.index(id)
+        try BeaconRemoval.check(id, of: advertiser.slots.entries.count)
+        try change { backend throws(HostError) in try advertiser.remove(try advertiser.slots.index(id), on: backend) }
     }
 
-    public func show(_ index: Int, _ frame: Beacon) throws(HostError) {
-        try change { backend throws(HostError) in try advertiser.show(index, frame, on: backend) }
+    public func show(_ id: BeaconID, _ frame: Beacon) throws(HostError) {
+        try change { backend throws(HostError) in try advertiser.show(try advertiser.slots.index(id), frame, on: backend) }
     }
 
-    private func change<T>(_ body: BeaconChange<T>) throws(HostError) -> T {
-        try advertiser.change(in: session, cutShort: .undo, body).result
+    /// Makes `body` on the air as a transaction. Under supervision, off the air it goes into the
+    /// books only, and one that a disruption cuts short is kept in the books.
+    func change<T>(_ body: BeaconChange<T>) throws(HostError) -> T {
+        guard let supervised else { return try advertiser.change(in: session, cutShort: .undo, body).result }
+        if supervised.isOffAir() { return try advertiser.inBooks(body) }
+        let (result, cutShort) = try advertiser.change(in: session, cutShort: .keepInBooks, body)
+        if cutShort { try supervised.cutShort() }
+        return result
     }
 }
 

@@ -28,6 +28,11 @@ package struct MovingTelemetry: Sendable {
 
     /// `beacon` with `seconds` more on its counters where it is an Eddystone-TLM beacon; nil
     /// for any other (its content does not move).
+    /// Whether `beacon`'s counters move (an Eddystone-TLM beacon).
+    package static func moves(_ beacon: Beacon) -> Bool {
+        if case .eddystone(.tlm) = beacon { true } else { false }
+    }
+
     public func moved(_ beacon: Beacon, by seconds: Double) -> Beacon? {
         guard case let .eddystone(.tlm(frame)) = beacon else { return nil }
         return .eddystone(.tlm(advance(frame, by: seconds)))
@@ -35,8 +40,7 @@ package struct MovingTelemetry: Sendable {
 }
 
 /// The whole periods that end on a clock (seconds, or a timer's ticks), counted once each: when
-/// TLM counters move, for `advertise` (`TelemetrySource`, on its timer's ticks) and a
-/// scenario's stage (`SetStage`, on the stage's seconds).
+/// TLM counters move (`BeaconMotions`).
 package struct PeriodCount: Sendable {
     package let period: Double
     /// When the next period ends.
@@ -58,23 +62,20 @@ package struct PeriodCount: Sendable {
     }
 }
 
-/// Keeps the telemetry of a running emitter moving (a `RunLoopSource` on its run loop):
-/// every Eddystone-TLM beacon's counters advance every `updatePeriod`, set in place; with
-/// `interleaving`, each Eddystone-UID or -URL beacon's set carries a TLM frame (the
-/// emitter's own counters) for one advertising interval in every ten, as a beacon that sends
-/// both interleaves them.
+/// Interleaves telemetry on a running emitter (`--interleave-tlm`, a `RunLoopSource` on its
+/// run loop): each Eddystone-UID or -URL beacon's set carries a TLM frame (the emitter's own
+/// counters, moving from the start of the run) for one advertising interval in every ten, as a
+/// beacon that sends both interleaves them. (TLM beacons' own counters move with the other
+/// motions: `BeaconMotions`.)
 package final class TelemetrySource: RunLoopSource {
     private let session: any LiveAdvertising
     private let telemetry: MovingTelemetry
     private let timer: PeriodicTimer
-    /// The timer's period, in seconds.
+    /// The timer's period (the advertising interval), in seconds.
     private let tick: Double
-    private let ticksPerUpdate: UInt64
     private var ticks: UInt64 = 0
-    /// The updates of the TLM beacons' counters, on the timer's ticks.
-    private var updates: PeriodCount
     /// The interleaved frame's counters, from the start of the run.
-    private var emitterFrame: EddystoneTLM?
+    private var emitterFrame: EddystoneTLM
     private let log: (String) -> Void
 
     public var descriptor: Int32 { timer.descriptor }
@@ -82,20 +83,15 @@ package final class TelemetrySource: RunLoopSource {
     public var descriptors: [Int32] { [descriptor] }
 
     /// - Parameters:
-    ///   - interleaving: the TLM frame to interleave (its counters are where they start), or
-    ///     nil to leave UID and URL beacons alone.
-    ///   - updatePeriod: how often TLM beacons' counters are set anew.
-    ///   - log: what went wrong (a refused update), for the user; the next tick tries again.
-    public init(session: any LiveAdvertising, intervalUnits: UInt32, interleaving: EddystoneTLM? = nil,
-                updatePeriod: Duration = .seconds(5), log: @escaping (String) -> Void) throws(HostError) {
+    ///   - interleaving: the TLM frame to interleave (its counters are where they start).
+    ///   - log: what went wrong (a refused frame), for the user; the next tick tries again.
+    public init(session: any LiveAdvertising, intervalUnits: UInt32, interleaving: EddystoneTLM,
+                log: @escaping (String) -> Void) throws(HostError) {
         self.session = session
         telemetry = MovingTelemetry(intervalUnits: intervalUnits)
         emitterFrame = interleaving
-        // With interleaving the timer runs at the advertising interval, else at the update period.
-        let period = interleaving != nil ? Duration.microseconds(Int64(intervalUnits) * 625) : updatePeriod
+        let period = Duration.microseconds(Int64(intervalUnits) * 625)
         tick = period.inSeconds
-        ticksPerUpdate = UInt64(max(1, (updatePeriod / period).rounded()))
-        updates = PeriodCount(period: Double(ticksPerUpdate))
         do {
             timer = try PeriodicTimer(period: period)
         } catch {
@@ -108,25 +104,15 @@ package final class TelemetrySource: RunLoopSource {
         let passed = timer.expirations()
         guard passed > 0 else { return }
         ticks += passed
-        if let frame = emitterFrame { emitterFrame = telemetry.advance(frame, by: Double(passed) * tick) }
+        emitterFrame = telemetry.advance(emitterFrame, by: Double(passed) * tick)
         do {
-            let ended = updates.passed(at: Double(ticks))
-            if ended > 0 {
-                let seconds = Double(UInt64(ended) * ticksPerUpdate) * tick
-                for (index, beacon) in session.beacons.enumerated() {
-                    guard let moved = telemetry.moved(beacon, by: seconds) else { continue }
-                    try session.update(index, to: moved)
-                }
-            }
-            if let frame = emitterFrame {
-                // One interval in ten carries the TLM frame; the next puts the beacon back.
-                let slot = ticks % 10
-                for (index, beacon) in session.beacons.enumerated() where Self.interleaves(beacon) {
-                    if slot == 0 {
-                        try session.show(index, .eddystone(.tlm(frame)))
-                    } else if slot == 1 || passed > 1 {
-                        try session.show(index, beacon)
-                    }
+            // One interval in ten carries the TLM frame; the next puts the beacon back.
+            let slot = ticks % 10
+            for beacon in session.running where Self.interleaves(beacon.beacon) {
+                if slot == 0 {
+                    try session.show(beacon.id, .eddystone(.tlm(emitterFrame)))
+                } else if slot == 1 || passed > 1 {
+                    try session.show(beacon.id, beacon.beacon)
                 }
             }
         } catch {

@@ -64,8 +64,7 @@ private struct IdentifierEntry {
 }
 
 /// When each Eddystone-EID beacon next gets a new identifier, on the caller's clock (seconds):
-/// one schedule for `advertise` (`IdentifierRotation`, by id) and a scenario's stage
-/// (`SetStage`, by name). A beacon's counter starts at its frame's (`--clock`) when the
+/// `BeaconMotions`' schedule. A beacon's counter starts at its frame's (`--clock`) when the
 /// schedule first sees it (or sees it changed) and advances with the clock from there.
 package struct IdentifierSchedule<Key: Hashable & Comparable> {
     private var entries: [Key: IdentifierEntry] = [:]
@@ -113,76 +112,6 @@ package struct IdentifierSchedule<Key: Hashable & Comparable> {
     package mutating func remove(_ key: Key) { entries[key] = nil }
 
     package mutating func removeAll() { entries.removeAll() }
-}
-
-/// Gives each Eddystone-EID beacon of a running emitter its next identifier when its period
-/// ends, and with it a new address where the beacon's address is made up (the specification:
-/// "rotate BD_ADDR in addition to the EID"): a `RunLoopSource` with no descriptor, whose `due`
-/// is the next change. Through the kernel, which chooses the addresses, the identifier
-/// changes on the address the kernel gave the instance: said once per beacon.
-package final class IdentifierRotation: RunLoopSource {
-    private let session: any LiveAdvertising
-    private var schedule = IdentifierSchedule<BeaconID>()
-    private let origin = ContinuousClock.now
-    private let report: (String) -> Void
-    /// The beacons told that their address stays (the kernel's), so as to say it once.
-    private var addressKept: Set<BeaconID> = []
-
-    /// - Parameter report: each new identifier and address, and each change that failed.
-    package init(session: any LiveAdvertising, report: @escaping (String) -> Void) {
-        self.session = session
-        self.report = report
-    }
-
-    package var descriptors: [Int32] { [] }
-
-    package var due: ContinuousClock.Instant? {
-        schedule.follow(frames, now: now)
-        return schedule.nextDue.map { origin + .seconds($0) }
-    }
-
-    package func serve() {
-        let now = now
-        schedule.follow(frames, now: now)
-        for (id, frame) in schedule.takeDue(at: now) {
-            guard let index = session.ids.firstIndex(of: id) else { continue }
-            let eid = HexText.format(frame.eid)
-            do {
-                try session.update(index, to: .eddystone(.eid(frame)))
-            } catch {
-                report("beacon \(id): EID \(eid) not put on the air: \(error); tried again in "
-                       + "\(Int(IdentifierSchedule<BeaconID>.retryPeriod)) s")
-                schedule.failed(id, now: now)
-                continue
-            }
-            guard session.parameters[index].address?.isMadeUp ?? false else {
-                if addressKept.insert(id).inserted {
-                    report("beacon \(id): EID \(eid); the address stays the one it has (a new one with each EID "
-                           + "needs a made-up address: address=non-resolvable, on HCI advertising sets)")
-                } else {
-                    report("beacon \(id): EID \(eid)")
-                }
-                continue
-            }
-            do {
-                let address = try session.renewAddress(index)
-                report("beacon \(id): EID \(eid) from \(address)")
-            } catch {
-                report("beacon \(id): EID \(eid), but no new address: \(error)")
-            }
-        }
-    }
-
-    /// Each EID beacon's frame as it is now.
-    private var frames: [BeaconID: EddystoneEID] {
-        var frames: [BeaconID: EddystoneEID] = [:]
-        for (id, beacon) in zip(session.ids, session.beacons) {
-            if let frame = beacon.rotatingIdentifier { frames[id] = frame }
-        }
-        return frames
-    }
-
-    private var now: Double { origin.duration(to: .now).inSeconds }
 }
 
 extension BeaconParameters {

@@ -25,10 +25,8 @@ package final class ManagedAdvertiser {
         get { slots.rotationIndex }
         set { slots.rotationIndex = newValue }
     }
-    /// The beacons advertised now (changed by `add`, `update`, `remove`).
-    public var beacons: [Beacon] { slots.beacons }
-    /// Each beacon's id, in order.
-    public var ids: [BeaconID] { slots.ids }
+    /// The beacons advertised now, each one value (changed by `add`, `update`, `remove`).
+    public var running: [RunningBeacon] { slots.running }
     /// Called with the instances whenever `add` or `remove` changes them (to record them):
     /// the beacons' and the leftovers.
     public var instancesChanged: (([UInt8]) -> Void)?
@@ -208,22 +206,20 @@ package final class ManagedAdvertiser {
         held.insert(instance)
     }
 
-    /// Changes beacon `index` in place: new data for its running instance (the kernel sets it
-    /// on the controller without taking the instance off the air); a beacon that takes turns
-    /// changes when its turn comes (at once if it is on the air).
-    public func update(_ index: Int, to beacon: Beacon) throws(HostError) {
-        try update(index, to: beacon, parameters: nil)
+    /// Changes beacon `id` in place: new data for its running instance (the kernel sets it on
+    /// the controller without taking the instance off the air); a beacon that takes turns
+    /// changes when its turn comes (at once if it is on the air). With `parameters`, its own
+    /// parameters too: the instance's parameters given again, which the kernel takes by
+    /// setting the instance up anew (a short gap for that beacon only).
+    public func update(_ id: BeaconID, to beacon: Beacon, parameters: BeaconParameters?) throws(HostError) {
+        try make { backend throws(HostError) in try update(try slots.index(id), to: beacon, parameters: parameters, on: backend) }
     }
 
-    /// Changes beacon `index`'s data in place and its own parameters (nil: kept): the
-    /// instance's parameters given again, which the kernel takes by setting the instance up
-    /// anew (a short gap for that beacon only).
-    public func update(_ index: Int, to beacon: Beacon, parameters: BeaconParameters?) throws(HostError) {
-        try make { backend throws(HostError) in try update(index, to: beacon, parameters: parameters, on: backend) }
+    /// The kernel chooses the addresses: none is made up here to renew.
+    @discardableResult
+    public func renewAddress(_ id: BeaconID) throws(HostError) -> BluetoothAddress {
+        throw .refused(Refusal(nil, beacon: "beacon \(id)", .noAddressMadeUp))
     }
-
-    /// Each beacon's own parameters, in order.
-    public var parameters: [BeaconParameters] { slots.parameters }
 
     /// Refuses beacon `index`'s own parameters where the kernel would not honour them: no
     /// interval taken with an instance, a scannable instance (the kernel's interval), a TX
@@ -256,11 +252,11 @@ package final class ManagedAdvertiser {
         try add(instance: instance, beacon: index)
     }
 
-    /// Puts another frame on beacon `index`'s instance for now, the beacon itself unchanged
+    /// Puts another frame on beacon `id`'s instance for now, the beacon itself unchanged
     /// (what a restore puts back): an Eddystone-TLM frame interleaved with a UID or URL beacon.
     /// Not while beacons take turns, nor on kernels that take no parameters apart.
-    public func show(_ index: Int, _ frame: Beacon) throws(HostError) {
-        try slots.show(index, frame, on: self)
+    public func show(_ id: BeaconID, _ frame: Beacon) throws(HostError) {
+        try slots.show(try slots.index(id), frame, on: self)
     }
 
     var canShowFrames: Bool { setsInterval }
@@ -268,17 +264,15 @@ package final class ManagedAdvertiser {
     /// Adds a beacon while advertising: an instance of its own at the highest number the
     /// kernel's list proves free, or, when the beacons take turns already or none is free, a
     /// place in the turns on the last.
-    /// - Returns: the beacon's index.
+    /// - Returns: the beacon's id.
     /// - Throws: `HostError` when no instance is free (others' count too), or the kernel refuses.
+    /// With parameters of its own (interval, TX power...), it has an instance of its own: never in the turns.
     @discardableResult
-    public func add(_ beacon: Beacon) throws(HostError) -> Int {
-        try add(beacon, parameters: .run)
-    }
-
-    /// Adds a beacon with its own interval and TX power (an instance of its own: never in the turns).
-    @discardableResult
-    public func add(_ beacon: Beacon, parameters: BeaconParameters) throws(HostError) -> Int {
-        try make { backend throws(HostError) in try add(beacon, parameters: parameters, on: backend) }
+    public func add(_ beacon: Beacon, parameters: BeaconParameters) throws(HostError) -> BeaconID {
+        try make { backend throws(HostError) in
+            let index = try add(beacon, parameters: parameters, on: backend)
+            return slots.entries[index].id
+        }
     }
 
     /// Refuses beacon `index`'s own parameters as the kernel's features said last.
@@ -330,10 +324,10 @@ package final class ManagedAdvertiser {
         return opcode == .addExtendedAdvertisingParameters || opcode == .addAdvertising
     }
 
-    /// Takes beacon `index` off the air (its instance removed, or out of the turns), the last one
+    /// Takes beacon `id` off the air (its instance removed, or out of the turns), the last one
     /// too (`LiveBeacons` keeps the last one on the air for `advertise` and the library).
-    public func remove(_ index: Int) throws(HostError) {
-        try make { backend throws(HostError) in try remove(index, on: backend) }
+    public func remove(_ id: BeaconID) throws(HostError) {
+        try make { backend throws(HostError) in try remove(try slots.index(id), on: backend) }
     }
 
     /// Removes a removed beacon's instance, while it is ours.

@@ -79,41 +79,32 @@ package final class SupervisedSets: BeaconSets {
         return events
     }
 
-    /// The core's index of the beacon `id`.
-    private func index(_ id: BeaconID) throws(HostError) -> Int {
-        guard let index = advertiser.index(of: id) else { throw .refused(Refusal(nil, .noSuchBeacon("\(id)"))) }
-        return index
-    }
+    /// The beacons, changed through the one path (`LiveBeacons`) under this supervision.
+    private lazy var live = LiveBeacons(advertiser: advertiser, session: session, supervised: .init(
+        isOffAir: { [weak self] in self?.supervisor.isOffAir ?? false },
+        cutShort: { [weak self] () throws(HostError) in try self?.serve() }))
+
+    public var running: [RunningBeacon] { advertiser.running }
 
     public func add(_ beacon: Beacon, parameters: BeaconParameters) throws(HostError) -> BeaconID {
-        try change { backend throws(HostError) in
-            // (The ids read after the add: it has the new one.)
-            let index = try advertiser.add(beacon, parameters: parameters, on: backend)
-            return advertiser.ids[index]
-        }
+        try live.add(beacon, parameters: parameters)
     }
 
-    public func update(_ id: BeaconID, to beacon: Beacon) throws(HostError) {
-        try change { backend throws(HostError) in try advertiser.update(try index(id), to: beacon, parameters: nil, on: backend) }
-    }
-
-    public func setParameters(_ id: BeaconID, to parameters: BeaconParameters) throws(HostError) {
-        try change { backend throws(HostError) in
-            let index = try index(id)
-            try advertiser.update(index, to: advertiser.beacons[index], parameters: parameters, on: backend)
-        }
+    public func update(_ id: BeaconID, to beacon: Beacon, parameters: BeaconParameters?) throws(HostError) {
+        try live.update(id, to: beacon, parameters: parameters)
     }
 
     public func renewAddress(_ id: BeaconID) throws(HostError) -> BluetoothAddress {
-        try change { backend throws(HostError) in try advertiser.renewAddress(try index(id), on: backend) }
+        try live.renewAddress(id)
     }
 
     /// Takes the beacon off the air (the last one too: a scenario's beacons come and go).
     public func remove(_ id: BeaconID) throws(HostError) {
-        try change { backend throws(HostError) in
-            guard let index = advertiser.index(of: id) else { return }
-            try advertiser.remove(index, on: backend)
-        }
+        try live.remove(id)
+    }
+
+    public func show(_ id: BeaconID, _ frame: Beacon) throws(HostError) {
+        try live.show(id, frame)
     }
 
     /// Removes every beacon, each a change `make` makes (on the air, or in the books), trying
@@ -123,7 +114,7 @@ package final class SupervisedSets: BeaconSets {
         for id in advertiser.ids.reversed() {
             do {
                 try make { backend throws(HostError) in
-                    guard let index = advertiser.index(of: id) else { return }
+                    guard let index = try? advertiser.slots.index(id) else { return }
                     try advertiser.remove(index, on: backend)
                 }
             } catch {
@@ -165,14 +156,4 @@ package final class SupervisedSets: BeaconSets {
     }
 
     deinit { close() }
-
-    /// Makes `body` on the air, or, off the air, in the books only. One that a disruption cuts
-    /// short is made again in the books (`CutShortChange.keepInBooks`), and the disruption
-    /// handed to the supervisor.
-    private func change<T>(_ body: BeaconChange<T>) throws(HostError) -> T {
-        if supervisor.isOffAir { return try advertiser.inBooks(body) }
-        let (result, cutShort) = try advertiser.change(in: session, cutShort: .keepInBooks, body)
-        if cutShort { try serve() }
-        return result
-    }
 }

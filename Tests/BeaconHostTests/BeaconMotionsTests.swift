@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+@testable import AdvertisementCodec
+@testable import BeaconHost
+import Foundation
+import Testing
+
+/// A fake running emitter, named by ids: its beacons as values, and each change asked of it.
+final class FakeRunning: LiveAdvertising {
+    var running: [RunningBeacon]
+    var changes: [String] = []
+    var renewed: [BeaconID] = []
+    var refuseNext = false
+
+    init(_ beacons: [Beacon], parameters: [BeaconParameters]? = nil) {
+        let parameters = parameters ?? beacons.map { _ in .run }
+        running = beacons.indices.map { RunningBeacon(id: BeaconID($0 + 1), beacon: beacons[$0], parameters: parameters[$0]) }
+    }
+
+    convenience init(_ parameters: [BeaconParameters]) {
+        self.init(parameters.map { _ in referenceBeacon }, parameters: parameters)
+    }
+
+    private func index(_ id: BeaconID) throws(HostError) -> Int {
+        guard let index = running.firstIndex(where: { $0.id == id }) else { throw .refused(Refusal(nil, .noSuchBeacon("\(id)"))) }
+        return index
+    }
+
+    func update(_ id: BeaconID, to beacon: Beacon, parameters: BeaconParameters?) throws(HostError) {
+        let index = try index(id)
+        running[index].beacon = beacon
+        if let parameters { running[index].parameters = parameters }
+        changes.append("update \(id)")
+    }
+
+    func add(_ beacon: Beacon, parameters: BeaconParameters) throws(HostError) -> BeaconID {
+        let id = BeaconID((running.map(\.id.rawValue).max() ?? 0) + 1)
+        running.append(RunningBeacon(id: id, beacon: beacon, parameters: parameters))
+        changes.append("add")
+        return id
+    }
+
+    func remove(_ id: BeaconID) throws(HostError) {
+        running.remove(at: try index(id))
+        changes.append("remove \(id)")
+    }
+
+    func show(_ id: BeaconID, _ frame: Beacon) throws(HostError) {}
+
+    func renewAddress(_ id: BeaconID) throws(HostError) -> BluetoothAddress {
+        if refuseNext {
+            refuseNext = false
+            throw .controllerRefused(opcode: .leSetAdvertisingSetRandomAddress, status: .commandDisallowed, context: nil)
+        }
+        _ = try index(id)
+        renewed.append(id)
+        return BluetoothAddress(0x1000 + UInt64(id.rawValue))
+    }
+}
+
+/// What moves on running beacons by itself, on one schedule (`BeaconMotions`: `advertise`'s
+/// loop and a scenario's stage), on a clock of the test's: addresses renewed each on its own
+/// period, a refusal said and tried again a period later, a beacon that stops rotating (or
+/// goes) left alone, a rotation that follows its beacon by id.
+@Suite struct BeaconMotionsTests {
+    @Test func eachRotatingBeaconIsRenewedOnItsPeriod() throws {
+        let live = FakeRunning([.run, BeaconParameters(address: .generatedNonResolvable, addressRotation: 2),
+                                BeaconParameters(address: .generatedStaticRandom, addressRotation: 60)])
+        var said: [String] = []
+        let motions = BeaconMotions(beacons: live, intervalUnits: 160) { _, text in said.append(text) }
+        #expect(motions.nextDue(now: 0) == 2, "the first rotating beacon's period")
+        motions.perform(now: 1.9)
+        #expect(live.renewed.isEmpty, "nothing is due yet")
+        for second in stride(from: 2.0, through: 6.5, by: 0.5) { motions.perform(now: second) }
+        #expect(live.renewed == [2, 2, 2], "beacon 2 at 2, 4 and 6 s; beacon 3 (60 s) and beacon 1 (none) not")
+        #expect(said.contains("beacon 2: new address 00:00:00:00:10:02"), "\(said)")
+        #expect(motions.nextDue(now: 6.5) == 8)
+
+        // A refusal is said and tried again a period later; a rotation that stops (an update): no more.
+        live.refuseNext = true
+        motions.perform(now: 8)
+        #expect(said.last?.hasPrefix("beacon 2: no new address: controller refused") == true, "\(said)")
+        #expect(said.last?.hasSuffix("tried again in 2.0 s") == true, "\(said)")
+        #expect(motions.nextDue(now: 8) == 10)
+        try live.update(2, to: referenceBeacon, parameters: .run)
+        try live.update(3, to: referenceBeacon, parameters: .run)
+        #expect(motions.nextDue(now: 8) == nil)
+    }
+
+    /// A rotation goes with its beacon, not its place: beacon 3 rotates, beacon 1 goes (beacon 3
+    /// is now second), and beacon 3 is the one renewed, by its id.
+    @Test func aRotationFollowsItsBeaconWhenOneBeforeItGoes() throws {
+        let live = FakeRunning([.run, .run, BeaconParameters(address: .generatedNonResolvable, addressRotation: 1)])
+        var said: [String] = []
+        let motions = BeaconMotions(beacons: live, intervalUnits: 160, label: { "b\($0)" }) { _, text in said.append(text) }
+        #expect(motions.nextDue(now: 0) == 1)
+        try live.remove(1)
+        motions.perform(now: 1)
+        #expect(live.renewed == [3])
+        #expect(said == ["b3: new address 00:00:00:00:10:03"])
+    }
+
+    /// Every TLM beacon's counters move every 5 s, in place through the change path; an EID
+    /// beacon whose address is not made up (the kernel's) changes its identifier there and says
+    /// once that the address stays.
+    @Test func telemetryAndIdentifiersMoveThroughTheChangePath() throws {
+        let start = EddystoneTLM(batteryMillivolts: 3000, advertisingPDUCount: 7, uptimeDeciseconds: 100)
+        let identity = try EddystoneEIDIdentity(identityKey: Array(0..<16), rotationExponent: 1)
+        let eid = EddystoneEID(txPowerAt0m: -20, identity: identity, counter: 0, aes: BoringAES())
+        let live = FakeRunning([.eddystone(.tlm(start)), .eddystone(.eid(eid))])
+        var said: [(BeaconMotions.Motion, String)] = []
+        let motions = BeaconMotions(beacons: live, intervalUnits: 160) { said.append(($0, $1)) }
+        #expect(motions.nextDue(now: 0) == 2, "the EID's period (2^1 s) ends before the TLM's 5 s")
+        for second in 1...5 { motions.perform(now: Double(second)) }
+        guard case let .eddystone(.tlm(moved)) = live.running[0].beacon else { Issue.record("not TLM"); return }
+        #expect(moved.uptimeDeciseconds == 150 && moved.advertisingPDUCount == 157)
+        #expect(live.running[1].beacon == .eddystone(.eid(EddystoneEID(txPowerAt0m: -20, identity: identity, counter: 4,
+                                                                          aes: BoringAES()))))
+        #expect(live.renewed.isEmpty, "no made-up address to renew")
+        let identifiers = said.filter { $0.0 == .identifier }.map(\.1)
+        #expect(identifiers.count == 2 && identifiers[0].contains("the address stays") && !identifiers[1].contains("stays"),
+                "\(identifiers)")
+    }
+}
+
+/// The one renewal schedule `advertise` and a scenario's stage keep (`RenewalSchedule`), on a
+/// clock of the test's: due a period after the start, then a period after each time it was
+/// due (at `now` when far behind); a beacon that stops rotating is dropped.
+@Suite struct RenewalScheduleTests {
+    @Test func eachIsDueAPeriodAfterTheLast() {
+        var schedule = RenewalSchedule<String>()
+        #expect(schedule.nextDue == nil)
+        schedule.follow(["a": 2, "b": 5], now: 0)
+        #expect(schedule.nextDue == 2)
+        #expect(schedule.takeDue(at: 1.9, periods: ["a": 2, "b": 5]).isEmpty)
+        #expect(schedule.takeDue(at: 2.1, periods: ["a": 2, "b": 5]) == ["a"])
+        #expect(schedule.nextDue == 4, "a period after it was due, not after it was served")
+        #expect(schedule.takeDue(at: 20, periods: ["a": 2, "b": 5]) == ["a", "b"], "in order")
+        #expect(schedule.nextDue == 20, "far behind: at once, not a burst of the missed ones")
+        schedule.keep("a", period: 2, now: 21)
+        #expect(schedule.nextDue == 20, "kept: its time stays")
+        schedule.start("a", period: 3, now: 21)
+        schedule.follow(["a": 3], now: 21)
+        #expect(schedule.nextDue == 24, "b no longer rotates: dropped; a started anew")
+        #expect(schedule.takeDue(at: 30, periods: [:]).isEmpty && schedule.nextDue == nil, "without a period: dropped")
+    }
+}
