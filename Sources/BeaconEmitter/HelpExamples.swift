@@ -38,6 +38,7 @@ enum HelpExamples {
         "replay": [
             "beacon-emit replay examples/lobby.btsnoop --check",
             "beacon-emit replay examples/lobby.btsnoop -i hci0 --speed 2 --json",
+            "beacon-emit replay examples/lobby.btsnoop -i hci0 --sets 1 --turn 0.5",
         ],
         "control": [
             "beacon-emit control /tmp/beacons.sock list",

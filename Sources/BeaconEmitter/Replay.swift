@@ -18,10 +18,13 @@ struct Replay: ParsableCommand, ScenarioLaunching {
             ADV_SCAN_IND, ADV_NONCONN_IND), its interval as estimated from the capture's report \
             times, from its own static random address where the capture has one, else from a \
             new static random address (the mapping is printed first), coming and going at the \
-            capture's offsets (--speed scales them). The plan is printed before anything is sent \
-            (--json: one line per advertiser); --check stops there. The run ends when the \
-            capture does. In this version every advertiser needs a set of its own: more \
-            advertisers than the controller has sets are refused (--only chooses).
+            capture's offsets (--speed scales them). Where the capture has more advertisers at \
+            once than the controller has sets (or --sets), they take turns (--turn seconds each, \
+            the ones on the air least lately first), and the plan says the period a receiver \
+            will hear each at (achievedInterval). The plan is printed once the device is open, \
+            before anything is sent (--json: one line per advertiser); --check prints it without \
+            a device (for --sets, else as if every advertiser had a set). The run ends when the \
+            capture does.
             """ + guide("test-rigs.md#replaying-a-field-capture") + HelpExamples.text("replay")
     )
 
@@ -43,6 +46,13 @@ struct Replay: ParsableCommand, ScenarioLaunching {
                                + "repeat for several.", valueName: "address"))
     var only: [String] = []
 
+    @Option(help: ArgumentHelp("At most this many advertisers on the air at once (default: as many as the "
+                               + "controller has sets); the others take turns.", valueName: "count"))
+    var sets: Int?
+
+    @Option(help: ArgumentHelp("Where advertisers take turns, how long each turn is (0.1 to 60).", valueName: "seconds"))
+    var turn: Double = 1
+
     @Flag(help: ArgumentHelp("Start again at the capture's end, until a signal, or as many whole rounds as --duration "
                              + "holds (each round the advertisers come and go as in the capture)."))
     var loop = false
@@ -59,6 +69,8 @@ struct Replay: ParsableCommand, ScenarioLaunching {
         if let duration, !(duration > 0 && duration <= 86400) {
             throw ValidationError("--duration must be from 0 to 86400 seconds, got \(duration)")
         }
+        if let sets, !(1...240).contains(sets) { throw ValidationError("--sets must be from 1 to 240, got \(sets)") }
+        guard turn >= 0.1 && turn <= 60 else { throw ValidationError("--turn must be from 0.1 to 60 seconds, got \(turn)") }
         _ = try addresses()
     }
 
@@ -74,36 +86,50 @@ struct Replay: ParsableCommand, ScenarioLaunching {
     }
 
     func run() throws {
-        let plan: ReplayPlan
-        do {
-            // Looping, --duration counts the rounds, each the whole capture.
-            plan = try ReplayPlan(try survey(), speed: speed, only: try addresses(), duration: loop ? nil : duration)
-        } catch let refusal as ReplayPlan.Refusal {
-            Console.error("\(file): \(refusal)")
-            throw ExitStatus.dataError
-        }
-        printPlan(plan)
-        if check { return }
-        var scenario: Scenario
-        do {
-            scenario = try plan.scenario(device: nil)
-            if loop {
-                // As many whole rounds as --duration holds (at least one), or until a signal.
-                let rounds = duration.map { Int(($0 / max(plan.length, 0.001)).rounded(.down)) } ?? 1_000_000
-                scenario.steps = [Scenario.Step(.repeatSteps(times: max(1, rounds), steps: scenario.steps))]
+        let advertisers = try survey()
+        // Looping, --duration counts the rounds, each the whole capture.
+        func plan(sets: Int?) throws -> ReplayPlan {
+            do {
+                return try ReplayPlan(advertisers, speed: speed, only: try addresses(), duration: loop ? nil : duration,
+                                      sets: sets, turn: turn)
+            } catch let refusal as ReplayPlan.Refusal {
+                Console.error("\(file): \(refusal)")
+                throw ExitStatus.dataError
             }
-        } catch {
-            Console.error("\(file): \(error)")
-            throw ExitStatus.dataError
+        }
+        func scenario(of plan: ReplayPlan) throws -> Scenario {
+            do {
+                var scenario = try plan.scenario(device: nil)
+                if loop {
+                    // As many whole rounds as --duration holds (at least one), or until a signal.
+                    let rounds = duration.map { Int(($0 / max(plan.length, 0.001)).rounded(.down)) } ?? 1_000_000
+                    scenario.steps = [Scenario.Step(.repeatSteps(times: max(1, rounds), steps: scenario.steps))]
+                }
+                return scenario
+            } catch {
+                Console.error("\(file): \(error)")
+                throw ExitStatus.dataError
+            }
+        }
+        // Without a device, the plan for --sets (or a set for each); with one, for its sets.
+        let unlimited = try plan(sets: sets)
+        if check {
+            printPlan(unlimited)
+            return
         }
         let printer = ScenarioPrinter(json: json)
         // Each advertiser has an address of its own: HCI advertising sets (--access auto takes
         // raw HCI, as it does for any beacon's own address); the kernel's path would refuse them.
         var launch = self
         if launch.accessOptions.access == .automatic { launch.accessOptions.access = .raw }
+        var planned = unlimited
         let outcome: ScenarioOutcome
         do {
-            outcome = try launch.runScenario(scenario, printer: printer)
+            outcome = try launch.runScenario(try scenario(of: unlimited), printer: printer) { capacity in
+                planned = try plan(sets: min(capacity, sets ?? capacity))
+                printPlan(planned)
+                return try scenario(of: planned)
+            }
         } catch let error as HostError {
             throw fail(error)
         }
@@ -112,12 +138,12 @@ struct Replay: ParsableCommand, ScenarioLaunching {
         if json {
             var object = JSONObject()
             object.add("event", literal: "replayed")
-            object.add("advertisers", plan.entries.count)
+            object.add("advertisers", planned.entries.count)
             object.add("seconds", number: "\((outcome.duration * 10).rounded() / 10)")
             object.add("ended", ending)
             print(object.line)
         } else {
-            print("replayed \(plan.entries.count) advertiser\(plan.entries.count == 1 ? "" : "s") for "
+            print("replayed \(planned.entries.count) advertiser\(planned.entries.count == 1 ? "" : "s") for "
                   + String(format: "%.1f s", outcome.duration) + " (\(ending))")
         }
     }
@@ -151,7 +177,12 @@ struct Replay: ParsableCommand, ScenarioLaunching {
                 object.add("sentAs", address: entry.sentAs)
                 object.add("pduType", entry.pduType)
                 object.add("interval", number: "\(entry.interval)")
-                object.add("achievedInterval", number: "\(entry.interval + 5)")
+                if let achieved = entry.achievedInterval {
+                    object.add("achievedInterval", number: "\((achieved * 10).rounded() / 10)")
+                } else {
+                    object.addNull("achievedInterval")
+                }
+                object.add("turns", entry.onAir.count)
                 if let captured = entry.advertiser.interval {
                     object.add("capturedInterval", number: "\((captured * 10).rounded() / 10)")
                 } else {
@@ -165,14 +196,17 @@ struct Replay: ParsableCommand, ScenarioLaunching {
             }
             return
         }
+        let turns = plan.entries.contains { $0.onAir.count > 1 || $0.onAir.isEmpty }
         print("\(file): \(plan.entries.count) advertiser\(plan.entries.count == 1 ? "" : "s"), "
-              + String(format: "%.1f s", plan.length) + (speed == 1 ? "" : " at \(speed)x"))
-        print("name  address            sent as            PDU type         interval   from      to        data")
+              + String(format: "%.1f s", plan.length) + (speed == 1 ? "" : " at \(speed)x")
+              + (turns ? ", taking turns of \(turn) s on \(plan.sets ?? 0) set\(plan.sets == 1 ? "" : "s")" : ""))
+        print("name  address            sent as            PDU type         interval   heard every  from      to        data")
         for entry in plan.entries {
             func column(_ text: String, _ width: Int) -> String { text.padding(toLength: width, withPad: " ", startingAt: 0) }
             print(column(entry.name, 4) + "  " + column("\(entry.advertiser.address)", 17) + "  "
                   + column(entry.sentAs == entry.advertiser.address ? "(kept)" : "\(entry.sentAs)", 17) + "  "
                   + column(entry.pduType, 15) + "  " + column(String(format: "%.1f ms", entry.interval), 9) + "  "
+                  + column(entry.achievedInterval.map { String(format: "%.1f ms", $0) } ?? "never", 11) + "  "
                   + column(String(format: "%.1f s", entry.start), 8) + "  " + column(String(format: "%.1f s", entry.end), 8)
                   + "  " + HexText.format(entry.advertiser.data))
         }

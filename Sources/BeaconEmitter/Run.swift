@@ -113,7 +113,12 @@ protocol ScenarioLaunching {
 
 extension ScenarioLaunching {
     /// Opens the device (and the scanner, and the boxes' sessions), runs the steps, closes them.
-    func runScenario(_ scenario: Scenario, printer: ScenarioPrinter) throws -> ScenarioOutcome {
+    /// - Parameter fitting: where the scenario depends on how many beacons can be on the air at
+    ///   once (`replay`'s turns), makes it anew for that count once the device is open, before
+    ///   anything is sent.
+    func runScenario(_ scenario: Scenario, printer: ScenarioPrinter,
+                     fitting: ((Int) throws -> Scenario)? = nil) throws -> ScenarioOutcome {
+        var scenario = scenario
         let interrupt = SignalWatcher.install()
         // The boxes first: one that cannot be reached stops the run before anything is on the air.
         let boxes = try RemoteBoxes.open(scenario.hosts, progress: printer.progress)
@@ -162,6 +167,7 @@ extension ScenarioLaunching {
             advertisement.close()
         }
         printer.progress(advertisement.summary + (advertisement.access.map { " (--access \($0.rawValue))" } ?? ""))
+        if let fitting { scenario = try fitting(try advertisement.slotCapacity()) }
         let scanner = try openScanner(scenario.scanner, beside: advertisement.connection, device: specification)
         defer { scanner?.close() }
         let stage = SetStage(advertiser: sets, rotationPeriod: scenario.rotation, intervalUnits: scenario.intervalUnits)

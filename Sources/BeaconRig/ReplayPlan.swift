@@ -22,6 +22,19 @@ public struct ReplayPlan: Sendable {
         /// When it comes and goes, in seconds from the replay's start.
         public var start: Double
         public var end: Double
+        /// When it is on the air within that span, in order: the whole span, or, where more
+        /// advertisers are there than sets, its turns.
+        public var onAir: [ClosedRange<Double>] = []
+
+        /// The mean period, in ms, a receiver hears it at over its span under the plan: its
+        /// interval plus advDelay's mean (5 ms), stretched by the share of the span it is on the
+        /// air; nil when the plan gives it no time on the air.
+        public var achievedInterval: Double? {
+            let span = end - start
+            let on = onAir.reduce(0) { $0 + ($1.upperBound - $1.lowerBound) }
+            guard on > 0, span > 0 else { return nil }
+            return (interval + ReplayPlan.advertisingDelay) * span / on
+        }
 
         /// The interval in ms, as sent.
         public var interval: Double { Double(intervalUnits) * 0.625 }
@@ -36,6 +49,16 @@ public struct ReplayPlan: Sendable {
     public var entries: [Entry]
     /// When the replay ends, in seconds: when the capture does (scaled).
     public var length: Double
+    /// How many advertisers it puts on the air at once (the sets it was planned for; nil: as
+    /// many as the capture has at once).
+    public var sets: Int?
+    /// Where advertisers take turns, how long each turn is, in seconds.
+    public var turn: Double
+    /// The most turns a plan makes (a capture hours long in short turns is refused: `--duration`
+    /// or a longer turn).
+    public static let mostTurns = 100_000
+    /// The mean delay the link layer adds to each advertising event (advDelay: 0 to 10 ms), in ms.
+    public static let advertisingDelay = 5.0
 
     /// Why there is nothing to replay, or what cannot be replayed.
     public struct Refusal: Error, CustomStringConvertible, Sendable {
@@ -46,9 +69,13 @@ public struct ReplayPlan: Sendable {
     ///   - speed: how much faster than the capture (2: twice as fast; the intervals are kept).
     ///   - only: the addresses to replay (empty: every one).
     ///   - duration: at most this many seconds of the capture (scaled), from its start.
-    /// - Throws: `Refusal` when no advertiser is left, or one cannot be sent (more than 251 bytes).
+    ///   - sets: how many advertisers may be on the air at once (a controller's sets); where more
+    ///     are there at once, they take turns of `turn` seconds, the ones on the air least
+    ///     lately first. nil: no limit.
+    /// - Throws: `Refusal` when no advertiser is left, one cannot be sent (more than 251 bytes),
+    ///   or the turns would be more than `mostTurns`.
     public init(_ advertisers: [CapturedAdvertiser], speed: Double = 1, only: Set<BluetoothAddress> = [],
-                duration: Double? = nil) throws(Refusal) {
+                duration: Double? = nil, sets: Int? = nil, turn: Double = 1) throws(Refusal) {
         let chosen = advertisers.filter { only.isEmpty || only.contains($0.address) }
         guard !advertisers.isEmpty else { throw Refusal(description: "the capture holds no advertising report") }
         guard !chosen.isEmpty else {
@@ -82,8 +109,59 @@ public struct ReplayPlan: Sendable {
                 return cut
             }
         }
-        self.entries = entries
         length = entries.map(\.end).max() ?? 0
+        self.sets = sets
+        self.turn = turn
+        for index in entries.indices { entries[index].onAir = [entries[index].start...entries[index].end] }
+        self.entries = entries
+        if let sets, Self.mostAtOnce(entries) > sets { try takeTurns(sets: max(1, sets)) }
+    }
+
+    /// The most advertisers there at once.
+    static func mostAtOnce(_ entries: [Entry]) -> Int {
+        let edges = entries.flatMap { [($0.start, 1), ($0.end, -1)] }.sorted { ($0.0, $0.1) < ($1.0, $1.1) }
+        var now = 0, most = 0
+        for (_, step) in edges {
+            now += step
+            most = max(most, now)
+        }
+        return most
+    }
+
+    /// Shares `sets` among the advertisers there, turn by turn: in each turn those there get
+    /// it, or, where more are there than sets, the ones on the air least lately (then the first
+    /// heard). An advertiser on the air in turns that follow each other stays on.
+    private mutating func takeTurns(sets: Int) throws(Refusal) {
+        let turns = Int((length / turn).rounded(.up))
+        guard turns <= Self.mostTurns else {
+            throw Refusal(description: "more advertisers at once than \(sets) sets for \(Int(length)) s would take \(turns) turns "
+                          + "of \(turn) s, more than \(Self.mostTurns): replay less of it (--duration) or longer turns")
+        }
+        var lastOn = [Int](repeating: -1, count: entries.count)
+        var onAir = [[ClosedRange<Double>]](repeating: [], count: entries.count)
+        // The advertisers by when they come; those there now (each turn costs those, not all).
+        let coming = entries.indices.sorted { entries[$0].start < entries[$1].start }
+        var next = 0
+        var there: [Int] = []
+        for number in 0..<turns {
+            let (from, to) = (Double(number) * turn, min(length, Double(number + 1) * turn))
+            while next < coming.count && entries[coming[next]].start < to {
+                there.append(coming[next])
+                next += 1
+            }
+            there.removeAll { entries[$0].end <= from }
+            let chosen = there.count <= sets ? there : Array(there.sorted { (lastOn[$0], $0) < (lastOn[$1], $1) }.prefix(sets))
+            for index in chosen {
+                let span = max(from, entries[index].start)...min(to, entries[index].end)
+                if let last = onAir[index].last, lastOn[index] == number - 1, last.upperBound >= span.lowerBound {
+                    onAir[index][onAir[index].count - 1] = last.lowerBound...span.upperBound
+                } else {
+                    onAir[index].append(span)
+                }
+                lastOn[index] = number
+            }
+        }
+        for index in entries.indices { entries[index].onAir = onAir[index] }
     }
 
     /// The fields each advertiser is described by (the `--beacon` keys): its data and scan
@@ -103,14 +181,17 @@ public struct ReplayPlan: Sendable {
     public func scenario(device: String?, prefix: String = "") throws -> Scenario {
         var beacons: [Scenario.BeaconDefinition] = []
         var events: [(time: Double, order: Int, action: Scenario.Action)] = []
-        for (index, entry) in entries.enumerated() {
+        for entry in entries {
             let fields = Self.fields(of: entry)
             let split = try BeaconDescription.parameters(in: fields)
             beacons.append(Scenario.BeaconDefinition(name: prefix + entry.name, fields: split.fields,
                                                      beacon: try BeaconDescription(fields: split.fields).beacon(),
                                                      parameters: split.parameters))
-            events.append((entry.start, index * 2, .advertise([prefix + entry.name])))
-            events.append((entry.end, index * 2 + 1, .stop([prefix + entry.name])))
+            // At one time, those leaving first: their sets go to those coming.
+            for span in entry.onAir {
+                events.append((span.lowerBound, 1, .advertise([prefix + entry.name])))
+                events.append((span.upperBound, 0, .stop([prefix + entry.name])))
+            }
         }
         var steps: [Scenario.Step] = []
         var now = 0.0

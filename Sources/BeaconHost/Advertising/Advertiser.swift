@@ -62,6 +62,17 @@ package final class Advertiser {
         return plan.handles.count < (plan.mode == .extended ? usableSetCount : 1)
     }
 
+    /// How many beacons can have a set of their own at once: the controller's sets (read once,
+    /// here where not yet), at most the handles there are; legacy advertising's one.
+    func slotCapacity() throws(HostError) -> Int {
+        guard let plan, plan.mode == .extended else { return 1 }
+        if numberOfSets == nil {
+            let commands = try controller.send(ReadLocalSupportedCommands())
+            numberOfSets = try AdvertisingCapabilities.readNumberOfSets(from: controller, commands: commands)
+        }
+        return usableSetCount
+    }
+
     /// How many sets this advertiser may use: the controller's (as read), at most the handles there are.
     private var usableSetCount: Int { min(numberOfSets ?? 1, Int(Self.highestHandle) + 1) }
 

@@ -143,6 +143,16 @@ public final class BeaconAdvertisement {
     /// The beacons advertised now, in order.
     public var beacons: [Beacon] { live.beacons }
 
+    /// How many beacons can be on the air at once with a set (or instance) of their own: the
+    /// controller's sets, legacy advertising's one, the kernel's free instances. Asked of the
+    /// controller or kernel where not known yet (nothing goes on the air).
+    public func slotCapacity() throws(HostError) -> Int {
+        switch kind {
+        case let .managed(managed): try managed.advertiser.slotCapacity()
+        case let .hci(hci): try hci.advertiser.slotCapacity()
+        }
+    }
+
     /// The beacons as a scenario's stage changes them (started with none, added and removed one
     /// at a time, the last one too), kept on the air by the same session: one launch for
     /// `advertise`, `run` and the library. The caller's loop serves them (`SupervisedSets.serve`).

@@ -215,6 +215,14 @@ package final class ManagedAdvertiser {
         try make { backend throws(HostError) in try update(try slots.index(id), to: beacon, parameters: parameters, on: backend) }
     }
 
+    /// How many beacons can have an instance of their own at once: the kernel's maximum less
+    /// the instances others hold (its list read again, now).
+    func slotCapacity() throws(HostError) -> Int {
+        let features = try client.send(ReadAdvertisingFeatures())
+        let others = Set(features.instances).subtracting(claimed)
+        return max(0, Int(features.maximumInstances) - others.count)
+    }
+
     /// The kernel chooses the addresses: none is made up here to renew.
     @discardableResult
     public func renewAddress(_ id: BeaconID) throws(HostError) -> BluetoothAddress {

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+import AdvertisementCodec
+@testable import BeaconReports
+import BeaconRig
+import Testing
+
+/// More advertisers at once than sets: the plan shares the sets in turns, never more on the air
+/// at once than sets, everyone on the air in its turn, and the period it says a receiver will
+/// hear each at follows from the time each is on the air.
+@Suite struct ReplayTurnsTests {
+    static func advertiser(_ number: Int, from first: Double, to last: Double, interval: Double = 100) -> CapturedAdvertiser {
+        CapturedAdvertiser(address: BluetoothAddress(0xC0_00_00_00_00_00 + UInt64(number)), addressType: .randomDevice,
+                           data: [0x02, 0x01, 0x06, 0x03, 0xFF, 0x01, UInt8(number)], scanResponse: nil,
+                           kind: [.legacy], first: first, last: last, reports: 10, interval: interval, rssi: -60)
+    }
+
+    /// How many are on the air at `time` under the plan.
+    static func onAir(_ plan: ReplayPlan, at time: Double) -> Int {
+        plan.entries.filter { entry in entry.onAir.contains { $0.lowerBound <= time && time < $0.upperBound } }.count
+    }
+
+    @Test func sixAdvertisersOnTwoSetsTakeTurns() throws {
+        let advertisers = (1...6).map { Self.advertiser($0, from: 0, to: 11.9) }
+        let plan = try ReplayPlan(advertisers, sets: 2, turn: 1)
+        #expect(plan.length == 12)
+        for step in stride(from: 0.05, to: plan.length, by: 0.1) {
+            #expect(Self.onAir(plan, at: step) == 2, "two on the air at \(step) s")
+        }
+        for entry in plan.entries {
+            let on = entry.onAir.reduce(0) { $0 + $1.upperBound - $1.lowerBound }
+            #expect(abs(on - 4) < 0.01, "\(entry.name): a third of 12 s: \(on) s")
+            // Never more than two turns apart: everyone comes round every 3 s.
+            for (a, b) in zip(entry.onAir, entry.onAir.dropFirst()) { #expect(b.lowerBound - a.upperBound <= 2.001) }
+            // 100 ms + 5 of advDelay, on the air a third of the time: heard every 315 ms on average.
+            #expect(entry.achievedInterval.map { abs($0 - 315) < 1 } == true, "\(entry.achievedInterval as Any)")
+        }
+        // As a scenario: each turn a stop then an advertise, never more than two advertising.
+        let scenario = try plan.scenario(device: nil)
+        var advertising = Set<String>(), most = 0
+        for step in scenario.steps {
+            switch step.action {
+            case let .advertise(names): advertising.formUnion(names)
+            case let .stop(names): advertising.subtract(names ?? Array(advertising))
+            default: break
+            }
+            most = max(most, advertising.count)
+        }
+        #expect(most == 2 && advertising.isEmpty)
+    }
+
+    /// Enough sets: each on the air for its whole span, heard at its interval; one that comes
+    /// later takes a set that fell free.
+    @Test func enoughSetsMeansNoTurns() throws {
+        let plan = try ReplayPlan([Self.advertiser(1, from: 0, to: 4), Self.advertiser(2, from: 0, to: 2),
+                                   Self.advertiser(3, from: 2.5, to: 4)], sets: 2)
+        #expect(plan.entries.map(\.onAir.count) == [1, 1, 1])
+        #expect(plan.entries.allSatisfy { $0.achievedInterval == 105 })
+    }
+
+    /// A capture hours long in short turns is refused before anything is planned per turn.
+    @Test func tooManyTurnsAreRefused() {
+        let advertisers = (1...3).map { Self.advertiser($0, from: 0, to: 200_000) }
+        #expect { try ReplayPlan(advertisers, sets: 1, turn: 1) } throws: { "\($0)".contains("--duration") }
+    }
+}
