@@ -23,8 +23,11 @@ struct Replay: ParsableCommand, ScenarioLaunching {
             the ones on the air least lately first), and the plan says the period a receiver \
             will hear each at (achievedInterval). The plan is printed once the device is open, \
             before anything is sent (--json: one line per advertiser); --check prints it without \
-            a device (for --sets, else as if every advertiser had a set). The run ends when the \
-            capture does.
+            a device (for --sets, else as if every advertiser had a set). Each advertiser's TX power \
+            follows its strength in the capture (its median RSSI relative to the strongest's, \
+            which gets 0 dBm; at most 30 dB below) where the controller sets TX power per set \
+            (extended advertising); --same-power leaves every set at the controller's default. \
+            The run ends when the capture does.
             """ + guide("test-rigs.md#replaying-a-field-capture") + HelpExamples.text("replay")
     )
 
@@ -52,6 +55,9 @@ struct Replay: ParsableCommand, ScenarioLaunching {
 
     @Option(help: ArgumentHelp("Where advertisers take turns, how long each turn is (0.1 to 60).", valueName: "seconds"))
     var turn: Double = 1
+
+    @Flag(help: "Leave every advertiser at the controller's default TX power (not its strength in the capture).")
+    var samePower = false
 
     @Flag(help: ArgumentHelp("Start again at the capture's end, until a signal, or as many whole rounds as --duration "
                              + "holds (each round the advertisers come and go as in the capture)."))
@@ -88,10 +94,10 @@ struct Replay: ParsableCommand, ScenarioLaunching {
     func run() throws {
         let advertisers = try survey()
         // Looping, --duration counts the rounds, each the whole capture.
-        func plan(sets: Int?) throws -> ReplayPlan {
+        func plan(sets: Int?, strength: Bool) throws -> ReplayPlan {
             do {
                 return try ReplayPlan(advertisers, speed: speed, only: try addresses(), duration: loop ? nil : duration,
-                                      sets: sets, turn: turn)
+                                      strength: strength && !samePower, sets: sets, turn: turn)
             } catch let refusal as ReplayPlan.Refusal {
                 Console.error("\(file): \(refusal)")
                 throw ExitStatus.dataError
@@ -112,7 +118,7 @@ struct Replay: ParsableCommand, ScenarioLaunching {
             }
         }
         // Without a device, the plan for --sets (or a set for each); with one, for its sets.
-        let unlimited = try plan(sets: sets)
+        let unlimited = try plan(sets: sets, strength: true)
         if check {
             printPlan(unlimited)
             return
@@ -125,8 +131,12 @@ struct Replay: ParsableCommand, ScenarioLaunching {
         var planned = unlimited
         let outcome: ScenarioOutcome
         do {
-            outcome = try launch.runScenario(try scenario(of: unlimited), printer: printer) { capacity in
-                planned = try plan(sets: min(capacity, sets ?? capacity))
+            outcome = try launch.runScenario(try scenario(of: unlimited), printer: printer) { capacity, setsTXPower in
+                if !setsTXPower && !samePower {
+                    printer.progress("the advertisers go at the controller's TX power: their strengths in the capture need "
+                                     + "a TX power per set (extended advertising)")
+                }
+                planned = try plan(sets: min(capacity, sets ?? capacity), strength: setsTXPower)
                 printPlan(planned)
                 return try scenario(of: planned)
             }
@@ -183,6 +193,8 @@ struct Replay: ParsableCommand, ScenarioLaunching {
                     object.addNull("achievedInterval")
                 }
                 object.add("turns", entry.onAir.count)
+                if let power = entry.txPower { object.add("txPower", Int(power)) } else { object.addNull("txPower") }
+                if let rssi = entry.advertiser.rssi { object.add("rssi", rssi) } else { object.addNull("rssi") }
                 if let captured = entry.advertiser.interval {
                     object.add("capturedInterval", number: "\((captured * 10).rounded() / 10)")
                 } else {

@@ -22,6 +22,9 @@ public struct ReplayPlan: Sendable {
         /// When it comes and goes, in seconds from the replay's start.
         public var start: Double
         public var end: Double
+        /// Its TX power in dBm (its strength in the capture relative to the strongest: 0 dBm for
+        /// that one); nil: the controller's default (no RSSI, or strength not kept).
+        public var txPower: Int8?
         /// When it is on the air within that span, in order: the whole span, or, where more
         /// advertisers are there than sets, its turns.
         public var onAir: [ClosedRange<Double>] = []
@@ -57,6 +60,9 @@ public struct ReplayPlan: Sendable {
     /// The most turns a plan makes (a capture hours long in short turns is refused: `--duration`
     /// or a longer turn).
     public static let mostTurns = 100_000
+    /// How far below the strongest advertiser's TX power another's goes at most, in dB: the
+    /// capture's weakest are still heard in the lab.
+    public static let quietest = 30
     /// The mean delay the link layer adds to each advertising event (advDelay: 0 to 10 ms), in ms.
     public static let advertisingDelay = 5.0
 
@@ -69,13 +75,15 @@ public struct ReplayPlan: Sendable {
     ///   - speed: how much faster than the capture (2: twice as fast; the intervals are kept).
     ///   - only: the addresses to replay (empty: every one).
     ///   - duration: at most this many seconds of the capture (scaled), from its start.
+    ///   - strength: each advertiser's TX power from its median RSSI in the capture, relative
+    ///     to the strongest's (0 dBm), at most `quietest` dB below it; false: none set.
     ///   - sets: how many advertisers may be on the air at once (a controller's sets); where more
     ///     are there at once, they take turns of `turn` seconds, the ones on the air least
     ///     lately first. nil: no limit.
     /// - Throws: `Refusal` when no advertiser is left, one cannot be sent (more than 251 bytes),
     ///   or the turns would be more than `mostTurns`.
     public init(_ advertisers: [CapturedAdvertiser], speed: Double = 1, only: Set<BluetoothAddress> = [],
-                duration: Double? = nil, sets: Int? = nil, turn: Double = 1) throws(Refusal) {
+                duration: Double? = nil, strength: Bool = false, sets: Int? = nil, turn: Double = 1) throws(Refusal) {
         let chosen = advertisers.filter { only.isEmpty || only.contains($0.address) }
         guard !advertisers.isEmpty else { throw Refusal(description: "the capture holds no advertising report") }
         guard !chosen.isEmpty else {
@@ -110,6 +118,12 @@ public struct ReplayPlan: Sendable {
             }
         }
         length = entries.map(\.end).max() ?? 0
+        if strength, let strongest = entries.compactMap(\.advertiser.rssi).max() {
+            for index in entries.indices {
+                guard let rssi = entries[index].advertiser.rssi else { continue }
+                entries[index].txPower = Int8(max(-Self.quietest, rssi - strongest))
+            }
+        }
         self.sets = sets
         self.turn = turn
         for index in entries.indices { entries[index].onAir = [entries[index].start...entries[index].end] }
@@ -171,6 +185,7 @@ public struct ReplayPlan: Sendable {
                       "interval": "\(entry.interval)", "address": "\(entry.sentAs)"]
         if entry.advertiser.data.count > AdvertisingData.legacyMaximumLength { fields["extended-pdu"] = "true" }
         if let response = entry.advertiser.scanResponse { fields["scan-response"] = HexText.format(response) }
+        if let power = entry.txPower { fields["tx-power"] = "\(power)" }
         if entry.advertiser.kind.contains(.connectable) { fields["connectable"] = "true" }
         return fields
     }

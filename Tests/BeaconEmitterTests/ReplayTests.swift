@@ -206,6 +206,33 @@ extension Rig {
 }
 
 extension Rig {
+/// Two advertisers heard 20 dB apart in the capture go out 20 dB apart: each set's parameters
+/// carry its TX power (the virtual radio's RSSI does not follow TX power, so the commands are
+/// what is checked); --same-power leaves them at the controller's default.
+@Suite struct ReplayStrengthRootcanalTests {
+    @Test func theCapturesStrengthsAreTheSetsTXPowers() throws {
+        var events: [(Double, [UInt8])] = []
+        for (number, rssi) in [(1, Int8(-40)), (2, Int8(-60))] {
+            for index in 0..<10 {
+                events.append((Double(index) * 0.1 + Double(number) * 0.001,
+                               SiteCapture.report(type: 0x03, addressType: 0x01, address: "C1:22:33:44:55:6\(number)",
+                                                  data: SiteCapture.url, rssi: rssi)))
+            }
+        }
+        let path = try SiteCapture.write(events)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let device = "tcp:127.0.0.1:\(rigPort ?? 0)"
+        let replay = try runBeaconEmit(["replay", path, "-i", device, "-v", "--duration", "0.5"])
+        #expect(replay.status == 0, "\(replay.stderr)")
+        let powers = replay.stderr.split(separator: "\n").filter { $0.contains(": parameters: ") }.map { $0.components(separatedBy: "TX power ").last ?? "" }
+        #expect(powers.sorted() == ["-20 dBm", "0 dBm"], "\(powers)")
+        let same = try runBeaconEmit(["replay", path, "-i", device, "-v", "--duration", "0.5", "--same-power"])
+        #expect(same.status == 0 && !same.stderr.contains("TX power -20 dBm"), "\(same.stderr)")
+    }
+}
+}
+
+extension Rig {
 /// A crowd of 40 on a controller of 16 sets: 15 on sets of their own, 25 taking turns on the
 /// last; every member heard.
 @Suite struct CrowdRootcanalTests {

@@ -58,6 +58,22 @@ import Testing
         #expect(plan.entries.allSatisfy { $0.achievedInterval == 105 })
     }
 
+    /// Each advertiser's strength in the capture becomes its TX power: the strongest 0 dBm, the
+    /// others as many dB below as their RSSI was, at most 30; none without an RSSI or when not asked.
+    @Test func theCapturesStrengthsBecomeTXPowers() throws {
+        var advertisers = [-48, -60, -95, 0].enumerated().map { index, rssi in
+            var advertiser = Self.advertiser(index + 1, from: 0, to: 2)
+            advertiser.rssi = rssi == 0 ? nil : rssi
+            return advertiser
+        }
+        let plan = try ReplayPlan(advertisers, strength: true)
+        #expect(plan.entries.map(\.txPower) == [0, -12, -30, nil])
+        #expect(ReplayPlan.fields(of: plan.entries[1])["tx-power"] == "-12")
+        #expect(try ReplayPlan(advertisers).entries.allSatisfy { $0.txPower == nil })
+        advertisers.removeAll { $0.rssi != nil }
+        #expect(try ReplayPlan(advertisers, strength: true).entries.allSatisfy { $0.txPower == nil })
+    }
+
     /// A capture hours long in short turns is refused before anything is planned per turn.
     @Test func tooManyTurnsAreRefused() {
         let advertisers = (1...3).map { Self.advertiser($0, from: 0, to: 200_000) }

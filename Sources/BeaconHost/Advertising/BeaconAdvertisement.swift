@@ -153,6 +153,16 @@ public final class BeaconAdvertisement {
         }
     }
 
+    /// Whether each beacon can have a TX power of its own here: extended advertising's sets, or
+    /// a kernel that sets an instance's TX power.
+    public var setsTXPowerPerBeacon: Bool {
+        switch kind {
+        case let .managed(managed):
+            managed.advertiser.features.map { $0.supportedFlags.contains(.canSetTxPower) && $0.acceptsIntervals } ?? false
+        case let .hci(hci): hci.advertiser.plan?.mode == .extended
+        }
+    }
+
     /// The beacons as a scenario's stage changes them (started with none, added and removed one
     /// at a time, the last one too), kept on the air by the same session: one launch for
     /// `advertise`, `run` and the library. The caller's loop serves them (`SupervisedSets.serve`).
