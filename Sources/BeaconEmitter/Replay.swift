@@ -37,6 +37,8 @@ struct Replay: ParsableCommand, ScenarioLaunching {
     @OptionGroup var deviceOptions: DeviceOptions
     @OptionGroup var accessOptions: AccessOptions
     @OptionGroup var capture: CaptureOptions
+    @OptionGroup(title: "Which advertisers (a beacon's region and format, the strength in the capture, addresses)")
+    var filter: ScanFilterOptions
 
     @Option(help: ArgumentHelp("How much faster than the capture the advertisers come and go (0.01 to 100; their "
                                + "intervals are kept).", valueName: "factor"))
@@ -80,6 +82,13 @@ struct Replay: ParsableCommand, ScenarioLaunching {
         _ = try addresses()
     }
 
+    /// The advertisers chosen: the scan filter's options, with --only's addresses.
+    private func chosen() throws -> ScanFilter {
+        let scan = try filter.filter()
+        return ScanFilter(minRssi: scan.minRssi, format: scan.format, region: scan.region,
+                          addresses: scan.addresses.union(try addresses()))
+    }
+
     private func addresses() throws -> Set<BluetoothAddress> {
         var addresses = Set<BluetoothAddress>()
         for text in only {
@@ -96,7 +105,7 @@ struct Replay: ParsableCommand, ScenarioLaunching {
         // Looping, --duration counts the rounds, each the whole capture.
         func plan(sets: Int?, strength: Bool) throws -> ReplayPlan {
             do {
-                return try ReplayPlan(advertisers, speed: speed, only: try addresses(), duration: loop ? nil : duration,
+                return try ReplayPlan(advertisers, speed: speed, only: try chosen(), duration: loop ? nil : duration,
                                       strength: strength && !samePower, sets: sets, turn: turn)
             } catch let refusal as ReplayPlan.Refusal {
                 Console.error("\(file): \(refusal)")

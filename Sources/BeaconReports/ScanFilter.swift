@@ -43,6 +43,20 @@ public struct ScanFilter: Sendable {
         return format == .any || name == format.rawValue || (format == .eddystone && name.hasPrefix("eddystone-"))
     }
 
+    /// Whether an advertiser passes (`replay`): its address, then the first beacon in its
+    /// advertising data (or, holding none, as a report without one), at its RSSI.
+    public func accepts(address: BluetoothAddress, data: [UInt8], rssi: Int?) -> Bool {
+        guard accepts(address: address) else { return false }
+        let strength = rssi.map { Int8(clamping: $0) }
+        guard let parsed = try? AdvertisingData(parsing: data), let beacon = (try? Beacon.beacons(in: parsed))?.first else {
+            return acceptsNoBeacon(rssi: strength)
+        }
+        return accepts(BeaconSighting(beacon: beacon), rssi: strength)
+    }
+
+    /// Whether it passes everything but the addresses.
+    public var choosesByAddressOnly: Bool { minRssi == nil && format == .any && region == nil }
+
     /// Whether a report that holds no beacon passes (only when no beacon filter is set).
     public func acceptsNoBeacon(rssi: Int8?) -> Bool {
         strongEnough(rssi) && format == .any && region == nil

@@ -73,7 +73,7 @@ public struct ReplayPlan: Sendable {
 
     /// - Parameters:
     ///   - speed: how much faster than the capture (2: twice as fast; the intervals are kept).
-    ///   - only: the addresses to replay (empty: every one).
+    ///   - only: the advertisers to replay (their addresses, beacons, strength; `.none`: every one).
     ///   - duration: at most this many seconds of the capture (scaled), from its start.
     ///   - strength: each advertiser's TX power from its median RSSI in the capture, relative
     ///     to the strongest's (0 dBm), at most `quietest` dB below it; false: none set.
@@ -82,12 +82,13 @@ public struct ReplayPlan: Sendable {
     ///     lately first. nil: no limit.
     /// - Throws: `Refusal` when no advertiser is left, one cannot be sent (more than 251 bytes),
     ///   or the turns would be more than `mostTurns`.
-    public init(_ advertisers: [CapturedAdvertiser], speed: Double = 1, only: Set<BluetoothAddress> = [],
+    public init(_ advertisers: [CapturedAdvertiser], speed: Double = 1, only: ScanFilter = .none,
                 duration: Double? = nil, strength: Bool = false, sets: Int? = nil, turn: Double = 1) throws(Refusal) {
-        let chosen = advertisers.filter { only.isEmpty || only.contains($0.address) }
+        let chosen = advertisers.filter { only.accepts(address: $0.address, data: $0.data, rssi: $0.rssi) }
         guard !advertisers.isEmpty else { throw Refusal(description: "the capture holds no advertising report") }
         guard !chosen.isEmpty else {
-            throw Refusal(description: "no advertiser of the capture is at the address given to --only (the capture's: "
+            let what = only.choosesByAddressOnly ? "is at the address given to --only" : "passes the filter given"
+            throw Refusal(description: "no advertiser of the capture \(what) (the capture's: "
                           + advertisers.prefix(5).map { "\($0.address)" }.joined(separator: ", ")
                           + (advertisers.count > 5 ? ", ..." : "") + ")")
         }

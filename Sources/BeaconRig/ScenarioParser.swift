@@ -385,7 +385,8 @@ public struct ScenarioParser {
         if !path.hasPrefix("/") { path = (file as NSString).deletingLastPathComponent.appending("/" + path) }
         let plan: ReplayPlan
         do {
-            plan = try ReplayPlan(try CaptureSurvey.read(path: path).survey.advertisers, speed: speed, only: only)
+            plan = try ReplayPlan(try CaptureSurvey.read(path: path).survey.advertisers, speed: speed,
+                                      only: ScanFilter(addresses: only))
         } catch {
             throw fail(node, "replay \(path): \(error)")
         }

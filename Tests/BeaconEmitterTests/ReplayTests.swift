@@ -91,6 +91,13 @@ enum SiteCapture {
         // --only, --speed, and the mistakes.
         let only = try runBeaconEmit(["replay", path, "--check", "--json", "--only", SiteCapture.publicAddress, "--speed", "2"])
         #expect(only.stdoutLines.count == 1 && only.stdout.contains(#""start":0.5,"#), "\(only.stdout)")
+        // Chosen as scan chooses reports: a beacon's format or region, the strength in the capture.
+        let eddystone = try runBeaconEmit(["replay", path, "--check", "--json", "--format", "eddystone"])
+        #expect(eddystone.stdoutLines.count == 1 && eddystone.stdout.contains(SiteCapture.staticAddress), "\(eddystone.stdout)")
+        let region = try runBeaconEmit(["replay", path, "--check", "--json", "--uuid", "39ED98FF-2900-441A-802F-9C398FC199D2", "--major", "101"])
+        #expect(region.stdoutLines.count == 1 && region.stdout.contains(SiteCapture.publicAddress), "\(region.stdout)")
+        let weak = try runBeaconEmit(["replay", path, "--check", "--min-rssi", "-50"])
+        #expect(weak.status == 65 && weak.stderr.contains("no advertiser of the capture passes the filter given"), "\(weak.stderr)")
         let none = try runBeaconEmit(["replay", path, "--check", "--only", "11:22:33:44:55:66"])
         #expect(none.status == 65 && none.stderr.contains("no advertiser of the capture is at the address given to --only"),
                 "\(none.stderr)")
