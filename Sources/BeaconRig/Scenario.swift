@@ -129,6 +129,9 @@ public struct Scenario: Sendable {
     public var beacons: [BeaconDefinition]
     /// The boxes elsewhere that some beacons live on.
     public var hosts: [HostDefinition] = []
+    /// Crowds: a beacon declared with a range (`minor: 1-24`) is its members (`room-1` ...
+    /// `room-24`, each a beacon), and its name in `advertise` and `stop` stands for them all.
+    public var crowds: [String: [String]] = [:]
     /// What running the scenario starts on this machine: each host's ssh session, and what its
     /// ssh options run or load here.
     public var localPrograms: [LocalProgram] = []

@@ -323,17 +323,42 @@ public struct ScenarioParser {
             }
         }
         for (name, node) in beacons.entries {
-            var fields = try beaconFields(node, "beacon '\(name)'")
+            var fields = try beaconFields(node, "beacon '\(name)'", crowds: true)
             let host = fields.removeValue(forKey: "host")
             if let host, scenario.host(named: host) == nil {
                 let hostNode = (try? mapping(node, "beacon", keys: nil))?["host"]
                 throw fail(hostNode ?? node, "beacon '\(name)': no host named '\(host)' (declare it under 'hosts')"
                            + known(scenario.hosts.map(\.name)))
             }
-            let (data, parameters) = try split(fields, node, "beacon '\(name)'")
-            scenario.beacons.append(Scenario.BeaconDefinition(name: name, fields: fields,
-                                                              beacon: try beacon(data, node, "beacon '\(name)'"),
-                                                              parameters: parameters, host: host))
+            // A range for major or minor (minor: 1-24) makes a crowd: a beacon per value, named
+            // NAME-VALUE, and NAME in advertise and stop for them all.
+            let ordered = fields.sorted { $0.key < $1.key }
+            let members: [[(key: String, value: String)]]
+            do {
+                members = try BeaconDescription.crowd(ordered)
+            } catch {
+                throw fail(node, "beacon '\(name)': \(error.message)")
+            }
+            // The keys given as ranges: each member has a number there instead.
+            let ranged = ordered.indices.filter { ordered[$0].value != members[0][$0].value }
+            var names: [String] = []
+            for member in members {
+                let memberName = ranged.isEmpty ? name : ([name] + ranged.map { member[$0].value }).joined(separator: "-")
+                let memberFields = Dictionary(member.map { ($0.key, $0.value) }) { $1 }
+                if scenario.beacon(named: memberName) != nil || (memberName != name && beacons.entries.contains { $0.0 == memberName }) {
+                    throw fail(node, "beacon '\(name)': its member '\(memberName)' has the name of another beacon")
+                }
+                let (data, parameters) = try split(memberFields, node, "beacon '\(memberName)'")
+                scenario.beacons.append(Scenario.BeaconDefinition(name: memberName, fields: memberFields,
+                                                                  beacon: try beacon(data, node, "beacon '\(memberName)'"),
+                                                                  parameters: parameters, host: host))
+                names.append(memberName)
+            }
+            if !ranged.isEmpty { scenario.crowds[name] = names }
+            guard scenario.beacons.count <= AdvertisingOptions.maximumBeacons else {
+                throw fail(node, "beacon '\(name)': the scenario's beacons come to \(scenario.beacons.count) with its crowds: "
+                           + "an emitter carries at most \(AdvertisingOptions.maximumBeacons)")
+            }
         }
         if let node = top["regions"] {
             for (name, regionNode) in try mapping(node, "regions", keys: nil).entries {
@@ -746,12 +771,13 @@ public struct ScenarioParser {
         var names: [String] = []
         switch node {
         case .scalar:
-            names = [try beaconName(node, scenario: scenario)]
+            names = try crowdOrName(node, scenario: scenario)
         case let .sequence(sequence):
             for item in sequence {
-                let name = try beaconName(item, scenario: scenario)
-                if names.contains(name) { throw fail(item, "'\(name)' is named twice") }
-                names.append(name)
+                for name in try crowdOrName(item, scenario: scenario) {
+                    if names.contains(name) { throw fail(item, "'\(name)' is named twice") }
+                    names.append(name)
+                }
             }
         default:
             throw fail(node, "\(what) takes a beacon name or a list of names")
@@ -760,8 +786,18 @@ public struct ScenarioParser {
         return names
     }
 
+    /// A crowd's members, or the one beacon named.
+    private func crowdOrName(_ node: Node, scenario: Scenario) throws(ScenarioError) -> [String] {
+        if case .scalar = node, let members = scenario.crowds[try string(node, "a beacon name")] { return members }
+        return [try beaconName(node, scenario: scenario)]
+    }
+
     private func beaconName(_ node: Node, scenario: Scenario) throws(ScenarioError) -> String {
         let name = try string(node, "a beacon name")
+        if let members = scenario.crowds[name], let first = members.first, let last = members.last {
+            throw fail(node, "'\(name)' is a crowd of \(members.count): name one of its beacons (\(first) to \(last)) here; "
+                       + "advertise and stop take the crowd whole")
+        }
         guard scenario.beacon(named: name) != nil else {
             throw fail(node, "no beacon named '\(name)' (declare it under 'beacons')" + known(scenario.beacons.map(\.name)))
         }

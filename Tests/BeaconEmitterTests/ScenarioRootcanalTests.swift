@@ -31,6 +31,32 @@ extension Rig {
 
         """
 
+    /// A crowd of 20 advertised whole beside another beacon: a member is seen, one is changed
+    /// in place, and the crowd stopped whole is not seen again.
+    @Test func aCrowdGoesOnAndOffWhole() throws {
+        let path = try write("""
+            scanner: peer
+            interval: 100
+            beacons:
+              room: {uuid: 39ED98FF-2900-441A-802F-9C398FC199D2, major: 5, minor: 1-20}
+              door: {uuid: 39ED98FF-2900-441A-802F-9C398FC199D2, major: 6, minor: 1}
+            steps:
+              - advertise: [room, door]
+              - expect: {seen: room-17, within: 5}
+              - update: {beacon: room-17, minor: 99}
+              - expect: {seen: room-17, within: 5}
+              - stop: room
+              - expect: {notSeen: room-3, for: 1}
+              - expect: {seen: door, within: 3}
+
+            """)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let run = try runBeaconEmit(["run", path, "-i", device, "--json"])
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        let results = events(run.stdout).filter { $0["event"] as? String == "expectation" }
+        #expect(results.map { $0["result"] as? String } == Array(repeating: "pass", count: 4), "\(run.stdout)")
+    }
+
     /// JSON lines of `run --json`, parsed.
     func events(_ stdout: String) -> [[String: Any]] {
         stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }

@@ -26,6 +26,42 @@ import Testing
         try parser.parse(header + "steps:\n" + steps)
     }
 
+    /// A range for major or minor makes a crowd: a beacon per value named NAME-VALUE, the
+    /// crowd's name in advertise and stop standing for them all; elsewhere a member is named.
+    @Test func aCrowdIsItsMembers() throws {
+        let header = """
+            beacons:
+              room: {uuid: \(lobbyUUID), major: 5, minor: 3-6, interval: 200}
+              door: {uuid: \(lobbyUUID), major: 6, minor: 1}
+
+            """
+        let scenario = try parse("""
+              - advertise: [room, door]
+              - update: {beacon: room-4, minor: 40}
+              - stop: room
+
+            """, header: header)
+        #expect(scenario.crowds["room"] == ["room-3", "room-4", "room-5", "room-6"])
+        #expect(scenario.beacons.map(\.name) == ["room-3", "room-4", "room-5", "room-6", "door"])
+        #expect(scenario.beacon(named: "room-5")?.parameters == BeaconParameters(intervalUnits: 320))
+        guard case let .iBeacon(member)? = scenario.beacon(named: "room-6")?.beacon else { Issue.record("not an iBeacon"); return }
+        #expect(member.major == 5 && member.minor == 6)
+        guard case let .advertise(names) = scenario.steps[0].action, case let .stop(stopped) = scenario.steps[2].action else {
+            Issue.record("\(scenario.steps)")
+            return
+        }
+        #expect(names == ["room-3", "room-4", "room-5", "room-6", "door"] && stopped == ["room-3", "room-4", "room-5", "room-6"])
+        #expect { try parse("  - update: {beacon: room, minor: 1}\n", header: header) } throws: {
+            "\($0)".contains("'room' is a crowd of 4: name one of its beacons (room-3 to room-6)")
+        }
+        #expect { try parse("  - advertise: room\n", header: header.replacingOccurrences(of: "3-6", with: "1-300")) } throws: {
+            "\($0)".contains("at most 256")
+        }
+        #expect { try parse("  - advertise: room\n", header: header.replacingOccurrences(of: "door:", with: "room-4:")) } throws: {
+            "\($0)".contains("the name of another beacon")
+        }
+    }
+
     @Test func everyStepKindIsRead() throws {
         let scenario = try parse("""
               - advertise: lobby
