@@ -92,6 +92,11 @@ def table(jmh_path, decode_path, replay_path, emitter_path):
                      f"{reports / pcapng['seconds']:,.0f}", f"btsnoop {reports / full['seconds']:,.0f}",
                      full["seconds"] / pcapng["seconds"]))
 
+    if "replay-plan" in replay:
+        plan = replay["replay-plan"]
+        rows.append((f"replay --check: the plan of the capture (16 sets), s{runs_note(plan)}", f"{plan['seconds']:.2f}",
+                     f"peak RSS {plan['maxRssKiB'] / 1024:.0f} MiB", None))
+
     if os.path.exists(emitter_path):
         e = json.load(open(emitter_path))
         rows.append(("emitter: start to advertising enabled, ms", f"{e['oursEnabledMs']:.1f}",

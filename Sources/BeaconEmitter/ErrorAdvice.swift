@@ -234,6 +234,7 @@ extension Refusal.Setting {
         case let .ownParameters(text): "own \(text)"
         case .codedPHY: "--phy coded"
         case .longData: "data over 31 bytes"
+        case .extendedPDUs: "pdu=extended"
         case .scanResponse: "--scan-response"
         case .bringUp: "--up"
         case let .kernelAccess(access): "--access \(access.rawValue)"

@@ -74,10 +74,10 @@ public struct BeaconDescription: Sendable, Equatable {
     /// The keys of a beacon's own advertising parameters (`interval` ms, `tx-power` dBm,
     /// `address` static, non-resolvable or AA:BB:CC:DD:EE:FF, a random address of its set's
     /// own; `rotate-address` seconds, a new made-up address every period; `phy` 1m or coded;
-    /// `connectable` true or false): a scenario's and `advertise`'s beacons take them (each
+    /// `connectable` true or false; `pdu` legacy or extended): a scenario's and `advertise`'s beacons take them (each
     /// beacon on a set or instance of its own); they are not the beacon's data, so
     /// `init(pairs:)` refuses them.
-    public static let parameterKeys: Set<String> = ["interval", "txpower", "address", "rotateaddress", "phy", "connectable"]
+    public static let parameterKeys: Set<String> = ["interval", "txpower", "address", "rotateaddress", "phy", "connectable", "pdu"]
 
     /// `fields` apart: the beacon's data fields (for `beacon(fromFields:)`) and its own parameters.
     /// - Throws: `Invalid` for an interval or TX power out of range, or not a number.
@@ -120,6 +120,11 @@ public struct BeaconDescription: Sendable, Equatable {
                     throw Invalid("\(key) must be 1m or coded, got '\(value)'")
                 }
                 parameters.phy = phy
+            case "pdu":
+                guard let pdu = AdvertisingOptions.PDU(rawValue: value.lowercased()) else {
+                    throw Invalid("\(key) must be legacy or extended, got '\(value)'")
+                }
+                parameters.pdu = pdu
             case "connectable":
                 switch value.lowercased() {
                 case "true", "yes", "1": parameters.connectable = true
@@ -129,6 +134,9 @@ public struct BeaconDescription: Sendable, Equatable {
             default:
                 rest[key] = value
             }
+        }
+        if parameters.pdu == .legacy && parameters.phy == .coded {
+            throw Invalid("pdu: legacy PDUs go on the LE 1M PHY only; phy: coded sends extended ones")
         }
         if parameters.addressRotation != nil {
             // A new address every period: made up (non-resolvable unless static was asked for).
@@ -233,11 +241,11 @@ public struct BeaconDescription: Sendable, Equatable {
         for (key, value) in pairs {
             guard let option = Self.keysByPlainName[Self.plain(key)] else {
                 if Self.parameterKeys.contains(Self.plain(key)) {
-                    throw Invalid("\(key) is one of a beacon's own parameters (interval, txPower, address, rotateAddress, phy, connectable), "
+                    throw Invalid("\(key) is one of a beacon's own parameters (interval, txPower, address, rotateAddress, phy, connectable, pdu), "
                                   + "not part of its data")
                 }
                 // Its own parameters are keys a beacon takes too (a file and --beacon accept them).
-                let all = Self.keys + ["interval", "tx-power", "address", "rotate-address", "phy", "connectable"]
+                let all = Self.keys + ["interval", "tx-power", "address", "rotate-address", "phy", "connectable", "pdu"]
                 let nearest = NearestWord.nearest(to: key, in: all).map { " (did you mean '\($0)'?)" } ?? ""
                 throw Invalid("unknown key '\(key)'\(nearest): a beacon takes \(all.joined(separator: ", "))")
             }

@@ -6,7 +6,7 @@ import BeaconReports
 extension BeaconParameters {
     /// A beacon's own parameters as fields, in the `--beacon` keys and the one JSON shape every
     /// line shows them in (`control list` and its replies, `advertise --json`, a box's requests):
-    /// `interval` (ms), `txPower` (dBm), `address`, `rotateAddress` (s), `phy`, `connectable`.
+    /// `interval` (ms), `txPower` (dBm), `address`, `rotateAddress` (s), `phy`, `connectable`, `pdu`.
     /// `BeaconDescription.parameters(in:)` reads them back as they are.
     public var fields: [String: JSONValue] {
         var fields: [String: JSONValue] = [:]
@@ -16,6 +16,7 @@ extension BeaconParameters {
         if let addressRotation { fields["rotateAddress"] = .number(addressRotation) }
         if let phy { fields["phy"] = .string(phy.rawValue) }
         if let connectable { fields["connectable"] = .bool(connectable) }
+        if let pdu { fields["pdu"] = .string(pdu.rawValue) }
         return fields
     }
 }

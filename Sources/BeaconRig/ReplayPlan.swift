@@ -41,9 +41,18 @@ public struct ReplayPlan: Sendable {
 
         /// The interval in ms, as sent.
         public var interval: Double { Double(intervalUnits) * 0.625 }
+        /// Whether it goes in extended PDUs: as captured (an extended report), or data longer
+        /// than a legacy PDU holds.
+        public var extendedPDUs: Bool {
+            !advertiser.kind.contains(.legacy) || advertiser.data.count > AdvertisingData.legacyMaximumLength
+        }
+
         /// The PDU type it is sent with.
         public var pduType: String {
             let kind = advertiser.kind
+            if extendedPDUs {
+                return "ADV_EXT_IND" + (kind.contains(.connectable) ? " (connectable)" : kind.contains(.scannable) ? " (scannable)" : "")
+            }
             if kind.contains(.connectable) { return "ADV_IND" }
             return advertiser.scanResponse != nil || kind.contains(.scannable) ? "ADV_SCAN_IND" : "ADV_NONCONN_IND"
         }
@@ -184,6 +193,8 @@ public struct ReplayPlan: Sendable {
     public static func fields(of entry: Entry) -> [String: String] {
         var fields = ["ad": HexText.format(entry.advertiser.data),
                       "interval": "\(entry.interval)", "address": "\(entry.sentAs)"]
+        // Its PDUs as captured, whatever the others need.
+        fields["pdu"] = entry.extendedPDUs ? "extended" : "legacy"
         if entry.advertiser.data.count > AdvertisingData.legacyMaximumLength { fields["extended-pdu"] = "true" }
         if let response = entry.advertiser.scanResponse { fields["scan-response"] = HexText.format(response) }
         if let power = entry.txPower { fields["tx-power"] = "\(power)" }

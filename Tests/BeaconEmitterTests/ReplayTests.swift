@@ -240,6 +240,46 @@ extension Rig {
 }
 
 extension Rig {
+/// An advertiser the capture heard in extended PDUs is put back in extended PDUs (a scanner of
+/// extended reports sees no legacy flag), a legacy one beside it in legacy PDUs.
+@Suite struct ReplayExtendedRootcanalTests {
+    /// An LE Extended Advertising Report event: a non-connectable, non-scannable extended PDU.
+    static func extendedReport(address: String, data: String) -> [UInt8] {
+        let address = (try? BluetoothAddress(parsing: address))?.littleEndianBytes ?? []
+        let data = hex(data)
+        let parameters: [UInt8] = [0x0D, 0x01, 0x00, 0x00, 0x01] + address
+            + [0x01, 0x00, 0x00, 0x7F, UInt8(bitPattern: -55), 0x00, 0x00, 0x00] + [UInt8](repeating: 0, count: 6)
+            + [UInt8(data.count)] + data
+        return [0x04, 0x3E, UInt8(parameters.count)] + parameters
+    }
+
+    @Test func extendedPDUsGoOutAsCaptured() throws {
+        var events: [(Double, [UInt8])] = []
+        for index in 0..<10 {
+            events.append((Double(index) * 0.1, Self.extendedReport(address: "C1:22:33:44:55:71", data: SiteCapture.url)))
+            events.append((Double(index) * 0.1 + 0.01, SiteCapture.report(type: 0x03, addressType: 0x01,
+                                                                           address: "C1:22:33:44:55:72", data: SiteCapture.url)))
+        }
+        let path = try SiteCapture.write(events)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let plan = try runBeaconEmit(["replay", path, "--check", "--json"])
+        #expect(plan.stdout.contains(#""pduType":"ADV_EXT_IND""#) && plan.stdout.contains(#""pduType":"ADV_NONCONN_IND""#),
+                "\(plan.stdout)")
+        let scanner = try TestScanner(port: rigPort ?? 0, extended: true)
+        let replay = try BackgroundProcess.beaconEmit(["replay", path, "-i", "tcp:127.0.0.1:\(rigPort ?? 0)"])
+        let heard = try scanner.collect(timeout: .seconds(3)) { reports in
+            Set(reports.filter { HexText.format($0.data) == SiteCapture.url }.map(\.address)).count == 2
+        }
+        #expect(replay.wait() == 0, "\(replay.stderr)")
+        let extended = heard.filter { $0.address == (try? BluetoothAddress(parsing: "C1:22:33:44:55:71")) }
+        let legacy = heard.filter { $0.address == (try? BluetoothAddress(parsing: "C1:22:33:44:55:72")) }
+        #expect(!extended.isEmpty && extended.allSatisfy { $0.kind.map { !$0.contains(.legacy) } == true }, "\(extended)")
+        #expect(!legacy.isEmpty && legacy.allSatisfy { $0.kind.map { $0.contains(.legacy) } == true }, "\(legacy)")
+    }
+}
+}
+
+extension Rig {
 /// A crowd of 40 on a controller of 16 sets: 15 on sets of their own, 25 taking turns on the
 /// last; every member heard.
 @Suite struct CrowdRootcanalTests {

@@ -131,6 +131,9 @@ import Testing
         #expect {
             try single.update(1, to: referenceBeacon, parameters: BeaconParameters(txPower: 0))
         } throws: { "\($0)".contains("beacon 1's TX power: needs extended advertising") }
+        #expect {
+            try single.update(1, to: referenceBeacon, parameters: BeaconParameters(pdu: .extended))
+        } throws: { "\($0)".contains("beacon 1's extended PDUs: needs extended advertising") }
         #expect(legacy.sent.count == sent)
     }
 

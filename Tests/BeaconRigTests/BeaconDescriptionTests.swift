@@ -119,12 +119,13 @@ import Testing
                 == BeaconParameters(phy: .le1M, connectable: false))
         for bad in [["interval": "19"], ["interval": "fast"], ["txPower": "21"], ["txPower": "-3.5"], ["address": "nope"],
                     ["rotateAddress": "0"], ["rotateAddress": "10", "address": "C0:11:22:33:44:55"], ["phy": "2m"],
-                    ["connectable": "maybe"]] {
+                    ["connectable": "maybe"], ["pdu": "coded"], ["pdu": "legacy", "phy": "coded"]] {
             #expect(throws: BeaconDescription.Invalid.self, "\(bad)") { try BeaconDescription.parameters(in: bad) }
         }
         #expect {
             try BeaconDescription(specification: "uuid=39ED98FF-2900-441A-802F-9C398FC199D2,interval=200")
-        } throws: { "\($0)".contains("interval is one of a beacon's own parameters (interval, txPower, address, rotateAddress, phy, connectable), not part of its data") }
+        } throws: { "\($0)".contains("interval is one of a beacon's own parameters (interval, txPower, address, rotateAddress, phy, connectable, pdu), not part of its data") }
+        #expect(try BeaconDescription.parameters(in: ["pdu": "Extended"]).parameters == BeaconParameters(pdu: .extended))
         let described = try BeaconDescription.beaconAndParameters(
             specification: "uuid=39ED98FF-2900-441A-802F-9C398FC199D2,interval=200,major=1,tx-power=-8,minor=2")
         #expect(described.parameters == BeaconParameters(intervalUnits: 320, txPower: -8))

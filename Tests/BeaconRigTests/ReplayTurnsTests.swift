@@ -74,6 +74,16 @@ import Testing
         #expect(try ReplayPlan(advertisers, strength: true).entries.allSatisfy { $0.txPower == nil })
     }
 
+    /// An advertiser heard in extended PDUs goes out in them, whatever its length; a legacy one
+    /// in legacy PDUs unless its data needs more than 31 bytes.
+    @Test func extendedPDUsAsCaptured() throws {
+        var extended = Self.advertiser(1, from: 0, to: 1)
+        extended.kind = []
+        let plan = try ReplayPlan([extended, Self.advertiser(2, from: 0, to: 1)])
+        #expect(plan.entries.map(\.pduType) == ["ADV_EXT_IND", "ADV_NONCONN_IND"])
+        #expect(plan.entries.map { ReplayPlan.fields(of: $0)["pdu"] } == ["extended", "legacy"])
+    }
+
     /// A capture hours long in short turns is refused before anything is planned per turn.
     @Test func tooManyTurnsAreRefused() {
         let advertisers = (1...3).map { Self.advertiser($0, from: 0, to: 200_000) }

@@ -215,6 +215,9 @@ package final class Advertiser {
         if own.phy == .coded {
             throw .refused(Refusal(.codedPHY, beacon: slots.label(index), needsExtended))
         }
+        if own.pdu == .extended {
+            throw .refused(Refusal(.extendedPDUs, beacon: slots.label(index), needsExtended))
+        }
         if own.txPower != nil {
             throw .refused(Refusal(.txPower, beacon: slots.label(index), needsExtended))
         }

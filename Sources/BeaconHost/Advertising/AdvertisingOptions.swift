@@ -37,6 +37,13 @@ public struct AdvertisingOptions: Sendable {
         public var hciValue: UInt8 { self == .coded ? 0x03 : 0x01 }
     }
 
+    /// The PDUs a beacon's set sends: legacy (31 bytes at most, what every scanner hears) or
+    /// extended (heard only by scanners of extended advertising, as an advertiser that sends
+    /// them was captured).
+    public enum PDU: String, Sendable, CaseIterable {
+        case legacy, extended
+    }
+
     /// The address to advertise from.
     public enum Address: Sendable, Hashable {
         case publicAddress
@@ -208,7 +215,7 @@ public struct AdvertisingOptions: Sendable {
 }
 
 /// One beacon's own advertising parameters (a scenario's `interval`, `txPower`, `address`,
-/// `rotateAddress`, `phy` and `connectable` keys), where they differ from the run's; nil fields
+/// `rotateAddress`, `phy`, `connectable` and `pdu` keys), where they differ from the run's; nil fields
 /// are the run's.
 public struct BeaconParameters: Sendable, Hashable {
     /// Advertising interval, in 0.625 ms units.
@@ -227,9 +234,13 @@ public struct BeaconParameters: Sendable, Hashable {
     public var phy: AdvertisingOptions.PHY?
     /// Whether its set is connectable.
     public var connectable: Bool?
+    /// The PDUs its set sends (nil: legacy, unless the run's data or PHY needs extended ones).
+    public var pdu: AdvertisingOptions.PDU?
 
     public init(intervalUnits: UInt32? = nil, txPower: Int8? = nil, address: AdvertisingOptions.Address? = nil,
-                addressRotation: Double? = nil, phy: AdvertisingOptions.PHY? = nil, connectable: Bool? = nil) {
+                addressRotation: Double? = nil, phy: AdvertisingOptions.PHY? = nil, connectable: Bool? = nil,
+                pdu: AdvertisingOptions.PDU? = nil) {
+        self.pdu = pdu
         self.intervalUnits = intervalUnits
         self.txPower = txPower
         self.address = address
@@ -243,7 +254,7 @@ public struct BeaconParameters: Sendable, Hashable {
     public func merging(_ given: BeaconParameters) -> BeaconParameters {
         BeaconParameters(intervalUnits: given.intervalUnits ?? intervalUnits, txPower: given.txPower ?? txPower,
                          address: given.address ?? address, addressRotation: given.addressRotation ?? addressRotation,
-                         phy: given.phy ?? phy, connectable: given.connectable ?? connectable)
+                         phy: given.phy ?? phy, connectable: given.connectable ?? connectable, pdu: given.pdu ?? pdu)
     }
 
     /// The run's parameters.
@@ -254,7 +265,7 @@ public struct BeaconParameters: Sendable, Hashable {
         [intervalUnits.map { "interval \(AdvertisingOptions.intervalDescription(units: $0))" },
          txPower.map { "TX power \($0) dBm" }, address.map { "address \($0.text)" },
          addressRotation.map { "a new address every \($0) s" }, phy.map { $0 == .coded ? "LE Coded PHY" : "LE 1M PHY" },
-         connectable.map { $0 ? "connectable" : "non-connectable" }].compactMap { $0 }.joined(separator: ", ")
+         connectable.map { $0 ? "connectable" : "non-connectable" }, pdu.map { "\($0.rawValue) PDUs" }].compactMap { $0 }.joined(separator: ", ")
     }
 }
 

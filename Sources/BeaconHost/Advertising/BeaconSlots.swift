@@ -109,7 +109,10 @@ final class BeaconSlots {
 
     /// Whether beacon `index`'s slot sends extended PDUs: the run's do, or its own PHY is Coded.
     func usesExtendedPDUs(_ index: Int) -> Bool {
-        extendedPDUs || (entries.indices.contains(index) && entries[index].parameters.phy == .coded)
+        guard entries.indices.contains(index) else { return extendedPDUs }
+        let own = entries[index].parameters
+        if let pdu = own.pdu { return pdu == .extended }
+        return extendedPDUs || own.phy == .coded
     }
 
     /// - Parameters:

@@ -22,6 +22,8 @@ public struct Refusal: Error, Hashable, Sendable, CustomStringConvertible {
         case ownParameters(String)
         /// Advertising on the LE Coded PHY, or scanning on it.
         case codedPHY
+        /// A beacon's own extended PDUs (`pdu=extended`).
+        case extendedPDUs
         /// Advertising data over 31 bytes (extended PDUs).
         case longData
         /// A scan response.
@@ -154,6 +156,7 @@ extension Refusal.Setting {
         case let .ownParameters(text): "own \(text)"
         case .codedPHY: "LE Coded PHY"
         case .longData: "data over 31 bytes"
+        case .extendedPDUs: "extended PDUs"
         case .scanResponse: "scan response"
         case .bringUp: "bringing the adapter up"
         case let .kernelAccess(access): "access \(access.rawValue)"
