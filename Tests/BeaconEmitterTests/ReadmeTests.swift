@@ -24,16 +24,20 @@ struct Readme {
     static func blocks(of document: String = path) throws -> [Block] {
         var blocks: [Block] = []
         var open: Block?
+        // A block in a list item is indented: its fence's indentation is taken off its lines.
+        var indent = 0
         for (number, line) in try String(contentsOfFile: document, encoding: .utf8).components(separatedBy: "\n").enumerated() {
-            if line.hasPrefix("```") {
+            let spaces = line.prefix { $0 == " " }.count
+            if line.dropFirst(spaces).hasPrefix("```") {
                 if let block = open {
                     blocks.append(block)
                     open = nil
                 } else {
-                    open = Block(language: String(line.dropFirst(3)), line: number + 1, lines: [])
+                    indent = spaces
+                    open = Block(language: String(line.dropFirst(spaces + 3)), line: number + 1, lines: [])
                 }
             } else {
-                open?.lines.append(line)
+                open?.lines.append(String(line.dropFirst(min(indent, spaces))))
             }
         }
         return blocks

@@ -280,6 +280,34 @@ extension Rig {
 }
 
 extension Rig {
+/// docs/test-rigs.md's "from a field capture to the lab", steps 4 and 5 on the virtual radio:
+/// the capture's iBeacon replayed in a loop, audited from a second device at the address the
+/// plan gives and at the plan's interval, passes as it does from the capture.
+@Suite struct FieldToLabRootcanalTests {
+    @Test(.notUnderEmulation("the audit listens for seconds"))
+    func theLabsAdvertiserPassesTheAuditTheSitesDid() throws {
+        let device = "tcp:127.0.0.1:\(rigPort ?? 0)"
+        let site = try runBeaconEmit(["audit", "--replay", "examples/lobby.btsnoop", "--uuid", "39ED98FF-2900-441A-802F-9C398FC199D2"])
+        #expect(site.status == 0 && site.stdout.hasPrefix("PASS: ibeacon"), "\(site.stdout)\(site.stderr)")
+        let replay = try BackgroundProcess.beaconEmit(["replay", "examples/lobby.btsnoop", "-i", device, "--loop", "--json",
+                                                       "--format", "ibeacon", "--duration", "30"])
+        defer {
+            replay.signal(SIGINT)
+            _ = replay.wait()
+        }
+        _ = replay.waitForOutput(#""event":"plan""#)
+        let plan = replay.stdout.split(separator: "\n").compactMap { JSONValue(parsing: String($0)) }
+            .first { $0["event"]?.string == "plan" }
+        let sentAs = try #require(plan?["sentAs"]?.string, "\(replay.stdout)\(replay.stderr)")
+        let interval = try #require(plan?["interval"]?.number)
+        let lab = try runBeaconEmit(["audit", "-i", device, "--address", sentAs, "--interval", "\(interval)", "--duration", "4"])
+        #expect(lab.status == 0 && lab.stdout.hasPrefix("PASS: ibeacon"), "\(lab.stdout)\(lab.stderr)")
+        #expect(lab.stdout.contains("PASS interval"), "\(lab.stdout)")
+    }
+}
+}
+
+extension Rig {
 /// A crowd of 40 on a controller of 16 sets: 15 on sets of their own, 25 taking turns on the
 /// last; every member heard.
 @Suite struct CrowdRootcanalTests {
