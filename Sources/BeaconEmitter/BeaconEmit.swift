@@ -173,6 +173,8 @@ enum ExitStatus {
     static let usage = ExitCode(64)
     /// EX_DATAERR: input that does not decode, or holds no beacon.
     static let dataError = ExitCode(65)
+    /// EX_UNAVAILABLE: no usable controller (no Bluetooth, no adapter, none up).
+    static let unavailable = ExitCode(69)
     /// EX_IOERR: standard input could not be read.
     static let ioError = ExitCode(74)
     /// A gate that could not judge (`audit`: a rule inconclusive, `--allow-inconclusive` not given).

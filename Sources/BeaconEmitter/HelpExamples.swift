@@ -52,6 +52,7 @@ enum HelpExamples {
         "info": [
             "beacon-emit info -i hci0",
             "beacon-emit info -i hci0 --json",
+            "beacon-emit info --all",
         ],
         "doctor": [
             "beacon-emit doctor",

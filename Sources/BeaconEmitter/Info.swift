@@ -12,15 +12,28 @@ struct Info: ParsableCommand {
         discussion: """
             For a kernel adapter also each way in (--access) with whether it is available now, the one auto \
             takes, the advertising instances the kernel already has, and the address its beacons would go \
-            out from through the management API.
+            out from through the management API. With --all, every kernel adapter instead, one line each: \
+            its address, whether it is up, what its controller can advertise (extended advertising, sets, LE \
+            Coded PHY), the kernel's advertising instances, and what holds it (bluetoothd, other programs with \
+            HCI sockets, beacon-emit runs); no adapter is exit 69, saying why.
             """ + guide("scanning.md#stop-and-info") + HelpExamples.text("info"))
 
     @OptionGroup var deviceOptions: DeviceOptions
 
-    @Flag(help: "Print one JSON object.")
+    @Flag(help: "Print one JSON object (with --all: one per adapter).")
     var json = false
 
+    @Flag(help: "Every kernel adapter, one line each (like bluetoothctl list, with what each can do and what holds it).")
+    var all = false
+
+    func validate() throws {
+        if all && deviceOptions.device != nil {
+            throw ValidationError("--all lists every kernel adapter: it goes without -i/--device")
+        }
+    }
+
     func run() throws {
+        if all { return try listAdapters() }
         let info: ControllerInfo
         let device: String
         var kernel: KernelAdapterReport? = nil
@@ -82,6 +95,57 @@ struct Info: ParsableCommand {
                         : "instance(s) " + features.instances.map(String.init).joined(separator: ", ")))
                 }
             }
+        }
+    }
+
+    /// `--all`: every kernel adapter, from the survey `doctor` takes, one line (or JSON object) each.
+    private func listAdapters() throws {
+        let (box, adapters) = HostSurvey.everyAdapter()
+        guard !adapters.isEmpty else {
+            Console.error("no Bluetooth adapter: " + (box.bluetoothProblem ?? box.managementProblem ?? "the kernel lists none")
+                          + " (beacon-emit doctor says what to do)")
+            throw ExitStatus.unavailable
+        }
+        for survey in adapters {
+            guard let adapter = survey.adapter else { continue }
+            if json {
+                var object = JSONObject()
+                object.add("adapter", adapter.name)
+                object.add("index", adapter.index)
+                if let address = adapter.address { object.add("address", address) } else { object.addNull("address") }
+                object.add("up", adapter.up)
+                if let controller = survey.controller {
+                    object.add("hciVersion", controller.version)
+                    object.add("manufacturer", controller.manufacturer)
+                    object.add("extendedAdvertising", controller.extendedAdvertising)
+                    object.add("advertisingSets", controller.advertisingSets)
+                    object.add("codedPHY", controller.codedPHY)
+                } else if let problem = survey.controllerProblem {
+                    object.add("controllerProblem", problem)
+                }
+                if let instances = survey.instances {
+                    object.add("kernelInstancesMax", instances.maximum)
+                    object.add("kernelInstances", integers: instances.listed)
+                }
+                object.add("heldBy", strings: survey.holders)
+                print(object.line)
+                continue
+            }
+            var parts = [adapter.address ?? "(no address)", adapter.up ? "up" : "down"]
+            if let controller = survey.controller {
+                parts.append("Bluetooth \(controller.version), \(controller.manufacturer); "
+                             + (controller.extendedAdvertising ? "extended advertising, \(controller.advertisingSets) set"
+                                + (controller.advertisingSets == 1 ? "" : "s") : "legacy advertising only")
+                             + (controller.codedPHY ? ", LE Coded PHY" : ""))
+            } else if let problem = survey.controllerProblem {
+                parts.append("controller not read: \(problem)")
+            }
+            if let instances = survey.instances {
+                parts.append("kernel instances: " + (instances.listed.isEmpty ? "none"
+                             : instances.listed.map(String.init).joined(separator: ",")) + " of \(instances.maximum)")
+            }
+            parts.append("held by: " + (survey.holders.isEmpty ? "nothing" : survey.holders.joined(separator: ", ")))
+            print(adapter.name.padding(toLength: 6, withPad: " ", startingAt: 0) + parts.joined(separator: "  "))
         }
     }
 }

@@ -103,10 +103,10 @@ struct Replay: ParsableCommand, ScenarioLaunching {
     func run() throws {
         let advertisers = try survey()
         // Looping, --duration counts the rounds, each the whole capture.
-        func plan(sets: Int?, strength: Bool) throws -> ReplayPlan {
+        func plan(sets: Int?, strength: Bool, ownAddresses: Bool = true) throws -> ReplayPlan {
             do {
                 return try ReplayPlan(advertisers, speed: speed, only: try chosen(), duration: loop ? nil : duration,
-                                      strength: strength && !samePower, sets: sets, turn: turn)
+                                      ownAddresses: ownAddresses, strength: strength && !samePower, sets: sets, turn: turn)
             } catch let refusal as ReplayPlan.Refusal {
                 Console.error("\(file): \(refusal)")
                 throw ExitStatus.dataError
@@ -133,19 +133,26 @@ struct Replay: ParsableCommand, ScenarioLaunching {
             return
         }
         let printer = ScenarioPrinter(json: json)
-        // Each advertiser has an address of its own: HCI advertising sets (--access auto takes
-        // raw HCI, as it does for any beacon's own address); the kernel's path would refuse them.
+        // Each advertiser has an address of its own on HCI advertising sets (--access auto takes
+        // raw HCI, as it does for any beacon's own address); --access mgmt keeps the kernel's.
         var launch = self
         if launch.accessOptions.access == .automatic { launch.accessOptions.access = .raw }
         var planned = unlimited
         let outcome: ScenarioOutcome
         do {
-            outcome = try launch.runScenario(try scenario(of: unlimited), printer: printer) { capacity, setsTXPower in
+            outcome = try launch.runScenario(try scenario(of: unlimited), printer: printer) { advertisement in
+                let (capacity, setsTXPower) = (try advertisement.slotCapacity(), advertisement.setsTXPowerPerBeacon)
                 if !setsTXPower && !samePower {
                     printer.progress("the advertisers go at the controller's TX power: their strengths in the capture need "
                                      + "a TX power per set (extended advertising)")
                 }
-                planned = try plan(sets: min(capacity, sets ?? capacity), strength: setsTXPower)
+                if !advertisement.makesAddresses {
+                    printer.progress("through the kernel's management API the advertisers go out from the address the kernel "
+                                     + "chooses, not addresses of their own (--access raw gives each its own)")
+                }
+                guard capacity > 0 else { throw HostError.refused(Refusal(nil, .noFreeSet(sets: 0))) }
+                planned = try plan(sets: min(capacity, sets ?? capacity), strength: setsTXPower,
+                                   ownAddresses: advertisement.makesAddresses)
                 printPlan(planned)
                 return try scenario(of: planned)
             }
@@ -193,7 +200,7 @@ struct Replay: ParsableCommand, ScenarioLaunching {
                 object.add("name", entry.name)
                 object.add("address", address: entry.advertiser.address)
                 object.add("addressType", addressType: entry.advertiser.addressType)
-                object.add("sentAs", address: entry.sentAs)
+                if let sentAs = entry.sentAs { object.add("sentAs", address: sentAs) } else { object.addNull("sentAs") }
                 object.add("pduType", entry.pduType)
                 object.add("interval", number: "\(entry.interval)")
                 if let achieved = entry.achievedInterval {
@@ -225,7 +232,8 @@ struct Replay: ParsableCommand, ScenarioLaunching {
         for entry in plan.entries {
             func column(_ text: String, _ width: Int) -> String { text.padding(toLength: width, withPad: " ", startingAt: 0) }
             print(column(entry.name, 4) + "  " + column("\(entry.advertiser.address)", 17) + "  "
-                  + column(entry.sentAs == entry.advertiser.address ? "(kept)" : "\(entry.sentAs)", 17) + "  "
+                  + column(entry.sentAs.map { $0 == entry.advertiser.address ? "(kept)" : "\($0)" } ?? "(the kernel's)", 17)
+                  + "  "
                   + column(entry.pduType, 15) + "  " + column(String(format: "%.1f ms", entry.interval), 9) + "  "
                   + column(entry.achievedInterval.map { String(format: "%.1f ms", $0) } ?? "never", 11) + "  "
                   + column(String(format: "%.1f s", entry.start), 8) + "  " + column(String(format: "%.1f s", entry.end), 8)

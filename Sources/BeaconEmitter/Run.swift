@@ -114,10 +114,10 @@ protocol ScenarioLaunching {
 extension ScenarioLaunching {
     /// Opens the device (and the scanner, and the boxes' sessions), runs the steps, closes them.
     /// - Parameter fitting: where the scenario depends on how many beacons can be on the air at
-    ///   once (`replay`'s turns) and whether each can have a TX power of its own, makes it anew
-    ///   for those once the device is open, before anything is sent.
+    ///   once (`replay`'s turns), whether each can have a TX power or an address of its own,
+    ///   makes it anew for what the opened device can do, before anything is sent.
     func runScenario(_ scenario: Scenario, printer: ScenarioPrinter,
-                     fitting: ((_ capacity: Int, _ setsTXPower: Bool) throws -> Scenario)? = nil) throws -> ScenarioOutcome {
+                     fitting: ((BeaconAdvertisement) throws -> Scenario)? = nil) throws -> ScenarioOutcome {
         var scenario = scenario
         let interrupt = SignalWatcher.install()
         // The boxes first: one that cannot be reached stops the run before anything is on the air.
@@ -167,7 +167,7 @@ extension ScenarioLaunching {
             advertisement.close()
         }
         printer.progress(advertisement.summary + (advertisement.access.map { " (--access \($0.rawValue))" } ?? ""))
-        if let fitting { scenario = try fitting(try advertisement.slotCapacity(), advertisement.setsTXPowerPerBeacon) }
+        if let fitting { scenario = try fitting(advertisement) }
         let scanner = try openScanner(scenario.scanner, beside: advertisement.connection, device: specification)
         defer { scanner?.close() }
         let stage = SetStage(advertiser: sets, rotationPeriod: scenario.rotation, intervalUnits: scenario.intervalUnits)

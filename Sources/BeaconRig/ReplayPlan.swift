@@ -15,8 +15,9 @@ public struct ReplayPlan: Sendable {
         /// Its name in the run: `a1`, `a2`, ... in the order first heard.
         public var name: String
         public var advertiser: CapturedAdvertiser
-        /// The address it goes on the air from.
-        public var sentAs: BluetoothAddress
+        /// The address it goes on the air from; nil: the one the kernel chooses (through the
+        /// management API, which sets no address of a beacon's own).
+        public var sentAs: BluetoothAddress?
         /// The interval it advertises at, in 0.625 ms units.
         public var intervalUnits: UInt32
         /// When it comes and goes, in seconds from the replay's start.
@@ -84,6 +85,8 @@ public struct ReplayPlan: Sendable {
     ///   - speed: how much faster than the capture (2: twice as fast; the intervals are kept).
     ///   - only: the advertisers to replay (their addresses, beacons, strength; `.none`: every one).
     ///   - duration: at most this many seconds of the capture (scaled), from its start.
+    ///   - ownAddresses: each goes out from an address of its own (HCI sets); false: from the
+    ///     one the kernel chooses.
     ///   - strength: each advertiser's TX power from its median RSSI in the capture, relative
     ///     to the strongest's (0 dBm), at most `quietest` dB below it; false: none set.
     ///   - sets: how many advertisers may be on the air at once (a controller's sets); where more
@@ -92,7 +95,7 @@ public struct ReplayPlan: Sendable {
     /// - Throws: `Refusal` when no advertiser is left, one cannot be sent (more than 251 bytes),
     ///   or the turns would be more than `mostTurns`.
     public init(_ advertisers: [CapturedAdvertiser], speed: Double = 1, only: ScanFilter = .none,
-                duration: Double? = nil, strength: Bool = false, sets: Int? = nil, turn: Double = 1) throws(Refusal) {
+                duration: Double? = nil, ownAddresses: Bool = true, strength: Bool = false, sets: Int? = nil, turn: Double = 1) throws(Refusal) {
         let chosen = advertisers.filter { only.accepts(address: $0.address, data: $0.data, rssi: $0.rssi) }
         guard !advertisers.isEmpty else { throw Refusal(description: "the capture holds no advertising report") }
         guard !chosen.isEmpty else {
@@ -117,7 +120,8 @@ public struct ReplayPlan: Sendable {
             let units = AdvertisingOptions.units(milliseconds: milliseconds) ?? 160
             let interval = Double(units) * 0.000625
             // It stays for its last event's period, so that a receiver hears that event too.
-            entries.append(Entry(name: "a\(index + 1)", advertiser: advertiser, sentAs: address, intervalUnits: units,
+            entries.append(Entry(name: "a\(index + 1)", advertiser: advertiser, sentAs: ownAddresses ? address : nil,
+                                 intervalUnits: units,
                                  start: advertiser.first / speed, end: advertiser.last / speed + interval))
         }
         if let duration {
@@ -192,7 +196,8 @@ public struct ReplayPlan: Sendable {
     /// response whole, its interval, address and PDU type.
     public static func fields(of entry: Entry) -> [String: String] {
         var fields = ["ad": HexText.format(entry.advertiser.data),
-                      "interval": "\(entry.interval)", "address": "\(entry.sentAs)"]
+                      "interval": "\(entry.interval)"]
+        if let sentAs = entry.sentAs { fields["address"] = "\(sentAs)" }
         // Its PDUs as captured, whatever the others need.
         fields["pdu"] = entry.extendedPDUs ? "extended" : "legacy"
         if entry.advertiser.data.count > AdvertisingData.legacyMaximumLength { fields["extended-pdu"] = "true" }

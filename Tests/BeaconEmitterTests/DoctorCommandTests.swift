@@ -36,6 +36,18 @@ import Testing
         for line in output.split(separator: "\n") { try StrictJSON.check(String(line)) }
     }
 
+    /// `info --all` on a kernel without Bluetooth: no adapter, why, and where to look; exit 69.
+    /// (On kernels with adapters, the VM check `info-all` lists them.)
+    @Test(.enabled(if: !kernelHasBluetooth, "this machine's kernel has Bluetooth: the VM checks cover it"))
+    func infoAllWithoutAdaptersSaysWhy() throws {
+        let (output, status) = try Readme.run("beacon-emit info --all")
+        #expect(status == 69, "\(output)")
+        #expect(output.contains("no Bluetooth adapter: ") && output.contains("no Bluetooth in this kernel")
+                && output.contains("beacon-emit doctor"), "\(output)")
+        let (withDevice, usage) = try Readme.run("beacon-emit info --all -i hci0")
+        #expect(usage == 64 && withDevice.contains("--all lists every kernel adapter"), "\(withDevice)")
+    }
+
     @Test func aDeviceThatIsNoKernelAdapterIsAUsageError() throws {
         let (output, status) = try Readme.run("beacon-emit doctor --device tcp:127.0.0.1:1")
         #expect(status == 64)

@@ -153,6 +153,10 @@ public final class BeaconAdvertisement {
         }
     }
 
+    /// Whether each beacon can have an address of its own here (HCI sets: yes; through the
+    /// management API the kernel chooses).
+    public var makesAddresses: Bool { management == nil }
+
     /// Whether each beacon can have a TX power of its own here: extended advertising's sets, or
     /// a kernel that sets an instance's TX power.
     public var setsTXPowerPerBeacon: Bool {

@@ -173,6 +173,29 @@ package struct HostSurvey: Sendable, Equatable {
 }
 
 extension HostSurvey {
+    /// Every kernel adapter, each looked at as `take(adapter:)` looks at one (`info --all`,
+    /// `bluetoothctl list`'s question): the box's survey first (its adapters; why there are
+    /// none), then one survey per adapter, in the kernel's order.
+    public static func everyAdapter(configurations: String = "/etc/beacon-emit",
+                                    records: String = InstanceRecord.directory()) -> (box: HostSurvey, adapters: [HostSurvey]) {
+        let box = take(adapter: nil, configurations: configurations, records: records)
+        let each = box.adapters.map { take(adapter: .kernel(index: $0.index), configurations: configurations, records: records) }
+        return (box, each)
+    }
+
+    /// What holds the adapter looked at, for a line: bluetoothd, other programs with HCI
+    /// sockets, beacon-emit runs with instances recorded on it.
+    public var holders: [String] {
+        var holders: [String] = []
+        if let bluetoothd { holders.append(bluetoothd.description) }
+        holders += others.map(\.description)
+        for record in records where record.running && !record.instances.isEmpty {
+            holders.append("beacon-emit" + (record.pid.map { " (pid \($0))" } ?? "") + ": instance(s) "
+                           + record.instances.map(String.init).joined(separator: ","))
+        }
+        return holders
+    }
+
     /// Looks at this box.
     /// - Parameters:
     ///   - adapter: the adapter asked for (by number or address); nil, or `.kernel(index: nil)`: the
