@@ -161,6 +161,22 @@ struct Replay: ParsableCommand, ScenarioLaunching {
         }
         if let error = outcome.error { throw fail(error) }
         let ending = outcome.interrupted ? "interrupted" : "the capture's end"
+        // What was sent per advertiser, as the plan had it on the air for the run's length.
+        for entry in planned.entries {
+            let sent = planned.sent(entry, after: outcome.duration)
+            if json {
+                var object = JSONObject()
+                object.add("event", literal: "sent")
+                object.add("name", entry.name)
+                if let sentAs = entry.sentAs { object.add("sentAs", address: sentAs) } else { object.addNull("sentAs") }
+                object.add("onAirSeconds", number: "\((sent.seconds * 10).rounded() / 10)")
+                object.add("events", sent.events)
+                print(object.line)
+            } else {
+                print("\(entry.name): on the air " + String(format: "%.1f s", sent.seconds) + ", about \(sent.events) events"
+                      + (entry.sentAs.map { " from \($0)" } ?? ""))
+            }
+        }
         if json {
             var object = JSONObject()
             object.add("event", literal: "replayed")

@@ -145,6 +145,18 @@ public struct ReplayPlan: Sendable {
         if let sets, Self.mostAtOnce(entries) > sets { try takeTurns(sets: max(1, sets)) }
     }
 
+    /// How long `entry` was on the air under the plan by `elapsed` seconds into the run (rounds
+    /// after the first where the run loops), and the advertising events that makes at its
+    /// interval (advDelay's mean included): what was sent, said at the end.
+    public func sent(_ entry: Entry, after elapsed: Double) -> (seconds: Double, events: Int) {
+        func on(until time: Double) -> Double {
+            entry.onAir.reduce(0) { $0 + max(0, min($1.upperBound, time) - $1.lowerBound) }
+        }
+        let whole = length > 0 ? (elapsed / length).rounded(.down) : 0
+        let seconds = whole * on(until: length) + on(until: elapsed - whole * length)
+        return (seconds, Int((seconds * 1000 / (entry.interval + Self.advertisingDelay)).rounded(.down)))
+    }
+
     /// The most advertisers there at once.
     static func mostAtOnce(_ entries: [Entry]) -> Int {
         let edges = entries.flatMap { [($0.start, 1), ($0.end, -1)] }.sorted { ($0.0, $0.1) < ($1.0, $1.1) }

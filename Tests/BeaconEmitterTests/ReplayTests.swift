@@ -193,6 +193,11 @@ extension Rig {
         let plan = replay.stdout.split(separator: "\n").compactMap { JSONValue(parsing: String($0)) }
             .filter { $0["event"]?.string == "plan" }
         #expect(plan.count == 6, "\(replay.stdout)")
+        // At the end, what was sent: each on the air about a third of the 6 s.
+        let sent = replay.stdout.split(separator: "\n").compactMap { JSONValue(parsing: String($0)) }
+            .filter { $0["event"]?.string == "sent" }
+        #expect(sent.count == 6 && sent.allSatisfy { ($0["onAirSeconds"]?.number).map { abs($0 - 2) < 0.3 } == true },
+                "\(sent)")
         for entry in plan {
             let address = try BluetoothAddress(parsing: entry["sentAs"]?.string ?? "")
             let times = heard.filter { $0.report.address == address }.map(\.at)

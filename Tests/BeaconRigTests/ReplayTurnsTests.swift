@@ -49,6 +49,18 @@ import Testing
         #expect(most == 2 && advertising.isEmpty)
     }
 
+    /// What was sent, said at the end: the time each was on the air by then (whole rounds of a
+    /// loop, then the part of the last) and the events that makes at its interval.
+    @Test func whatWasSentFollowsThePlan() throws {
+        let plan = try ReplayPlan((1...6).map { Self.advertiser($0, from: 0, to: 11.9) }, sets: 2, turn: 1)
+        let entry = plan.entries[0]
+        #expect(abs(plan.sent(entry, after: 12).seconds - 4) < 0.01)
+        #expect(plan.sent(entry, after: 12).events == 38, "4 s at 100 ms + 5 of advDelay")
+        #expect(abs(plan.sent(entry, after: 6).seconds - 2) < 0.01)
+        #expect(abs(plan.sent(entry, after: 30).seconds - 10) < 0.01, "two rounds, then half of one")
+        #expect(plan.sent(entry, after: 0).events == 0)
+    }
+
     /// Enough sets: each on the air for its whole span, heard at its interval; one that comes
     /// later takes a set that fell free.
     @Test func enoughSetsMeansNoTurns() throws {
