@@ -374,18 +374,27 @@ public struct ScenarioParser {
 
     // MARK: Steps
 
-    /// `replay: FILE` or `replay: {file: FILE, speed: X, only: [ADDRESS, ...]}`: a capture's
-    /// advertisers (`ReplayPlan`) put on the air beside the scenario's beacons, as beacons of
-    /// their own (`replay1-a1`, ...), advertised and stopped on the capture's timeline; the
-    /// steps after it come when the capture ends. FILE is read from the scenario's folder.
+    /// `replay: FILE` or `replay: {file: FILE, speed: X, only: [ADDRESS, ...], loop: N}`: a
+    /// capture's advertisers (`ReplayPlan`) put on the air beside the scenario's beacons, as
+    /// beacons of their own (`replay1-a1`, ...), advertised and stopped on the capture's
+    /// timeline, N rounds of it (1 to 1000; 1 by default); the steps after it come when the last
+    /// round ends. FILE is read from the scenario's folder.
     private func replay(_ node: Node, scenario: inout Scenario) throws(ScenarioError) -> Scenario.Action {
         var path: String
         var speed = 1.0
         var only = Set<BluetoothAddress>()
+        var rounds = 1
         if case .scalar = node {
             path = try string(node, "replay")
         } else {
-            let map = try mapping(node, "replay", keys: ["file", "speed", "only"])
+            let map = try mapping(node, "replay", keys: ["file", "speed", "only", "loop"])
+            if let loopNode = map["loop"] {
+                let value = try number(loopNode, "replay's loop")
+                guard value == value.rounded(), value >= 1, value <= 1000 else {
+                    throw fail(loopNode, "loop is how many rounds of the capture: a whole number from 1 to 1000, got \(value)")
+                }
+                rounds = Int(value)
+            }
             guard let fileNode = map["file"] else { throw fail(node, "replay needs 'file: CAPTURE' (or 'replay: CAPTURE')") }
             path = try string(fileNode, "replay's file")
             if let speedNode = map["speed"] {
@@ -424,7 +433,7 @@ public struct ScenarioParser {
             throw fail(node, "replay \(path): \(error)")
         }
         scenario.beacons += replayed.beacons
-        return .repeatSteps(times: 1, steps: replayed.steps)
+        return .repeatSteps(times: rounds, steps: replayed.steps)
     }
 
     private static let stepKinds = ["advertise", "update", "stop", "wait", "expect", "repeat", "ramp", "replay"]

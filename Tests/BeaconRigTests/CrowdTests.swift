@@ -64,15 +64,22 @@ import Testing
               - advertise: own
               - replay: {file: lobby.btsnoop, speed: 2}
               - replay: lobby.btsnoop
+              - replay: {file: lobby.btsnoop, loop: 3}
               - stop: own
             """.write(toFile: path, atomically: true, encoding: .utf8)
         let scenario = try ScenarioParser.load(path: path)
-        #expect(scenario.beacons.map(\.name) == ["own", "replay1-a1", "replay1-a2", "replay2-a1", "replay2-a2"])
+        #expect(scenario.beacons.map(\.name) == ["own", "replay1-a1", "replay1-a2", "replay2-a1", "replay2-a2",
+                                                 "replay3-a1", "replay3-a2"])
+        // loop: 3 is three rounds of the capture's timeline.
+        guard case .repeatSteps(3, _) = scenario.steps[3].action else { Issue.record("\(scenario.steps[3].action)"); return }
         guard case let .repeatSteps(1, steps) = scenario.steps[1].action else { Issue.record("\(scenario.steps[1].action)"); return }
         // Both advertisers come at once, stay 1.57 s at twice the speed (0.785 s + a period), and go.
         #expect(steps.count == 5, "\(steps.map(\.action))")
         if case let .wait(seconds) = steps[2].action { #expect(abs(seconds - 0.832) < 0.01, "\(seconds)") }
         #expect(scenario.beacons[1].fields["ad"] == "0201060303AAFE0F16AAFE10EE016578616D706C650078")
+        try "beacons:\n  own: {uuid: 39ED98FF-2900-441A-802F-9C398FC199D2, major: 5, minor: 5}\nsteps:\n  - replay: {file: lobby.btsnoop, loop: 0}\n"
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        #expect { try ScenarioParser.load(path: path) } throws: { "\($0)".contains("a whole number from 1 to 1000, got 0") }
         // A capture that is not there is the scenario's mistake, at its place.
         try "beacons:\n  own: {uuid: 39ED98FF-2900-441A-802F-9C398FC199D2, major: 5, minor: 5}\nsteps:\n  - replay: none.btsnoop\n"
             .write(toFile: path, atomically: true, encoding: .utf8)
