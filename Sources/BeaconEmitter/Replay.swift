@@ -209,6 +209,7 @@ struct Replay: ParsableCommand, ScenarioLaunching {
     }
 
     private func printPlan(_ plan: ReplayPlan) {
+        for reason in plan.leftOut { Console.error("\(file): \(reason)", priority: .warning) }
         if json {
             for entry in plan.entries {
                 var object = JSONObject()

@@ -67,6 +67,9 @@ public struct ReplayPlan: Sendable {
     public var sets: Int?
     /// Where advertisers take turns, how long each turn is, in seconds.
     public var turn: Double
+    /// The capture's advertisers left out, and scan responses sent without, each with why
+    /// (data this host cannot send): said before the plan.
+    public var leftOut: [String] = []
     /// The most turns a plan makes (a capture hours long in short turns is refused: `--duration`
     /// or a longer turn).
     public static let mostTurns = 100_000
@@ -92,8 +95,9 @@ public struct ReplayPlan: Sendable {
     ///   - sets: how many advertisers may be on the air at once (a controller's sets); where more
     ///     are there at once, they take turns of `turn` seconds, the ones on the air least
     ///     lately first. nil: no limit.
-    /// - Throws: `Refusal` when no advertiser is left, one cannot be sent (more than 251 bytes),
-    ///   or the turns would be more than `mostTurns`.
+    /// - Throws: `Refusal` when no advertiser is left (an advertiser this host cannot send, more
+    ///   than 251 bytes or data that is no list of AD structures, is left out: `leftOut`), or the
+    ///   turns would be more than `mostTurns`.
     public init(_ advertisers: [CapturedAdvertiser], speed: Double = 1, only: ScanFilter = .none,
                 duration: Double? = nil, ownAddresses: Bool = true, strength: Bool = false, sets: Int? = nil, turn: Double = 1) throws(Refusal) {
         let chosen = advertisers.filter { only.accepts(address: $0.address, data: $0.data, rssi: $0.rssi) }
@@ -106,11 +110,31 @@ public struct ReplayPlan: Sendable {
         }
         var used = Set<BluetoothAddress>()
         var entries: [Entry] = []
-        for (index, advertiser) in chosen.enumerated() {
+        var leftOut: [String] = []
+        for var advertiser in chosen {
+            // What this host cannot send is left out, and said; the rest is replayed.
             guard advertiser.data.count <= AdvertisingData.extendedPDUMaximumLength else {
-                throw Refusal(description: "\(advertiser.address): \(advertiser.data.count) bytes of advertising data, more "
-                              + "than the \(AdvertisingData.extendedPDUMaximumLength) this host sends")
+                leftOut.append("\(advertiser.address): \(advertiser.data.count) bytes of advertising data, more than the "
+                               + "\(AdvertisingData.extendedPDUMaximumLength) this host sends: left out")
+                continue
             }
+            do {
+                _ = try AdvertisingData(parsing: advertiser.data)
+            } catch {
+                leftOut.append("\(advertiser.address): its advertising data \(HexText.format(advertiser.data)) is no list of AD "
+                               + "structures (\(error)): left out")
+                continue
+            }
+            if let response = advertiser.scanResponse {
+                do {
+                    _ = try AdvertisingData(parsing: response)
+                } catch {
+                    leftOut.append("\(advertiser.address): its scan response \(HexText.format(response)) is no list of AD "
+                                   + "structures (\(error)): sent without it")
+                    advertiser.scanResponse = nil
+                }
+            }
+            let index = entries.count
             var address = advertiser.address
             if advertiser.addressType != .randomDevice || !address.isStaticRandom || used.contains(address) {
                 repeat { address = Advertiser.makeStaticRandomAddress() } while used.contains(address)
@@ -123,6 +147,10 @@ public struct ReplayPlan: Sendable {
             entries.append(Entry(name: "a\(index + 1)", advertiser: advertiser, sentAs: ownAddresses ? address : nil,
                                  intervalUnits: units,
                                  start: advertiser.first / speed, end: advertiser.last / speed + interval))
+        }
+        self.leftOut = leftOut
+        guard !entries.isEmpty else {
+            throw Refusal(description: "no advertiser of the capture can be sent: " + leftOut.joined(separator: "; "))
         }
         if let duration {
             entries = entries.filter { $0.start < duration }.map { entry in

@@ -313,6 +313,108 @@ extension Rig {
 }
 
 extension Rig {
+/// A site of eight advertisers of mixed formats (iBeacon, AltBeacon, Eddystone UID and URL),
+/// intervals (100 ms to 1 s), PDU types (non-connectable, scannable with its scan response,
+/// connectable) and address types (static, public, resolvable and non-resolvable private), one
+/// of which goes and one comes: a raw HCI scanner hears each as captured, from an address of
+/// its own (one to one), at its interval, when it was there.
+@Suite struct ReplaySiteRootcanalTests {
+    struct Advertiser {
+        var address: String, addressType: UInt8, type: UInt8, data: String, interval: Double, from: Double, to: Double
+    }
+
+    static let site: [Advertiser] = [
+        .init(address: "C1:00:00:00:00:01", addressType: 1, type: 0x03,
+              data: "0201061AFF4C00021539ED98FF2900441A802F9C398FC199D200010009C5", interval: 0.1, from: 0, to: 3),
+        .init(address: "00:1A:7D:00:00:02", addressType: 0, type: 0x03,
+              data: "0201061AFF4C00021539ED98FF2900441A802F9C398FC199D20001000AC5", interval: 0.2, from: 0, to: 3),
+        .init(address: "5A:00:00:00:00:03", addressType: 1, type: 0x03,
+              data: "0201061AFF4C00021539ED98FF2900441A802F9C398FC199D20001000BC5", interval: 0.5, from: 0, to: 3),
+        .init(address: "1A:00:00:00:00:04", addressType: 1, type: 0x03,
+              data: "0201061BFF1801BEAC39ED98FF2900441A802F9C398FC199D200070008C500", interval: 0.25, from: 0, to: 3),
+        .init(address: "C1:00:00:00:00:05", addressType: 1, type: 0x02,
+              data: "0201060303AAFE1716AAFE00EE00112233445566778899AABBCCDDEEFF0000", interval: 0.3, from: 0, to: 3),
+        .init(address: "00:1A:7D:00:00:06", addressType: 0, type: 0x00,
+              data: "0201060303AAFE0E16AAFE10EE036578616D706C6508", interval: 1, from: 0, to: 3),
+        .init(address: "C1:00:00:00:00:07", addressType: 1, type: 0x03,
+              data: "0201061AFF4C00021539ED98FF2900441A802F9C398FC199D20001000CC5", interval: 0.1, from: 0, to: 1.4),
+        .init(address: "C1:00:00:00:00:08", addressType: 1, type: 0x03,
+              data: SiteCapture.url, interval: 0.1, from: 1.6, to: 3),
+    ]
+    static let scanResponse = "0C09626561636F6E2D656D6974"
+
+    @Test(.notUnderEmulation("the site's timeline is seconds long"))
+    func eachAdvertiserIsBackAsCaptured() throws {
+        var events: [(Double, [UInt8])] = []
+        for (number, advertiser) in Self.site.enumerated() {
+            var time = advertiser.from + Double(number) * 0.003
+            while time < advertiser.to {
+                events.append((time, SiteCapture.report(type: advertiser.type, addressType: advertiser.addressType,
+                                                        address: advertiser.address, data: advertiser.data)))
+                if advertiser.type == 0x02 {
+                    events.append((time + 0.001, SiteCapture.report(type: 0x04, addressType: advertiser.addressType,
+                                                                    address: advertiser.address, data: Self.scanResponse)))
+                }
+                time += advertiser.interval
+            }
+        }
+        let path = try SiteCapture.write(events)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let scanner = try TestScanner(port: rigPort ?? 0)
+        let started = ContinuousClock.now
+        let replay = try BackgroundProcess.beaconEmit(["replay", path, "-i", "tcp:127.0.0.1:\(rigPort ?? 0)", "--json"])
+        var heard: [(at: Double, report: ScanReport)] = []
+        let deadline = ContinuousClock.now + .seconds(6)
+        while ContinuousClock.now < deadline {
+            if let report = try scanner.scanner.nextReport(timeout: ContinuousClock.now.duration(to: deadline)) {
+                heard.append((started.duration(to: .now).inSeconds, report))
+            }
+        }
+        #expect(replay.wait() == 0, "\(replay.stderr)")
+        let plan = replay.stdout.split(separator: "\n").compactMap { JSONValue(parsing: String($0)) }
+            .filter { $0["event"]?.string == "plan" }
+        try #require(plan.count == 8, "\(replay.stdout)")
+        let sentAs = try plan.map { try BluetoothAddress(parsing: $0["sentAs"]?.string ?? "") }
+        #expect(Set(sentAs).count == 8, "one address each: \(sentAs)")
+        let captured = try Self.site.map { try BluetoothAddress(parsing: $0.address) }
+        let mapped = Set(captured.enumerated().filter { Self.site[$0.offset].addressType == 0 || !$0.element.isStaticRandom }
+            .map(\.element))
+        #expect(mapped.count == 4 && !heard.contains { mapped.contains($0.report.address) },
+                "nothing from a captured public, resolvable or non-resolvable address")
+        let origin = heard.first { $0.report.address == sentAs[0] }?.at ?? 0
+        for (index, advertiser) in Self.site.enumerated() {
+            let own = heard.filter { $0.report.address == sentAs[index] && !($0.report.kind?.contains(.scanResponse) ?? false) }
+            let name = "advertiser \(index + 1) (\(advertiser.address))"
+            guard own.count >= 2 else {
+                Issue.record("\(name): heard \(own.count) times")
+                continue
+            }
+            #expect(own.allSatisfy { HexText.format($0.report.data) == advertiser.data }, "\(name): its data exact")
+            if advertiser.addressType == 1 && (try? BluetoothAddress(parsing: advertiser.address))?.isStaticRandom == true {
+                #expect(sentAs[index] == captured[index], "\(name): a static address kept")
+            }
+            let kind = own.first?.report.kind ?? []
+            switch advertiser.type {
+            case 0x00: #expect(kind.contains(.connectable), "\(name): connectable as captured, heard \(kind)")
+            case 0x02: #expect(kind.contains(.scannable) && !kind.contains(.connectable), "\(name): scannable, heard \(kind)")
+            default: #expect(!kind.contains(.connectable) && !kind.contains(.scannable), "\(name): non-connectable, heard \(kind)")
+            }
+            let times = own.map(\.at)
+            if times.count >= 4, let interval = plan[index]["interval"]?.number {
+                let period = (times.last! - times.first!) / Double(times.count - 1) * 1000
+                #expect(abs(period - interval) < interval * 0.2, "\(name): heard every \(period) ms, planned \(interval) ms")
+            }
+            // When it was there: within half a second of the capture's offsets.
+            #expect(abs((times.first! - origin) - advertiser.from) < 0.5, "\(name): came at \(times.first! - origin) s")
+            if advertiser.to < 3 {
+                #expect(abs((times.last! - origin) - advertiser.to) < 0.5, "\(name): went at \(times.last! - origin) s")
+            }
+        }
+    }
+}
+}
+
+extension Rig {
 /// A crowd of 40 on a controller of 16 sets: 15 on sets of their own, 25 taking turns on the
 /// last; every member heard.
 @Suite struct CrowdRootcanalTests {

@@ -96,6 +96,22 @@ import Testing
         #expect(plan.entries.map { ReplayPlan.fields(of: $0)["pdu"] } == ["extended", "legacy"])
     }
 
+    /// What this host cannot send is left out and said, the rest replayed: data that is no list
+    /// of AD structures, data over 251 bytes; a scan response that does not parse is dropped.
+    @Test func whatCannotBeSentIsLeftOutAndSaid() throws {
+        var broken = Self.advertiser(1, from: 0, to: 1)
+        broken.data = [0x05, 0xFF, 0x01]
+        var long = Self.advertiser(2, from: 0, to: 1)
+        long.data = [0xFE, 0xFF] + [UInt8](repeating: 0, count: 253)
+        var response = Self.advertiser(3, from: 0, to: 1)
+        response.scanResponse = [0x0B, 0x09, 0x41]
+        let plan = try ReplayPlan([broken, long, response, Self.advertiser(4, from: 0, to: 1)])
+        #expect(plan.entries.map(\.name) == ["a1", "a2"] && plan.entries[0].advertiser.scanResponse == nil)
+        #expect(plan.leftOut.count == 3 && plan.leftOut[0].contains("no list of AD structures") && plan.leftOut[0].hasSuffix("left out")
+                && plan.leftOut[1].contains("255 bytes") && plan.leftOut[2].hasSuffix("sent without it"), "\(plan.leftOut)")
+        #expect { try ReplayPlan([broken]) } throws: { "\($0)".contains("no advertiser of the capture can be sent") }
+    }
+
     /// A capture hours long in short turns is refused before anything is planned per turn.
     @Test func tooManyTurnsAreRefused() {
         let advertisers = (1...3).map { Self.advertiser($0, from: 0, to: 200_000) }
