@@ -75,6 +75,23 @@ final class BackgroundProcess: @unchecked Sendable {
 
     func signal(_ number: Int32) { kill(process.processIdentifier, number) }
 
+    /// Waits until the program takes `signal` itself (caught or blocked for a signalfd, as
+    /// /proc says), so that sending it tests the program's handling, not the default action
+    /// of a program still starting; false on timeout or exit.
+    func waitUntilHandles(_ signal: Int32, timeout: Duration = .seconds(20)) -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        let bit = UInt64(1) << UInt64(signal - 1)
+        while ContinuousClock.now < deadline && process.isRunning {
+            if let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8) {
+                let masks = status.split(separator: "\n").filter { $0.hasPrefix("SigCgt:") || $0.hasPrefix("SigBlk:") }
+                    .compactMap { UInt64($0.split(separator: "\t").last ?? "", radix: 16) }
+                if masks.contains(where: { $0 & bit != 0 }) { return true }
+            }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        return false
+    }
+
     /// Waits for exit (killing it after `timeout`) and returns the exit status.
     @discardableResult
     func wait(timeout: Duration = .seconds(10)) -> Int32 {

@@ -59,7 +59,9 @@ import Testing
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("junit-\(UUID().uuidString).xml").path
         defer { try? FileManager.default.removeItem(atPath: path) }
         let waiting = try BackgroundProcess.beaconEmit(["verify", "--scanner", "virtual", "--timeout", "20", "--junit", path] + beacon)
-        Thread.sleep(forTimeInterval: 1.5)
+        // Once it takes SIGINT itself (a busy machine starts the virtual device slowly), and then waits a moment.
+        #expect(waiting.waitUntilHandles(SIGINT), "\(waiting.stderr)")
+        Thread.sleep(forTimeInterval: 1)
         waiting.signal(SIGINT)
         #expect(waiting.wait() == 1, "\(waiting.stderr)")
         let interrupted = try JUnitCheck.read(path)
