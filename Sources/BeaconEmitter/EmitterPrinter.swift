@@ -32,6 +32,14 @@ final class EmitterPrinter {
         self.intervalUnits = options.intervalUnits
     }
 
+    /// The mean period, in ms, a receiver hears beacon `index` at under `plan`: its own interval
+    /// or the run's, shared with those taking turns on its set.
+    private func heardEvery(_ index: Int, plan: AdvertisingPlan) -> Double {
+        let units = own(index).intervalUnits ?? intervalUnits
+        let every = plan.heardEvery(beacon: index, of: beacons.count, interval: Double(units) * 0.625)
+        return (every * 10).rounded() / 10
+    }
+
     /// Beacon `index`'s own parameters (`.run` where it has none).
     private func own(_ index: Int) -> BeaconParameters {
         parameters.indices.contains(index) ? parameters[index] : .run
@@ -114,9 +122,11 @@ final class EmitterPrinter {
                 object.add("hciRoundTrips", roundTrips)
                 print(object.line)
                 for (index, beacon) in beacons.enumerated() {
-                    // Each beacon an event line too: its id, then decode's keys, then its own parameters.
+                    // Each beacon an event line too: its id, then decode's keys, then its own parameters,
+                    // then the mean period a receiver hears it at under the plan.
                     let keys = SightingFormatter.json(BeaconSighting(beacon: beacon)).dropFirst()
-                    print(Self.withOwn(own(index), #"{"event":"beacon","id":\#(index + 1),"# + keys))
+                    let line = Self.withOwn(own(index), #"{"event":"beacon","id":\#(index + 1),"# + keys)
+                    print(line.dropLast() + #","achievedInterval":\#(Self.number(heardEvery(index, plan: plan)))}"#)
                 }
             } else {
                 let plural = plan.handles.count == 1 ? "" : "s"
@@ -130,6 +140,7 @@ final class EmitterPrinter {
                     plan.mode == .legacy ? ", beacons taking turns (more beacons than sets)"
                         : ", beacons \(first + 1)-\(beacons.count) taking turns on \(plan.mode == .managed ? "instance" : "set") "
                           + "\(plan.handle(ofBeacon: first)) (more beacons than \(plan.mode == .managed ? "instances" : "sets"))"
+                          + ", each heard every \(Self.number(heardEvery(first, plan: plan))) ms"
                 } ?? ""
                 let from = plan.mode == .managed
                     ? (plan.addressIsRandom ? "a random address the kernel chooses" : "the adapter's identity address")

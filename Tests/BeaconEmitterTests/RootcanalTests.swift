@@ -357,7 +357,8 @@ extension Rig {
         #expect(emitter.wait() == 0, "\(emitter.stderr)")
         #expect(minors == Set(1...20), "heard \(minors.sorted())")
         #expect(emitter.stdout.contains("extended advertising, 16 sets (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15), "
-                                        + "beacons 16-20 taking turns on set 15"), "\(emitter.stdout)")
+                                        + "beacons 16-20 taking turns on set 15 (more beacons than sets), each heard every 275 ms"),
+                "five share set 15's events: 5 x (50 + 5 ms of advDelay): \(emitter.stdout)")
     }
 
     /// The JSON start event says who takes turns as the text line does: the first beacon in
@@ -373,6 +374,13 @@ extension Rig {
         let event = try #require(start, "\(emitter.stdout)")
         #expect(event["rotating"] as? Bool == true && event["sets"] as? Int == 16, "\(event)")
         #expect(event["turnsFrom"] as? Int == 16 && event["turnsOn"] as? Int == 15, "\(event)")
+        // Each beacon's line says the mean period a receiver hears it at: its own set's, or shared by three.
+        let beacons = emitter.stdout.split(separator: "\n").compactMap {
+            (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
+        }.filter { $0["event"] as? String == "beacon" }
+        #expect(beacons.count == 18 && beacons[0]["achievedInterval"] as? Double == 105
+                && beacons[15]["achievedInterval"] as? Double == 315 && beacons[17]["achievedInterval"] as? Double == 315,
+                "\(beacons.map { $0["achievedInterval"] ?? "none" })")
     }
 
     @Test func parametersWhileAdvertisingAreRefused() throws {

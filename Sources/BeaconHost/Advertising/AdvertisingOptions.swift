@@ -295,6 +295,16 @@ public struct AdvertisingPlan: Sendable {
     /// the last set; each beacon before it has a set of its own. Nil where every beacon has one.
     public var firstTurn: Int? { rotating ? max(0, handles.count - 1) : nil }
 
+    /// The mean period, in ms, at which a receiver hears beacon `index` of `count` under this
+    /// plan: its set's interval (`interval` ms; the middle of the kernel's range where the kernel
+    /// chose) plus advDelay's mean, 5 ms; where beacons take turns, the set's events are
+    /// shared by every beacon on it, so each is heard that many times less often.
+    public func heardEvery(beacon index: Int, of count: Int, interval: Double) -> Double {
+        let every = kernelInterval.map { ($0.lowerBound + $0.upperBound) / 2 } ?? interval
+        let sharing = firstTurn.map { index >= $0 ? max(1, count - $0) : 1 } ?? 1
+        return (every + 5) * Double(sharing)
+    }
+
     /// The set (or instance) that carries beacon `index`: its own, or the last where it takes turns.
     public func handle(ofBeacon index: Int) -> UInt8 { handles[min(index, handles.count - 1)] }
 }
