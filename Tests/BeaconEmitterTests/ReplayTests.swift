@@ -252,9 +252,15 @@ extension Rig {
     static func extendedReport(address: String, data: String) -> [UInt8] {
         let address = (try? BluetoothAddress(parsing: address))?.littleEndianBytes ?? []
         let data = hex(data)
-        let parameters: [UInt8] = [0x0D, 0x01, 0x00, 0x00, 0x01] + address
-            + [0x01, 0x00, 0x00, 0x7F, UInt8(bitPattern: -55), 0x00, 0x00, 0x00] + [UInt8](repeating: 0, count: 6)
-            + [UInt8(data.count)] + data
+        // Subevent, one report, event type 0x0000, random address; PHYs, SID, TX power, RSSI,
+        // no periodic interval, no direct address; then the data.
+        var parameters: [UInt8] = [0x0D, 0x01, 0x00, 0x00, 0x01]
+        parameters += address
+        let fixed: [UInt8] = [0x01, 0x00, 0x00, 0x7F, 0xC9, 0x00, 0x00, 0x00]
+        parameters += fixed
+        parameters += [UInt8](repeating: 0, count: 6)
+        parameters.append(UInt8(data.count))
+        parameters += data
         return [0x04, 0x3E, UInt8(parameters.count)] + parameters
     }
 
@@ -377,8 +383,10 @@ extension Rig {
         let sentAs = try plan.map { try BluetoothAddress(parsing: $0["sentAs"]?.string ?? "") }
         #expect(Set(sentAs).count == 8, "one address each: \(sentAs)")
         let captured = try Self.site.map { try BluetoothAddress(parsing: $0.address) }
-        let mapped = Set(captured.enumerated().filter { Self.site[$0.offset].addressType == 0 || !$0.element.isStaticRandom }
-            .map(\.element))
+        var mapped = Set<BluetoothAddress>()
+        for (index, address) in captured.enumerated() where Self.site[index].addressType == 0 || !address.isStaticRandom {
+            mapped.insert(address)
+        }
         #expect(mapped.count == 4 && !heard.contains { mapped.contains($0.report.address) },
                 "nothing from a captured public, resolvable or non-resolvable address")
         let origin = heard.first { $0.report.address == sentAs[0] }?.at ?? 0
