@@ -163,7 +163,7 @@ struct Replay: ParsableCommand, ScenarioLaunching {
         let ending = outcome.interrupted ? "interrupted" : "the capture's end"
         // What was sent per advertiser, as the plan had it on the air for the run's length.
         for entry in planned.entries {
-            let sent = planned.sent(entry, after: outcome.duration)
+            let sent = planned.sent(entry, after: outcome.duration, loops: loop)
             if json {
                 var object = JSONObject()
                 object.add("event", literal: "sent")

@@ -174,9 +174,11 @@ public struct ReplayPlan: Sendable {
     }
 
     /// How long `entry` was on the air under the plan by `elapsed` seconds into the run (rounds
-    /// after the first where the run loops), and the advertising events that makes at its
-    /// interval (advDelay's mean included): what was sent, said at the end.
-    public func sent(_ entry: Entry, after elapsed: Double) -> (seconds: Double, events: Int) {
+    /// after the first only where the run `loops`; else the run ends with the plan, whatever
+    /// its start and stop took), and the advertising events that makes at its interval
+    /// (advDelay's mean included): what was sent, said at the end.
+    public func sent(_ entry: Entry, after elapsed: Double, loops: Bool = false) -> (seconds: Double, events: Int) {
+        let elapsed = loops ? elapsed : min(elapsed, length)
         func on(until time: Double) -> Double {
             entry.onAir.reduce(0) { $0 + max(0, min($1.upperBound, time) - $1.lowerBound) }
         }

@@ -57,7 +57,8 @@ import Testing
         #expect(abs(plan.sent(entry, after: 12).seconds - 4) < 0.01)
         #expect(plan.sent(entry, after: 12).events == 38, "4 s at 100 ms + 5 of advDelay")
         #expect(abs(plan.sent(entry, after: 6).seconds - 2) < 0.01)
-        #expect(abs(plan.sent(entry, after: 30).seconds - 10) < 0.01, "two rounds, then half of one")
+        #expect(abs(plan.sent(entry, after: 30, loops: true).seconds - 10) < 0.01, "two rounds, then half of one")
+        #expect(abs(plan.sent(entry, after: 12.4).seconds - 4) < 0.01, "not looping: the run ends with the plan")
         #expect(plan.sent(entry, after: 0).events == 0)
     }
 
