@@ -36,6 +36,27 @@ enum SiteCapture {
         return url.path
     }
 
+    /// `replay PATH -i RIG --json EXTRA` beside a raw HCI scanner for `seconds`: every report
+    /// heard (with its time since the replay started), the replay's exit status, its JSON
+    /// lines of `event` (each kind by its name) and its standard output and error.
+    static func replayHeard(_ path: String, _ extra: [String] = [], seconds: Int) throws
+        -> (heard: [(at: Double, report: ScanReport)], status: Int32, events: [String: [JSONValue]], output: String) {
+        let scanner = try TestScanner(port: rigPort ?? 0)
+        let started = ContinuousClock.now
+        let replay = try BackgroundProcess.beaconEmit(["replay", path, "-i", "tcp:127.0.0.1:\(rigPort ?? 0)", "--json"] + extra)
+        var heard: [(at: Double, report: ScanReport)] = []
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while ContinuousClock.now < deadline {
+            if let report = try scanner.scanner.nextReport(timeout: ContinuousClock.now.duration(to: deadline)) {
+                heard.append((started.duration(to: .now).inSeconds, report))
+            }
+        }
+        let status = replay.wait()
+        let lines = replay.stdout.split(separator: "\n").compactMap { JSONValue(parsing: String($0)) }
+        let events = Dictionary(grouping: lines) { $0["event"]?.string ?? "" }
+        return (heard, status, events, replay.stdout + replay.stderr)
+    }
+
     static let url = "0201060303AAFE0E16AAFE10EE036578616D706C6507"
     static let iBeacon = "0201061AFF4C00021539ED98FF2900441A802F9C398FC199D200650002C5"
     static let staticAddress = "C1:22:33:44:55:66"
@@ -119,18 +140,9 @@ extension Rig {
     func aSitesCaptureIsBackOnTheAir() throws {
         let path = try SiteCapture.site()
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let scanner = try TestScanner(port: rigPort ?? 0)
-        let started = ContinuousClock.now
-        let replay = try BackgroundProcess.beaconEmit(["replay", path, "-i", "tcp:127.0.0.1:\(rigPort ?? 0)", "--json"])
-        var heard: [(at: Double, report: ScanReport)] = []
-        let deadline = ContinuousClock.now + .seconds(5)
-        while ContinuousClock.now < deadline {
-            if let report = try scanner.scanner.nextReport(timeout: ContinuousClock.now.duration(to: deadline)) {
-                heard.append((started.duration(to: .now).inSeconds, report))
-            }
-        }
-        #expect(replay.wait() == 0, "\(replay.stderr)")
-        let plan = replay.stdout.split(separator: "\n").compactMap { JSONValue(parsing: String($0)) }.filter { $0["event"]?.string == "plan" }
+        let (heard, status, events, output) = try SiteCapture.replayHeard(path, seconds: 5)
+        #expect(status == 0, "\(output)")
+        let plan = events["plan"] ?? []
         let mapped = try BluetoothAddress(parsing: plan.last?["sentAs"]?.string ?? "")
         let staticAddress = try BluetoothAddress(parsing: SiteCapture.staticAddress)
         let first = heard.filter { $0.report.address == staticAddress }
@@ -178,24 +190,12 @@ extension Rig {
     func moreAdvertisersThanSetsTakeTurnsAtThePeriodPlanned() throws {
         let path = try Self.crowd()
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let scanner = try TestScanner(port: rigPort ?? 0)
-        let started = ContinuousClock.now
-        let replay = try BackgroundProcess.beaconEmit(["replay", path, "-i", "tcp:127.0.0.1:\(rigPort ?? 0)", "--json",
-                                                       "--sets", "2", "--turn", "1"])
-        var heard: [(at: Double, report: ScanReport)] = []
-        let deadline = ContinuousClock.now + .seconds(8)
-        while ContinuousClock.now < deadline {
-            if let report = try scanner.scanner.nextReport(timeout: ContinuousClock.now.duration(to: deadline)) {
-                heard.append((started.duration(to: .now).inSeconds, report))
-            }
-        }
-        #expect(replay.wait() == 0, "\(replay.stderr)")
-        let plan = replay.stdout.split(separator: "\n").compactMap { JSONValue(parsing: String($0)) }
-            .filter { $0["event"]?.string == "plan" }
-        #expect(plan.count == 6, "\(replay.stdout)")
+        let (heard, status, events, output) = try SiteCapture.replayHeard(path, ["--sets", "2", "--turn", "1"], seconds: 8)
+        #expect(status == 0, "\(output)")
+        let plan = events["plan"] ?? []
+        #expect(plan.count == 6, "\(output)")
         // At the end, what was sent: each on the air about a third of the 6 s.
-        let sent = replay.stdout.split(separator: "\n").compactMap { JSONValue(parsing: String($0)) }
-            .filter { $0["event"]?.string == "sent" }
+        let sent = events["sent"] ?? []
         #expect(sent.count == 6 && sent.allSatisfy { ($0["onAirSeconds"]?.number).map { abs($0 - 2) < 0.3 } == true },
                 "\(sent)")
         for entry in plan {
@@ -366,20 +366,10 @@ extension Rig {
         }
         let path = try SiteCapture.write(events)
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let scanner = try TestScanner(port: rigPort ?? 0)
-        let started = ContinuousClock.now
-        let replay = try BackgroundProcess.beaconEmit(["replay", path, "-i", "tcp:127.0.0.1:\(rigPort ?? 0)", "--json"])
-        var heard: [(at: Double, report: ScanReport)] = []
-        let deadline = ContinuousClock.now + .seconds(6)
-        while ContinuousClock.now < deadline {
-            if let report = try scanner.scanner.nextReport(timeout: ContinuousClock.now.duration(to: deadline)) {
-                heard.append((started.duration(to: .now).inSeconds, report))
-            }
-        }
-        #expect(replay.wait() == 0, "\(replay.stderr)")
-        let plan = replay.stdout.split(separator: "\n").compactMap { JSONValue(parsing: String($0)) }
-            .filter { $0["event"]?.string == "plan" }
-        try #require(plan.count == 8, "\(replay.stdout)")
+        let (heard, status, said, output) = try SiteCapture.replayHeard(path, seconds: 6)
+        #expect(status == 0, "\(output)")
+        let plan = said["plan"] ?? []
+        try #require(plan.count == 8, "\(output)")
         let sentAs = try plan.map { try BluetoothAddress(parsing: $0["sentAs"]?.string ?? "") }
         #expect(Set(sentAs).count == 8, "one address each: \(sentAs)")
         let captured = try Self.site.map { try BluetoothAddress(parsing: $0.address) }
