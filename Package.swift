@@ -14,6 +14,7 @@ let package = Package(
         // `AdvertisementScanner.reports(on:)`.
         .library(name: "BeaconHost", targets: ["BeaconHost"]),
         .library(name: "BeaconRig", targets: ["BeaconRig"]),
+        .library(name: "BeaconMetrics", targets: ["BeaconMetrics"]),
         .executable(name: "beacon-emit", targets: ["BeaconEmitter"]),
         .executable(name: "codec-fuzzer", targets: ["CodecFuzzer"]),
     ],
@@ -23,6 +24,8 @@ let package = Package(
         // AES-128 for Eddystone-EID (the block function of its _CryptoExtras): BoringSSL's, never
         // written here.
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        // The Prometheus text exposition (metric types, HELP lines, escaping) for --metrics.
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // Pure Swift: advertising data, beacon payloads, HCI packets, H4 framing. No C, no I/O.
@@ -69,6 +72,12 @@ let package = Package(
             dependencies: ["AdvertisementCodec", "BeaconTracking", "BeaconHost", "BeaconReports", "LinuxSystem",
                            .product(name: "Yams", package: "Yams")]
         ),
+        // An emitter's Prometheus metrics (what it reports, its control requests, its canary,
+        // the process) and the HTTP endpoint that serves them from the emitter's own loop.
+        .target(
+            name: "BeaconMetrics",
+            dependencies: ["BeaconHost", "LinuxSystem", .product(name: "Prometheus", package: "swift-prometheus")]
+        ),
         .executableTarget(
             name: "BeaconEmitter",
             dependencies: [
@@ -77,6 +86,7 @@ let package = Package(
                 "BeaconHost",
                 "BeaconReports",
                 "BeaconRig",
+                "BeaconMetrics",
                 "LinuxSystem",
                 "CGlibcCompat",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -114,6 +124,10 @@ let package = Package(
             dependencies: ["BeaconRig", "BeaconHost", "BeaconTracking", "AdvertisementCodec"]
         ),
         .testTarget(name: "GlibcCompatTests", dependencies: ["CGlibcCompat"]),
+        .testTarget(
+            name: "BeaconMetricsTests",
+            dependencies: ["BeaconMetrics", "BeaconHost", "LinuxSystem"]
+        ),
         .testTarget(
             name: "BeaconEmitterTests",
             dependencies: ["BeaconEmitter", "BeaconReports", "BeaconTracking", "BeaconHost", "LinuxSystem",

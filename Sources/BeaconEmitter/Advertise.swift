@@ -4,6 +4,7 @@ import AdvertisementCodec
 import LinuxSystem
 import ArgumentParser
 import BeaconHost
+import BeaconMetrics
 import BeaconReports
 import BeaconRig
 import BeaconTracking
@@ -123,6 +124,13 @@ struct Advertise: ParsableCommand {
     var controlGroup: String?
 
     @Option(help: ArgumentHelp(
+        "Serve Prometheus metrics at GET /metrics on this port (loopback) or ADDRESS:PORT (0.0.0.0:9464: every "
+        + "interface): beacons on the air, disruptions and restore times, control requests, the canary, the process; "
+        + "a configuration's 'metrics:' does the same.", valueName: "address:port"),
+            transform: parsed(MetricsAddress.init(parsing:)))
+    var metrics: MetricsAddress?
+
+    @Option(help: ArgumentHelp(
         "Listen for the beacons on this second device while they advertise (another adapter, tcp:HOST:PORT, or "
         + "virtual with --device virtual): when each was last heard goes in the status, and a beacon not heard for "
         + "--canary-after is reprogrammed once and reported until it is heard again.", valueName: "device"),
@@ -187,6 +195,10 @@ struct Advertise: ParsableCommand {
         if legacy && extended { throw ValidationError("--legacy and --extended exclude each other") }
         if phy == .coded && legacy { throw ValidationError("--phy coded sends extended advertising: drop --legacy") }
         if controlGroup != nil && control == nil { throw ValidationError("--control-group needs --control PATH") }
+        if metrics != nil && deviceOptions.specification == .virtual {
+            throw ValidationError("--metrics does not go with --device virtual, which runs in a network namespace of its own "
+                                  + "that no scraper reaches: use a controller, or tcp:HOST:PORT of a rootcanal of your own")
+        }
         try accessOptions.check(deviceOptions.specification)
         if keep && accessOptions.access == .userChannel {
             throw ValidationError("--keep does not go with --access user-channel: the kernel takes the adapter back, "
@@ -267,6 +279,7 @@ struct Advertise: ParsableCommand {
             mode: legacy ? .legacy : extended ? .extended : .automatic,
             rotationPeriod: .milliseconds(Int64(rotation)), phy: phy)
         var scriptWarnings: [String] = []
+        var metricsAddress: MetricsAddress?
         do {
             if let hcitoolFile {
                 let scripted = try Self.scripted(hcitoolFile)
@@ -280,6 +293,7 @@ struct Advertise: ParsableCommand {
                 options.beacons = entries.map(\.beacon)
                 options.beaconParameters = entries.map(\.parameters)
             }
+            metricsAddress = try self.metricsAddress()
         } catch let error as UnreadableFile {
             Console.error(error.message)
             throw ExitStatus.ioError
@@ -315,6 +329,9 @@ struct Advertise: ParsableCommand {
             // Bound before advertising starts: a client that waits for "advertising on" finds it.
             let server = try openControl(printer: printer)
             defer { server?.close() }
+            // Bound before anything is sent too: a port in use is an error now.
+            let exporter = try openMetrics(metricsAddress, printer: printer)
+            defer { exporter?.endpoint.close() }
             guard waitForAdapterIfAsked(printer: printer, interrupt: interrupt) else { return }
             if deviceOptions.specification == .virtual {
                 try VirtualController.enterPrivateNamespace(arguments: CommandLine.arguments, progress: printer.progress)
@@ -339,7 +356,7 @@ struct Advertise: ParsableCommand {
             }
             let canarySource = try openCanary(advertisement, options: options, printer: printer)
             defer { canarySource?.close() }
-            let (sources, report) = try openSources(advertisement.live, server: server, canary: canarySource,
+            let (sources, report) = try openSources(advertisement.live, server: server, canary: canarySource, exporter: exporter,
                                                     options: options, device: advertisement.device, printer: printer)
             try advertisement.run(duration: runDuration, keep: keep, interrupt: interrupt, failFast: failFast,
                                   sources: sources, report: report)
@@ -396,9 +413,16 @@ struct Advertise: ParsableCommand {
     /// advertise; for TLM beacons (or --interleave-tlm, or --control, which may add one), the
     /// telemetry that moves; and a report that keeps the control socket's status current.
     private func openSources(_ session: any LiveAdvertising, server: ControlServer?, canary: CanarySource?,
-                             options: AdvertisingOptions, device: String, printer: EmitterPrinter)
+                             exporter: MetricsExporter?, options: AdvertisingOptions, device: String, printer: EmitterPrinter)
         throws(HostError) -> ([any RunLoopSource], (EmitterEvent) -> Void) {
         var report = printer.handle
+        if let exporter {
+            exporter.watch(session, server: server, canary: canary)
+            report = { [report] event in
+                report(event)
+                exporter.metrics.note(event)
+            }
+        }
         if let server {
             let handler = ControlHandler(session: session)
             handler.device = device
@@ -407,8 +431,9 @@ struct Advertise: ParsableCommand {
             }
             server.attach(handler)
             handler.changed = { command, id, beacon in printer.controlChange(command, id: id, beacon: beacon) }
-            report = { event in
-                printer.handle(event)
+            if let exporter { handler.answered = exporter.noteControl }
+            report = { [report] event in
+                report(event)
                 handler.note(event)
             }
         }
@@ -421,6 +446,7 @@ struct Advertise: ParsableCommand {
         }
         var sources: [any RunLoopSource] = server.map { [$0] } ?? []
         if let canary { sources.append(canary) }
+        if let exporter { sources.append(exporter.endpoint) }
         if let interleaving = parsedOnce?.interleaved ?? (try? interleavedFrame()) ?? nil {
             sources.append(try TelemetrySource(session: session, intervalUnits: options.intervalUnits,
                                                interleaving: interleaving, log: printer.progress))
@@ -483,6 +509,36 @@ struct Advertise: ParsableCommand {
         return source
     }
 
+    /// Where --metrics (or the configuration's `metrics:`) asks for the endpoint; nil: nowhere.
+    /// - Throws: `ConfigurationFileError` for a configuration's value that is no address.
+    private func metricsAddress() throws -> MetricsAddress? {
+        if let metrics { return metrics }
+        guard let config else { return nil }
+        do {
+            guard let text = try ScenarioParser.loadMetricsSetting(path: config) else { return nil }
+            do {
+                return try MetricsAddress(parsing: text)
+            } catch {
+                throw ConfigurationFileError(error: ScenarioError(file: config, place: nil, message: "metrics: \(error)"))
+            }
+        } catch let error as ScenarioError {
+            throw ConfigurationFileError(error: error)
+        }
+    }
+
+    /// The metrics endpoint at `address`, listening; it answers once the loop runs.
+    private func openMetrics(_ address: MetricsAddress?, printer: EmitterPrinter) throws(HostError) -> MetricsExporter? {
+        guard let address else { return nil }
+        do {
+            let exporter = try MetricsExporter(address: address, adapter: deviceOptions.specification.description,
+                                               version: BuildVersion.text)
+            printer.progress("metrics: http://\(MetricsAddress(host: address.host, port: exporter.endpoint.port))/metrics")
+            return exporter
+        } catch {
+            throw .unsupported(error.description)
+        }
+    }
+
     /// With --control, its socket, bound; it answers once the beacons are on the air.
     private func openControl(printer: EmitterPrinter) throws(HostError) -> ControlServer? {
         guard let control else { return nil }
@@ -512,3 +568,32 @@ struct Advertise: ParsableCommand {
     }
 }
 extension AdvertisingOptions.PHY: ExpressibleByArgument {}
+
+/// An emitter's metrics and the endpoint that serves them, wired to what the run has.
+final class MetricsExporter {
+    let metrics: EmitterMetrics
+    let endpoint: MetricsEndpoint
+
+    init(address: MetricsAddress, adapter: String, version: String) throws(MetricsError) {
+        let metrics = EmitterMetrics(adapter: adapter, version: version)
+        self.metrics = metrics
+        endpoint = try MetricsEndpoint(address: address) { metrics.exposition() }
+    }
+
+    /// Reads the beacons, the control socket's refusals and the canary at each scrape.
+    func watch(_ session: any LiveAdvertising, server: ControlServer?, canary: CanarySource?) {
+        metrics.sample = {
+            let running = session.running
+            let heard = canary.map { canary in
+                zip(running, canary.states).map { beacon, state in
+                    (id: beacon.id.rawValue, heard: !state.unheard && state.lastHeard != nil, lastHeard: state.lastHeard)
+                }
+            }
+            return EmitterMetrics.Sample(beacons: running.count, canary: heard, controlRefusals: server?.refusals.counts ?? [:])
+        }
+    }
+
+    func noteControl(_ command: String, _ outcome: ControlHandler.Outcome) {
+        metrics.noteControl(command: command, outcome: EmitterMetrics.Outcome(rawValue: outcome.rawValue) ?? .error)
+    }
+}

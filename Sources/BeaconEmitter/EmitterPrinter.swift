@@ -96,7 +96,7 @@ final class EmitterPrinter {
                 Console.error("controller: " + (!capabilities.supportsExtendedAdvertising ? "legacy advertising only"
                     : "extended advertising" + (capabilities.numberOfAdvertisingSets.map { " with \($0) sets" } ?? "")))
             }
-        case let .advertising(plan, elapsed, roundTrips):
+        case let .advertising(plan, elapsed, roundTrips, ownAddresses):
             let milliseconds = Self.milliseconds(elapsed)
             if json {
                 var object = JSONObject()
@@ -123,10 +123,13 @@ final class EmitterPrinter {
                 print(object.line)
                 for (index, beacon) in beacons.enumerated() {
                     // Each beacon an event line too: its id, then decode's keys, then its own parameters,
-                    // then the mean period a receiver hears it at under the plan.
+                    // then the mean period a receiver hears it at under the plan, and the address of its
+                    // own it goes out as (`replay`'s key).
                     let keys = SightingFormatter.json(BeaconSighting(beacon: beacon)).dropFirst()
                     let line = Self.withOwn(own(index), #"{"event":"beacon","id":\#(index + 1),"# + keys)
-                    print(line.dropLast() + #","achievedInterval":\#(Self.number(heardEvery(index, plan: plan)))}"#)
+                    let sentAs = ownAddresses.indices.contains(index) ? ownAddresses[index].map { #","sentAs":"\#($0)""# } : nil
+                    print(line.dropLast() + #","achievedInterval":\#(Self.number(heardEvery(index, plan: plan)))"#
+                          + (sentAs ?? "") + "}")
                 }
             } else {
                 let plural = plan.handles.count == 1 ? "" : "s"

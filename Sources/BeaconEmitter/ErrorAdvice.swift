@@ -186,8 +186,8 @@ extension Refusal {
             return beacon == nil ? "use --random-address static, or drop --connectable"
                 : "drop --connectable (or connectable=true), or give it address=static"
         case .sharedSet:
-            return "give every beacon the run's --interval and --tx-power, or advertise fewer beacons (without --legacy, "
-                + "where the controller has a set for each)"
+            return "give every beacon the run's --interval and --tx-power (and an address of its own to all or none), "
+                + "or advertise fewer beacons (without --legacy, where the controller has a set for each)"
         case .kernelChoosesAddress, .kernelOwnInterval, .kernelLacksLongData, .kernelHasNoInstances:
             return "use --access raw"
         case .kernelChoosesCommands:
@@ -214,7 +214,7 @@ extension Refusal {
         case .scanResponseKeepsItsType:
             return "remove the beacon and add it again"
         case .disrupted, .dataTooLong, .scanResponseNeedsLegacyPDUs, .scanResponseOnCodedPHY,
-             .sharedSetOfOtherType, .noFreeSet, .noAddressMadeUp, .noSetOfItsOwn, .noOwnParameters, .noSuchBeacon, .noBeacons,
+             .sharedSetOfOtherType, .noFreeSet, .noAddressMadeUp, .noOwnParameters, .noSuchBeacon, .noBeacons,
              .tooManyBeacons, .notAdvertising, .instanceNotOurs:
             return nil
         }

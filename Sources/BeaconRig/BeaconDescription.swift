@@ -175,8 +175,14 @@ public struct BeaconDescription: Sendable, Equatable {
     /// A crowd: the beacons a description with a range for `major` or `minor` (`minor=1-200`)
     /// stands for, one per value (both ranged: every pair), each with the other keys as given;
     /// a description without a range is itself alone. At most `AdvertisingOptions.maximumBeacons`.
-    /// - Throws: `Invalid` for a range that is not FROM-TO within 0 to 65535, or too many beacons.
-    public static func crowd(_ pairs: [(key: String, value: String)]) throws(Invalid) -> [[(key: String, value: String)]] {
+    /// A crowd's members each go out from an address of their own where an address is asked for
+    /// (`address=static`, `rotate-address`), so one given address for them all is refused.
+    /// - Parameter parameters: the members' own parameters, where the caller split them off
+    ///   `pairs` (nil: read from `pairs`).
+    /// - Throws: `Invalid` for a range that is not FROM-TO within 0 to 65535, too many beacons,
+    ///   or one given address for several.
+    public static func crowd(_ pairs: [(key: String, value: String)],
+                             sharing parameters: BeaconParameters? = nil) throws(Invalid) -> [[(key: String, value: String)]] {
         var crowd: [[(key: String, value: String)]] = [pairs]
         for (index, pair) in pairs.enumerated() where ["major", "minor"].contains(plain(pair.key)) && pair.value.contains("-")
             && !pair.value.hasPrefix("-") {
@@ -198,6 +204,18 @@ public struct BeaconDescription: Sendable, Equatable {
                 }
             }
         }
+        guard crowd.count > 1 else { return crowd }
+        let own = pairs.filter { parameterKeys.contains(plain($0.key)) }
+        let shared: BeaconParameters
+        if let parameters {
+            shared = parameters
+        } else {
+            shared = try Self.parameters(in: Dictionary(own.map { ($0.key, $0.value) }) { $1 }).parameters
+        }
+        if case let .random(address)? = shared.address {
+            throw Invalid("address=\(address) would give the crowd's \(crowd.count) beacons one address: address=static or "
+                          + "non-resolvable gives each an address of its own")
+        }
         return crowd
     }
 
@@ -207,7 +225,7 @@ public struct BeaconDescription: Sendable, Equatable {
     public static func beaconsAndParameters(specification: String) throws(Invalid)
         -> [(beacon: Beacon, parameters: BeaconParameters)] {
         let (data, parameters) = try split(specification: specification)
-        return try crowd(data).map { (member) throws(Invalid) in
+        return try crowd(data, sharing: parameters).map { (member) throws(Invalid) in
             (try BeaconDescription(pairs: member).beacon(), parameters)
         }
     }

@@ -41,6 +41,9 @@ public final class ControlHandler {
     /// Each change a request made, once made: the command (add, update, remove), the beacon's
     /// id, and the beacon as it is now (nil when removed). The emitter says so in its output.
     public var changed: ((_ command: String, _ id: Int, _ beacon: Beacon?) -> Void)?
+    /// Each request answered (not one held, until it is): its command (`other` for a line
+    /// that is no request) and how it ended. For the emitter's metrics.
+    public var answered: ((_ command: String, _ outcome: Outcome) -> Void)?
     /// Set by the server while a command of the emitter waits for its answer: a change is held
     /// (whatever its age) until the command is over, the others are answered.
     public var commandWaiting = false
@@ -86,28 +89,48 @@ public final class ControlHandler {
     /// short, or one while a command waits): the caller offers it again later, in order; off
     /// the air, it is answered `retry` once `holdLimit` has passed since `received`.
     public func respond(to line: String, received: ContinuousClock.Instant) -> String? {
+        var command = "other"
+        let (reply, outcome): (String?, Outcome)
         do {
             let request = try ControlRequest(line: line)
-            guard request.changesBeacons else { return try handle(request).line }
-            if state == "stopped" { throw Refusal(message: "the emitter is stopping: nothing changes now") }
-            guard !commandWaiting else { return nil }
-            guard acceptsChanges else { return held(since: received) }
-            do {
-                return try handle(request).line
-            } catch let HostError.interrupted(disruption, _) {
-                // Undone; the supervisor is putting the beacons back (its events confirm it).
-                state = "off-air"
-                lastDisruption = disruption.description
-                return held(since: received)
-            }
+            command = request.command
+            (reply, outcome) = try respond(to: request, received: received)
         } catch let refusal as Refusal {
-            return ControlReply.refusal(refusal.message).line
+            (reply, outcome) = (ControlReply.refusal(refusal.message).line, .refused)
         } catch let refusal as ControlRequest.Refusal {
-            return ControlReply.refusal(refusal.message).line
+            (reply, outcome) = (ControlReply.refusal(refusal.message).line, .error)
         } catch let error as HostError {
-            return ControlReply.refusal(error.description).line
+            (reply, outcome) = (ControlReply.refusal(error.description).line, .refused)
         } catch {
-            return ControlReply.refusal("\(error)").line
+            (reply, outcome) = (ControlReply.refusal("\(error)").line, .error)
+        }
+        if reply != nil { answered?(command, outcome) }
+        return reply
+    }
+
+    /// How a request ended, for `answered`.
+    public enum Outcome: String, Sendable {
+        /// Done as asked.
+        case ok
+        /// Refused: by the controller or the advertising's rules, the emitter stopping, or held
+        /// past `holdLimit`.
+        case refused
+        /// No request: not JSON, an unknown command or field, a field of the wrong kind.
+        case error
+    }
+
+    private func respond(to request: ControlRequest, received: ContinuousClock.Instant) throws -> (String?, Outcome) {
+        guard request.changesBeacons else { return (try handle(request).line, .ok) }
+        if state == "stopped" { throw Refusal(message: "the emitter is stopping: nothing changes now") }
+        guard !commandWaiting else { return (nil, .ok) }
+        guard acceptsChanges else { return (held(since: received), .refused) }
+        do {
+            return (try handle(request).line, .ok)
+        } catch let HostError.interrupted(disruption, _) {
+            // Undone; the supervisor is putting the beacons back (its events confirm it).
+            state = "off-air"
+            lastDisruption = disruption.description
+            return (held(since: received), .refused)
         }
     }
 

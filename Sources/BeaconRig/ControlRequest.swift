@@ -50,6 +50,17 @@ public enum ControlRequest: Codable, Hashable, Sendable {
         }
     }
 
+    /// The command's name, as the request line gives it.
+    public var command: String {
+        switch self {
+        case .list: "list"
+        case .status: "status"
+        case .add: "add"
+        case .update: "update"
+        case .remove: "remove"
+        }
+    }
+
     /// The keys each command takes.
     static func keys(of command: String) -> Set<String> {
         switch command {

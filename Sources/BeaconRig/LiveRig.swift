@@ -23,7 +23,8 @@ package final class SetStage: ScenarioStage {
     /// the user to see.
     public var note: ((String) -> Void)?
 
-    /// Each beacon's own parameters (absent: the run's). A beacon with its own takes no turns.
+    /// Each beacon's own parameters (absent: the run's). A beacon with its own (other than a
+    /// random address) takes no turns.
     private var parameters: [String: BeaconParameters] = [:]
     /// The beacons on the air (or waiting for their turn), in the order they were added, with
     /// the id the core gave each.
@@ -51,8 +52,9 @@ package final class SetStage: ScenarioStage {
         if !advertiser.hasFreeSet, let last = named.last {
             // It would take turns on the last set, with the beacon there: refused in the
             // scenario's words before the core refuses it in its own.
-            guard own == .run else { throw Self.noTurns(name) }
-            guard parameters[last.name] == nil else { throw Self.noTurns(last.name, for: name) }
+            // (An address of its own each the core judges: it may be kept.)
+            guard own.apartFromAddress == .run else { throw Self.noTurns(name) }
+            guard (parameters[last.name] ?? .run).apartFromAddress == .run else { throw Self.noTurns(last.name, for: name) }
         }
         let id: BeaconID
         do {
@@ -87,7 +89,7 @@ package final class SetStage: ScenarioStage {
 
     public func setParameters(_ name: String, _ own: BeaconParameters) throws(HostError) {
         if let id = id(name) {
-            guard own == .run || !turns.contains(name) else { throw Self.noTurns(name) }
+            guard own.apartFromAddress == .run || !turns.contains(name) else { throw Self.noTurns(name) }
             try advertiser.setParameters(id, to: own)
         }
         // Not on the air: its next advertise uses them.

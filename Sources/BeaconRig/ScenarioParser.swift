@@ -74,6 +74,19 @@ public struct ScenarioParser {
         try ScenarioParser(file: path, makeBeacon: makeBeacon).beaconEntries(try readText(path))
     }
 
+    /// A configuration file's `metrics:` (where the emitter serves its Prometheus metrics:
+    /// `PORT` or `ADDRESS:PORT`), as written; nil where it has none.
+    public static func loadMetricsSetting(path: String) throws(ScenarioError) -> String? {
+        try ScenarioParser(file: path).metricsSetting(try readText(path))
+    }
+
+    /// The configuration's `metrics:` value (a string or a port number), nil where it has none.
+    public func metricsSetting(_ text: String) throws(ScenarioError) -> String? {
+        let root = try document(text, empty: "the file is empty: expected 'beacons:', a list of beacons")
+        guard let node = try mapping(root, "the configuration", keys: ["beacons", "metrics"])["metrics"] else { return nil }
+        return try string(node, "metrics (PORT or ADDRESS:PORT)")
+    }
+
     /// A file's text, refused when larger than `maximumFileSize`.
     public static func readText(_ path: String) throws(ScenarioError) -> String {
         guard let handle = FileHandle(forReadingAtPath: path) else {
@@ -168,7 +181,7 @@ public struct ScenarioParser {
     /// Parses and checks a configuration file's beacon list, each beacon with its own parameters.
     public func beaconEntries(_ text: String) throws(ScenarioError) -> [(beacon: Beacon, parameters: BeaconParameters)] {
         let root = try document(text, empty: "the file is empty: expected 'beacons:', a list of beacons")
-        let top = try mapping(root, "the configuration", keys: ["beacons"])
+        let top = try mapping(root, "the configuration", keys: ["beacons", "metrics"])
         guard let list = top["beacons"] else { throw fail(root, "expected 'beacons': a list of beacons") }
         guard case let .sequence(entries) = list else {
             throw fail(list, "'beacons' must be a list of beacons (each a map of fields such as uuid, major, minor)")
@@ -184,7 +197,7 @@ public struct ScenarioParser {
             // A range for major or minor (minor: 1-200) makes a crowd: one beacon per value.
             let crowd: [[(key: String, value: String)]]
             do {
-                crowd = try BeaconDescription.crowd(fields.sorted { $0.key < $1.key })
+                crowd = try BeaconDescription.crowd(fields.sorted { $0.key < $1.key }, sharing: parameters)
             } catch {
                 throw fail(entry, "\(what): \(error.message)")
             }

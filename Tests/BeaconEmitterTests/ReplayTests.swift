@@ -435,6 +435,39 @@ extension Rig {
         #expect(minors == Set(1...40), "every member heard: missing \(Set(1...40).subtracting(minors).sorted())")
         #expect(emitter.stdout.contains("beacons 16-40 taking turns"), "\(emitter.stdout)")
     }
+
+    /// A crowd of 24 with an address each (`address=static`) on 16 sets: the 9 taking turns on
+    /// the last set each go on with their own address, so a scanner hears every member, each
+    /// from one address only, the one the plan's `sentAs` says, and no two from one.
+    @Test(.notUnderEmulation("a round of turns is seconds long"))
+    func eachMemberOfACrowdOfAddressesIsHeardFromItsOwn() throws {
+        let scanner = try TestScanner(port: rigPort ?? 0)
+        let emitter = try BackgroundProcess.beaconEmit(["-i", "tcp:127.0.0.1:\(rigPort ?? 0)", "--duration", "6", "--rotation", "100",
+                                                        "--json", "--beacon",
+                                                        "uuid=39ED98FF2900441A802F9C398FC199D2,major=8,minor=1-24,address=static"])
+        var heardFrom: [UInt16: Set<BluetoothAddress>] = [:]
+        _ = try scanner.collect(timeout: .seconds(6)) { reports in
+            for report in reports.suffix(1) {
+                if let data = try? AdvertisingData(parsing: report.data), case let .iBeacon(beacon)? = try? Beacon.beacons(in: data).first,
+                   beacon.major == 8 {
+                    heardFrom[beacon.minor, default: []].insert(report.address)
+                }
+            }
+            return false
+        }
+        #expect(emitter.wait() == 0, "\(emitter.stderr)")
+        // The plan: each member's own address, before anything was sent.
+        var planned: [UInt16: String] = [:]
+        for line in emitter.stdout.split(separator: "\n") where line.contains(#""event":"beacon""#) {
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            if let minor = object?["minor"] as? Int, let sentAs = object?["sentAs"] as? String { planned[UInt16(minor)] = sentAs }
+        }
+        #expect(planned.count == 24 && Set(planned.values).count == 24, "\(planned)")
+        #expect(Set(heardFrom.keys) == Set(1...24), "every member heard: missing \(Set(1...24).subtracting(heardFrom.keys).sorted())")
+        for (minor, addresses) in heardFrom.sorted(by: { $0.key < $1.key }) {
+            #expect(addresses.map(\.description) == [planned[minor] ?? "?"], "minor \(minor) heard from \(addresses)")
+        }
+    }
 }
 }
 

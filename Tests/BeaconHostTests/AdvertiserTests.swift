@@ -246,7 +246,7 @@ let extendedStop: [ScriptedTransport.Step] = [
         let transport = ScriptedTransport(steps)
         var reported: (AdvertisingPlan, Int)? = nil
         let emitter = Emitter(controller: HCIController(transport: transport), ownsController: owns) { event in
-            if case let .advertising(plan, _, roundTrips) = event { reported = (plan, roundTrips) }
+            if case let .advertising(plan, _, roundTrips, _) = event { reported = (plan, roundTrips) }
         }
         _ = try emitter.start(options: options)
         #expect(transport.remainingSteps == 0, "the whole script was used")

@@ -31,6 +31,18 @@ final class FakeSlots: SlotBackend {
         calls.append("data \(slot) \(onSlot[slot]!)")
     }
 
+    /// Each slot's random address, where one was put with data at a turn.
+    private(set) var slotAddress: [UInt8: BluetoothAddress] = [:]
+
+    func setData(_ data: [UInt8], scanResponse: [UInt8]?, from address: BluetoothAddress, onSlotOf index: Int,
+                 plan: AdvertisingPlan) throws(HostError) {
+        try check("data")
+        let slot = plan.handle(ofBeacon: index)
+        onSlot[slot] = Self.minor(data)
+        slotAddress[slot] = address
+        calls.append("data \(slot) \(onSlot[slot]!) from \(address)")
+    }
+
     /// The minor is the two bytes before the measured power, the data's last byte.
     static func minor(_ data: [UInt8]) -> Int { Int(data[data.count - 3]) << 8 | Int(data[data.count - 2]) }
 
@@ -192,6 +204,63 @@ func minor(_ value: UInt16) -> Beacon {
         // Beacon 1 has a slot of its own: its own parameters stay possible.
         try slots.update(0, to: minor(1), parameters: BeaconParameters(txPower: 0), on: backend)
         #expect(backend.calls == ["add 0", "add 1", "parameters 1", "parameters 0"])
+    }
+
+    /// A crowd whose members each have an address of their own takes turns on one slot: each
+    /// member's data goes on with its own address, the same one at every turn, and no two share
+    /// one; a new address for a member waiting for its turn goes on at its turn; removing one
+    /// so that the turns end leaves the last from its own address.
+    @Test func membersWithAddressesOfTheirOwnTakeTurnsFromThem() throws {
+        let backend = FakeSlots(capacity: 2)
+        let slots = BeaconSlots(beacons: [])
+        backend.books = slots
+        slots.plan = AdvertisingPlan(mode: .extended, handles: [], rotating: false, address: nil, addressIsRandom: false)
+        let own = BeaconParameters(address: .generatedStaticRandom)
+        for value in 1...5 { _ = try slots.add(minor(UInt16(value)), parameters: own, on: backend) }
+        // Each member's address is made as it comes, before its first turn.
+        let made = slots.running.map(\.ownAddress)
+        #expect(made.allSatisfy { $0 != nil } && Set(made.compactMap { $0 }).count == 5, "\(made)")
+        var heardFrom: [Int: Set<BluetoothAddress>] = [:]
+        for _ in 1...12 {
+            try slots.rotate(on: backend)
+            if let minor = backend.onSlot[1], let address = backend.slotAddress[1] { heardFrom[minor, default: []].insert(address) }
+        }
+        #expect(Set(heardFrom.keys) == [2, 3, 4, 5], "every member in the turns went on: \(heardFrom)")
+        for (minor, addresses) in heardFrom {
+            #expect(addresses == [made[minor - 1]!], "minor \(minor) from its own address only: \(addresses)")
+        }
+        // A new address for a member waiting for its turn: nothing sent until its turn.
+        let waiting = (1...4).first { slots.rotationIndex != $0 }!
+        let calls = backend.calls.count
+        let renewed = try slots.renewAddress(waiting, on: backend)
+        #expect(backend.calls.count == calls, "\(backend.calls.suffix(2))")
+        while slots.rotationIndex != waiting { try slots.rotate(on: backend) }
+        #expect(backend.slotAddress[1] == renewed && backend.onSlot[1] == waiting + 1)
+        // Down to two beacons: the turns end, and the one left on the shared slot is from its own address.
+        for _ in 1...3 { try slots.remove(slots.entries.count - 1, on: backend) }
+        #expect(slots.plan?.rotating == false && slots.entries.count == 2)
+        #expect(backend.onSlot[1] == 2 && backend.slotAddress[1] == slots.running[1].ownAddress, "\(backend.calls.suffix(3))")
+    }
+
+    /// Taking turns, beacons keep one set of parameters apart from their addresses: an address
+    /// of its own for some and not others (the run's public), or an interval of its own, is
+    /// refused before anything is sent.
+    @Test func theTurnsTakeAddressesOfTheirOwnOnlyForAll() throws {
+        let backend = FakeSlots(capacity: 1)
+        let slots = BeaconSlots(beacons: [])
+        slots.plan = AdvertisingPlan(mode: .extended, handles: [], rotating: false, address: nil, addressIsRandom: false)
+        _ = try slots.add(minor(1), parameters: BeaconParameters(address: .generatedNonResolvable), on: backend)
+        #expect { try slots.add(minor(2), on: backend) } throws: { "\($0)".contains("the beacons would take turns") }
+        #expect(BeaconParameters.firstUnableToTakeTurns([.run, .run], runAddressIsRandom: false) == nil)
+        #expect(BeaconParameters.firstUnableToTakeTurns([BeaconParameters(address: .generatedStaticRandom), .run],
+                                                        runAddressIsRandom: true) == nil, "the run's random address for the other")
+        #expect(BeaconParameters.firstUnableToTakeTurns([BeaconParameters(address: .generatedStaticRandom), .run],
+                                                        runAddressIsRandom: false) == 1)
+        #expect(BeaconParameters.firstUnableToTakeTurns([BeaconParameters(address: .publicAddress),
+                                                         BeaconParameters(address: .generatedStaticRandom)],
+                                                        runAddressIsRandom: true) == 1)
+        #expect(BeaconParameters.firstUnableToTakeTurns([.run, BeaconParameters(intervalUnits: 320, address: .generatedStaticRandom)],
+                                                        runAddressIsRandom: true) == 1)
     }
 
     /// A beacon like `minor(value)` with a scan response ("lobby" as a complete local name).

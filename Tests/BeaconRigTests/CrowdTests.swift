@@ -26,6 +26,8 @@ import Testing
         ("minor=5-2", "minor takes a number from 0 to 65535 or a range FROM-TO of them (a crowd: minor=1-200), got '5-2'"),
         ("minor=1-70000", "got '1-70000'"),
         ("minor=1-300", "minor=1-300 makes 300 beacons: an emitter carries at most 256"),
+        ("minor=1-3,address=C0:11:22:33:44:55", "address=C0:11:22:33:44:55 would give the crowd's 3 beacons one address: "
+         + "address=static or non-resolvable gives each an address of its own"),
     ])
     func aBadRangeSaysWhy(range: String, message: String) {
         do {
@@ -43,6 +45,12 @@ import Testing
         try text.write(toFile: path, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: path) }
         #expect(try ScenarioParser.loadBeaconEntries(path: path).count == 31)
+        // One given address for a crowd is refused there too; a made-up kind gives each its own.
+        try (text + "  - {uuid: \(Self.uuid), major: 9, minor: 1-2, address: 'C0:11:22:33:44:55'}\n")
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        #expect { try ScenarioParser.loadBeaconEntries(path: path) } throws: { "\($0)".contains("one address") }
+        try (text + "  - {uuid: \(Self.uuid), major: 9, minor: 1-2, address: static}\n").write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(try ScenarioParser.loadBeaconEntries(path: path).suffix(2).allSatisfy { $0.parameters.address == .generatedStaticRandom })
     }
 }
 

@@ -139,7 +139,8 @@ package final class Advertiser {
         let handles = (0..<setCount).map { Self.handle(ofSet: $0, sharedWithKernel: sharedWithKernel) }
         let plan = AdvertisingPlan(mode: extended ? .extended : .legacy, handles: handles,
                                    rotating: rotating, address: address, addressIsRandom: address != nil)
-        try slots.checkTurns(from: plan.firstTurn)
+        try slots.checkTurns(from: plan.firstTurn, runAddressIsRandom: address != nil)
+        slots.makeAddresses()
         self.plan = plan
         rotationIndex = plan.firstTurn ?? 0
         guard !slots.entries.isEmpty else { return plan }
@@ -382,6 +383,29 @@ package final class Advertiser {
             try setLegacyData(data, scanResponse: scanResponse, label: index)
         } else {
             try setExtendedData(handle: plan.handle(ofBeacon: index), data, scanResponse: scanResponse, label: index)
+        }
+    }
+
+    /// Puts beacon `index`'s data on the shared set from its own address at its turn: the set
+    /// (legacy advertising: the advertising) disabled around both, so that no event carries
+    /// one beacon's data from another's address.
+    func setData(_ data: [UInt8], scanResponse: [UInt8]?, from address: BluetoothAddress, onSlotOf index: Int,
+                 plan: AdvertisingPlan) throws(HostError) {
+        if plan.mode == .legacy {
+            try controller.sendDisable(LESetAdvertisingEnable(enable: false))
+            try enablingAgain(LESetAdvertisingEnable(enable: true)) { () throws(HostError) in
+                step("set random address \(address) for \(slots.label(index))")
+                try controller.send(LESetRandomAddress(address: address), context: "address \(address)")
+                try setLegacyData(data, scanResponse: scanResponse, label: index)
+            }
+            return
+        }
+        let handle = plan.handle(ofBeacon: index)
+        try controller.send(LESetExtendedAdvertisingEnable(enable: false, sets: [.init(handle: handle)]))
+        try enablingAgain(LESetExtendedAdvertisingEnable(enable: true, sets: [.init(handle: handle)])) { () throws(HostError) in
+            step("set \(handle): random address \(address) for \(slots.label(index))")
+            try controller.send(LESetAdvertisingSetRandomAddress(handle: handle, address: address), context: "address \(address)")
+            try setExtendedData(handle: handle, data, scanResponse: scanResponse, label: index)
         }
     }
 

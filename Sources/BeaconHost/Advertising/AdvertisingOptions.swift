@@ -260,6 +260,25 @@ public struct BeaconParameters: Sendable, Hashable {
     /// The run's parameters.
     public static let run = BeaconParameters()
 
+    /// These parameters apart from the address (and its rotation): what a set beacons take
+    /// turns on keeps for them all.
+    public var apartFromAddress: BeaconParameters {
+        var apart = self
+        apart.address = nil
+        apart.addressRotation = nil
+        return apart
+    }
+
+    /// The first of `members`, beacons that would take turns on one set, that cannot: a set
+    /// keeps one interval, TX power, PHY, type and own-address type, so each has the run's, and
+    /// each may keep a random address of its own (put on the set at its turn) where all of
+    /// them go out from random addresses (`runAddressIsRandom`: the run's, for those without
+    /// one of their own). Nil: they can.
+    public static func firstUnableToTakeTurns(_ members: [BeaconParameters], runAddressIsRandom: Bool) -> Int? {
+        let random = members.map { own in own.address.map { $0 != .publicAddress } ?? runAddressIsRandom }
+        return members.indices.first { members[$0].apartFromAddress != .run || random[$0] != random[0] }
+    }
+
     /// For messages: "interval 200 ms = 320 x 0.625 ms, TX power -8 dBm, address static".
     public var description: String {
         [intervalUnits.map { "interval \(AdvertisingOptions.intervalDescription(units: $0))" },

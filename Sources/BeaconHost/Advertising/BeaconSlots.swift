@@ -23,8 +23,13 @@ protocol SlotBackend: AnyObject {
     func removeSlot(_ slot: UInt8) throws(HostError)
     /// Whether another frame may be put on a beacon's slot for now (`show`).
     var canShowFrames: Bool { get }
-    /// Puts `address`, beacon `index`'s new one (in the books already), on the slot of its own.
+    /// Puts `address`, beacon `index`'s new one (in the books already), on the slot that
+    /// carries it while the beacon is on the air there.
     func putAddress(_ address: BluetoothAddress, onSlotOf index: Int, plan: AdvertisingPlan) throws(HostError)
+    /// Puts `data` (and `scanResponse`, as `setData`) on the shared slot from `address`, beacon
+    /// `index`'s at its turn, so that no event carries one beacon's data from another's address.
+    func setData(_ data: [UInt8], scanResponse: [UInt8]?, from address: BluetoothAddress, onSlotOf index: Int,
+                 plan: AdvertisingPlan) throws(HostError)
     /// Removes the slots of ours no beacon uses, refusals ignored.
     func removeLeftovers()
 
@@ -52,6 +57,8 @@ final class InBooks: SlotBackend {
     }
 
     func setData(_ data: [UInt8], scanResponse: [UInt8]?, onSlotOf index: Int, plan: AdvertisingPlan) {}
+    func setData(_ data: [UInt8], scanResponse: [UInt8]?, from address: BluetoothAddress, onSlotOf index: Int,
+                 plan: AdvertisingPlan) {}
     func addSlot(forBeacon index: Int, plan: AdvertisingPlan) throws(HostError) -> UInt8? {
         try backend.slotInBooks(forBeacon: index, plan: plan)
     }
@@ -161,6 +168,14 @@ final class BeaconSlots {
         }
     }
 
+    /// Makes the addresses of their own the beacons still lack (`static`, `non-resolvable`),
+    /// so that each is known, and shown, before it goes on the air: one that takes turns too.
+    func makeAddresses() {
+        for index in entries.indices where entries[index].parameters.address?.isMadeUp == true {
+            _ = address(ofBeacon: index, runs: nil)
+        }
+    }
+
     /// The beacons, each one value with the address of its own its slot advertises from now.
     var running: [RunningBeacon] {
         entries.indices.map { index in
@@ -193,13 +208,14 @@ final class BeaconSlots {
     /// of its own.
     /// - Returns: the new address.
     func renewAddress(_ index: Int, on backend: some SlotBackend) throws(HostError) -> BluetoothAddress {
-        guard let plan, hasOwnSlot(index) else { throw .refused(Refusal(nil, beacon: label(index), .noSetOfItsOwn)) }
+        guard let plan else { throw .refused(Refusal(nil, .notAdvertising)) }
         guard entries.indices.contains(index), let kind = entries[index].parameters.address, kind.isMadeUp else {
             throw .refused(Refusal(nil, beacon: label(index), .noAddressMadeUp))
         }
         let address = kind.make()!
         entries[index].madeAddress = (kind, address)
-        try backend.putAddress(address, onSlotOf: index, plan: plan)
+        // One taking turns goes out from it at its next turn.
+        if isOnAir(index) { try backend.putAddress(address, onSlotOf: index, plan: plan) }
         return address
     }
 
@@ -210,10 +226,22 @@ final class BeaconSlots {
     }
 
     /// Refuses a beacon with parameters of its own among those that take turns (from `first`
-    /// on; nil: none do): a slot that beacons take turns on keeps one set of parameters.
-    func checkTurns(from first: Int?) throws(HostError) {
-        guard let first, let index = entries.indices.first(where: { $0 >= first && entries[$0].parameters != .run }) else { return }
-        throw Self.turnsRefusal(label(index), entries[index].parameters)
+    /// on; nil: none do): a slot that beacons take turns on keeps one set of parameters, apart
+    /// from a random address each (`BeaconParameters.firstUnableToTakeTurns`).
+    /// - Parameter runAddressIsRandom: whether the run's address is random (nil: the plan's).
+    func checkTurns(from first: Int?, runAddressIsRandom: Bool? = nil) throws(HostError) {
+        guard let first, first < entries.count else { return }
+        let random = runAddressIsRandom ?? (plan?.address != nil)
+        guard let offset = BeaconParameters.firstUnableToTakeTurns(entries[first...].map(\.parameters),
+                                                                  runAddressIsRandom: random) else { return }
+        throw Self.turnsRefusal(label(first + offset), entries[first + offset].parameters)
+    }
+
+    /// Whether the beacons taking turns go out from addresses of their own: each put on the
+    /// shared slot with its data at its turn.
+    private var turnsKeepAddresses: Bool {
+        guard let first = plan?.firstTurn, first < entries.count else { return false }
+        return entries[first...].contains { $0.parameters.address != nil }
     }
 
     /// Beacon `index` for messages and steps, by its id: "beacon 3".
@@ -313,6 +341,11 @@ final class BeaconSlots {
         if let own, own != entries[index].parameters {
             entries[index].parameters = own
             try checkTurns(from: plan.firstTurn)
+            guard hasOwnSlot(index) else {
+                // Taking turns, it can differ only in its address: that goes with its data at its turn.
+                if isOnAir(index) { try put(index, on: backend, plan: plan) }
+                return
+            }
             try backend.setParameters(onSlotOf: index, plan: plan)
             guard dataChanged else { return }
         }
@@ -366,6 +399,7 @@ final class BeaconSlots {
             }
             // Joining the turns: refused before anything is sent where a beacon has parameters of its own.
             try checkTurns(from: plan.firstTurn)
+            makeAddresses()
         }
         self.plan = plan
         return entries.count - 1
@@ -377,7 +411,10 @@ final class BeaconSlots {
     func remove(_ index: Int, on backend: some SlotBackend) throws(HostError) {
         guard var plan else { throw .refused(Refusal(nil, .notAdvertising)) }
         guard entries.indices.contains(index) else { throw .refused(Refusal(nil, .noSuchBeacon("\(index + 1)"))) }
-        let removed = (parameters: entries[index].parameters, scannable: isScannable(index))
+        let removed = (parameters: entries[index].parameters, scannable: isScannable(index),
+                       address: address(ofBeacon: index, runs: plan.address))
+        // Whether the shared slot changes address with each turn: it goes on so for the one left on it.
+        let turnsHadAddresses = turnsKeepAddresses
         // Whether the slot beacons take turns on is scannable: it goes with the beacons left on it.
         let sharedWasScannable = plan.firstTurn.map { isScannable($0) }
         entries.remove(at: index)
@@ -390,14 +427,15 @@ final class BeaconSlots {
             if entries.count <= plan.handles.count { plan.rotating = false }
             self.plan = plan
             // The slot has the removed beacon's parameters and type: the moved one's where they differ.
-            if removed.parameters != entries[first - 1].parameters || removed.scannable != isScannable(first - 1) {
+            if removed.parameters != entries[first - 1].parameters || removed.scannable != isScannable(first - 1)
+                || removed.address != address(ofBeacon: first - 1, runs: plan.address) {
                 try backend.setParameters(onSlotOf: first - 1, plan: plan)
             }
             try put(first - 1, on: backend, plan: plan)
             if plan.rotating && isScannable(rotationIndex) != sharedWasScannable {
                 try backend.setParameters(onSlotOf: rotationIndex, plan: plan)
             }
-            if movedWasOnAir { try put(rotationIndex, on: backend, plan: plan) }
+            if movedWasOnAir { try put(rotationIndex, on: backend, plan: plan, fromItsAddress: turnsHadAddresses) }
         } else if let first = plan.firstTurn {
             let (turn, wasOnAir) = BeaconRemoval.turn(afterRemoving: index - first, turn: rotationIndex - first,
                                                       remaining: entries.count - first)
@@ -406,7 +444,7 @@ final class BeaconSlots {
             self.plan = plan
             if isScannable(rotationIndex) != sharedWasScannable { try backend.setParameters(onSlotOf: rotationIndex, plan: plan) }
             // (With one beacon left in them, the turns end: it was on the air, or is put on now.)
-            if wasOnAir { try put(rotationIndex, on: backend, plan: plan) }
+            if wasOnAir { try put(rotationIndex, on: backend, plan: plan, fromItsAddress: turnsHadAddresses) }
         } else {
             let slot = plan.handles.remove(at: index)
             self.plan = plan
@@ -414,10 +452,19 @@ final class BeaconSlots {
         }
     }
 
-    /// Puts beacon `index`'s data (and scan response) on the slot that carries it.
-    private func put(_ index: Int, on backend: some SlotBackend, plan: AdvertisingPlan) throws(HostError) {
+    /// Puts beacon `index`'s data (and scan response) on the slot that carries it; where it
+    /// takes turns with beacons of addresses of their own, from its address.
+    /// - Parameter fromItsAddress: whether its address goes with the data (nil: where it takes
+    ///   turns with beacons of addresses of their own; a removal that ends such turns says so).
+    private func put(_ index: Int, on backend: some SlotBackend, plan: AdvertisingPlan,
+                     fromItsAddress: Bool? = nil) throws(HostError) {
         let beacon = entries[index].beacon
-        try backend.setData(beacon.advertisingData.bytes, scanResponse: scanResponse(of: beacon, at: index), onSlotOf: index, plan: plan)
+        let (data, response) = (beacon.advertisingData.bytes, scanResponse(of: beacon, at: index))
+        if fromItsAddress ?? (!hasOwnSlot(index) && turnsKeepAddresses), let address = address(ofBeacon: index, runs: plan.address) {
+            try backend.setData(data, scanResponse: response, from: address, onSlotOf: index, plan: plan)
+        } else {
+            try backend.setData(data, scanResponse: response, onSlotOf: index, plan: plan)
+        }
     }
 }
 

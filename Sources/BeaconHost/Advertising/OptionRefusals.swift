@@ -4,9 +4,9 @@ extension AdvertisingOptions {
     /// Refuses, before anything is sent, every combination a run would refuse whatever the
     /// controller: a non-resolvable address (given, or made for `rotateAddress`) on connectable
     /// advertising; a TX power or an interval past 10.24 s with `--legacy`, or several beacons
-    /// one of which has its own parameters (legacy beacons take turns on one set); through the
-    /// management API (asked for by name), a random address, a beacon's own address, or
-    /// `--legacy`/`--extended`. What depends on the controller (its features, its free sets)
+    /// one of which has its own parameters other than a random address (legacy beacons take
+    /// turns on one set); through the management API (asked for by name), a random address, a
+    /// beacon's own address, or `--legacy`/`--extended`. What depends on the controller (its features, its free sets)
     /// is still found out when the run starts.
     /// - Parameter access: the way in asked for; `.automatic` takes raw HCI where the options
     ///   need it (`AdvertisingLaunch.resolve`).
@@ -37,7 +37,7 @@ extension AdvertisingOptions {
             }
         }
         if mode == .legacy && beacons.count > 1,
-           let index = beaconParameters.indices.first(where: { beaconParameters[$0] != .run }) {
+           let index = BeaconParameters.firstUnableToTakeTurns(beaconParameters, runAddressIsRandom: address != .publicAddress) {
             throw AdvertisingOptionError(Refusal(.ownParameters(beaconParameters[index].description),
                                                  beacon: "beacon \(index + 1)", .sharedSet))
         }

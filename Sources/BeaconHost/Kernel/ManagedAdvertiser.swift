@@ -358,6 +358,12 @@ package final class ManagedAdvertiser {
         throw .refused(Refusal(.ownAddress, beacon: slots.label(index), .kernelChoosesAddress))
     }
 
+    /// A kernel's instance takes no address of ours (`checkOwn` refuses one before any turn).
+    func setData(_ data: [UInt8], scanResponse: [UInt8]?, from address: BluetoothAddress, onSlotOf index: Int,
+                 plan: AdvertisingPlan) throws(HostError) {
+        throw .refused(Refusal(.ownAddress, beacon: slots.label(index), .kernelChoosesAddress))
+    }
+
     /// Removes the leftover instances that are still ours; one that cannot be removed stays a leftover.
     func removeLeftovers() {
         for instance in leftovers.sorted() {

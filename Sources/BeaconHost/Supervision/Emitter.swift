@@ -13,8 +13,9 @@ public enum EmitterEvent: Sendable {
     /// every power of ten of it.
     case ignored(UnsolicitedInputReport)
     /// Advertising is on: the plan (with the address advertised from), time from start to the
-    /// enable's completion and the command round trips up to it.
-    case advertising(AdvertisingPlan, elapsed: Duration, roundTrips: Int)
+    /// enable's completion, the command round trips up to it, and each beacon's address of its
+    /// own (nil: the plan's), in order.
+    case advertising(AdvertisingPlan, elapsed: Duration, roundTrips: Int, ownAddresses: [BluetoothAddress?])
     /// Stopping (a signal, the duration): sent before the beacons are taken off.
     case stopping(reason: String)
     /// Stopped, and whether advertising was left on (`--keep`).
@@ -147,7 +148,7 @@ package final class Emitter {
                 throw error
             }
         }
-        report(.advertising(plan, elapsed: elapsed, roundTrips: roundTrips))
+        report(.advertising(plan, elapsed: elapsed, roundTrips: roundTrips, ownAddresses: advertiser.running.map(\.ownAddress)))
         return advertiser
     }
 
@@ -163,7 +164,8 @@ package final class Emitter {
         advertiser.warn = { report(.warning($0)) }
         prepare(advertiser)
         let plan = try advertiser.start()
-        report(.advertising(plan, elapsed: started.duration(to: .now), roundTrips: client.roundTrips))
+        report(.advertising(plan, elapsed: started.duration(to: .now), roundTrips: client.roundTrips,
+                            ownAddresses: advertiser.running.map(\.ownAddress)))
         return advertiser
     }
 

@@ -102,8 +102,6 @@ public struct Refusal: Error, Hashable, Sendable, CustomStringConvertible {
         case noFreeSet(sets: Int?)
         /// The beacon has no address of its own made up (static or non-resolvable).
         case noAddressMadeUp
-        /// The beacon takes turns on a shared set, and has no set of its own.
-        case noSetOfItsOwn
         /// This emitter gives its beacons no parameters of their own.
         case noOwnParameters
         /// No beacon has that id or number.
@@ -186,7 +184,7 @@ extension Refusal.Reason {
                 + "a peer can connect to again (static)"
         case .sharedSet:
             return "the beacons would take turns on one set (more beacons than the controller has sets, or legacy "
-                + "advertising), which keeps one set of parameters"
+                + "advertising), which keeps one set of parameters (a random address each only where every one of them has one)"
         case .kernelChoosesAddress:
             return "through the management API the kernel chooses the address beacons go out from (a new "
                 + "non-resolvable random one for each non-connectable instance)"
@@ -246,8 +244,6 @@ extension Refusal.Reason {
             return sets.map { "all \($0) advertising sets are in use: remove one first" } ?? "no advertising set is free"
         case .noAddressMadeUp:
             return "it has no address of its own made up (static or non-resolvable)"
-        case .noSetOfItsOwn:
-            return "it takes turns on a shared set and has no set of its own"
         case .noOwnParameters:
             return "this emitter gives its beacons no parameters of their own"
         case let .noSuchBeacon(which):
