@@ -124,13 +124,10 @@ let package = Package(
             dependencies: ["BeaconRig", "BeaconHost", "BeaconTracking", "AdvertisementCodec"]
         ),
         .testTarget(name: "GlibcCompatTests", dependencies: ["CGlibcCompat"]),
-        .testTarget(
-            name: "BeaconMetricsTests",
-            dependencies: ["BeaconMetrics", "BeaconHost", "LinuxSystem"]
-        ),
+
         .testTarget(
             name: "BeaconEmitterTests",
-            dependencies: ["BeaconEmitter", "BeaconReports", "BeaconTracking", "BeaconHost", "LinuxSystem",
+            dependencies: ["BeaconEmitter", "BeaconReports", "BeaconTracking", "BeaconHost", "BeaconMetrics", "LinuxSystem",
                            "AdvertisementCodec", .product(name: "Yams", package: "Yams")],
             // Read by path (#filePath) in the replay tests, not bundled.
             exclude: ["Fixtures"]

@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+import BeaconHost
+import BeaconMetrics
+import Foundation
+import LinuxSystem
+import Testing
+
+/// The Python with Prometheus' own client (scripts/with-rootcanal sets it up): its text parser
+/// reads the metrics in these tests, not a regular expression.
+let prometheusPython = ProcessInfo.processInfo.environment["BEACON_EMIT_PYTHON"]
+
+/// Metrics as Prometheus' parser (prometheus_client) reads them: each family's type and help,
+/// and its samples.
+struct ParsedMetrics {
+    struct Sample {
+        var name: String
+        var labels: [String: String]
+        var value: Double?
+    }
+
+    struct Family {
+        var name: String
+        var type: String
+        var help: String
+        var samples: [Sample]
+    }
+
+    let families: [Family]
+
+    struct Refused: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// - Throws: `Refused` with the parser's reason where it does not read the text.
+    init(_ text: String) throws {
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("scripts/prometheus-parse").path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: prometheusPython ?? "/usr/bin/python3")
+        process.arguments = [script]
+        let input = Pipe(), output = Pipe(), errors = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        input.fileHandleForWriting.write(Data(text.utf8))
+        try input.fileHandleForWriting.close()
+        let read = output.fileHandleForReading.readDataToEndOfFile()
+        let problems = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard process.terminationStatus == 0,
+              let object = try JSONSerialization.jsonObject(with: read) as? [String: Any],
+              let families = object["families"] as? [[String: Any]] else {
+            throw Refused(description: "the parser refused the text: \(problems)")
+        }
+        self.families = families.map { family in
+            Family(name: family["name"] as? String ?? "", type: family["type"] as? String ?? "",
+                   help: family["help"] as? String ?? "",
+                   samples: (family["samples"] as? [[String: Any]] ?? []).map { sample in
+                       Sample(name: sample["name"] as? String ?? "", labels: sample["labels"] as? [String: String] ?? [:],
+                              value: sample["value"] as? Double)
+                   })
+        }
+    }
+
+    /// The samples named `name` whose labels include `labels`.
+    func samples(_ name: String, _ labels: [String: String] = [:]) -> [Sample] {
+        families.flatMap(\.samples).filter { sample in
+            sample.name == name && labels.allSatisfy { sample.labels[$0.key] == $0.value }
+        }
+    }
+
+    /// The one sample's value (nil where there is none, or it is NaN).
+    func value(_ name: String, _ labels: [String: String] = [:]) -> Double? {
+        samples(name, labels).first?.value
+    }
+
+    /// The family a sample of `name` belongs to.
+    func family(of name: String) -> Family? {
+        families.first { $0.samples.contains { $0.name == name } }
+    }
+}
+
+@Suite struct PrometheusParserPresenceTests {
+    @Test func theParserIsThereWhenTheTestScriptRequiresIt() throws {
+        guard rigRequired else { return }
+        #expect(prometheusPython != nil, "scripts/with-rootcanal sets BEACON_EMIT_PYTHON")
+        // And it refuses what is not the format: it can fail these tests.
+        #expect(throws: ParsedMetrics.Refused.self) { try ParsedMetrics("# TYPE x counter\nx{a=\"1\" 2\n") }
+    }
+}
+
+/// An emitter's metrics follow what it reports, in base units, with bounded labels; Prometheus'
+/// parser reads every line, each family with its type and help.
+@Suite(.enabled(if: prometheusPython != nil, "needs scripts/with-rootcanal (Prometheus' parser)"))
+struct EmitterMetricsTests {
+    @Test func theMetricsFollowWhatTheEmitterReports() throws {
+        let metrics = EmitterMetrics(adapter: "hci0", version: "1.2.3")
+        var sample = EmitterMetrics.Sample(beacons: 3, canary: [(1, true, .milliseconds(1500)), (2, false, nil)],
+                                           controlRefusals: ["idle": 2, "heldBound": 1])
+        metrics.sample = { sample }
+        var parsed = try ParsedMetrics(String(decoding: metrics.exposition(), as: UTF8.self))
+        #expect(parsed.value("beacon_emit_build_info", ["version": "1.2.3"]) == 1)
+        #expect(parsed.value("beacon_emit_beacons", ["adapter": "hci0"]) == 3)
+        #expect(parsed.value("beacon_emit_beacons_on_air", ["adapter": "hci0"]) == 3)
+        #expect(parsed.value("beacon_emit_adapter_state", ["state": "on-air"]) == 1)
+        #expect(parsed.value("beacon_emit_canary_heard", ["beacon": "1"]) == 1)
+        #expect(parsed.value("beacon_emit_canary_heard", ["beacon": "2"]) == 0)
+        #expect(parsed.value("beacon_emit_canary_last_heard_seconds", ["beacon": "1"]) == 1.5)
+        #expect(parsed.value("beacon_emit_control_refusals_total", ["reason": "held_bound"]) == 1)
+        // Every kind of disruption is there from the start, at 0.
+        #expect(parsed.samples("beacon_emit_disruptions_total").count == EmitterMetrics.kinds.count)
+        #expect(parsed.samples("beacon_emit_disruptions_total").allSatisfy { $0.value == 0 })
+
+        // A controller reset: off the air; 300 ms later back.
+        metrics.note(.offAir(.controllerReset))
+        parsed = try ParsedMetrics(String(decoding: metrics.exposition(), as: UTF8.self))
+        #expect(parsed.value("beacon_emit_disruptions_total", ["kind": "reset"]) == 1)
+        #expect(parsed.value("beacon_emit_beacons_on_air") == 0 && parsed.value("beacon_emit_beacons") == 3)
+        #expect(parsed.value("beacon_emit_adapter_state", ["state": "off-air"]) == 1)
+        #expect(parsed.value("beacon_emit_adapter_state", ["state": "on-air"]) == 0)
+        metrics.note(.restored(.controllerReset, gap: .milliseconds(300), afterUsable: .milliseconds(40)))
+        metrics.note(.offAir(.adapterRemoved))
+        metrics.note(.restored(.adapterRemoved, gap: .seconds(20), afterUsable: .milliseconds(100)))
+        metrics.noteControl(command: "add", outcome: .ok)
+        metrics.noteControl(command: "remove", outcome: .refused)
+        metrics.noteControl(command: "{nonsense", outcome: .error)
+        // The canary loses beacon 2, beacon 1 is removed; the socket refuses two more idle clients.
+        sample = .init(beacons: 2, canary: [(2, false, .seconds(12))], controlRefusals: ["idle": 4, "heldBound": 1])
+        parsed = try ParsedMetrics(String(decoding: metrics.exposition(), as: UTF8.self))
+        #expect(parsed.value("beacon_emit_disruptions_total", ["kind": "unplug"]) == 1)
+        #expect(parsed.value("beacon_emit_restore_seconds_count") == 2)
+        #expect(abs((parsed.value("beacon_emit_restore_seconds_sum") ?? 0) - 20.3) < 1e-9)
+        #expect(parsed.value("beacon_emit_restore_seconds_bucket", ["le": "0.5"]) == 1)
+        #expect(parsed.value("beacon_emit_restore_seconds_bucket", ["le": "30.0"]) == 2)
+        #expect(parsed.value("beacon_emit_beacons_on_air") == 2)
+        #expect(parsed.value("beacon_emit_control_requests_total", ["command": "add", "outcome": "ok"]) == 1)
+        #expect(parsed.value("beacon_emit_control_requests_total", ["command": "remove", "outcome": "refused"]) == 1)
+        #expect(parsed.value("beacon_emit_control_requests_total", ["command": "other", "outcome": "error"]) == 1)
+        #expect(parsed.value("beacon_emit_control_refusals_total", ["reason": "idle"]) == 4)
+        // A removed beacon's canary series go with it: labels stay bounded.
+        #expect(parsed.samples("beacon_emit_canary_heard", ["beacon": "1"]).isEmpty)
+        #expect(parsed.value("beacon_emit_canary_last_heard_seconds", ["beacon": "2"]) == 12)
+        // Types and help lines, as Prometheus reads them.
+        #expect(parsed.family(of: "beacon_emit_disruptions_total")?.type == "counter")
+        #expect(parsed.family(of: "beacon_emit_restore_seconds_sum")?.type == "histogram")
+        #expect(parsed.family(of: "beacon_emit_beacons")?.type == "gauge")
+        #expect(parsed.family(of: "process_cpu_seconds_total")?.type == "counter")
+        #expect(parsed.families.allSatisfy { !$0.help.isEmpty }, "\(parsed.families.filter { $0.help.isEmpty }.map(\.name))")
+        // The process's own, as Prometheus clients export them.
+        #expect((parsed.value("process_resident_memory_bytes") ?? 0) > 1_000_000)
+        #expect((parsed.value("process_open_fds") ?? 0) >= 3)
+        let started = parsed.value("process_start_time_seconds") ?? 0
+        #expect(abs(started - Date().timeIntervalSince1970) < 24 * 3600, "\(started)")
+        metrics.note(.stopped(reason: "SIGTERM", keptOn: false))
+        parsed = try ParsedMetrics(String(decoding: metrics.exposition(), as: UTF8.self))
+        #expect(parsed.value("beacon_emit_adapter_state", ["state": "stopped"]) == 1 && parsed.value("beacon_emit_beacons_on_air") == 0)
+    }
+}
+
+/// The endpoint, driven by hand from this thread as the emitter's loop drives it: it answers
+/// `GET /metrics`, 404s other paths, 400s what is no HTTP, and drops a client that sends
+/// nothing, too much, or takes nothing, while it answers the others.
+@Suite struct MetricsEndpointTests {
+    /// A client connected to the endpoint, its socket non-blocking.
+    final class Client {
+        let socket: Descriptor
+        var received: [UInt8] = []
+        var closed = false
+
+        init(_ port: UInt16) throws {
+            socket = try TCPConnection.connect(host: "127.0.0.1", port: port, name: "endpoint")
+            _ = fcntl(socket.rawValue, F_SETFL, fcntl(socket.rawValue, F_GETFL) | O_NONBLOCK)
+        }
+
+        func send(_ text: String) {
+            _ = Array(text.utf8).withUnsafeBytes { Glibc.send(socket.rawValue, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        }
+
+        /// Reads what there is; true once the endpoint closed the connection.
+        func take() -> Bool {
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            while !closed {
+                let count = chunk.withUnsafeMutableBytes { Glibc.recv(socket.rawValue, $0.baseAddress, $0.count, 0) }
+                if count > 0 { received += chunk[..<count] } else if count == 0 || errno != EAGAIN { closed = true } else { break }
+            }
+            return closed
+        }
+
+        var text: String { String(decoding: received, as: UTF8.self) }
+
+        deinit { socket.close() }
+    }
+
+    /// Serves until `done` holds, or two seconds pass.
+    func serve(_ endpoint: MetricsEndpoint, until done: () -> Bool) {
+        let end = ContinuousClock.now + .seconds(2)
+        while !done() && ContinuousClock.now < end {
+            endpoint.serve()
+            Thread.sleep(forTimeInterval: 0.005)
+        }
+    }
+
+    @Test func itAnswersGetMetricsAndNothingElse() throws {
+        let endpoint = try MetricsEndpoint(address: MetricsAddress(port: 0)) { Array("beacon_emit_beacons 1\n".utf8) }
+        defer { endpoint.close() }
+        let scrape = try Client(endpoint.port)
+        scrape.send("GET /metrics HTTP/1.1\r\nHost: x\r\nAccept: text/plain\r\n\r\n")
+        let other = try Client(endpoint.port)
+        other.send("GET / HTTP/1.1\r\n\r\n")
+        let post = try Client(endpoint.port)
+        post.send("POST /metrics HTTP/1.0\r\n\r\n")
+        let garbage = try Client(endpoint.port)
+        garbage.send("\u{16}\u{03}\u{01}\u{02}\u{00}\r\n\r\n")
+        serve(endpoint) { [scrape, other, post, garbage].allSatisfy { $0.take() } }
+        #expect(scrape.text.hasPrefix("HTTP/1.1 200 OK\r\n") && scrape.text.hasSuffix("\r\n\r\nbeacon_emit_beacons 1\n"), "\(scrape.text)")
+        #expect(scrape.text.contains("Content-Type: text/plain; version=0.0.4"))
+        #expect(other.text.hasPrefix("HTTP/1.1 404 "), "\(other.text)")
+        #expect(post.text.hasPrefix("HTTP/1.1 404 "), "\(post.text)")
+        #expect(garbage.text.hasPrefix("HTTP/1.1 400 "), "\(garbage.text)")
+        #expect(endpoint.counts.scrapes == 1 && endpoint.counts.notFound == 2 && endpoint.counts.badRequests == 1)
+    }
+
+    @Test func aClientThatSendsNothingTooMuchOrTakesNothingIsDroppedWhileOthersAreServed() throws {
+        // An answer far larger than a socket takes at once: a client that does not read it holds it up.
+        let body = [UInt8](repeating: UInt8(ascii: "#"), count: 16 << 20) + Array("\n".utf8)
+        let endpoint = try MetricsEndpoint(address: MetricsAddress(port: 0)) { body }
+        defer { endpoint.close() }
+        endpoint.requestLimit = .milliseconds(300)
+        endpoint.replyLimit = .milliseconds(300)
+        let silent = try Client(endpoint.port)
+        let flood = try Client(endpoint.port)
+        flood.send("GET /metrics HTTP/1.1\r\n" + String(repeating: "X-Padding: 0123456789\r\n", count: 600))
+        let stalled = try Client(endpoint.port)
+        stalled.send("GET /metrics HTTP/1.1\r\n\r\n")
+        serve(endpoint) { endpoint.counts.tooMuch == 1 }
+        // Meanwhile a scraper that reads gets its answer whole.
+        let scraper = try Client(endpoint.port)
+        scraper.send("GET /metrics HTTP/1.1\r\n\r\n")
+        serve(endpoint) { scraper.take() }
+        #expect(scraper.received.count > body.count && scraper.text.hasPrefix("HTTP/1.1 200"))
+        serve(endpoint) { endpoint.counts.idle == 1 && endpoint.counts.slow == 1 }
+        #expect(endpoint.counts.tooMuch == 1, "the flood: \(endpoint.counts)")
+        #expect(endpoint.counts.idle == 1, "the silent client: \(endpoint.counts)")
+        #expect(endpoint.counts.slow == 1, "the stalled reader: \(endpoint.counts)")
+        #expect(silent.take() && stalled.take(), "both closed by the endpoint")
+        #expect(endpoint.descriptors.count == 1, "only the listener is left: \(endpoint.descriptors)")
+    }
+
+    @Test func pastTheMostClientsTheOldestGivesWay() throws {
+        let endpoint = try MetricsEndpoint(address: MetricsAddress(port: 0)) { [] }
+        defer { endpoint.close() }
+        let clients = try (0..<(MetricsEndpoint.maximumClients + 4)).map { _ in try Client(endpoint.port) }
+        serve(endpoint) { endpoint.counts.displaced == 4 }
+        #expect(endpoint.counts.displaced == 4 && endpoint.descriptors.count == MetricsEndpoint.maximumClients + 1)
+        #expect(clients.prefix(4).allSatisfy { $0.take() }, "the four oldest were closed")
+    }
+
+    @Test(arguments: [
+        ("9464", "127.0.0.1:9464"), (":9464", "127.0.0.1:9464"), ("0.0.0.0:80", "0.0.0.0:80"), ("[::1]:9464", "[::1]:9464"),
+        ("192.168.1.20:9100", "192.168.1.20:9100"),
+    ])
+    func anAddressReads(text: String, address: String) throws {
+        #expect(try MetricsAddress(parsing: text).description == address)
+    }
+
+    @Test(arguments: ["", "0", "70000", "localhost:9464", "9464:", "::1:9464", "host", "[::1]9464"])
+    func aBadAddressSaysWhatItTakes(text: String) {
+        #expect { try MetricsAddress(parsing: text) } throws: { "\($0)".contains("--metrics takes") }
+    }
+
+    @Test func aPortInUseIsAnErrorThatSaysSo() throws {
+        let first = try MetricsEndpoint(address: MetricsAddress(port: 0)) { [] }
+        defer { first.close() }
+        #expect { try MetricsEndpoint(address: MetricsAddress(port: first.port)) { [] } } throws: { error in
+            (error as? MetricsError)?.portInUse == true && "\(error)".contains("the port is in use")
+        }
+    }
+}
