@@ -8,7 +8,8 @@ import Glibc
 import Musl
 #endif
 
-/// Where `--metrics` listens: `PORT` or `:PORT` (loopback), `ADDRESS:PORT`, `[IPV6]:PORT`.
+/// Where `--metrics` listens: `PORT` or `:PORT` (loopback), `ADDRESS:PORT`, `[IPV6]:PORT`;
+/// port 0 is one the kernel picks (the emitter prints it).
 public struct MetricsAddress: Sendable, Equatable, CustomStringConvertible {
     public var host: String
     public var port: UInt16
@@ -38,7 +39,7 @@ public struct MetricsAddress: Sendable, Equatable, CustomStringConvertible {
         } else {
             (host, port) = ("", Substring(text))
         }
-        guard let number = UInt16(port), number > 0 else { throw Self.invalid(text) }
+        guard let number = UInt16(port) else { throw Self.invalid(text) }
         let address = host.isEmpty ? "127.0.0.1" : String(host)
         guard Self.isNumeric(address) else {
             throw Invalid(description: "--metrics takes a numeric address (127.0.0.1, 0.0.0.0, ::1), got '\(address)'")

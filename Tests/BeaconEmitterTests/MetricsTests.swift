@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
+import AdvertisementCodec
 import BeaconHost
 import BeaconMetrics
 import Foundation
 import LinuxSystem
 import Testing
+import Yams
 
 /// The Python with Prometheus' own client (scripts/with-rootcanal sets it up): its text parser
 /// reads the metrics in these tests, not a regular expression.
@@ -259,13 +261,13 @@ struct EmitterMetricsTests {
 
     @Test(arguments: [
         ("9464", "127.0.0.1:9464"), (":9464", "127.0.0.1:9464"), ("0.0.0.0:80", "0.0.0.0:80"), ("[::1]:9464", "[::1]:9464"),
-        ("192.168.1.20:9100", "192.168.1.20:9100"),
+        ("192.168.1.20:9100", "192.168.1.20:9100"), ("0", "127.0.0.1:0"),
     ])
     func anAddressReads(text: String, address: String) throws {
         #expect(try MetricsAddress(parsing: text).description == address)
     }
 
-    @Test(arguments: ["", "0", "70000", "localhost:9464", "9464:", "::1:9464", "host", "[::1]9464"])
+    @Test(arguments: ["", "-1", "70000", "localhost:9464", "9464:", "::1:9464", "host", "[::1]9464"])
     func aBadAddressSaysWhatItTakes(text: String) {
         #expect { try MetricsAddress(parsing: text) } throws: { "\($0)".contains("--metrics takes") }
     }
@@ -276,5 +278,207 @@ struct EmitterMetricsTests {
         #expect { try MetricsEndpoint(address: MetricsAddress(port: first.port)) { [] } } throws: { error in
             (error as? MetricsError)?.portInUse == true && "\(error)".contains("the port is in use")
         }
+    }
+}
+
+/// `GET /metrics` from `port` on this machine: the answer's body.
+/// - Throws: where the endpoint does not answer 200 within `timeout`.
+func scrape(_ port: UInt16, path: String = "/metrics", timeout: Duration = .seconds(3)) throws -> String {
+    struct Unanswered: Error, CustomStringConvertible { var description: String }
+    let socket = try TCPConnection.connect(host: "127.0.0.1", port: port, name: "metrics")
+    defer { socket.close() }
+    try socket.setOption(level: SOL_SOCKET, SO_RCVTIMEO, to: timeout)
+    let request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)
+    _ = request.withUnsafeBytes { Glibc.send(socket.rawValue, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    var answer: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 65536)
+    while true {
+        let count = chunk.withUnsafeMutableBytes { Glibc.recv(socket.rawValue, $0.baseAddress, $0.count, 0) }
+        guard count > 0 else {
+            if count < 0 { throw Unanswered(description: "no answer within \(timeout): errno \(errno)") }
+            break
+        }
+        answer += chunk[..<count]
+    }
+    let text = String(decoding: answer, as: UTF8.self)
+    guard text.hasPrefix("HTTP/1.1 200"), let head = text.range(of: "\r\n\r\n") else {
+        throw Unanswered(description: "not 200: \(text.prefix(200))")
+    }
+    return String(text[head.upperBound...])
+}
+
+extension Rig {
+/// `advertise --metrics` on the virtual radio, scraped as Prometheus would and read with its
+/// parser: values that follow a beacon added over the control socket and a controller reset
+/// injected on the wire; silent, flooding and stalled scrapers dropped while the beacons stay on
+/// the air and a real scrape is answered.
+@Suite struct MetricsRootcanalTests {
+    var port: UInt16 { rigPort ?? 0 }
+
+    @Test func theEndpointFollowsTheEmitter() throws {
+        let proxy = try LoggingProxy(upstreamPort: port)
+        let control = FileManager.default.temporaryDirectory.appendingPathComponent("metrics-\(getpid()).sock").path
+        let emitter = try BackgroundProcess.beaconEmit(["-i", "tcp:127.0.0.1:\(proxy.port)", "--json", "--control", control,
+                                                        "--metrics", "127.0.0.1:0"] + referenceArguments)
+        defer { emitter.signal(SIGTERM); _ = emitter.wait() }
+        try #require(emitter.waitForOutput(#""event":"advertising""#), "\(emitter.stderr)")
+        let printed = try #require(emitter.stderr.split(separator: "\n").first { $0.contains("metrics: http://127.0.0.1:") })
+        let metricsPort = try #require(UInt16(printed.split(separator: ":").last?.split(separator: "/").first ?? ""))
+        var parsed = try ParsedMetrics(try scrape(metricsPort))
+        #expect(parsed.value("beacon_emit_beacons") == 1 && parsed.value("beacon_emit_beacons_on_air") == 1, "\(parsed.families.map(\.name))")
+        #expect(parsed.samples("beacon_emit_beacons").first?.labels["adapter"] == "tcp:127.0.0.1:\(proxy.port)")
+
+        // A beacon added over the control socket.
+        let added = try runBeaconEmit(["control", control, "add", "uuid=39ED98FF2900441A802F9C398FC199D2,major=5,minor=5"])
+        #expect(added.status == 0, "\(added.stderr)")
+        parsed = try ParsedMetrics(try scrape(metricsPort))
+        #expect(parsed.value("beacon_emit_beacons") == 2 && parsed.value("beacon_emit_beacons_on_air") == 2)
+        #expect(parsed.value("beacon_emit_control_requests_total", ["command": "add", "outcome": "ok"]) == 1)
+
+        // A controller reset on the wire: counted, and the restore's time observed.
+        proxy.sendToController(Reset().packet)
+        #expect(emitter.waitForOutput(#""event":"restored""#), "\(emitter.stdout) \(emitter.stderr)")
+        parsed = try ParsedMetrics(try scrape(metricsPort))
+        #expect(parsed.value("beacon_emit_disruptions_total", ["kind": "reset"]) == 1)
+        #expect(parsed.value("beacon_emit_restore_seconds_count") == 1)
+        #expect((parsed.value("beacon_emit_restore_seconds_sum") ?? 99) < 5)
+        #expect(parsed.value("beacon_emit_beacons_on_air") == 2 && parsed.value("beacon_emit_adapter_state", ["state": "on-air"]) == 1)
+
+        // Scrapers that misbehave: 12 that send nothing, one that floods, one that reads nothing.
+        let silent = try (0..<12).map { _ in try TCPConnection.connect(host: "127.0.0.1", port: metricsPort, name: "silent") }
+        let flood = try TCPConnection.connect(host: "127.0.0.1", port: metricsPort, name: "flood")
+        let padding = Array(("GET /metrics HTTP/1.1\r\n" + String(repeating: "X: 0123456789\r\n", count: 4000)).utf8)
+        _ = padding.withUnsafeBytes { Glibc.send(flood.rawValue, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+        defer { (silent + [flood]).forEach { $0.close() } }
+        // The beacons stay on the air meanwhile (a second device hears them), and a real scrape is answered.
+        let scanner = try TestScanner(port: port)
+        let reports = try scanner.collect(timeout: .seconds(2)) { $0.contains { Array($0.data) == referenceAdvertisingData } }
+        #expect(reports.contains { Array($0.data) == referenceAdvertisingData }, "the beacon went off the air")
+        let started = ContinuousClock.now
+        parsed = try ParsedMetrics(try scrape(metricsPort))
+        #expect(started.duration(to: .now) < .seconds(1) && parsed.value("beacon_emit_beacons_on_air") == 2)
+        #expect(emitter.stdout.components(separatedBy: #""event":"off-air""#).count == 2, "no disruption but the one injected")
+        emitter.signal(SIGTERM)
+        #expect(emitter.wait() == 0, "\(emitter.stderr)")
+        #expect(throws: (any Error).self) { try scrape(metricsPort, timeout: .seconds(1)) }
+    }
+
+    /// A bad --metrics is a usage error (64); a port in use is an error (69) before anything is sent.
+    @Test func aBadValueOrAPortInUseStopsTheRunBeforeAnythingIsSent() throws {
+        let bad = try runBeaconEmit(["-i", "tcp:127.0.0.1:\(port)", "--metrics", "localhost:http"] + referenceArguments)
+        #expect(bad.status == 64 && bad.stderr.contains("--metrics takes"), "\(bad.stderr)")
+        let taken = try MetricsEndpoint(address: MetricsAddress(port: 0)) { [] }
+        defer { taken.close() }
+        let proxy = try LoggingProxy(upstreamPort: port)
+        let inUse = try runBeaconEmit(["-i", "tcp:127.0.0.1:\(proxy.port)", "--metrics", "\(taken.port)", "--duration", "1"]
+                                      + referenceArguments)
+        #expect(inUse.status == 69 && inUse.stderr.contains("--metrics 127.0.0.1:\(taken.port): the port is in use"), "\(inUse.stderr)")
+        #expect(!proxy.commands.contains { HexText.format($0.bytes).hasPrefix("3920") }, "nothing enabled")
+    }
+}
+}
+
+/// packaging/'s Grafana dashboard and alert rules name metrics that exist: every metric a query
+/// names is one an emitter exposes (read by Prometheus' parser), and every label a query groups
+/// by is one those metrics carry (or one Prometheus adds: instance, job).
+@Suite(.enabled(if: prometheusPython != nil, "needs scripts/with-rootcanal (Prometheus' parser)"))
+struct PackagedQueriesTests {
+    static let packaging = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("packaging")
+
+    /// Every metric and its labels, as an emitter with every kind of series exposes them.
+    static func exposed() throws -> [String: Set<String>] {
+        let metrics = EmitterMetrics(adapter: "hci0", version: "1")
+        metrics.sample = { .init(beacons: 1, canary: [(1, true, .seconds(1))], controlRefusals: ["idle": 1]) }
+        var labels: [String: Set<String>] = ["up": ["instance", "job"]]
+        for sample in try ParsedMetrics(String(decoding: metrics.exposition(), as: UTF8.self)).families.flatMap(\.samples) {
+            labels[sample.name, default: []].formUnion(sample.labels.keys)
+        }
+        return labels
+    }
+
+    /// The metric names in a PromQL expression: identifiers that are neither functions,
+    /// keywords nor labels (a label is followed by `=`, `!=`, `=~` or stands in by/without ()).
+    /// PromQL's aggregation operators (followed by `by (...)` as often as by their argument).
+    static let aggregations: Set = ["sum", "min", "max", "avg", "group", "stddev", "stdvar", "count", "count_values",
+                                    "bottomk", "topk", "quantile", "limitk", "limit_ratio"]
+
+    static func names(in expression: String) -> (metrics: [String], groupedBy: [String]) {
+        var metrics: [String] = []
+        var grouped: [String] = []
+        let characters = Array(expression)
+        var index = 0
+        var inBraces = false, inQuotes = false, inGrouping = false
+        while index < characters.count {
+            let character = characters[index]
+            if inQuotes {
+                if character == "\"" { inQuotes = false }
+                index += 1
+                continue
+            }
+            switch character {
+            case "\"": inQuotes = true
+            case "{": inBraces = true
+            case "}": inBraces = false
+            case ")": inGrouping = false
+            case "[":
+                while index < characters.count && characters[index] != "]" { index += 1 }
+            default: break
+            }
+            guard character.isLetter || character == "_" else {
+                index += 1
+                continue
+            }
+            var word = ""
+            while index < characters.count && (characters[index].isLetter || characters[index].isNumber || characters[index] == "_") {
+                word.append(characters[index])
+                index += 1
+            }
+            let next = characters[index...].first { $0 != " " }
+            if ["by", "without"].contains(word) {
+                inGrouping = true
+            } else if inGrouping {
+                grouped.append(word)
+            } else if !inBraces && next != "(" && !["and", "or", "unless", "on", "ignoring", "bool"].contains(word)
+                        && !Self.aggregations.contains(word) {
+                metrics.append(word)
+            }
+        }
+        return (metrics, grouped)
+    }
+
+    static func expressions() throws -> [String] {
+        let dashboard = try JSONSerialization.jsonObject(with: Data(contentsOf: packaging.appendingPathComponent("grafana/beacon-emit.json")))
+        let panels = (dashboard as? [String: Any])?["panels"] as? [[String: Any]] ?? []
+        let queries = panels.flatMap { ($0["targets"] as? [[String: Any]] ?? []).compactMap { $0["expr"] as? String } }
+        let rules = try Yams.load(yaml: String(contentsOf: packaging.appendingPathComponent("prometheus/alerts.yml"), encoding: .utf8))
+        let groups = (rules as? [String: Any])?["groups"] as? [[String: Any]] ?? []
+        let alerts = groups.flatMap { ($0["rules"] as? [[String: Any]] ?? []).compactMap { $0["expr"] as? String } }
+        return queries + alerts
+    }
+
+    @Test func everyQueryNamesMetricsAndLabelsThatExist() throws {
+        let exposed = try Self.exposed()
+        let expressions = try Self.expressions()
+        #expect(expressions.count >= 10, "\(expressions)")
+        for expression in expressions {
+            let (metrics, grouped) = Self.names(in: expression)
+            #expect(!metrics.isEmpty, "\(expression): names no metric")
+            for metric in metrics {
+                #expect(exposed[metric] != nil, "\(expression): \(metric) is not a metric an emitter exposes")
+            }
+            let carried = metrics.reduce(into: Set(["instance", "job"])) { $0.formUnion(exposed[$1] ?? []) }
+            for label in grouped {
+                #expect(carried.contains(label), "\(expression): no metric there carries the label \(label)")
+            }
+        }
+    }
+
+    /// The checker itself finds a misspelled metric and a label no metric carries.
+    @Test func theCheckerFindsAMistake() throws {
+        let exposed = try Self.exposed()
+        let (metrics, grouped) = Self.names(in: #"sum by (instance, colour) (rate(beacon_emit_disruption_total{kind="reset"}[5m]))"#)
+        #expect(metrics == ["beacon_emit_disruption_total"] && exposed[metrics[0]] == nil)
+        #expect(grouped == ["instance", "colour"])
     }
 }
