@@ -474,6 +474,23 @@ struct PackagedQueriesTests {
         }
     }
 
+    /// docs/service.md's Metrics section names only metrics that exist, and every metric an
+    /// emitter exposes.
+    @Test func theServiceGuideNamesTheMetricsThatExist() throws {
+        let exposed = try Self.exposed()
+        let guide = try String(contentsOf: Self.packaging.deletingLastPathComponent().appendingPathComponent("docs/service.md"),
+                               encoding: .utf8)
+        // Its Metrics section (the Ansible role's variables elsewhere share the prefix).
+        let section = guide.components(separatedBy: "\n## ").first { $0.hasPrefix("Metrics") } ?? ""
+        let named = Set(section.split(whereSeparator: { !($0.isLetter || $0.isNumber || $0 == "_") }).map(String.init)
+            .filter { $0.hasPrefix("beacon_emit_") || $0.hasPrefix("process_") })
+        let families = Set(exposed.keys.map { name in
+            ["_bucket", "_sum", "_count"].reduce(name) { $0.hasSuffix($1) ? String($0.dropLast($1.count)) : $0 }
+        }).subtracting(["up"])
+        #expect(named.subtracting(families).isEmpty, "named but not exposed: \(named.subtracting(families).sorted())")
+        #expect(families.subtracting(named).isEmpty, "exposed but not in the guide: \(families.subtracting(named).sorted())")
+    }
+
     /// The checker itself finds a misspelled metric and a label no metric carries.
     @Test func theCheckerFindsAMistake() throws {
         let exposed = try Self.exposed()
