@@ -4,6 +4,7 @@ import AdvertisementCodec
 import LinuxSystem
 import ArgumentParser
 import BeaconHost
+import BeaconMetrics
 import BeaconReports
 import BeaconRig
 import Foundation
@@ -45,6 +46,12 @@ struct Run: ParsableCommand, ScenarioLaunching {
     @Flag(help: "Print events as JSON lines.")
     var json = false
 
+    @Option(help: ArgumentHelp(
+        "Serve Prometheus metrics at GET /metrics on this port (loopback) or ADDRESS:PORT while the scenario runs: "
+        + "its beacons on the air, disruptions and restore times, the process (as advertise --metrics).",
+        valueName: "address:port"), transform: parsed(MetricsAddress.init(parsing:)))
+    var metrics: MetricsAddress?
+
     @Flag(help: "Only check the scenario (everything that is checked before a run), say what it holds and what it would run on this machine.")
     var check = false
 
@@ -80,7 +87,7 @@ struct Run: ParsableCommand, ScenarioLaunching {
         let printer = ScenarioPrinter(json: json)
         let outcome: ScenarioOutcome
         do {
-            outcome = try runScenario(loaded, printer: printer)
+            outcome = try runScenario(loaded, printer: printer, metrics: metrics)
         } catch let error as RemoteBoxError {
             Console.error("\(error)")
             try writeJUnitError("\(error)")
@@ -116,9 +123,30 @@ extension ScenarioLaunching {
     /// - Parameter fitting: where the scenario depends on how many beacons can be on the air at
     ///   once (`replay`'s turns), whether each can have a TX power or an address of its own,
     ///   makes it anew for what the opened device can do, before anything is sent.
-    func runScenario(_ scenario: Scenario, printer: ScenarioPrinter,
+    /// - Parameter metrics: where to serve the run's Prometheus metrics (nil: nowhere); opened
+    ///   first, so that a port in use stops the run before anything is sent.
+    func runScenario(_ scenario: Scenario, printer: ScenarioPrinter, metrics: MetricsAddress? = nil,
                      fitting: ((BeaconAdvertisement) throws -> Scenario)? = nil) throws -> ScenarioOutcome {
         var scenario = scenario
+        let exporter = try metrics.map { address throws(HostError) in
+            do {
+                let device = deviceOptions.device.map { "\($0)" } ?? scenario.device ?? "default"
+                if device == "virtual" {
+                    throw HostError.unsupported("--metrics does not go with the virtual device, which runs in a network "
+                                                + "namespace of its own that no scraper reaches")
+                }
+                let exporter = try MetricsExporter(address: address, adapter: device, version: BuildVersion.text)
+                printer.progress("metrics: http://\(MetricsAddress(host: address.host, port: exporter.endpoint.port))/metrics")
+                return exporter
+            } catch let error as MetricsError {
+                throw .unsupported(error.description)
+            } catch let error as HostError {
+                throw error
+            } catch {
+                throw .unsupported("\(error)")
+            }
+        }
+        defer { exporter?.endpoint.close() }
         let interrupt = SignalWatcher.install()
         // The boxes first: one that cannot be reached stops the run before anything is on the air.
         let boxes = try RemoteBoxes.open(scenario.hosts, progress: printer.progress)
@@ -126,7 +154,8 @@ extension ScenarioLaunching {
         guard scenario.hasLocalBeacons else {
             let scanner = try openScanner(scenario.scanner, beside: nil, device: nil)
             defer { scanner?.close() }
-            return run(scenario, local: nil, boxes: boxes, scanner: scanner, interrupt: interrupt, printer: printer)
+            return run(scenario, local: nil, boxes: boxes, scanner: scanner, interrupt: interrupt, printer: printer,
+                       exporter: exporter)
         }
         var options = deviceOptions
         if options.device == nil, let device = scenario.device {
@@ -172,11 +201,12 @@ extension ScenarioLaunching {
         defer { scanner?.close() }
         let stage = SetStage(advertiser: sets, rotationPeriod: scenario.rotation, intervalUnits: scenario.intervalUnits)
         stage.note = printer.progress
-        return run(scenario, local: stage, boxes: boxes, scanner: scanner, interrupt: interrupt, printer: printer)
+        return run(scenario, local: stage, boxes: boxes, scanner: scanner, interrupt: interrupt, printer: printer,
+                   exporter: exporter)
     }
 
     func run(_ scenario: Scenario, local: SetStage?, boxes: [String: RemoteBox], scanner: AdvertisementScanner?,
-                     interrupt: Int32?, printer: ScenarioPrinter) -> ScenarioOutcome {
+             interrupt: Int32?, printer: ScenarioPrinter, exporter: MetricsExporter? = nil) -> ScenarioOutcome {
         let stage: ScenarioStage
         if let local, boxes.isEmpty {
             stage = local
@@ -184,9 +214,19 @@ extension ScenarioLaunching {
             stage = HostedStage(local: local, boxes: boxes, hosts: scenario.beaconHosts, fieldsOf: BeaconDescription.fields(of:),
                                 interrupt: interrupt)
         }
+        var report = printer.handle
+        if let exporter {
+            // The stage's beacons, and what its supervisor reports.
+            exporter.metrics.sample = { EmitterMetrics.Sample(beacons: local?.onAir.count ?? 0) }
+            report = { event in
+                if case let .supervision(happened, _, _, _) = event { exporter.metrics.note(happened) }
+                printer.handle(event)
+            }
+        }
         return ScenarioRunner(scenario: scenario, stage: stage,
-                       observer: LiveObserver(scanner: scanner, interrupt: interrupt, wake: { stage.wakeDescriptors }),
-                       makeBeacon: BeaconDescription.beacon(fromFields:), report: printer.handle).run()
+                       observer: LiveObserver(scanner: scanner, interrupt: interrupt, wake: { stage.wakeDescriptors },
+                                              beside: exporter.map { [$0.endpoint] } ?? []),
+                       makeBeacon: BeaconDescription.beacon(fromFields:), report: report).run()
     }
 
     /// The second device, scanning: `peer` is a second controller on the same virtual radio.

@@ -159,7 +159,10 @@ public final class LiveObserver: ScenarioObserver {
     private let arrived = Arrivals()
     private let origin = ContinuousClock.now
 
-    public init(scanner: AdvertisementScanner?, interrupt: Int32?, wake: @escaping () -> [Int32] = { [] }) {
+    /// - Parameter sources: served in each wait beside the scan (the metrics endpoint); they
+    ///   do not end it.
+    public init(scanner: AdvertisementScanner?, interrupt: Int32?, wake: @escaping () -> [Int32] = { [] },
+                beside sources: [any RunLoopSource] = []) {
         let stage = StageSource(descriptors: wake)
         self.stage = stage
         scan = scanner.map { [arrived] scanner in
@@ -168,7 +171,7 @@ public final class LiveObserver: ScenarioObserver {
                 return true
             }
         }
-        loop = EventLoop(interrupt: interrupt, sources: [stage] + [scan].compactMap { $0 }, what: "the scenario's wait")
+        loop = EventLoop(interrupt: interrupt, sources: [stage] + [scan].compactMap { $0 } + sources, what: "the scenario's wait")
     }
 
     deinit { loop.close() }

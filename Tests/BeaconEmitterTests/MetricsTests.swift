@@ -499,3 +499,37 @@ struct PackagedQueriesTests {
         #expect(grouped == ["instance", "colour"])
     }
 }
+
+extension Rig {
+/// `run --metrics`: a scenario's beacons scraped while it runs.
+@Suite struct ScenarioMetricsRootcanalTests {
+    @Test func aScenarioServesItsMetricsWhileItRuns() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("metrics-scenario-\(getpid()).yaml").path
+        try """
+        device: tcp:127.0.0.1:\(rigPort ?? 0)
+        beacons:
+          lobby: {uuid: 39ED98FF-2900-441A-802F-9C398FC199D2, major: 101, minor: 2}
+          door: {uuid: 39ED98FF-2900-441A-802F-9C398FC199D2, major: 101, minor: 3}
+        steps:
+          - advertise: [lobby, door]
+          - wait: 3
+          - stop: door
+          - wait: 3
+        """.write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let runner = try BackgroundProcess.beaconEmit(["run", path, "--metrics", "127.0.0.1:0"])
+        defer { runner.signal(SIGTERM); _ = runner.wait() }
+        try #require(runner.waitForOutput("advertise"), "\(runner.stderr)")
+        let printed = try #require(runner.stderr.split(separator: "\n").first { $0.contains("metrics: http://127.0.0.1:") })
+        let metricsPort = try #require(UInt16(printed.split(separator: ":").last?.split(separator: "/").first ?? ""))
+        Thread.sleep(forTimeInterval: 1)
+        var parsed = try ParsedMetrics(try scrape(metricsPort))
+        #expect(parsed.value("beacon_emit_beacons") == 2 && parsed.value("beacon_emit_beacons_on_air") == 2,
+                "\(parsed.samples("beacon_emit_beacons"))")
+        Thread.sleep(forTimeInterval: 3)
+        parsed = try ParsedMetrics(try scrape(metricsPort))
+        #expect(parsed.value("beacon_emit_beacons") == 1, "\(parsed.samples("beacon_emit_beacons"))")
+        #expect(runner.wait(timeout: .seconds(10)) == 0, "\(runner.stderr)")
+    }
+}
+}
