@@ -42,7 +42,7 @@ extension Rig {
         let socket = FileManager.default.temporaryDirectory.appendingPathComponent("canary-\(getpid()).sock").path
         let emitter = try BackgroundProcess.beaconEmit(
             ["-i", "tcp:127.0.0.1:\(proxy.port)", "--canary", device, "--canary-after", "2", "--json",
-             "--control", socket, "--duration", "30"] + Self.iBeacon)
+             "--control", socket, "--duration", "30", "--metrics", "127.0.0.1:0"] + Self.iBeacon)
         defer { if emitter.process.isRunning { emitter.signal(SIGTERM); _ = emitter.wait() } }
         let advertising = try #require(Self.waitForEvent(emitter, timeout: .seconds(10)) { $0["event"]?.string == "advertising" },
                                        "\(emitter.stderr)")
@@ -58,6 +58,12 @@ extension Rig {
         } != nil, "\(emitter.stdout)")
         let status = try Self.control(socket, "status")
         #expect(status?["canary"]?["beacons"]?.array?.first?["heard"] == .bool(false), "\(String(describing: status))")
+        // The metrics say the same: not heard, one disruption of that kind, the state.
+        let printed = try #require(emitter.stderr.split(separator: "\n").first { $0.contains("metrics: http://127.0.0.1:") })
+        let metricsPort = try #require(UInt16(printed.split(separator: ":").last?.split(separator: "/").first ?? ""))
+        var metrics = try ParsedMetrics(try scrape(metricsPort))
+        #expect(metrics.value("beacon_emit_canary_heard", ["beacon": "1"]) == 0)
+        #expect(metrics.value("beacon_emit_disruptions_total", ["kind": "not_heard"]) == 1)
         // Still silent: reported twice more, never reprogrammed again.
         #expect(Self.waitForEvent(emitter, timeout: .seconds(8)) { _ in
             Self.events(emitter).filter { $0["event"]?.string == "not-heard" }.count >= 2
@@ -72,6 +78,9 @@ extension Rig {
         let heard = try Self.control(socket, "status")
         #expect(heard?["canary"]?["beacons"]?.array?.first?["heard"] == .bool(true), "\(String(describing: heard))")
         #expect((heard?["canary"]?["beacons"]?.array?.first?["lastHeardMsAgo"]?.integer ?? .max) < 1000)
+        metrics = try ParsedMetrics(try scrape(metricsPort))
+        #expect(metrics.value("beacon_emit_canary_heard", ["beacon": "1"]) == 1)
+        #expect((metrics.value("beacon_emit_canary_last_heard_seconds", ["beacon": "1"]) ?? 99) < 1)
         emitter.signal(SIGTERM)
         #expect(emitter.wait() == 0, "\(emitter.stderr)")
         #expect(proxy.swallowedEnables == 2)
