@@ -188,6 +188,9 @@ extension Refusal {
         case .sharedSet:
             return "give every beacon the run's --interval and --tx-power (and an address of its own to all or none), "
                 + "or advertise fewer beacons (without --legacy, where the controller has a set for each)"
+        case .sharedSetMixedAddresses:
+            return "give every beacon that takes turns an address of its own (address=static or non-resolvable), or none, "
+                + "or advertise fewer beacons"
         case .kernelChoosesAddress, .kernelOwnInterval, .kernelLacksLongData, .kernelHasNoInstances:
             return "use --access raw"
         case .kernelChoosesCommands:

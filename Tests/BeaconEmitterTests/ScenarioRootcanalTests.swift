@@ -32,14 +32,16 @@ extension Rig {
         """
 
     /// A crowd of 20 advertised whole beside another beacon: a member is seen, one is changed
-    /// in place, and the crowd stopped whole is not seen again.
-    @Test func aCrowdGoesOnAndOffWhole() throws {
+    /// in place, and the crowd stopped whole is not seen again; the same where each member has
+    /// an address of its own (those taking turns on the shared set too).
+    @Test(arguments: ["", ", address: static"])
+    func aCrowdGoesOnAndOffWhole(own: String) throws {
         let path = try write("""
             scanner: peer
             interval: 100
             beacons:
-              room: {uuid: 39ED98FF-2900-441A-802F-9C398FC199D2, major: 5, minor: 1-20}
-              door: {uuid: 39ED98FF-2900-441A-802F-9C398FC199D2, major: 6, minor: 1}
+              room: {uuid: 39ED98FF-2900-441A-802F-9C398FC199D2, major: 5, minor: 1-20\(own)}
+              door: {uuid: 39ED98FF-2900-441A-802F-9C398FC199D2, major: 6, minor: 1\(own)}
             steps:
               - advertise: [room, door]
               - expect: {seen: room-17, within: 5}

@@ -250,7 +250,7 @@ func minor(_ value: UInt16) -> Beacon {
         let slots = BeaconSlots(beacons: [])
         slots.plan = AdvertisingPlan(mode: .extended, handles: [], rotating: false, address: nil, addressIsRandom: false)
         _ = try slots.add(minor(1), parameters: BeaconParameters(address: .generatedNonResolvable), on: backend)
-        #expect { try slots.add(minor(2), on: backend) } throws: { "\($0)".contains("the beacons would take turns") }
+        #expect { try slots.add(minor(2), on: backend) } throws: { "\($0)".contains("beacon 2's own address: the beacons would take turns on one set, some with an address of their own") }
         #expect(BeaconParameters.firstUnableToTakeTurns([.run, .run], runAddressIsRandom: false) == nil)
         #expect(BeaconParameters.firstUnableToTakeTurns([BeaconParameters(address: .generatedStaticRandom), .run],
                                                         runAddressIsRandom: true) == nil, "the run's random address for the other")

@@ -269,6 +269,14 @@ public struct BeaconParameters: Sendable, Hashable {
         return apart
     }
 
+    /// Why a beacon of these parameters cannot take turns with the others
+    /// (`firstUnableToTakeTurns`): parameters of its own, or only its address (or the lack of
+    /// one) against theirs.
+    func turnsRefusal(beacon label: String) -> Refusal {
+        apartFromAddress == .run ? Refusal(.ownAddress, beacon: label, .sharedSetMixedAddresses)
+            : Refusal(.ownParameters(description), beacon: label, .sharedSet)
+    }
+
     /// The first of `members`, beacons that would take turns on one set, that cannot: a set
     /// keeps one interval, TX power, PHY, type and own-address type, so each has the run's, and
     /// each may keep a random address of its own (put on the set at its turn) where all of

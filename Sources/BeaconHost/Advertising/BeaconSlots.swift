@@ -260,7 +260,7 @@ final class BeaconSlots {
     }
 
     private static func turnsRefusal(_ label: String, _ own: BeaconParameters) -> HostError {
-        .refused(Refusal(.ownParameters(own.description), beacon: label, .sharedSet))
+        .refused(own.turnsRefusal(beacon: label))
     }
 
     /// The beacons on the slot that carries beacon `index`: itself on a slot of its own, or

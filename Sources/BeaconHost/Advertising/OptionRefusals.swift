@@ -38,8 +38,7 @@ extension AdvertisingOptions {
         }
         if mode == .legacy && beacons.count > 1,
            let index = BeaconParameters.firstUnableToTakeTurns(beaconParameters, runAddressIsRandom: address != .publicAddress) {
-            throw AdvertisingOptionError(Refusal(.ownParameters(beaconParameters[index].description),
-                                                 beacon: "beacon \(index + 1)", .sharedSet))
+            throw AdvertisingOptionError(beaconParameters[index].turnsRefusal(beacon: "beacon \(index + 1)"))
         }
         if mode == .legacy && txPower != nil {
             throw AdvertisingOptionError(Refusal(.txPower, .legacyChosen))

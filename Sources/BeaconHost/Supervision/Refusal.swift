@@ -55,6 +55,9 @@ public struct Refusal: Error, Hashable, Sendable, CustomStringConvertible {
         /// The beacons take turns on one set (more beacons than sets, or legacy advertising),
         /// which keeps one set of parameters.
         case sharedSet
+        /// The beacons taking turns on one set would go out some from addresses of their own,
+        /// some from the run's public one: a set's own-address type is one of its parameters.
+        case sharedSetMixedAddresses
         /// Through the management API the kernel chooses the address.
         case kernelChoosesAddress
         /// Through the management API the kernel chooses the HCI commands.
@@ -185,6 +188,9 @@ extension Refusal.Reason {
         case .sharedSet:
             return "the beacons would take turns on one set (more beacons than the controller has sets, or legacy "
                 + "advertising), which keeps one set of parameters (a random address each only where every one of them has one)"
+        case .sharedSetMixedAddresses:
+            return "the beacons would take turns on one set, some with an address of their own and some from the "
+                + "public address, and a set goes out from one kind of address"
         case .kernelChoosesAddress:
             return "through the management API the kernel chooses the address beacons go out from (a new "
                 + "non-resolvable random one for each non-connectable instance)"
