@@ -264,7 +264,13 @@ struct Advertise: ParsableCommand {
     /// (read here, at start and at each reload, never in `validate()`).
     /// - Throws: `ValidationError` with the file's mistake at FILE:LINE:COLUMN.
     func beacons() throws -> [BeaconList.BeaconEntry] {
-        try (parsedOnce?.described ?? describedBeacons()) + (config.map(BeaconList.beacons(fromConfigurationFile:)) ?? [])
+        try beaconsAndMetrics().entries
+    }
+
+    /// The beacons (`beacons()`) and the configuration's `metrics:` (nil: none), the file read once.
+    private func beaconsAndMetrics() throws -> (entries: [BeaconList.BeaconEntry], metrics: String?) {
+        let file = try config.map(BeaconList.configuration(fromFile:))
+        return (try (parsedOnce?.described ?? describedBeacons()) + (file?.entries ?? []), file?.metrics)
     }
 
     func run() throws {
@@ -279,7 +285,7 @@ struct Advertise: ParsableCommand {
             mode: legacy ? .legacy : extended ? .extended : .automatic,
             rotationPeriod: .milliseconds(Int64(rotation)), phy: phy)
         var scriptWarnings: [String] = []
-        var metricsAddress: MetricsAddress?
+        var metricsAddress = metrics
         do {
             if let hcitoolFile {
                 let scripted = try Self.scripted(hcitoolFile)
@@ -289,11 +295,11 @@ struct Advertise: ParsableCommand {
                 options.address = scripted.options.address
                 scriptWarnings = scripted.warnings
             } else {
-                let entries = try self.beacons()
+                let (entries, setting) = try beaconsAndMetrics()
                 options.beacons = entries.map(\.beacon)
                 options.beaconParameters = entries.map(\.parameters)
+                metricsAddress = try self.metricsAddress(configured: setting)
             }
-            metricsAddress = try self.metricsAddress()
         } catch let error as UnreadableFile {
             Console.error(error.message)
             throw ExitStatus.ioError
@@ -509,20 +515,16 @@ struct Advertise: ParsableCommand {
         return source
     }
 
-    /// Where --metrics (or the configuration's `metrics:`) asks for the endpoint; nil: nowhere.
+    /// Where --metrics (or the configuration's `metrics:`, `configured`) asks for the endpoint;
+    /// nil: nowhere.
     /// - Throws: `ConfigurationFileError` for a configuration's value that is no address.
-    private func metricsAddress() throws -> MetricsAddress? {
+    private func metricsAddress(configured: String?) throws -> MetricsAddress? {
         if let metrics { return metrics }
-        guard let config else { return nil }
+        guard let configured, let config else { return nil }
         do {
-            guard let text = try ScenarioParser.loadMetricsSetting(path: config) else { return nil }
-            do {
-                return try MetricsAddress(parsing: text)
-            } catch {
-                throw ConfigurationFileError(error: ScenarioError(file: config, place: nil, message: "metrics: \(error)"))
-            }
-        } catch let error as ScenarioError {
-            throw ConfigurationFileError(error: error)
+            return try MetricsAddress(parsing: configured)
+        } catch {
+            throw ConfigurationFileError(error: ScenarioError(file: config, place: nil, message: "metrics: \(error)"))
         }
     }
 

@@ -31,8 +31,13 @@ enum BeaconList {
     /// FILE:LINE:COLUMN with what was expected there).
     /// - Throws: `ValidationError` with that message.
     static func beacons(fromConfigurationFile path: String) throws -> [BeaconEntry] {
+        try configuration(fromFile: path).entries
+    }
+
+    /// The file's beacons and its `metrics:` as written (nil: none), from one read.
+    static func configuration(fromFile path: String) throws -> (entries: [BeaconEntry], metrics: String?) {
         do {
-            return try ScenarioParser.loadBeaconEntries(path: path)
+            return try ScenarioParser.loadConfiguration(path: path)
         } catch {
             throw ConfigurationFileError(error: error)
         }

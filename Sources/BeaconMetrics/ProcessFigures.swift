@@ -1,11 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
+import LinuxSystem
 
 /// The process's own figures under the names Prometheus clients export them by
 /// (`process_start_time_seconds`, `process_resident_memory_bytes`, `process_open_fds`...),
@@ -22,8 +18,8 @@ struct ProcessFigures {
     /// The one counter among them.
     static let cpu = ("process_cpu_seconds_total", "Total user and system CPU time spent, in seconds.")
 
-    private let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
-    private let pageSize = Double(sysconf(Int32(_SC_PAGESIZE)))
+    private let ticks = Double(CurrentProcess.clockTicksPerSecond)
+    private let pageSize = Double(CurrentProcess.pageSize)
 
     /// The figures now (one that cannot be read is left out).
     func read() -> [(String, Double)] {
@@ -45,10 +41,7 @@ struct ProcessFigures {
         if let open = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") {
             figures.append(("process_open_fds", Double(open.count)))
         }
-        var limit = rlimit()
-        if getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 {
-            figures.append(("process_max_fds", Double(limit.rlim_cur)))
-        }
+        if let limit = CurrentProcess.descriptorLimit { figures.append(("process_max_fds", Double(limit))) }
         return figures
     }
 

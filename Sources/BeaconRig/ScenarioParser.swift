@@ -74,10 +74,14 @@ public struct ScenarioParser {
         try ScenarioParser(file: path, makeBeacon: makeBeacon).beaconEntries(try readText(path))
     }
 
-    /// A configuration file's `metrics:` (where the emitter serves its Prometheus metrics:
-    /// `PORT` or `ADDRESS:PORT`), as written; nil where it has none.
-    public static func loadMetricsSetting(path: String) throws(ScenarioError) -> String? {
-        try ScenarioParser(file: path).metricsSetting(try readText(path))
+    /// A configuration file read once: its beacons, each with its own parameters, and its
+    /// `metrics:` (where the emitter serves its Prometheus metrics: `PORT` or `ADDRESS:PORT`,
+    /// as written; nil where it has none).
+    public static func loadConfiguration(path: String, makeBeacon: @escaping BeaconFactory = BeaconDescription.beacon(fromFields:))
+        throws(ScenarioError) -> (entries: [(beacon: Beacon, parameters: BeaconParameters)], metrics: String?) {
+        let parser = ScenarioParser(file: path, makeBeacon: makeBeacon)
+        let text = try readText(path)
+        return (try parser.beaconEntries(text), try parser.metricsSetting(text))
     }
 
     /// The configuration's `metrics:` value (a string or a port number), nil where it has none.

@@ -40,6 +40,17 @@ public enum CurrentProcess {
     /// The memory page size in bytes (sysconf).
     public static var pageSize: Int { Int(sysconf(Int32(_SC_PAGESIZE))) }
 
+    /// The clock ticks a second /proc's times count in (sysconf's `_SC_CLK_TCK`).
+    public static var clockTicksPerSecond: Int { Int(sysconf(Int32(_SC_CLK_TCK))) }
+
+    /// The most descriptors it may have open (getrlimit's soft `RLIMIT_NOFILE`); nil where
+    /// it cannot be read.
+    public static var descriptorLimit: UInt64? {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return nil }
+        return UInt64(limit.rlim_cur)
+    }
+
     /// Runs `arguments` (the program found on the PATH) in this process's place (execvp).
     /// - Returns: only when that fails: why.
     public static func replace(with arguments: [String]) -> SystemCallError {

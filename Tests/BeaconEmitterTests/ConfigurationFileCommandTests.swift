@@ -26,6 +26,9 @@ import Testing
          ":2:81: beacon 1: address must be public, static or non-resolvable (a random address made up for it) or a random AA:BB:CC:DD:EE:FF, got 'nowhere'"),
         ("beacons:\n  - {uuid: \(uuid), major: 101, minor: 2, interval: 5}\n",
          ":2:82: beacon 1: interval must be from 20 to 10485759 ms (extended advertising), got '5'"),
+        ("beacons:\n  - {uuid: \(uuid), major: 101, minor: 2}\nmetrics: localhost\n",
+         ": metrics: --metrics takes PORT or ADDRESS:PORT (9464, 127.0.0.1:9464, 0.0.0.0:9464, [::1]:9464), got 'localhost'"),
+        ("beacons:\n  - {uuid: \(uuid), major: 101, minor: 2}\nmetrics: [9464]\n", ":3:10: metrics (PORT or ADDRESS:PORT)"),
     ])
     func aMistakeIsNamedAtItsPlace(text: String, message: String) throws {
         let path = try file(text)
