@@ -336,7 +336,7 @@ struct Advertise: ParsableCommand {
             let server = try openControl(printer: printer)
             defer { server?.close() }
             // Bound before anything is sent too: a port in use is an error now.
-            let exporter = try openMetrics(metricsAddress, printer: printer)
+            let exporter = try MetricsExporter.open(metricsAddress, device: deviceOptions.specification, progress: printer.progress)
             defer { exporter?.endpoint.close() }
             guard waitForAdapterIfAsked(printer: printer, interrupt: interrupt) else { return }
             if deviceOptions.specification == .virtual {
@@ -528,19 +528,6 @@ struct Advertise: ParsableCommand {
         }
     }
 
-    /// The metrics endpoint at `address`, listening; it answers once the loop runs.
-    private func openMetrics(_ address: MetricsAddress?, printer: EmitterPrinter) throws(HostError) -> MetricsExporter? {
-        guard let address else { return nil }
-        do {
-            let exporter = try MetricsExporter(address: address, adapter: deviceOptions.specification.description,
-                                               version: BuildVersion.text)
-            printer.progress("metrics: http://\(MetricsAddress(host: address.host, port: exporter.endpoint.port))/metrics")
-            return exporter
-        } catch {
-            throw .unsupported(error.description)
-        }
-    }
-
     /// With --control, its socket, bound; it answers once the beacons are on the air.
     private func openControl(printer: EmitterPrinter) throws(HostError) -> ControlServer? {
         guard let control else { return nil }
@@ -570,32 +557,3 @@ struct Advertise: ParsableCommand {
     }
 }
 extension AdvertisingOptions.PHY: ExpressibleByArgument {}
-
-/// An emitter's metrics and the endpoint that serves them, wired to what the run has.
-final class MetricsExporter {
-    let metrics: EmitterMetrics
-    let endpoint: MetricsEndpoint
-
-    init(address: MetricsAddress, adapter: String, version: String) throws(MetricsError) {
-        let metrics = EmitterMetrics(adapter: adapter, version: version)
-        self.metrics = metrics
-        endpoint = try MetricsEndpoint(address: address) { metrics.exposition() }
-    }
-
-    /// Reads the beacons, the control socket's refusals and the canary at each scrape.
-    func watch(_ session: any LiveAdvertising, server: ControlServer?, canary: CanarySource?) {
-        metrics.sample = {
-            let running = session.running
-            let heard = canary.map { canary in
-                zip(running, canary.states).map { beacon, state in
-                    (id: beacon.id.rawValue, heard: !state.unheard && state.lastHeard != nil, lastHeard: state.lastHeard)
-                }
-            }
-            return EmitterMetrics.Sample(beacons: running.count, canary: heard, controlRefusals: server?.refusals.counts ?? [:])
-        }
-    }
-
-    func noteControl(_ command: String, _ outcome: ControlHandler.Outcome) {
-        metrics.noteControl(command: command, outcome: EmitterMetrics.Outcome(rawValue: outcome.rawValue) ?? .error)
-    }
-}

@@ -128,23 +128,20 @@ extension ScenarioLaunching {
     func runScenario(_ scenario: Scenario, printer: ScenarioPrinter, metrics: MetricsAddress? = nil,
                      fitting: ((BeaconAdvertisement) throws -> Scenario)? = nil) throws -> ScenarioOutcome {
         var scenario = scenario
-        let exporter = try metrics.map { address throws(HostError) in
-            do {
-                let device = deviceOptions.device.map { "\($0)" } ?? scenario.device ?? "default"
-                if device == "virtual" {
-                    throw HostError.unsupported("--metrics does not go with the virtual device, which runs in a network "
-                                                + "namespace of its own that no scraper reaches")
+        // The device's options: the option's device, else the scenario's (read where a device is used).
+        func chosenDevice() throws(HostError) -> DeviceOptions {
+            var options = deviceOptions
+            if options.device == nil, let device = scenario.device {
+                do {
+                    options.device = try DeviceSpecification(parsing: device)
+                } catch {
+                    throw HostError.unsupported("device: \(error.description)")
                 }
-                let exporter = try MetricsExporter(address: address, adapter: device, version: BuildVersion.text)
-                printer.progress("metrics: http://\(MetricsAddress(host: address.host, port: exporter.endpoint.port))/metrics")
-                return exporter
-            } catch let error as MetricsError {
-                throw .unsupported(error.description)
-            } catch let error as HostError {
-                throw error
-            } catch {
-                throw .unsupported("\(error)")
             }
+            return options
+        }
+        let exporter = try metrics.flatMap { (address) throws(HostError) in
+            try MetricsExporter.open(address, device: try chosenDevice().specification, progress: printer.progress)
         }
         defer { exporter?.endpoint.close() }
         let interrupt = SignalWatcher.install()
@@ -157,14 +154,7 @@ extension ScenarioLaunching {
             return run(scenario, local: nil, boxes: boxes, scanner: scanner, interrupt: interrupt, printer: printer,
                        exporter: exporter)
         }
-        var options = deviceOptions
-        if options.device == nil, let device = scenario.device {
-            do {
-                options.device = try DeviceSpecification(parsing: device)
-            } catch {
-                throw HostError.unsupported("device: \(error.description)")
-            }
-        }
+        let options = try chosenDevice()
         let specification = options.specification
         if specification == .virtual {
             // A way in that does not go with the device is refused before the namespace is entered.

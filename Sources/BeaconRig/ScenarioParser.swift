@@ -79,16 +79,7 @@ public struct ScenarioParser {
     /// as written; nil where it has none).
     public static func loadConfiguration(path: String, makeBeacon: @escaping BeaconFactory = BeaconDescription.beacon(fromFields:))
         throws(ScenarioError) -> (entries: [(beacon: Beacon, parameters: BeaconParameters)], metrics: String?) {
-        let parser = ScenarioParser(file: path, makeBeacon: makeBeacon)
-        let text = try readText(path)
-        return (try parser.beaconEntries(text), try parser.metricsSetting(text))
-    }
-
-    /// The configuration's `metrics:` value (a string or a port number), nil where it has none.
-    public func metricsSetting(_ text: String) throws(ScenarioError) -> String? {
-        let root = try document(text, empty: "the file is empty: expected 'beacons:', a list of beacons")
-        guard let node = try mapping(root, "the configuration", keys: ["beacons", "metrics"])["metrics"] else { return nil }
-        return try string(node, "metrics (PORT or ADDRESS:PORT)")
+        try ScenarioParser(file: path, makeBeacon: makeBeacon).configuration(try readText(path))
     }
 
     /// A file's text, refused when larger than `maximumFileSize`.
@@ -184,6 +175,14 @@ public struct ScenarioParser {
 
     /// Parses and checks a configuration file's beacon list, each beacon with its own parameters.
     public func beaconEntries(_ text: String) throws(ScenarioError) -> [(beacon: Beacon, parameters: BeaconParameters)] {
+        try configuration(text).entries
+    }
+
+    /// Parses and checks a configuration file, its document composed once: the beacon list,
+    /// each beacon with its own parameters, and its `metrics:` value (a string or a port
+    /// number, as written; nil where it has none).
+    public func configuration(_ text: String) throws(ScenarioError)
+        -> (entries: [(beacon: Beacon, parameters: BeaconParameters)], metrics: String?) {
         let root = try document(text, empty: "the file is empty: expected 'beacons:', a list of beacons")
         let top = try mapping(root, "the configuration", keys: ["beacons", "metrics"])
         guard let list = top["beacons"] else { throw fail(root, "expected 'beacons': a list of beacons") }
@@ -213,7 +212,7 @@ public struct ScenarioParser {
                            + "carries at most \(AdvertisingOptions.maximumBeacons)")
             }
         }
-        return beacons
+        return (beacons, try top["metrics"].map { (node) throws(ScenarioError) in try string(node, "metrics (PORT or ADDRESS:PORT)") })
     }
 
     /// The configuration file's text with `power` as the measured power of the first beacon
