@@ -32,7 +32,9 @@ import Testing
     /// them in the VM check `info-all`).
     @Test(arguments: offline)
     func anExampleRuns(_ example: String) throws {
-        let (output, status) = try Readme.run(example, in: try Readme.workspace())
+        let workspace = try Readme.workspace()
+        defer { try? FileManager.default.removeItem(at: workspace) }
+        let (output, status) = try Readme.run(example, in: workspace)
         let allowed: Set<Int32> = example.hasPrefix("beacon-emit doctor") ? [0, 1]
             : example == "beacon-emit info --all" && !DoctorCommandTests.kernelHasBluetooth ? [69] : [0]
         #expect(allowed.contains(status), "\(example): exit \(status)\n\(output)")
@@ -54,7 +56,9 @@ extension Rig {
         let kernelOnly = example.hasPrefix("beacon-emit doctor") || example.hasPrefix("beacon-emit stop")
         let device = kernelOnly ? "hci9" : "tcp:127.0.0.1:\(rigPort ?? 0)"
         let command = example.replacingOccurrences(of: "hci0", with: device).replacingOccurrences(of: "hci1", with: device)
-        let (output, status) = try Readme.run("timeout --preserve-status -s INT 4 " + command, in: try Readme.workspace())
+        let workspace = try Readme.workspace()
+        defer { try? FileManager.default.removeItem(at: workspace) }
+        let (output, status) = try Readme.run("timeout --preserve-status -s INT 4 " + command, in: workspace)
         // What the radio holds decides 0 or 1 (an audit of nothing, a beacon not heard); a
         // usage error, input refused, or a crash would be the example's fault.
         #expect(![64, 65].contains(status) && status < 124, "\(command): exit \(status)\n\(output)")

@@ -167,9 +167,10 @@ extension Rig {
         for block in try Readme.blocks(of: document) where block.language == "yaml" && block.lines.contains(where: { $0.hasPrefix("steps:") }) {
             scenarios += 1
             // In a folder laid out as a checkout (a replay step reads examples/ from the scenario's folder).
-            let file = try Readme.workspace().appendingPathComponent("readme-\(getpid())-\(block.line).yaml")
+            let workspace = try Readme.workspace()
+            defer { try? FileManager.default.removeItem(at: workspace) }
+            let file = workspace.appendingPathComponent("readme-\(getpid())-\(block.line).yaml")
             try block.lines.joined(separator: "\n").write(to: file, atomically: true, encoding: .utf8)
-            defer { try? FileManager.default.removeItem(at: file) }
             // A scenario across boxes runs in scripts/multibox-test's lab; here it is checked.
             let acrossBoxes = block.lines.contains { $0.hasPrefix("hosts:") }
             let (output, status) = try Readme.run("beacon-emit run '\(file.path)'" + (acrossBoxes ? " --check" : ""))
