@@ -19,6 +19,9 @@ enum BeaconList {
     /// - Throws: `ValidationError` naming the description and what is wrong.
     /// A range for major or minor (`minor=1-200`) makes a crowd: one beacon per value.
     static func beacons(fromSpecification specification: String, label: String) throws -> [BeaconEntry] {
+        if (try? KeyValueText.pairs(specification))?.contains(where: { BeaconDescription.plain($0.key) == "identitykey" }) == true {
+            Console.error(BeaconOptions.keyOnCommandLine, priority: .warning)
+        }
         do {
             return try BeaconDescription.beaconsAndParameters(specification: specification)
         } catch {

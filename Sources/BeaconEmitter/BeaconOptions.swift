@@ -33,7 +33,7 @@ enum BeaconFormat: String, EnumerableFlag {
         case .altbeacon: "AltBeacon: --uuid, --major, --minor as id1, id2, id3; --company-id."
         case .eddystoneUID: "Eddystone-UID: --namespace, --instance."
         case .eddystoneTLM: "Eddystone-TLM telemetry: --battery, --temperature, --pdu-count, --uptime."
-        case .eddystoneEID: "Eddystone-EID, a new identifier every 2^K s: --identity-key, --rotation-exponent, --clock."
+        case .eddystoneEID: "Eddystone-EID, a new identifier every 2^K s: --identity-key-file, --rotation-exponent, --clock."
         }
     }
 }
@@ -81,8 +81,12 @@ struct BeaconOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: "Eddystone-TLM time since power-up in seconds, 0 to 429496729.5.")
     var uptime: Double?
 
-    @Option(help: ArgumentHelp("Eddystone-EID identity key, shared with the resolver: 32 hex digits (AES-128).",
-                               valueName: "hex"))
+    @Option(help: ArgumentHelp("Eddystone-EID identity key, shared with the resolver: a file holding its 32 hex digits "
+                               + "(AES-128) that only its owner can read (chmod 600).", valueName: "path"))
+    var identityKeyFile: String?
+
+    @Option(help: ArgumentHelp("Eddystone-EID identity key as 32 hex digits on the command line, where every local user "
+                               + "can read it (ps): prefer --identity-key-file.", valueName: "hex"))
     var identityKey: String?
 
     @Option(parsing: .unconditional, help: ArgumentHelp(
@@ -146,6 +150,7 @@ struct BeaconOptions: ParsableArguments {
         description.pduCount = pduCount
         description.uptime = uptime
         description.identityKey = identityKey
+        description.identityKeyFile = identityKeyFile
         description.rotationExponent = rotationExponent
         description.clock = clock
         description.ad = ad
@@ -163,8 +168,14 @@ struct BeaconOptions: ParsableArguments {
     var isEmpty: Bool { beaconDescription.isEmpty }
 
     func validate() throws {
+        if identityKey != nil { Console.error(Self.keyOnCommandLine, priority: .warning) }
         if !isEmpty { _ = try makeBeacon() }
     }
+
+    /// The warning for an identity key given on the command line (`--identity-key`, or
+    /// `identity-key=` in `--beacon`).
+    static let keyOnCommandLine = "warning: an identity key on the command line can be read by every local user (ps, "
+        + "/proc/PID/cmdline): put it in a file only you can read (chmod 600) and give --identity-key-file FILE"
 
     /// The beacon these options describe (`BeaconDescription.beacon()`).
     /// - Throws: `ValidationError` naming the option and what is wrong.

@@ -31,8 +31,10 @@ public struct BeaconDescription: Sendable, Equatable {
     public var temperature: Double?
     public var pduCount: Int?
     public var uptime: Double?
-    /// Eddystone-EID: the identity key (32 hex digits), K, and the time counter at the start.
+    /// Eddystone-EID: the identity key (32 hex digits) or the file holding it (only its owner
+    /// may read it: `IdentityKey`), K, and the time counter at the start.
     public var identityKey: String?
+    public var identityKeyFile: String?
     public var rotationExponent: Int?
     public var clock: Int?
     public var ad: String?
@@ -56,7 +58,7 @@ public struct BeaconDescription: Sendable, Equatable {
     /// The keys a description takes (the beacon options' names; `type` picks the format).
     public static let keys = ["type", "format", "uuid", "major", "minor", "measured-power", "company-id", "namespace",
                               "instance", "url", "battery", "temperature", "pdu-count", "uptime", "identity-key",
-                              "rotation-exponent", "clock", "ad", "scan-response",
+                              "identity-key-file", "rotation-exponent", "clock", "ad", "scan-response",
                               "name", "manufacturer-data", "service-data", "service-uuid", "flags", "extended-pdu"]
 
     /// Each key by its plain spelling (`plain`), to read a key written in any spelling.
@@ -288,6 +290,7 @@ public struct BeaconDescription: Sendable, Equatable {
             case "pdu-count": pduCount = try Self.integer(key, value)
             case "uptime": uptime = try Self.number(key, value)
             case "identity-key": identityKey = value
+            case "identity-key-file": identityKeyFile = value
             case "rotation-exponent": rotationExponent = try Self.integer(key, value)
             case "clock": clock = try Self.integer(key, value)
             case "ad": ad = value
@@ -325,6 +328,21 @@ public struct BeaconDescription: Sendable, Equatable {
         return Int(number)
     }
 
+    /// The Eddystone-EID identity key: read from `identityKeyFile`, or `identityKey`'s digits;
+    /// never repeated in a message.
+    private func identityKeyBytes() throws(Invalid) -> [UInt8] {
+        switch (identityKey, identityKeyFile) {
+        case (nil, nil):
+            throw Invalid("missing --identity-key-file (a file holding the key, 32 hex digits, that only its owner can read)")
+        case (.some, .some):
+            throw Invalid("--identity-key and --identity-key-file both give the key: give one (the file)")
+        case let (key?, nil):
+            return try IdentityKey.parse(key, "--identity-key")
+        case let (nil, path?):
+            return try IdentityKey.read(file: path, "--identity-key-file")
+        }
+    }
+
     /// The most advertising data allowed: 31 bytes, or 251 with extended PDUs.
     private var maximumLength: Int {
         extendedPDU ? AdvertisingData.extendedPDUMaximumLength : AdvertisingData.legacyMaximumLength
@@ -344,7 +362,8 @@ public struct BeaconDescription: Sendable, Equatable {
     private var describesFormat: Bool {
         format != nil || eddystoneURL != nil || uuid != nil || major != nil || minor != nil || measuredPower != nil
             || companyID != nil || namespace != nil || instance != nil || battery != nil || temperature != nil
-            || pduCount != nil || uptime != nil || identityKey != nil || rotationExponent != nil || clock != nil
+            || pduCount != nil || uptime != nil || identityKey != nil || identityKeyFile != nil || rotationExponent != nil
+            || clock != nil
     }
 
     /// The beacon described: a beacon format, any advertising data (`ad`), or building blocks
@@ -443,8 +462,8 @@ public struct BeaconDescription: Sendable, Equatable {
                 throw Invalid("--eddystone-url: \(error.reasonDescription)")
             }
         }
-        let eidKeys = [("--identity-key", identityKey != nil), ("--rotation-exponent", rotationExponent != nil),
-                       ("--clock", clock != nil)]
+        let eidKeys = [("--identity-key", identityKey != nil), ("--identity-key-file", identityKeyFile != nil),
+                       ("--rotation-exponent", rotationExponent != nil), ("--clock", clock != nil)]
         if format != .eddystoneEID, let (name, _) = eidKeys.first(where: \.1) {
             throw Invalid("\(name) describes an Eddystone-EID beacon: give --eddystone-eid (type=eddystone-eid) with it")
         }
@@ -468,7 +487,7 @@ public struct BeaconDescription: Sendable, Equatable {
             }
         case .eddystoneEID:
             try rejectUnused()
-            let key = try Self.hexBytes(identityKey, "--identity-key", count: 16)
+            let key = try identityKeyBytes()
             let exponent = try Self.ranged(rotationExponent, "--rotation-exponent", 0...15, default: 10)
             let counter = try Self.ranged(clock, "--clock", 0...Int(UInt32.max), unit: " (seconds)", default: 0)
             do {

@@ -172,6 +172,7 @@ public final class ControlHandler {
                 throw Refusal(message: "update changes no field: give \"fields\": {\"minor\": 3} (or {\"interval\": 200})")
             }
             let current = fieldsOf(now.beacon)
+            if let refusal = Self.secretFields(in: changes, of: now, current: current) { throw refusal }
             // The parameters as a whole: the ones it had, with those the update gives.
             let (changedData, given) = try ownParameters(in: changes)
             let had = now.parameters
@@ -197,6 +198,23 @@ public final class ControlHandler {
             changed?("remove", id, nil)
             return ControlReply(id: id)
         }
+    }
+
+    /// The fields of an Eddystone-EID beacon that no update may change: its identity key (or
+    /// key file), its rotation exponent and its clock. A client that could move the clock would
+    /// read the identifiers of any time to come in the replies, without the key (an EID oracle);
+    /// the counter only moves forward, with time. Removing the beacon and adding it again is the
+    /// way (whoever adds one gives its key).
+    static let fixedEIDFields: Set<String> = ["identitykey", "identitykeyfile", "rotationexponent", "clock"]
+
+    private static func secretFields(in changes: [String: String], of running: RunningBeacon,
+                                     current: [String: String]) -> Refusal? {
+        guard current["type"] == "eddystone-eid" else { return nil }
+        let fixed = changes.keys.filter { fixedEIDFields.contains(BeaconDescription.plain($0)) }.sorted()
+        guard !fixed.isEmpty else { return nil }
+        return Refusal(message: "update: " + fixed.map { "\"\($0)\"" }.joined(separator: ", ")
+            + " of Eddystone-EID beacon \(running.id) cannot change while it runs (its identifiers to come would be "
+            + "answered without the key): remove it and add it again")
     }
 
     /// An update's fields that its beacon does not have (a URL for an iBeacon), as the refusal

@@ -36,14 +36,23 @@ public struct ScenarioError: Error, CustomStringConvertible, Equatable {
 /// one that is not, and expectations without a scanner.
 public struct ScenarioParser {
     private let file: String
+    private let mode: UInt32?
     private let makeBeacon: BeaconFactory
 
     /// - Parameters:
-    ///   - file: how messages name the file.
+    ///   - file: how messages name the file, and where a relative `identity-key-file` is found.
+    ///   - mode: the file's permission bits, where it was read from a file: one others can read
+    ///     holds no identity key of its own (`identity-key-file` names one).
     ///   - makeBeacon: builds a beacon from its fields (the command line's own reader).
-    public init(file: String, makeBeacon: @escaping BeaconFactory = BeaconDescription.beacon(fromFields:)) {
+    public init(file: String, mode: UInt32?, makeBeacon: @escaping BeaconFactory = BeaconDescription.beacon(fromFields:)) {
         self.file = file
+        self.mode = mode
         self.makeBeacon = makeBeacon
+    }
+
+    /// A reader of text that came from no file of its own (its mode unknown).
+    public init(file: String, makeBeacon: @escaping BeaconFactory = BeaconDescription.beacon(fromFields:)) {
+        self.init(file: file, mode: nil, makeBeacon: makeBeacon)
     }
 
     /// The largest file read (scenarios and configuration files alike): far more than any
@@ -56,7 +65,8 @@ public struct ScenarioParser {
     /// Reads and checks the file at `path`.
     public static func load(path: String, makeBeacon: @escaping BeaconFactory = BeaconDescription.beacon(fromFields:))
         throws(ScenarioError) -> Scenario {
-        try ScenarioParser(file: path, makeBeacon: makeBeacon).parse(try readText(path))
+        let (text, mode) = try readFile(path)
+        return try ScenarioParser(file: path, mode: mode, makeBeacon: makeBeacon).parse(text)
     }
 
     /// Reads the beacon list of a configuration file (`--config`, a service's
@@ -64,14 +74,14 @@ public struct ScenarioParser {
     /// as a scenario's beacons are.
     public static func loadBeaconList(path: String, makeBeacon: @escaping BeaconFactory = BeaconDescription.beacon(fromFields:))
         throws(ScenarioError) -> [Beacon] {
-        try ScenarioParser(file: path, makeBeacon: makeBeacon).beaconList(try readText(path))
+        try loadBeaconEntries(path: path, makeBeacon: makeBeacon).map(\.beacon)
     }
 
     /// Reads the beacon list of a configuration file with each beacon's own interval and TX
     /// power (`interval`, `txPower` beside its fields; `.run` where it has none).
     public static func loadBeaconEntries(path: String, makeBeacon: @escaping BeaconFactory = BeaconDescription.beacon(fromFields:))
         throws(ScenarioError) -> [(beacon: Beacon, parameters: BeaconParameters)] {
-        try ScenarioParser(file: path, makeBeacon: makeBeacon).beaconEntries(try readText(path))
+        try loadConfiguration(path: path, makeBeacon: makeBeacon).entries
     }
 
     /// A configuration file read once: its beacons, each with its own parameters, and its
@@ -79,16 +89,32 @@ public struct ScenarioParser {
     /// as written; nil where it has none).
     public static func loadConfiguration(path: String, makeBeacon: @escaping BeaconFactory = BeaconDescription.beacon(fromFields:))
         throws(ScenarioError) -> (entries: [(beacon: Beacon, parameters: BeaconParameters)], metrics: String?) {
-        try ScenarioParser(file: path, makeBeacon: makeBeacon).configuration(try readText(path))
+        let (text, mode) = try readFile(path)
+        return try ScenarioParser(file: path, mode: mode, makeBeacon: makeBeacon).configuration(text)
     }
 
-    /// A file's text, refused when larger than `maximumFileSize`.
+    /// A file's text, refused when larger than `maximumFileSize`, or when others may change it.
     public static func readText(_ path: String) throws(ScenarioError) -> String {
+        try readFile(path).text
+    }
+
+    /// A file's text and its permission bits (nil where it is no regular file: a pipe), read
+    /// through one descriptor. Refused before it is read when it is larger than
+    /// `maximumFileSize`, or when others may write it (o+w: anyone on the machine could change
+    /// what it advertises, as sudo and sshd's StrictModes refuse such files).
+    public static func readFile(_ path: String) throws(ScenarioError) -> (text: String, mode: UInt32?) {
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw ScenarioError(file: path, place: nil, message: "cannot read the file: "
                                 + (FileSystem.whyUnreadable(path) ?? "it could not be opened"), unreadable: true)
         }
         defer { try? handle.close() }
+        let status = FileSystem.mode(of: handle.fileDescriptor)
+        let mode = status.flatMap { $0.regularFile ? $0.mode : nil }
+        if let mode, mode & 0o002 != 0 {
+            throw ScenarioError(file: path, place: nil, message: "other users can change the file (mode "
+                                + "\(IdentityKey.octalMode(mode))): refused, as anyone on this machine could change what it "
+                                + "does; run `chmod o-w \(path)`")
+        }
         guard let data = try? handle.read(upToCount: maximumFileSize + 1) ?? Data() else {
             throw ScenarioError(file: path, place: nil, message: "cannot read the file: "
                                 + (FileSystem.whyUnreadable(path) ?? "reading it failed"), unreadable: true)
@@ -100,20 +126,26 @@ public struct ScenarioParser {
         guard let text = String(data: data, encoding: .utf8) else {
             throw ScenarioError(file: path, place: nil, message: "the file is not UTF-8 text")
         }
-        return text
+        return (text, mode)
     }
 
-    /// The document's root node: refused when it nests deeper than `YAMLNesting.maximumDepth`
-    /// (measured before its tree is built), or holds more than `maximumValues` values or nests
-    /// deeper once its aliases are followed.
+    /// The document's root node: refused when it nests deeper than `YAMLNesting.maximumDepth` or
+    /// holds more than `maximumValues` values, its aliases (*name) followed: both measured on the
+    /// parser's events before any tree is built, so that nothing larger is ever composed.
     private func document(_ text: String, empty: String) throws(ScenarioError) -> Node {
-        if let place = YAMLNesting.firstPlace(deeperThan: YAMLNesting.maximumDepth, in: text) {
-            throw ScenarioError(file: file, place: place, message: Self.tooDeep(""))
+        switch YAMLNesting.measure(text, depth: YAMLNesting.maximumDepth, values: Self.maximumValues) {
+        case nil:
+            break
+        case let .tooDeep(place, throughAlias):
+            throw ScenarioError(file: file, place: place, message: Self.tooDeep(throughAlias ? " once its aliases (*name) are followed" : ""))
+        case let .tooManyValues(place):
+            throw ScenarioError(file: file, place: place, message: "the document holds more than \(Self.maximumValues) values "
+                                + "once its aliases (*name) are followed: refused (aliases that repeat one another make a small "
+                                + "file stand for billions)")
         }
-        let root: Node
         do {
             guard let node = try Yams.compose(yaml: text) else { throw fail(nil, empty) }
-            root = node
+            return node
         } catch let error as ScenarioError {
             throw error
         } catch let error as YamlError {
@@ -121,51 +153,11 @@ public struct ScenarioParser {
         } catch {
             throw fail(nil, "not YAML or JSON: \(error)")
         }
-        switch Self.measure(root) {
-        case nil:
-            return root
-        case .tooManyValues:
-            throw fail(root, "the document holds more than \(Self.maximumValues) values once its aliases (*name) are "
-                       + "followed: refused (aliases that repeat one another make a small file stand for billions)")
-        case let .tooDeep(node):
-            throw fail(node, Self.tooDeep(" once its aliases (*name) are followed"))
-        }
     }
 
     private static func tooDeep(_ when: String) -> String {
         "lists and maps nest more than \(YAMLNesting.maximumDepth) deep here\(when): refused (a beacon list needs 3 levels, "
             + "a scenario 6)"
-    }
-
-    /// Why a tree is too large to read on.
-    private enum Excess {
-        case tooManyValues
-        /// The first node past `YAMLNesting.maximumDepth`.
-        case tooDeep(Node)
-    }
-
-    /// What makes `root` too large, counting each time an alias repeats a node: more than
-    /// `maximumValues` values, or a node deeper than `YAMLNesting.maximumDepth`. Walked with a
-    /// list of its own (no recursion), and stops as soon as the budget is spent, so the walk
-    /// costs at most the budget.
-    private static func measure(_ root: Node) -> Excess? {
-        var budget = maximumValues
-        var pending: [(node: Node, depth: Int)] = [(root, 0)]
-        while let (node, depth) = pending.popLast() {
-            budget -= 1
-            guard budget >= 0 else { return .tooManyValues }
-            switch node {
-            case .scalar:
-                continue
-            case let .sequence(sequence):
-                guard depth < YAMLNesting.maximumDepth else { return .tooDeep(node) }
-                pending.append(contentsOf: sequence.map { ($0, depth + 1) })
-            case let .mapping(mapping):
-                guard depth < YAMLNesting.maximumDepth else { return .tooDeep(node) }
-                for (key, value) in mapping { pending.append(contentsOf: [(key, depth + 1), (value, depth + 1)]) }
-            }
-        }
-        return nil
     }
 
     /// Parses and checks a configuration file's beacon list.
@@ -669,6 +661,21 @@ public struct ScenarioParser {
         var fields: [String: String] = [:]
         for (key, value) in try mapping(node, what, keys: nil).entries {
             fields[key] = try string(value, "\(what): \(key)")
+            switch Self.plain(key) {
+            case "identitykey":
+                if let mode, mode & 0o044 != 0 {
+                    throw fail(value, "\(what): \(key): an identity key in a file other users can read (mode "
+                               + "\(IdentityKey.octalMode(mode))): put it in a file of its own that only its owner can read "
+                               + "(chmod 600) and name that file with identity-key-file")
+                }
+            case "identitykeyfile":
+                // Relative to the file that names it, as a scenario's other files are.
+                if let path = fields[key], !path.hasPrefix("/") {
+                    fields[key] = URL(fileURLWithPath: file).deletingLastPathComponent().appendingPathComponent(path).path
+                }
+            default:
+                break
+            }
             if crowds, ["major", "minor"].contains(Self.plain(key)), case let .scalar(scalar) = value,
                scalar.string.wholeMatch(of: /[0-9]+-[0-9]+/) != nil {
                 continue

@@ -144,6 +144,39 @@ public enum FileSystem {
         return (UInt64(info.st_dev), UInt64(info.st_ino))
     }
 
+    /// The permission bits (and the type) of what `descriptor` is open on, and its owner
+    /// (fstat); nil where it is not open.
+    public static func mode(of descriptor: Int32) -> (mode: UInt32, owner: UInt32, regularFile: Bool)? {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { return nil }
+        return (UInt32(info.st_mode & 0o7777), UInt32(info.st_uid), info.st_mode & S_IFMT == S_IFREG)
+    }
+
+    /// A small file read whole through one descriptor, with the permission bits that
+    /// descriptor's file had when it was read (so that what was judged is what was read).
+    /// - Throws: `SystemCallError` when it cannot be opened or read, and `EFBIG` when it holds
+    ///   more than `most` bytes.
+    public static func readSmallFile(_ path: String, most: Int) throws(SystemCallError)
+        -> (bytes: [UInt8], mode: UInt32, owner: UInt32) {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)
+        guard descriptor >= 0 else { throw SystemCallError(call: "open(\(path))", errno: errno) }
+        defer { close(descriptor) }
+        guard let (mode, owner, _) = mode(of: descriptor) else { throw SystemCallError(call: "fstat(\(path))", errno: errno) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while bytes.count <= most {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw SystemCallError(call: "read(\(path))", errno: errno)
+            }
+            if count == 0 { break }
+            bytes += chunk[0..<count]
+        }
+        guard bytes.count <= most else { throw SystemCallError(call: "read(\(path))", errno: EFBIG) }
+        return (bytes, mode, owner)
+    }
+
     /// Where the symbolic link `path` points (readlink); nil where it is none.
     public static func linkTarget(_ path: String) -> String? {
         var buffer = [CChar](repeating: 0, count: 4096)

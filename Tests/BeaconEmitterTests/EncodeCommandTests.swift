@@ -44,9 +44,46 @@ import Testing
         #expect(result.stdout == "0201060303AAFE0D16AAFE30EE8F56056BCE87688D\n")
     }
 
+    /// The key from a file only its owner reads gives the specification's EID; the same file
+    /// readable by others is refused (exit 64, its mode and `chmod 600` named), as a missing
+    /// one is; no message carries any part of the key. On the command line the key still
+    /// works, with a warning that other users can read it.
+    @Test func theKeyComesFromAFileOnlyItsOwnerReads() throws {
+        let key = "553C66DA1485E9F78849DE00F2CB178E"
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("eid-\(UUID().uuidString).key").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        #expect(FileManager.default.createFile(atPath: path, contents: Data("  \(key)\n".utf8), attributes: [.posixPermissions: 0o600]))
+        let arguments = ["encode", "--eddystone-eid", "--identity-key-file", path, "--rotation-exponent", "12", "--clock", "4096"]
+        let read = try runBeaconEmit(arguments)
+        #expect(read.status == 0 && read.stdout == "0201060303AAFE0D16AAFE30EE8F56056BCE87688D\n" && read.stderr.isEmpty,
+                "\(read.status) \(read.stderr)")
+        for (mode, who) in [(0o644, "other users can read it (mode 0644)"), (0o640, "other users can read it (mode 0640)"),
+                            (0o602, "other users can change it (mode 0602)")] {
+            try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: path)
+            let refused = try runBeaconEmit(arguments)
+            #expect(refused.status == 64 && refused.stderr.contains("--identity-key-file \(path): \(who): a key must be readable by "
+                                                                    + "its owner alone; run `chmod 600 \(path)`"), "\(refused.stderr)")
+            #expect(!refused.stderr.contains(key.prefix(8)) && refused.stdout.isEmpty)
+        }
+        // One wrong digit (31 right ones): its place, not the key.
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
+        try Data((key.dropLast() + "Z").utf8).write(to: URL(fileURLWithPath: path))
+        let wrong = try runBeaconEmit(arguments)
+        #expect(wrong.status == 64 && wrong.stderr.contains("character 32 is not a hex digit (the key was not shown)"), "\(wrong.stderr)")
+        #expect(!wrong.stderr.contains(key.prefix(8)) && !wrong.stderr.contains(key.dropFirst(16).prefix(8)))
+        let missing = try runBeaconEmit(["encode", "--eddystone-eid", "--identity-key-file", path + ".none"])
+        #expect(missing.status == 64 && missing.stderr.contains("\(path).none: cannot read the key: No such file or directory"),
+                "\(missing.stderr)")
+        // On the command line: it works, and says who else can read it.
+        let given = try runBeaconEmit(["encode", "--eddystone-eid", "--identity-key", key, "--rotation-exponent", "12", "--clock", "4096"])
+        #expect(given.status == 0 && given.stdout == read.stdout)
+        #expect(given.stderr == "beacon-emit: warning: an identity key on the command line can be read by every local user (ps, "
+                + "/proc/PID/cmdline): put it in a file only you can read (chmod 600) and give --identity-key-file FILE\n")
+    }
+
     @Test(arguments: [
-        (["--identity-key", "553C66DA"], "--identity-key must be 16 bytes (32 hex digits), got 4 bytes"),
-        (["--identity-key", "553C66DA1485E9F78849DE00F2CB178Z"], "--identity-key takes 32 hex digits (16 bytes)"),
+        (["--identity-key", "553C66DA"], "--identity-key has 8 hex digits (the key was not shown): a key is 32 hex digits (AES-128)"),
+        (["--identity-key", "553C66DA1485E9F78849DE00F2CB178Z"], "--identity-key: character 32 is not a hex digit (the key was not shown)"),
         (["--identity-key", "553C66DA1485E9F78849DE00F2CB178E", "--rotation-exponent", "16"],
          "--rotation-exponent must be from 0 to 15, got 16"),
         (["--identity-key", "553C66DA1485E9F78849DE00F2CB178E", "--rotation-exponent", "-1"],
@@ -54,6 +91,9 @@ import Testing
     ])
     func aBadEIDIsAUsageError(arguments: [String], message: String) throws {
         try expectUsageError(["encode", "--eddystone-eid"] + arguments, message)
+        // Whatever is wrong, no message repeats the digits given.
+        let result = try runBeaconEmit(["encode", "--eddystone-eid"] + arguments)
+        #expect(!result.stderr.contains("553C66DA"), "\(result.stderr)")
     }
 
     private func expectUsageError(_ arguments: [String], _ message: String) throws {

@@ -100,17 +100,25 @@ import Testing
         #expect(unreadable.status == 65 && unreadable.report.suites == ["broken"] && unreadable.report.errors == 1, "\(unreadable)")
         // Nested 5,000 deep (10 KB): refused where it passes the bound, before its tree is built
         // (composing it overflowed the stack: signal 11, no report).
+        // A chain of aliases, 2 deep as written and 50,000 once composed (freeing it overflowed
+        // the stack: exit 139, no report), likewise.
         let deep = folder.appendingPathComponent("deep.yaml").path
         try ("beacons: " + String(repeating: "[", count: 5000) + String(repeating: "]", count: 5000) + "\nsteps: []\n")
             .write(toFile: deep, atomically: true, encoding: .utf8)
-        for arguments in [["run", deep], ["run", deep, "--check"]] {
-            let refused = try junit(arguments)
-            #expect(refused.status == 65 && refused.report.suites == ["deep"] && refused.report.errors == 1, "\(refused)")
-            #expect(refused.stderr.contains("deep.yaml:1:73: lists and maps nest more than 64 deep here"), "\(refused.stderr)")
+        let chain = folder.appendingPathComponent("chain.yaml").path
+        try ("beacons:\n  - &a [0]\n" + String(repeating: "  - &a [*a]\n", count: 50_000) + "steps: []\n")
+            .write(toFile: chain, atomically: true, encoding: .utf8)
+        for (file, place) in [(deep, "deep.yaml:1:73"), (chain, "chain.yaml:64:9")] {
+            let suite = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
+            for arguments in [["run", file], ["run", file, "--check"]] {
+                let refused = try junit(arguments)
+                #expect(refused.status == 65 && refused.report.suites == [suite] && refused.report.errors == 1, "\(refused)")
+                #expect(refused.stderr.contains("\(place): lists and maps nest more than 64 deep here"), "\(refused.stderr)")
+            }
+            let config = try runBeaconEmit(["advertise", "--config", file, "--check"])
+            #expect(config.status == 65 && config.stderr.contains("\(place): lists and maps nest more than 64 deep"),
+                    "\(config.status) \(config.stderr)")
         }
-        let config = try runBeaconEmit(["advertise", "--config", deep, "--check"])
-        #expect(config.status == 65 && config.stderr.contains("deep.yaml:1:73: lists and maps nest more than 64 deep"),
-                "\(config.status) \(config.stderr)")
         let scenario = folder.appendingPathComponent("lobby.yaml").path
         try """
             beacons:

@@ -104,12 +104,14 @@ extension Rig {
         let after = try scanner.collect(timeout: .seconds(2)) { $0.contains { Array($0.data) == threeBeaconData[2] } }
         #expect(after.contains { Array($0.data) == threeBeaconData[2] }, "the reloaded beacon is not heard")
 
-        // A file with a mistake, an alias bomb, a file nested too deep: each reload says where,
-        // and changes nothing.
+        // A file with a mistake, an alias bomb, a file nested too deep, a chain of aliases 50,000
+        // deep once composed: each reload says where, and changes nothing.
         let bomb = (1...8).map { level in "a\(level): &a\(level) [" + Array(repeating: "*a\(level - 1)", count: 10)
             .joined(separator: ", ") + "]" }
         for (text, place) in [("beacons:\n  - {uuid: 39ED98FF-2900-441A-802F-9C398FC199D2, major: 101, minor: seven}\n", ":2:69: "),
-                              ((["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"] + bomb + ["beacons: []"]).joined(separator: "\n"), ":1:1: "),
+                              ((["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"] + bomb + ["beacons: []"]).joined(separator: "\n"), ":5:10: "),
+                              // Freeing the composed chain overflowed the stack and killed the emitter.
+                              ("beacons:\n  - &a [0]\n" + String(repeating: "  - &a [*a]\n", count: 50_000), ":64:9: "),
                               // 5,000 deep: this reload overflowed the stack and killed the emitter.
                               ("beacons: " + String(repeating: "[", count: 5000) + String(repeating: "]", count: 5000), ":1:73: ")] {
             try text.write(toFile: config, atomically: true, encoding: .utf8)

@@ -146,6 +146,57 @@ func addSteps(instance: UInt8, data: [UInt8] = referenceData) -> [ScriptedKernel
         #expect(kernel.remainingSteps == 0)
     }
 
+    /// The kernel lists an instance free that the controller has no set for (No Resources: the
+    /// kernel's own set 0, made when LE is switched on while powered, is not an instance): the
+    /// beacons from there on take turns on the instance already ours, said in a warning, not the
+    /// end of the run; the refused number is never touched again.
+    @Test func noRoomOnTheControllerForAListedInstanceMakesTheRestTakeTurns() throws {
+        let beacons = [referenceBeacon, LiveChangeTests.minor3, referenceBeacon]
+        let kernel = ScriptedKernel([featuresStep(maximum: 3, taken: [1])] + addSteps(instance: 2)
+            + [featuresStep(maximum: 3, taken: [1, 2]),
+               completes(AddExtendedAdvertisingParameters(instance: 3, flags: [.intervalParameters],
+                                                          minimumInterval: 160, maximumInterval: 160), status: .noResources),
+               // The first turn: beacon 2's data on instance 2.
+               completes(try AddExtendedAdvertisingData(instance: 2, advertisingData: LiveChangeTests.minor3Data), returning: [2]),
+               completes(RemoveAdvertising(instance: 2), returning: [2])])
+        let advertiser = advertiser(kernel, options: AdvertisingOptions(beacons: beacons))
+        var warnings: [String] = []
+        advertiser.warn = { warnings.append($0) }
+        let plan = try advertiser.start()
+        #expect(plan.handles == [2])
+        #expect(plan.rotating && plan.firstTurn == 0)
+        #expect(warnings.contains { $0.contains("hci0 has no room for instance 3 though the kernel lists it free")
+                                    && $0.contains("3 beacons take turns on instance 2") }, "\(warnings)")
+        try advertiser.rotate()
+        try advertiser.stop()
+        #expect(kernel.remainingSteps == 0, "\(kernel.sent)")
+        #expect(!kernel.sent.contains(RemoveAdvertising(instance: 3).packet(index: 0)))
+    }
+
+    /// The first instance refused for want of room is the end of the start (nothing to share).
+    @Test func noRoomForTheFirstInstanceIsAnError() {
+        let kernel = ScriptedKernel([featuresStep(maximum: 3),
+            completes(AddExtendedAdvertisingParameters(instance: 1, flags: [.intervalParameters],
+                                                       minimumInterval: 160, maximumInterval: 160), status: .noResources)])
+        #expect { try advertiser(kernel).start() } throws: { "\($0)".contains("No Resources (0x07)") }
+    }
+
+    /// A beacon added while running, refused room the same way, takes turns on the last instance.
+    @Test func anAddedBeaconWithNoRoomTakesTurns() throws {
+        let kernel = ScriptedKernel([featuresStep(maximum: 3)] + addSteps(instance: 1)
+            + [featuresStep(maximum: 3, taken: [1]),
+               completes(AddExtendedAdvertisingParameters(instance: 2, flags: [.intervalParameters],
+                                                          minimumInterval: 160, maximumInterval: 160), status: .noResources)])
+        let advertiser = advertiser(kernel)
+        var warnings: [String] = []
+        advertiser.warn = { warnings.append($0) }
+        try advertiser.start()
+        #expect(try advertiser.add(LiveChangeTests.minor3) == 2)
+        #expect(advertiser.plan?.handles == [1] && advertiser.plan?.rotating == true)
+        #expect(warnings.contains { $0.contains("2 beacons take turns on instance 1") }, "\(warnings)")
+        #expect(kernel.remainingSteps == 0)
+    }
+
     @Test func anInstanceTheKernelWillNotRemoveStaysInThePlan() throws {
         let kernel = ScriptedKernel([featuresStep(maximum: 1)] + addSteps(instance: 1)
                                     + [completes(RemoveAdvertising(instance: 1), status: .busy)])

@@ -116,6 +116,27 @@ final class FakeLive: LiveAdvertising {
         #expect(spec["id"] as? Int == 4, "\(spec)")
     }
 
+    /// No EID oracle: an Eddystone-EID beacon's clock, key and rotation exponent cannot be
+    /// changed over the socket (moving the clock would answer identifiers to come without the
+    /// key); other fields can, and neither the reply nor `list` carries the key.
+    @Test func anEIDBeaconsClockAndKeyAreNotForUpdates() throws {
+        let key = "553C66DA1485E9F78849DE00F2CB178E"
+        let eid = try BeaconDescription(specification: "type=eddystone-eid,identity-key=\(key),rotation-exponent=12,clock=4096").beacon()
+        let live = FakeLive([eid])
+        let handler = ControlHandler(session: live, makeBeacon: BeaconDescription.beacon(fromFields:))
+        for fields in [#"{"clock":1000000}"#, #"{"identity-key":"000102030405060708090A0B0C0D0E0F"}"#,
+                       #"{"identityKeyFile":"/etc/k"}"#, #"{"rotationExponent":3,"measuredPower":-60}"#] {
+            let text = handler.reply(to: #"{"command":"update","id":1,"fields":\#(fields)}"#)
+            #expect(text.contains(#""ok":false"#) && text.contains("of Eddystone-EID beacon 1 cannot change while it runs")
+                    && text.contains("remove it and add it again"), "\(text)")
+        }
+        #expect(live.changes == 0 && live.beacons == [eid])
+        let moved = handler.reply(to: #"{"command":"update","id":1,"fields":{"measuredPower":-60}}"#)
+        #expect(moved.contains(#""ok":true"#) && moved.contains(#""eid":"8F56056BCE87688D""#), "its current EID: \(moved)")
+        let list = handler.reply(to: #"{"command":"list"}"#)
+        for text in [moved, list] { #expect(!text.contains(key.prefix(8)) && !text.contains(key.suffix(8)), "\(text)") }
+    }
+
     /// A number written as a string in a request's JSON is refused as a scenario or
     /// configuration file refuses it, and nothing changes.
     @Test func aNumberWrittenAsAStringIsRefused() throws {

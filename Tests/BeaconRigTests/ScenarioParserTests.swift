@@ -467,6 +467,39 @@ import Testing
                                                    + "refused (a beacon list needs 3 levels, a scenario 6)") == true)
     }
 
+    /// A chain of aliases, each anchor a list holding the one before: 2 levels deep as written,
+    /// 50,000 once composed (freeing that tree overflowed the stack: exit 139). Measured on the
+    /// parser's events, it is refused where it passes 64, in a configuration and a scenario alike,
+    /// and nothing is composed.
+    @Test func anAliasChainIsRefusedWhereItPasses64() {
+        let chain = "beacons:\n  - &a [0]\n" + String(repeating: "  - &a [*a]\n", count: 50_000)
+        #expect(chain.utf8.count < ScenarioParser.maximumFileSize)
+        let started = ContinuousClock.now
+        let refused = refusal(chain)
+        #expect(refused?.description == "lobby.yaml:64:9: lists and maps nest more than 64 deep here once its aliases (*name) "
+                + "are followed: refused (a beacon list needs 3 levels, a scenario 6)", "\(String(describing: refused))")
+        #expect(started.duration(to: .now) < .seconds(5), "linear in the file")
+        #expect(throws: ScenarioError.self) {
+            _ = try ScenarioParser(file: "rig.yaml", makeBeacon: testBeacon).parse(chain + "steps: []\n")
+        }
+        // 60 links deep is composed, and refused for what it is.
+        let short = "beacons:\n  - &a [0]\n" + String(repeating: "  - &a [*a]\n", count: 60)
+        #expect(error(refusal(short), lacks: "nest more than"))
+        // An anchor defined again stands for its new value from there on, as composing reads it.
+        let redefined = "x: &a [[[[0]]]]\ny: &a 1\nbeacons:\n" + String(repeating: "  - [*a]\n", count: 3)
+        #expect(error(refusal(redefined), lacks: "nest more than"))
+    }
+
+    /// Values are counted on the parser's events too: 524,288 scalars in 1 MiB are refused
+    /// before a tree of them is built (composing them first peaked at 154 MB).
+    @Test func tooManyValuesAreRefusedBeforeComposing() {
+        let scalars = "beacons: [" + String(repeating: "1,", count: 524_287) + "1]"
+        let refused = refusal(scalars)
+        #expect(refused?.message.contains("more than \(ScenarioParser.maximumValues) values") == true, "\(String(describing: refused))")
+        #expect(refused?.place?.line == 1 && (refused?.place?.column ?? 0) > 20_000,
+                "where the count ran out: \(String(describing: refused))")
+    }
+
     private func error(_ error: ScenarioError?, lacks text: String) -> Bool {
         guard let error else { return false }
         return !error.message.contains(text)

@@ -132,7 +132,18 @@ package final class ManagedAdvertiser {
                     try add(instance: instance, beacon: beacon)
                 } catch {
                     if held.contains(instance) { instancesChanged?(plan.handles) }
-                    throw error
+                    guard beacon > 0, Self.controllerFull(error) else { throw error }
+                    // The kernel listed the instance free but the controller has no set left for
+                    // it (the kernel's own set 0, or another program's set the kernel does not
+                    // list): the beacons from here on take turns on our last instance.
+                    plan.handles.removeLast()
+                    plan.rotating = true
+                    self.plan = plan
+                    rotationIndex = beacon - 1
+                    try slots.checkTurns(from: beacon - 1)
+                    warn?(Self.controllerFullWarning(instance: instance, adapter: client.adapter, shared: plan.handles[beacon - 1],
+                                                     beacons: slots.entries.count - beacon + 1))
+                    break
                 }
                 instancesChanged?(plan.handles)
             }
@@ -310,6 +321,13 @@ package final class ManagedAdvertiser {
         do {
             try add(instance: instance, beacon: index)
         } catch {
+            // No room on the controller for a set the kernel lists free: it takes turns on our
+            // last, where there is one, as when none is free.
+            if Self.controllerFull(error), let shared = plan.handles.last {
+                warn?(Self.controllerFullWarning(instance: instance, adapter: client.adapter, shared: shared,
+                                                 beacons: slots.entries.count - plan.handles.count + 1))
+                return nil
+            }
             // Once the kernel took the instance (its parameters), it is ours until removed.
             if !Self.refusedCreating(error) {
                 leftovers.insert(instance)
@@ -324,6 +342,21 @@ package final class ManagedAdvertiser {
         }
         instancesChanged?(plan.handles + [instance] + leftovers.sorted())
         return instance
+    }
+
+    /// Whether the kernel refused a new instance for want of room on the controller (No
+    /// Resources): the kernel counts instances, not the controller's sets, and a set it keeps for
+    /// itself (set 0, its default advertising data, made when LE is switched on while powered)
+    /// or one another program holds beside the management API is not among them.
+    static func controllerFull(_ error: HostError) -> Bool {
+        guard refusedCreating(error), case let .managementRefused(_, status, _, _) = error else { return false }
+        return status == .noResources
+    }
+
+    static func controllerFullWarning(instance: UInt8, adapter: String, shared: UInt8, beacons: Int) -> String {
+        "\(adapter) has no room for instance \(instance) though the kernel lists it free (No Resources: the controller's "
+            + "advertising sets are taken, some by the kernel or another program): \(beacons) beacons take turns on "
+            + "instance \(shared)"
     }
 
     /// Whether the kernel refused the command that creates an instance: nothing was added.
