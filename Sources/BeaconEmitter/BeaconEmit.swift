@@ -138,7 +138,8 @@ enum ExitStatus {
         (75, "a command went unanswered within 2 s"),
         (76, "the controller or the kernel refused a command (the message names it, the status and the likely cause)"),
         (77, "missing permission (CAP_NET_RAW, CAP_NET_ADMIN: the message gives the setcap line); control --session: "
-             + "a forced-command key asked for another command"),
+             + "a forced-command key asked for another command; stop --recorded: a record directory others could have "
+             + "written (nothing removed)"),
     ]
 
     /// The table as `--help` shows it.
@@ -179,6 +180,8 @@ enum ExitStatus {
     static let ioError = ExitCode(74)
     /// A gate that could not judge (`audit`: a rule inconclusive, `--allow-inconclusive` not given).
     static let inconclusive = ExitCode(3)
+    /// EX_NOPERM: a permission missing, or a directory that cannot be trusted.
+    static let permission = ExitCode(77)
 }
 
 extension HostError {

@@ -30,6 +30,11 @@ struct Stop: ParsableCommand {
 
     func run() throws {
         if recorded {
+            // A record directory it does not trust is neither read nor written: said, and a failure.
+            if let untrusted = InstanceRecord.distrust(InstanceRecord.directory()) {
+                Console.error("stop --recorded: \(untrusted)")
+                throw ExitStatus.permission
+            }
             for line in AdvertisingShutdown.removeEveryRecordedInstance() { print("stop --recorded: \(line)") }
             return
         }

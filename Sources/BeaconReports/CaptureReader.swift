@@ -167,8 +167,8 @@ public final class CaptureReader: @unchecked Sendable {
                 parser.includeBadCRC = includeBadCRC
                 try readCapture(file, path: path, decode: decode, parser: parser, chunk: &chunk, count: count)
             } else {
-                throw ReplayError(message: "\(name): not a btsnoop, pcap or pcapng capture (its first bytes are "
-                                  + "\(HexText.format(start.prefix(8), separator: " ")))")
+                // What it holds is not said: the file may be any the user can read (/etc/passwd).
+                throw ReplayError(message: "\(name): not a btsnoop, pcap or pcapng capture (it does not start as one does)")
             }
         } catch {
             var batch = Batch(reservingFor: 0, decode: decode)

@@ -98,6 +98,9 @@ public struct ReplayPlan: Sendable {
     /// - Throws: `Refusal` when no advertiser is left (an advertiser this host cannot send, more
     ///   than 251 bytes or data that is no list of AD structures, is left out: `leftOut`), or the
     ///   turns would be more than `mostTurns`.
+    /// The longest plan made (without --duration): a day.
+    public static let longestPlan: Double = 86_400
+
     public init(_ advertisers: [CapturedAdvertiser], speed: Double = 1, only: ScanFilter = .none,
                 duration: Double? = nil, ownAddresses: Bool = true, strength: Bool = false, sets: Int? = nil, turn: Double = 1) throws(Refusal) {
         let chosen = advertisers.filter { only.accepts(address: $0.address, data: $0.data, rssi: $0.rssi) }
@@ -160,6 +163,13 @@ public struct ReplayPlan: Sendable {
             }
         }
         length = entries.map(\.end).max() ?? 0
+        // A capture whose timestamps span more than a day (a clock that jumped, a damaged
+        // record) would have the replay wait that long: refused, unless --duration cuts it.
+        guard length.isFinite, length <= Self.longestPlan else {
+            throw Refusal(description: "the capture's advertisers span \(length.isFinite ? "\(Int(length)) s" : "no finite time") at "
+                          + "speed \(speed), more than a day (\(Int(Self.longestPlan)) s: a timestamp out of place?): replay a "
+                          + "part of it with --duration SECONDS")
+        }
         if strength, let strongest = entries.compactMap(\.advertiser.rssi).max() {
             for index in entries.indices {
                 guard let rssi = entries[index].advertiser.rssi else { continue }

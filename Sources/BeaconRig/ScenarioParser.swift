@@ -424,13 +424,19 @@ public struct ScenarioParser {
                 }
             }
         }
-        if !path.hasPrefix("/") { path = (file as NSString).deletingLastPathComponent.appending("/" + path) }
+        path = beside(path)
         let plan: ReplayPlan
         do {
             plan = try ReplayPlan(try CaptureSurvey.read(path: path).survey.advertisers, speed: speed,
                                       only: ScanFilter(addresses: only))
         } catch {
             throw fail(node, "replay \(path): \(error)")
+        }
+        // Its advertisers count toward the beacons an emitter carries, as the scenario's own do.
+        guard scenario.beacons.count + plan.entries.count <= AdvertisingOptions.maximumBeacons else {
+            throw fail(node, "replay \(path): its \(plan.entries.count) advertisers and the scenario's \(scenario.beacons.count) "
+                       + "beacons make more than \(AdvertisingOptions.maximumBeacons), the most an emitter carries: replay "
+                       + "fewer (only: [ADDRESS, ...]) or fewer times")
         }
         var round = 1
         while scenario.beacons.contains(where: { $0.name.hasPrefix("replay\(round)-") }) { round += 1 }
@@ -546,8 +552,14 @@ public struct ScenarioParser {
         }
     }
 
-    /// Walks the timeline once (a repeated block twice, which is enough: an update sets values,
-    /// so a second pass ends where a third would), checking what depends on order.
+    /// The most steps `check` visits: far more than any scenario's steps, walked as below.
+    static let maximumStepVisits = 1_000_000
+
+    /// Walks the timeline once (a repeated block twice where its first pass changed what is on
+    /// the air or a beacon's fields, which is enough: an update sets values, so a second pass
+    /// ends where a third would; where the first pass changed nothing, a second would repeat it
+    /// exactly), checking what depends on order. Nested repeats cost a walk per level, not two:
+    /// linear in the file, and bounded by `maximumStepVisits` whatever the nesting.
     private func check(_ scenario: Scenario, root: Node) throws(ScenarioError) {
         if scenario.expectsAnything && scenario.scanner == nil {
             throw fail(root, "the steps expect what is seen, so the scenario needs 'scanner:' (a device, or 'peer' for a "
@@ -555,9 +567,15 @@ public struct ScenarioParser {
         }
         var fields = Dictionary(uniqueKeysWithValues: scenario.beacons.map { ($0.name, $0.fields) })
         var onAir = Set<String>()
+        var visits = 0
         func walk(_ steps: [Scenario.Step]) throws(ScenarioError) {
             for step in steps {
                 let at = step.place
+                visits += 1
+                guard visits <= Self.maximumStepVisits else {
+                    throw ScenarioError(file: file, place: at, message: "checking the steps visits more than "
+                                        + "\(Self.maximumStepVisits) of them here (repeats within repeats): refused")
+                }
                 switch step.action {
                 case let .advertise(names):
                     for name in names where onAir.contains(name) {
@@ -587,9 +605,10 @@ public struct ScenarioParser {
                         throw ScenarioError(file: file, place: at, message: "ramp: '\(name)' is on host \(host), whose "
                                             + "control socket changes beacons, not TX power: ramp a beacon of this machine's")
                     }
-                case let .repeatSteps(_, inner):
+                case let .repeatSteps(times, inner):
+                    let (airBefore, fieldsBefore) = (onAir, fields)
                     try walk(inner)
-                    try walk(inner)
+                    if times > 1 && (onAir != airBefore || fields != fieldsBefore) { try walk(inner) }
                 case .wait, .expectSeen, .expectNotSeen, .expectRegion:
                     break
                 }
@@ -669,10 +688,7 @@ public struct ScenarioParser {
                                + "(chmod 600) and name that file with identity-key-file")
                 }
             case "identitykeyfile":
-                // Relative to the file that names it, as a scenario's other files are.
-                if let path = fields[key], !path.hasPrefix("/") {
-                    fields[key] = URL(fileURLWithPath: file).deletingLastPathComponent().appendingPathComponent(path).path
-                }
+                fields[key] = fields[key].map(beside)
             default:
                 break
             }
@@ -707,6 +723,12 @@ public struct ScenarioParser {
 
     /// A key as its spellings share it (`BeaconDescription.plain`).
     public static func plain(_ key: String) -> String { BeaconDescription.plain(key) }
+
+    /// A path a file names: as written when absolute, else relative to the file's own folder
+    /// (the working directory's, for a file named without one).
+    private func beside(_ path: String) -> String {
+        path.hasPrefix("/") ? path : URL(fileURLWithPath: file).deletingLastPathComponent().appendingPathComponent(path).path
+    }
 
     /// The fields apart: the beacon's data fields, and its own parameters (`interval`,
     /// `txPower`), refused at the value when out of range.

@@ -78,4 +78,16 @@ import Testing
         #expect(result.stdout.contains("(the records stay for the next run)"), "\(result.stdout)")
         #expect(InstanceRecord.all(in: directory).map(\.record.instances) == [[2]])
     }
+
+    /// A record directory others can write is neither read nor written, and the stop fails
+    /// (77) saying why: a unit's ExecStopPost shows it, where exit 0 hid it.
+    @Test func stopRecordedFailsOnADirectoryItDoesNotTrust() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("beacon-emit-open-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        #expect(chmod(directory, 0o777) == 0)
+        let result = try runBeaconEmit(["stop", "--recorded"], environment: ["STATE_DIRECTORY": directory])
+        #expect(result.status == 77 && result.stderr.contains("stop --recorded: ") && result.stderr.contains("is not to be trusted")
+                && result.stdout.isEmpty, "\(result.status) \(result.stderr)")
+    }
 }

@@ -62,6 +62,27 @@ import Testing
         }
     }
 
+    /// Repeats within repeats, 19 deep (as deep as the 64 levels of YAML allow; each level's
+    /// block walked twice, as the check once did, is 2^19 walks: minutes): checked in a walk or
+    /// two per level, and still refused where a later pass finds a mistake (a beacon advertised
+    /// twice in the second round).
+    @Test func nestedRepeatsAreCheckedInLinearTime() throws {
+        func nested(_ depth: Int, _ innermost: String) -> String {
+            var text = ""
+            for level in 0..<depth {
+                let pad = String(repeating: " ", count: level * 4)
+                text += "\(pad)  - repeat:\n\(pad)      times: 2\n\(pad)      steps:\n"
+            }
+            let pad = String(repeating: " ", count: depth * 4)
+            return text + innermost.split(separator: "\n").map { "\(pad)  \($0)\n" }.joined()
+        }
+        let started = ContinuousClock.now
+        let scenario = try parse("  - advertise: lobby\n" + nested(19, "- update: {beacon: lobby, minor: 9}\n- wait: 0.01"))
+        #expect(scenario.steps.count == 2)
+        #expect(started.duration(to: .now) < .seconds(5), "\(started.duration(to: .now))")
+        #expect { try parse(nested(19, "- advertise: lobby")) } throws: { "\($0)".contains("'lobby' is already on the air here") }
+    }
+
     @Test func everyStepKindIsRead() throws {
         let scenario = try parse("""
               - advertise: lobby
