@@ -52,6 +52,11 @@ struct Run: ParsableCommand, ScenarioLaunching {
         valueName: "address:port"), transform: parsed(MetricsAddress.init(parsing:)))
     var metrics: MetricsAddress?
 
+    @Flag(help: ArgumentHelp("Let the scenario's hosts give any ssh option, not only -i, -p, -l and -o Port, User, IdentityFile, "
+                             + "IdentitiesOnly, ConnectTimeout and ServerAlive*: some run or load a program on this machine "
+                             + "(--check names them)."))
+    var allowSshOptions = false
+
     @Flag(help: "Only check the scenario (everything that is checked before a run), say what it holds and what it would run on this machine.")
     var check = false
 
@@ -67,7 +72,7 @@ struct Run: ParsableCommand, ScenarioLaunching {
     func run() throws {
         var loaded: Scenario
         do {
-            loaded = try ScenarioParser.load(path: scenario)
+            loaded = try ScenarioParser.load(path: scenario, allowingAnySSHOption: allowSshOptions)
         } catch {
             Console.error("\(error)")
             try writeJUnitError("\(error)")

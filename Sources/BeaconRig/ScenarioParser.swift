@@ -37,6 +37,9 @@ public struct ScenarioError: Error, CustomStringConvertible, Equatable {
 public struct ScenarioParser {
     private let file: String
     private let mode: UInt32?
+    /// Whether a host may give any ssh option (`run --allow-ssh-options`), not only those
+    /// `SSHOptionPolicy` takes.
+    public var allowsAnySSHOption = false
     private let makeBeacon: BeaconFactory
 
     /// - Parameters:
@@ -63,10 +66,12 @@ public struct ScenarioParser {
     public static let maximumValues = 20_000
 
     /// Reads and checks the file at `path`.
-    public static func load(path: String, makeBeacon: @escaping BeaconFactory = BeaconDescription.beacon(fromFields:))
-        throws(ScenarioError) -> Scenario {
+    public static func load(path: String, makeBeacon: @escaping BeaconFactory = BeaconDescription.beacon(fromFields:),
+                            allowingAnySSHOption: Bool = false) throws(ScenarioError) -> Scenario {
         let (text, mode) = try readFile(path)
-        return try ScenarioParser(file: path, mode: mode, makeBeacon: makeBeacon).parse(text)
+        var parser = ScenarioParser(file: path, mode: mode, makeBeacon: makeBeacon)
+        parser.allowsAnySSHOption = allowingAnySSHOption
+        return try parser.parse(text)
     }
 
     /// Reads the beacon list of a configuration file (`--config`, a service's
@@ -785,6 +790,12 @@ public struct ScenarioParser {
             }
             for item in items { definition.sshOptions.append(try string(item, "\(what): sshOptions")) }
             optionNodes = Array(items)
+            if !allowsAnySSHOption, let (index, text) = SSHOptionPolicy.firstRefused(definition.sshOptions) {
+                throw fail(optionNodes.indices.contains(index) ? optionNodes[index] : optionsNode,
+                           "\(what): the ssh option '\(text)' is not one a scenario may give (some run or load a program on "
+                           + "this machine): \(SSHOptionPolicy.allowed); `run --allow-ssh-options` runs the file's options "
+                           + "as they are (`run --check` names what they run)")
+            }
         }
         if let commandNode = map["command"] {
             definition.command = try string(commandNode, "\(what): command")

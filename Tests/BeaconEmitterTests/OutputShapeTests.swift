@@ -82,7 +82,11 @@ import Testing
             steps:
               - advertise: door
             """.write(toFile: path, atomically: true, encoding: .utf8)
-        let checked = try runBeaconEmit(["run", path, "--check"])
+        // An option off the allow-list is refused unless the command line allows it.
+        let refused = try runBeaconEmit(["run", path, "--check"])
+        #expect(refused.status == 65 && refused.stderr.contains("\(path):2:67: host 'lobby': the ssh option '-oProxyCommand=sh -c id' "
+                                                                + "is not one a scenario may give"), "\(refused.stderr)")
+        let checked = try runBeaconEmit(["run", path, "--check", "--allow-ssh-options"])
         let lines = checked.stdout.split(separator: "\n").map(String.init)
         #expect(checked.status == 0 && lines.count == 3, "\(checked.status) \(checked.stdout) \(checked.stderr)")
         #expect(lines.first == "\(path): 1 beacon, 1 step, 1 host: valid", "\(lines)")

@@ -165,13 +165,16 @@ import Testing
     /// A scenario is code: each host's ssh session, and every ssh option that runs or loads
     /// something on this machine, with the place the file says so.
     @Test func whatAScenarioRunsHereIsNamedWithItsPlace() throws {
-        let scenario = try parse("  - advertise: door\n", header: """
+        var parser = parser
+        parser.allowsAnySSHOption = true  // run --allow-ssh-options
+        let scenario = try parser.parse("""
             hosts:
               lobby: {ssh: beacon@pi-lobby, control: /run/beacon-emit-lobby/control, sshOptions: [-i, /k, -oProxyCommand=nc %h %p]}
               hall: {ssh: pi-hall, control: /run/hall, sshOptions: [-o, 'LocalCommand touch /tmp/x', -F, lab.conf]}
             beacons:
               door: {uuid: \(lobbyUUID), major: 1, minor: 3}
-
+            steps:
+              - advertise: door
             """)
         let lines = scenario.localPrograms.map { "\($0.place.map { "\($0.line):\($0.column)" } ?? "-") \($0)" }
         #expect(lines.count == 5, "\(lines)")
@@ -183,6 +186,40 @@ import Testing
         #expect(lines.contains("3:61 host 'hall': -o LocalCommand: ssh runs the command (with PermitLocalCommand=yes) 'touch /tmp/x' on this machine"),
                 "\(lines)")
         #expect(lines.contains("3:94 host 'hall': -F: ssh reads the configuration file 'lab.conf', which may run any command"), "\(lines)")
+    }
+
+    /// Without `run --allow-ssh-options` a host's ssh options come from an allow-list; anything
+    /// else is refused at its place, in whatever spelling ssh would take it.
+    @Test func sshOptionsOutsideTheAllowListAreRefused() throws {
+        #expect(SSHOptionPolicy.firstRefused(["-i", "/k", "-p", "2222", "-l", "pi", "-oPort=22", "-o", "User pi", "-o",
+                                              "identitiesonly=yes", "-o", "ConnectTimeout=5", "-o", "ServerAliveInterval=2",
+                                              "-iother", "-o", "ServerAliveCountMax 3"]) == nil)
+        for (options, index) in [(["-oProxyCommand=nc %h %p"], 0), (["-ToProxyCommand=x"], 0), (["-o", "\"ProxyCommand\" x"], 1),
+                                 (["-o", "LocalCommand=x"], 1), (["-F", "lab.conf"], 0), (["-I", "/lib.so"], 0), (["-v"], 0),
+                                 (["-i"], 0), (["-p", "22", "-o", "User=x\nProxyCommand=y"], 3), (["--", "x"], 0),
+                                 (["-o", "ControlPath=/tmp/%r", "-i", "/k"], 1), (["-o", "Include x"], 1)] {
+            #expect(SSHOptionPolicy.firstRefused(options)?.index == index, "\(options)")
+        }
+        let refused = try #require(refusal(scenario: """
+            hosts:
+              lobby: {ssh: beacon@pi-lobby, control: /run/lobby, sshOptions: [-i, /k, '-oProxyCommand=sh -c id']}
+            beacons:
+              door: {host: lobby, uuid: \(lobbyUUID), major: 1, minor: 3}
+            steps:
+              - advertise: door
+            """))
+        #expect(refused.description.hasPrefix("rig.yaml:2:75: host 'lobby': the ssh option '-oProxyCommand=sh -c id' is not one "
+                                              + "a scenario may give"), "\(refused)")
+        #expect(refused.message.contains("`run --allow-ssh-options` runs the file's options as they are"), "\(refused)")
+    }
+
+    private func refusal(scenario text: String) -> ScenarioError? {
+        do {
+            _ = try ScenarioParser(file: "rig.yaml", makeBeacon: testBeacon).parse(text)
+            return nil
+        } catch {
+            return error
+        }
     }
 
     @Test func sshOptionsThatRunNothingHereAreNotNamed() {
