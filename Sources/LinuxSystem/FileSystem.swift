@@ -78,8 +78,10 @@ public enum FileSystem {
     /// one root made vouches for its directory whoever owns it (systemd's `StateDirectory=`
     /// under `DynamicUser=` is root's link into /var/lib/private, to a directory of the unit's
     /// user, which root's `doctor` reads too); one another user made is refused, whatever it
-    /// points to. With `create`, a missing one is made first (mode 0700: mkdir fails rather
-    /// than follow anything planted there meanwhile).
+    /// points to. The folders above it (where a link sits, and where it leads) are walked as
+    /// OpenSSH's safe_path walks them: each root's or this user's, and writable by no one else
+    /// (but with the sticky bit, as /tmp). With `create`, a missing one is made first (mode
+    /// 0700: mkdir fails rather than follow anything planted there meanwhile).
     public static func distrust(directory path: String, create: Bool = false) -> String? {
         var info = stat()
         if lstat(path, &info) != 0 {
@@ -94,7 +96,8 @@ public enum FileSystem {
             guard lstat(path, &info) == 0 else { return "cannot look at it: \(SystemCallError.message(errno))" }
         }
         var rootsLink = false
-        if info.st_mode & S_IFMT == S_IFLNK {
+        let wasLink = info.st_mode & S_IFMT == S_IFLNK
+        if wasLink {
             let link = "a symbolic link (to \(linkTarget(path) ?? "?"))"
             guard info.st_uid == 0 || info.st_uid == getuid() else { return "it is \(link) that \(owner(info.st_uid)) made" }
             rootsLink = info.st_uid == 0
@@ -107,7 +110,47 @@ public enum FileSystem {
         guard info.st_mode & 0o022 == 0 else {
             return "others can write in it (mode \(String(info.st_mode & 0o7777, radix: 8)))"
         }
+        // The folders above it, where the link sits and where it leads, as OpenSSH's safe_path
+        // walks them: another user could rename what they can write in.
+        if let why = distrustAncestors(of: path) { return why }
+        if wasLink, let resolved = realPath(path), let why = distrustAncestors(of: resolved) {
+            return why
+        }
         return nil
+    }
+
+    /// Why a folder above `path` cannot be trusted: owned by another user than root or this
+    /// one, or writable by group or others without the sticky bit (which keeps others from
+    /// renaming what is not theirs, as in /tmp); nil when each can be.
+    static func distrustAncestors(of path: String) -> String? {
+        let absolute = path.hasPrefix("/") ? path : (currentDirectory() ?? "/") + "/" + path
+        var parts = absolute.split(separator: "/").map(String.init)
+        while !parts.isEmpty {
+            parts.removeLast()
+            let folder = "/" + parts.joined(separator: "/")
+            var info = stat()
+            guard stat(folder, &info) == 0 else { return "cannot look at \(folder): \(SystemCallError.message(errno))" }
+            guard info.st_uid == 0 || info.st_uid == getuid() else {
+                return "\(folder), a folder above it, belongs to \(owner(info.st_uid))"
+            }
+            guard info.st_mode & 0o022 == 0 || info.st_mode & S_ISVTX != 0 else {
+                return "others can write in \(folder), a folder above it (mode \(String(info.st_mode & 0o7777, radix: 8)))"
+            }
+        }
+        return nil
+    }
+
+    /// `path` with every link resolved (realpath); nil where it cannot be.
+    public static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    private static func currentDirectory() -> String? {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        guard getcwd(&buffer, buffer.count) != nil else { return nil }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// A user's name from the password database, or its number.

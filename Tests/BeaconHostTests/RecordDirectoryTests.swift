@@ -85,6 +85,34 @@ import Testing
         #expect(InstanceRecord.distrust(directory)?.why.contains("belongs to") == true)
     }
 
+    /// The folders above are walked, as OpenSSH's safe_path walks them: a directory of ours in
+    /// a folder others can write (without the sticky bit) could be renamed away and replaced;
+    /// so could root's link sitting there. /tmp (sticky) is fine.
+    @Test func theFoldersAboveAreWalked() throws {
+        let parent = try makeDirectory("above", mode: 0o700)
+        defer { try? FileManager.default.removeItem(atPath: parent) }
+        let directory = parent + "/records"
+        try #require(mkdir(directory, 0o700) == 0)
+        try plant(in: directory)
+        #expect(InstanceRecord.all(in: directory).count == 1, "under a folder of ours, in sticky /tmp")
+        try #require(chmod(parent, 0o777) == 0)
+        #expect(InstanceRecord.all(in: directory).isEmpty, "a planted record was read under a folder others can write")
+        #expect(InstanceRecord.distrust(directory)?.why.contains("others can write in \(parent), a folder above it (mode 777)") == true,
+                "\(String(describing: InstanceRecord.distrust(directory)))")
+        try #require(chmod(parent, 0o1777) == 0)
+        #expect(InstanceRecord.all(in: directory).count == 1, "the sticky bit keeps others from renaming it")
+        // A link of ours sitting in a folder others can write, to a directory of ours.
+        try #require(chmod(parent, 0o700) == 0)
+        let open = try makeDirectory("open-folder", mode: 0o777)
+        defer { try? FileManager.default.removeItem(atPath: open) }
+        try #require(symlink(directory, open + "/link") == 0)
+        #expect(InstanceRecord.all(in: open + "/link").isEmpty, "a link in a folder others can write vouched")
+        guard getuid() == 0 else { return }
+        try #require(chown(parent, 65534, 65534) == 0)
+        #expect(InstanceRecord.distrust(directory)?.why.contains("\(parent), a folder above it, belongs to") == true,
+                "\(String(describing: InstanceRecord.distrust(directory)))")
+    }
+
     @Test func ourOwnDirectoryIsMadeAndUsed() throws {
         let parent = try makeDirectory("parent", mode: 0o700)
         defer { try? FileManager.default.removeItem(atPath: parent) }
