@@ -18,8 +18,8 @@ public struct ControlError: Error, CustomStringConvertible {
 /// requests; nothing a client does stops advertising.
 ///
 /// Bounded before it costs, so that no client (nor a thousand) can exhaust it: at most
-/// `maximumClients` connections (a newcomer past it takes the place of the client owing a line,
-/// or else quiet, longest), each dropped when it sends nothing, or half a line, for `idleLimit`; a line of at
+/// `maximumClients` connections (a newcomer past it takes the place of the client owing its
+/// first line longest, never one that was answered), each dropped when it sends nothing, or half a line, for `idleLimit`; a line of at
 /// most `JSONLines.maximumLine` bytes; at most `maximumHeld` requests of `maximumHeldBytes`
 /// held all told; at most `unsentLimit` reply bytes queued for a client past the reply it is
 /// taking. Running out of descriptors pauses accepting instead of spinning. What it refused
@@ -39,6 +39,9 @@ public final class ControlServer: RunLoopSource {
         var owingSince: ContinuousClock.Instant?
         /// When it connected or last sent a whole line.
         var lastLine: ContinuousClock.Instant
+        /// Whether it has sent a whole line (and been answered): such a client (a box's
+        /// long-lived session, a script's) never gives its place to a newcomer.
+        var answered = false
         /// Lines read and not yet taken (the held bounds were reached behind its held request):
         /// at most what one serve reads. While there are any, it is not read.
         var deferred: [String] = []
@@ -46,8 +49,8 @@ public final class ControlServer: RunLoopSource {
 
     private var clients: [Int32: Client] = [:]
     /// The most connections served at once: every script and box of a lab at the same moment,
-    /// with room; a newcomer past it takes the place of the client that has owed a line longest,
-    /// or else of the one quiet longest (not one whose request is held or whose replies wait).
+    /// with room; a newcomer past it takes the place of the client that has owed its first line
+    /// longest (not one that was answered, nor one whose request is held or whose replies wait).
     public static let maximumClients = 16
     /// How long a client may owe a whole line (having sent nothing since it connected, or half
     /// a line) before it is dropped: a `control` command sends its line at once; a box's session
@@ -355,7 +358,8 @@ public final class ControlServer: RunLoopSource {
             if clients.count >= Self.maximumClients && !displaceOne() {
                 refusals.full += 1
                 _ = try? client.sendAll(JSONLines.frame(ControlReply.refusal(
-                    "\(Self.maximumClients) clients are connected, each with a request in hand: try again", retry: true).line))
+                    "\(Self.maximumClients) clients are connected, each answered or with a request in hand: try again",
+                    retry: true).line))
                 client.close()
                 continue
             }
@@ -364,13 +368,13 @@ public final class ControlServer: RunLoopSource {
         }
     }
 
-    /// Drops the client that has owed a whole line longest, or else the one quiet longest; never
-    /// one with a request held or replies waiting.
-    /// - Returns: false when every client has a request in hand.
+    /// Drops the client that has owed its first whole line longest: never one that has sent one
+    /// (a box's session or a script, answered and perhaps waiting to send the next: a crowd of
+    /// newcomers must not evict it), nor one with a request held or replies waiting.
+    /// - Returns: false when no client may be dropped (the newcomer is refused instead).
     private func displaceOne() -> Bool {
-        let quiet = clients.filter { fd, _ in unsent[fd] == nil && !held.contains { $0.fd == fd } }
-        let owing = quiet.compactMap { fd, client in client.owingSince.map { (fd, $0) } }
-        guard let fd = owing.min(by: { $0.1 < $1.1 })?.0 ?? quiet.min(by: { $0.value.lastLine < $1.value.lastLine })?.key else {
+        let newcomers = clients.filter { fd, client in !client.answered && unsent[fd] == nil && !held.contains { $0.fd == fd } }
+        guard let fd = newcomers.compactMap({ fd, client in client.owingSince.map { (fd, $0) } }).min(by: { $0.1 < $1.1 })?.0 else {
             return false
         }
         refusals.displaced += 1
@@ -401,6 +405,7 @@ public final class ControlServer: RunLoopSource {
             if !lines.isEmpty {
                 client.lastLine = now
                 client.owingSince = nil
+                client.answered = true
             }
             if client.lines.hasPartialLine && client.owingSince == nil { client.owingSince = now }
             clients[fd] = client

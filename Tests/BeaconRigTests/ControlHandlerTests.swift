@@ -569,6 +569,33 @@ final class FakeLive: LiveAdvertising {
                 "\(String(describing: status))")
     }
 
+    /// Answered clients keep their places: 16 sessions that each sent a request (a runner's
+    /// boxes, between steps) are not evicted by newcomers, who are answered `retry` and closed;
+    /// each session's next request is answered.
+    @Test func answeredClientsAreNeverEvictedByNewcomers() throws {
+        let (path, _, handler, server) = try Self.server(named: "answered")
+        defer { server.close() }
+        server.attach(handler)
+        var sessions: [Client] = []
+        for _ in 0..<ControlServer.maximumClients {
+            let session = try Client(path: path)
+            session.send(#"{"command":"status"}"#)
+            #expect(Self.serve(server, until: session).first?.contains(#""ok":true"#) == true)
+            sessions.append(session)
+        }
+        for _ in 0..<20 {
+            let newcomer = try Client(path: path)
+            newcomer.send(#"{"command":"list"}"#)
+            let reply = Self.serve(server, until: newcomer)
+            #expect(reply.first?.contains(#""retry":true"#) == true && reply.first?.contains("each answered") == true, "\(reply)")
+        }
+        #expect(server.refusals.full == 20 && server.refusals.displaced == 0, "\(server.refusals)")
+        for session in sessions {
+            session.send(#"{"command":"status"}"#)
+            #expect(Self.serve(server, until: session).first?.contains(#""ok":true"#) == true, "a session was evicted")
+        }
+    }
+
     /// A thousand connections that send nothing cannot lock anyone out: the server keeps at
     /// most `maximumClients`, a newcomer taking the place of the one owing a line longest, and
     /// a request sent after them all is answered at the next serve.
