@@ -12,7 +12,10 @@ final class MetricsExporter {
     private init(address: MetricsAddress, adapter: String) throws(MetricsError) {
         let metrics = EmitterMetrics(adapter: adapter, version: BuildVersion.text)
         self.metrics = metrics
-        endpoint = try MetricsEndpoint(address: address) { metrics.exposition() }
+        let endpoint = try MetricsEndpoint(address: address) { metrics.exposition() }
+        self.endpoint = endpoint
+        metrics.endpointCounts = { [unowned endpoint] in endpoint.counts.byOutcome }
+        endpoint.changes = { [unowned metrics] in metrics.changes }
     }
 
     /// The endpoint at `address` (nil: none), listening, its URL said; it answers once the loop

@@ -38,6 +38,11 @@ public final class EmitterMetrics {
     /// Read at each scrape; nil: no beacons.
     public var sample: (() -> Sample)?
 
+    /// The metrics endpoint's own counts by outcome (`MetricsEndpoint.Counts.byOutcome`), read
+    /// at each scrape: `beacon_emit_metrics_requests_total{outcome}`.
+    public var endpointCounts: (() -> [String: Int])?
+    private var endpointCounters: [String: (counter: Counter, counted: Int)] = [:]
+
     /// Where the emitter's beacons are: on the air, off it (a disruption), waiting for the
     /// adapter, stopped.
     public enum State: String, CaseIterable, Sendable {
@@ -135,8 +140,13 @@ public final class EmitterMetrics {
         setState(.onAir)
     }
 
+    /// How many events and control requests were noted: moves whenever a scraper must see a
+    /// new rendering at once (`MetricsEndpoint.changes`).
+    public private(set) var changes = 0
+
     /// Follows what the emitter reports.
     public func note(_ event: EmitterEvent) {
+        changes &+= 1
         switch event {
         case .advertising: setState(.onAir)
         case let .offAir(disruption):
@@ -154,6 +164,7 @@ public final class EmitterMetrics {
     /// Counts one answered control request.
     /// - Parameter command: the request's command (one not among `commands` counts as `other`).
     public func noteControl(command: String, outcome: Outcome) {
+        changes &+= 1
         let key = (Self.commands.contains(command) ? command : "other") + " " + outcome.rawValue
         requests[key]?.increment()
     }
@@ -170,6 +181,7 @@ public final class EmitterMetrics {
         beacons.set(to: Double(count))
         onAir.set(to: Double(state == .onAir ? count : 0))
         if let refused = now?.controlRefusals { countRefusals(refused) }
+        if let counts = endpointCounts?() { countEndpoint(counts) }
         updateCanary(now?.canary)
         for (name, value) in process.read() {
             if name == ProcessFigures.cpu.0 {
@@ -180,6 +192,18 @@ public final class EmitterMetrics {
             }
         }
         return registry.emitToBuffer()
+    }
+
+    /// The metrics endpoint's requests as counters, by outcome: each count's growth since the
+    /// last rendering (an outcome appears once it has happened).
+    private func countEndpoint(_ counts: [String: Int]) {
+        for (outcome, count) in counts.sorted(by: { $0.key < $1.key }) where count > 0 || endpointCounters[outcome] != nil {
+            let entry = endpointCounters[outcome] ?? (registry.makeCounter(descriptor: Self.named(
+                "beacon_emit_metrics_requests_total",
+                "Requests to the metrics endpoint and clients it dropped, by outcome."), labels: [("outcome", outcome)]), 0)
+            if count > entry.counted { entry.counter.increment(by: Int64(count - entry.counted)) }
+            endpointCounters[outcome] = (entry.counter, max(count, entry.counted))
+        }
     }
 
     /// The control socket's refusals as counters: each count's growth since the last scrape.

@@ -76,7 +76,9 @@ public struct MetricsError: Error, CustomStringConvertible {
 /// takes the oldest's place); a client that has not sent its whole request head
 /// (`maximumRequest` bytes at most) within `requestLimit` is dropped, and one that has not taken
 /// its answer within `replyLimit`; a client's answer is written as the socket takes it, never
-/// waited for. What it dropped is counted (`drops`).
+/// waited for. What it answered and dropped is counted (`counts`). The metrics are rendered at
+/// most once per `freshFor` (a second) while nothing noted changes (`changes`), whatever the
+/// rate of scrapes.
 public final class MetricsEndpoint: RunLoopSource {
     public let address: MetricsAddress
     /// The port it listens on (the one the kernel chose for port 0).
@@ -101,6 +103,13 @@ public final class MetricsEndpoint: RunLoopSource {
     /// How long a client has to take its answer.
     public var replyLimit = Duration.seconds(2)
     private var listenerPausedUntil: ContinuousClock.Instant?
+    /// How long one rendering of the metrics answers scrapes: a scraper that asks a thousand
+    /// times a second costs the emitter one rendering a second, not a thousand.
+    public var freshFor = Duration.seconds(1)
+    /// A count that moves whenever what the metrics say changes in a way a scraper must see at
+    /// once (an event, a control request): a rendering is reused only while it stands still.
+    public var changes: (() -> Int)?
+    private var rendered: (at: ContinuousClock.Instant, changes: Int?, bytes: [UInt8])?
 
     /// What the endpoint answered, refused or dropped since it opened.
     public struct Counts: Equatable, Sendable {
@@ -119,6 +128,13 @@ public final class MetricsEndpoint: RunLoopSource {
         public var displaced = 0
         /// Times accepting failed for want of descriptors.
         public var outOfDescriptors = 0
+
+        /// Each count by its name in snake case (the `outcome` label of
+        /// `beacon_emit_metrics_requests_total`).
+        public var byOutcome: [String: Int] {
+            ["scrape": scrapes, "not_found": notFound, "bad_request": badRequests, "idle": idle, "too_much": tooMuch,
+             "slow": slow, "displaced": displaced, "out_of_descriptors": outOfDescriptors]
+        }
     }
 
     public private(set) var counts = Counts()
@@ -244,7 +260,14 @@ public final class MetricsEndpoint: RunLoopSource {
         case .request(method: "GET", path: "/metrics"):
             counts.scrapes += 1
             status = "200 OK"
-            content = body()
+            let now = ContinuousClock.now
+            let changed = changes?()
+            if let rendered, rendered.at.duration(to: now) < freshFor, rendered.changes == changed {
+                content = rendered.bytes
+            } else {
+                content = body()
+                rendered = (now, changed, content)
+            }
             type = "text/plain; version=0.0.4; charset=utf-8"
         case .request:
             counts.notFound += 1

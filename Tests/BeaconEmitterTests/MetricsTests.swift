@@ -250,6 +250,33 @@ struct EmitterMetricsTests {
         #expect(endpoint.descriptors.count == 1, "only the listener is left: \(endpoint.descriptors)")
     }
 
+    /// Scrapes in quick succession share one rendering (a scraper asking a thousand times a
+    /// second costs one a second); a change noted, or `freshFor` passing, renders anew.
+    @Test func scrapesShareARenderingWhileNothingChanges() throws {
+        var renderings = 0
+        var changes = 0
+        let endpoint = try MetricsEndpoint(address: MetricsAddress(port: 0)) {
+            renderings += 1
+            return Array("beacon_emit_beacons \(renderings)\n".utf8)
+        }
+        defer { endpoint.close() }
+        endpoint.changes = { changes }
+        func scrapeOnce() throws -> String {
+            let client = try Client(endpoint.port)
+            client.send("GET /metrics HTTP/1.1\r\n\r\n")
+            serve(endpoint) { client.take() }
+            return client.text
+        }
+        let first = try scrapeOnce()
+        for _ in 0..<50 { #expect(try scrapeOnce() == first) }
+        #expect(renderings == 1 && endpoint.counts.scrapes == 51, "\(renderings) renderings")
+        changes += 1
+        #expect(try scrapeOnce().hasSuffix("beacon_emit_beacons 2\n"), "a change noted renders anew")
+        endpoint.freshFor = .milliseconds(50)
+        Thread.sleep(forTimeInterval: 0.1)
+        #expect(try scrapeOnce().hasSuffix("beacon_emit_beacons 3\n"), "a rendering older than freshFor is not reused")
+    }
+
     @Test func pastTheMostClientsTheOldestGivesWay() throws {
         let endpoint = try MetricsEndpoint(address: MetricsAddress(port: 0)) { [] }
         defer { endpoint.close() }
@@ -390,6 +417,7 @@ struct PackagedQueriesTests {
     static func exposed() throws -> [String: Set<String>] {
         let metrics = EmitterMetrics(adapter: "hci0", version: "1")
         metrics.sample = { .init(beacons: 1, canary: [(1, true, .seconds(1))], controlRefusals: ["idle": 1]) }
+        metrics.endpointCounts = { ["scrape": 1] }
         var labels: [String: Set<String>] = ["up": ["instance", "job"]]
         for sample in try ParsedMetrics(String(decoding: metrics.exposition(), as: UTF8.self)).families.flatMap(\.samples) {
             labels[sample.name, default: []].formUnion(sample.labels.keys)
