@@ -324,14 +324,14 @@ public final class MetricsEndpoint: RunLoopSource {
 }
 
 /// An HTTP request's head, once whole (its request line and headers, up to the blank line).
-enum HTTPRequestHead: Equatable {
+package enum HTTPRequestHead: Equatable {
     /// The method and the path (without a query).
     case request(method: String, path: String)
     /// No HTTP request line.
     case malformed
 
     /// Nil while the head is not whole yet.
-    init?(_ bytes: [UInt8]) {
+    package init?(_ bytes: [UInt8]) {
         guard let end = Self.endOfHead(bytes) else { return nil }
         let line = String(decoding: bytes[..<end].prefix { $0 != 0x0D && $0 != 0x0A }, as: UTF8.self)
         let parts = line.split(separator: " ", omittingEmptySubsequences: false)

@@ -79,7 +79,10 @@ public struct CaptureSurvey {
                 address: report.address, addressType: report.addressType, data: key.data, scanResponse: nil,
                 kind: report.kind, first: time, last: time, reports: 0, interval: nil, rssi: nil)))
         }
-        collected[index].advertiser.last = time
+        // A capture's clock may step back (records out of order): the span is the earliest
+        // report to the latest.
+        collected[index].advertiser.first = min(collected[index].advertiser.first, time)
+        collected[index].advertiser.last = max(collected[index].advertiser.last, time)
         collected[index].advertiser.reports += 1
         if collected[index].times.count < Self.mostTimes {
             collected[index].times.append(time)

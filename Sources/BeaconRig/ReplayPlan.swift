@@ -137,6 +137,10 @@ public struct ReplayPlan: Sendable {
                     advertiser.scanResponse = nil
                 }
             }
+            guard advertiser.first.isFinite, advertiser.last.isFinite else {
+                leftOut.append("\(advertiser.address): its reports carry no finite time: left out")
+                continue
+            }
             let index = entries.count
             var address = advertiser.address
             if advertiser.addressType != .randomDevice || !address.isStaticRandom || used.contains(address) {
@@ -147,9 +151,12 @@ public struct ReplayPlan: Sendable {
             let units = AdvertisingOptions.units(milliseconds: milliseconds) ?? 160
             let interval = Double(units) * 0.000625
             // It stays for its last event's period, so that a receiver hears that event too.
+            // A capture's clock may step back (records out of order): the span is from the
+            // earliest report to the latest, never before the capture's start.
+            let earliest = max(0, min(advertiser.first, advertiser.last)), latest = max(0, advertiser.first, advertiser.last)
             entries.append(Entry(name: "a\(index + 1)", advertiser: advertiser, sentAs: ownAddresses ? address : nil,
                                  intervalUnits: units,
-                                 start: advertiser.first / speed, end: advertiser.last / speed + interval))
+                                 start: earliest / speed, end: latest / speed + interval))
         }
         self.leftOut = leftOut
         guard !entries.isEmpty else {

@@ -34,6 +34,12 @@ enum FuzzTarget: String, CaseIterable {
     case json
     case controlRequest = "control-request"
     case record
+    /// YAML of anchors and aliases grown to the 1 MiB a file may hold (`TextFuzzing.yamlAliases`).
+    case yamlAliases = "yaml-aliases"
+    /// A capture surveyed and planned for replay (`TextFuzzing.captureReplay`).
+    case captureReplay = "capture-replay"
+    /// The metrics endpoint's request head (`TextFuzzing.metricsHead`).
+    case metricsHead = "metrics-head"
 
 
     func run(_ bytes: [UInt8]) {
@@ -44,6 +50,9 @@ enum FuzzTarget: String, CaseIterable {
         case .json: TextFuzzing.json(bytes)
         case .controlRequest: TextFuzzing.controlRequest(bytes)
         case .record: TextFuzzing.record(bytes)
+        case .yamlAliases: TextFuzzing.yamlAliases(bytes)
+        case .captureReplay: TextFuzzing.captureReplay(bytes)
+        case .metricsHead: TextFuzzing.metricsHead(bytes)
         case .advertisingData:
             if let data = try? AdvertisingData(parsing: bytes) {
                 require(data.bytes == bytes, "advertising data round trip")

@@ -2,6 +2,7 @@
 
 import AdvertisementCodec
 import BeaconHost
+import BeaconMetrics
 import BeaconReports
 import BeaconRig
 #if canImport(Glibc)
@@ -67,6 +68,54 @@ enum TextFuzzing {
                   let beacon = try? BeaconDescription.beacon(fromFields: own) else { continue }
             let again = try? BeaconDescription.beacon(fromFields: BeaconDescription.fields(of: beacon))
             check(again == beacon, "a beacon's fields build the same beacon")
+        }
+    }
+
+    /// YAML that anchors and aliases make large: the input's first byte says how many times the
+    /// rest is written out (up to `ScenarioParser.maximumFileSize`, 1 MiB, the most a file
+    /// holds), as a configuration and a scenario. It reads or is refused; never more than the
+    /// bounds once composed.
+    static func yamlAliases(_ bytes: [UInt8]) {
+        guard let first = bytes.first, bytes.count > 1 else { return }
+        let unit = Array(bytes.dropFirst())
+        let times = min((Int(first) + 1) * 256, ScenarioParser.maximumFileSize / unit.count)
+        var grown: [UInt8] = []
+        grown.reserveCapacity(times * unit.count)
+        for _ in 0..<times { grown += unit }
+        let text = String(decoding: grown, as: UTF8.self)
+        let parser = ScenarioParser(file: "fuzz.yaml")
+        if let entries = try? parser.beaconEntries(text) {
+            check(entries.count <= AdvertisingOptions.maximumBeacons, "configuration: at most the beacons an emitter takes")
+        }
+        if let scenario = try? parser.parse(text) {
+            check(scenario.beacons.count <= AdvertisingOptions.maximumBeacons, "scenario: at most the beacons an emitter takes")
+        }
+    }
+
+    /// A capture (btsnoop, pcap or pcapng bytes) surveyed as `replay` surveys it, and planned:
+    /// a plan is bounded in time and in advertisers, and becomes a scenario.
+    static func captureReplay(_ bytes: [UInt8]) {
+        let path = "/tmp/codec-fuzzer-\(getpid()).capture"
+        guard let file = fopen(path, "w") else { return }
+        _ = bytes.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, file) }
+        fclose(file)
+        defer { unlink(path) }
+        guard let (survey, _) = try? CaptureSurvey.read(path: path) else { return }
+        let advertisers = survey.advertisers
+        check(advertisers.count <= CaptureSurvey.mostAdvertisers, "survey: at most the advertisers it keeps")
+        for sets in [nil, 2] as [Int?] {
+            guard let plan = try? ReplayPlan(advertisers, sets: sets) else { continue }
+            check(plan.length.isFinite && plan.length <= ReplayPlan.longestPlan, "replay plan: at most a day")
+            check(plan.entries.count <= advertisers.count, "replay plan: no more entries than advertisers")
+            _ = try? plan.scenario(device: nil)
+        }
+    }
+
+    /// The metrics endpoint's request head: a request it reads names a method and a path.
+    static func metricsHead(_ bytes: [UInt8]) {
+        guard let head = HTTPRequestHead(bytes) else { return }
+        if case let .request(method, path) = head {
+            check(!method.isEmpty && path.hasPrefix("/") && !path.contains("?"), "metrics head: a method and a path")
         }
     }
 

@@ -20,6 +20,20 @@ import Testing
         plan.entries.filter { entry in entry.onAir.contains { $0.lowerBound <= time && time < $0.upperBound } }.count
     }
 
+    /// A capture whose clock steps back (found by the capture-replay fuzz target: its plan
+    /// crashed on a span that ended before it began), one with no finite time, and one that
+    /// spans more than a day: planned from the earliest report to the latest, left out, and
+    /// refused unless --duration cuts it, never a crash.
+    @Test func aCaptureClockThatStepsBackOrRunsAwayIsPlannedOrRefused() throws {
+        let back = try ReplayPlan([Self.advertiser(1, from: 5, to: 2)])
+        #expect(back.entries.count == 1 && back.entries[0].start == 2 && back.entries[0].end > 5, "\(back.entries)")
+        let lost = try ReplayPlan([Self.advertiser(1, from: 0, to: 3), Self.advertiser(2, from: .nan, to: 1)])
+        #expect(lost.entries.count == 1 && lost.leftOut.first?.contains("no finite time") == true, "\(lost.leftOut)")
+        let eons = [Self.advertiser(1, from: 0, to: 1.8e15)]
+        #expect { try ReplayPlan(eons) } throws: { "\($0)".contains("more than a day (86400 s") && "\($0)".contains("--duration") }
+        #expect(try ReplayPlan(eons, duration: 60).length == 60)
+    }
+
     @Test func sixAdvertisersOnTwoSetsTakeTurns() throws {
         let advertisers = (1...6).map { Self.advertiser($0, from: 0, to: 11.9) }
         let plan = try ReplayPlan(advertisers, sets: 2, turn: 1)
