@@ -84,7 +84,7 @@ public final class EmitterMetrics {
     private let restore: ValueHistogram
     private let requests: [String: Counter]
     private var refusals: [String: (counter: Counter, counted: Int)] = [:]
-    private var canaryHeard: [Int: (heard: Gauge, last: Gauge)] = [:]
+    private var canaryHeard: [Int: (heard: Gauge, last: Gauge?)] = [:]
     private let process = ProcessFigures()
     private let processGauges: [String: Gauge]
     private let cpu: Counter
@@ -224,21 +224,25 @@ public final class EmitterMetrics {
         for id in Set(canaryHeard.keys).subtracting(now.map(\.id)) {
             if let gone = canaryHeard.removeValue(forKey: id) {
                 registry.unregisterGauge(gone.heard)
-                registry.unregisterGauge(gone.last)
+                if let last = gone.last { registry.unregisterGauge(last) }
             }
         }
         for beacon in now {
             let label = [("beacon", "\(beacon.id)")]
-            let gauges = canaryHeard[beacon.id] ?? (
+            var gauges = canaryHeard[beacon.id] ?? (
                 registry.makeGauge(descriptor: Self.named("beacon_emit_canary_heard",
                                                           "1 while the canary hears the beacon (by its control id), else 0."),
-                                   labels: label),
-                registry.makeGauge(descriptor: Self.named("beacon_emit_canary_last_heard_seconds",
-                                                          "Seconds since the canary last heard the beacon (NaN: not yet)."),
-                                   labels: label))
+                                   labels: label), nil)
+            // Its age appears with the first sighting (before it there is no age: no NaN to chart).
+            if let lastHeard = beacon.lastHeard {
+                let last = gauges.last ?? registry.makeGauge(descriptor: Self.named(
+                    "beacon_emit_canary_last_heard_seconds", "Seconds since the canary last heard the beacon (from its first sighting)."),
+                                                             labels: label)
+                last.set(to: Double(lastHeard.components.seconds) + Double(lastHeard.components.attoseconds) / 1e18)
+                gauges.last = last
+            }
             canaryHeard[beacon.id] = gauges
             gauges.heard.set(to: beacon.heard ? 1 : 0)
-            gauges.last.set(to: beacon.lastHeard.map { Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 } ?? .nan)
         }
     }
 

@@ -110,6 +110,8 @@ struct EmitterMetricsTests {
         #expect(parsed.value("beacon_emit_canary_heard", ["beacon": "1"]) == 1)
         #expect(parsed.value("beacon_emit_canary_heard", ["beacon": "2"]) == 0)
         #expect(parsed.value("beacon_emit_canary_last_heard_seconds", ["beacon": "1"]) == 1.5)
+        // Never heard yet: no age at all (a NaN charts as nothing and alerts oddly).
+        #expect(parsed.samples("beacon_emit_canary_last_heard_seconds", ["beacon": "2"]).isEmpty)
         #expect(parsed.value("beacon_emit_control_refusals_total", ["reason": "held_bound"]) == 1)
         // Every kind of disruption is there from the start, at 0.
         #expect(parsed.samples("beacon_emit_disruptions_total").count == EmitterMetrics.kinds.count)
