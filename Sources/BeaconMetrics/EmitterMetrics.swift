@@ -194,27 +194,29 @@ public final class EmitterMetrics {
         return registry.emitToBuffer()
     }
 
-    /// The metrics endpoint's requests as counters, by outcome: each count's growth since the
-    /// last rendering (an outcome appears once it has happened).
+    /// The metrics endpoint's requests as counters, by outcome (an outcome appears once it has
+    /// happened).
     private func countEndpoint(_ counts: [String: Int]) {
-        for (outcome, count) in counts.sorted(by: { $0.key < $1.key }) where count > 0 || endpointCounters[outcome] != nil {
-            let entry = endpointCounters[outcome] ?? (registry.makeCounter(descriptor: Self.named(
-                "beacon_emit_metrics_requests_total",
-                "Requests to the metrics endpoint and clients it dropped, by outcome."), labels: [("outcome", outcome)]), 0)
-            if count > entry.counted { entry.counter.increment(by: Int64(count - entry.counted)) }
-            endpointCounters[outcome] = (entry.counter, max(count, entry.counted))
-        }
+        countGrowth(counts.filter { $0.value > 0 || endpointCounters[$0.key] != nil }, in: &endpointCounters,
+                    metric: "beacon_emit_metrics_requests_total",
+                    help: "Requests to the metrics endpoint and clients it dropped, by outcome.", label: "outcome")
     }
 
-    /// The control socket's refusals as counters: each count's growth since the last scrape.
+    /// The control socket's refusals as counters, by reason (in snake case).
     private func countRefusals(_ counts: [String: Int]) {
-        for (reason, count) in counts.sorted(by: { $0.key < $1.key }) {
-            let label = Self.snakeCase(reason)
-            let entry = refusals[label] ?? (registry.makeCounter(descriptor: Self.named(
-                "beacon_emit_control_refusals_total",
-                "Control socket clients and requests the socket's bounds refused or dropped, by reason."), labels: [("reason", label)]), 0)
+        countGrowth(Dictionary(counts.map { (Self.snakeCase($0.key), $0.value) }) { $0 + $1 }, in: &refusals,
+                    metric: "beacon_emit_control_refusals_total",
+                    help: "Control socket clients and requests the socket's bounds refused or dropped, by reason.", label: "reason")
+    }
+
+    /// Counts kept elsewhere as counters of `metric`, one per `label` value: each count's growth
+    /// since the last rendering (a counter is made for a value the first time it is given).
+    private func countGrowth(_ counts: [String: Int], in counters: inout [String: (counter: Counter, counted: Int)],
+                             metric: String, help: String, label: String) {
+        for (value, count) in counts.sorted(by: { $0.key < $1.key }) {
+            let entry = counters[value] ?? (registry.makeCounter(descriptor: Self.named(metric, help), labels: [(label, value)]), 0)
             if count > entry.counted { entry.counter.increment(by: Int64(count - entry.counted)) }
-            refusals[label] = (entry.counter, max(count, entry.counted))
+            counters[value] = (entry.counter, max(count, entry.counted))
         }
     }
 

@@ -66,14 +66,8 @@ public enum IdentityKey {
     static func refusal(mode: UInt32, path: String, name: String) -> BeaconDescription.Invalid? {
         guard mode & 0o077 != 0 else { return nil }
         let who = mode & 0o044 != 0 ? "other users can read it" : "other users can change it"
-        return BeaconDescription.Invalid("\(name) \(path): \(who) (mode \(octalMode(mode))): a key "
+        return BeaconDescription.Invalid("\(name) \(path): \(who) (mode \(FileSystem.octalMode(mode))): a key "
                                          + "must be readable by its owner alone; run `chmod 600 \(path)`")
-    }
-
-    /// `mode`'s permission bits as `chmod` takes them: 0644.
-    public static func octalMode(_ mode: UInt32) -> String {
-        let octal = String(mode & 0o7777, radix: 8)
-        return "0" + String(repeating: "0", count: max(0, 3 - octal.count)) + octal
     }
 
     private static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || (0x09...0x0D).contains(byte) }

@@ -117,7 +117,7 @@ public struct ScenarioParser {
         let mode = status.flatMap { $0.regularFile ? $0.mode : nil }
         if let mode, mode & 0o002 != 0 {
             throw ScenarioError(file: path, place: nil, message: "other users can change the file (mode "
-                                + "\(IdentityKey.octalMode(mode))): refused, as anyone on this machine could change what it "
+                                + "\(FileSystem.octalMode(mode))): refused, as anyone on this machine could change what it "
                                 + "does; run `chmod o-w \(path)`")
         }
         guard let data = try? handle.read(upToCount: maximumFileSize + 1) ?? Data() else {
@@ -689,7 +689,7 @@ public struct ScenarioParser {
             case "identitykey":
                 if let mode, mode & 0o044 != 0 {
                     throw fail(value, "\(what): \(key): an identity key in a file other users can read (mode "
-                               + "\(IdentityKey.octalMode(mode))): put it in a file of its own that only its owner can read "
+                               + "\(FileSystem.octalMode(mode))): put it in a file of its own that only its owner can read "
                                + "(chmod 600) and name that file with identity-key-file")
                 }
             case "identitykeyfile":

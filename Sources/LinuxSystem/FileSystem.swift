@@ -220,6 +220,12 @@ public enum FileSystem {
         return (bytes, mode, owner)
     }
 
+    /// `mode`'s permission bits as `chmod` takes them: 0644.
+    public static func octalMode(_ mode: UInt32) -> String {
+        let octal = String(mode & 0o7777, radix: 8)
+        return "0" + String(repeating: "0", count: max(0, 3 - octal.count)) + octal
+    }
+
     /// Where the symbolic link `path` points (readlink); nil where it is none.
     public static func linkTarget(_ path: String) -> String? {
         var buffer = [CChar](repeating: 0, count: 4096)
