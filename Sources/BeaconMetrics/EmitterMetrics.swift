@@ -11,8 +11,10 @@ import Prometheus
 /// own figures as Prometheus clients export them.
 ///
 /// Labels stay bounded: the adapter, a disruption's kind (a fixed set), a control command and
-/// outcome (fixed sets), a canary beacon's control id (the beacons there now: a removed one's
-/// series goes with it).
+/// outcome (fixed sets), a canary beacon's slot (a number from 1 held while the beacon is there;
+/// a removed one's series goes with it and its slot goes to the next beacon added, so over the
+/// process's life the values stay within the most beacons there at once, whatever the control
+/// ids grow to).
 public final class EmitterMetrics {
     public let registry: PrometheusCollectorRegistry
 
@@ -84,7 +86,7 @@ public final class EmitterMetrics {
     private let restore: ValueHistogram
     private let requests: [String: Counter]
     private var refusals: [String: (counter: Counter, counted: Int)] = [:]
-    private var canaryHeard: [Int: (heard: Gauge, last: Gauge?)] = [:]
+    private var canaryHeard: [Int: (slot: Int, heard: Gauge, last: Gauge?)] = [:]
     private let process = ProcessFigures()
     private let processGauges: [String: Gauge]
     private let cpu: Counter
@@ -220,7 +222,8 @@ public final class EmitterMetrics {
         }
     }
 
-    /// The canary's gauges for the beacons there now; a removed beacon's series are unregistered.
+    /// The canary's gauges for the beacons there now, by slot; a removed beacon's series are
+    /// unregistered and its slot is free for the next beacon added.
     private func updateCanary(_ beacons: [(id: Int, heard: Bool, lastHeard: Duration?)]?) {
         let now = beacons ?? []
         for id in Set(canaryHeard.keys).subtracting(now.map(\.id)) {
@@ -229,23 +232,36 @@ public final class EmitterMetrics {
                 if let last = gone.last { registry.unregisterGauge(last) }
             }
         }
+        var taken = Set(canaryHeard.values.map(\.slot))
         for beacon in now {
-            let label = [("beacon", "\(beacon.id)")]
-            var gauges = canaryHeard[beacon.id] ?? (
-                registry.makeGauge(descriptor: Self.named("beacon_emit_canary_heard",
-                                                          "1 while the canary hears the beacon (by its control id), else 0."),
-                                   labels: label), nil)
+            var gauges: (slot: Int, heard: Gauge, last: Gauge?)
+            if let known = canaryHeard[beacon.id] {
+                gauges = known
+            } else {
+                let slot = Self.lowestFree(taken)
+                taken.insert(slot)
+                gauges = (slot, registry.makeGauge(descriptor: Self.named(
+                    "beacon_emit_canary_heard", "1 while the canary hears the beacon (by its slot), else 0."),
+                                                    labels: [("slot", "\(slot)")]), nil)
+            }
             // Its age appears with the first sighting (before it there is no age: no NaN to chart).
             if let lastHeard = beacon.lastHeard {
                 let last = gauges.last ?? registry.makeGauge(descriptor: Self.named(
                     "beacon_emit_canary_last_heard_seconds", "Seconds since the canary last heard the beacon (from its first sighting)."),
-                                                             labels: label)
+                                                             labels: [("slot", "\(gauges.slot)")])
                 last.set(to: Double(lastHeard.components.seconds) + Double(lastHeard.components.attoseconds) / 1e18)
                 gauges.last = last
             }
             canaryHeard[beacon.id] = gauges
             gauges.heard.set(to: beacon.heard ? 1 : 0)
         }
+    }
+
+    /// The smallest slot from 1 not in `taken`.
+    static func lowestFree(_ taken: Set<Int>) -> Int {
+        var slot = 1
+        while taken.contains(slot) { slot += 1 }
+        return slot
     }
 
     /// A metric's whole name and help line, as swift-prometheus takes them.

@@ -35,7 +35,8 @@ public enum IdentityKey {
     /// systemd, `LoadCredential=` hands the unit's user a copy of a root-only file there.
     /// - Parameter name: the option or key that named the file, for messages.
     /// - Throws: `BeaconDescription.Invalid` naming the file and what is wrong.
-    public static func read(file path: String, _ name: String) throws(BeaconDescription.Invalid) -> [UInt8] {
+    public static func read(file named: String, _ name: String) throws(BeaconDescription.Invalid) -> [UInt8] {
+        let path = try resolve(named, name)
         let bytes: [UInt8]
         let mode: UInt32
         do {
@@ -50,6 +51,23 @@ public enum IdentityKey {
             throw BeaconDescription.Invalid("\(name) \(path): the file is not text: it holds the key as \(byteCount * 2) hex digits")
         }
         return try parse(text, "\(name) \(path)")
+    }
+
+    /// How a key file's path may begin to name a credential of the unit's
+    /// (`$CREDENTIALS_DIRECTORY/eid-key`): the same configuration then works wherever the unit
+    /// runs, whatever its instance's name, and a check outside it can set the variable.
+    public static let credentialsPrefix = "$CREDENTIALS_DIRECTORY/"
+
+    /// `path` with a leading `$CREDENTIALS_DIRECTORY/` replaced by the directory systemd gives
+    /// the unit.
+    /// - Throws: `BeaconDescription.Invalid` when the path names it and it is not set.
+    public static func resolve(_ path: String, _ name: String) throws(BeaconDescription.Invalid) -> String {
+        guard path.hasPrefix(credentialsPrefix) else { return path }
+        guard let directory = ProcessInfo.processInfo.environment["CREDENTIALS_DIRECTORY"], directory.hasPrefix("/") else {
+            throw BeaconDescription.Invalid("\(name) \(path): CREDENTIALS_DIRECTORY is not set: systemd sets it for a unit "
+                                            + "with LoadCredential= (docs/service.md); elsewhere set it, or name the key file itself")
+        }
+        return (directory.hasSuffix("/") ? directory : directory + "/") + path.dropFirst(credentialsPrefix.count)
     }
 
     /// Whether `path` is in the unit's credentials directory (`$CREDENTIALS_DIRECTORY`), where

@@ -730,9 +730,10 @@ public struct ScenarioParser {
     public static func plain(_ key: String) -> String { BeaconDescription.plain(key) }
 
     /// A path a file names: as written when absolute, else relative to the file's own folder
-    /// (the working directory's, for a file named without one).
+    /// (the working directory's, for a file named without one); one in the unit's credentials
+    /// (`IdentityKey.credentialsPrefix`) as written.
     private func beside(_ path: String) -> String {
-        path.hasPrefix("/") ? path : URL(fileURLWithPath: file).deletingLastPathComponent().appendingPathComponent(path).path
+        path.hasPrefix("/") || path.hasPrefix(IdentityKey.credentialsPrefix) ? path : URL(fileURLWithPath: file).deletingLastPathComponent().appendingPathComponent(path).path
     }
 
     /// The fields apart: the beacon's data fields, and its own parameters (`interval`,

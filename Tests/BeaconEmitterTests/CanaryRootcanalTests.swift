@@ -62,7 +62,7 @@ extension Rig {
         let printed = try #require(emitter.stderr.split(separator: "\n").first { $0.contains("metrics: http://127.0.0.1:") })
         let metricsPort = try #require(UInt16(printed.split(separator: ":").last?.split(separator: "/").first ?? ""))
         var metrics = try ParsedMetrics(try scrape(metricsPort))
-        #expect(metrics.value("beacon_emit_canary_heard", ["beacon": "1"]) == 0)
+        #expect(metrics.value("beacon_emit_canary_heard", ["slot": "1"]) == 0)
         #expect(metrics.value("beacon_emit_disruptions_total", ["kind": "not_heard"]) == 1)
         // Still silent: reported twice more, never reprogrammed again.
         #expect(Self.waitForEvent(emitter, timeout: .seconds(8)) { _ in
@@ -79,8 +79,8 @@ extension Rig {
         #expect(heard?["canary"]?["beacons"]?.array?.first?["heard"] == .bool(true), "\(String(describing: heard))")
         #expect((heard?["canary"]?["beacons"]?.array?.first?["lastHeardMsAgo"]?.integer ?? .max) < 1000)
         metrics = try ParsedMetrics(try scrape(metricsPort))
-        #expect(metrics.value("beacon_emit_canary_heard", ["beacon": "1"]) == 1)
-        #expect((metrics.value("beacon_emit_canary_last_heard_seconds", ["beacon": "1"]) ?? 99) < 1)
+        #expect(metrics.value("beacon_emit_canary_heard", ["slot": "1"]) == 1)
+        #expect((metrics.value("beacon_emit_canary_last_heard_seconds", ["slot": "1"]) ?? 99) < 1)
         emitter.signal(SIGTERM)
         #expect(emitter.wait() == 0, "\(emitter.stderr)")
         #expect(proxy.swallowedEnables == 2)

@@ -78,8 +78,8 @@ import Testing
             try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: path)
             return path
         }
-        func check(_ path: String) throws -> (status: Int32, stderr: String) {
-            let result = try runBeaconEmit(["--config", path, "--check", "--device", "tcp:127.0.0.1:9"])
+        func check(_ path: String, _ environment: [String: String] = [:]) throws -> (status: Int32, stderr: String) {
+            let result = try runBeaconEmit(["--config", path, "--check", "--device", "tcp:127.0.0.1:9"], environment: environment)
             #expect(!result.stderr.contains(key.prefix(8)) && !result.stdout.contains(key.prefix(8)), "\(result.stderr)")
             return (result.status, result.stderr)
         }
@@ -106,6 +106,18 @@ import Testing
         let exposed = try check(named)
         #expect(exposed.status == 65 && exposed.stderr.contains("--identity-key-file \(keyFile): other users can read it (mode "
                 + "0644): a key must be readable by its owner alone; run `chmod 600 \(keyFile)`"), "\(exposed)")
+
+        // A unit's credential, named the same wherever the unit runs: outside a unit the
+        // variable is missing and said; set (as a check before deploying does), the key is read
+        // there and its mode trusted, as systemd's copy shows its access list in the group bits.
+        let credential = try write("credential.yaml", "beacons:\n  - {\(eid), identity-key-file: $CREDENTIALS_DIRECTORY/eid.key}\n",
+                                   mode: 0o644)
+        let unset = try check(credential, ["CREDENTIALS_DIRECTORY": ""])
+        #expect(unset.status == 65 && unset.stderr.contains("--identity-key-file $CREDENTIALS_DIRECTORY/eid.key: CREDENTIALS_DIRECTORY "
+                + "is not set: systemd sets it for a unit with LoadCredential= (docs/service.md)"), "\(unset)")
+        #expect(try check(credential, ["CREDENTIALS_DIRECTORY": folder.path]).status == 0)
+        let elsewhere = try check(credential, ["CREDENTIALS_DIRECTORY": folder.appendingPathComponent("none").path])
+        #expect(elsewhere.status == 65 && elsewhere.stderr.contains("/none/eid.key: cannot read the key"), "\(elsewhere)")
     }
 
     /// Eight levels of ten aliases (10^9 values, 600 bytes): the old reader took 4.4 GB and 25 s

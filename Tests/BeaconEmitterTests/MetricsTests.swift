@@ -107,11 +107,11 @@ struct EmitterMetricsTests {
         #expect(parsed.value("beacon_emit_beacons", ["adapter": "hci0"]) == 3)
         #expect(parsed.value("beacon_emit_beacons_on_air", ["adapter": "hci0"]) == 3)
         #expect(parsed.value("beacon_emit_adapter_state", ["state": "on-air"]) == 1)
-        #expect(parsed.value("beacon_emit_canary_heard", ["beacon": "1"]) == 1)
-        #expect(parsed.value("beacon_emit_canary_heard", ["beacon": "2"]) == 0)
-        #expect(parsed.value("beacon_emit_canary_last_heard_seconds", ["beacon": "1"]) == 1.5)
+        #expect(parsed.value("beacon_emit_canary_heard", ["slot": "1"]) == 1)
+        #expect(parsed.value("beacon_emit_canary_heard", ["slot": "2"]) == 0)
+        #expect(parsed.value("beacon_emit_canary_last_heard_seconds", ["slot": "1"]) == 1.5)
         // Never heard yet: no age at all (a NaN charts as nothing and alerts oddly).
-        #expect(parsed.samples("beacon_emit_canary_last_heard_seconds", ["beacon": "2"]).isEmpty)
+        #expect(parsed.samples("beacon_emit_canary_last_heard_seconds", ["slot": "2"]).isEmpty)
         #expect(parsed.value("beacon_emit_control_refusals_total", ["reason": "held_bound"]) == 1)
         // Every kind of disruption is there from the start, at 0.
         #expect(parsed.samples("beacon_emit_disruptions_total").count == EmitterMetrics.kinds.count)
@@ -144,8 +144,21 @@ struct EmitterMetricsTests {
         #expect(parsed.value("beacon_emit_control_requests_total", ["command": "other", "outcome": "error"]) == 1)
         #expect(parsed.value("beacon_emit_control_refusals_total", ["reason": "idle"]) == 4)
         // A removed beacon's canary series go with it: labels stay bounded.
-        #expect(parsed.samples("beacon_emit_canary_heard", ["beacon": "1"]).isEmpty)
-        #expect(parsed.value("beacon_emit_canary_last_heard_seconds", ["beacon": "2"]) == 12)
+        #expect(parsed.samples("beacon_emit_canary_heard", ["slot": "1"]).isEmpty)
+        #expect(parsed.value("beacon_emit_canary_last_heard_seconds", ["slot": "2"]) == 12)
+        // Beacon 3 is added in the slot beacon 1 left; 1,000 more come and go over the process's
+        // life: the slots stay 1 and 2, whatever the control ids grow to.
+        sample = .init(beacons: 2, canary: [(2, false, .seconds(12)), (3, true, .seconds(1))])
+        parsed = try ParsedMetrics(String(decoding: metrics.exposition(), as: UTF8.self))
+        #expect(parsed.value("beacon_emit_canary_heard", ["slot": "1"]) == 1)
+        #expect(parsed.value("beacon_emit_canary_heard", ["slot": "2"]) == 0)
+        for id in 4..<1004 {
+            sample = .init(beacons: 2, canary: [(2, false, .seconds(12)), (id, true, nil)])
+            _ = metrics.exposition()
+        }
+        parsed = try ParsedMetrics(String(decoding: metrics.exposition(), as: UTF8.self))
+        #expect(parsed.samples("beacon_emit_canary_heard").map { $0.labels["slot"] ?? "" }.sorted() == ["1", "2"])
+        #expect(parsed.value("beacon_emit_canary_last_heard_seconds", ["slot": "2"]) == 12)
         // Types and help lines, as Prometheus reads them.
         #expect(parsed.family(of: "beacon_emit_disruptions_total")?.type == "counter")
         #expect(parsed.family(of: "beacon_emit_restore_seconds_sum")?.type == "histogram")
