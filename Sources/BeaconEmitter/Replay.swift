@@ -18,7 +18,9 @@ struct Replay: ParsableCommand, ScenarioLaunching {
             ADV_SCAN_IND, ADV_NONCONN_IND), its interval as estimated from the capture's report \
             times, from its own static random address where the capture has one, else from a \
             new static random address (the mapping is printed first), coming and going at the \
-            capture's offsets (--speed scales them). Where the capture has more advertisers at \
+            capture's offsets (--speed scales them): an advertiser silent for longer than --gap \
+            seconds and 5 of its own intervals goes and comes back as it did (a shorter silence is \
+            events a scanner missed). Where the capture has more advertisers at \
             once than the controller has sets (or --sets), they take turns (--turn seconds each, \
             the ones on the air least lately first), and the plan says the period a receiver \
             will hear each at (achievedInterval). The plan is printed once the device is open, \
@@ -46,6 +48,10 @@ struct Replay: ParsableCommand, ScenarioLaunching {
 
     @Option(help: ArgumentHelp("Replay at most this many seconds (after --speed).", valueName: "seconds"))
     var duration: Double?
+
+    @Option(help: ArgumentHelp("The shortest silence of an advertiser's taken as a going (0.1 to 3600; it must be "
+                               + "longer than 5 of the advertiser's intervals too).", valueName: "seconds"))
+    var gap: Double = CaptureSurvey.defaultGap
 
     @Option(help: ArgumentHelp("Only the advertiser at this address (AA:BB:CC:DD:EE:FF, as in the capture); "
                                + "repeat for several.", valueName: "address"))
@@ -79,6 +85,7 @@ struct Replay: ParsableCommand, ScenarioLaunching {
         }
         if let sets, !(1...240).contains(sets) { throw ValidationError("--sets must be from 1 to 240, got \(sets)") }
         guard turn >= 0.1 && turn <= 60 else { throw ValidationError("--turn must be from 0.1 to 60 seconds, got \(turn)") }
+        guard gap >= 0.1 && gap <= 3600 else { throw ValidationError("--gap must be from 0.1 to 3600 seconds, got \(gap)") }
         _ = try addresses()
     }
 
@@ -105,8 +112,10 @@ struct Replay: ParsableCommand, ScenarioLaunching {
         // Looping, --duration counts the rounds, each the whole capture.
         func plan(sets: Int?, strength: Bool, ownAddresses: Bool = true) throws -> ReplayPlan {
             do {
+                // Without addresses of its own the host is the kernel's management API.
                 return try ReplayPlan(advertisers, speed: speed, only: try chosen(), duration: loop ? nil : duration,
-                                      ownAddresses: ownAddresses, strength: strength && !samePower, sets: sets, turn: turn)
+                                      ownAddresses: ownAddresses, strength: strength && !samePower, sets: sets, turn: turn,
+                                      scannableWithoutResponse: ownAddresses)
             } catch let refusal as ReplayPlan.Refusal {
                 Console.error("\(file): \(refusal)")
                 throw ExitStatus.dataError
@@ -129,6 +138,8 @@ struct Replay: ParsableCommand, ScenarioLaunching {
         // Without a device, the plan for --sets (or a set for each); with one, for its sets.
         let unlimited = try plan(sets: sets, strength: true)
         if check {
+            // What the replay would send, made as it would be: what --check passes, a replay sends.
+            _ = try scenario(of: unlimited)
             printPlan(unlimited)
             return
         }
@@ -182,20 +193,32 @@ struct Replay: ParsableCommand, ScenarioLaunching {
             object.add("event", literal: "replayed")
             object.add("advertisers", planned.entries.count)
             object.add("seconds", number: "\((outcome.duration * 10).rounded() / 10)")
+            object.add("planned", number: "\((planned.length * 10).rounded() / 10)")
+            object.add("largestLateness", number: "\((outcome.lateness.largest * 1000).rounded() / 1000)")
+            object.add("meanLateness", number: "\((outcome.lateness.mean * 1000).rounded() / 1000)")
             object.add("ended", ending)
             print(object.line)
         } else {
             print("replayed \(planned.entries.count) advertiser\(planned.entries.count == 1 ? "" : "s") for "
-                  + String(format: "%.1f s", outcome.duration) + " (\(ending))")
+                  + String(format: "%.1f s", outcome.duration) + " (\(ending)); its changes came at most "
+                  + String(format: "%.3f s", outcome.lateness.largest) + " late")
+        }
+        if outcome.lateness.largest > Self.lateWarning {
+            Console.error("\(file): changes came up to " + String(format: "%.2f s", outcome.lateness.largest) + " after they were "
+                          + "due: the controller could not keep up with the plan (fewer at once with --sets, longer --turn, or a "
+                          + "lower --speed)", priority: .warning)
         }
     }
+
+    /// Changes later than this (seconds) after they were due are said at the end.
+    static let lateWarning = 0.2
 
     /// The capture's advertisers (`CaptureSurvey.read`), with `decode`'s errors and statuses:
     /// 74 for a file that does not open, 65 for one that does not read as a capture.
     private func survey() throws -> [CapturedAdvertiser] {
         let read: (survey: CaptureSurvey, badCRCPackets: Int)
         do {
-            read = try CaptureSurvey.read(path: file, includeBadCRC: capture.includeBadCRC)
+            read = try CaptureSurvey.read(path: file, includeBadCRC: capture.includeBadCRC, gap: gap)
         } catch {
             Console.error("\(error)")
             throw ExitCode(ReplayError.exitStatus(for: error))
@@ -219,6 +242,7 @@ struct Replay: ParsableCommand, ScenarioLaunching {
                 object.add("addressType", addressType: entry.advertiser.addressType)
                 if let sentAs = entry.sentAs { object.add("sentAs", address: sentAs) } else { object.addNull("sentAs") }
                 object.add("pduType", entry.pduType)
+                object.add("capturedPduType", entry.capturedPDUType)
                 object.add("interval", number: "\(entry.interval)")
                 if let achieved = entry.achievedInterval {
                     object.add("achievedInterval", number: "\((achieved * 10).rounded() / 10)")
@@ -235,6 +259,7 @@ struct Replay: ParsableCommand, ScenarioLaunching {
                 }
                 object.add("start", number: "\((entry.start * 1000).rounded() / 1000)")
                 object.add("end", number: "\((entry.end * 1000).rounded() / 1000)")
+                object.add("spans", ranges: entry.spans)
                 object.add("reports", entry.advertiser.reports)
                 object.add("data", hex: entry.advertiser.data)
                 print(object.line)
@@ -245,16 +270,26 @@ struct Replay: ParsableCommand, ScenarioLaunching {
         print("\(file): \(plan.entries.count) advertiser\(plan.entries.count == 1 ? "" : "s"), "
               + String(format: "%.1f s", plan.length) + (speed == 1 ? "" : " at \(speed)x")
               + (turns ? ", taking turns of \(turn) s on \(plan.sets ?? 0) set\(plan.sets == 1 ? "" : "s")" : ""))
-        print("name  address            sent as            PDU type         interval   heard every  from      to        data")
+        // Each column as wide as its widest value (a 10,240 ms interval is whole).
+        var rows = [["name", "address", "sent as", "PDU type", "interval", "heard every", "from", "to", "stays", "data"]]
         for entry in plan.entries {
-            func column(_ text: String, _ width: Int) -> String { text.padding(toLength: width, withPad: " ", startingAt: 0) }
-            print(column(entry.name, 4) + "  " + column("\(entry.advertiser.address)", 17) + "  "
-                  + column(entry.sentAs.map { $0 == entry.advertiser.address ? "(kept)" : "\($0)" } ?? "(the kernel's)", 17)
-                  + "  "
-                  + column(entry.pduType, 15) + "  " + column(String(format: "%.1f ms", entry.interval), 9) + "  "
-                  + column(entry.achievedInterval.map { String(format: "%.1f ms", $0) } ?? "never", 11) + "  "
-                  + column(String(format: "%.1f s", entry.start), 8) + "  " + column(String(format: "%.1f s", entry.end), 8)
-                  + "  " + HexText.format(entry.advertiser.data))
+            rows.append([entry.name, "\(entry.advertiser.address)",
+                         entry.sentAs.map { $0 == entry.advertiser.address ? "(kept)" : "\($0)" } ?? "(the kernel's)",
+                         entry.pduType, String(format: "%.1f ms", entry.interval),
+                         entry.achievedInterval.map { String(format: "%.1f ms", $0) } ?? "never",
+                         String(format: "%.1f s", entry.start), String(format: "%.1f s", entry.end), "\(entry.spans.count)",
+                         HexText.format(entry.advertiser.data)])
+        }
+        let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
+        for row in rows {
+            print(zip(row, widths).enumerated().map { column, cell in
+                column == row.count - 1 ? cell.0 : cell.0.padding(toLength: cell.1, withPad: " ", startingAt: 0)
+            }.joined(separator: "  "))
+        }
+        // Those that go and come back: each stay.
+        for entry in plan.entries where entry.spans.count > 1 {
+            print("\(entry.name) is there " + entry.spans.map { String(format: "%.1f-%.1f s", $0.lowerBound, $0.upperBound) }
+                .joined(separator: ", "))
         }
         fflushStandardOutput()
     }

@@ -16,6 +16,12 @@ public struct CapturedAdvertiser: Sendable, Equatable {
     /// When it was first and last heard, in seconds from the capture's first report.
     public var first: Double
     public var last: Double
+    /// When it was there, in order, from its first report to its last one of each stay: a
+    /// silence longer than `CaptureSurvey.isGoing` allows (`gap`, and several of its own
+    /// intervals) is a going, a shorter one events a scanner missed.
+    public var spans: [ClosedRange<Double>] = []
+    /// Silences past `CaptureSurvey.mostSpans` stays, taken as presence (counted, said).
+    public var silencesMerged = 0
     /// Its reports (scan responses not counted).
     public var reports: Int
     /// Its advertising interval in ms, estimated from its report times (`CaptureSurvey.interval`);
@@ -26,10 +32,27 @@ public struct CapturedAdvertiser: Sendable, Equatable {
 }
 
 /// Reads a capture's advertisers (`replay`): each address with each advertising data it sent,
-/// its scan response, PDU type, times, interval and strength. Bounded: at most
-/// `mostAdvertisers` advertisers and `mostTimes` report times each are kept (the rest counted).
+/// its scan response, PDU type, times, stays (spans), interval and strength. Bounded: at most
+/// `mostAdvertisers` advertisers, `mostTimes` report times and `mostSpans` stays each are kept
+/// (the rest counted).
 public struct CaptureSurvey {
     public static let mostAdvertisers = 4096
+    /// The most stays kept per advertiser (with `mostAdvertisers`, at most 8 MiB).
+    public static let mostSpans = 128
+    /// The shortest silence that may be a going, in seconds, unless `gap` says otherwise.
+    public static let defaultGap = 2.0
+    /// A silence is a going only when longer than this many of the advertiser's own intervals
+    /// too (a scanner misses a few events in a row now and then).
+    public static let silenceIntervals = 5.0
+
+    /// Whether a silence of `seconds` is a going, for an advertiser at `interval` ms (nil: not
+    /// known) with `gap`: longer than `gap` and than `silenceIntervals` of its intervals.
+    public static func isGoing(_ seconds: Double, interval: Double?, gap: Double) -> Bool {
+        seconds > max(gap, silenceIntervals * (interval ?? 0) / 1000)
+    }
+
+    /// The shortest silence taken as a going, in seconds (`--gap`).
+    public let gap: Double
     /// Enough report times for an interval (the first ones heard); with `mostAdvertisers`, at
     /// most 2 million numbers, 32 MiB, whatever the capture holds.
     static let mostTimes = 512
@@ -42,6 +65,10 @@ public struct CaptureSurvey {
         var advertiser: CapturedAdvertiser
         var times: [Double] = []
         var rssi: [Int] = []
+        /// Its stays, split at every silence longer than `gap` (those under the advertiser's
+        /// own rule are joined again once its interval is known).
+        var spans: [ClosedRange<Double>] = []
+        var silencesMerged = 0
     }
     /// The advertisers in the order first heard, and where each is by its key (one hash per report).
     private var collected: [Collected] = []
@@ -51,7 +78,10 @@ public struct CaptureSurvey {
     /// Advertisers past `mostAdvertisers`, left out.
     public private(set) var leftOut = 0
 
-    public init() {}
+    /// - Parameter gap: the shortest silence, in seconds, that may be a going (`defaultGap`).
+    public init(gap: Double = CaptureSurvey.defaultGap) {
+        self.gap = gap.isFinite ? max(0, gap) : Self.defaultGap
+    }
 
     /// Takes one report heard at `elapsed` seconds (the capture's clock).
     public mutating func add(_ report: AdvertisingReportFields, data: ArraySlice<UInt8>, at elapsed: Double) {
@@ -84,19 +114,54 @@ public struct CaptureSurvey {
         collected[index].advertiser.first = min(collected[index].advertiser.first, time)
         collected[index].advertiser.last = max(collected[index].advertiser.last, time)
         collected[index].advertiser.reports += 1
+        note(time, in: &collected[index])
         if collected[index].times.count < Self.mostTimes {
             collected[index].times.append(time)
             if let rssi = ScanReportRSSI.available(report.rssi) { collected[index].rssi.append(rssi) }
         }
     }
 
+    /// A report at `time` in the advertiser's stays: the latest one goes on, or a silence
+    /// longer than `gap` starts another; a time before the latest stay (a capture's clock that
+    /// stepped back) joins the stays it touches. Past `mostSpans` the latest silence is joined.
+    private func note(_ time: Double, in entry: inout Collected) {
+        guard time.isFinite else { return }
+        if let last = entry.spans.last, time >= last.lowerBound {
+            if time - last.upperBound > gap {
+                entry.spans.append(time...time)
+            } else if time > last.upperBound {
+                entry.spans[entry.spans.count - 1] = last.lowerBound...time
+            }
+        } else {
+            // Out of order (or the first): in its place, joined with the stays within `gap`.
+            var merged = time...time
+            var kept: [ClosedRange<Double>] = []
+            for span in entry.spans {
+                if span.upperBound + gap >= merged.lowerBound && merged.upperBound + gap >= span.lowerBound {
+                    merged = min(span.lowerBound, merged.lowerBound)...max(span.upperBound, merged.upperBound)
+                } else {
+                    kept.append(span)
+                }
+            }
+            kept.append(merged)
+            entry.spans = kept.sorted { $0.lowerBound < $1.lowerBound }
+        }
+        if entry.spans.count > Self.mostSpans {
+            let last = entry.spans.removeLast()
+            entry.spans[entry.spans.count - 1] = entry.spans[entry.spans.count - 1].lowerBound...last.upperBound
+            entry.silencesMerged += 1
+        }
+    }
+
     /// The capture at `path` read to its end: its survey (`advertisers`, `leftOut`), and how
     /// many link-layer PDUs were left out for a bad CRC.
+    /// - Parameter gap: the shortest silence that may be a going (`init(gap:)`).
     /// - Throws: `ReplayError` when it cannot be opened (`unreadable`) or read.
-    public static func read(path: String, includeBadCRC: Bool = false) throws -> (survey: CaptureSurvey, badCRCPackets: Int) {
+    public static func read(path: String, includeBadCRC: Bool = false,
+                            gap: Double = defaultGap) throws -> (survey: CaptureSurvey, badCRCPackets: Int) {
         let reader = try CaptureReader(path: path, decode: false, name: path, includeBadCRC: includeBadCRC)
         defer { reader.cancel() }
-        var survey = CaptureSurvey()
+        var survey = CaptureSurvey(gap: gap)
         while true {
             let batch = reader.next()
             for event in batch.events {
@@ -113,6 +178,17 @@ public struct CaptureSurvey {
             var advertiser = entry.advertiser
             advertiser.scanResponse = scanResponses[advertiser.address]
             advertiser.interval = Self.interval(times: entry.times)
+            // A silence its own interval explains (missed events) is no going.
+            var spans: [ClosedRange<Double>] = []
+            for span in entry.spans {
+                if let last = spans.last, !Self.isGoing(span.lowerBound - last.upperBound, interval: advertiser.interval, gap: gap) {
+                    spans[spans.count - 1] = last.lowerBound...span.upperBound
+                } else {
+                    spans.append(span)
+                }
+            }
+            advertiser.spans = spans
+            advertiser.silencesMerged = entry.silencesMerged
             let sorted = entry.rssi.sorted()
             advertiser.rssi = sorted.isEmpty ? nil : sorted[sorted.count / 2]
             return advertiser

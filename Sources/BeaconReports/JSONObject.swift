@@ -78,6 +78,17 @@ public struct JSONObject: ~Copyable {
         out.append(utf8: "[" + integers.map { String($0) }.joined(separator: ",") + "]")
     }
 
+    /// Ranges as pairs of numbers rounded to thousandths: `[[0.1,7.9],[15.9,23.9]]` (finite
+    /// bounds; a bound that is not is written as null).
+    public mutating func add(_ key: StaticString, ranges: [ClosedRange<Double>]) {
+        appendKey(key)
+        func number(_ value: Double) -> String {
+            let rounded = (value * 1000).rounded() / 1000
+            return rounded.isFinite ? "\(rounded)" : "null"
+        }
+        out.append(utf8: "[" + ranges.map { "[\(number($0.lowerBound)),\(number($0.upperBound))]" }.joined(separator: ",") + "]")
+    }
+
     /// A number already formatted as a JSON number (callers guarantee the form).
     public mutating func add(_ key: StaticString, number: String) {
         appendKey(key)

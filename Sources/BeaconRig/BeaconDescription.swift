@@ -370,8 +370,10 @@ public struct BeaconDescription: Sendable, Equatable {
     /// alone or around a beacon format (`AdvertisingDataBuilder`).
     /// - Throws: `Invalid` naming the option (`--uuid`) and what is wrong.
     public func beacon() throws(Invalid) -> Beacon {
+        // Empty: scannable advertising whose scan response holds nothing (as a capture may have it).
         let response = try scanResponse.map { (hex) throws(Invalid) in
-            try advertisingData(hex, "--scan-response", maximumLength: AdvertisingData.legacyMaximumLength)
+            hex.allSatisfy(\.isWhitespace) ? AdvertisingData()
+                : try advertisingData(hex, "--scan-response", maximumLength: AdvertisingData.legacyMaximumLength)
         }
         if let ad {
             if describesFormat || hasBuildingBlocks {

@@ -20,9 +20,14 @@ public struct ReplayPlan: Sendable {
         public var sentAs: BluetoothAddress?
         /// The interval it advertises at, in 0.625 ms units.
         public var intervalUnits: UInt32
-        /// When it comes and goes, in seconds from the replay's start.
+        /// When it comes first and goes last, in seconds from the replay's start.
         public var start: Double
         public var end: Double
+        /// Each stay, in order, in seconds from the replay's start: the capture's (a silence
+        /// `CaptureSurvey.isGoing` calls a going is one here), each to its last event's period.
+        public var spans: [ClosedRange<Double>] = []
+        /// Where what goes on the air is not the capture's PDU type, why (said before the plan).
+        public var pduNote: String?
         /// Its TX power in dBm (its strength in the capture relative to the strongest: 0 dBm for
         /// that one); nil: the controller's default (no RSSI, or strength not kept).
         public var txPower: Int8?
@@ -34,7 +39,7 @@ public struct ReplayPlan: Sendable {
         /// interval plus advDelay's mean (5 ms), stretched by the share of the span it is on the
         /// air; nil when the plan gives it no time on the air.
         public var achievedInterval: Double? {
-            let span = end - start
+            let span = spans.reduce(0) { $0 + ($1.upperBound - $1.lowerBound) }
             let on = onAir.reduce(0) { $0 + ($1.upperBound - $1.lowerBound) }
             guard on > 0, span > 0 else { return nil }
             return (interval + ReplayPlan.advertisingDelay) * span / on
@@ -48,15 +53,29 @@ public struct ReplayPlan: Sendable {
             !advertiser.kind.contains(.legacy) || advertiser.data.count > AdvertisingData.legacyMaximumLength
         }
 
-        /// The PDU type it is sent with.
+        /// The PDU type it is sent with (`pduNote`: why it is not the captured one).
         public var pduType: String {
+            if extendedPDUs { return "ADV_EXT_IND" + (advertiser.kind.contains(.connectable) ? " (connectable)" : "") }
+            if advertiser.kind.contains(.connectable) { return "ADV_IND" }
+            return scannable ? "ADV_SCAN_IND" : "ADV_NONCONN_IND"
+        }
+
+        /// The PDU type the capture has, as `pduType` names them.
+        public var capturedPDUType: String {
             let kind = advertiser.kind
             if extendedPDUs {
                 return "ADV_EXT_IND" + (kind.contains(.connectable) ? " (connectable)" : kind.contains(.scannable) ? " (scannable)" : "")
             }
             if kind.contains(.connectable) { return "ADV_IND" }
-            return advertiser.scanResponse != nil || kind.contains(.scannable) ? "ADV_SCAN_IND" : "ADV_NONCONN_IND"
+            return capturedScannable ? "ADV_SCAN_IND" : "ADV_NONCONN_IND"
         }
+
+        /// Whether the capture has it scannable: a scannable PDU, or a scan response heard.
+        var capturedScannable: Bool { advertiser.scanResponse != nil || advertiser.kind.contains(.scannable) }
+
+        /// Whether it goes out scannable (legacy, not connectable): with its scan response, or
+        /// an empty one where the capture has none (a passive scanner asks for none).
+        public internal(set) var scannable = false
     }
 
     public var entries: [Entry]
@@ -67,8 +86,8 @@ public struct ReplayPlan: Sendable {
     public var sets: Int?
     /// Where advertisers take turns, how long each turn is, in seconds.
     public var turn: Double
-    /// The capture's advertisers left out, and scan responses sent without, each with why
-    /// (data this host cannot send): said before the plan.
+    /// The capture's advertisers left out, scan responses sent without, PDU types this host
+    /// sends otherwise and stays joined, each with why: said before the plan.
     public var leftOut: [String] = []
     /// The most turns a plan makes (a capture hours long in short turns is refused: `--duration`
     /// or a longer turn).
@@ -101,8 +120,12 @@ public struct ReplayPlan: Sendable {
     /// The longest plan made (without --duration): a day.
     public static let longestPlan: Double = 86_400
 
+    ///   - scannableWithoutResponse: whether this host sends scannable advertising with an
+    ///     empty scan response (raw HCI does; the kernel's management API makes an instance
+    ///     without scan response data non-connectable).
     public init(_ advertisers: [CapturedAdvertiser], speed: Double = 1, only: ScanFilter = .none,
-                duration: Double? = nil, ownAddresses: Bool = true, strength: Bool = false, sets: Int? = nil, turn: Double = 1) throws(Refusal) {
+                duration: Double? = nil, ownAddresses: Bool = true, strength: Bool = false, sets: Int? = nil, turn: Double = 1,
+                scannableWithoutResponse: Bool = true) throws(Refusal) {
         let chosen = advertisers.filter { only.accepts(address: $0.address, data: $0.data, rssi: $0.rssi) }
         guard !advertisers.isEmpty else { throw Refusal(description: "the capture holds no advertising report") }
         guard !chosen.isEmpty else {
@@ -154,9 +177,30 @@ public struct ReplayPlan: Sendable {
             // A capture's clock may step back (records out of order): the span is from the
             // earliest report to the latest, never before the capture's start.
             let earliest = max(0, min(advertiser.first, advertiser.last)), latest = max(0, advertiser.first, advertiser.last)
-            entries.append(Entry(name: "a\(index + 1)", advertiser: advertiser, sentAs: ownAddresses ? address : nil,
-                                 intervalUnits: units,
-                                 start: earliest / speed, end: latest / speed + interval))
+            let stays = advertiser.spans.isEmpty ? [earliest...latest] : advertiser.spans
+            let spans = stays.map { max(0, $0.lowerBound) / speed...max(0, $0.upperBound) / speed + interval }
+            var entry = Entry(name: "a\(index + 1)", advertiser: advertiser, sentAs: ownAddresses ? address : nil,
+                              intervalUnits: units, start: spans.first?.lowerBound ?? earliest / speed,
+                              end: spans.last?.upperBound ?? latest / speed + interval, spans: spans)
+            if advertiser.silencesMerged > 0 {
+                leftOut.append("\(entry.name) (\(advertiser.address)): more than \(CaptureSurvey.mostSpans) stays: its last "
+                               + "\(advertiser.silencesMerged) silence\(advertiser.silencesMerged == 1 ? "" : "s") replayed as presence")
+            }
+            if !entry.extendedPDUs && !advertiser.kind.contains(.connectable) && entry.capturedScannable {
+                if advertiser.scanResponse?.isEmpty == false || scannableWithoutResponse {
+                    entry.scannable = true
+                } else {
+                    entry.pduNote = "the kernel's management API sends no scannable advertising without scan response data "
+                        + "(the capture has none: a passive scan): --access raw sends it"
+                }
+            } else if entry.extendedPDUs && !advertiser.kind.contains(.connectable) && advertiser.kind.contains(.scannable) {
+                entry.pduNote = "a scannable extended PDU carries no advertising data: its data goes in a non-scannable one"
+            }
+            if let note = entry.pduNote {
+                leftOut.append("\(entry.name) (\(advertiser.address)): captured as \(entry.capturedPDUType), sent as "
+                               + "\(entry.pduType): \(note)")
+            }
+            entries.append(entry)
         }
         self.leftOut = leftOut
         guard !entries.isEmpty else {
@@ -165,7 +209,8 @@ public struct ReplayPlan: Sendable {
         if let duration {
             entries = entries.filter { $0.start < duration }.map { entry in
                 var cut = entry
-                cut.end = min(entry.end, duration)
+                cut.spans = entry.spans.filter { $0.lowerBound < duration }.map { $0.lowerBound...min($0.upperBound, duration) }
+                cut.end = cut.spans.last?.upperBound ?? min(entry.end, duration)
                 return cut
             }
         }
@@ -185,7 +230,7 @@ public struct ReplayPlan: Sendable {
         }
         self.sets = sets
         self.turn = turn
-        for index in entries.indices { entries[index].onAir = [entries[index].start...entries[index].end] }
+        for index in entries.indices { entries[index].onAir = entries[index].spans }
         self.entries = entries
         if let sets, Self.mostAtOnce(entries) > sets { try takeTurns(sets: max(1, sets)) }
     }
@@ -206,7 +251,7 @@ public struct ReplayPlan: Sendable {
 
     /// The most advertisers there at once.
     static func mostAtOnce(_ entries: [Entry]) -> Int {
-        let edges = entries.flatMap { [($0.start, 1), ($0.end, -1)] }.sorted { ($0.0, $0.1) < ($1.0, $1.1) }
+        let edges = entries.flatMap { $0.spans.flatMap { [($0.lowerBound, 1), ($0.upperBound, -1)] } }.sorted { ($0.0, $0.1) < ($1.0, $1.1) }
         var now = 0, most = 0
         for (_, step) in edges {
             now += step
@@ -224,12 +269,14 @@ public struct ReplayPlan: Sendable {
             throw Refusal(description: "more advertisers at once than \(sets) sets for \(Int(length)) s would take \(turns) turns "
                           + "of \(turn) s, more than \(Self.mostTurns): replay less of it (--duration) or longer turns")
         }
-        var lastOn = [Int](repeating: -1, count: entries.count)
+        var lastOn = [Int](repeating: -1, count: entries.count), onSince = [Int](repeating: -1, count: entries.count)
         var onAir = [[ClosedRange<Double>]](repeating: [], count: entries.count)
-        // The advertisers by when they come; those there now (each turn costs those, not all).
+        // The advertisers by when they come; those between their first coming and last going
+        // now (each turn costs those, not all), and each one's first stay not yet over.
         let coming = entries.indices.sorted { entries[$0].start < entries[$1].start }
         var next = 0
         var there: [Int] = []
+        var stay = [Int](repeating: 0, count: entries.count)
         for number in 0..<turns {
             let (from, to) = (Double(number) * turn, min(length, Double(number + 1) * turn))
             while next < coming.count && entries[coming[next]].start < to {
@@ -237,14 +284,29 @@ public struct ReplayPlan: Sendable {
                 next += 1
             }
             there.removeAll { entries[$0].end <= from }
-            let chosen = there.count <= sets ? there : Array(there.sorted { (lastOn[$0], $0) < (lastOn[$1], $1) }.prefix(sets))
+            // Those there in this turn: a stay of theirs overlaps it (not in a silence).
+            let present = there.filter { index in
+                let spans = entries[index].spans
+                while stay[index] < spans.count && spans[stay[index]].upperBound <= from { stay[index] += 1 }
+                return stay[index] < spans.count && spans[stay[index]].lowerBound < to
+            }
+            // Those off the air first, the least lately on first; then those on, the latest to
+            // come on first (one on the longest gives way), so that each gets its share.
+            func priority(_ index: Int) -> (Int, Int, Int) {
+                lastOn[index] == number - 1 ? (1, -onSince[index], index) : (0, lastOn[index], index)
+            }
+            let chosen = present.count <= sets ? present : Array(present.sorted { priority($0) < priority($1) }.prefix(sets))
             for index in chosen {
-                let span = max(from, entries[index].start)...min(to, entries[index].end)
-                if let last = onAir[index].last, lastOn[index] == number - 1, last.upperBound >= span.lowerBound {
-                    onAir[index][onAir[index].count - 1] = last.lowerBound...span.upperBound
-                } else {
-                    onAir[index].append(span)
+                for span in entries[index].spans[stay[index]...] {
+                    guard span.lowerBound < to else { break }
+                    let piece = max(from, span.lowerBound)...min(to, span.upperBound)
+                    if let last = onAir[index].last, last.upperBound >= piece.lowerBound {
+                        onAir[index][onAir[index].count - 1] = last.lowerBound...max(last.upperBound, piece.upperBound)
+                    } else {
+                        onAir[index].append(piece)
+                    }
                 }
+                if lastOn[index] != number - 1 { onSince[index] = number }
                 lastOn[index] = number
             }
         }
@@ -260,7 +322,12 @@ public struct ReplayPlan: Sendable {
         // Its PDUs as captured, whatever the others need.
         fields["pdu"] = entry.extendedPDUs ? "extended" : "legacy"
         if entry.advertiser.data.count > AdvertisingData.legacyMaximumLength { fields["extended-pdu"] = "true" }
-        if let response = entry.advertiser.scanResponse { fields["scan-response"] = HexText.format(response) }
+        // Scannable as captured: its scan response, or an empty one (a passive scan heard none).
+        if let response = entry.advertiser.scanResponse, !response.isEmpty {
+            fields["scan-response"] = HexText.format(response)
+        } else if entry.scannable {
+            fields["scan-response"] = ""
+        }
         if let power = entry.txPower { fields["tx-power"] = "\(power)" }
         if entry.advertiser.kind.contains(.connectable) { fields["connectable"] = "true" }
         return fields
@@ -284,16 +351,20 @@ public struct ReplayPlan: Sendable {
                 events.append((span.upperBound, 0, .stop([prefix + entry.name])))
             }
         }
-        var steps: [Scenario.Step] = []
+        // On the capture's clock: a paced wait of none starts the timeline, and each wait runs
+        // to when the next change is due, the time the changes before it took taken out.
+        var steps = [Scenario.Step(.wait(seconds: 0, paced: true))]
         var now = 0.0
         for event in events.sorted(by: { ($0.time, $0.order) < ($1.time, $1.order) }) {
             if event.time > now + 0.0005 {
                 let wait = ((event.time - now) * 1000).rounded() / 1000
-                steps.append(Scenario.Step(.wait(seconds: wait)))
+                steps.append(Scenario.Step(.wait(seconds: wait, paced: true)))
                 now += wait
             }
             steps.append(Scenario.Step(event.action))
         }
+        // The run ends when the plan does (the last going), not when its last change is made.
+        if length > now + 0.0005 { steps.append(Scenario.Step(.wait(seconds: ((length - now) * 1000).rounded() / 1000, paced: true))) }
         return Scenario(device: device, beacons: beacons, steps: steps)
     }
 }

@@ -102,7 +102,10 @@ public struct Scenario: Sendable {
         case update(String, fields: [String: String])
         /// Takes these beacons off the air; nil: every one on the air.
         case stop([String]?)
-        case wait(seconds: Double)
+        /// Waits the time; `paced`: on a timeline (a replay's), to `seconds` after the previous
+        /// paced wait's end as it was due (the first: from its own start), so the time the steps
+        /// between took comes out of the wait instead of adding up.
+        case wait(seconds: Double, paced: Bool = false)
         /// The observer must receive the beacon's current data within the time.
         case expectSeen(String, within: Double)
         /// The observer must not receive the beacon's data for the time.

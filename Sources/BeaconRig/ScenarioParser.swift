@@ -387,20 +387,28 @@ public struct ScenarioParser {
 
     // MARK: Steps
 
-    /// `replay: FILE` or `replay: {file: FILE, speed: X, only: [ADDRESS, ...], loop: N}`: a
-    /// capture's advertisers (`ReplayPlan`) put on the air beside the scenario's beacons, as
+    /// `replay: FILE` or `replay: {file: FILE, speed: X, only: [ADDRESS, ...], loop: N, gap: S}`:
+    /// a capture's advertisers (`ReplayPlan`) put on the air beside the scenario's beacons, as
     /// beacons of their own (`replay1-a1`, ...), advertised and stopped on the capture's
-    /// timeline, N rounds of it (1 to 1000; 1 by default); the steps after it come when the last
-    /// round ends. FILE is read from the scenario's folder.
+    /// timeline, each going at every silence `CaptureSurvey.isGoing` calls one (`gap`, as
+    /// `replay --gap`), N rounds of it (1 to 1000; 1 by default); the steps after it come when
+    /// the last round ends. FILE is read from the scenario's folder.
     private func replay(_ node: Node, scenario: inout Scenario) throws(ScenarioError) -> Scenario.Action {
         var path: String
         var speed = 1.0
         var only = Set<BluetoothAddress>()
         var rounds = 1
+        var gap = CaptureSurvey.defaultGap
         if case .scalar = node {
             path = try string(node, "replay")
         } else {
-            let map = try mapping(node, "replay", keys: ["file", "speed", "only", "loop"])
+            let map = try mapping(node, "replay", keys: ["file", "speed", "only", "loop", "gap"])
+            if let gapNode = map["gap"] {
+                gap = try number(gapNode, "replay's gap")
+                guard gap >= 0.1 && gap <= 3600 else {
+                    throw fail(gapNode, "gap is the shortest silence taken as a going: 0.1 to 3600 seconds, got \(gap)")
+                }
+            }
             if let loopNode = map["loop"] {
                 let value = try number(loopNode, "replay's loop")
                 guard value == value.rounded(), value >= 1, value <= 1000 else {
@@ -432,7 +440,7 @@ public struct ScenarioParser {
         path = beside(path)
         let plan: ReplayPlan
         do {
-            plan = try ReplayPlan(try CaptureSurvey.read(path: path).survey.advertisers, speed: speed,
+            plan = try ReplayPlan(try CaptureSurvey.read(path: path, gap: gap).survey.advertisers, speed: speed,
                                       only: ScanFilter(addresses: only))
         } catch {
             throw fail(node, "replay \(path): \(error)")

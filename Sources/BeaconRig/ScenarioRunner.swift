@@ -146,6 +146,23 @@ public struct ScenarioOutcome: Sendable {
     public var duration: Double = 0
     /// What knocked the beacons off the air and put them back, by step.
     public var disruptions: [StepDisruption] = []
+    /// On a timeline (paced waits: a replay's), how late its steps began against when they were
+    /// due, in seconds: the largest, the sum, and how many steps.
+    public var lateness = Lateness()
+
+    public struct Lateness: Sendable {
+        public var largest = 0.0
+        public var total = 0.0
+        public var steps = 0
+        public var mean: Double { steps > 0 ? total / Double(steps) : 0 }
+
+        mutating func note(_ seconds: Double) {
+            let late = max(0, seconds)
+            largest = max(largest, late)
+            total += late
+            steps += 1
+        }
+    }
 
     public var failures: Int { results.filter { !$0.passed }.count }
     public var passed: Bool { error == nil && !interrupted && failures == 0 }
@@ -183,6 +200,8 @@ public final class ScenarioRunner {
     private var outcome = ScenarioOutcome()
     /// The step running now (its number and round), for what the stage reports meanwhile.
     private var current: (number: String, round: String?) = ("0", nil)
+    /// When the steps now are due, on a timeline of paced waits (nil: none now).
+    private var due: Double?
 
     private struct Interrupted: Error {}
 
@@ -237,6 +256,15 @@ public final class ScenarioRunner {
             current = (number, round)
             report(.step(number: number, round: round, place: step.place, text: Self.text(step.action), at: at))
             switch step.action {
+            case .advertise, .update, .stop:
+                // On a timeline each change is judged against when it was due.
+                if let due { outcome.lateness.note(at - due) }
+            case .wait(_, paced: true), .repeatSteps:
+                break
+            default:
+                due = nil
+            }
+            switch step.action {
             case let .advertise(names):
                 for name in names {
                     guard let beacon = beacons[name] else { throw HostError.unsupported("no beacon named '\(name)'") }
@@ -277,8 +305,11 @@ public final class ScenarioRunner {
                 // is what was on the air before it: taken in now, not seen after.
                 for report in try observer.queued() { record(report) }
                 try settle(number, round, step, started: at)
-            case let .wait(seconds):
-                try observe(until: at + seconds) { _ in false }
+            case let .wait(seconds, paced):
+                // Paced: to the deadline on the timeline, whatever the steps before it took.
+                let deadline = paced ? (due ?? at) + seconds : at + seconds
+                if paced { due = deadline }
+                try observe(until: deadline) { _ in false }
             case let .expectSeen(name, within):
                 let seenAt = try firstReport(of: name, until: at + within)
                 conclude(number, round, step, started: at, passed: seenAt != nil, detail: seenAt.map {
@@ -482,7 +513,7 @@ public final class ScenarioRunner {
         case let .update(name, changes):
             "update \(name): " + changes.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", ")
         case let .stop(names): "stop \(names?.joined(separator: ", ") ?? "all")"
-        case let .wait(seconds): "wait \(Self.seconds(seconds))"
+        case let .wait(seconds, paced): "wait \(Self.seconds(seconds))" + (paced ? " (on the capture's clock)" : "")
         case let .expectSeen(name, within): "expect \(name) seen within \(Self.seconds(within))"
         case let .expectNotSeen(name, duration): "expect \(name) not seen for \(Self.seconds(duration))"
         case let .expectRegion(name, expected, within):

@@ -132,4 +132,111 @@ import Testing
         let advertisers = (1...3).map { Self.advertiser($0, from: 0, to: 200_000) }
         #expect { try ReplayPlan(advertisers, sets: 1, turn: 1) } throws: { "\($0)".contains("--duration") }
     }
+
+    /// Report times every `period` s from `from` to `to`.
+    static func times(every period: Double, from: Double, to: Double) -> [Double] {
+        Array(stride(from: from, through: to, by: period))
+    }
+
+    /// A survey of one advertiser heard at `times`, with `gap`.
+    static func surveyed(_ times: [Double], gap: Double = CaptureSurvey.defaultGap) -> CapturedAdvertiser? {
+        var survey = CaptureSurvey(gap: gap)
+        let data: [UInt8] = [0x02, 0x01, 0x06, 0x03, 0xFF, 0x01, 0x02]
+        let report = AdvertisingReportFields(address: BluetoothAddress(0xC1_22_33_44_55_66), addressType: .randomDevice, rssi: -60,
+                                             reportedTxPower: nil, data: data[...], kind: [.legacy])
+        for time in times { survey.add(report, data: data[...], at: time) }
+        return survey.advertisers.first
+    }
+
+    /// An advertiser that walks out and back: its silence of 8 s is a going (longer than 2 s
+    /// and 5 of its 300 ms intervals); a silence its own interval explains is not, nor one
+    /// shorter than --gap; a capture's clock stepping back lands in its place.
+    @Test func aSilenceLongerThanTheGapIsAGoing() throws {
+        let walker = try #require(Self.surveyed(Self.times(every: 0.3, from: 0, to: 7.9) + Self.times(every: 0.3, from: 15.9, to: 23.9)))
+        #expect(walker.spans.count == 2 && abs(walker.spans[0].upperBound - 7.8) < 0.01 && walker.spans[1].lowerBound == 15.9,
+                "\(walker.spans)")
+        // 1.8 s of silence: under the 2 s default, over a --gap of 1 (and 5 x 300 ms).
+        let pause = Self.times(every: 0.3, from: 0, to: 3) + Self.times(every: 0.3, from: 4.8, to: 8)
+        #expect(try #require(Self.surveyed(pause)).spans.count == 1)
+        #expect(try #require(Self.surveyed(pause, gap: 1)).spans.count == 2)
+        // A 1 s beacon missing a second event now and then (2 s silences), with --gap 1: its
+        // own 5 intervals (5 s) explain them.
+        let sparse = Self.times(every: 1, from: 0, to: 10) + Self.times(every: 1, from: 12, to: 20)
+        #expect(try #require(Self.surveyed(sparse, gap: 1)).spans.count == 1)
+        // Out of order: a report of the first stay read after the second.
+        let shuffled = try #require(Self.surveyed(Self.times(every: 0.3, from: 10, to: 12) + [0, 0.3, 0.6]))
+        #expect(shuffled.spans.map(\.lowerBound) == [-10, 0], "from the first report read: \(shuffled.spans)")
+        // More stays than kept: the last silences are presence, counted.
+        var many: [Double] = []
+        for stay in 0..<(CaptureSurvey.mostSpans + 5) { many += [Double(stay) * 10, Double(stay) * 10 + 0.1] }
+        let busy = try #require(Self.surveyed(many))
+        #expect(busy.spans.count == CaptureSurvey.mostSpans && busy.silencesMerged == 5)
+        #expect(try ReplayPlan([busy]).leftOut.contains { $0.contains("its last 5 silences replayed as presence") })
+    }
+
+    /// The plan follows the stays: two spans, silent between, each to its last event's period;
+    /// taking turns shares the sets among those there now, none in its silence.
+    @Test func aPlanFollowsTheStays() throws {
+        var walker = Self.advertiser(1, from: 0, to: 23.9, interval: 300)
+        walker.spans = [0...7.9, 15.9...23.9]
+        let plan = try ReplayPlan([walker], speed: 2)
+        let entry = try #require(plan.entries.first)
+        #expect(entry.spans.count == 2 && abs(entry.spans[0].upperBound - (3.95 + 0.3)) < 0.001 && entry.spans[1].lowerBound == 7.95,
+                "\(entry.spans)")
+        #expect(entry.onAir == entry.spans)
+        let scenario = try plan.scenario(device: nil)
+        let changes = scenario.steps.compactMap { step -> String? in
+            switch step.action {
+            case .advertise: "advertise"
+            case .stop: "stop"
+            default: nil
+            }
+        }
+        #expect(changes == ["advertise", "stop", "advertise", "stop"], "\(changes)")
+        // Every wait on the capture's clock.
+        #expect(scenario.steps.allSatisfy { step in
+            if case let .wait(_, paced) = step.action { paced } else { true }
+        })
+        // Three on one set: the walker's silence leaves the set to the others.
+        var others = [Self.advertiser(2, from: 0, to: 23.9), Self.advertiser(3, from: 0, to: 23.9)]
+        others[0].spans = [0...23.9]
+        others[1].spans = [0...23.9]
+        let turns = try ReplayPlan([walker] + others, sets: 2, turn: 1)
+        #expect(turns.entries[0].onAir.allSatisfy { $0.upperBound <= 8.3 || $0.lowerBound >= 15.9 }, "\(turns.entries[0].onAir)")
+        for time in stride(from: 9.05, to: 14.9, by: 0.5) {
+            #expect(Self.onAir(turns, at: time) == 2, "the two others on the air at \(time) s while the walker is away: \(turns.entries.map(\.onAir))")
+        }
+        // While all three are there, each gets its share: two turns of every three.
+        for entry in turns.entries {
+            let on = entry.onAir.reduce(0) { $0 + max(0, min($1.upperBound, 8) - $1.lowerBound) }
+            #expect(abs(on - 8 * 2 / 3) < 1.01, "\(entry.name): on the air \(on) s of the first 8: \(entry.onAir)")
+        }
+        // With --duration, the stays cut.
+        let cut = try ReplayPlan([walker], duration: 10)
+        #expect(cut.entries[0].spans.count == 1 && abs(cut.entries[0].end - 8.2) < 0.001, "\(cut.entries[0].spans)")
+        let cutLater = try ReplayPlan([walker], duration: 20)
+        #expect(cutLater.entries[0].spans.count == 2 && cutLater.entries[0].spans[1] == 15.9...20, "\(cutLater.entries[0].spans)")
+    }
+
+    /// A scannable advertiser a passive scan heard (no scan response) goes out scannable with
+    /// an empty scan response over raw HCI; through the management API (which makes an
+    /// instance without scan response data non-scannable) the plan says what goes instead.
+    @Test func aScannableAdvertiserWithoutAScanResponseStaysScannable() throws {
+        var scannable = Self.advertiser(1, from: 0, to: 2)
+        scannable.kind = [.legacy, .scannable]
+        let raw = try ReplayPlan([scannable])
+        #expect(raw.entries[0].pduType == "ADV_SCAN_IND" && raw.entries[0].capturedPDUType == "ADV_SCAN_IND")
+        #expect(ReplayPlan.fields(of: raw.entries[0])["scan-response"] == "")
+        let scenario = try raw.scenario(device: nil)
+        #expect(scenario.beacons[0].beacon.scanResponseData == AdvertisingData(), "scannable, its scan response empty")
+        let managed = try ReplayPlan([scannable], ownAddresses: false, scannableWithoutResponse: false)
+        #expect(managed.entries[0].pduType == "ADV_NONCONN_IND" && managed.entries[0].capturedPDUType == "ADV_SCAN_IND")
+        #expect(managed.leftOut.contains { $0.contains("captured as ADV_SCAN_IND, sent as ADV_NONCONN_IND") }, "\(managed.leftOut)")
+        #expect(ReplayPlan.fields(of: managed.entries[0])["scan-response"] == nil)
+        // An empty scan response captured: the same, never an error about an option.
+        scannable.scanResponse = []
+        let empty = try ReplayPlan([scannable])
+        #expect(empty.entries[0].pduType == "ADV_SCAN_IND")
+        #expect(try empty.scenario(device: nil).beacons[0].beacon.scanResponseData == AdvertisingData())
+    }
 }
