@@ -28,6 +28,8 @@ public struct AuditReport: Codable, Sendable {
         public var p90SpacingMs: Double
         public var eventsSent: Int
         public var eventsHeard: Int
+        /// Its stays (1, or more where it went and came back: silences not counted as events sent).
+        public var stays: Int
         public var heardPercent: Double
         /// How far the event period may be off, either way.
         public var uncertaintyMs: Double
@@ -94,7 +96,7 @@ public struct AuditReport: Codable, Sendable {
             Interval(intervalMs: Self.round($0.interval, 1), eventPeriodMs: Self.round($0.eventPeriod, 1),
                      meanDelayMs: Self.round($0.meanDelay, 1), minimumSpacingMs: Self.round($0.minimumSpacing, 1),
                      medianSpacingMs: Self.round($0.medianSpacing, 1), p90SpacingMs: Self.round($0.p90Spacing, 1),
-                     eventsSent: $0.eventsSent, eventsHeard: $0.eventsHeard, heardPercent: Self.round($0.heardShare * 100, 1),
+                     eventsSent: $0.eventsSent, eventsHeard: $0.eventsHeard, stays: $0.stays, heardPercent: Self.round($0.heardShare * 100, 1),
                      uncertaintyMs: Self.round($0.uncertainty, 1), lateReads: $0.lateReads, sure: $0.isSure)
         }
         rssiMean = result.rssiMean.map { Self.round($0, 1) }
@@ -143,7 +145,8 @@ public struct AuditReport: Codable, Sendable {
             let spacing = "min \(interval.minimumSpacingMs), median \(interval.medianSpacingMs), p90 \(interval.p90SpacingMs) ms"
             lines.append("  interval      \(interval.intervalMs) ms (\(events)); spacing \(spacing)")
             let share = "\(interval.eventsHeard) of about \(interval.eventsSent) events (\(interval.heardPercent) %)"
-            lines.append("  heard         \(share) in \(seconds) s")
+            lines.append("  heard         \(share) in \(seconds) s"
+                         + (interval.stays > 1 ? ", in \(interval.stays) stays (it went and came back)" : ""))
         } else {
             lines.append("  heard         \(reports) reports in \(seconds) s (too few for an interval"
                          + (neededSeconds.map { "; about \(Int($0)) s would have done" } ?? "") + ")")

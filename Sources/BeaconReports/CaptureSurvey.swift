@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
 import AdvertisementCodec
+import BeaconTracking
 import Foundation
 
 /// One advertiser of a capture, as `replay` puts it back on the air: an address and its
@@ -17,8 +18,8 @@ public struct CapturedAdvertiser: Sendable, Equatable {
     public var first: Double
     public var last: Double
     /// When it was there, in order, from its first report to its last one of each stay: a
-    /// silence longer than `CaptureSurvey.isGoing` allows (`gap`, and several of its own
-    /// intervals) is a going, a shorter one events a scanner missed.
+    /// silence `Presence.isGoing` calls a going (longer than `gap` and several of its own
+    /// intervals) ends a stay, a shorter one is events a scanner missed.
     public var spans: [ClosedRange<Double>] = []
     /// Silences past `CaptureSurvey.mostSpans` stays, taken as presence (counted, said).
     public var silencesMerged = 0
@@ -39,17 +40,8 @@ public struct CaptureSurvey {
     public static let mostAdvertisers = 4096
     /// The most stays kept per advertiser (with `mostAdvertisers`, at most 8 MiB).
     public static let mostSpans = 128
-    /// The shortest silence that may be a going, in seconds, unless `gap` says otherwise.
-    public static let defaultGap = 2.0
-    /// A silence is a going only when longer than this many of the advertiser's own intervals
-    /// too (a scanner misses a few events in a row now and then).
-    public static let silenceIntervals = 5.0
-
-    /// Whether a silence of `seconds` is a going, for an advertiser at `interval` ms (nil: not
-    /// known) with `gap`: longer than `gap` and than `silenceIntervals` of its intervals.
-    public static func isGoing(_ seconds: Double, interval: Double?, gap: Double) -> Bool {
-        seconds > max(gap, silenceIntervals * (interval ?? 0) / 1000)
-    }
+    /// The shortest silence that may be a going, in seconds (`Presence.defaultGap`).
+    public static let defaultGap = Presence.defaultGap
 
     /// The shortest silence taken as a going, in seconds (`--gap`).
     public let gap: Double
@@ -181,7 +173,7 @@ public struct CaptureSurvey {
             // A silence its own interval explains (missed events) is no going.
             var spans: [ClosedRange<Double>] = []
             for span in entry.spans {
-                if let last = spans.last, !Self.isGoing(span.lowerBound - last.upperBound, interval: advertiser.interval, gap: gap) {
+                if let last = spans.last, !Presence.isGoing(span.lowerBound - last.upperBound, interval: advertiser.interval, gap: gap) {
                     spans[spans.count - 1] = last.lowerBound...span.upperBound
                 } else {
                     spans.append(span)

@@ -24,7 +24,7 @@ public struct ReplayPlan: Sendable {
         public var start: Double
         public var end: Double
         /// Each stay, in order, in seconds from the replay's start: the capture's (a silence
-        /// `CaptureSurvey.isGoing` calls a going is one here), each to its last event's period.
+        /// `Presence.isGoing` calls a going is one here), each to its last event's period.
         public var spans: [ClosedRange<Double>] = []
         /// Where what goes on the air is not the capture's PDU type, why (said before the plan).
         public var pduNote: String?

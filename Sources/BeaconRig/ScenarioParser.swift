@@ -390,7 +390,7 @@ public struct ScenarioParser {
     /// `replay: FILE` or `replay: {file: FILE, speed: X, only: [ADDRESS, ...], loop: N, gap: S}`:
     /// a capture's advertisers (`ReplayPlan`) put on the air beside the scenario's beacons, as
     /// beacons of their own (`replay1-a1`, ...), advertised and stopped on the capture's
-    /// timeline, each going at every silence `CaptureSurvey.isGoing` calls one (`gap`, as
+    /// timeline, each going at every silence `Presence.isGoing` calls one (`gap`, as
     /// `replay --gap`), N rounds of it (1 to 1000; 1 by default); the steps after it come when
     /// the last round ends. FILE is read from the scenario's folder.
     private func replay(_ node: Node, scenario: inout Scenario) throws(ScenarioError) -> Scenario.Action {

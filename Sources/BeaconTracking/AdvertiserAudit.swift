@@ -33,8 +33,11 @@ public struct IntervalEstimate: Sendable, Hashable {
     public var minimumSpacing: Double
     public var medianSpacing: Double
     public var p90Spacing: Double
-    /// The advertising events the advertiser sent from the first report heard to the last, estimated.
+    /// The advertising events the advertiser sent from the first report heard to the last,
+    /// estimated, over its stays (`Presence`: a silence that is a going sends nothing).
     public var eventsSent: Int
+    /// Its stays: 1, or more where it went and came back (`Presence.isGoing`).
+    public var stays = 1
     /// The reports heard (one per event).
     public var eventsHeard: Int
     /// Reports read in a burst or a quarter period late or more: heard, not timed.
@@ -228,7 +231,9 @@ public struct IntervalEstimate: Sendable, Hashable {
         p90Spacing = quantile(sorted, 0.9)
         eventsHeard = onTime.count + burstReads
         lateReads = eventsHeard - anchors.count
-        eventsSent = Int(((events[events.count - 1] - events[0]) * 1000 / eventPeriod).rounded()) + 1
+        let present = Presence.stays(events, interval: eventPeriod)
+        stays = present.count
+        eventsSent = present.reduce(0) { $0 + Int((($1.upperBound - $1.lowerBound) * 1000 / eventPeriod).rounded()) + 1 }
     }
 }
 

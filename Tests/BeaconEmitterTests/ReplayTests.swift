@@ -57,6 +57,32 @@ enum SiteCapture {
         return (heard, status, events, replay.stdout + replay.stderr)
     }
 
+    /// A site where an iBeacon (a1, every 300 ms) walks out at 2.9 s and back at 5.9 s; a
+    /// scannable advertiser a passive scan heard (a2: no scan response) and one whose scan
+    /// response is empty (a3); one that pauses 1.8 s now and then (a4: under the default gap,
+    /// over a --gap of 1); a connectable one (a5). Nine seconds.
+    static func walkers() throws -> String {
+        var events: [(Double, [UInt8])] = []
+        func every(_ period: Double, _ spans: [(Double, Double)], offset: Double, type: UInt8, addressType: UInt8 = 0x01,
+                   address: String, data: String, emptyResponse: Bool = false) {
+            for (from, to) in spans {
+                for time in stride(from: from + offset, through: to, by: period) {
+                    events.append((time, report(type: type, addressType: addressType, address: address, data: data)))
+                    if emptyResponse { events.append((time + 0.001, report(type: 0x04, addressType: addressType, address: address, data: ""))) }
+                }
+            }
+        }
+        every(0.3, [(0, 2.9), (5.9, 8.9)], offset: 0, type: 0x03, address: "C1:00:00:00:01:01", data: iBeacon)
+        every(0.2, [(0, 8.9)], offset: 0.002, type: 0x02, address: "C1:00:00:00:01:02", data: url)
+        every(0.25, [(0, 8.9)], offset: 0.004, type: 0x02, address: "C1:00:00:00:01:03",
+              data: "0201060303AAFE0E16AAFE10EE036578616D706C6508", emptyResponse: true)
+        every(0.3, [(0, 3), (4.5, 8.9)], offset: 0.006, type: 0x03, address: "C1:00:00:00:01:04",
+              data: "0201060303AAFE0E16AAFE10EE036578616D706C6509")
+        every(0.5, [(0, 8.9)], offset: 0.008, type: 0x00, addressType: 0x00, address: publicAddress,
+              data: "0201060303AAFE0E16AAFE10EE036578616D706C650A")
+        return try write(events)
+    }
+
     static let url = "0201060303AAFE0E16AAFE10EE036578616D706C6507"
     static let iBeacon = "0201061AFF4C00021539ED98FF2900441A802F9C398FC199D200650002C5"
     static let staticAddress = "C1:22:33:44:55:66"
@@ -81,6 +107,47 @@ enum SiteCapture {
 
 /// The capture's advertisers and the plan, without a controller.
 @Suite struct ReplayPlanTests {
+    /// Each advertiser's stays as the plan lists them, the PDU type sent and captured; a
+    /// silence under --gap or under five of its intervals is no going; what --check passes
+    /// (an empty scan response) the replay can send; the table's columns whole.
+    @Test func stayAndPDUTypeArePlannedAsCaptured() throws {
+        let path = try SiteCapture.walkers()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let result = try runBeaconEmit(["replay", path, "--check", "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let plan = result.stdoutLines.compactMap { JSONValue(parsing: $0) }
+        try #require(plan.count == 5, "\(result.stdout)")
+        func spans(_ entry: JSONValue) -> [[Double]] { entry["spans"]?.array?.map { $0.array?.compactMap(\.number) ?? [] } ?? [] }
+        let walker = spans(plan[0])
+        #expect(walker.count == 2 && walker[0][0] == 0 && abs(walker[0][1] - 3.0) < 0.1 && abs(walker[1][0] - 5.9) < 0.01,
+                "a1 goes at 2.7 s (+ its period) and comes back at 5.9 s: \(walker)")
+        #expect(plan[1]["pduType"]?.string == "ADV_SCAN_IND" && plan[1]["capturedPduType"]?.string == "ADV_SCAN_IND", "\(plan[1])")
+        #expect(plan[2]["pduType"]?.string == "ADV_SCAN_IND", "an empty scan response: \(plan[2])")
+        #expect(spans(plan[3]).count == 1 && spans(plan[4]).count == 1, "1.8 s pauses of a 300 ms advertiser: no going")
+        #expect(plan[4]["pduType"]?.string == "ADV_IND" && plan[0]["pduType"]?.string == "ADV_NONCONN_IND")
+        let shorter = try runBeaconEmit(["replay", path, "--check", "--json", "--gap", "1"])
+        let paused = shorter.stdoutLines.compactMap { JSONValue(parsing: $0) }
+        #expect(paused.count == 5 && spans(paused[3]).count == 2, "over a --gap of 1 and 5 x 300 ms: \(shorter.stdout)")
+        let table = try runBeaconEmit(["replay", path, "--check"])
+        #expect(table.status == 0 && table.stdout.contains("a1 is there 0.0-3.0 s, 5.9-9.2 s"), "\(table.stdout)")
+        // The audit agrees: the walker's 3 s away is no events missed, and it says so.
+        let audit = try runBeaconEmit(["audit", "--replay", path, "--address", "C1:00:00:00:01:01", "--json", "--allow-inconclusive"])
+        let judged = try #require(JSONValue(parsing: audit.stdout), "\(audit.stdout) \(audit.stderr)")
+        #expect(judged["interval"]?["stays"]?.number == 2 && judged["interval"]?["eventsSent"]?.number == 21, "\(audit.stdout)")
+        let badGap = try runBeaconEmit(["replay", path, "--check", "--gap", "0"])
+        #expect(badGap.status == 64 && badGap.stderr.contains("--gap must be from 0.1 to 3600 seconds"), "\(badGap.stderr)")
+
+        // An advertiser every 10.24 s: its interval whole in the table, under its own heading.
+        let slow = try SiteCapture.write((0..<4).map { (Double($0) * 10.245, SiteCapture.report(
+            type: 0x03, addressType: 0x01, address: SiteCapture.staticAddress, data: SiteCapture.url)) })
+        defer { try? FileManager.default.removeItem(atPath: slow) }
+        let wide = try runBeaconEmit(["replay", slow, "--check"])
+        let lines = wide.stdoutLines
+        let header = try #require(lines.first { $0.hasPrefix("name") }), row = try #require(lines.first { $0.hasPrefix("a1") })
+        let column = try #require(header.range(of: "interval")).lowerBound.utf16Offset(in: header)
+        #expect(row.dropFirst(column).hasPrefix("10240.0 ms"), "\(wide.stdout)")
+    }
+
     /// One period from report times despite events heard twice, missed events and advDelay.
     @Test func theIntervalIsEstimatedRobustly() {
         // 100 ms + 5 ms of advDelay on average; an event heard twice; two missed.
@@ -485,4 +552,67 @@ extension Rig {
         #expect(result.status == 74, "\(command): \(result.stderr)")
         #expect(result.stderr.contains("/nonexistent/x.") && result.stderr.contains("No such file or directory"), "\(result.stderr)")
     }
+}
+
+extension Rig {
+/// The walkers' site on the virtual radio: the advertiser that walks out is silent while it is
+/// away and heard again when it comes back, each within a fraction of a second of the plan; the
+/// scannable ones are heard as scannable (event type 2), the connectable one as connectable;
+/// the replay ends on the capture's clock, its changes on time.
+@Suite struct ReplayStaysRootcanalTests {
+    @Test(.notUnderEmulation("the site's timeline is seconds long"))
+    func anAdvertiserThatLeavesIsSilentUntilItComesBack() throws {
+        let path = try SiteCapture.walkers()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let (heard, status, said, output) = try SiteCapture.replayHeard(path, seconds: 11)
+        #expect(status == 0, "\(output)")
+        let plan = said["plan"] ?? []
+        try #require(plan.count == 5, "\(output)")
+        let sentAs = try plan.map { try BluetoothAddress(parsing: $0["sentAs"]?.string ?? "") }
+        let own = sentAs.map { address in heard.filter { $0.report.address == address && !($0.report.kind?.contains(.scanResponse) ?? false) } }
+        // The replay's start: the first report of anyone, all coming at 0.
+        let origin = try #require(heard.first?.at)
+        let walker = own[0].map { $0.at - origin }
+        let away = walker.filter { $0 > 3.3 && $0 < 5.7 }
+        let before = walker.filter { $0 <= 3.3 }.max(), after = walker.filter { $0 >= 5.7 }.min()
+        #expect(away.isEmpty, "a1 silent while away (3.0 to 5.9 s): heard at \(away)")
+        #expect(before.map { $0 > 2.4 } == true && after.map { abs($0 - 5.9) < 0.45 } == true,
+                "a1 heard until it went (3.0 s) and again when it came (5.9 s): last \(before as Any), then \(after as Any)")
+        for index in [1, 2] {
+            #expect(!own[index].isEmpty && own[index].allSatisfy { $0.report.kind.map { $0.contains(.scannable) && !$0.contains(.connectable) } == true },
+                    "a\(index + 1) scannable (ADV_SCAN_IND) as captured: \(own[index].prefix(3).map { $0.report.kind as Any })")
+        }
+        #expect(!own[4].isEmpty && own[4].allSatisfy { $0.report.kind.map { $0.contains(.connectable) } == true })
+        let replayed = try #require(said["replayed"]?.first)
+        let (seconds, planned) = (replayed["seconds"]?.number ?? 0, replayed["planned"]?.number ?? 0)
+        #expect(abs(seconds - planned) < 0.5, "on the capture's clock: \(seconds) s for \(planned) s planned")
+        #expect((replayed["largestLateness"]?.number ?? 9) < 0.2, "\(replayed)")
+    }
+
+    /// 40 advertisers on the controller's 16 sets, taking turns of a second: the replay keeps
+    /// the capture's 10 s, its changes later than due by less than a turn (each turn swaps 16
+    /// advertisers, about 100 HCI commands: the virtual controller answers each in about 6 ms,
+    /// so a turn's last change comes about half a second late there; the figures are printed).
+    @Test(.notUnderEmulation("the turns are seconds long"))
+    func aCrowdOnFewerSetsKeepsTheCapturesClock() throws {
+        var events: [(Double, [UInt8])] = []
+        for number in 1...40 {
+            for index in 0..<100 {
+                events.append((Double(index) * 0.1 + Double(number) * 0.001, SiteCapture.report(
+                    type: 0x03, addressType: 0x01, address: String(format: "C1:22:33:44:56:%02X", number),
+                    data: String(format: "0201060303AAFE0E16AAFE10EE036578616D706C65%02X", number))))
+            }
+        }
+        let path = try SiteCapture.write(events)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let (_, status, said, output) = try SiteCapture.replayHeard(path, seconds: 12)
+        #expect(status == 0, "\(output)")
+        let replayed = try #require(said["replayed"]?.first, "\(output)")
+        let (seconds, planned) = (replayed["seconds"]?.number ?? 0, replayed["planned"]?.number ?? 0)
+        print("crowd of 40 on 16 sets: \(seconds) s for \(planned) s planned, largest lateness "
+              + "\(replayed["largestLateness"]?.number ?? -1) s, mean \(replayed["meanLateness"]?.number ?? -1) s")
+        #expect(abs(seconds - planned) < 1, "on the capture's clock: \(seconds) s for \(planned) s planned")
+        #expect((replayed["largestLateness"]?.number ?? 9) < 1, "\(replayed)")
+    }
+}
 }
