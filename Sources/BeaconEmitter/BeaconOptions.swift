@@ -105,7 +105,8 @@ struct BeaconOptions: ParsableArguments {
     var ad: String?
 
     @Option(help: ArgumentHelp("What a scanner that asks gets (active scanning): AD structures, at most 31 bytes. "
-                               + "The advertising becomes scannable (ADV_SCAN_IND; ADV_IND with --connectable).",
+                               + "The advertising becomes scannable (ADV_SCAN_IND; ADV_IND with --connectable); '' for an "
+                               + "empty scan response.",
                                valueName: "hex"))
     var scanResponse: String?
 
