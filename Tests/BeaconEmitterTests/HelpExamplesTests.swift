@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
 @testable import BeaconEmitter
+import BeaconRig
 import Foundation
 import Testing
 
@@ -24,6 +25,20 @@ import Testing
             #expect(tail.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) } == examples,
                     "\(command)'s help ends with its examples, one per line: \(tail)")
             #expect(examples.allSatisfy { $0.count <= 78 }, "an example fits a terminal's line: \(examples)")
+        }
+    }
+
+    /// `advertise --help` names every key a beacon may carry of its own (`--beacon` and
+    /// `--config` entries), as BeaconDescription reads them: a new one reaches the help.
+    @Test func advertiseHelpNamesEveryOwnSetting() throws {
+        let (help, status) = try Readme.run("beacon-emit advertise --help")
+        #expect(status == 0)
+        // The sentence that lists them: "... may carry its own interval, tx-power, ...".
+        let start = try #require(help.range(of: "carry its own"))
+        let sentence = help[start.upperBound...].prefix { $0 != "." }
+        let words = Set(sentence.split(whereSeparator: { !$0.isLetter && $0 != "-" }).map { $0.lowercased().replacingOccurrences(of: "-", with: "") })
+        for key in BeaconDescription.parameterKeys.sorted() {
+            #expect(words.contains(key), "advertise --help names '\(key)'")
         }
     }
 

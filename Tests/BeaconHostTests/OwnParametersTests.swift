@@ -137,6 +137,24 @@ import Testing
         #expect(legacy.sent.count == sent)
     }
 
+    /// A beacon of its own extended PDUs (`pdu=extended`) added to a run of legacy ones: its
+    /// data over 31 bytes is checked against what extended PDUs hold (one rule, the set's), and
+    /// its set's parameters carry no legacy bit; the same data with the run's PDUs is refused.
+    @Test func anExtendedBeaconJoinsALegacyRun() throws {
+        let transport = ScriptedTransport(answeringEverything: true)
+        let advertiser = Advertiser(controller: HCIController(transport: transport),
+                                    options: AdvertisingOptions(beacons: [referenceBeacon]))
+        try advertiser.start(capabilities: capabilities(extended: true))
+        let long = Beacon.custom(CustomAdvertisement(data: try AdvertisingData(parsing: [0x02, 0x01, 0x06, 0x26, 0xFF, 0x59, 0x00]
+                                                                                + [UInt8](repeating: 0xAB, count: 35))))
+        #expect(throws: HostError.self) { _ = try advertiser.add(long, parameters: .run) }
+        let sent = transport.sent.count
+        _ = try advertiser.add(long, parameters: BeaconParameters(pdu: .extended))
+        let parameters = try #require(transport.sent[sent...].first { $0.prefix(2) == [0x36, 0x20] })
+        #expect(parameters[4] & 0x10 == 0, "extended PDUs: no legacy bit in the event properties: \(HexText.format(parameters))")
+        #expect(advertiser.beacons.count == 2)
+    }
+
     /// A beacon's own address: its set's parameters say random, then that set's random address;
     /// a made-up one is kept through a restore and new parameters, and renewed in place (after a
     /// Command Disallowed, around a disable from then on).

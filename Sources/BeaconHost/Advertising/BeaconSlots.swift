@@ -114,10 +114,15 @@ final class BeaconSlots {
     /// (`usesExtendedPDUs`).
     let extendedPDUs: Bool
 
-    /// Whether beacon `index`'s slot sends extended PDUs: the run's do, or its own PHY is Coded.
+    /// Whether beacon `index`'s slot sends extended PDUs (`usesExtendedPDUs(with:)`).
     func usesExtendedPDUs(_ index: Int) -> Bool {
         guard entries.indices.contains(index) else { return extendedPDUs }
-        let own = entries[index].parameters
+        return usesExtendedPDUs(with: entries[index].parameters)
+    }
+
+    /// Whether a beacon with parameters `own` sends extended PDUs: the one place this is asked.
+    /// Its own `pdu` says; else the run's do, or its own PHY is Coded.
+    func usesExtendedPDUs(with own: BeaconParameters) -> Bool {
         if let pdu = own.pdu { return pdu == .extended }
         return extendedPDUs || own.phy == .coded
     }
@@ -333,7 +338,7 @@ final class BeaconSlots {
     func update(_ index: Int, to beacon: Beacon, parameters own: BeaconParameters? = nil,
                 on backend: some SlotBackend) throws(HostError) {
         guard let plan, entries.indices.contains(index) else { throw .refused(Refusal(nil, .noSuchBeacon("\(index + 1)"))) }
-        let data = try beacon.pduData(extendedPDUs: extendedPDUs || (own ?? entries[index].parameters).phy == .coded)
+        let data = try beacon.pduData(extendedPDUs: usesExtendedPDUs(with: own ?? entries[index].parameters))
         try checkScanResponse(beacon, parameters: own ?? entries[index].parameters)
         let dataChanged = beacon != entries[index].beacon
         try checkSlotType(of: index, becoming: beacon)
@@ -377,7 +382,7 @@ final class BeaconSlots {
              on backend: some SlotBackend) throws(HostError) -> Int {
         guard var plan else { throw .refused(Refusal(nil, .notAdvertising)) }
         guard entries.count < AdvertisingOptions.maximumBeacons else { throw .refused(Refusal(nil, .tooManyBeacons(most: AdvertisingOptions.maximumBeacons))) }
-        _ = try beacon.pduData(extendedPDUs: extendedPDUs || own.phy == .coded)
+        _ = try beacon.pduData(extendedPDUs: usesExtendedPDUs(with: own))
         try checkScanResponse(beacon, parameters: own)
         // The slot beacons would take turns on, and whether it is scannable now.
         let sharing = plan.handles.indices.last.map { (index: $0, scannable: isScannable($0)) }
