@@ -123,13 +123,8 @@ struct Replay: ParsableCommand, ScenarioLaunching {
         }
         func scenario(of plan: ReplayPlan) throws -> Scenario {
             do {
-                var scenario = try plan.scenario(device: nil)
-                if loop {
-                    // As many whole rounds as --duration holds (at least one), or until a signal.
-                    let rounds = duration.map { Int(($0 / max(plan.length, 0.001)).rounded(.down)) } ?? 1_000_000
-                    scenario.steps = [Scenario.Step(.repeatSteps(times: max(1, rounds), steps: scenario.steps))]
-                }
-                return scenario
+                // Looping: as many whole rounds as --duration holds (at least one), or until a signal.
+                return try plan.scenario(device: nil, rounds: loop ? plan.rounds(in: duration) : 1)
             } catch {
                 Console.error("\(file): \(error)")
                 throw ExitStatus.dataError
@@ -172,46 +167,13 @@ struct Replay: ParsableCommand, ScenarioLaunching {
         }
         if let error = outcome.error { throw fail(error) }
         let ending = outcome.interrupted ? "interrupted" : "the capture's end"
-        // What was sent per advertiser, as the plan had it on the air for the run's length.
-        for entry in planned.entries {
-            let sent = planned.sent(entry, after: outcome.duration, loops: loop)
-            if json {
-                var object = JSONObject()
-                object.add("event", literal: "sent")
-                object.add("name", entry.name)
-                if let sentAs = entry.sentAs { object.add("sentAs", address: sentAs) } else { object.addNull("sentAs") }
-                object.add("onAirSeconds", number: "\((sent.seconds * 10).rounded() / 10)")
-                object.add("events", sent.events)
-                print(object.line)
-            } else {
-                print("\(entry.name): on the air " + String(format: "%.1f s", sent.seconds) + ", about \(sent.events) events"
-                      + (entry.sentAs.map { " from \($0)" } ?? ""))
-            }
+        let rounds = loop ? planned.rounds(in: duration) : 1
+        for line in planned.outcomeLines(after: outcome.duration, loops: loop, rounds: rounds, lateness: outcome.lateness,
+                                         ending: ending, json: json) {
+            print(line)
         }
-        if json {
-            var object = JSONObject()
-            object.add("event", literal: "replayed")
-            object.add("advertisers", planned.entries.count)
-            object.add("seconds", number: "\((outcome.duration * 10).rounded() / 10)")
-            object.add("planned", number: "\((planned.length * 10).rounded() / 10)")
-            object.add("largestLateness", number: "\((outcome.lateness.largest * 1000).rounded() / 1000)")
-            object.add("meanLateness", number: "\((outcome.lateness.mean * 1000).rounded() / 1000)")
-            object.add("ended", ending)
-            print(object.line)
-        } else {
-            print("replayed \(planned.entries.count) advertiser\(planned.entries.count == 1 ? "" : "s") for "
-                  + String(format: "%.1f s", outcome.duration) + " (\(ending)); its changes came at most "
-                  + String(format: "%.3f s", outcome.lateness.largest) + " late")
-        }
-        if outcome.lateness.largest > Self.lateWarning {
-            Console.error("\(file): changes came up to " + String(format: "%.2f s", outcome.lateness.largest) + " after they were "
-                          + "due: the controller could not keep up with the plan (fewer at once with --sets, longer --turn, or a "
-                          + "lower --speed)", priority: .warning)
-        }
+        if let late = ReplayPlan.lateness(outcome.lateness) { Console.error("\(file): \(late)", priority: .warning) }
     }
-
-    /// Changes later than this (seconds) after they were due are said at the end.
-    static let lateWarning = 0.2
 
     /// The capture's advertisers (`CaptureSurvey.read`), with `decode`'s errors and statuses:
     /// 74 for a file that does not open, 65 for one that does not read as a capture.
@@ -233,64 +195,7 @@ struct Replay: ParsableCommand, ScenarioLaunching {
 
     private func printPlan(_ plan: ReplayPlan) {
         for reason in plan.leftOut { Console.error("\(file): \(reason)", priority: .warning) }
-        if json {
-            for entry in plan.entries {
-                var object = JSONObject()
-                object.add("event", literal: "plan")
-                object.add("name", entry.name)
-                object.add("address", address: entry.advertiser.address)
-                object.add("addressType", addressType: entry.advertiser.addressType)
-                if let sentAs = entry.sentAs { object.add("sentAs", address: sentAs) } else { object.addNull("sentAs") }
-                object.add("pduType", entry.pduType)
-                object.add("capturedPduType", entry.capturedPDUType)
-                object.add("interval", number: "\(entry.interval)")
-                if let achieved = entry.achievedInterval {
-                    object.add("achievedInterval", number: "\((achieved * 10).rounded() / 10)")
-                } else {
-                    object.addNull("achievedInterval")
-                }
-                object.add("turns", entry.onAir.count)
-                if let power = entry.txPower { object.add("txPower", Int(power)) } else { object.addNull("txPower") }
-                if let rssi = entry.advertiser.rssi { object.add("rssi", rssi) } else { object.addNull("rssi") }
-                if let captured = entry.advertiser.interval {
-                    object.add("capturedInterval", number: "\((captured * 10).rounded() / 10)")
-                } else {
-                    object.addNull("capturedInterval")
-                }
-                object.add("start", number: "\((entry.start * 1000).rounded() / 1000)")
-                object.add("end", number: "\((entry.end * 1000).rounded() / 1000)")
-                object.add("spans", ranges: entry.spans)
-                object.add("reports", entry.advertiser.reports)
-                object.add("data", hex: entry.advertiser.data)
-                print(object.line)
-            }
-            return
-        }
-        let turns = plan.entries.contains { $0.onAir.count > 1 || $0.onAir.isEmpty }
-        print("\(file): \(plan.entries.count) advertiser\(plan.entries.count == 1 ? "" : "s"), "
-              + String(format: "%.1f s", plan.length) + (speed == 1 ? "" : " at \(speed)x")
-              + (turns ? ", taking turns of \(turn) s on \(plan.sets ?? 0) set\(plan.sets == 1 ? "" : "s")" : ""))
-        // Each column as wide as its widest value (a 10,240 ms interval is whole).
-        var rows = [["name", "address", "sent as", "PDU type", "interval", "heard every", "from", "to", "stays", "data"]]
-        for entry in plan.entries {
-            rows.append([entry.name, "\(entry.advertiser.address)",
-                         entry.sentAs.map { $0 == entry.advertiser.address ? "(kept)" : "\($0)" } ?? "(the kernel's)",
-                         entry.pduType, String(format: "%.1f ms", entry.interval),
-                         entry.achievedInterval.map { String(format: "%.1f ms", $0) } ?? "never",
-                         String(format: "%.1f s", entry.start), String(format: "%.1f s", entry.end), "\(entry.spans.count)",
-                         HexText.format(entry.advertiser.data)])
-        }
-        let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
-        for row in rows {
-            print(zip(row, widths).enumerated().map { column, cell in
-                column == row.count - 1 ? cell.0 : cell.0.padding(toLength: cell.1, withPad: " ", startingAt: 0)
-            }.joined(separator: "  "))
-        }
-        // Those that go and come back: each stay.
-        for entry in plan.entries where entry.spans.count > 1 {
-            print("\(entry.name) is there " + entry.spans.map { String(format: "%.1f-%.1f s", $0.lowerBound, $0.upperBound) }
-                .joined(separator: ", "))
-        }
+        for line in plan.planLines(json: json, file: file, speed: speed) { print(line) }
         fflushStandardOutput()
     }
 }

@@ -3,6 +3,7 @@
 import AdvertisementCodec
 import BeaconHost
 import BeaconReports
+import BeaconTracking
 import Foundation
 
 /// A capture's advertisers put back on the air (`replay`), planned before anything is sent:
@@ -333,22 +334,44 @@ public struct ReplayPlan: Sendable {
         return fields
     }
 
-    /// The plan as a scenario: each advertiser a beacon, advertised and stopped at its times.
+    /// The plan as a scenario: each advertiser a beacon, advertised and stopped at its times,
+    /// `rounds` times over (nil: until a signal). Looping, an advertiser there at the capture's
+    /// end and at its start, with no going between (`Presence.isGoing` over the silence across
+    /// the wrap), stays on the air from round to round, as it would in a longer capture,
+    /// instead of going and coming back at every round's start (a new phase each time).
     /// - Throws: `BeaconDescription.Invalid` for an advertiser whose bytes are no advertising data.
     /// - Parameter prefix: before each advertiser's name (a scenario's `replay` step: `replay1-`).
-    public func scenario(device: String?, prefix: String = "") throws -> Scenario {
+    public func scenario(device: String?, prefix: String = "", rounds: Int? = 1) throws -> Scenario {
         var beacons: [Scenario.BeaconDefinition] = []
         var events: [(time: Double, order: Int, action: Scenario.Action)] = []
+        var carried: [String] = []
+        let looping = rounds != 1
         for entry in entries {
+            let name = prefix + entry.name
             let fields = Self.fields(of: entry)
             let split = try BeaconDescription.parameters(in: fields)
-            beacons.append(Scenario.BeaconDefinition(name: prefix + entry.name, fields: split.fields,
+            beacons.append(Scenario.BeaconDefinition(name: name, fields: split.fields,
                                                      beacon: try BeaconDescription(fields: split.fields).beacon(),
                                                      parameters: split.parameters))
+            var onAir = entry.onAir
+            if looping, let first = onAir.first, let last = onAir.last,
+               !Presence.isGoing(length - last.upperBound + first.lowerBound, interval: entry.interval) {
+                // Across the wrap: on from its last stay's start to its first stay's end.
+                carried.append(name)
+                if onAir.count == 1 {
+                    onAir = []
+                } else {
+                    onAir[0] = 0...first.upperBound
+                    onAir[onAir.count - 1] = last.lowerBound...length
+                    events.append((first.upperBound, 0, .stop([name])))
+                    events.append((last.lowerBound, 1, .advertise([name])))
+                    onAir = Array(onAir.dropFirst().dropLast())
+                }
+            }
             // At one time, those leaving first: their sets go to those coming.
-            for span in entry.onAir {
-                events.append((span.lowerBound, 1, .advertise([prefix + entry.name])))
-                events.append((span.upperBound, 0, .stop([prefix + entry.name])))
+            for span in onAir {
+                events.append((span.lowerBound, 1, .advertise([name])))
+                events.append((span.upperBound, 0, .stop([name])))
             }
         }
         // On the capture's clock: a paced wait of none starts the timeline, and each wait runs
@@ -363,8 +386,16 @@ public struct ReplayPlan: Sendable {
             }
             steps.append(Scenario.Step(event.action))
         }
-        // The run ends when the plan does (the last going), not when its last change is made.
+        // A round ends when the plan does (the last going), not when its last change is made.
         if length > now + 0.0005 { steps.append(Scenario.Step(.wait(seconds: ((length - now) * 1000).rounded() / 1000, paced: true))) }
+        guard looping else { return Scenario(device: device, beacons: beacons, steps: steps) }
+        // Those carried across the wrap come before the first round and go after the last.
+        let round = Scenario.Step(.repeatSteps(times: rounds ?? Self.untilASignal, steps: steps))
+        steps = (carried.isEmpty ? [] : [Scenario.Step(.advertise(carried))]) + [round]
+            + (carried.isEmpty ? [] : [Scenario.Step(.stop(carried))])
         return Scenario(device: device, beacons: beacons, steps: steps)
     }
+
+    /// Looping until a signal: this many rounds.
+    public static let untilASignal = 1_000_000
 }

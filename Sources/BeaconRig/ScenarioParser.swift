@@ -455,12 +455,12 @@ public struct ScenarioParser {
         while scenario.beacons.contains(where: { $0.name.hasPrefix("replay\(round)-") }) { round += 1 }
         let replayed: Scenario
         do {
-            replayed = try plan.scenario(device: nil, prefix: "replay\(round)-")
+            replayed = try plan.scenario(device: nil, prefix: "replay\(round)-", rounds: rounds)
         } catch {
             throw fail(node, "replay \(path): \(error)")
         }
         scenario.beacons += replayed.beacons
-        return .repeatSteps(times: rounds, steps: replayed.steps)
+        return .repeatSteps(times: 1, steps: replayed.steps)
     }
 
     private static let stepKinds = ["advertise", "update", "stop", "wait", "expect", "repeat", "ramp", "replay"]

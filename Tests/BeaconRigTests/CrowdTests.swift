@@ -78,8 +78,15 @@ import Testing
         let scenario = try ScenarioParser.load(path: path)
         #expect(scenario.beacons.map(\.name) == ["own", "replay1-a1", "replay1-a2", "replay2-a1", "replay2-a2",
                                                  "replay3-a1", "replay3-a2"])
-        // loop: 3 is three rounds of the capture's timeline.
-        guard case .repeatSteps(3, _) = scenario.steps[3].action else { Issue.record("\(scenario.steps[3].action)"); return }
+        // loop: 3 is three rounds of the capture's timeline; both advertisers are there from its
+        // start to its end, so they stay on the air from round to round (one phase throughout).
+        guard case let .repeatSteps(1, looped) = scenario.steps[3].action, looped.count == 3,
+              case .advertise(["replay3-a1", "replay3-a2"]) = looped[0].action, case let .repeatSteps(3, round) = looped[1].action,
+              case .stop(["replay3-a1", "replay3-a2"]) = looped[2].action else {
+            Issue.record("\(scenario.steps[3].action)")
+            return
+        }
+        #expect(!round.contains { if case .advertise = $0.action { true } else { false } }, "\(round.map(\.action))")
         guard case let .repeatSteps(1, steps) = scenario.steps[1].action else { Issue.record("\(scenario.steps[1].action)"); return }
         // Both advertisers come at once, stay 1.57 s at twice the speed (0.785 s + a period), and go.
         // (The first step starts the capture's clock: a paced wait of none.)

@@ -239,4 +239,32 @@ import Testing
         #expect(empty.entries[0].pduType == "ADV_SCAN_IND")
         #expect(try empty.scenario(device: nil).beacons[0].beacon.scanResponseData == AdvertisingData())
     }
+
+    /// Looping, an advertiser there at the capture's end and its start stays on the air across
+    /// the wrap (it goes only where the capture has it go); one away across the wrap goes and
+    /// comes back each round.
+    @Test func loopingCarriesAnAdvertiserAcrossTheWrap() throws {
+        var walker = Self.advertiser(1, from: 0, to: 8.9, interval: 300)
+        walker.spans = [0...2.9, 5.9...8.9]
+        var visitor = Self.advertiser(2, from: 3, to: 5, interval: 300)
+        visitor.spans = [3...5]
+        let plan = try ReplayPlan([walker, visitor])
+        let scenario = try plan.scenario(device: nil, rounds: 3)
+        guard scenario.steps.count == 3, case .advertise(["a1"]) = scenario.steps[0].action,
+              case let .repeatSteps(3, round) = scenario.steps[1].action, case .stop(["a1"]) = scenario.steps[2].action else {
+            Issue.record("\(scenario.steps.map(\.action))")
+            return
+        }
+        let changes = round.compactMap { step -> String? in
+            switch step.action {
+            case let .advertise(names): "+" + names.joined()
+            case let .stop(names): "-" + (names ?? []).joined()
+            default: nil
+            }
+        }
+        #expect(changes == ["+a2", "-a1", "-a2", "+a1"], "a2 comes at 3 s, a1 goes at 3.2 s, a2 goes at 5.3 s, a1 comes at 5.9 s: \(changes)")
+        // One round: as before, every change in the round.
+        let once = try plan.scenario(device: nil)
+        #expect(once.steps.filter { if case .advertise = $0.action { true } else { false } }.count == 3)
+    }
 }
