@@ -97,69 +97,7 @@ final class EmitterPrinter {
                     : "extended advertising" + (capabilities.numberOfAdvertisingSets.map { " with \($0) sets" } ?? "")))
             }
         case let .advertising(plan, elapsed, roundTrips, ownAddresses):
-            let milliseconds = Self.milliseconds(elapsed)
-            if json {
-                var object = JSONObject()
-                object.add("event", "advertising")
-                object.add("device", device)
-                object.add("mode", plan.mode.rawValue)
-                object.add("sets", plan.handles.count)
-                object.add("handles", integers: plan.handles)
-                object.add("rotating", plan.rotating)
-                if let first = plan.firstTurn {
-                    // Who takes turns, as the text line says it: beacons from this number on, on this set.
-                    object.add("turnsFrom", first + 1)
-                    object.add("turnsOn", plan.handle(ofBeacon: first))
-                }
-                object.add("address", plan.address?.description ?? "")
-                object.add("addressType", plan.addressIsRandom ? "random" : "public")
-                object.add("beacons", beacons.count)
-                object.add("intervalUnits", intervalUnits)
-                if let range = plan.kernelInterval {
-                    object.add("kernelIntervalMs", integers: [Int(range.lowerBound), Int(range.upperBound)])
-                }
-                object.add("elapsedMs", number: milliseconds)
-                object.add("hciRoundTrips", roundTrips)
-                print(object.line)
-                for (index, beacon) in beacons.enumerated() {
-                    // Each beacon an event line too: its id, then decode's keys, then its own parameters,
-                    // then the mean period a receiver hears it at under the plan, and the address of its
-                    // own it goes out as (`replay`'s key).
-                    let keys = SightingFormatter.json(BeaconSighting(beacon: beacon)).dropFirst()
-                    let line = Self.withOwn(own(index), #"{"event":"beacon","id":\#(index + 1),"# + keys)
-                    let sentAs = ownAddresses.indices.contains(index) ? ownAddresses[index].map { #","sentAs":"\#($0)""# } : nil
-                    print(line.dropLast() + #","achievedInterval":\#(Self.number(heardEvery(index, plan: plan)))"#
-                          + (sentAs ?? "") + "}")
-                }
-            } else {
-                let plural = plan.handles.count == 1 ? "" : "s"
-                let numbers = plan.handles.map(String.init).joined(separator: ", ")
-                let how = switch plan.mode {
-                case .extended: "extended advertising, \(plan.handles.count) set\(plural) (\(numbers))"
-                case .legacy: "legacy advertising"
-                case .managed: "the kernel's management API, \(plan.handles.count) instance\(plural) (\(numbers))"
-                }
-                let rotation = plan.firstTurn.map { first in
-                    plan.mode == .legacy ? ", beacons taking turns (more beacons than sets)"
-                        : ", beacons \(first + 1)-\(beacons.count) taking turns on \(plan.mode == .managed ? "instance" : "set") "
-                          + "\(plan.handle(ofBeacon: first)) (more beacons than \(plan.mode == .managed ? "instances" : "sets"))"
-                          + ", each heard every \(Self.number(heardEvery(first, plan: plan))) ms"
-                } ?? ""
-                let from = plan.mode == .managed
-                    ? (plan.addressIsRandom ? "a random address the kernel chooses" : "the adapter's identity address")
-                    : "\(plan.address?.description ?? "?") (\(plan.addressIsRandom ? "random" : "public"))"
-                let every = plan.kernelInterval.map {
-                    "\(Self.number($0.lowerBound))-\(Self.number($0.upperBound)) ms (the kernel's choice)" } ?? interval
-                line("advertising on \(device) from \(from): "
-                      + "\(how)\(rotation), every \(every); enabled \(milliseconds) ms after start, "
-                      + "\(roundTrips) HCI round trips")
-                for (index, beacon) in beacons.enumerated() {
-                    let own = own(index).description
-                    line("  " + SightingFormatter.text(BeaconSighting(beacon: beacon)) + (own.isEmpty ? "" : " (its own \(own))"))
-                }
-            }
-            notify("READY=1", ServiceNotifier.status("advertising \(beacons.count) beacon\(beacons.count == 1 ? "" : "s") on \(device) "
-                                                      + "(\(plan.mode.rawValue))"))
+            advertising(plan, elapsed: elapsed, roundTrips: roundTrips, ownAddresses: ownAddresses)
         case let .stopped(reason, keptOn):
             if json {
                 var object = JSONObject()
@@ -234,26 +172,98 @@ final class EmitterPrinter {
             Console.error("could not take the beacons off \(device) at exit: \(error.message); run `beacon-emit stop -i \(device)` "
                           + "once it is back")
         case let .restored(cause, gap, afterUsable):
-            if json {
-                var object = JSONObject()
-                object.add("event", "restored")
-                object.add("cause", cause.code)
-                object.add("gapMs", number: Self.milliseconds(gap))
-                object.add("afterUsableMs", number: Self.milliseconds(afterUsable))
-                print(object.line)
-            } else if case .notHeard = cause {
-                line("reprogrammed the beacons \(Self.milliseconds(gap)) ms after the canary missed them; "
-                     + "it listens for them again", .notice)
-            } else {
-                line("back on the air after \(Self.milliseconds(gap)) ms off (\(cause)), "
-                     + "\(Self.milliseconds(afterUsable)) ms after \(device) was usable again", .notice)
-            }
-            notify(ServiceNotifier.status("advertising \(beacons.count) beacon\(beacons.count == 1 ? "" : "s") on \(device) "
-                                          + "(back after \(Self.milliseconds(gap)) ms off)"))
+            restored(cause, gap: gap, afterUsable: afterUsable)
         case let .canary(news):
             canary(news)
         }
         fflushStandardOutput()
+    }
+
+    /// Advertising began (or began again): the plan, each beacon, and the unit told.
+    private func advertising(_ plan: AdvertisingPlan, elapsed: Duration, roundTrips: Int, ownAddresses: [BluetoothAddress?]) {
+        let milliseconds = Self.milliseconds(elapsed)
+        if json {
+            var object = JSONObject()
+            object.add("event", "advertising")
+            object.add("device", device)
+            object.add("mode", plan.mode.rawValue)
+            object.add("sets", plan.handles.count)
+            object.add("handles", integers: plan.handles)
+            object.add("rotating", plan.rotating)
+            if let first = plan.firstTurn {
+                // Who takes turns, as the text line says it: beacons from this number on, on this set.
+                object.add("turnsFrom", first + 1)
+                object.add("turnsOn", plan.handle(ofBeacon: first))
+            }
+            object.add("address", plan.address?.description ?? "")
+            object.add("addressType", plan.addressIsRandom ? "random" : "public")
+            object.add("beacons", beacons.count)
+            object.add("intervalUnits", intervalUnits)
+            if let range = plan.kernelInterval {
+                object.add("kernelIntervalMs", integers: [Int(range.lowerBound), Int(range.upperBound)])
+            }
+            object.add("elapsedMs", number: milliseconds)
+            object.add("hciRoundTrips", roundTrips)
+            print(object.line)
+            for (index, beacon) in beacons.enumerated() {
+                // Each beacon an event line too: its id, then decode's keys, then its own parameters,
+                // then the mean period a receiver hears it at under the plan, and the address of its
+                // own it goes out as (`replay`'s key).
+                let keys = SightingFormatter.json(BeaconSighting(beacon: beacon)).dropFirst()
+                let line = Self.withOwn(own(index), #"{"event":"beacon","id":\#(index + 1),"# + keys)
+                let sentAs = ownAddresses.indices.contains(index) ? ownAddresses[index].map { #","sentAs":"\#($0)""# } : nil
+                print(line.dropLast() + #","achievedInterval":\#(Self.number(heardEvery(index, plan: plan)))"#
+                      + (sentAs ?? "") + "}")
+            }
+        } else {
+            let plural = plan.handles.count == 1 ? "" : "s"
+            let numbers = plan.handles.map(String.init).joined(separator: ", ")
+            let how = switch plan.mode {
+            case .extended: "extended advertising, \(plan.handles.count) set\(plural) (\(numbers))"
+            case .legacy: "legacy advertising"
+            case .managed: "the kernel's management API, \(plan.handles.count) instance\(plural) (\(numbers))"
+            }
+            let rotation = plan.firstTurn.map { first in
+                plan.mode == .legacy ? ", beacons taking turns (more beacons than sets)"
+                    : ", beacons \(first + 1)-\(beacons.count) taking turns on \(plan.mode == .managed ? "instance" : "set") "
+                      + "\(plan.handle(ofBeacon: first)) (more beacons than \(plan.mode == .managed ? "instances" : "sets"))"
+                      + ", each heard every \(Self.number(heardEvery(first, plan: plan))) ms"
+            } ?? ""
+            let from = plan.mode == .managed
+                ? (plan.addressIsRandom ? "a random address the kernel chooses" : "the adapter's identity address")
+                : "\(plan.address?.description ?? "?") (\(plan.addressIsRandom ? "random" : "public"))"
+            let every = plan.kernelInterval.map {
+                "\(Self.number($0.lowerBound))-\(Self.number($0.upperBound)) ms (the kernel's choice)" } ?? interval
+            line("advertising on \(device) from \(from): "
+                  + "\(how)\(rotation), every \(every); enabled \(milliseconds) ms after start, "
+                  + "\(roundTrips) HCI round trips")
+            for (index, beacon) in beacons.enumerated() {
+                let own = own(index).description
+                line("  " + SightingFormatter.text(BeaconSighting(beacon: beacon)) + (own.isEmpty ? "" : " (its own \(own))"))
+            }
+        }
+        notify("READY=1", ServiceNotifier.status("advertising \(beacons.count) beacon\(beacons.count == 1 ? "" : "s") on \(device) "
+                                                  + "(\(plan.mode.rawValue))"))
+    }
+
+    /// Back on the air after a disruption, and how long it took.
+    private func restored(_ cause: Disruption, gap: Duration, afterUsable: Duration) {
+        if json {
+            var object = JSONObject()
+            object.add("event", "restored")
+            object.add("cause", cause.code)
+            object.add("gapMs", number: Self.milliseconds(gap))
+            object.add("afterUsableMs", number: Self.milliseconds(afterUsable))
+            print(object.line)
+        } else if case .notHeard = cause {
+            line("reprogrammed the beacons \(Self.milliseconds(gap)) ms after the canary missed them; "
+                 + "it listens for them again", .notice)
+        } else {
+            line("back on the air after \(Self.milliseconds(gap)) ms off (\(cause)), "
+                 + "\(Self.milliseconds(afterUsable)) ms after \(device) was usable again", .notice)
+        }
+        notify(ServiceNotifier.status("advertising \(beacons.count) beacon\(beacons.count == 1 ? "" : "s") on \(device) "
+                                      + "(back after \(Self.milliseconds(gap)) ms off)"))
     }
 
     /// What the canary heard (`--canary`).
