@@ -5,6 +5,7 @@ import ArgumentParser
 import BeaconHost
 import BeaconReports
 import BeaconRig
+import BeaconTracking
 import Foundation
 
 /// `beacon-emit replay FILE`: a capture's advertisers put back on the air.
@@ -51,7 +52,7 @@ struct Replay: ParsableCommand, ScenarioLaunching {
 
     @Option(help: ArgumentHelp("The shortest silence of an advertiser's taken as a going (0.1 to 3600; it must be "
                                + "longer than 5 of the advertiser's intervals too).", valueName: "seconds"))
-    var gap: Double = CaptureSurvey.defaultGap
+    var gap: Double = Presence.defaultGap
 
     @Option(help: ArgumentHelp("Only the advertiser at this address (AA:BB:CC:DD:EE:FF, as in the capture); "
                                + "repeat for several.", valueName: "address"))
@@ -85,7 +86,9 @@ struct Replay: ParsableCommand, ScenarioLaunching {
         }
         if let sets, !(1...240).contains(sets) { throw ValidationError("--sets must be from 1 to 240, got \(sets)") }
         guard turn >= 0.1 && turn <= 60 else { throw ValidationError("--turn must be from 0.1 to 60 seconds, got \(turn)") }
-        guard gap >= 0.1 && gap <= 3600 else { throw ValidationError("--gap must be from 0.1 to 3600 seconds, got \(gap)") }
+        guard Presence.gaps.contains(gap) else {
+            throw ValidationError("--gap must be from \(Presence.gaps.lowerBound) to \(Int(Presence.gaps.upperBound)) seconds, got \(gap)")
+        }
         _ = try addresses()
     }
 

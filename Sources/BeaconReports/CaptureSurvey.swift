@@ -40,9 +40,6 @@ public struct CaptureSurvey {
     public static let mostAdvertisers = 4096
     /// The most stays kept per advertiser (with `mostAdvertisers`, at most 8 MiB).
     public static let mostSpans = 128
-    /// The shortest silence that may be a going, in seconds (`Presence.defaultGap`).
-    public static let defaultGap = Presence.defaultGap
-
     /// The shortest silence taken as a going, in seconds (`--gap`).
     public let gap: Double
     /// Enough report times for an interval (the first ones heard); with `mostAdvertisers`, at
@@ -70,9 +67,9 @@ public struct CaptureSurvey {
     /// Advertisers past `mostAdvertisers`, left out.
     public private(set) var leftOut = 0
 
-    /// - Parameter gap: the shortest silence, in seconds, that may be a going (`defaultGap`).
-    public init(gap: Double = CaptureSurvey.defaultGap) {
-        self.gap = gap.isFinite ? max(0, gap) : Self.defaultGap
+    /// - Parameter gap: the shortest silence, in seconds, that may be a going (`Presence.defaultGap`).
+    public init(gap: Double = Presence.defaultGap) {
+        self.gap = gap.isFinite ? max(0, gap) : Presence.defaultGap
     }
 
     /// Takes one report heard at `elapsed` seconds (the capture's clock).
@@ -150,7 +147,7 @@ public struct CaptureSurvey {
     /// - Parameter gap: the shortest silence that may be a going (`init(gap:)`).
     /// - Throws: `ReplayError` when it cannot be opened (`unreadable`) or read.
     public static func read(path: String, includeBadCRC: Bool = false,
-                            gap: Double = defaultGap) throws -> (survey: CaptureSurvey, badCRCPackets: Int) {
+                            gap: Double = Presence.defaultGap) throws -> (survey: CaptureSurvey, badCRCPackets: Int) {
         let reader = try CaptureReader(path: path, decode: false, name: path, includeBadCRC: includeBadCRC)
         defer { reader.cancel() }
         var survey = CaptureSurvey(gap: gap)
@@ -171,15 +168,7 @@ public struct CaptureSurvey {
             advertiser.scanResponse = scanResponses[advertiser.address]
             advertiser.interval = Self.interval(times: entry.times)
             // A silence its own interval explains (missed events) is no going.
-            var spans: [ClosedRange<Double>] = []
-            for span in entry.spans {
-                if let last = spans.last, !Presence.isGoing(span.lowerBound - last.upperBound, interval: advertiser.interval, gap: gap) {
-                    spans[spans.count - 1] = last.lowerBound...span.upperBound
-                } else {
-                    spans.append(span)
-                }
-            }
-            advertiser.spans = spans
+            advertiser.spans = Presence.stays(joining: entry.spans, interval: advertiser.interval, gap: gap)
             advertiser.silencesMerged = entry.silencesMerged
             let sorted = entry.rssi.sorted()
             advertiser.rssi = sorted.isEmpty ? nil : sorted[sorted.count / 2]

@@ -398,15 +398,16 @@ public struct ScenarioParser {
         var speed = 1.0
         var only = Set<BluetoothAddress>()
         var rounds = 1
-        var gap = CaptureSurvey.defaultGap
+        var gap = Presence.defaultGap
         if case .scalar = node {
             path = try string(node, "replay")
         } else {
             let map = try mapping(node, "replay", keys: ["file", "speed", "only", "loop", "gap"])
             if let gapNode = map["gap"] {
                 gap = try number(gapNode, "replay's gap")
-                guard gap >= 0.1 && gap <= 3600 else {
-                    throw fail(gapNode, "gap is the shortest silence taken as a going: 0.1 to 3600 seconds, got \(gap)")
+                guard Presence.gaps.contains(gap) else {
+                    throw fail(gapNode, "gap is the shortest silence taken as a going: \(Presence.gaps.lowerBound) to "
+                               + "\(Int(Presence.gaps.upperBound)) seconds, got \(gap)")
                 }
             }
             if let loopNode = map["loop"] {

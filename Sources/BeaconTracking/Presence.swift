@@ -10,6 +10,8 @@ public enum Presence {
     /// A silence is a going only when longer than this many of the advertiser's own intervals
     /// too (a scanner misses a few events in a row now and then).
     public static let silenceIntervals = 5.0
+    /// The `gap`s a user may give (`replay --gap`, a scenario's `replay: {gap: S}`), in seconds.
+    public static let gaps: ClosedRange<Double> = 0.1...3600
 
     /// Whether a silence of `seconds` is a going, for an advertiser at `interval` ms (nil: not
     /// known) with `gap` seconds.
@@ -20,12 +22,19 @@ public enum Presence {
     /// Sorted times (seconds) as stays: from the first time of each to its last, a new one after
     /// every silence `isGoing` calls a going.
     public static func stays(_ times: [Double], interval: Double?, gap: Double = defaultGap) -> [ClosedRange<Double>] {
+        stays(joining: times.map { $0...$0 }, interval: interval, gap: gap)
+    }
+
+    /// Spans in order (seconds) as stays: each joined to the one before it unless the silence
+    /// between them is a going.
+    public static func stays(joining spans: [ClosedRange<Double>], interval: Double?,
+                             gap: Double = defaultGap) -> [ClosedRange<Double>] {
         var stays: [ClosedRange<Double>] = []
-        for time in times {
-            if let last = stays.last, !isGoing(time - last.upperBound, interval: interval, gap: gap) {
-                stays[stays.count - 1] = last.lowerBound...max(last.upperBound, time)
+        for span in spans {
+            if let last = stays.last, !isGoing(span.lowerBound - last.upperBound, interval: interval, gap: gap) {
+                stays[stays.count - 1] = last.lowerBound...max(last.upperBound, span.upperBound)
             } else {
-                stays.append(time...time)
+                stays.append(span)
             }
         }
         return stays

@@ -3,6 +3,7 @@
 import AdvertisementCodec
 @testable import BeaconReports
 import BeaconRig
+import BeaconTracking
 import Testing
 
 /// More advertisers at once than sets: the plan shares the sets in turns, never more on the air
@@ -139,7 +140,7 @@ import Testing
     }
 
     /// A survey of one advertiser heard at `times`, with `gap`.
-    static func surveyed(_ times: [Double], gap: Double = CaptureSurvey.defaultGap) -> CapturedAdvertiser? {
+    static func surveyed(_ times: [Double], gap: Double = Presence.defaultGap) -> CapturedAdvertiser? {
         var survey = CaptureSurvey(gap: gap)
         let data: [UInt8] = [0x02, 0x01, 0x06, 0x03, 0xFF, 0x01, 0x02]
         let report = AdvertisingReportFields(address: BluetoothAddress(0xC1_22_33_44_55_66), addressType: .randomDevice, rssi: -60,
