@@ -63,11 +63,18 @@ public enum IdentityKey {
     /// - Throws: `BeaconDescription.Invalid` when the path names it and it is not set.
     public static func resolve(_ path: String, _ name: String) throws(BeaconDescription.Invalid) -> String {
         guard path.hasPrefix(credentialsPrefix) else { return path }
-        guard let directory = ProcessInfo.processInfo.environment["CREDENTIALS_DIRECTORY"], directory.hasPrefix("/") else {
+        guard let directory = credentialsDirectory else {
             throw BeaconDescription.Invalid("\(name) \(path): CREDENTIALS_DIRECTORY is not set: systemd sets it for a unit "
                                             + "with LoadCredential= (docs/service.md); elsewhere set it, or name the key file itself")
         }
-        return (directory.hasSuffix("/") ? directory : directory + "/") + path.dropFirst(credentialsPrefix.count)
+        return directory + path.dropFirst(credentialsPrefix.count)
+    }
+
+    /// The unit's credentials directory (`$CREDENTIALS_DIRECTORY`, absolute), ending in `/`;
+    /// nil where it is not set.
+    static var credentialsDirectory: String? {
+        guard let directory = ProcessInfo.processInfo.environment["CREDENTIALS_DIRECTORY"], directory.hasPrefix("/") else { return nil }
+        return directory.hasSuffix("/") ? directory : directory + "/"
     }
 
     /// Whether `path` is in the unit's credentials directory (`$CREDENTIALS_DIRECTORY`), where
@@ -75,9 +82,8 @@ public enum IdentityKey {
     /// there says less than its access list (systemd grants the unit's user read access by an
     /// ACL entry, which shows in the group bits).
     static func isCredential(_ path: String) -> Bool {
-        guard let directory = ProcessInfo.processInfo.environment["CREDENTIALS_DIRECTORY"], directory.hasPrefix("/"),
-              !path.split(separator: "/").contains("..") else { return false }
-        return path.hasPrefix(directory.hasSuffix("/") ? directory : directory + "/")
+        guard let directory = credentialsDirectory, !path.split(separator: "/").contains("..") else { return false }
+        return path.hasPrefix(directory)
     }
 
     /// Why a key file of `mode` is refused: group or others may read or write it.
