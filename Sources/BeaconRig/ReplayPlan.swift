@@ -21,12 +21,12 @@ public struct ReplayPlan: Sendable {
         public var sentAs: BluetoothAddress?
         /// The interval it advertises at, in 0.625 ms units.
         public var intervalUnits: UInt32
-        /// When it comes first and goes last, in seconds from the replay's start.
-        public var start: Double
-        public var end: Double
         /// Each stay, in order, in seconds from the replay's start: the capture's (a silence
         /// `Presence.isGoing` calls a going is one here), each to its last event's period.
-        public var spans: [ClosedRange<Double>] = []
+        public var spans: [ClosedRange<Double>]
+        /// When it comes first and goes last, in seconds from the replay's start.
+        public var start: Double { spans.first?.lowerBound ?? 0 }
+        public var end: Double { spans.last?.upperBound ?? 0 }
         /// Where what goes on the air is not the capture's PDU type, why (said before the plan).
         public var pduNote: String?
         /// Its TX power in dBm (its strength in the capture relative to the strongest: 0 dBm for
@@ -181,8 +181,7 @@ public struct ReplayPlan: Sendable {
             let stays = advertiser.spans.isEmpty ? [earliest...latest] : advertiser.spans
             let spans = stays.map { max(0, $0.lowerBound) / speed...max(0, $0.upperBound) / speed + interval }
             var entry = Entry(name: "a\(index + 1)", advertiser: advertiser, sentAs: ownAddresses ? address : nil,
-                              intervalUnits: units, start: spans.first?.lowerBound ?? earliest / speed,
-                              end: spans.last?.upperBound ?? latest / speed + interval, spans: spans)
+                              intervalUnits: units, spans: spans)
             if advertiser.silencesMerged > 0 {
                 leftOut.append("\(entry.name) (\(advertiser.address)): more than \(CaptureSurvey.mostSpans) stays: its last "
                                + "\(advertiser.silencesMerged) silence\(advertiser.silencesMerged == 1 ? "" : "s") replayed as presence")
@@ -211,7 +210,6 @@ public struct ReplayPlan: Sendable {
             entries = entries.filter { $0.start < duration }.map { entry in
                 var cut = entry
                 cut.spans = entry.spans.filter { $0.lowerBound < duration }.map { $0.lowerBound...min($0.upperBound, duration) }
-                cut.end = cut.spans.last?.upperBound ?? min(entry.end, duration)
                 return cut
             }
         }
@@ -361,8 +359,6 @@ public struct ReplayPlan: Sendable {
                 if onAir.count == 1 {
                     onAir = []
                 } else {
-                    onAir[0] = 0...first.upperBound
-                    onAir[onAir.count - 1] = last.lowerBound...length
                     events.append((first.upperBound, 0, .stop([name])))
                     events.append((last.lowerBound, 1, .advertise([name])))
                     onAir = Array(onAir.dropFirst().dropLast())
