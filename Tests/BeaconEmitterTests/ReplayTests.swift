@@ -241,13 +241,14 @@ extension Rig {
 /// Six advertisers at once on two sets: they take turns of a second, and a raw HCI scanner
 /// hears each at the period the plan says (`achievedInterval`), all six in every round.
 @Suite struct ReplayTurnsRootcanalTests {
-    static func crowd() throws -> String {
+    /// `count` static advertisers of Eddystone-URL data of their own, every 100 ms for `seconds`.
+    static func crowd(_ count: Int = 6, seconds: Int = 6) throws -> String {
         var events: [(Double, [UInt8])] = []
-        for number in 1...6 {
-            for index in 0..<60 {
-                events.append((Double(index) * 0.1 + Double(number) * 0.001,
-                               SiteCapture.report(type: 0x03, addressType: 0x01, address: "C1:22:33:44:55:6\(number)",
-                                                  data: "0201060303AAFE0E16AAFE10EE036578616D706C650\(number)")))
+        for number in 1...count {
+            for index in 0..<(seconds * 10) {
+                events.append((Double(index) * 0.1 + Double(number) * 0.001, SiteCapture.report(
+                    type: 0x03, addressType: 0x01, address: String(format: "C1:22:33:44:56:%02X", number),
+                    data: String(format: "0201060303AAFE0E16AAFE10EE036578616D706C65%02X", number))))
             }
         }
         return try SiteCapture.write(events)
@@ -595,15 +596,7 @@ extension Rig {
     /// so a turn's last change comes about half a second late there; the figures are printed).
     @Test(.notUnderEmulation("the turns are seconds long"))
     func aCrowdOnFewerSetsKeepsTheCapturesClock() throws {
-        var events: [(Double, [UInt8])] = []
-        for number in 1...40 {
-            for index in 0..<100 {
-                events.append((Double(index) * 0.1 + Double(number) * 0.001, SiteCapture.report(
-                    type: 0x03, addressType: 0x01, address: String(format: "C1:22:33:44:56:%02X", number),
-                    data: String(format: "0201060303AAFE0E16AAFE10EE036578616D706C65%02X", number))))
-            }
-        }
-        let path = try SiteCapture.write(events)
+        let path = try ReplayTurnsRootcanalTests.crowd(40, seconds: 10)
         defer { try? FileManager.default.removeItem(atPath: path) }
         let (_, status, said, output) = try SiteCapture.replayHeard(path, seconds: 12)
         #expect(status == 0, "\(output)")
