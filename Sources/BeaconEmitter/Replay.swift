@@ -137,8 +137,7 @@ struct Replay: ParsableCommand, ScenarioLaunching {
         let unlimited = try plan(sets: sets, strength: true)
         if check {
             // What the replay would send, made as it would be: what --check passes, a replay sends.
-            _ = try scenario(of: unlimited)
-            printPlan(unlimited)
+            printPlan(unlimited, try scenario(of: unlimited))
             return
         }
         let printer = ScenarioPrinter(json: json)
@@ -162,8 +161,9 @@ struct Replay: ParsableCommand, ScenarioLaunching {
                 guard capacity > 0 else { throw HostError.refused(Refusal(nil, .noFreeSet(sets: 0))) }
                 planned = try plan(sets: min(capacity, sets ?? capacity), strength: setsTXPower,
                                    ownAddresses: advertisement.makesAddresses)
-                printPlan(planned)
-                return try scenario(of: planned)
+                let scenario = try scenario(of: planned)
+                printPlan(planned, scenario)
+                return scenario
             }
         } catch let error as HostError {
             throw fail(error)
@@ -196,9 +196,14 @@ struct Replay: ParsableCommand, ScenarioLaunching {
         return read.survey.advertisers
     }
 
-    private func printPlan(_ plan: ReplayPlan) {
+    /// The plan, and what its busiest instant asks of the controller (said before it starts).
+    private func printPlan(_ plan: ReplayPlan, _ scenario: Scenario) {
         for reason in plan.leftOut { Console.error("\(file): \(reason)", priority: .warning) }
         for line in plan.planLines(json: json, file: file, speed: speed) { print(line) }
+        if let pace = ReplayPace(of: scenario) {
+            print(pace.line(json: json))
+            if let warning = pace.warning { Console.error("\(file): \(warning)", priority: .warning) }
+        }
         fflushStandardOutput()
     }
 }

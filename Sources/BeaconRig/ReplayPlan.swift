@@ -263,7 +263,8 @@ public struct ReplayPlan: Sendable {
     /// it, or, where more are there than sets, the ones on the air least lately (then the first
     /// heard). An advertiser on the air in turns that follow each other stays on.
     private mutating func takeTurns(sets: Int) throws(Refusal) {
-        let turns = Int((length / turn).rounded(.up))
+        // A tail shorter than half a turn belongs to the last turn (no turn of a few milliseconds).
+        let turns = max(1, Int((length / turn).rounded()))
         guard turns <= Self.mostTurns else {
             throw Refusal(description: "more advertisers at once than \(sets) sets for \(Int(length)) s would take \(turns) turns "
                           + "of \(turn) s, more than \(Self.mostTurns): replay less of it (--duration) or longer turns")
@@ -277,7 +278,7 @@ public struct ReplayPlan: Sendable {
         var there: [Int] = []
         var stay = [Int](repeating: 0, count: entries.count)
         for number in 0..<turns {
-            let (from, to) = (Double(number) * turn, min(length, Double(number + 1) * turn))
+            let (from, to) = (Double(number) * turn, number == turns - 1 ? length : min(length, Double(number + 1) * turn))
             while next < coming.count && entries[coming[next]].start < to {
                 there.append(coming[next])
                 next += 1
@@ -374,13 +375,15 @@ public struct ReplayPlan: Sendable {
         // to when the next change is due, the time the changes before it took taken out.
         var steps = [Scenario.Step(.wait(seconds: 0, paced: true))]
         var now = 0.0
-        for event in events.sorted(by: { ($0.time, $0.order) < ($1.time, $1.order) }) {
-            if event.time > now + 0.0005 {
-                let wait = ((event.time - now) * 1000).rounded() / 1000
+        for instant in Self.instants(events) {
+            if instant.time > now + 0.0005 {
+                let wait = ((instant.time - now) * 1000).rounded() / 1000
                 steps.append(Scenario.Step(.wait(seconds: wait, paced: true)))
                 now += wait
             }
-            steps.append(Scenario.Step(event.action))
+            // Those that go as one change, then those that come as one.
+            if !instant.going.isEmpty { steps.append(Scenario.Step(.stop(instant.going))) }
+            if !instant.coming.isEmpty { steps.append(Scenario.Step(.advertise(instant.coming))) }
         }
         // A round ends when the plan does (the last going), not when its last change is made.
         if length > now + 0.0005 { steps.append(Scenario.Step(.wait(seconds: ((length - now) * 1000).rounded() / 1000, paced: true))) }
@@ -390,6 +393,34 @@ public struct ReplayPlan: Sendable {
         steps = (carried.isEmpty ? [] : [Scenario.Step(.advertise(carried))]) + [round]
             + (carried.isEmpty ? [] : [Scenario.Step(.stop(carried))])
         return Scenario(device: device, beacons: beacons, steps: steps)
+    }
+
+    /// Changes due within this many seconds of the first of them are made together, at its
+    /// time: a few milliseconds early, rather than each late by the commands of those before it
+    /// (a crowd that comes within a few milliseconds, as captured, comes as one change).
+    public static let together = 0.05
+
+    /// The advertisers going and coming (`events`: each a stop or an advertise of one, at its
+    /// time) grouped into instants: those due within `together` of an instant's first, each
+    /// advertiser at most once in an instant (one that goes and comes back goes first).
+    static func instants(_ events: [(time: Double, order: Int, action: Scenario.Action)])
+        -> [(time: Double, going: [String], coming: [String])] {
+        var instants: [(time: Double, going: [String], coming: [String])] = []
+        for event in events.sorted(by: { ($0.time, $0.order) < ($1.time, $1.order) }) {
+            let (going, coming): ([String], [String]) = switch event.action {
+            case let .stop(names?): (names, [])
+            case let .advertise(names): ([], names)
+            default: ([], [])
+            }
+            if let last = instants.last, event.time - last.time <= together,
+               Set(last.going + last.coming).isDisjoint(with: going + coming) {
+                instants[instants.count - 1].going += going
+                instants[instants.count - 1].coming += coming
+            } else {
+                instants.append((event.time, going, coming))
+            }
+        }
+        return instants
     }
 
     /// Looping until a signal: this many rounds.

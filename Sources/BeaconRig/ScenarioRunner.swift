@@ -15,6 +15,11 @@ public protocol ScenarioStage: AnyObject {
     /// it, when it next goes on.
     func setParameters(_ name: String, _ parameters: BeaconParameters) throws(HostError)
     func stop(_ name: String) throws(HostError)
+    /// Puts several beacons on the air at once, as one change where the stage can (a replay's
+    /// beacons coming at one instant).
+    func advertise(_ beacons: [(name: String, beacon: Beacon, parameters: BeaconParameters)]) throws(HostError)
+    /// Takes several beacons off the air at once, as one change where the stage can.
+    func stop(_ names: [String]) throws(HostError)
     /// Takes every beacon off the air; at the end of a run, and after an error.
     func stopAll() throws(HostError)
     /// When the stage next has something to do by itself (beacons taking turns), in the
@@ -52,6 +57,16 @@ public struct StepSettlement: Sendable {
 }
 
 extension ScenarioStage {
+    /// One by one.
+    public func advertise(_ beacons: [(name: String, beacon: Beacon, parameters: BeaconParameters)]) throws(HostError) {
+        for each in beacons { try advertise(each.name, each.beacon, parameters: each.parameters) }
+    }
+
+    /// One by one.
+    public func stop(_ names: [String]) throws(HostError) {
+        for name in names { try stop(name) }
+    }
+
     public var nextDeadline: Double? { nil }
     public func tick(now: Double) throws(HostError) {}
     public func finishStep(waitingIn observer: ScenarioObserver) -> StepSettlement { StepSettlement() }
@@ -202,6 +217,8 @@ public final class ScenarioRunner {
     private var current: (number: String, round: String?) = ("0", nil)
     /// When the steps now are due, on a timeline of paced waits (nil: none now).
     private var due: Double?
+    /// When the change running now was due, judged once it is made.
+    private var changeDue: Double?
 
     private struct Interrupted: Error {}
 
@@ -257,8 +274,8 @@ public final class ScenarioRunner {
             report(.step(number: number, round: round, place: step.place, text: Self.text(step.action), at: at))
             switch step.action {
             case .advertise, .update, .stop:
-                // On a timeline each change is judged against when it was due.
-                if let due { outcome.lateness.note(at - due) }
+                // On a timeline each change is judged against when it was due, once made (`settle`).
+                changeDue = due
             case .wait(_, paced: true), .repeatSteps:
                 break
             default:
@@ -266,10 +283,12 @@ public final class ScenarioRunner {
             }
             switch step.action {
             case let .advertise(names):
+                var coming: [(name: String, beacon: Beacon, parameters: BeaconParameters)] = []
                 for name in names {
                     guard let beacon = beacons[name] else { throw HostError.unsupported("no beacon named '\(name)'") }
-                    try stage.advertise(name, beacon, parameters: parameters[name] ?? .run)
+                    coming.append((name, beacon, parameters[name] ?? .run))
                 }
+                try stage.advertise(coming)
                 try settle(number, round, step, started: at)
             case let .update(name, changes):
                 var merged = fields[name] ?? [:]
@@ -297,7 +316,7 @@ public final class ScenarioRunner {
                 try settle(number, round, step, started: at)
             case let .stop(names):
                 if let names {
-                    for name in names { try stage.stop(name) }
+                    try stage.stop(names)
                 } else {
                     try stage.stopAll()
                 }
@@ -479,6 +498,11 @@ public final class ScenarioRunner {
     /// Waits for what the step asked of other machines: their delays reported, their failures
     /// the step's (a failed result; the run goes on).
     private func settle(_ number: String, _ round: String?, _ step: Scenario.Step, started: Double) throws {
+        // Made: on the air once its last command was answered (an enable comes last).
+        if let changeDue {
+            outcome.lateness.note(elapsed - changeDue)
+            self.changeDue = nil
+        }
         let settlement = stage.finishStep(waitingIn: observer)
         if settlement.interrupted { throw Interrupted() }
         if !settlement.applied.isEmpty { report(.applied(number: number, round: round, hosts: settlement.applied, at: elapsed)) }

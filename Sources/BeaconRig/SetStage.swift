@@ -62,6 +62,35 @@ package final class SetStage: ScenarioStage {
         noteTurns()
     }
 
+    /// Several beacons at once: one change where each can have a set of its own now (a
+    /// replay's comings at one instant: readied off the air, enabled by one command); else,
+    /// and where the one change is refused, one by one, each with its own answer.
+    public func advertise(_ beacons: [(name: String, beacon: Beacon, parameters: BeaconParameters)]) throws(HostError) {
+        guard beacons.count > 1, advertiser.hasFreeSet, Set(beacons.map(\.name)).count == beacons.count,
+              !beacons.contains(where: { id($0.name) != nil }),
+              let ids = try? advertiser.add(beacons.map { ($0.beacon, $0.parameters) }) else {
+            for each in beacons { try advertise(each.name, each.beacon, parameters: each.parameters) }
+            return
+        }
+        for (each, id) in zip(beacons, ids) {
+            parameters[each.name] = each.parameters == .run ? nil : each.parameters
+            named.append((each.name, id))
+        }
+        noteTurns()
+    }
+
+    /// Several beacons off the air as one change.
+    public func stop(_ names: [String]) throws(HostError) {
+        let leaving = named.filter { names.contains($0.name) }
+        guard leaving.count > 1 else {
+            for name in names { try stop(name) }
+            return
+        }
+        try advertiser.remove(leaving.map(\.id))
+        named.removeAll { names.contains($0.name) }
+        noteTurns()
+    }
+
     /// Says when beacons start taking turns, and who takes turns as that changes.
     private func noteTurns() {
         let taking = advertiser.takingTurns.compactMap { id in named.first { $0.id == id }?.name }

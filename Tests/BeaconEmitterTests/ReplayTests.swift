@@ -115,7 +115,7 @@ enum SiteCapture {
         defer { try? FileManager.default.removeItem(atPath: path) }
         let result = try runBeaconEmit(["replay", path, "--check", "--json"])
         #expect(result.status == 0, "\(result.stderr)")
-        let plan = result.stdoutLines.compactMap { JSONValue(parsing: $0) }
+        let plan = result.stdoutLines.compactMap { JSONValue(parsing: $0) }.filter { $0["event"]?.string == "plan" }
         try #require(plan.count == 5, "\(result.stdout)")
         func spans(_ entry: JSONValue) -> [[Double]] { entry["spans"]?.array?.map { $0.array?.compactMap(\.number) ?? [] } ?? [] }
         let walker = spans(plan[0])
@@ -126,7 +126,7 @@ enum SiteCapture {
         #expect(spans(plan[3]).count == 1 && spans(plan[4]).count == 1, "1.8 s pauses of a 300 ms advertiser: no going")
         #expect(plan[4]["pduType"]?.string == "ADV_IND" && plan[0]["pduType"]?.string == "ADV_NONCONN_IND")
         let shorter = try runBeaconEmit(["replay", path, "--check", "--json", "--gap", "1"])
-        let paused = shorter.stdoutLines.compactMap { JSONValue(parsing: $0) }
+        let paused = shorter.stdoutLines.compactMap { JSONValue(parsing: $0) }.filter { $0["event"]?.string == "plan" }
         #expect(paused.count == 5 && spans(paused[3]).count == 2, "over a --gap of 1 and 5 x 300 ms: \(shorter.stdout)")
         let table = try runBeaconEmit(["replay", path, "--check"])
         #expect(table.status == 0 && table.stdout.contains("a1 is there 0.0-3.0 s, 5.9-9.2 s"), "\(table.stdout)")
@@ -164,7 +164,7 @@ enum SiteCapture {
         defer { try? FileManager.default.removeItem(atPath: path) }
         let result = try runBeaconEmit(["replay", path, "--check", "--json"])
         #expect(result.status == 0, "\(result.stderr)")
-        let plan = result.stdoutLines.compactMap { JSONValue(parsing: $0) }
+        let plan = result.stdoutLines.compactMap { JSONValue(parsing: $0) }.filter { $0["event"]?.string == "plan" }
         #expect(plan.count == 2, "\(result.stdout)")
         let first = try #require(plan.first), second = try #require(plan.last)
         #expect(first["address"]?.string == SiteCapture.staticAddress && first["sentAs"]?.string == SiteCapture.staticAddress,
@@ -178,12 +178,12 @@ enum SiteCapture {
         #expect(second["pduType"]?.string == "ADV_IND" && (second["start"]?.number).map { abs($0 - 1) < 0.01 } == true)
         // --only, --speed, and the mistakes.
         let only = try runBeaconEmit(["replay", path, "--check", "--json", "--only", SiteCapture.publicAddress, "--speed", "2"])
-        #expect(only.stdoutLines.count == 1 && only.stdout.contains(#""start":0.5,"#), "\(only.stdout)")
+        #expect(only.stdoutLines.filter { $0.contains(#""event":"plan""#) }.count == 1 && only.stdout.contains(#""start":0.5,"#), "\(only.stdout)")
         // Chosen as scan chooses reports: a beacon's format or region, the strength in the capture.
         let eddystone = try runBeaconEmit(["replay", path, "--check", "--json", "--format", "eddystone"])
-        #expect(eddystone.stdoutLines.count == 1 && eddystone.stdout.contains(SiteCapture.staticAddress), "\(eddystone.stdout)")
+        #expect(eddystone.stdoutLines.filter { $0.contains(#""event":"plan""#) }.count == 1 && eddystone.stdout.contains(SiteCapture.staticAddress), "\(eddystone.stdout)")
         let region = try runBeaconEmit(["replay", path, "--check", "--json", "--uuid", "39ED98FF-2900-441A-802F-9C398FC199D2", "--major", "101"])
-        #expect(region.stdoutLines.count == 1 && region.stdout.contains(SiteCapture.publicAddress), "\(region.stdout)")
+        #expect(region.stdoutLines.filter { $0.contains(#""event":"plan""#) }.count == 1 && region.stdout.contains(SiteCapture.publicAddress), "\(region.stdout)")
         let weak = try runBeaconEmit(["replay", path, "--check", "--min-rssi", "-50"])
         #expect(weak.status == 65 && weak.stderr.contains("no advertiser of the capture passes the filter given"), "\(weak.stderr)")
         let none = try runBeaconEmit(["replay", path, "--check", "--only", "11:22:33:44:55:66"])
@@ -590,22 +590,26 @@ extension Rig {
         #expect((replayed["largestLateness"]?.number ?? 9) < 0.2, "\(replayed)")
     }
 
-    /// 40 advertisers on the controller's 16 sets, taking turns of a second: the replay keeps
-    /// the capture's 10 s, its changes later than due by less than a turn (each turn swaps 16
-    /// advertisers, about 100 HCI commands: the virtual controller answers each in about 6 ms,
-    /// so a turn's last change comes about half a second late there; the figures are printed).
+    /// 40 advertisers for 20 s on the controller's 16 sets, taking turns of a second: the
+    /// replay keeps the capture's clock (within half a second over 20 s), and each turn's
+    /// change (16 going by one disable, 16 coming on their sets readied again, by one enable:
+    /// 34 HCI commands, about 5 ms each on the virtual controller) is made within half a second
+    /// of when it was due, judged once made: about 0.2 s on a quiet machine, more on a busy
+    /// one (the figures are printed). Before it starts, the plan's pace says it keeps up.
     @Test(.notUnderEmulation("the turns are seconds long"))
     func aCrowdOnFewerSetsKeepsTheCapturesClock() throws {
-        let path = try ReplayTurnsRootcanalTests.crowd(40, seconds: 10)
+        let path = try ReplayTurnsRootcanalTests.crowd(40, seconds: 20)
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let (_, status, said, output) = try SiteCapture.replayHeard(path, seconds: 12)
+        let (_, status, said, output) = try SiteCapture.replayHeard(path, seconds: 22)
         #expect(status == 0, "\(output)")
+        let pace = try #require(said["pace"]?.first, "\(output)")
+        #expect(pace["keepsUp"]?.bool == true && pace["changes"]?.number == 32, "\(pace)")
         let replayed = try #require(said["replayed"]?.first, "\(output)")
         let (seconds, planned) = (replayed["seconds"]?.number ?? 0, replayed["planned"]?.number ?? 0)
         print("crowd of 40 on 16 sets: \(seconds) s for \(planned) s planned, largest lateness "
               + "\(replayed["largestLateness"]?.number ?? -1) s, mean \(replayed["meanLateness"]?.number ?? -1) s")
-        #expect(abs(seconds - planned) < 1, "on the capture's clock: \(seconds) s for \(planned) s planned")
-        #expect((replayed["largestLateness"]?.number ?? 9) < 1, "\(replayed)")
+        #expect(abs(seconds - planned) < 0.5, "on the capture's clock: \(seconds) s for \(planned) s planned")
+        #expect((replayed["largestLateness"]?.number ?? 9) < 0.5, "\(replayed)")
     }
 }
 }

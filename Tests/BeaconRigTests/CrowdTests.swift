@@ -88,12 +88,15 @@ import Testing
         }
         #expect(!round.contains { if case .advertise = $0.action { true } else { false } }, "\(round.map(\.action))")
         guard case let .repeatSteps(1, steps) = scenario.steps[1].action else { Issue.record("\(scenario.steps[1].action)"); return }
-        // Both advertisers come at once, stay 1.57 s at twice the speed (0.785 s + a period), and go.
+        // Both advertisers come at once (as one change: they came within ReplayPlan.together), stay
+        // 1.57 s at twice the speed (0.785 s + a period), and go as one.
         // (The first step starts the capture's clock: a paced wait of none.)
-        #expect(steps.count == 6, "\(steps.map(\.action))")
+        #expect(steps.count == 4, "\(steps.map(\.action))")
         if case let .wait(seconds, paced) = steps[0].action { #expect(seconds == 0 && paced) } else { Issue.record("\(steps[0])") }
-        if case let .wait(seconds, paced) = steps[3].action { #expect(abs(seconds - 0.832) < 0.01 && paced, "\(seconds)") }
-        else { Issue.record("\(steps[3])") }
+        if case .advertise(["replay1-a1", "replay1-a2"]) = steps[1].action {} else { Issue.record("\(steps[1])") }
+        if case let .wait(seconds, paced) = steps[2].action { #expect(abs(seconds - 0.832) < 0.01 && paced, "\(seconds)") }
+        else { Issue.record("\(steps[2])") }
+        if case .stop(["replay1-a1", "replay1-a2"]) = steps[3].action {} else { Issue.record("\(steps[3])") }
         #expect(scenario.beacons[1].fields["ad"] == "0201060303AAFE0F16AAFE10EE016578616D706C650078")
         try "beacons:\n  own: {uuid: 39ED98FF-2900-441A-802F-9C398FC199D2, major: 5, minor: 5}\nsteps:\n  - replay: {file: lobby.btsnoop, loop: 0}\n"
             .write(toFile: path, atomically: true, encoding: .utf8)

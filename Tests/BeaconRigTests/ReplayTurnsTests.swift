@@ -64,6 +64,63 @@ import Testing
         #expect(most == 2 && advertising.isEmpty)
     }
 
+    /// The steps of `scenario` that change something, as text, and the waits between them.
+    static func changes(_ scenario: Scenario) -> [String] {
+        scenario.steps.compactMap { step in
+            switch step.action {
+            case let .advertise(names): "+" + names.joined(separator: ",")
+            case let .stop(names): "-" + (names ?? []).joined(separator: ",")
+            case let .wait(seconds, _) where seconds > 0: "wait \(seconds)"
+            default: nil
+            }
+        }
+    }
+
+    /// Those coming within a few milliseconds of each other (as a capture has them) come as
+    /// one change at the first one's time, and those going as one before those coming; a gap
+    /// longer than `ReplayPlan.together` keeps them apart.
+    @Test func thoseDueTogetherChangeAsOne() throws {
+        let advertisers = [Self.advertiser(1, from: 0, to: 2), Self.advertiser(2, from: 0.01, to: 2),
+                           Self.advertiser(3, from: 0.02, to: 2), Self.advertiser(4, from: 1.5, to: 4)]
+        let plan = try ReplayPlan(advertisers)
+        let names = plan.entries.map(\.name)
+        let changes = Self.changes(try plan.scenario(device: nil))
+        #expect(changes == ["+\(names[0]),\(names[1]),\(names[2])", "wait 1.5", "+\(names[3])", "wait 0.6",
+                    "-\(names[0]),\(names[1]),\(names[2])", "wait 2.0", "-\(names[3])"],
+                "\(changes)")
+        // 60 ms apart: two changes.
+        let apart = try ReplayPlan([Self.advertiser(1, from: 0, to: 2), Self.advertiser(2, from: 0.06, to: 2)])
+        let apartChanges = Self.changes(try apart.scenario(device: nil))
+        #expect(apartChanges.prefix(3) == ["+\(apart.entries[0].name)", "wait 0.06", "+\(apart.entries[1].name)"], "\(apartChanges)")
+    }
+
+    /// A tail of the capture shorter than half a turn belongs to the last turn: no turn of a
+    /// few milliseconds that would change every set at the end.
+    @Test func aShortTailIsNoTurnOfItsOwn() throws {
+        let plan = try ReplayPlan((1...4).map { Self.advertiser($0, from: 0, to: 3.94) }, sets: 2, turn: 1)
+        #expect(plan.length == 4.04 || abs(plan.length - 4.04) < 0.001, "\(plan.length)")
+        for entry in plan.entries {
+            for span in entry.onAir { #expect(span.upperBound - span.lowerBound >= 0.999, "\(entry.name): \(entry.onAir)") }
+        }
+    }
+
+    /// Before it starts, the plan says what its busiest instant asks of the controller, and
+    /// whether its changes fit between its instants.
+    @Test func thePaceIsSaidBeforeItStarts() throws {
+        let crowd = try ReplayPlan((1...40).map { Self.advertiser($0, from: 0, to: 19.9) }, sets: 16, turn: 1)
+        let pace = try #require(ReplayPace(of: try crowd.scenario(device: nil)))
+        // 16 going (one disable), 16 coming (3 commands each, one enable).
+        #expect(pace.changes == 32 && pace.commands == 50 && pace.crowded == 0 && pace.keepsUp, "\(pace)")
+        #expect(pace.line(json: true).contains("\"keepsUp\":true"))
+        #expect(pace.warning == nil)
+        let tight = try ReplayPlan((1...40).map { Self.advertiser($0, from: 0, to: 19.9) }, sets: 16, turn: 0.1)
+        let fast = try #require(ReplayPace(of: try tight.scenario(device: nil)))
+        #expect(!fast.keepsUp && fast.crowded > 100, "\(fast)")
+        #expect(fast.warning?.contains("cannot keep to the capture's clock") == true)
+        // Nothing that changes: no pace.
+        #expect(ReplayPace(of: Scenario(device: nil, beacons: [], steps: [])) == nil)
+    }
+
     /// What was sent, said at the end: the time each was on the air by then (whole rounds of a
     /// loop, then the part of the last) and the events that makes at its interval.
     @Test func whatWasSentFollowsThePlan() throws {

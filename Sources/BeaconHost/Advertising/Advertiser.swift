@@ -39,6 +39,21 @@ package final class Advertiser {
         set { slots.leftovers = newValue }
     }
 
+    /// Sets of ours, disabled, that no beacon uses now (removed beacons' in a batch of
+    /// changes, `batched`), each with the properties it was last given: readied again for the
+    /// next beacon added that takes the same kind of PDU (legacy or extended, scannable or
+    /// not), rather than removed and created again. Each is a leftover too, so a restore or a
+    /// stop removes it, and `releaseIdleSets` removes those idle for longer than `idleHold`.
+    private var idle: [UInt8: (properties: AdvertisingEventProperties, since: ContinuousClock.Instant)] = [:]
+    /// What each set of ours was last given: its parameters (the command's bytes) and random
+    /// address. An idle set readied again is sent only what differs.
+    private var lastSent: [UInt8: (parameters: LESetExtendedAdvertisingParameters, address: BluetoothAddress?)] = [:]
+    /// While `batched` runs: the sets of removed beacons, disabled together by one command, and
+    /// the sets readied for added beacons, enabled together by one at its end.
+    private var batch: (off: [UInt8], on: [UInt8])?
+    /// How long a set stays idle, ready for a beacon added next, before it is removed.
+    static let idleHold: Duration = .seconds(1)
+
     /// Whether the controller has the LE Coded PHY (read at start): a beacon's own `phy` coded
     /// is refused before anything is sent where it has not.
     private var codedPHY = false
@@ -258,7 +273,9 @@ package final class Advertiser {
 
     /// Set `handle`'s parameters for beacon `index` (its own interval, TX power and address,
     /// else the run's), then the set's random address where it has one.
-    private func sendExtendedParameters(handle: UInt8, beacon index: Int, plan: AdvertisingPlan) throws(HostError) {
+    /// - Parameter reusing: the set is an idle one of ours (`idle`), as `lastSent` says: only
+    ///   what differs is sent.
+    private func sendExtendedParameters(handle: UInt8, beacon index: Int, plan: AdvertisingPlan, reusing: Bool = false) throws(HostError) {
         let applied = options.applying(slots.entries[index].parameters)
         let address = slots.address(ofBeacon: index, runs: plan.address)
         let interval = applied.intervalUnits
@@ -277,14 +294,21 @@ package final class Advertiser {
                                                 UInt8(parameters.eventProperties.rawValue & 0xFF)])
         let sent = "interval \(AdvertisingOptions.intervalDescription(units: interval))"
             + (txPower.map { ", TX power \($0) dBm" } ?? "")
-        step("set \(handle): parameters: properties \(properties) (\(extendedPDUs ? "extended" : "legacy") PDU), "
-             + sent + (applied.phy == .coded ? ", LE Coded PHY" : ""))
-        let selected = try controller.send(parameters, context: sent)
-        if txPower != nil { step("set \(handle): controller chose TX power \(selected.selectedTxPower) dBm") }
-        if let address {
+        let before = reusing ? lastSent[handle] : nil
+        lastSent[handle] = nil
+        if let before, before.parameters.parameters == parameters.parameters {
+            step("set \(handle): parameters as they were (\(sent))")
+        } else {
+            step("set \(handle): parameters: properties \(properties) (\(extendedPDUs ? "extended" : "legacy") PDU), "
+                 + sent + (applied.phy == .coded ? ", LE Coded PHY" : ""))
+            let selected = try controller.send(parameters, context: sent)
+            if txPower != nil { step("set \(handle): controller chose TX power \(selected.selectedTxPower) dBm") }
+        }
+        if let address, address != before?.address {
             step("set \(handle): random address \(address)")
             try controller.send(LESetAdvertisingSetRandomAddress(handle: handle, address: address))
         }
+        lastSent[handle] = (parameters, address ?? before?.address)
     }
 
     /// Gives beacon `id`, whose address is made up (`address=static` or `non-resolvable`),
@@ -475,15 +499,23 @@ package final class Advertiser {
         }
         let used = Set(plan.handles)
         let candidates = (0..<usableSetCount).map { Self.handle(ofSet: $0, sharedWithKernel: sharedWithKernel) }
-        guard let handle = candidates.first(where: { !used.contains($0) }) else {
+        // An idle set readied for this kind of PDU first, then one never used, then any free.
+        let kind = Self.pduKind(extended: slots.usesExtendedPDUs(index), scannable: slots.isScannable(index))
+        let idleHandles = idleSets
+        guard let handle = idleHandles.first(where: { !used.contains($0) && Self.pduKind(of: idle[$0]?.properties) == kind })
+                ?? candidates.first(where: { !used.contains($0) && !leftovers.contains($0) })
+                ?? candidates.first(where: { !used.contains($0) }) else {
             guard plan.handles.isEmpty else { return nil }
             throw .refused(Refusal(nil, .noFreeSet(sets: Int(numberOfSets ?? 1))))
         }
         return handle
     }
 
-    /// A set of its own for the new beacon `index`, on the air (`slotInBooks`'s).
+    /// A set of its own for the new beacon `index`, on the air (`slotInBooks`'s). In a batch
+    /// (`batched`), readied off the air and enabled with the others at the batch's end.
     func addSlot(forBeacon index: Int, plan: AdvertisingPlan) throws(HostError) -> UInt8? {
+        // The sets removed beacons left are disabled before any is chosen to be readied again.
+        try disableBatch()
         guard let handle = try slotInBooks(forBeacon: index, plan: plan) else { return nil }
         guard plan.mode == .extended else {
             try startLegacy(AdvertisingPlan(mode: .legacy, handles: [handle], rotating: false, address: plan.address,
@@ -492,10 +524,20 @@ package final class Advertiser {
         }
         let single = AdvertisingPlan(mode: .extended, handles: [handle], rotating: false, address: plan.address,
                                      addressIsRandom: plan.addressIsRandom)
+        let reusing = try prepareForReuse(handle, beacon: index)
         // Ours from its first command: a leftover until it carries the beacon or is removed.
         leftovers.insert(handle)
         do {
-            try startExtended(single, disableFirst: false, beaconOffset: index)
+            guard batch != nil else {
+                try startExtended(single, disableFirst: false, beaconOffset: index)
+                leftovers.remove(handle)
+                return handle
+            }
+            try sendExtendedParameters(handle: handle, beacon: index, plan: single, reusing: reusing)
+            try setExtendedData(handle: handle, data(index), scanResponse: slots.scanResponse(of: slots.entries[index].beacon, at: index),
+                                label: index)
+            batch?.on.append(handle)
+            return handle
         } catch {
             if (try? controller.send(LESetExtendedAdvertisingEnable(enable: false, sets: [.init(handle: handle)]))) != nil,
                (try? controller.send(LERemoveAdvertisingSet(handle: handle))) != nil {
@@ -503,8 +545,94 @@ package final class Advertiser {
             }
             throw error
         }
+    }
+
+    /// An idle `handle` is readied as it is for beacon `index` where it was given the same kind
+    /// of PDU; else it is removed first (a controller refuses properties that do not fit the
+    /// data a set holds).
+    /// - Returns: whether the set is readied again as it is (what it was given is known).
+    private func prepareForReuse(_ handle: UInt8, beacon index: Int) throws(HostError) -> Bool {
+        guard let was = idle.removeValue(forKey: handle) else { return false }
+        let kind = Self.pduKind(extended: slots.usesExtendedPDUs(index), scannable: slots.isScannable(index))
+        guard Self.pduKind(of: was.properties) != kind else {
+            step("set \(handle): readied again (off the air since a beacon left it)")
+            return true
+        }
+        step("remove idle set \(handle) (readied for another kind of PDU)")
+        lastSent[handle] = nil
+        try controller.send(LERemoveAdvertisingSet(handle: handle))
         leftovers.remove(handle)
-        return handle
+        return false
+    }
+
+    /// A kind of PDU a set is readied for: legacy or extended, scannable or not.
+    private static func pduKind(extended: Bool, scannable: Bool) -> Int { (extended ? 2 : 0) + (scannable ? 1 : 0) }
+
+    private static func pduKind(of properties: AdvertisingEventProperties?) -> Int? {
+        properties.map { pduKind(extended: !$0.contains(.legacyPDU), scannable: $0.contains(.scannable)) }
+    }
+
+    /// The idle sets still ours (a restore or a stop removes leftovers, idle ones with them).
+    private var idleSets: [UInt8] {
+        idle = idle.filter { leftovers.contains($0.key) }
+        return idle.keys.sorted()
+    }
+
+    /// Makes the changes `body` makes as a batch: the sets of the beacons it removes are
+    /// disabled by one command and kept a moment (`idle`) for beacons added next, and the sets
+    /// of the beacons it adds are readied off the air and enabled by one command at its end,
+    /// so a batch of n changes costs about a third of the commands n changes one by one take
+    /// (what replaying a crowd needs). Each enable or disable is one command for all, so the
+    /// batch is on the air whole or not at all; a batch that fails leaves the sets it readied
+    /// as leftovers, off the air. Legacy advertising's one set: the changes one by one.
+    func batched<T>(_ body: () throws(HostError) -> T) throws(HostError) -> T {
+        guard batch == nil, plan?.mode == .extended else { return try body() }
+        batch = ([], [])
+        defer { batch = nil }
+        do {
+            let result = try body()
+            try disableBatch()
+            try enableBatch()
+            return result
+        } catch {
+            // Disables not sent: those sets still carry the beacons the books get back.
+            if let off = batch?.off {
+                leftovers.subtract(off)
+                for handle in off { idle[handle] = nil }
+            }
+            throw error
+        }
+    }
+
+    /// Disables the sets the batch's removed beacons left, by one command; they fall idle.
+    private func disableBatch() throws(HostError) {
+        guard let off = batch?.off, !off.isEmpty else { return }
+        step("disable set(s) \(off.map(String.init).joined(separator: ", "))")
+        try controller.send(LESetExtendedAdvertisingEnable(enable: false, sets: off.map { .init(handle: $0) }))
+        batch?.off = []
+        let now = ContinuousClock.now
+        for handle in off { idle[handle] = (lastSent[handle]?.parameters.eventProperties ?? [], now) }
+    }
+
+    /// Enables the sets readied for the batch's added beacons, by one command.
+    private func enableBatch() throws(HostError) {
+        guard let on = batch?.on, !on.isEmpty else { return }
+        step("enable set(s) \(on.map(String.init).joined(separator: ", "))")
+        try controller.send(LESetExtendedAdvertisingEnable(enable: true, sets: on.map { .init(handle: $0) }))
+        batch?.on = []
+        leftovers.subtract(on)
+    }
+
+    /// Removes the sets idle for longer than `idleHold` (no beacon came for them), refusals
+    /// ignored: a set no beacon uses is not held from other programs for long.
+    func releaseIdleSets() { releaseIdleSets(now: .now) }
+
+    func releaseIdleSets(now: ContinuousClock.Instant) {
+        for handle in idleSets where idle[handle].map({ now - $0.since >= Self.idleHold }) ?? false {
+            step("remove idle set \(handle)")
+            idle[handle] = nil
+            if (try? controller.send(LERemoveAdvertisingSet(handle: handle))) != nil { leftovers.remove(handle) }
+        }
     }
 
     /// Takes beacon `id` off the air (its set removed, or out of the turns), the last one
@@ -519,12 +647,18 @@ package final class Advertiser {
         if plan?.mode != .legacy { leftovers.insert(handle) }
     }
 
-    /// Disables and removes a removed beacon's set.
+    /// Disables and removes a removed beacon's set; in a batch (`batched`), disabled with the
+    /// others and kept idle a moment for a beacon added next.
     func removeSlot(_ handle: UInt8) throws(HostError) {
         guard plan?.mode != .legacy else {
             // The one beacon of legacy advertising (beacons that come and go).
             step("disable advertising (LE Set Advertising Enable 0x00)")
             try controller.sendDisable(LESetAdvertisingEnable(enable: false))
+            return
+        }
+        if batch != nil {
+            batch?.off.append(handle)
+            leftovers.insert(handle)
             return
         }
         step("disable and remove set \(handle)")

@@ -12,6 +12,11 @@ package protocol BeaconSets: LiveAdvertising {
     var log: ((String) -> Void)? { get set }
     /// Removes every set of ours, trying each; the first error is thrown.
     func removeAll() throws(HostError)
+    /// Adds `beacons` as one change, all or none (HCI sets: enabled by one command).
+    /// - Returns: their ids, in order.
+    func add(_ beacons: [(beacon: Beacon, parameters: BeaconParameters)]) throws(HostError) -> [BeaconID]
+    /// Removes `ids` as one change, all or none (HCI sets: disabled by one command).
+    func remove(_ ids: [BeaconID]) throws(HostError)
     /// Whether another beacon can have a set of its own now (else an added one takes turns).
     var hasFreeSet: Bool { get }
     /// The beacons that take turns on the last set now, in their order; empty where every
@@ -27,6 +32,19 @@ package protocol BeaconSets: LiveAdvertising {
     func serve() throws(HostError)
     /// What the supervision reported since the last call (off the air, back on it).
     func takeEvents() -> [EmitterEvent]
+}
+
+extension BeaconSets {
+    /// One by one, where the sets cannot change together.
+    package func add(_ beacons: [(beacon: Beacon, parameters: BeaconParameters)]) throws(HostError) -> [BeaconID] {
+        var ids: [BeaconID] = []
+        for (beacon, parameters) in beacons { ids.append(try add(beacon, parameters: parameters)) }
+        return ids
+    }
+
+    package func remove(_ ids: [BeaconID]) throws(HostError) {
+        for id in ids { try remove(id) }
+    }
 }
 
 extension Beacon {

@@ -32,6 +32,11 @@ protocol SlotBackend: AnyObject {
                  plan: AdvertisingPlan) throws(HostError)
     /// Removes the slots of ours no beacon uses, refusals ignored.
     func removeLeftovers()
+    /// Makes the changes `body` makes together where the backend can (HCI sets: one enable or
+    /// disable for all, `Advertiser.batched`); else one by one.
+    func batched<T>(_ body: () throws(HostError) -> T) throws(HostError) -> T
+    /// Removes the slots a batch left idle for longer than a moment (`Advertiser.idleHold`).
+    func releaseIdleSets()
 
     // The same, for the books only (`InBooks`): checked, numbered, nothing sent.
 
@@ -43,6 +48,11 @@ protocol SlotBackend: AnyObject {
     /// `slot`, a removed beacon's, is left for the restore (or the stop) to remove where it is
     /// still ours; nothing sent.
     func leaveSlot(_ slot: UInt8)
+}
+
+extension SlotBackend {
+    func batched<T>(_ body: () throws(HostError) -> T) throws(HostError) -> T { try body() }
+    func releaseIdleSets() {}
 }
 
 /// The books only: a change made while the beacons are off the air, or one a disruption cut

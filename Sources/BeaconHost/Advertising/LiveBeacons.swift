@@ -177,6 +177,38 @@ public final class LiveBeacons: LiveAdvertising {
         try change { backend throws(HostError) in try advertiser.show(try advertiser.slots.index(id), frame, on: backend) }
     }
 
+    /// Adds `beacons` as one change, all or none: on HCI advertising sets, each readied off
+    /// the air and all enabled by one command (`Advertiser.batched`).
+    /// - Returns: the new beacons' ids, in order.
+    public func add(_ beacons: [(beacon: Beacon, parameters: BeaconParameters)]) throws(HostError) -> [BeaconID] {
+        try change { backend throws(HostError) in
+            try backend.batched { () throws(HostError) in
+                var ids: [BeaconID] = []
+                for (beacon, parameters) in beacons {
+                    let index = try advertiser.add(beacon, parameters: parameters, on: backend)
+                    ids.append(advertiser.slots.entries[index].id)
+                }
+                return ids
+            }
+        }
+    }
+
+    /// Takes `ids` off the air as one change, all or none (HCI sets: disabled by one command);
+    /// as `remove(_:)` says of the last one and of one already gone.
+    public func remove(_ ids: [BeaconID]) throws(HostError) {
+        if supervised == nil {
+            for id in ids { _ = try advertiser.slots.index(id) }
+            if let first = ids.first, Set(ids).count >= advertiser.slots.entries.count { try BeaconRemoval.check(first, of: 1) }
+        }
+        let present = ids.filter { id in advertiser.slots.entries.contains { $0.id == id } }
+        guard !present.isEmpty else { return }
+        try change { backend throws(HostError) in
+            try backend.batched { () throws(HostError) in
+                for id in present { try advertiser.remove(try advertiser.slots.index(id), on: backend) }
+            }
+        }
+    }
+
     /// Makes `body` on the air as a transaction. Under supervision, off the air it goes into the
     /// books only, and one that a disruption cuts short is kept in the books.
     func change<T>(_ body: BeaconChange<T>) throws(HostError) -> T {

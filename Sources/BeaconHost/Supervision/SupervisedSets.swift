@@ -71,6 +71,7 @@ package final class SupervisedSets: BeaconSets {
     public func serve() throws(HostError) {
         backlog = try supervisor.takeIn()
         try supervisor.tick()
+        if !supervisor.isOffAir { advertiser.releaseIdleSets() }
     }
 
     /// The supervisor's reports since the last call.
@@ -105,6 +106,14 @@ package final class SupervisedSets: BeaconSets {
 
     public func show(_ id: BeaconID, _ frame: Beacon) throws(HostError) {
         try live.show(id, frame)
+    }
+
+    public func add(_ beacons: [(beacon: Beacon, parameters: BeaconParameters)]) throws(HostError) -> [BeaconID] {
+        try live.add(beacons)
+    }
+
+    public func remove(_ ids: [BeaconID]) throws(HostError) {
+        try live.remove(ids)
     }
 
     /// Removes every beacon, each a change `make` makes (on the air, or in the books), trying
