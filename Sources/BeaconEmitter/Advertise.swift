@@ -276,42 +276,7 @@ struct Advertise: ParsableCommand {
     func run() throws {
         let started = ContinuousClock.now
         Console.journal = JournalStream.isStandardError()
-        var options = AdvertisingOptions(
-            beacons: [],
-            intervalUnits: AdvertisingOptions.units(milliseconds: interval) ?? 160,
-            connectable: connectable,
-            address: randomAddress ?? .publicAddress,
-            txPower: txPower.map { Int8($0) },
-            mode: legacy ? .legacy : extended ? .extended : .automatic,
-            rotationPeriod: .milliseconds(Int64(rotation)), phy: phy)
-        var scriptWarnings: [String] = []
-        var metricsAddress = metrics
-        do {
-            if let hcitoolFile {
-                let scripted = try Self.scripted(hcitoolFile)
-                options.beacons = scripted.options.beacons
-                options.intervalUnits = scripted.options.intervalUnits
-                options.connectable = scripted.options.connectable
-                options.address = scripted.options.address
-                scriptWarnings = scripted.warnings
-            } else {
-                let (entries, setting) = try beaconsAndMetrics()
-                options.beacons = entries.map(\.beacon)
-                options.beaconParameters = entries.map(\.parameters)
-                metricsAddress = try self.metricsAddress(configured: setting)
-            }
-        } catch let error as UnreadableFile {
-            Console.error(error.message)
-            throw ExitStatus.ioError
-        } catch let error as ConfigurationFileError {
-            // The file's own mistake, at its place (65), or a file that cannot be read (74).
-            Console.error(error.description)
-            throw error.exitStatus
-        } catch {
-            // A beacon option's mistake: the options' usage would not help either.
-            Console.error(BeaconOptions.message(for: error))
-            throw ExitStatus.usage
-        }
+        let (options, scriptWarnings, metricsAddress) = try readOptions()
         do {
             try options.checkBeforeSending(access: accessOptions.access)
         } catch {
@@ -369,6 +334,48 @@ struct Advertise: ParsableCommand {
         } catch {
             throw fail(error)
         }
+    }
+
+    /// The beacons and settings the options, a configuration or an hcitool script give, with
+    /// the script's warnings and the metrics address; a mistake is said and its status thrown.
+    private func readOptions() throws -> (options: AdvertisingOptions, warnings: [String], metrics: MetricsAddress?) {
+        var options = AdvertisingOptions(
+            beacons: [],
+            intervalUnits: AdvertisingOptions.units(milliseconds: interval) ?? 160,
+            connectable: connectable,
+            address: randomAddress ?? .publicAddress,
+            txPower: txPower.map { Int8($0) },
+            mode: legacy ? .legacy : extended ? .extended : .automatic,
+            rotationPeriod: .milliseconds(Int64(rotation)), phy: phy)
+        var scriptWarnings: [String] = []
+        var metricsAddress = metrics
+        do {
+            if let hcitoolFile {
+                let scripted = try Self.scripted(hcitoolFile)
+                options.beacons = scripted.options.beacons
+                options.intervalUnits = scripted.options.intervalUnits
+                options.connectable = scripted.options.connectable
+                options.address = scripted.options.address
+                scriptWarnings = scripted.warnings
+            } else {
+                let (entries, setting) = try beaconsAndMetrics()
+                options.beacons = entries.map(\.beacon)
+                options.beaconParameters = entries.map(\.parameters)
+                metricsAddress = try self.metricsAddress(configured: setting)
+            }
+        } catch let error as UnreadableFile {
+            Console.error(error.message)
+            throw ExitStatus.ioError
+        } catch let error as ConfigurationFileError {
+            // The file's own mistake, at its place (65), or a file that cannot be read (74).
+            Console.error(error.description)
+            throw error.exitStatus
+        } catch {
+            // A beacon option's mistake: the options' usage would not help either.
+            Console.error(BeaconOptions.message(for: error))
+            throw ExitStatus.usage
+        }
+        return (options, scriptWarnings, metricsAddress)
     }
 
     /// What an hcitool script sets up (`AdvertisingOptions.from(hcitoolScript:file:)`).

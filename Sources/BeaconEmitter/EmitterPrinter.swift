@@ -98,67 +98,11 @@ final class EmitterPrinter {
             }
         case let .advertising(plan, elapsed, roundTrips, ownAddresses):
             advertising(plan, elapsed: elapsed, roundTrips: roundTrips, ownAddresses: ownAddresses)
-        case let .stopped(reason, keptOn):
-            if json {
-                var object = JSONObject()
-                object.add("event", "stopped")
-                object.add("reason", reason)
-                object.add("advertisingOn", keptOn)
-                print(object.line)
-            } else {
-                line(keptOn ? "left advertising on (--keep): \(reason)" : "advertising off: \(reason)")
-            }
-        case let .offAir(disruption):
-            if json {
-                var object = JSONObject()
-                object.add("event", "off-air")
-                object.add("cause", disruption.code)
-                object.add("detail", disruption.description)
-                if case let .notHeard(numbers, duration) = disruption {
-                    object.add("beacons", integers: numbers)
-                    object.add("forMs", number: Self.milliseconds(duration))
-                }
-                print(object.line)
-            } else if case .notHeard = disruption {
-                line("not heard: \(disruption); reprogramming the beacons once", .warning)
-            } else {
-                line("off the air: \(disruption); the beacons go back once \(device) is usable", .warning)
-            }
-            notify(ServiceNotifier.status("off the air: \(disruption)"))
-        case let .waiting(availability):
-            if json {
-                var object = JSONObject()
-                object.add("event", "waiting")
-                object.add("state", availability == .down ? "down" : "gone")
-                print(object.line)
-            } else {
-                line(availability == .down
-                     ? "waiting for \(device): it is down or powered off (bring it up, power it on)"
-                     : "waiting for \(device): it is gone (plug it back in, restart the bridge)", .warning)
-            }
-            notify(ServiceNotifier.status("waiting for \(device) (\(availability == .down ? "down" : "gone"))"))
-        case let .restoreFailed(error, retryIn):
-            if json {
-                var object = JSONObject()
-                object.add("event", "restore-failed")
-                object.add("error", error.message)
-                object.add("retryInMs", number: Self.milliseconds(retryIn))
-                print(object.line)
-            } else {
-                Console.error("could not put the beacons back yet (trying again in \(Self.milliseconds(retryIn)) ms): \(error.message)",
-                              priority: .warning)
-            }
-        case let .ignored(input):
-            if json {
-                var object = JSONObject()
-                object.add("event", "ignored")
-                object.add("kind", input.kind.code)
-                object.add("count", input.count)
-                object.add("detail", input.detail)
-                print(object.line)
-            } else {
-                Console.error("warning: \(input)", priority: .warning)
-            }
+        case let .stopped(reason, keptOn): stopped(reason, keptOn: keptOn)
+        case let .offAir(disruption): offAir(disruption)
+        case let .waiting(availability): waiting(availability)
+        case let .restoreFailed(error, retryIn): restoreFailed(error, retryIn: retryIn)
+        case let .ignored(input): ignored(input)
         case let .warning(text):
             if json {
                 var object = JSONObject()
@@ -177,6 +121,82 @@ final class EmitterPrinter {
             canary(news)
         }
         fflushStandardOutput()
+    }
+
+    /// Advertising stopped, or left on (--keep).
+    private func stopped(_ reason: String, keptOn: Bool) {
+        if json {
+            var object = JSONObject()
+            object.add("event", "stopped")
+            object.add("reason", reason)
+            object.add("advertisingOn", keptOn)
+            print(object.line)
+        } else {
+            line(keptOn ? "left advertising on (--keep): \(reason)" : "advertising off: \(reason)")
+        }
+    }
+
+    /// The beacons went off the air (or were not heard).
+    private func offAir(_ disruption: Disruption) {
+        if json {
+            var object = JSONObject()
+            object.add("event", "off-air")
+            object.add("cause", disruption.code)
+            object.add("detail", disruption.description)
+            if case let .notHeard(numbers, duration) = disruption {
+                object.add("beacons", integers: numbers)
+                object.add("forMs", number: Self.milliseconds(duration))
+            }
+            print(object.line)
+        } else if case .notHeard = disruption {
+            line("not heard: \(disruption); reprogramming the beacons once", .warning)
+        } else {
+            line("off the air: \(disruption); the beacons go back once \(device) is usable", .warning)
+        }
+        notify(ServiceNotifier.status("off the air: \(disruption)"))
+    }
+
+    /// Waiting for the adapter to come back.
+    private func waiting(_ availability: AdapterAvailability) {
+        if json {
+            var object = JSONObject()
+            object.add("event", "waiting")
+            object.add("state", availability == .down ? "down" : "gone")
+            print(object.line)
+        } else {
+            line(availability == .down
+                 ? "waiting for \(device): it is down or powered off (bring it up, power it on)"
+                 : "waiting for \(device): it is gone (plug it back in, restart the bridge)", .warning)
+        }
+        notify(ServiceNotifier.status("waiting for \(device) (\(availability == .down ? "down" : "gone"))"))
+    }
+
+    /// A restore that failed, to be tried again.
+    private func restoreFailed(_ error: HostError, retryIn: Duration) {
+        if json {
+            var object = JSONObject()
+            object.add("event", "restore-failed")
+            object.add("error", error.message)
+            object.add("retryInMs", number: Self.milliseconds(retryIn))
+            print(object.line)
+        } else {
+            Console.error("could not put the beacons back yet (trying again in \(Self.milliseconds(retryIn)) ms): \(error.message)",
+                          priority: .warning)
+        }
+    }
+
+    /// Input nobody asked for, counted.
+    private func ignored(_ input: UnsolicitedInputReport) {
+        if json {
+            var object = JSONObject()
+            object.add("event", "ignored")
+            object.add("kind", input.kind.code)
+            object.add("count", input.count)
+            object.add("detail", input.detail)
+            print(object.line)
+        } else {
+            Console.error("warning: \(input)", priority: .warning)
+        }
     }
 
     /// Advertising began (or began again): the plan, each beacon, and the unit told.

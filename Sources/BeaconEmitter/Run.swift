@@ -7,6 +7,7 @@ import BeaconHost
 import BeaconMetrics
 import BeaconReports
 import BeaconRig
+import BeaconTracking
 import Foundation
 
 /// `beacon-emit run SCENARIO`: a scripted test rig.
@@ -279,104 +280,128 @@ final class ScenarioPrinter {
 
     func handle(_ event: ScenarioEvent) {
         switch event {
-        case let .step(number, round, place, text, at):
-            if json {
-                line(at) { object in
-                    object.add("event", literal: "step")
-                    object.add("step", number)
-                    if let round { object.add("round", round) }
-                    object.add("line", place.line)
-                    object.add("action", text)
-                }
-            } else {
-                // (A plan's steps, replay's, have no line of a file.)
-                print("\(prefix(at)) step \(number)\(round.map { " (round \($0))" } ?? "")"
-                      + (place.line > 0 ? " line \(place.line)" : "") + ": \(text)")
-            }
-        case let .expectation(result):
-            if json {
-                line(result.ended) { object in
-                    object.add("event", literal: "expectation")
-                    object.add("step", result.number)
-                    if let round = result.round { object.add("round", round) }
-                    object.add("line", result.place.line)
-                    object.add("expectation", result.text)
-                    object.add("result", literal: result.passed ? "pass" : "fail")
-                    object.add("detail", result.detail)
-                }
-            } else {
-                print("\(prefix(result.ended)) \(result.passed ? "PASS" : "FAIL") step \(result.number) line \(result.place.line): "
-                      + "\(result.text): \(result.detail)")
-            }
-        case let .updateArrived(beacon, at, afterUpdate, gap):
-            if json {
-                line(at) { object in
-                    object.add("event", literal: "update-arrived")
-                    object.add("beacon", beacon)
-                    object.add("afterUpdateMs", Int((afterUpdate * 1000).rounded()))
-                    if let gap { object.add("gapMs", Int((gap * 1000).rounded())) } else { object.addNull("gapMs") }
-                }
-            } else {
-                print("\(prefix(at)) \(beacon): new data at the scanner \(Int((afterUpdate * 1000).rounded())) ms after the update"
-                      + (gap.map { "; \(Int(($0 * 1000).rounded())) ms after the last old data" } ?? ""))
-            }
-        case let .applied(number, round, hosts, at):
-            let last = hosts.map(\.seconds).max() ?? 0
-            if json {
-                line(at) { object in
-                    object.add("event", literal: "applied")
-                    object.add("step", number)
-                    if let round { object.add("round", round) }
-                    object.add("hosts", objects: hosts) { entry, item in
-                        item.add("host", entry.host)
-                        item.add("ms", number: String(format: "%.1f", entry.seconds * 1000))
-                    }
-                    object.add("lastMs", number: String(format: "%.1f", last * 1000))
-                }
-            } else {
-                print("\(prefix(at)) step \(number)\(round.map { " (round \($0))" } ?? "") applied: "
-                      + hosts.map { "\($0.host) \(String(format: "%.1f", $0.seconds * 1000)) ms" }.joined(separator: ", "))
-            }
-        case let .supervision(event, number, round, at):
-            guard let text = ScenarioRunner.text(event) else { break }
-            if json {
-                line(at) { object in
-                    switch event {
-                    case let .offAir(disruption):
-                        object.add("event", literal: "off-air")
-                        object.add("cause", disruption.code)
-                    case let .restored(cause, gap, _):
-                        object.add("event", literal: "restored")
-                        object.add("cause", cause.code)
-                        object.add("gapMs", Int((gap.inSeconds * 1000).rounded()))
-                    case .waiting: object.add("event", literal: "waiting")
-                    case .restoreFailed: object.add("event", literal: "restore-failed")
-                    default: object.add("event", literal: "warning")
-                    }
-                    object.add("step", number)
-                    if let round { object.add("round", round) }
-                    object.add("detail", text)
-                }
-            } else {
-                print("\(prefix(at)) step \(number)\(round.map { " (round \($0))" } ?? ""): \(text)")
-            }
-        case let .region(name, event):
-            let (state, at): (String, Double) = switch event {
-            case let .initialState(state, at): ("initial state \(state.rawValue)", at)
-            case let .enter(at): ("enter", at)
-            case let .exit(at): ("exit", at)
-            }
-            if json {
-                line(at) { object in
-                    object.add("event", literal: "region")
-                    object.add("region", name)
-                    object.add("state", state)
-                }
-            } else {
-                print("\(prefix(at)) region \(name): \(state)")
-            }
+        case let .step(number, round, place, text, at): printStep(number, round, place, text, at)
+        case let .expectation(result): printExpectation(result)
+        case let .updateArrived(beacon, at, afterUpdate, gap): printUpdateArrived(beacon, at, afterUpdate, gap)
+        case let .applied(number, round, hosts, at): printApplied(number, round, hosts, at)
+        case let .supervision(event, number, round, at): printSupervision(event, number, round, at)
+        case let .region(name, event): printRegion(name, event)
         }
         fflushStandardOutput()
+    }
+
+    /// A step as it starts.
+    private func printStep(_ number: String, _ round: String?, _ place: Scenario.Place, _ text: String, _ at: Double) {
+        if json {
+            line(at) { object in
+                object.add("event", literal: "step")
+                object.add("step", number)
+                if let round { object.add("round", round) }
+                object.add("line", place.line)
+                object.add("action", text)
+            }
+        } else {
+            // (A plan's steps, replay's, have no line of a file.)
+            print("\(prefix(at)) step \(number)\(round.map { " (round \($0))" } ?? "")"
+                  + (place.line > 0 ? " line \(place.line)" : "") + ": \(text)")
+        }
+    }
+
+    /// An expectation judged.
+    private func printExpectation(_ result: ScenarioResult) {
+        if json {
+            line(result.ended) { object in
+                object.add("event", literal: "expectation")
+                object.add("step", result.number)
+                if let round = result.round { object.add("round", round) }
+                object.add("line", result.place.line)
+                object.add("expectation", result.text)
+                object.add("result", literal: result.passed ? "pass" : "fail")
+                object.add("detail", result.detail)
+            }
+        } else {
+            print("\(prefix(result.ended)) \(result.passed ? "PASS" : "FAIL") step \(result.number) line \(result.place.line): "
+                  + "\(result.text): \(result.detail)")
+        }
+    }
+
+    /// An update heard at the scanner.
+    private func printUpdateArrived(_ beacon: String, _ at: Double, _ afterUpdate: Double, _ gap: Double?) {
+        if json {
+            line(at) { object in
+                object.add("event", literal: "update-arrived")
+                object.add("beacon", beacon)
+                object.add("afterUpdateMs", Int((afterUpdate * 1000).rounded()))
+                if let gap { object.add("gapMs", Int((gap * 1000).rounded())) } else { object.addNull("gapMs") }
+            }
+        } else {
+            print("\(prefix(at)) \(beacon): new data at the scanner \(Int((afterUpdate * 1000).rounded())) ms after the update"
+                  + (gap.map { "; \(Int(($0 * 1000).rounded())) ms after the last old data" } ?? ""))
+        }
+    }
+
+    /// A step applied on other machines.
+    private func printApplied(_ number: String, _ round: String?, _ hosts: [(host: String, seconds: Double)], _ at: Double) {
+        let last = hosts.map(\.seconds).max() ?? 0
+        if json {
+            line(at) { object in
+                object.add("event", literal: "applied")
+                object.add("step", number)
+                if let round { object.add("round", round) }
+                object.add("hosts", objects: hosts) { entry, item in
+                    item.add("host", entry.host)
+                    item.add("ms", number: String(format: "%.1f", entry.seconds * 1000))
+                }
+                object.add("lastMs", number: String(format: "%.1f", last * 1000))
+            }
+        } else {
+            print("\(prefix(at)) step \(number)\(round.map { " (round \($0))" } ?? "") applied: "
+                  + hosts.map { "\($0.host) \(String(format: "%.1f", $0.seconds * 1000)) ms" }.joined(separator: ", "))
+        }
+    }
+
+    /// What the supervision reported.
+    private func printSupervision(_ event: EmitterEvent, _ number: String, _ round: String?, _ at: Double) {
+        guard let text = ScenarioRunner.text(event) else { return }
+        if json {
+            line(at) { object in
+                switch event {
+                case let .offAir(disruption):
+                    object.add("event", literal: "off-air")
+                    object.add("cause", disruption.code)
+                case let .restored(cause, gap, _):
+                    object.add("event", literal: "restored")
+                    object.add("cause", cause.code)
+                    object.add("gapMs", Int((gap.inSeconds * 1000).rounded()))
+                case .waiting: object.add("event", literal: "waiting")
+                case .restoreFailed: object.add("event", literal: "restore-failed")
+                default: object.add("event", literal: "warning")
+                }
+                object.add("step", number)
+                if let round { object.add("round", round) }
+                object.add("detail", text)
+            }
+        } else {
+            print("\(prefix(at)) step \(number)\(round.map { " (round \($0))" } ?? ""): \(text)")
+        }
+    }
+
+    /// A region's change.
+    private func printRegion(_ name: String, _ event: RegionMonitor.Event) {
+        let (state, at): (String, Double) = switch event {
+        case let .initialState(state, at): ("initial state \(state.rawValue)", at)
+        case let .enter(at): ("enter", at)
+        case let .exit(at): ("exit", at)
+        }
+        if json {
+            line(at) { object in
+                object.add("event", literal: "region")
+                object.add("region", name)
+                object.add("state", state)
+            }
+        } else {
+            print("\(prefix(at)) region \(name): \(state)")
+        }
     }
 
     func summary(_ outcome: ScenarioOutcome) {

@@ -107,6 +107,8 @@ extension ReplayPlan {
             }
             object.add("largestLateness", number: "\((lateness.largest * 1000).rounded() / 1000)")
             object.add("meanLateness", number: "\((lateness.mean * 1000).rounded() / 1000)")
+            object.add("totalLateness", number: "\((lateness.total * 1000).rounded() / 1000)")
+            object.add("changes", lateness.steps)
             object.add("ended", ending)
             lines.append(object.line)
         } else {

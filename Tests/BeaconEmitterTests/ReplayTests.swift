@@ -610,6 +610,10 @@ extension Rig {
               + "\(replayed["largestLateness"]?.number ?? -1) s, mean \(replayed["meanLateness"]?.number ?? -1) s")
         #expect(abs(seconds - planned) < 0.5, "on the capture's clock: \(seconds) s for \(planned) s planned")
         #expect((replayed["largestLateness"]?.number ?? 9) < 0.5, "\(replayed)")
+        // 20 turns, each a going and a coming (the last going at the end): the total over them all.
+        let (total, changes) = (replayed["totalLateness"]?.number ?? -1, replayed["changes"]?.number ?? 0)
+        #expect(changes >= 40 && total >= (replayed["largestLateness"]?.number ?? 9) && abs(total / changes
+                - (replayed["meanLateness"]?.number ?? 9)) < 0.002, "\(replayed)")
     }
 }
 }

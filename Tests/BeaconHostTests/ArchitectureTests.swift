@@ -116,4 +116,26 @@ struct ArchitectureTests {
         let stale = Self.kindSites.filter { counts[$0.key] ?? 0 < $0.value.count }
         #expect(stale.isEmpty, "fewer kind sites than listed (lower the count): \(stale.mapValues(\.count)) found \(counts)")
     }
+
+    /// The longest a function of the command may be: it parses, calls and prints, one small
+    /// function per kind of thing printed.
+    static let longestCommandFunction = 80
+
+    /// A function of the command (`Sources/BeaconEmitter`) over `longestCommandFunction` lines,
+    /// from its `func` line to the brace that closes it at the same indentation, fails here.
+    @Test func theCommandsFunctionsAreShort() throws {
+        let function = try Regex(#"^(\s*)(?:@\w+\s+)*(?:(?:public|private|fileprivate|package|internal|static|mutating|override|final)\s+)*func\s+(\w+)"#)
+        var long: [String] = []
+        for (path, lines) in try Self.sources() where path.hasPrefix("BeaconEmitter/") {
+            for (index, line) in lines.enumerated() where line.hasSuffix("{") {
+                guard let match = line.firstMatch(of: function), let indent = match.output[1].substring,
+                      let name = match.output[2].substring else { continue }
+                let closing = indent + "}"
+                guard let end = lines[(index + 1)...].firstIndex(where: { $0.hasPrefix(closing) && !$0.dropFirst(indent.count).hasPrefix(" ") })
+                else { continue }
+                if end - index + 1 > Self.longestCommandFunction { long.append("\(path) \(name): \(end - index + 1) lines") }
+            }
+        }
+        #expect(long.isEmpty, "functions of the command over \(Self.longestCommandFunction) lines (split them): \(long)")
+    }
 }
