@@ -5,12 +5,6 @@ import BeaconReports
 import LinuxSystem
 import Foundation
 
-/// Why the control socket could not be opened or used: what, and what to do.
-public struct ControlError: Error, CustomStringConvertible {
-    public var message: String
-    public var description: String { message }
-}
-
 /// The Unix socket of `advertise --control PATH`: mode 0600, removed at exit. Served on the
 /// emitter's run loop (`RunLoopSource`): each complete line a client sends gets one reply line
 /// from `ControlHandler`, in the order sent (a held request holds back its client's later

@@ -10,6 +10,25 @@ import Glibc
 import Musl
 #endif
 
+/// The reports a scan's handler has read and the observer not yet taken.
+private final class Arrivals {
+    var reports: [ScanReport] = []
+}
+
+/// The stage's descriptors in the observer's loop: readable, the wait ends (the stage has
+/// something to take in); the stage reads them itself.
+private final class StageSource: RunLoopSource {
+    private let current: () -> [Int32]
+    var woke = false
+
+    init(descriptors: @escaping () -> [Int32]) {
+        current = descriptors
+    }
+
+    var descriptors: [Int32] { current() }
+    func serve() { woke = true }
+}
+
 /// The real clock, and the reports of a second device scanning (or none: it only waits).
 /// The wait is the one loop type's (`EventLoop`): `interrupt` (a signal's) ends it, the
 /// scanner's link brings reports (a `ScanSource`), and one of `wake` (the stage's controller
@@ -75,23 +94,4 @@ public final class LiveObserver: ScenarioObserver {
         if let failure = scan?.failure { throw failure }
         return interrupted
     }
-}
-
-/// The reports a scan's handler has read and the observer not yet taken.
-private final class Arrivals {
-    var reports: [ScanReport] = []
-}
-
-/// The stage's descriptors in the observer's loop: readable, the wait ends (the stage has
-/// something to take in); the stage reads them itself.
-private final class StageSource: RunLoopSource {
-    private let current: () -> [Int32]
-    var woke = false
-
-    init(descriptors: @escaping () -> [Int32]) {
-        current = descriptors
-    }
-
-    var descriptors: [Int32] { current() }
-    func serve() { woke = true }
 }

@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+/// A program a scenario runs on the machine that runs it. A scenario is code: its `hosts:`
+/// start the system's `ssh`, and some ssh options run a command or load a library here
+/// (`ProxyCommand`, `LocalCommand`, a configuration file given with `-F`). `run --check` names
+/// each one so that whoever reviews a file sees what it would run.
+public struct LocalProgram: Sendable, Equatable, CustomStringConvertible {
+    /// The host whose session runs it.
+    public var host: String
+    /// Where the file says so.
+    public var place: Scenario.Place?
+    /// What runs, in words.
+    public var what: String
+
+    public init(host: String, place: Scenario.Place?, what: String) {
+        self.host = host
+        self.place = place
+        self.what = what
+    }
+
+    public var description: String { "host '\(host)': \(what)" }
+}
