@@ -3,51 +3,6 @@
 import AdvertisementCodec
 import LinuxSystem
 
-/// How a descriptor's reads become packets, and packets become bytes to write.
-package protocol PacketFraming {
-    associatedtype Packet: Hashable & Sendable
-    init()
-    /// The most one read may return.
-    static var readSize: Int { get }
-    /// Adds what one read returned.
-    mutating func append(_ bytes: ArraySlice<UInt8>)
-    /// The next complete packet, or nil when more bytes are needed.
-    /// - Throws: `CodecError` when the bytes cannot be framed (the link is then unusable).
-    mutating func next() throws(CodecError) -> Packet?
-    /// What to write for `packet`.
-    static func bytes(of packet: Packet) -> [UInt8]
-    /// Whether one write is one packet (a packet socket), rather than bytes of a stream.
-    static var writesWholePackets: Bool { get }
-}
-
-/// H4 over a byte stream (TCP, a UART) or a kernel HCI socket (one packet per read, type byte
-/// first): reads are reassembled by `H4StreamDecoder`, so packets split across reads are whole again.
-package struct H4Framing: PacketFraming {
-    private var decoder = H4StreamDecoder()
-    public init() {}
-    public static var readSize: Int { 4096 }
-    public mutating func append(_ bytes: ArraySlice<UInt8>) { decoder.append(bytes) }
-    public mutating func next() throws(CodecError) -> H4Packet? { try decoder.next() }
-    public static func bytes(of packet: H4Packet) -> [UInt8] { packet.bytes }
-    /// A kernel HCI socket takes packets whole too, but a full write is the same call there.
-    public static var writesWholePackets: Bool { false }
-}
-
-/// The kernel's management and monitor sockets: one whole packet per read and per write.
-package struct MgmtFraming: PacketFraming {
-    private var pending: ArraySlice<UInt8>?
-    public init() {}
-    public static var readSize: Int { 65_536 + MgmtPacket.headerLength }
-    public mutating func append(_ bytes: ArraySlice<UInt8>) { pending = bytes }
-    public mutating func next() throws(CodecError) -> MgmtPacket? {
-        guard let bytes = pending else { return nil }
-        pending = nil
-        return try MgmtPacket(parsing: bytes)
-    }
-    public static func bytes(of packet: MgmtPacket) -> [UInt8] { packet.bytes }
-    public static var writesWholePackets: Bool { true }
-}
-
 /// A transport over a file descriptor it owns, framed by `Framing`: H4 to a controller
 /// (`HCIDescriptorTransport`), management packets to the kernel (`MgmtSocket`). Sending and
 /// receiving, deadlines and what a closed link looks like are written once here.

@@ -11,15 +11,6 @@ import Glibc
 import Musl
 #endif
 
-/// The Bluetooth SIG's company identifiers, as the system's libbluetooth names them.
-public enum CompanyNames {
-    /// The company `id` is assigned to ("Apple, Inc." for 0x004C); nil where the list has no
-    /// name for it (not assigned, or newer than the installed libbluetooth).
-    @Sendable public static func name(_ id: UInt16) -> String? {
-        chci_company_name(Int32(id)).map { String(cString: $0) }
-    }
-}
-
 /// Kernel adapters (`hci0`): opening raw HCI sockets, listing adapters, bringing one up.
 package enum KernelSocketTransport {
     /// Opens a raw HCI socket on adapter `index`, or on the first adapter that is up.

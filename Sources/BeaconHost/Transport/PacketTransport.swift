@@ -3,12 +3,6 @@
 import AdvertisementCodec
 import LinuxSystem
 
-/// What waiting for a packet ended with.
-package enum Received<Packet: Hashable & Sendable>: Hashable, Sendable {
-    case packet(Packet)
-    case timedOut
-}
-
 /// What waiting for an HCI packet ended with.
 package typealias ReceiveResult = Received<H4Packet>
 /// What waiting for a management packet ended with.
@@ -50,29 +44,6 @@ extension PacketTransport {
 package typealias HCITransport = PacketTransport<H4Packet>
 /// A transport to the kernel's management interface.
 package typealias MgmtTransport = PacketTransport<MgmtPacket>
-
-/// Why a transport failed.
-public enum TransportError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// The other end closed the connection (a virtual controller stopped, a cable pulled).
-    case closed(transport: String)
-    /// A system call failed: its name and errno.
-    case system(call: String, errno: Int32)
-    /// The byte stream carried something that is not H4 framing (or a management packet
-    /// that does not parse).
-    case framing(CodecError)
-
-    public init(_ error: SystemCallError) {
-        self = .system(call: error.call, errno: error.errno)
-    }
-
-    public var description: String {
-        switch self {
-        case let .closed(transport): "\(transport) closed the connection"
-        case let .system(call, code): SystemCallError(call: call, errno: code).description
-        case let .framing(error): "lost H4 framing: \(error)"
-        }
-    }
-}
 
 extension WakeSet {
     /// A loop's one wait (`wait(until:)`): the readable descriptors, none at `deadline`.

@@ -175,22 +175,6 @@ package enum VirtualController {
     }
 }
 
-/// A rootcanal started by `VirtualController.launch`, stopped with it.
-package final class RunningVirtualController {
-    private let child: ChildProcess
-
-    init(child: ChildProcess) { self.child = child }
-    deinit { stop() }
-
-    public var port: UInt16 { VirtualController.hciPort }
-
-    /// Terminates rootcanal and reaps it (SIGKILL if it has not gone within a second).
-    public func stop() {
-        child.stop(grace: .seconds(1))
-        child.closeDescriptors()
-    }
-}
-
 extension String {
     func leftPadded(to width: Int) -> String {
         count >= width ? self : String(repeating: "0", count: width - count) + self

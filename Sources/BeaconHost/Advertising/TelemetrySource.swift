@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+import AdvertisementCodec
+import LinuxSystem
+
+/// Interleaves telemetry on a running emitter (`--interleave-tlm`, a `RunLoopSource` on its
+/// run loop): each Eddystone-UID or -URL beacon's set carries a TLM frame (the emitter's own
+/// counters, moving from the start of the run) for one advertising interval in every ten, as a
+/// beacon that sends both interleaves them. (TLM beacons' own counters move with the other
+/// motions: `BeaconMotions`.)
+package final class TelemetrySource: RunLoopSource {
+    private let session: any LiveAdvertising
+    private let telemetry: MovingTelemetry
+    private let timer: PeriodicTimer
+    /// The timer's period (the advertising interval), in seconds.
+    private let tick: Double
+    private var ticks: UInt64 = 0
+    /// The interleaved frame's counters, from the start of the run.
+    private var emitterFrame: EddystoneTLM
+    private let log: (String) -> Void
+
+    public var descriptor: Int32 { timer.descriptor }
+
+    public var descriptors: [Int32] { [descriptor] }
+
+    /// - Parameters:
+    ///   - interleaving: the TLM frame to interleave (its counters are where they start).
+    ///   - log: what went wrong (a refused frame), for the user; the next tick tries again.
+    public init(session: any LiveAdvertising, intervalUnits: UInt32, interleaving: EddystoneTLM,
+                log: @escaping (String) -> Void) throws(HostError) {
+        self.session = session
+        telemetry = MovingTelemetry(intervalUnits: intervalUnits)
+        emitterFrame = interleaving
+        let period = Duration.microseconds(Int64(intervalUnits) * 625)
+        tick = period.inSeconds
+        do {
+            timer = try PeriodicTimer(period: period)
+        } catch {
+            throw .kernel(call: error.call, errno: error.errno, adapter: nil, adapters: [])
+        }
+        self.log = log
+    }
+
+    public func serve() {
+        let passed = timer.expirations()
+        guard passed > 0 else { return }
+        ticks += passed
+        emitterFrame = telemetry.advance(emitterFrame, by: Double(passed) * tick)
+        do {
+            // One interval in ten carries the TLM frame; the next puts the beacon back.
+            let slot = ticks % 10
+            for beacon in session.running where Self.interleaves(beacon.beacon) {
+                if slot == 0 {
+                    try session.show(beacon.id, .eddystone(.tlm(emitterFrame)))
+                } else if slot == 1 || passed > 1 {
+                    try session.show(beacon.id, beacon.beacon)
+                }
+            }
+        } catch {
+            log("telemetry: \(error)")
+        }
+    }
+
+    static func interleaves(_ beacon: Beacon) -> Bool {
+        switch beacon {
+        case .eddystone(.uid), .eddystone(.url): true
+        default: false
+        }
+    }
+}
