@@ -8,65 +8,6 @@ import Glibc
 import Musl
 #endif
 
-/// Where `--metrics` listens: `PORT` or `:PORT` (loopback), `ADDRESS:PORT`, `[IPV6]:PORT`;
-/// port 0 is one the kernel picks (the emitter prints it).
-public struct MetricsAddress: Sendable, Equatable, CustomStringConvertible {
-    public var host: String
-    public var port: UInt16
-
-    public struct Invalid: Error, CustomStringConvertible {
-        public let description: String
-    }
-
-    public init(host: String = "127.0.0.1", port: UInt16) {
-        self.host = host
-        self.port = port
-    }
-
-    /// - Throws: `Invalid` saying what the value should look like.
-    public init(parsing text: String) throws(Invalid) {
-        let host: Substring
-        let port: Substring
-        if text.hasPrefix("["), let close = text.firstIndex(of: "]") {
-            host = text[text.index(after: text.startIndex)..<close]
-            let rest = text[text.index(after: close)...]
-            guard rest.hasPrefix(":") else { throw Self.invalid(text) }
-            port = rest.dropFirst()
-        } else if let colon = text.lastIndex(of: ":") {
-            host = text[..<colon]
-            port = text[text.index(after: colon)...]
-            guard !host.contains(":") else { throw Self.invalid(text) }
-        } else {
-            (host, port) = ("", Substring(text))
-        }
-        guard let number = UInt16(port) else { throw Self.invalid(text) }
-        let address = host.isEmpty ? "127.0.0.1" : String(host)
-        guard Self.isNumeric(address) else {
-            throw Invalid(description: "--metrics takes a numeric address (127.0.0.1, 0.0.0.0, ::1), got '\(address)'")
-        }
-        self.init(host: address, port: number)
-    }
-
-    private static func invalid(_ text: String) -> Invalid {
-        Invalid(description: "--metrics takes PORT or ADDRESS:PORT (9464, 127.0.0.1:9464, 0.0.0.0:9464, [::1]:9464), got '\(text)'")
-    }
-
-    private static func isNumeric(_ host: String) -> Bool {
-        var v4 = in_addr()
-        var v6 = in6_addr()
-        return inet_pton(AF_INET, host, &v4) == 1 || inet_pton(AF_INET6, host, &v6) == 1
-    }
-
-    public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
-}
-
-/// A failure to open the endpoint, naming the address and the reason.
-public struct MetricsError: Error, CustomStringConvertible {
-    public let description: String
-    /// Whether the port is in use (EADDRINUSE).
-    public let portInUse: Bool
-}
-
 /// An HTTP endpoint that answers `GET /metrics` with `body()` in Prometheus' text format, served
 /// from the emitter's own loop (a `RunLoopSource`: no thread, no wait). One request per
 /// connection, answered and closed; anything else than `GET /metrics` gets a 404, a request
@@ -323,34 +264,3 @@ public final class MetricsEndpoint: RunLoopSource {
     deinit { close() }
 }
 
-/// An HTTP request's head, once whole (its request line and headers, up to the blank line).
-package enum HTTPRequestHead: Equatable {
-    /// The method and the path (without a query).
-    case request(method: String, path: String)
-    /// No HTTP request line.
-    case malformed
-
-    /// Nil while the head is not whole yet.
-    package init?(_ bytes: [UInt8]) {
-        guard let end = Self.endOfHead(bytes) else { return nil }
-        let line = String(decoding: bytes[..<end].prefix { $0 != 0x0D && $0 != 0x0A }, as: UTF8.self)
-        let parts = line.split(separator: " ", omittingEmptySubsequences: false)
-        guard parts.count == 3, parts[2].hasPrefix("HTTP/1."), !parts[0].isEmpty, parts[1].hasPrefix("/") else {
-            self = .malformed
-            return
-        }
-        self = .request(method: String(parts[0]), path: String(parts[1].prefix { $0 != "?" }))
-    }
-
-    /// Where the blank line ending the head starts (CRLF CRLF, or LF LF from a lax client).
-    private static func endOfHead(_ bytes: [UInt8]) -> Int? {
-        var index = 0
-        while index + 1 < bytes.count {
-            if bytes[index] == 0x0A && bytes[index + 1] == 0x0A { return index }
-            if index + 3 < bytes.count && bytes[index] == 0x0D && bytes[index + 1] == 0x0A
-                && bytes[index + 2] == 0x0D && bytes[index + 3] == 0x0A { return index }
-            index += 1
-        }
-        return nil
-    }
-}

@@ -212,24 +212,3 @@ public struct AuditReport: Codable, Sendable {
     }
 }
 
-/// Text for XML attributes and elements.
-public enum XMLText {
-    /// The five special characters escaped, and control characters XML 1.0 cannot hold dropped.
-    public static func escape(_ text: String) -> String {
-        var out = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&apos;"
-            case "\n": out += "&#10;"
-            case "\t": out.unicodeScalars.append(scalar)
-            default:
-                if scalar.value >= 0x20 { out.unicodeScalars.append(scalar) }
-            }
-        }
-        return out
-    }
-}

@@ -98,8 +98,9 @@ struct ArchitectureTests {
         "BeaconHost/Advertising/BeaconMotions.swift": (1, "Eddystone-EID's next frame, put on the air"),
         "BeaconHost/Advertising/MovingTelemetry.swift": (3, "Eddystone-TLM's motion and interleaving"),
         "BeaconHost/Advertising/TelemetrySource.swift": (2, "Eddystone-TLM's interleaving, as the loop serves it"),
-        "BeaconTracking/AdvertiserAudit.swift": (3, "audit's choice of a beacon by Eddystone identifiers"),
-        "BeaconTracking/BeaconTracker.swift": (9, "the tracker's key, hashed per report"),
+        "BeaconTracking/AuditChoice.swift": (3, "audit's choice of a beacon by Eddystone identifiers"),
+        "BeaconTracking/BeaconTracker.swift": (5, "the tracker's key, hashed per report"),
+        "BeaconTracking/BeaconIdentity.swift": (4, "the tracker's key, as it is made from a report"),
         "BeaconReports/BeaconComparison.swift": (1, "verify's AltBeacon company and reserved byte"),
     ]
 

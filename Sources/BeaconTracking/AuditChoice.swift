@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+import AdvertisementCodec
+
+/// Which advertiser an audit listens to: one address, the advertiser of a beacon (whatever
+/// its address, which may rotate), or, with neither, the strongest heard.
+public struct AuditChoice: Sendable, Hashable {
+    public var address: BluetoothAddress?
+    /// iBeacon or AltBeacon identifiers.
+    public var region: BeaconRegion?
+    /// Eddystone-UID namespace and instance.
+    public var namespace: [UInt8]?
+    public var instance: [UInt8]?
+    /// Eddystone-URL, as it decodes.
+    public var url: String?
+
+    public init(address: BluetoothAddress? = nil, region: BeaconRegion? = nil, namespace: [UInt8]? = nil,
+                instance: [UInt8]? = nil, url: String? = nil) {
+        self.address = address
+        self.region = region
+        self.namespace = namespace
+        self.instance = instance
+        self.url = url
+    }
+
+    /// Whether a beacon's identifiers choose the advertiser.
+    public var byBeacon: Bool { region != nil || namespace != nil || instance != nil || url != nil }
+
+    /// What chose the advertiser, the same from run to run (`uuid=... major=1`, `address ...`);
+    /// nil where nothing did (the strongest is audited).
+    public var identity: String? {
+        var parts: [String] = []
+        if let address { parts.append("address \(address)") }
+        if let region {
+            if let uuid = region.uuid { parts.append("uuid=\(uuid.uuidString)") }
+            if let major = region.major { parts.append("major=\(major)") }
+            if let minor = region.minor { parts.append("minor=\(minor)") }
+        }
+        if let namespace { parts.append("namespace=\(HexText.format(namespace))") }
+        if let instance { parts.append("instance=\(HexText.format(instance))") }
+        if let url { parts.append("url=\(url)") }
+        return parts.isEmpty ? nil : parts.joined(separator: " ")
+    }
+
+    public func matches(_ beacon: Beacon) -> Bool {
+        switch beacon {
+        case .iBeacon, .altBeacon:
+            return namespace == nil && instance == nil && url == nil && (region?.matches(beacon) ?? true)
+        case let .eddystone(.uid(frame)):
+            return region == nil && url == nil && namespace.map { $0 == frame.namespace } != false
+                && instance.map { $0 == frame.instance } != false
+        case let .eddystone(.url(frame)):
+            return region == nil && namespace == nil && instance == nil && url.map { $0 == frame.url } != false
+        default:
+            return false
+        }
+    }
+}
