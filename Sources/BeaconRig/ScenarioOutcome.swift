@@ -14,8 +14,9 @@ public struct ScenarioOutcome: Sendable {
     public var duration: Double = 0
     /// What knocked the beacons off the air and put them back, by step.
     public var disruptions: [StepDisruption] = []
-    /// On a timeline (paced waits: a replay's), how late its steps began against when they were
-    /// due, in seconds: the largest, the sum, and how many steps.
+    /// On a timeline (paced waits: a replay's), how late its changes were made (each once its
+    /// last command was answered) against when they were due, in seconds: the largest, the sum,
+    /// and how many changes.
     public var lateness = Lateness()
 
     public struct Lateness: Sendable {

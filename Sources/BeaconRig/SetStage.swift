@@ -57,9 +57,14 @@ package final class SetStage: ScenarioStage {
         } catch {
             throw Self.naming(name, error)
         }
+        book(name, id, own)
+        noteTurns()
+    }
+
+    /// Books beacon `name`, on the air now as the core's `id`, with its own parameters.
+    private func book(_ name: String, _ id: BeaconID, _ own: BeaconParameters) {
         parameters[name] = own == .run ? nil : own
         named.append((name, id))
-        noteTurns()
     }
 
     /// Several beacons at once: one change where each can have a set of its own now (a
@@ -72,10 +77,7 @@ package final class SetStage: ScenarioStage {
             for each in beacons { try advertise(each.name, each.beacon, parameters: each.parameters) }
             return
         }
-        for (each, id) in zip(beacons, ids) {
-            parameters[each.name] = each.parameters == .run ? nil : each.parameters
-            named.append((each.name, id))
-        }
+        for (each, id) in zip(beacons, ids) { book(each.name, id, each.parameters) }
         noteTurns()
     }
 

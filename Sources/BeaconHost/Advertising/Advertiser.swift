@@ -40,11 +40,12 @@ package final class Advertiser {
     }
 
     /// Sets of ours, disabled, that no beacon uses now (removed beacons' in a batch of
-    /// changes, `batched`), each with the properties it was last given: readied again for the
-    /// next beacon added that takes the same kind of PDU (legacy or extended, scannable or
-    /// not), rather than removed and created again. Each is a leftover too, so a restore or a
-    /// stop removes it, and `releaseIdleSets` removes those idle for longer than `idleHold`.
-    private var idle: [UInt8: (properties: AdvertisingEventProperties, since: ContinuousClock.Instant)] = [:]
+    /// changes, `batched`), each with when it fell idle: readied again for the next beacon
+    /// added that takes the same kind of PDU as the set was last given (`lastSent`: legacy or
+    /// extended, scannable or not), rather than removed and created again. Each is a leftover
+    /// too, so a restore or a stop removes it, and `releaseIdleSets` removes those idle for
+    /// longer than `idleHold`.
+    private var idle: [UInt8: ContinuousClock.Instant] = [:]
     /// What each set of ours was last given: its parameters (the command's bytes) and random
     /// address. An idle set readied again is sent only what differs.
     private var lastSent: [UInt8: (parameters: LESetExtendedAdvertisingParameters, address: BluetoothAddress?)] = [:]
@@ -502,7 +503,7 @@ package final class Advertiser {
         // An idle set readied for this kind of PDU first, then one never used, then any free.
         let kind = Self.pduKind(extended: slots.usesExtendedPDUs(index), scannable: slots.isScannable(index))
         let idleHandles = idleSets
-        guard let handle = idleHandles.first(where: { !used.contains($0) && Self.pduKind(of: idle[$0]?.properties) == kind })
+        guard let handle = idleHandles.first(where: { !used.contains($0) && Self.pduKind(of: lastSent[$0]?.parameters.eventProperties) == kind })
                 ?? candidates.first(where: { !used.contains($0) && !leftovers.contains($0) })
                 ?? candidates.first(where: { !used.contains($0) }) else {
             guard plan.handles.isEmpty else { return nil }
@@ -552,9 +553,9 @@ package final class Advertiser {
     /// data a set holds).
     /// - Returns: whether the set is readied again as it is (what it was given is known).
     private func prepareForReuse(_ handle: UInt8, beacon index: Int) throws(HostError) -> Bool {
-        guard let was = idle.removeValue(forKey: handle) else { return false }
+        guard idle.removeValue(forKey: handle) != nil else { return false }
         let kind = Self.pduKind(extended: slots.usesExtendedPDUs(index), scannable: slots.isScannable(index))
-        guard Self.pduKind(of: was.properties) != kind else {
+        guard Self.pduKind(of: lastSent[handle]?.parameters.eventProperties) != kind else {
             step("set \(handle): readied again (off the air since a beacon left it)")
             return true
         }
@@ -611,7 +612,7 @@ package final class Advertiser {
         try controller.send(LESetExtendedAdvertisingEnable(enable: false, sets: off.map { .init(handle: $0) }))
         batch?.off = []
         let now = ContinuousClock.now
-        for handle in off { idle[handle] = (lastSent[handle]?.parameters.eventProperties ?? [], now) }
+        for handle in off { idle[handle] = now }
     }
 
     /// Enables the sets readied for the batch's added beacons, by one command.
@@ -628,7 +629,7 @@ package final class Advertiser {
     func releaseIdleSets() { releaseIdleSets(now: .now) }
 
     func releaseIdleSets(now: ContinuousClock.Instant) {
-        for handle in idleSets where idle[handle].map({ now - $0.since >= Self.idleHold }) ?? false {
+        for handle in idleSets where idle[handle].map({ now - $0 >= Self.idleHold }) ?? false {
             step("remove idle set \(handle)")
             idle[handle] = nil
             if (try? controller.send(LERemoveAdvertisingSet(handle: handle))) != nil { leftovers.remove(handle) }
