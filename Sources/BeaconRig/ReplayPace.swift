@@ -22,6 +22,16 @@ public struct ReplayPace: Sendable, Equatable {
     /// or UART answers in about a millisecond or two.
     public static let commandSeconds = 0.005
 
+    /// The HCI commands a change takes at most: a stop of several, one disable; an advertise of
+    /// n, three each and one enable; none for anything else.
+    public static func commands(_ action: Scenario.Action) -> Int {
+        switch action {
+        case .stop(_?): 1
+        case let .advertise(names): 3 * names.count + 1
+        default: 0
+        }
+    }
+
     /// The busiest instant's commands at `commandSeconds` each.
     public var seconds: Double { Double(commands) * Self.commandSeconds }
 
@@ -46,16 +56,11 @@ public struct ReplayPace: Sendable, Equatable {
             case let .wait(seconds, _):
                 now += seconds
                 open = false
-            case let .stop(names?):
+            case let .stop(names?), let .advertise(names):
                 if !open { instants.append((now, 0, 0)) }
                 open = true
                 instants[instants.count - 1].changes += names.count
-                instants[instants.count - 1].commands += 1
-            case let .advertise(names):
-                if !open { instants.append((now, 0, 0)) }
-                open = true
-                instants[instants.count - 1].changes += names.count
-                instants[instants.count - 1].commands += 3 * names.count + 1
+                instants[instants.count - 1].commands += Self.commands(step.action)
             default:
                 continue
             }

@@ -109,12 +109,14 @@ extension ReplayPlan {
             object.add("meanLateness", number: "\((lateness.mean * 1000).rounded() / 1000)")
             object.add("totalLateness", number: "\((lateness.total * 1000).rounded() / 1000)")
             object.add("changes", lateness.steps)
+            object.add("largestEarliness", number: "\((lateness.largestEarliness * 1000).rounded() / 1000)")
             object.add("ended", ending)
             lines.append(object.line)
         } else {
             lines.append("replayed \(entries.count) advertiser\(entries.count == 1 ? "" : "s") for "
                          + String(format: "%.1f s", seconds) + " (\(ending)); its changes came at most "
-                         + String(format: "%.3f s", lateness.largest) + " late")
+                         + String(format: "%.3f s", lateness.largest) + " late and "
+                         + String(format: "%.3f s", lateness.largestEarliness) + " early")
         }
         return lines
     }

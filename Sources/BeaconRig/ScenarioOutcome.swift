@@ -16,18 +16,21 @@ public struct ScenarioOutcome: Sendable {
     public var disruptions: [StepDisruption] = []
     /// On a timeline (paced waits: a replay's), how late its changes were made (each once its
     /// last command was answered) against when they were due, in seconds: the largest, the sum,
-    /// and how many changes.
+    /// and how many changes; and the most any was made early (an instant's changes start half
+    /// their commands' time before it, so that they are made around it).
     public var lateness = Lateness()
 
     public struct Lateness: Sendable {
         public var largest = 0.0
         public var total = 0.0
+        public var largestEarliness = 0.0
         public var steps = 0
         public var mean: Double { steps > 0 ? total / Double(steps) : 0 }
 
         mutating func note(_ seconds: Double) {
             let late = max(0, seconds)
             largest = max(largest, late)
+            largestEarliness = max(largestEarliness, -seconds)
             total += late
             steps += 1
         }

@@ -41,6 +41,8 @@ public final class ScenarioRunner {
     private var due: Double?
     /// When the change running now was due, judged once it is made.
     private var changeDue: Double?
+    /// How early the changes at each instant of a timeline start.
+    private var lead = ChangeLead()
 
     private struct Interrupted: Error {}
 
@@ -147,10 +149,13 @@ public final class ScenarioRunner {
                 for report in try observer.queued() { record(report) }
                 try settle(number, round, step, started: at)
             case let .wait(seconds, paced):
-                // Paced: to the deadline on the timeline, whatever the steps before it took.
-                let deadline = paced ? (due ?? at) + seconds : at + seconds
+                // Paced: to the deadline on the timeline, whatever the steps before it took, and
+                // the changes after it started early enough to be made around it (a timeline
+                // starts that much ahead, so that its first changes are too).
+                let early = paced ? lead.lead(before: steps[(index + 1)...]) : 0
+                let deadline = paced ? (due ?? at + early) + seconds : at + seconds
                 if paced { due = deadline }
-                try observe(until: deadline) { _ in false }
+                try observe(until: deadline - early) { _ in false }
             case let .expectSeen(name, within):
                 let seenAt = try firstReport(of: name, until: at + within)
                 conclude(number, round, step, started: at, passed: seenAt != nil, detail: seenAt.map {
@@ -207,7 +212,8 @@ public final class ScenarioRunner {
             tickRegions()
             try tickStage()
             if done(nil) { return }
-            if elapsed >= deadline { return }
+            // Within a microsecond is come (a clock's sums need not land on it exactly).
+            if elapsed >= deadline - 0.000_001 { return }
             let wait = min(deadline, nextRegionDeadline ?? deadline, stage.nextDeadline ?? deadline)
             switch try observer.next(until: start + wait) {
             case .interrupted:
@@ -323,6 +329,7 @@ public final class ScenarioRunner {
         // Made: on the air once its last command was answered (an enable comes last).
         if let changeDue {
             outcome.lateness.note(elapsed - changeDue)
+            lead.note(step.action, took: elapsed - started)
             self.changeDue = nil
         }
         let settlement = stage.finishStep(waitingIn: observer)

@@ -593,9 +593,11 @@ extension Rig {
     /// 40 advertisers for 20 s on the controller's 16 sets, taking turns of a second: the
     /// replay keeps the capture's clock (within half a second over 20 s), and each turn's
     /// change (16 going by one disable, 16 coming on their sets readied again, by one enable:
-    /// 34 HCI commands, about 5 ms each on the virtual controller) is made within half a second
-    /// of when it was due, judged once made: about 0.2 s on a quiet machine, more on a busy
-    /// one (the figures are printed). Before it starts, the plan's pace says it keeps up.
+    /// 34 HCI commands, about 5 ms each on the virtual controller) is made within 0.2 s of when
+    /// it was due, judged once made: each instant starts half its commands' time early, so the
+    /// goings are made a little before it and the comings a little after (about 0.12 s either
+    /// way on a quiet machine; the figures are printed). Before it starts, the plan's pace says
+    /// it keeps up.
     @Test(.notUnderEmulation("the turns are seconds long"))
     func aCrowdOnFewerSetsKeepsTheCapturesClock() throws {
         let path = try ReplayTurnsRootcanalTests.crowd(40, seconds: 20)
@@ -607,9 +609,11 @@ extension Rig {
         let replayed = try #require(said["replayed"]?.first, "\(output)")
         let (seconds, planned) = (replayed["seconds"]?.number ?? 0, replayed["planned"]?.number ?? 0)
         print("crowd of 40 on 16 sets: \(seconds) s for \(planned) s planned, largest lateness "
-              + "\(replayed["largestLateness"]?.number ?? -1) s, mean \(replayed["meanLateness"]?.number ?? -1) s")
+              + "\(replayed["largestLateness"]?.number ?? -1) s, mean \(replayed["meanLateness"]?.number ?? -1) s, "
+              + "largest earliness \(replayed["largestEarliness"]?.number ?? -1) s")
         #expect(abs(seconds - planned) < 0.5, "on the capture's clock: \(seconds) s for \(planned) s planned")
-        #expect((replayed["largestLateness"]?.number ?? 9) < 0.5, "\(replayed)")
+        #expect((replayed["largestLateness"]?.number ?? 9) < 0.2 && (replayed["largestEarliness"]?.number ?? 9) < 0.2,
+                "every change within 0.2 s of its plan: \(replayed)")
         // 20 turns, each a going and a coming (the last going at the end): the total over them all.
         let (total, changes) = (replayed["totalLateness"]?.number ?? -1, replayed["changes"]?.number ?? 0)
         #expect(changes >= 40 && total >= (replayed["largestLateness"]?.number ?? 9) && abs(total / changes

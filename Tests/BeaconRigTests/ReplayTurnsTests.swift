@@ -2,7 +2,7 @@
 
 import AdvertisementCodec
 @testable import BeaconReports
-import BeaconRig
+@testable import BeaconRig
 import BeaconTracking
 import Testing
 
@@ -119,6 +119,36 @@ import Testing
         #expect(fast.warning?.contains("cannot keep to the capture's clock") == true)
         // Nothing that changes: no pace.
         #expect(ReplayPace(of: Scenario(device: nil, beacons: [], steps: [])) == nil)
+    }
+
+    /// On a controller slower than the plan's estimate (8 ms a command where the estimate
+    /// starts at 5: a turn of 16 going and 16 coming is 0.4 s of commands), each instant starts
+    /// early by half what its commands have been taking, so its changes are made around their
+    /// deadline (within 0.3 s either way, the first while the pace is learned; one started on
+    /// time would be 0.4 s late each turn), and the replay still ends on the capture's clock.
+    @Test func changesAreMadeAroundTheirDeadline() throws {
+        let crowd = try ReplayPlan((1...40).map { Self.advertiser($0, from: 0, to: 19.9) }, sets: 16, turn: 1)
+        let air = SimulatedAir()
+        air.commandSeconds = 0.008
+        let outcome = ScenarioRunner(scenario: try crowd.scenario(device: nil), stage: air, observer: air,
+                                     makeBeacon: testBeacon, report: { _ in }).run()
+        let lateness = outcome.lateness
+        #expect(outcome.passed && lateness.steps >= 40, "\(outcome)")
+        #expect(lateness.largest < 0.3 && lateness.largestEarliness < 0.3, "\(lateness)")
+        #expect(lateness.largestEarliness > 0.1 && lateness.mean < 0.25, "centred, not shifted: \(lateness)")
+        #expect(abs(outcome.duration - crowd.length) < 0.5, "\(outcome.duration) for \(crowd.length)")
+    }
+
+    /// The lead learns the controller's pace from the changes made: half of what the commands
+    /// up to the next wait took, never more than a quarter of a second.
+    @Test func theLeadLearnsThePace() {
+        var lead = ChangeLead()
+        let coming = Scenario.Step(.advertise((1...16).map { "a\($0)" })), going = Scenario.Step(.stop(["a1"]))
+        #expect(abs(lead.lead(before: [going, coming, Scenario.Step(.wait(seconds: 1)), coming]) - 0.005 * 50 / 2) < 1e-9)
+        for _ in 1...20 { lead.note(coming.action, took: 0.49) }
+        #expect(abs(lead.secondsPerCommand - 0.01) < 0.0005, "\(lead.secondsPerCommand)")
+        #expect(lead.lead(before: [going, coming, coming]) == ChangeLead.largest)
+        #expect(lead.lead(before: [Scenario.Step(.wait(seconds: 1)), coming]) == 0)
     }
 
     /// What was sent, said at the end: the time each was on the air by then (whole rounds of a

@@ -36,6 +36,9 @@ final class SimulatedAir: ScenarioStage, ScenarioObserver {
     private var due: [(String, [UInt8])] = []
     /// When set, the stage refuses to advertise this beacon.
     var refuse: String?
+    /// The virtual time each controller command takes: an advertiser coming three, several
+    /// coming or going together one more (their enable or disable), as on HCI sets.
+    var commandSeconds = 0.0
 
     init(interval: Double = 0.1, latency: Double = 0.01) {
         self.interval = interval
@@ -45,7 +48,18 @@ final class SimulatedAir: ScenarioStage, ScenarioObserver {
     func advertise(_ name: String, _ beacon: Beacon, parameters: BeaconParameters) throws(HostError) {
         if name == refuse { throw .unsupported("no set left for \(name)") }
         calls.append("advertise \(name)")
+        now += 3 * commandSeconds
         onAir[name] = (beacon.advertisingData.bytes, now)
+    }
+
+    func advertise(_ beacons: [(name: String, beacon: Beacon, parameters: BeaconParameters)]) throws(HostError) {
+        for coming in beacons { try advertise(coming.name, coming.beacon, parameters: coming.parameters) }
+        now += commandSeconds
+    }
+
+    func stop(_ names: [String]) throws(HostError) {
+        now += commandSeconds
+        for name in names { try stop(name) }
     }
 
     func update(_ name: String, to beacon: Beacon) throws(HostError) {
