@@ -20,8 +20,7 @@ struct Advertise: ParsableCommand {
             type=altbeacon; url=https://...), or a JSON/YAML --config file with a 'beacons' list. \
             Several beacons get an extended advertising set each while the controller has sets; \
             the beacons beyond take turns (--rotation) on the last one. A --beacon or --config entry may \
-            carry its own interval, tx-power, address (static, non-resolvable, an address, public), \
-            rotate-address, phy (1m or coded), connectable (true or false) and pdu (legacy or extended).
+            carry its own \(BeaconSetting.helpList).
 
             On a kernel adapter, --access auto takes the kernel's management API (advertising instances \
             beside bluetoothd's, the address the kernel's choice) where it offers instances, raw HCI \

@@ -64,76 +64,31 @@ public struct BeaconDescription: Sendable, Equatable {
     /// Each key by its plain spelling (`plain`), to read a key written in any spelling.
     private static let keysByPlainName = Dictionary(uniqueKeysWithValues: keys.map { (plain($0), $0) })
 
-    /// What each key that takes a number takes, by its plain key (`plain`), as the options' help says.
+    /// What each key that takes a number takes, by its plain key (`plain`), as the options' help
+    /// says (a beacon's own settings' from `BeaconSetting`).
     public static let numberRanges = [
         "major": "0 to 65535", "minor": "0 to 65535", "measuredpower": "-128 to 127 (dBm)",
         "battery": "0 to 65535 (mV)", "temperature": "-127.99 to 127.99 (degrees C)",
         "pducount": "0 to 4294967295", "uptime": "0 to 429496729.5 (seconds)",
         "rotationexponent": "0 to 15", "clock": "0 to 4294967295 (seconds)",
-        "interval": "20 to 10485759 (ms)", "txpower": "-127 to 20 (dBm)", "rotateaddress": "0.1 to 86400 (seconds)",
-    ]
+    ].merging(BeaconSetting.all.compactMap { setting in setting.range.map { (setting.plain, $0) } }) { $1 }
 
-    /// The keys of a beacon's own advertising parameters (`interval` ms, `tx-power` dBm,
-    /// `address` static, non-resolvable or AA:BB:CC:DD:EE:FF, a random address of its set's
-    /// own; `rotate-address` seconds, a new made-up address every period; `phy` 1m or coded;
-    /// `connectable` true or false; `pdu` legacy or extended): a scenario's and `advertise`'s beacons take them (each
-    /// beacon on a set or instance of its own); they are not the beacon's data, so
-    /// `init(pairs:)` refuses them.
-    public static let parameterKeys: Set<String> = ["interval", "txpower", "address", "rotateaddress", "phy", "connectable", "pdu"]
+    /// The plain keys of a beacon's own settings (`BeaconSetting`): a scenario's and
+    /// `advertise`'s beacons take them (each beacon on a set or instance of its own); they are
+    /// not the beacon's data, so `init(pairs:)` refuses them.
+    public static let parameterKeys = Set(BeaconSetting.all.map(\.plain))
 
     /// `fields` apart: the beacon's data fields (for `beacon(fromFields:)`) and its own parameters.
-    /// - Throws: `Invalid` for an interval or TX power out of range, or not a number.
+    /// - Throws: `Invalid` for a setting's value it does not take (`BeaconSetting`), or settings
+    ///   that do not go together.
     public static func parameters(in fields: [String: String]) throws(Invalid)
         -> (fields: [String: String], parameters: BeaconParameters) {
         var rest: [String: String] = [:]
         var parameters = BeaconParameters.run
         for (key, value) in fields {
-            switch plain(key) {
-            case "interval":
-                let milliseconds = try number(key, value)
-                guard let units = AdvertisingOptions.units(milliseconds: milliseconds),
-                      AdvertisingOptions.intervalRange(legacy: false).contains(units) else {
-                    throw Invalid("\(key) must be from \(AdvertisingOptions.intervalRangeDescription(legacy: false)), got '\(value)'")
-                }
-                parameters.intervalUnits = units
-            case "txpower":
-                let dBm = try integer(key, value)
-                guard (-127...20).contains(dBm) else { throw Invalid("\(key) must be from -127 to 20 (dBm), got '\(value)'") }
-                parameters.txPower = Int8(dBm)
-            case "address":
-                guard value.lowercased() != "public" else {
-                    parameters.address = .publicAddress
-                    continue
-                }
-                do {
-                    parameters.address = try AdvertisingOptions.Address(randomAddress: value)
-                } catch {
-                    throw Invalid("\(key) must be public, static or non-resolvable (a random address made up for it) "
-                                  + "or a random AA:BB:CC:DD:EE:FF, got '\(value)'")
-                }
-            case "rotateaddress":
-                let seconds = try number(key, value)
-                guard seconds >= 0.1 && seconds <= 86400 else {
-                    throw Invalid("\(key) must be from 0.1 to 86400 (seconds), got '\(value)'")
-                }
-                parameters.addressRotation = seconds
-            case "phy":
-                guard let phy = AdvertisingOptions.PHY(rawValue: value.lowercased()) else {
-                    throw Invalid("\(key) must be 1m or coded, got '\(value)'")
-                }
-                parameters.phy = phy
-            case "pdu":
-                guard let pdu = AdvertisingOptions.PDU(rawValue: value.lowercased()) else {
-                    throw Invalid("\(key) must be legacy or extended, got '\(value)'")
-                }
-                parameters.pdu = pdu
-            case "connectable":
-                switch value.lowercased() {
-                case "true", "yes", "1": parameters.connectable = true
-                case "false", "no", "0": parameters.connectable = false
-                default: throw Invalid("\(key) must be true or false, got '\(value)'")
-                }
-            default:
+            if let setting = BeaconSetting.named(key) {
+                try setting.read(key, value, &parameters)
+            } else {
                 rest[key] = value
             }
         }
@@ -261,11 +216,11 @@ public struct BeaconDescription: Sendable, Equatable {
         for (key, value) in pairs {
             guard let option = Self.keysByPlainName[Self.plain(key)] else {
                 if Self.parameterKeys.contains(Self.plain(key)) {
-                    throw Invalid("\(key) is one of a beacon's own parameters (interval, txPower, address, rotateAddress, phy, connectable, pdu), "
-                                  + "not part of its data")
+                    throw Invalid("\(key) is one of a beacon's own parameters ("
+                                  + BeaconSetting.all.map(\.field).joined(separator: ", ") + "), not part of its data")
                 }
-                // Its own parameters are keys a beacon takes too (a file and --beacon accept them).
-                let all = Self.keys + ["interval", "tx-power", "address", "rotate-address", "phy", "connectable", "pdu"]
+                // Its own settings are keys a beacon takes too (a file and --beacon accept them).
+                let all = Self.keys + BeaconSetting.all.map(\.key)
                 let nearest = NearestWord.nearest(to: key, in: all).map { " (did you mean '\($0)'?)" } ?? ""
                 throw Invalid("unknown key '\(key)'\(nearest): a beacon takes \(all.joined(separator: ", "))")
             }

@@ -6,17 +6,13 @@ import BeaconReports
 extension BeaconParameters {
     /// A beacon's own parameters as fields, in the `--beacon` keys and the one JSON shape every
     /// line shows them in (`control list` and its replies, `advertise --json`, a box's requests):
-    /// `interval` (ms), `txPower` (dBm), `address`, `rotateAddress` (s), `phy`, `connectable`, `pdu`.
-    /// `BeaconDescription.parameters(in:)` reads them back as they are.
+    /// each `BeaconSetting`'s field (`interval` in ms, `txPower` in dBm, ...) where it is not
+    /// the run's. `BeaconDescription.parameters(in:)` reads them back as they are.
     public var fields: [String: JSONValue] {
         var fields: [String: JSONValue] = [:]
-        if let units = intervalUnits { fields["interval"] = .number(Double(units) * 0.625) }
-        if let txPower { fields["txPower"] = .integer(Int(txPower)) }
-        if let address { fields["address"] = .string(address.text) }
-        if let addressRotation { fields["rotateAddress"] = .number(addressRotation) }
-        if let phy { fields["phy"] = .string(phy.rawValue) }
-        if let connectable { fields["connectable"] = .bool(connectable) }
-        if let pdu { fields["pdu"] = .string(pdu.rawValue) }
+        for setting in BeaconSetting.all {
+            if let value = setting.shown(self) { fields[setting.field] = value }
+        }
         return fields
     }
 }
