@@ -219,10 +219,13 @@ extension ScenarioLaunching {
                 printer.handle(event)
             }
         }
+        // The phones' logs end the wait as their lines come, as the stage's descriptors do.
+        let phones = scenario.phones.map(PhoneLog.init)
         return ScenarioRunner(scenario: scenario, stage: stage,
-                       observer: LiveObserver(scanner: scanner, interrupt: interrupt, wake: { stage.wakeDescriptors },
+                       observer: LiveObserver(scanner: scanner, interrupt: interrupt,
+                                              wake: { stage.wakeDescriptors + phones.flatMap(\.descriptors) },
                                               beside: exporter.map { [$0.endpoint] } ?? []),
-                       makeBeacon: BeaconDescription.beacon(fromFields:), report: report).run()
+                       makeBeacon: BeaconDescription.beacon(fromFields:), phones: phones, report: report).run()
     }
 
     /// The second device, scanning: `peer` is a second controller on the same virtual radio.
@@ -286,6 +289,7 @@ final class ScenarioPrinter {
         case let .applied(number, round, hosts, at): printApplied(number, round, hosts, at)
         case let .supervision(event, number, round, at): printSupervision(event, number, round, at)
         case let .region(name, event): printRegion(name, event)
+        case let .phone(line): printPhoneLine(line)
         }
         fflushStandardOutput()
     }
@@ -318,6 +322,12 @@ final class ScenarioPrinter {
                 object.add("expectation", result.text)
                 object.add("result", literal: result.passed ? "pass" : "fail")
                 object.add("detail", result.detail)
+                if let phone = result.phone {
+                    object.add("phone", phone.phone)
+                    object.add("region", phone.region)
+                    if let logLine = phone.logLine { object.add("logLine", logLine) } else { object.addNull("logLine") }
+                    if let latency = phone.latency { object.add("latencyMs", Int((latency * 1000).rounded())) } else { object.addNull("latencyMs") }
+                }
             }
         } else {
             print("\(prefix(result.ended)) \(result.passed ? "PASS" : "FAIL") step \(result.number) line \(result.place.line): "
@@ -383,6 +393,23 @@ final class ScenarioPrinter {
             }
         } else {
             print("\(prefix(at)) step \(number)\(round.map { " (round \($0))" } ?? ""): \(text)")
+        }
+    }
+
+    /// A line of a phone's log: every one in JSON (one timeline of rig and app); in text, those
+    /// the phone's patterns matched.
+    private func printPhoneLine(_ phoneLine: PhoneLine) {
+        if json {
+            line(phoneLine.at) { object in
+                object.add("event", literal: "phone")
+                object.add("phone", phoneLine.phone)
+                object.add("logLine", phoneLine.text)
+                if let transition = phoneLine.transition { object.add("says", transition.rawValue) }
+                if let region = phoneLine.region { object.add("region", region) }
+            }
+        } else if let transition = phoneLine.transition {
+            print("\(prefix(phoneLine.at)) phone \(phoneLine.phone): \(transition.rawValue)"
+                  + (phoneLine.region.map { " \($0)" } ?? "") + ": \(phoneLine.text)")
         }
     }
 

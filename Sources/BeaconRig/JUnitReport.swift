@@ -17,10 +17,23 @@ public enum JUnitReport {
             var element = "    <testcase classname=\"\(escape(suite))\" name=\"\(escape(name))\" time=\"\(time(result.ended - result.started))\""
             let during = unplaced.filter { $0.number == result.number && $0.round == result.round }
             unplaced.removeAll { $0.number == result.number && $0.round == result.round }
-            if result.passed && during.isEmpty {
+            // A phone's expectation: its latency and line as properties.
+            var properties: [(String, String)] = []
+            if let phone = result.phone {
+                properties.append(("phone", phone.phone))
+                properties.append(("region", phone.region))
+                if let latency = phone.latency { properties.append(("latencyMs", "\(Int((latency * 1000).rounded()))")) }
+                if let logLine = phone.logLine { properties.append(("logLine", logLine)) }
+            }
+            if result.passed && during.isEmpty && properties.isEmpty {
                 element += "/>"
             } else {
                 element += ">"
+                if !properties.isEmpty {
+                    element += "\n      <properties>" + properties.map {
+                        "\n        <property name=\"\($0.0)\" value=\"\(escape($0.1))\"/>"
+                    }.joined() + "\n      </properties>"
+                }
                 if !result.passed {
                     element += "\n      <failure message=\"\(escape(result.detail))\">\(escape(result.detail))</failure>"
                 }

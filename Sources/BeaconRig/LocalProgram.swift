@@ -5,18 +5,21 @@
 /// (`ProxyCommand`, `LocalCommand`, a configuration file given with `-F`). `run --check` names
 /// each one so that whoever reviews a file sees what it would run.
 public struct LocalProgram: Sendable, Equatable, CustomStringConvertible {
-    /// The host whose session runs it.
+    /// The host whose session runs it, or the phone whose log it is.
     public var host: String
+    /// What `host` names: "host" or "phone".
+    public var kind: String
     /// Where the file says so.
     public var place: Scenario.Place?
     /// What runs, in words.
     public var what: String
 
-    public init(host: String, place: Scenario.Place?, what: String) {
+    public init(host: String, place: Scenario.Place?, what: String, kind: String = "host") {
         self.host = host
+        self.kind = kind
         self.place = place
         self.what = what
     }
 
-    public var description: String { "host '\(host)': \(what)" }
+    public var description: String { "\(kind) '\(host)': \(what)" }
 }

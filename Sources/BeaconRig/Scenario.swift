@@ -87,6 +87,45 @@ public struct Scenario: Sendable {
         }
     }
 
+    /// A phone whose app's log the run reads (`phones:`): a command whose every line is the
+    /// phone's log, stamped on receipt with the run's clock, and the app's lines as regular
+    /// expressions (a named group `region` picks the region; `state` in a state line says
+    /// inside or outside). See `PhoneLog`.
+    public struct PhoneDefinition: Sendable, Equatable {
+        public var name: String
+        /// Run with `sh -c`.
+        public var command: String
+        /// The app's line for entering a region, for leaving one, and for a region's state.
+        public var enter: String?
+        public var exit: String?
+        public var state: String?
+        public var place: Place
+
+        public init(name: String, command: String, enter: String? = nil, exit: String? = nil, state: String? = nil,
+                    place: Place = Place(line: 0, column: 0)) {
+            self.name = name
+            self.command = command
+            self.enter = enter
+            self.exit = exit
+            self.state = state
+            self.place = place
+        }
+
+        /// The one-line convention an app can adopt (`preset: marker`): `BEACON-EMIT enter
+        /// region=NAME`, `BEACON-EMIT exit region=NAME`, `BEACON-EMIT state region=NAME inside`.
+        public static let marker = (enter: #"BEACON-EMIT enter region=(?<region>[^\s]+)"#,
+                                    exit: #"BEACON-EMIT exit region=(?<region>[^\s]+)"#,
+                                    state: #"BEACON-EMIT state region=(?<region>[^\s]+) (?<state>inside|outside)"#)
+    }
+
+    /// What a phone's expectation waits for: a transition of the region in the app's log
+    /// since the region's previous expectation on that phone, a state, or no transition at all
+    /// for the time.
+    public enum PhoneExpectation: String, Sendable {
+        case enter, exit, inside, outside
+        case noEvent
+    }
+
     /// What a region expectation waits for.
     public enum RegionExpectation: String, Sendable {
         /// The state at launch, or now: inside or outside.
@@ -112,6 +151,9 @@ public struct Scenario: Sendable {
         case expectNotSeen(String, for: Double)
         /// The region must reach a state, or report a transition, within the time.
         case expectRegion(String, RegionExpectation, within: Double)
+        /// A phone's app must log the region's transition or state within the time, or (`noEvent`)
+        /// no transition of it for the time.
+        case expectPhone(String, region: String, PhoneExpectation, seconds: Double)
         case repeatSteps(times: Int, steps: [Step])
         /// Steps a beacon's TX power from one level to another (extended advertising), to mimic
         /// walking away and back: `every` seconds per step of `step` dB.
@@ -138,6 +180,8 @@ public struct Scenario: Sendable {
     /// What running the scenario starts on this machine: each host's ssh session, and what its
     /// ssh options run or load here.
     public var localPrograms: [LocalProgram] = []
+    /// The phones whose app's log the run reads.
+    public var phones: [PhoneDefinition] = []
     public var regions: [RegionDefinition]
     public var steps: [Step]
 

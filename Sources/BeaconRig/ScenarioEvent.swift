@@ -24,4 +24,6 @@ public enum ScenarioEvent: Sendable {
     /// Something knocked this machine's beacons off the air, or they are back (`advertise`'s
     /// supervisor's report), during step `number`.
     case supervision(EmitterEvent, number: String, round: String?, at: Double)
+    /// A line of a phone's log, as received.
+    case phone(PhoneLine)
 }

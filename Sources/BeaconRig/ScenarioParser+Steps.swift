@@ -128,7 +128,9 @@ extension ScenarioParser {
             guard !fields.isEmpty else { throw fail(node, "update of '\(name)' changes no field (give e.g. minor: 3)") }
             return .update(name, fields: fields)
         case "expect":
-            let map = try mapping(node, "expect", keys: ["seen", "notSeen", "region", "state", "event", "within", "for"])
+            let map = try mapping(node, "expect", keys: ["seen", "notSeen", "phone", "region", "state", "event", "noEvent",
+                                                         "within", "for"])
+            if map["phone"] != nil { return try phoneExpectation(map, node, scenario: scenario) }
             if let seen = map["seen"] {
                 try only(map, ["seen", "within"], node, "expect seen")
                 return .expectSeen(try beaconName(seen, scenario: scenario), within: try required(map, "within", node, "expect seen"))
@@ -158,7 +160,7 @@ extension ScenarioParser {
                     throw fail(node, "expect region needs one of 'state: inside|outside' or 'event: enter|exit'")
                 }
             }
-            throw fail(node, "expect needs one of 'seen: NAME', 'notSeen: NAME' or 'region: NAME'")
+            throw fail(node, "expect needs one of 'seen: NAME', 'notSeen: NAME', 'region: NAME' or 'phone: NAME'")
         case "repeat":
             let map = try mapping(node, "repeat", keys: ["times", "steps"])
             guard let timesNode = map["times"], let stepsNode = map["steps"] else {

@@ -148,7 +148,7 @@ public struct ScenarioParser {
     public func parse(_ text: String) throws(ScenarioError) -> Scenario {
         let root = try document(text, empty: "the file is empty: expected a map with 'beacons' and 'steps'")
         let top = try mapping(root, "the scenario", keys: ["device", "scanner", "interval", "exitAfter", "rotation",
-                                                           "hosts", "beacons", "regions", "steps"])
+                                                           "hosts", "beacons", "regions", "phones", "steps"])
         var scenario = Scenario(beacons: [], steps: [])
         if let node = top["device"] { scenario.device = try string(node, "device") }
         if let node = top["scanner"] { scenario.scanner = try string(node, "scanner") }
@@ -224,6 +224,14 @@ public struct ScenarioParser {
                 scenario.regions.append(Scenario.RegionDefinition(name: name, region: try region(regionNode, name)))
             }
         }
+        if let node = top["phones"] {
+            for (name, phoneNode) in try mapping(node, "phones", keys: nil).entries {
+                let phone = try phone(phoneNode, name)
+                scenario.phones.append(phone)
+                scenario.localPrograms.append(LocalProgram(host: name, place: phone.place, what: "sh -c '\(phone.command)' (its log)",
+                                                           kind: "phone"))
+            }
+        }
         guard let stepsNode = top["steps"] else { throw fail(root, "expected 'steps': a list of steps") }
         scenario.steps = try steps(stepsNode, scenario: &scenario)
         guard !scenario.steps.isEmpty else { throw fail(stepsNode, "'steps' is empty") }
@@ -285,7 +293,7 @@ public struct ScenarioParser {
                     let (airBefore, fieldsBefore) = (onAir, fields)
                     try walk(inner)
                     if times > 1 && (onAir != airBefore || fields != fieldsBefore) { try walk(inner) }
-                case .wait, .expectSeen, .expectNotSeen, .expectRegion:
+                case .wait, .expectSeen, .expectNotSeen, .expectRegion, .expectPhone:
                     break
                 }
             }

@@ -17,4 +17,18 @@ public struct ScenarioResult: Sendable {
     public var ended: Double
     /// What met the expectation, or what was seen instead.
     public var detail: String
+    /// A phone's expectation: the phone, the region, its app's line and the latency.
+    public var phone: PhoneVerdict?
+
+    public init(number: String, round: String?, place: Scenario.Place, text: String, passed: Bool, started: Double,
+                ended: Double, detail: String) {
+        self.number = number
+        self.round = round
+        self.place = place
+        self.text = text
+        self.passed = passed
+        self.started = started
+        self.ended = ended
+        self.detail = detail
+    }
 }

@@ -43,12 +43,18 @@ public final class ScenarioRunner {
     private var changeDue: Double?
     /// How early the changes at each instant of a timeline start.
     private var lead = ChangeLead()
+    /// The phones whose app's log the run reads, and what the rig did for their expectations.
+    private let phones: PhoneJudge
 
     private struct Interrupted: Error {}
 
+    /// - Parameter phones: the scenario's phones' logs (started when the run starts, ended
+    ///   with it, whatever ends it); the observer's wait should end when one is readable
+    ///   (`LiveObserver`'s `wake`).
     public init(scenario: Scenario, stage: ScenarioStage, observer: ScenarioObserver,
-                makeBeacon: @escaping BeaconFactory, report: @escaping (ScenarioEvent) -> Void) {
+                makeBeacon: @escaping BeaconFactory, phones: [PhoneLog] = [], report: @escaping (ScenarioEvent) -> Void) {
         self.scenario = scenario
+        self.phones = PhoneJudge(scenario: scenario, logs: phones)
         self.stage = stage
         self.observer = observer
         self.makeBeacon = makeBeacon
@@ -64,6 +70,8 @@ public final class ScenarioRunner {
     /// Runs every step; never leaves a beacon on the air.
     public func run() -> ScenarioOutcome {
         start = observer.now
+        phones.start()
+        defer { phones.stop() }
         for region in scenario.regions {
             monitors[region.name] = RegionMonitor(start: 0, exitAfter: scenario.exitAfter)
         }
@@ -79,6 +87,7 @@ public final class ScenarioRunner {
             current = ("end", nil)
             reportSupervision()
             try stage.stopAll()
+            phones.stopped(nil, at: elapsed)
             try? settle("end", nil, Scenario.Step(.stop(nil)), started: at)  // (never interrupted: the boxes are waited for)
         } catch {
             outcome.error = outcome.error ?? error
@@ -113,6 +122,7 @@ public final class ScenarioRunner {
                     coming.append((name, beacon, parameters[name] ?? .run))
                 }
                 try stage.advertise(coming)
+                phones.advertised(names, at: elapsed)
                 try settle(number, round, step, started: at)
             case let .update(name, changes):
                 var merged = fields[name] ?? [:]
@@ -144,6 +154,7 @@ public final class ScenarioRunner {
                 } else {
                     try stage.stopAll()
                 }
+                phones.stopped(names, at: elapsed)
                 // What the scanner received before the stop was made, and has not been read,
                 // is what was on the air before it: taken in now, not seen after.
                 for report in try observer.queued() { record(report) }
@@ -187,6 +198,8 @@ public final class ScenarioRunner {
                 conclude(number, round, step, started: at, passed: metAt != nil, detail: metAt.map {
                     "\(expected.rawValue) after \(Self.milliseconds($0 - at))"
                 } ?? "not \(expected.rawValue) within \(Self.seconds(within)); the region is \(state)")
+            case let .expectPhone(phone, region, expected, seconds):
+                try expect(phone, region, expected, seconds, number, round, step, started: at)
             case let .repeatSteps(times, inner):
                 for pass in 1...times {
                     try run(inner, prefix: number + ".", round: "\(pass)/\(times)")
@@ -211,6 +224,7 @@ public final class ScenarioRunner {
         while true {
             tickRegions()
             try tickStage()
+            for line in phones.take(now: elapsed) { report(.phone(line)) }
             if done(nil) { return }
             // Within a microsecond is come (a clock's sums need not land on it exactly).
             if elapsed >= deadline - 0.000_001 { return }
@@ -283,6 +297,7 @@ public final class ScenarioRunner {
         }
         for region in scenario.regions where sightings.contains(where: { region.region.matches($0.beacon) }) {
             for event in monitors[region.name]?.sighted(at: now) ?? [] { regionEvent(region.name, event) }
+            phones.heard(region.name, at: now)
         }
         for (name, beaconData) in data where scanReport.data == beaconData { lastSeen[name] = now }
         for (name, update) in pending {
@@ -321,6 +336,37 @@ public final class ScenarioRunner {
 
     private func seenInstead() -> String {
         seenDuringStep.isEmpty ? "no beacon" : seenDuringStep.joined(separator: "; ")
+    }
+
+    /// A phone's expectation: judged from its app's lines as they come (`PhoneJudge`), with the
+    /// latency from the rig's own change, and, where it fails, what the phone's command did and
+    /// what the rig's radio did.
+    private func expect(_ phone: String, _ region: String, _ expected: Scenario.PhoneExpectation, _ seconds: Double,
+                        _ number: String, _ round: String?, _ step: Scenario.Step, started at: Double) throws {
+        var met: PhoneLine?
+        try observe(until: at + seconds) { _ in
+            met = self.phones.line(phone, region, expected)
+            return met != nil
+        }
+        met = met ?? phones.line(phone, region, expected)
+        phones.finish(phone, region)
+        let latency = met.flatMap { phones.latency(of: $0, region) }
+        let passed = expected == .noEvent ? met == nil : met != nil
+        var detail: String
+        if let met {
+            detail = "\(met.transition?.rawValue ?? "") logged after \(Self.milliseconds(met.at - at))"
+                + (latency.map { " (\(Self.milliseconds($0)) after the rig's change)" } ?? "") + ": \(met.text)"
+        } else if expected == .noEvent {
+            detail = "no enter or exit of \(region) in \(phone)'s log for \(Self.seconds(seconds))"
+        } else {
+            detail = "no line of \(phone)'s log matched \(expected.rawValue) of \(region) within \(Self.seconds(seconds))"
+        }
+        if !passed { detail += "; " + phones.account(of: phone) + "; " + phones.radio(region) }
+        var result = ScenarioResult(number: number, round: round, place: step.place, text: Self.text(step.action),
+                                    passed: passed, started: at, ended: elapsed, detail: detail)
+        result.phone = PhoneVerdict(phone: phone, region: region, logLine: met?.text, latency: latency)
+        outcome.results.append(result)
+        report(.expectation(result))
     }
 
     /// Waits for what the step asked of other machines: their delays reported, their failures
@@ -373,6 +419,12 @@ public final class ScenarioRunner {
             switch expected {
             case .inside, .outside: "expect region \(name) \(expected.rawValue) within \(Self.seconds(within))"
             case .enter, .exit: "expect region \(name) \(expected.rawValue) event within \(Self.seconds(within))"
+            }
+        case let .expectPhone(phone, region, expected, seconds):
+            switch expected {
+            case .noEvent: "expect phone \(phone): no event of region \(region) for \(Self.seconds(seconds))"
+            case .inside, .outside: "expect phone \(phone): region \(region) \(expected.rawValue) within \(Self.seconds(seconds))"
+            case .enter, .exit: "expect phone \(phone): region \(region) \(expected.rawValue) event within \(Self.seconds(seconds))"
             }
         case let .repeatSteps(times, steps): "repeat \(times) times (\(steps.count) steps)"
         case let .ramp(name, from, to, step, every): "ramp \(name) TX power \(from) to \(to) dBm, \(step) dB every \(Self.seconds(every))"

@@ -183,14 +183,20 @@ public final class ChildProcess {
     }
 
     /// Asks the child to end (SIGTERM), then, after `grace`, makes it (SIGKILL); reaps it.
-    public func stop(grace: Duration = .seconds(2)) {
-        guard termination == nil else { return }
-        kill(pid, SIGTERM)
-        if wait(until: .now + grace) == nil {
-            kill(pid, SIGKILL)
-            var status: Int32 = 0
-            if waitpid(pid, &status, 0) == pid { ended = Self.termination(status) }
+    /// - Parameter group: its whole process group (a child started in a group of its own: a
+    ///   shell's pipeline, what it started), which is also made to end (SIGKILL) once the child
+    ///   has, so that nothing it started outlives it.
+    public func stop(grace: Duration = .seconds(2), group: Bool = false) {
+        let target = group ? -pid : pid
+        if termination == nil {
+            kill(target, SIGTERM)
+            if wait(until: .now + grace) == nil {
+                kill(target, SIGKILL)
+                var status: Int32 = 0
+                if waitpid(pid, &status, 0) == pid { ended = Self.termination(status) }
+            }
         }
+        if group { kill(target, SIGKILL) }
     }
 
     /// Closes the child's standard input: it reads the end (once).

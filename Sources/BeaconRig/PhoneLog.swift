@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+import LinuxSystem
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// A phone's log as a run reads it: its `log:` command run with `sh -c` in a process group of
+/// its own, every line it prints (standard output and error) stamped on receipt with the run's
+/// clock (so the phone's own clock never matters), and the app's lines matched to region
+/// transitions and states by the phone's patterns. Bounded: a line is cut at
+/// `maximumLineBytes`, at most `maximumLinesPerSecond` are taken (the rest counted), and
+/// `stop()` ends the command and everything it started.
+public final class PhoneLog {
+    public let phone: Scenario.PhoneDefinition
+    private let patterns: [(Scenario.PhoneExpectation, Regex<AnyRegexOutput>)]
+    private var child: ChildProcess?
+    /// The output and error pipes still open, each with what it has read of a line so far.
+    private var streams: [(descriptor: Descriptor, pending: [UInt8], discarding: Bool)] = []
+    /// Lines taken in the current second of the run's clock, and which second.
+    private var second = (index: -1, lines: 0)
+
+    /// Every line taken, in order (at most `maximumLines`: the earliest kept).
+    public private(set) var lines: [PhoneLine] = []
+    /// Lines cut at `maximumLineBytes`, and lines left out over `maximumLinesPerSecond`.
+    public private(set) var cut = 0
+    public private(set) var dropped = 0
+    /// How the command ended, when it has; why it could not start, where it could not.
+    public private(set) var termination: ChildProcess.Termination?
+    public private(set) var startFailure: String?
+
+    public static let maximumLineBytes = 4096
+    public static let maximumLinesPerSecond = 200
+    public static let maximumLines = 100_000
+
+    /// A pattern compiled, checked for the groups its key needs (`state`: `region` and `state`).
+    /// - Throws: a message saying what is wrong with it.
+    public static func compile(_ pattern: String, key: String) throws -> Regex<AnyRegexOutput> {
+        struct Wrong: Error, CustomStringConvertible { var description: String }
+        let regex: Regex<AnyRegexOutput>
+        do {
+            regex = try Regex(pattern)
+        } catch {
+            throw Wrong(description: "not a regular expression: \(error)")
+        }
+        if key == "state" && !regex.contains(captureNamed: "state") {
+            throw Wrong(description: "a state line needs a group (?<state>inside|outside)")
+        }
+        return regex
+    }
+
+    public init(_ phone: Scenario.PhoneDefinition) {
+        self.phone = phone
+        let given: [(Scenario.PhoneExpectation, String?)] = [(.enter, phone.enter), (.exit, phone.exit), (.inside, phone.state)]
+        patterns = given.compactMap { kind, pattern in
+            pattern.flatMap { try? Self.compile($0, key: kind == .inside ? "state" : "\(kind)") }.map { (kind, $0) }
+        }
+    }
+
+    deinit { stop() }
+
+    /// Starts the command; one that cannot start is said by `startFailure` (its expectations fail).
+    public func start() {
+        guard child == nil, startFailure == nil else { return }
+        do {
+            let started = try ChildProcess(arguments: ["sh", "-c", phone.command])
+            started.closeInput()
+            child = started
+            for descriptor in [started.output, started.errors].compactMap({ $0 }) {
+                _ = fcntl(descriptor.rawValue, F_SETFL, fcntl(descriptor.rawValue, F_GETFL) | O_NONBLOCK)
+                streams.append((descriptor, [], false))
+            }
+        } catch {
+            startFailure = "\(error)"
+        }
+    }
+
+    /// The pipes to wait on: readable, `take` has lines (or their end) to read.
+    public var descriptors: [Int32] { streams.map(\.descriptor.rawValue) }
+
+    /// Whether the command still runs (or has output unread).
+    public var running: Bool { child != nil && (termination == nil || !streams.isEmpty) }
+
+    /// Reads what the command printed since, without waiting: the new lines, stamped `now`.
+    public func take(now: Double) -> [PhoneLine] {
+        var taken: [PhoneLine] = []
+        var buffer = [UInt8](repeating: 0, count: 16_384)
+        for index in streams.indices.reversed() {
+            var reads = 0
+            while reads < 16 {
+                reads += 1
+                guard case let .done(count)? = try? streams[index].descriptor.read(into: &buffer) else { break }
+                if count == 0 {
+                    // Its end: a last line without a newline still counts.
+                    if !streams[index].pending.isEmpty && !streams[index].discarding {
+                        taken += line(streams[index].pending, now: now)
+                    }
+                    streams.remove(at: index)
+                    break
+                }
+                for byte in buffer[0..<count] {
+                    if byte == UInt8(ascii: "\n") {
+                        if !streams[index].discarding { taken += line(streams[index].pending, now: now) }
+                        streams[index].pending.removeAll(keepingCapacity: true)
+                        streams[index].discarding = false
+                    } else if !streams[index].discarding {
+                        streams[index].pending.append(byte)
+                        if streams[index].pending.count >= Self.maximumLineBytes {
+                            cut += 1
+                            taken += line(streams[index].pending, now: now)
+                            streams[index].pending.removeAll(keepingCapacity: true)
+                            streams[index].discarding = true
+                        }
+                    }
+                }
+            }
+        }
+        if termination == nil, let child { termination = child.termination }
+        return taken
+    }
+
+    /// One line taken (or left out over the rate), matched.
+    private func line(_ bytes: [UInt8], now: Double) -> [PhoneLine] {
+        let index = Int(now.rounded(.down))
+        if index != second.index { second = (index, 0) }
+        second.lines += 1
+        guard second.lines <= Self.maximumLinesPerSecond else {
+            dropped += 1
+            return []
+        }
+        var text = String(decoding: bytes, as: UTF8.self)
+        if text.hasSuffix("\r") { text.removeLast() }
+        var line = PhoneLine(phone: phone.name, text: text, at: now)
+        for (kind, regex) in patterns {
+            guard let match = try? regex.firstMatch(in: text) else { continue }
+            line.region = match.output["region"]?.substring.map(String.init)
+            if kind == .inside {
+                guard let state = match.output["state"]?.substring else { continue }
+                line.transition = state == "inside" ? .inside : state == "outside" ? .outside : nil
+                if line.transition == nil { continue }
+            } else {
+                line.transition = kind
+            }
+            break
+        }
+        if lines.count < Self.maximumLines { lines.append(line) }
+        return [line]
+    }
+
+    /// Ends the command and everything it started (SIGTERM to its process group, SIGKILL
+    /// after half a second), and closes its pipes.
+    public func stop() {
+        guard let child else { return }
+        child.stop(grace: .milliseconds(500), group: true)
+        termination = termination ?? child.termination
+        streams = []
+        child.closeDescriptors()
+        self.child = nil
+    }
+
+    /// What the command did, for a failed expectation's detail: how it ended, its last line.
+    public var account: String {
+        if let startFailure { return "its log command could not start: \(startFailure)" }
+        var parts: [String] = []
+        parts.append(lines.isEmpty ? "its log printed nothing" : "its log printed \(lines.count) line\(lines.count == 1 ? "" : "s")")
+        if let termination { parts.append("the command ended (\(termination))") }
+        if let last = lines.last { parts.append("its last: \(String(last.text.prefix(200)))") }
+        if cut > 0 { parts.append("\(cut) cut at \(Self.maximumLineBytes) bytes") }
+        if dropped > 0 { parts.append("\(dropped) left out over \(Self.maximumLinesPerSecond) a second") }
+        return parts.joined(separator: "; ")
+    }
+}
+
+/// A line of a phone's log: its text, when it was received (the run's clock), and what it
+/// says where one of the phone's patterns matched it: a transition or state, and of which
+/// region (nil: the line names none, so it counts for every region).
+public struct PhoneLine: Sendable, Equatable {
+    public var phone: String
+    public var text: String
+    public var at: Double
+    public var region: String?
+    public var transition: Scenario.PhoneExpectation?
+
+    public init(phone: String, text: String, at: Double, region: String? = nil, transition: Scenario.PhoneExpectation? = nil) {
+        self.phone = phone
+        self.text = text
+        self.at = at
+        self.region = region
+        self.transition = transition
+    }
+
+    /// Whether it is a transition or state of `region`.
+    public func concerns(_ region: String) -> Bool {
+        transition != nil && (self.region == nil || self.region == region)
+    }
+}
