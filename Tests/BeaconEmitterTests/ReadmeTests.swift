@@ -171,10 +171,17 @@ extension Rig {
             defer { try? FileManager.default.removeItem(at: workspace) }
             let file = workspace.appendingPathComponent("readme-\(getpid())-\(block.line).yaml")
             try block.lines.joined(separator: "\n").write(to: file, atomically: true, encoding: .utf8)
-            // A scenario across boxes runs in scripts/multibox-test's lab; here it is checked.
+            // A scenario across boxes runs in scripts/multibox-test's lab; one on a real adapter
+            // with a phone (docs/app-testing.md's) needs both: here they are checked.
             let acrossBoxes = block.lines.contains { $0.hasPrefix("hosts:") }
-            let (output, status) = try Readme.run("beacon-emit run '\(file.path)'" + (acrossBoxes ? " --check" : ""))
+            let onHardware = block.lines.contains { $0.hasPrefix("device: ") && $0 != "device: virtual" }
+            let (output, status) = try Readme.run("beacon-emit run '\(file.path)'" + (acrossBoxes || onHardware ? " --check" : ""))
             #expect(status == 0, "\(document):\(block.line): the scenario fails as written:\n\(output)")
+            if onHardware {
+                // What it would start here: each phone's log command, named.
+                let phones = block.lines.filter { $0.hasPrefix("    log: ") }.count
+                #expect(output.components(separatedBy: ": phone '").count - 1 == phones, "\(document):\(block.line): \(output)")
+            }
             if acrossBoxes {
                 // The summary, then the ssh session each box's host starts here (a scenario is code).
                 let lines = output.split(separator: "\n")
