@@ -1,11 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
 import LinuxSystem
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// A phone's log as a run reads it: its `log:` command run with `sh -c` in a process group of
 /// its own, every line it prints (standard output and error) stamped on receipt with the run's
@@ -69,7 +64,7 @@ public final class PhoneLog {
             started.closeInput()
             child = started
             for descriptor in [started.output, started.errors].compactMap({ $0 }) {
-                _ = fcntl(descriptor.rawValue, F_SETFL, fcntl(descriptor.rawValue, F_GETFL) | O_NONBLOCK)
+                descriptor.setNonBlocking()
                 streams.append((descriptor, [], false))
             }
         } catch {

@@ -28,6 +28,12 @@ public struct Descriptor: Hashable, Sendable, CustomStringConvertible {
 
     public var description: String { "fd \(rawValue)" }
 
+    /// Makes reads and writes on it return `.wouldBlock` instead of waiting.
+    /// The corresponding C function is `fcntl` (`F_SETFL`, `O_NONBLOCK`).
+    public func setNonBlocking() {
+        _ = fcntl(rawValue, F_SETFL, fcntl(rawValue, F_GETFL) | O_NONBLOCK)
+    }
+
     /// Reads at most `buffer.count` bytes: the count (0 at the end), or `.wouldBlock`.
     /// The corresponding C function is `read`.
     public func read(into buffer: UnsafeMutableRawBufferPointer,
