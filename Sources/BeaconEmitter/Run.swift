@@ -44,6 +44,11 @@ struct Run: ParsableCommand, ScenarioLaunching {
     @Option(help: ArgumentHelp("Also write a JUnit XML report of the expectations to this file.", valueName: "file"))
     var junit: String?
 
+    @Option(help: ArgumentHelp("Also write the run as one self-contained HTML page to this file: its timeline (beacons on the air, "
+                               + "sightings, regions, phones, steps, disruptions, expectations) and the expectations' table.",
+                               valueName: "file.html"))
+    var report: String?
+
     @Flag(help: "Print events as JSON lines.")
     var json = false
 
@@ -64,10 +69,22 @@ struct Run: ParsableCommand, ScenarioLaunching {
     /// The JUnit suite's name: the scenario file's, without its extension.
     private var suiteName: String { URL(fileURLWithPath: scenario).deletingPathExtension().lastPathComponent }
 
-    /// `--junit` for a run that ended before any expectation: an error case saying why.
+    /// `--junit` (and `--report`) for a run that ended before any expectation: an error saying why.
     private func writeJUnitError(_ message: String) throws {
+        try writeReport(ScenarioReport.html(title: suiteName, error: message, startedUnix: Date().timeIntervalSince1970))
         guard let junit else { return }
         try JUnitFile.write(.error(suite: suiteName, message), to: junit)
+    }
+
+    /// `--report`: the page written, or a message and exit 74 where it cannot be.
+    private func writeReport(_ html: @autoclosure () -> String) throws {
+        guard let report else { return }
+        do {
+            try html().write(toFile: report, atomically: true, encoding: .utf8)
+        } catch {
+            Console.error("--report \(report): cannot write the report: \(error.localizedDescription)")
+            throw ExitStatus.ioError
+        }
     }
 
     func run() throws {
@@ -103,6 +120,7 @@ struct Run: ParsableCommand, ScenarioLaunching {
             throw fail(error)
         }
         printer.summary(outcome)
+        try writeReport(ScenarioReport.html(title: suiteName, outcome: outcome, startedUnix: printer.startedUnix))
         if let junit {
             do {
                 try JUnitReport.xml(suite: suiteName, outcome: outcome).write(toFile: junit, atomically: true, encoding: .utf8)
@@ -271,7 +289,7 @@ extension ScenarioLaunching {
 /// Prints a run's events: lines, or JSON lines.
 final class ScenarioPrinter {
     let json: Bool
-    private let startedUnix = Date().timeIntervalSince1970
+    let startedUnix = Date().timeIntervalSince1970
 
     init(json: Bool) {
         self.json = json

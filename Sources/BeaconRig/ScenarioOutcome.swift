@@ -19,6 +19,8 @@ public struct ScenarioOutcome: Sendable {
     /// and how many changes; and the most any was made early (an instant's changes start half
     /// their commands' time before it, so that they are made around it).
     public var lateness = Lateness()
+    /// What the run did on its clock, for a report (`ScenarioReport`).
+    public var timeline = ScenarioTimeline()
 
     public struct Lateness: Sendable {
         public var largest = 0.0

@@ -55,6 +55,7 @@ public final class ScenarioRunner {
                 makeBeacon: @escaping BeaconFactory, phones: [PhoneLog] = [], report: @escaping (ScenarioEvent) -> Void) {
         self.scenario = scenario
         self.phones = PhoneJudge(scenario: scenario, logs: phones)
+        outcome.timeline = ScenarioTimeline(beacons: scenario.beacons.count)
         self.stage = stage
         self.observer = observer
         self.makeBeacon = makeBeacon
@@ -88,6 +89,7 @@ public final class ScenarioRunner {
             reportSupervision()
             try stage.stopAll()
             phones.stopped(nil, at: elapsed)
+            outcome.timeline.ended(nil, at: elapsed)
             try? settle("end", nil, Scenario.Step(.stop(nil)), started: at)  // (never interrupted: the boxes are waited for)
         } catch {
             outcome.error = outcome.error ?? error
@@ -105,6 +107,7 @@ public final class ScenarioRunner {
             try tickStage()
             current = (number, round)
             report(.step(number: number, round: round, place: step.place, text: Self.text(step.action), at: at))
+            outcome.timeline.step(number, round, Self.text(step.action), at: at)
             switch step.action {
             case .advertise, .update, .stop:
                 // On a timeline each change is judged against when it was due, once made (`settle`).
@@ -123,6 +126,7 @@ public final class ScenarioRunner {
                 }
                 try stage.advertise(coming)
                 phones.advertised(names, at: elapsed)
+                outcome.timeline.began(names, at: elapsed)
                 try settle(number, round, step, started: at)
             case let .update(name, changes):
                 var merged = fields[name] ?? [:]
@@ -155,6 +159,7 @@ public final class ScenarioRunner {
                     try stage.stopAll()
                 }
                 phones.stopped(names, at: elapsed)
+                outcome.timeline.ended(names, at: elapsed)
                 // What the scanner received before the stop was made, and has not been read,
                 // is what was on the air before it: taken in now, not seen after.
                 for report in try observer.queued() { record(report) }
@@ -224,7 +229,10 @@ public final class ScenarioRunner {
         while true {
             tickRegions()
             try tickStage()
-            for line in phones.take(now: elapsed) { report(.phone(line)) }
+            for line in phones.take(now: elapsed) {
+                outcome.timeline.phone(line)
+                report(.phone(line))
+            }
             if done(nil) { return }
             // Within a microsecond is come (a clock's sums need not land on it exactly).
             if elapsed >= deadline - 0.000_001 { return }
@@ -283,6 +291,11 @@ public final class ScenarioRunner {
 
     private func regionEvent(_ name: String, _ event: RegionMonitor.Event) {
         regionEvents.append((name, event))
+        switch event {
+        case let .initialState(state, at): outcome.timeline.region(name, state.rawValue, at: at)
+        case let .enter(at): outcome.timeline.region(name, "inside", at: at)
+        case let .exit(at): outcome.timeline.region(name, "outside", at: at)
+        }
         report(.region(name, event))
     }
 
@@ -299,7 +312,10 @@ public final class ScenarioRunner {
             for event in monitors[region.name]?.sighted(at: now) ?? [] { regionEvent(region.name, event) }
             phones.heard(region.name, at: now)
         }
-        for (name, beaconData) in data where scanReport.data == beaconData { lastSeen[name] = now }
+        for (name, beaconData) in data where scanReport.data == beaconData {
+            lastSeen[name] = now
+            outcome.timeline.sighting(name, at: now)
+        }
         for (name, update) in pending {
             if scanReport.data == update.old {
                 pending[name]?.lastOld = now
