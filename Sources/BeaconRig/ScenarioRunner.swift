@@ -370,7 +370,8 @@ public final class ScenarioRunner {
         let passed = expected == .noEvent ? met == nil : met != nil
         var detail: String
         if let met {
-            detail = "\(met.transition?.rawValue ?? "") logged after \(Self.milliseconds(met.at - at))"
+            detail = "\(met.transition?.rawValue ?? "") logged "
+                + (met.at >= at ? "after \(Self.milliseconds(met.at - at))" : "at \(Self.seconds((met.at * 10).rounded() / 10)), before the step began")
                 + (latency.map { " (\(Self.milliseconds($0)) after the rig's change)" } ?? "") + ": \(met.text)"
         } else if expected == .noEvent {
             detail = "no enter or exit of \(region) in \(phone)'s log for \(Self.seconds(seconds))"
