@@ -76,6 +76,11 @@ struct Audit: ParsableCommand {
                                + "not heard, a capture that cannot be read, a device that fails).", valueName: "file"))
     var junit: String?
 
+    @Option(name: .customLong("report"), help: ArgumentHelp(
+        "Also write the audit as one self-contained HTML page to this file: the gaps between reports as a histogram, "
+        + "RSSI over time, events heard per second, the rules (on every outcome, as --junit).", valueName: "file.html"))
+    var reportPath: String?
+
     @Option(help: ArgumentHelp("The JUnit suite's name (default: the beacon's identifiers, never a rotating address).",
                                valueName: "name"))
     var junitName: String?
@@ -111,6 +116,7 @@ struct Audit: ParsableCommand {
     }
 
     func run() throws {
+        let startedUnix = Date().timeIntervalSince1970
         if listRules {
             print(AuditRuleList.text)
             return
@@ -130,6 +136,7 @@ struct Audit: ParsableCommand {
             } catch {
                 Console.error("\(error)")
                 try writeJUnit(.error(suite: suiteName(choice), "\(error)"))
+                try ReportFile.write(AuditPage.html(name: suiteName(choice), error: "\(error)", startedUnix: startedUnix), to: reportPath)
                 throw ExitCode(ReplayError.exitStatus(for: error))
             }
             source = "the capture \(replay): its timestamps (an HCI capture: when the controller reported; "
@@ -140,6 +147,7 @@ struct Audit: ParsableCommand {
                 try listen(on: device, into: &collector)
             } catch {
                 try writeJUnit(.error(suite: suiteName(choice), error.message, time: elapsed()))
+                try ReportFile.write(AuditPage.html(name: suiteName(choice), error: error.message, startedUnix: startedUnix), to: reportPath)
                 throw fail(error)
             }
             let listened = elapsed()
@@ -152,12 +160,15 @@ struct Audit: ParsableCommand {
                 : "no advertiser heard") + (replay == nil ? " in \(duration) s" : " in \(replay!)")
             Console.error(message)
             try writeJUnit(JUnitSuite(name: suiteName(choice), cases: [.init("heard", .failed(message))], time: elapsed()))
+            try ReportFile.write(AuditPage.html(name: suiteName(choice), error: message, startedUnix: startedUnix), to: reportPath)
             throw ExitCode(1)
         }
         let name = AuditReport.suiteName(name: junitName, chosen: choice.identity, heard: result.beacon, address: address)
         let report = AuditReport(address: address, result: result, source: source, name: name)
         print(json ? report.json : report.text)
         try writeJUnit(report.suite)
+        try ReportFile.write(AuditPage.html(report, series: result.series, configuredMs: interval, startedUnix: startedUnix),
+                             to: reportPath)
         if report.verdict == "fail" { throw ExitCode(1) }
         if report.verdict == "inconclusive" && !allowInconclusive {
             Console.error("audit: not judged: " + report.rules.filter { $0.verdict == "inconclusive" }.map(\.name)

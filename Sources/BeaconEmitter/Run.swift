@@ -71,20 +71,10 @@ struct Run: ParsableCommand, ScenarioLaunching {
 
     /// `--junit` (and `--report`) for a run that ended before any expectation: an error saying why.
     private func writeJUnitError(_ message: String) throws {
-        try writeReport(ScenarioReport.html(title: suiteName, error: message, startedUnix: Date().timeIntervalSince1970))
+        try ReportFile.write(ScenarioReport.html(title: suiteName, error: message, startedUnix: Date().timeIntervalSince1970),
+                             to: report)
         guard let junit else { return }
         try JUnitFile.write(.error(suite: suiteName, message), to: junit)
-    }
-
-    /// `--report`: the page written, or a message and exit 74 where it cannot be.
-    private func writeReport(_ html: @autoclosure () -> String) throws {
-        guard let report else { return }
-        do {
-            try html().write(toFile: report, atomically: true, encoding: .utf8)
-        } catch {
-            Console.error("--report \(report): cannot write the report: \(error.localizedDescription)")
-            throw ExitStatus.ioError
-        }
     }
 
     func run() throws {
@@ -120,7 +110,7 @@ struct Run: ParsableCommand, ScenarioLaunching {
             throw fail(error)
         }
         printer.summary(outcome)
-        try writeReport(ScenarioReport.html(title: suiteName, outcome: outcome, startedUnix: printer.startedUnix))
+        try ReportFile.write(ScenarioReport.html(title: suiteName, outcome: outcome, startedUnix: printer.startedUnix), to: report)
         if let junit {
             do {
                 try JUnitReport.xml(suite: suiteName, outcome: outcome).write(toFile: junit, atomically: true, encoding: .utf8)

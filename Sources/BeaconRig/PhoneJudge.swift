@@ -70,8 +70,9 @@ final class PhoneJudge {
 
     /// The line of `phone`'s log that meets `expected` for `region`, looked for since the
     /// region's previous expectation on that phone (a state: in every line so far, the last
-    /// that says one); for `noEvent`, the transition that breaks it.
-    func line(_ phone: String, _ region: String, _ expected: Scenario.PhoneExpectation) -> PhoneLine? {
+    /// that says one); for `noEvent`, the transition that breaks it, received from `since` on
+    /// (the step's start).
+    func line(_ phone: String, _ region: String, _ expected: Scenario.PhoneExpectation, since: Double) -> PhoneLine? {
         guard let log = logs[phone] else { return nil }
         let lines = log.lines
         let from = min(checked[phone + "\u{0}" + region] ?? 0, lines.count)
@@ -79,7 +80,7 @@ final class PhoneJudge {
         case .enter, .exit:
             return lines[from...].first { $0.concerns(region) && $0.transition == expected }
         case .noEvent:
-            return lines[from...].first { $0.concerns(region) && ($0.transition == .enter || $0.transition == .exit) }
+            return lines[from...].first { $0.at >= since && $0.concerns(region) && ($0.transition == .enter || $0.transition == .exit) }
         case .inside, .outside:
             // The state the app last said, or implied by its last transition.
             guard let last = lines.last(where: { $0.concerns(region) }) else { return nil }

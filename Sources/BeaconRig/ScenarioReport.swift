@@ -37,38 +37,16 @@ public enum ScenarioReport {
     /// The page for a run that never started (its file does not parse, its device cannot be
     /// opened): what was wrong.
     public static func html(title: String, error message: String, startedUnix: Double) -> String {
-        page(title: "ERROR \(title)", body: "<header><h1><span class=\"verdict fail\">ERROR</span> \(escape(title))</h1>\n"
-             + "<p>Started \(Timestamp.iso8601(startedUnix)); the run did not start.</p></header>\n"
-             + "<section><h2>Why</h2><pre class=\"error\">\(escape(message))</pre></section>\n")
+        HTMLPage.error(title: title, startedUnix: startedUnix, message: message)
     }
 
     // MARK: The page
 
     private static func page(title: String, body: String) -> String {
-        """
-        <!DOCTYPE html>
-        <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-        <title>\(escape(title))</title>
-        <style>
-        body { font: 14px/1.4 system-ui, sans-serif; margin: 1.5em auto; max-width: 1100px; padding: 0 1em; color: #1b1b1b; }
-        h1 { font-size: 1.4em; } h2 { font-size: 1.15em; margin-top: 1.5em; }
-        .verdict { padding: 0 .4em; border: 2px solid; border-radius: 3px; }
-        .pass { color: #17612a; } .fail { color: #a3161b; }
-        svg { width: 100%; height: auto; display: block; }
-        svg text { font: 11px system-ui, sans-serif; fill: #1b1b1b; }
-        .axis line { stroke: #999; } .grid { stroke: #e4e4e4; }
-        .span { fill: #3b7dd8; } .sighting { stroke: #0b3d91; } .inside { fill: #8fc98f; } .outside { fill: #eeeeee; }
-        .step { stroke: #777; stroke-dasharray: 2 3; } .off { stroke: #c26a00; stroke-width: 2; }
-        .phone { fill: #6a3d9a; }
-        table { border-collapse: collapse; width: 100%; } th, td { border-bottom: 1px solid #ddd; padding: .3em .4em;
-          text-align: left; vertical-align: top; } td.detail { word-break: break-word; } td.nowrap { white-space: nowrap; }
-        pre.error { white-space: pre-wrap; }
-        @media print { body { max-width: none; margin: 0; } section { break-inside: avoid; } }
-        </style></head>
-        <body>
-        \(body)</body></html>
-
-        """
+        HTMLPage.document(title: title, style: """
+            .span { fill: #3b7dd8; } .sighting { stroke: #0b3d91; } .inside { fill: #8fc98f; } .outside { fill: #eeeeee; }
+            .step { stroke: #777; stroke-dasharray: 2 3; } .off { stroke: #c26a00; stroke-width: 2; } .phone { fill: #6a3d9a; }
+            """, body: body)
     }
 
     /// The rows' layout: label column, plot width, row height.
@@ -124,7 +102,7 @@ public enum ScenarioReport {
         }
         // Expectations: a mark at each verdict's instant, its word in its title.
         rows.append(label("expectations", y))
-        for result in outcome.results {
+        for result in outcome.results.prefix(ScenarioTimeline.maximumEntries) {
             rows.append("<text class=\"\(result.passed ? "pass" : "fail")\" data-step=\"\(escape(result.number))\" "
                         + "data-result=\"\(result.passed ? "pass" : "fail")\" x=\"\(x(result.ended))\" y=\"\(format(y - 2))\">"
                         + "\(result.passed ? "✓" : "✗")<title>\(result.passed ? "PASS" : "FAIL") step \(escape(result.number)): "
@@ -165,8 +143,12 @@ public enum ScenarioReport {
 
     private static func table(_ results: [ScenarioResult]) -> String {
         guard !results.isEmpty else { return "<p>No expectation was checked.</p>\n" }
-        let ordered = results.filter { !$0.passed } + results.filter(\.passed)
-        return "<table><thead><tr><th>result</th><th>step</th><th>line</th><th>expectation</th><th>at</th><th>latency</th>"
+        // Failures first; at most `maximumEntries` rows (the rest counted).
+        let all = results.filter { !$0.passed } + results.filter(\.passed)
+        let ordered = all.prefix(ScenarioTimeline.maximumEntries)
+        let more = all.count > ordered.count ? "<p>\(all.count - ordered.count) more expectations (failures are listed first) are "
+            + "in the JSON and JUnit output.</p>\n" : ""
+        return more + "<table><thead><tr><th>result</th><th>step</th><th>line</th><th>expectation</th><th>at</th><th>latency</th>"
             + "<th>detail</th></tr></thead><tbody>\n" + ordered.map { result in
                 let latency = result.phone?.latency.map { "\(Int(($0 * 1000).rounded())) ms" } ?? ""
                 return "<tr data-result=\"\(result.passed ? "pass" : "fail")\"><td class=\"nowrap \(result.passed ? "pass" : "fail")\">"
@@ -193,23 +175,7 @@ public enum ScenarioReport {
 
     private static func seconds(_ value: Double) -> String { "\(format(value)) s" }
 
-    private static func format(_ value: Double) -> String {
-        let rounded = (value * 1000).rounded() / 1000
-        return rounded == rounded.rounded() ? "\(Int(rounded))" : "\(rounded)"
-    }
+    private static func format(_ value: Double) -> String { HTMLPage.number(value) }
 
-    static func escape(_ text: String) -> String {
-        var escaped = ""
-        escaped.reserveCapacity(text.utf8.count)
-        for character in text {
-            switch character {
-            case "&": escaped += "&amp;"
-            case "<": escaped += "&lt;"
-            case ">": escaped += "&gt;"
-            case "\"": escaped += "&quot;"
-            default: escaped.append(character)
-            }
-        }
-        return escaped
-    }
+    private static func escape(_ text: String) -> String { HTMLPage.escape(text) }
 }

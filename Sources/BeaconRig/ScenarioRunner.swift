@@ -361,10 +361,10 @@ public final class ScenarioRunner {
                         _ number: String, _ round: String?, _ step: Scenario.Step, started at: Double) throws {
         var met: PhoneLine?
         try observe(until: at + seconds) { _ in
-            met = self.phones.line(phone, region, expected)
+            met = self.phones.line(phone, region, expected, since: at)
             return met != nil
         }
-        met = met ?? phones.line(phone, region, expected)
+        met = met ?? phones.line(phone, region, expected, since: at)
         phones.finish(phone, region)
         let latency = met.flatMap { phones.latency(of: $0, region) }
         let passed = expected == .noEvent ? met == nil : met != nil

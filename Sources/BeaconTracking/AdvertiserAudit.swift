@@ -12,6 +12,8 @@ public struct AdvertiserAudit: Sendable {
 
     private var times: [Double] = []
     private var rssi: [Int8] = []
+    /// When each of `rssi` was heard.
+    private var rssiTimes: [Double] = []
     private var kinds: [AdvertisingPDUKind: Int] = [:]
     private var kindOrder: [AdvertisingPDUKind] = []
     private var addresses: [(address: BluetoothAddress, firstHeard: Double)] = []
@@ -49,7 +51,10 @@ public struct AdvertiserAudit: Sendable {
             }
         }
         times.append(time)
-        if let value = report.rssi { rssi.append(value) }
+        if let value = report.rssi {
+            rssi.append(value)
+            rssiTimes.append(time)
+        }
         if let kind = report.kind {
             if kinds[kind] == nil { kindOrder.append(kind) }
             kinds[kind, default: 0] += 1
@@ -82,6 +87,7 @@ public struct AdvertiserAudit: Sendable {
                                  addresses: addresses, advertisedTxPower: nil, distinctData: data.count,
                                  interleaved: AuditProfile.allCases.compactMap { kind in interleaved[kind].map { (kind, $0) } },
                                  rules: [], neededSeconds: nil)
+        result.series = AuditSeries(times: times, rssi: zip(rssiTimes, rssi).map { ($0, $1) })
         if !rssi.isEmpty {
             let values = rssi.map(Double.init)
             let mean = values.reduce(0, +) / Double(values.count)

@@ -33,6 +33,8 @@ public struct AuditResult: Sendable {
     /// Where the interval could not be estimated: the seconds of listening that would have
     /// given enough reports, at the spacing heard.
     public var neededSeconds: Double?
+    /// The reports' times and RSSI, for a picture.
+    public var series = AuditSeries()
 
     /// The first rule that failed, if any.
     public var failed: [AuditRule] { rules.filter { $0.verdict == .fail } }

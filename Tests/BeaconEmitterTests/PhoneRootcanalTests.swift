@@ -89,7 +89,7 @@ extension Rig {
               silent: {log: "sleep 600 # \(marker)", preset: marker}
               gone: {log: "echo 'adb: no devices/emulators found' >&2; exit 1 # \(marker)", preset: marker}
               flood: {log: "yes 'BEACON-EMIT enter region=garage' # \(marker)", preset: marker}
-              falseexit: {log: "sleep 4; echo 'BEACON-EMIT exit region=store'; sleep 600 # \(marker)", preset: marker}
+              falseexit: {log: "while sleep 1; do echo 'BEACON-EMIT exit region=store'; done # \(marker)", preset: marker}
             steps:
               - expect: {phone: standin, region: store, state: outside, within: 5}
               - advertise: lobby

@@ -161,3 +161,53 @@ extension Rig {
     }
 }
 }
+
+/// `audit --report` of a capture, rendered by the browser: every rule of the JSON with its
+/// verdict, the gaps' histogram holding every gap with the estimate marked where the JSON has
+/// it, RSSI and events per second drawn, nothing outside the page; and a page that says why
+/// where nothing was heard.
+@Suite(.disabled(if: Browser.missing, "chromium is not installed")) struct AuditReportBrowserTests {
+    @Test(.notUnderEmulation("a browser under emulation takes minutes"))
+    func anAuditsReportRendersInABrowser() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("audit-report-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let capture = Readme.root.appendingPathComponent("Tests/BeaconEmitterTests/Fixtures/rootcanal-scan.btsnoop").path
+        let report = directory + "/audit.html"
+        let audit = try runBeaconEmit(["audit", "--replay", capture, "--json", "--report", report, "--interval", "100"])
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(audit.stdout.utf8)) as? [String: Any], "\(audit.stdout)")
+        let started = Date()
+        let dom = try Browser.run(report, ["--dump-dom"])
+        let shot = try Browser.screenshot(report)
+        print("the browser's check of an audit's report took \(Date().timeIntervalSince(started)) s")
+        let blank = directory + "/blank.html"
+        try "<!DOCTYPE html><html><body></body></html>".write(toFile: blank, atomically: true, encoding: .utf8)
+        #expect(shot.count > 4 * (try Browser.screenshot(blank)).count)
+        let rules = try #require(json["rules"] as? [[String: Any]])
+        #expect(!rules.isEmpty)
+        for rule in rules {
+            #expect(dom.contains("data-rule=\"\(rule["name"] as? String ?? "")\" data-verdict=\"\(rule["verdict"] as? String ?? "")\""),
+                    "\(rule)")
+        }
+        #expect(dom.contains((json["verdict"] as? String ?? "?").uppercased()))
+        let counts = try Regex(#"data-count="([0-9]+)""#)
+        let drawn = dom.matches(of: counts).compactMap { Int($0.output[1].substring ?? "") }.reduce(0, +)
+        let reports = try #require(json["reports"] as? Int)
+        let over = dom.firstMatch(of: try Regex(#"; ([0-9]+) longer than"#)).flatMap { Int($0.output[1].substring ?? "") } ?? 0
+        #expect(drawn + over == reports - 1, "every gap between \(reports) reports: \(drawn) drawn, \(over) longer")
+        if let period = (json["interval"] as? [String: Any])?["eventPeriodMs"] as? Double {
+            #expect(dom.contains("data-estimate=\"\(period == period.rounded() ? "\(Int(period))" : "\(period)")\""), "estimate \(period)")
+        }
+        #expect(dom.contains("data-configured=\"100\""))
+        #expect(dom.contains("RSSI over time") && dom.contains("Events heard per second"))
+        for reference in ["src=", "href=", "url(", "@import", "<script", "<link"] {
+            #expect(!dom.contains(reference), "\(reference) in the report")
+        }
+        // Nothing of the advertiser asked for: a page that says so.
+        let none = directory + "/none.html"
+        let missed = try runBeaconEmit(["audit", "--replay", capture, "--address", "00:11:22:33:44:55", "--report", none])
+        #expect(missed.status == 1)
+        let page = try Browser.run(none, ["--dump-dom"])
+        #expect(page.contains("ERROR") && page.contains("was not heard"), "\(page)")
+    }
+}
