@@ -109,12 +109,7 @@ public struct BeaconSetting: Sendable {
     static let phy = BeaconSetting(
         key: "phy", field: "phy", values: "1m|coded", help: "the PHY its set advertises on (coded: extended PDUs, long range)",
         range: nil,
-        read: { (key, value, parameters) throws(BeaconDescription.Invalid) in
-            guard let phy = AdvertisingOptions.PHY(rawValue: value.lowercased()) else {
-                throw .init("\(key) must be 1m or coded, got '\(value)'")
-            }
-            parameters.phy = phy
-        },
+        read: { (key, value, parameters) throws(BeaconDescription.Invalid) in parameters.phy = try oneOf(key, value) },
         shown: { $0.phy.map { .string($0.rawValue) } })
 
     static let connectable = BeaconSetting(
@@ -133,13 +128,17 @@ public struct BeaconSetting: Sendable {
         key: "pdu", field: "pdu", values: "legacy|extended",
         help: "the PDUs its set sends: legacy (what every phone hears) or extended (up to 251 bytes of data)",
         range: nil,
-        read: { (key, value, parameters) throws(BeaconDescription.Invalid) in
-            guard let pdu = AdvertisingOptions.PDU(rawValue: value.lowercased()) else {
-                throw .init("\(key) must be legacy or extended, got '\(value)'")
-            }
-            parameters.pdu = pdu
-        },
+        read: { (key, value, parameters) throws(BeaconDescription.Invalid) in parameters.pdu = try oneOf(key, value) },
         shown: { $0.pdu.map { .string($0.rawValue) } })
+
+    /// One of an enumeration's values by its name, in any case: `1m` or `coded`.
+    private static func oneOf<Choice: RawRepresentable & CaseIterable>(_ key: String, _ value: String)
+        throws(BeaconDescription.Invalid) -> Choice where Choice.RawValue == String {
+        guard let choice = Choice(rawValue: value.lowercased()) else {
+            throw .init("\(key) must be \(Choice.allCases.map(\.rawValue).joined(separator: " or ")), got '\(value)'")
+        }
+        return choice
+    }
 
     private static func number(_ key: String, _ value: String, _ range: String) throws(BeaconDescription.Invalid) -> Double {
         guard let number = Double(value), number.isFinite else {
