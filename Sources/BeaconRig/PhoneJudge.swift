@@ -15,8 +15,11 @@ final class PhoneJudge {
     private var cameAt: [String: Double] = [:]
     private var wentAt: [String: Double] = [:]
     private var heardAt: [String: Double] = [:]
-    /// By phone and region: the index in the phone's lines its previous expectation ended at.
+    /// By phone and region: the index in the phone's lines its previous expectation ended at,
+    /// and, while one is judged, how far its search has read without a match (a line that did
+    /// not meet it will not later, so each line is looked at once).
     private var checked: [String: Int] = [:]
+    private var scanned: [String: Int] = [:]
 
     init(scenario: Scenario, logs: [PhoneLog]) {
         self.logs = Dictionary(logs.map { ($0.phone.name, $0) }) { first, _ in first }
@@ -26,11 +29,6 @@ final class PhoneJudge {
         }
         self.members = members
     }
-
-    var isEmpty: Bool { logs.isEmpty }
-
-    /// The phones' pipes, for the run's wait to end when a line comes.
-    var descriptors: [Int32] { logs.values.flatMap(\.descriptors) }
 
     func start() {
         for name in logs.keys.sorted() { logs[name]?.start() }
@@ -75,12 +73,14 @@ final class PhoneJudge {
     func line(_ phone: String, _ region: String, _ expected: Scenario.PhoneExpectation, since: Double) -> PhoneLine? {
         guard let log = logs[phone] else { return nil }
         let lines = log.lines
-        let from = min(checked[phone + "\u{0}" + region] ?? 0, lines.count)
+        let key = phone + "\u{0}" + region
+        let from = min(max(checked[key] ?? 0, scanned[key] ?? 0), lines.count)
+        let found: PhoneLine?
         switch expected {
         case .enter, .exit:
-            return lines[from...].first { $0.concerns(region) && $0.transition == expected }
+            found = lines[from...].first { $0.concerns(region) && $0.transition == expected }
         case .noEvent:
-            return lines[from...].first { $0.at >= since && $0.concerns(region) && ($0.transition == .enter || $0.transition == .exit) }
+            found = lines[from...].first { $0.at >= since && $0.concerns(region) && ($0.transition == .enter || $0.transition == .exit) }
         case .inside, .outside:
             // The state the app last said, or implied by its last transition.
             guard let last = lines.last(where: { $0.concerns(region) }) else { return nil }
@@ -91,11 +91,14 @@ final class PhoneJudge {
             }
             return state == expected ? last : nil
         }
+        if found == nil { scanned[key] = lines.count }
+        return found
     }
 
     /// The region's next expectation on `phone` looks at lines from here on.
     func finish(_ phone: String, _ region: String) {
         checked[phone + "\u{0}" + region] = logs[phone]?.lines.count ?? 0
+        scanned[phone + "\u{0}" + region] = nil
     }
 
     /// From the rig's own instant to the phone's line: for an enter (or inside), the region's

@@ -16,6 +16,8 @@ public final class PhoneLog {
     private var streams: [(descriptor: Descriptor, pending: [UInt8], discarding: Bool)] = []
     /// Lines taken in the current second of the run's clock, and which second.
     private var second = (index: -1, lines: 0)
+    /// What a read fills (made once: `take` runs at every wake of the run's wait).
+    private var buffer = [UInt8](repeating: 0, count: 16_384)
 
     /// Every line taken, in order (at most `maximumLines`: the earliest kept).
     public private(set) var lines: [PhoneLine] = []
@@ -75,13 +77,9 @@ public final class PhoneLog {
     /// The pipes to wait on: readable, `take` has lines (or their end) to read.
     public var descriptors: [Int32] { streams.map(\.descriptor.rawValue) }
 
-    /// Whether the command still runs (or has output unread).
-    public var running: Bool { child != nil && (termination == nil || !streams.isEmpty) }
-
     /// Reads what the command printed since, without waiting: the new lines, stamped `now`.
     public func take(now: Double) -> [PhoneLine] {
         var taken: [PhoneLine] = []
-        var buffer = [UInt8](repeating: 0, count: 16_384)
         for index in streams.indices.reversed() {
             var reads = 0
             while reads < 16 {

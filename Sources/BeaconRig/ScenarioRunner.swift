@@ -88,8 +88,7 @@ public final class ScenarioRunner {
             current = ("end", nil)
             reportSupervision()
             try stage.stopAll()
-            phones.stopped(nil, at: elapsed)
-            outcome.timeline.ended(nil, at: elapsed)
+            madeOffAir(nil)
             try? settle("end", nil, Scenario.Step(.stop(nil)), started: at)  // (never interrupted: the boxes are waited for)
         } catch {
             outcome.error = outcome.error ?? error
@@ -125,8 +124,7 @@ public final class ScenarioRunner {
                     coming.append((name, beacon, parameters[name] ?? .run))
                 }
                 try stage.advertise(coming)
-                phones.advertised(names, at: elapsed)
-                outcome.timeline.began(names, at: elapsed)
+                madeOnAir(names)
                 try settle(number, round, step, started: at)
             case let .update(name, changes):
                 var merged = fields[name] ?? [:]
@@ -158,8 +156,7 @@ public final class ScenarioRunner {
                 } else {
                     try stage.stopAll()
                 }
-                phones.stopped(names, at: elapsed)
-                outcome.timeline.ended(names, at: elapsed)
+                madeOffAir(names)
                 // What the scanner received before the stop was made, and has not been read,
                 // is what was on the air before it: taken in now, not seen after.
                 for report in try observer.queued() { record(report) }
@@ -352,6 +349,19 @@ public final class ScenarioRunner {
 
     private func seenInstead() -> String {
         seenDuringStep.isEmpty ? "no beacon" : seenDuringStep.joined(separator: "; ")
+    }
+
+    /// These beacons were made on the air now (their enable answered): for the phones'
+    /// latencies and the report's spans.
+    private func madeOnAir(_ names: [String]) {
+        phones.advertised(names, at: elapsed)
+        outcome.timeline.began(names, at: elapsed)
+    }
+
+    /// These beacons (nil: all) were made off the air now (their disable answered).
+    private func madeOffAir(_ names: [String]?) {
+        phones.stopped(names, at: elapsed)
+        outcome.timeline.ended(names, at: elapsed)
     }
 
     /// A phone's expectation: judged from its app's lines as they come (`PhoneJudge`), with the
