@@ -76,6 +76,44 @@ final class TestScanner {
     deinit { scanner.close() }
 }
 
+/// Every report a `TestScanner` hears, stamped as it arrives by a thread of its own that does
+/// nothing else: what the air did, timed by the air rather than by when a busy test got round
+/// to reading (a test that sends requests meanwhile would otherwise see its own pauses as
+/// silences). The scanner is this log's alone until `stop`.
+final class AirLog: @unchecked Sendable {
+    private let scanner: TestScanner
+    private let lock = NSLock()
+    private var reports: [(at: ContinuousClock.Instant, data: [UInt8])] = []
+    private var stopping = false
+    private let stopped = DispatchSemaphore(value: 0)
+
+    init(scanner: TestScanner) {
+        self.scanner = scanner
+        Thread.detachNewThread { [self] in
+            while !lock.withLock({ stopping }) {
+                guard let report = try? self.scanner.scanner.nextReport(timeout: .milliseconds(20)) else { continue }
+                let at = ContinuousClock.now
+                lock.withLock { reports.append((at, Array(report.data))) }
+            }
+            stopped.signal()
+        }
+    }
+
+    /// What was heard so far, in order of arrival.
+    var heard: [(at: ContinuousClock.Instant, data: [UInt8])] { lock.withLock { reports } }
+
+    /// Waits until `done` says so or `duration` passes (looking every 10 ms).
+    func listen(_ duration: Duration, until done: () -> Bool = { false }) {
+        let deadline = ContinuousClock.now + duration
+        while ContinuousClock.now < deadline && !done() { Thread.sleep(forTimeInterval: 0.01) }
+    }
+
+    func stop() {
+        lock.withLock { stopping = true }
+        stopped.wait()
+    }
+}
+
 /// A second device on the rootcanal radio that advertises with raw legacy HCI commands of its
 /// own, not through beacon-emit's code: a vendor's beacon as the tests need one.
 final class TestAdvertiser {
