@@ -45,6 +45,10 @@ public struct BeaconDescription: Sendable, Equatable {
     public var serviceUUIDs: [String] = []
     public var flags: String?
     public var extendedPDU = false
+    /// A registered format's name (`type=acme`: `BeaconFormats.register`), and every field
+    /// given, by its plain key, from which that format builds its beacon.
+    public var registeredFormat: String?
+    public var given: [String: String] = [:]
 
     public init() {}
 
@@ -214,13 +218,21 @@ public struct BeaconDescription: Sendable, Equatable {
     /// - Throws: `Invalid` for an unknown key or a value that is not what its key takes.
     public init(pairs: [(key: String, value: String)]) throws(Invalid) {
         for (key, value) in pairs {
+            given[Self.plain(key)] = value
+            if ["type", "format"].contains(Self.plain(key)), let registered = BeaconFormats.registeredName(value) {
+                registeredFormat = registered
+                continue
+            }
+            if Self.keysByPlainName[Self.plain(key)] == nil, Self.registeredKeys.contains(Self.plain(key)) { continue }
             guard let option = Self.keysByPlainName[Self.plain(key)] else {
                 if Self.parameterKeys.contains(Self.plain(key)) {
                     throw Invalid("\(key) is one of a beacon's own parameters ("
                                   + BeaconSetting.all.map(\.field).joined(separator: ", ") + "), not part of its data")
                 }
                 // Its own settings are keys a beacon takes too (a file and --beacon accept them).
-                let all = Self.keys + BeaconSetting.all.map(\.key)
+                // The registered formats' keys last, each once.
+                var all = Self.keys + BeaconSetting.all.map(\.key)
+                for key in BeaconFormats.descriptionKeys where !all.contains(key) { all.append(key) }
                 let nearest = NearestWord.nearest(to: key, in: all).map { " (did you mean '\($0)'?)" } ?? ""
                 throw Invalid("unknown key '\(key)'\(nearest): a beacon takes \(all.joined(separator: ", "))")
             }
@@ -228,7 +240,8 @@ public struct BeaconDescription: Sendable, Equatable {
             case "type", "format":
                 if value.lowercased() == "eddystone-url" { continue }  // the url= key selects Eddystone-URL
                 guard let format = Format(rawValue: value.lowercased()) else {
-                    throw Invalid("type must be ibeacon, altbeacon, eddystone-uid, eddystone-tlm, eddystone-eid "
+                    let registered = BeaconFormats.registeredNames.map { ", \($0)" }.joined()
+                    throw Invalid("type must be ibeacon, altbeacon, eddystone-uid, eddystone-tlm, eddystone-eid\(registered) "
                                   + "(or give url= for Eddystone-URL), got '\(value)'")
                 }
                 self.format = format
@@ -264,6 +277,28 @@ public struct BeaconDescription: Sendable, Equatable {
                 extendedPDU = ["true", "yes", "1"].contains(value.lowercased())
             }
         }
+    }
+
+    /// The plain keys the registered formats take.
+    private static var registeredKeys: Set<String> { Set(BeaconFormats.descriptionKeys.map(plain)) }
+
+    /// The registered format's beacon, from the fields given: those it names, and `type`.
+    private func registeredBeacon(_ format: any RegisteredBeaconFormat.Type) throws(Invalid) -> Beacon {
+        let keys = Dictionary(format.descriptionKeys.map { (Self.plain($0), $0) }) { first, _ in first }
+        if let stray = given.keys.sorted().first(where: { keys[$0] == nil && $0 != "type" && $0 != "format" }) {
+            throw Invalid("\(stray) does not apply to a \(format.name) beacon: it takes \(format.descriptionKeys.joined(separator: ", "))")
+        }
+        let fields = Dictionary(uniqueKeysWithValues: given.compactMap { key, value in keys[key].map { ($0, value) } })
+        do {
+            return try Self.registered(format, fields)
+        } catch {
+            throw Invalid("\(format.name): \(error.message)")
+        }
+    }
+
+    private static func registered<F: RegisteredBeaconFormat>(_ format: F.Type,
+                                                              _ fields: [String: String]) throws(FormatDescriptionError) -> Beacon {
+        .registered(RegisteredBeacon(try F(description: fields)))
     }
 
     private static func number(_ key: String, _ value: String) throws(Invalid) -> Double {
@@ -315,7 +350,7 @@ public struct BeaconDescription: Sendable, Equatable {
 
     /// Whether a beacon format's own field was given.
     private var describesFormat: Bool {
-        format != nil || eddystoneURL != nil || uuid != nil || major != nil || minor != nil || measuredPower != nil
+        format != nil || registeredFormat != nil || eddystoneURL != nil || uuid != nil || major != nil || minor != nil || measuredPower != nil
             || companyID != nil || namespace != nil || instance != nil || battery != nil || temperature != nil
             || pduCount != nil || uptime != nil || identityKey != nil || identityKeyFile != nil || rotationExponent != nil
             || clock != nil
@@ -325,6 +360,11 @@ public struct BeaconDescription: Sendable, Equatable {
     /// alone or around a beacon format (`AdvertisingDataBuilder`).
     /// - Throws: `Invalid` naming the option (`--uuid`) and what is wrong.
     public func beacon() throws(Invalid) -> Beacon {
+        if registeredFormat == nil,
+           let stray = given.keys.sorted().first(where: { Self.keysByPlainName[$0] == nil && Self.registeredKeys.contains($0) }) {
+            throw Invalid("\(stray) is a key of a registered format (\(BeaconFormats.registeredNames.joined(separator: ", "))): "
+                          + "give its type= with it")
+        }
         // Empty: scannable advertising whose scan response holds nothing (as a capture may have it).
         let response = try scanResponse.map { (hex) throws(Invalid) in
             hex.allSatisfy(\.isWhitespace) ? AdvertisingData()
@@ -405,6 +445,9 @@ public struct BeaconDescription: Sendable, Equatable {
 
     /// The beacon format the format fields describe.
     private func formatBeacon() throws(Invalid) -> Beacon {
+        if let registeredFormat, let registered = BeaconFormats.named(registeredFormat) {
+            return try registeredBeacon(registered)
+        }
         if eddystoneURL != nil, let format {
             throw Invalid("--eddystone-url cannot be combined with --\(format.rawValue)")
         }

@@ -20,6 +20,12 @@ public enum BeaconIdentity: Hashable, Sendable, CustomStringConvertible {
     /// Any beacon of a format whose content moves (`BeaconFormat.contentMoves`), by its name:
     /// what a canary watches for such a beacon.
     case format(String)
+    /// A registered format's beacon (`RegisteredBeaconFormat`), by its name and the values of
+    /// the fields it writes as identifying it.
+    case fields(String, [BeaconFieldValue])
+    /// A registered format's beacon that writes no identifying field: only the sender tells
+    /// two apart.
+    case sender(String, BluetoothAddress?)
 
     /// The identifiers fed to the hasher a word at a time (the synthesized hash fed a UUID and
     /// each byte of an Eddystone namespace one by one: a tracker hashes once per report).
@@ -45,6 +51,14 @@ public enum BeaconIdentity: Hashable, Sendable, CustomStringConvertible {
         case let .format(name):
             hasher.combine(6 << 32 as UInt64)
             hasher.combine(name)
+        case let .fields(name, values):
+            hasher.combine(7 << 32 as UInt64)
+            hasher.combine(name)
+            hasher.combine(values)
+        case let .sender(name, address):
+            hasher.combine(8 << 32 as UInt64)
+            hasher.combine(name)
+            hasher.combine(address?.value)
         }
     }
 
@@ -65,6 +79,8 @@ public enum BeaconIdentity: Hashable, Sendable, CustomStringConvertible {
         case let .eddystoneSender(address): "eddystone \(address?.description ?? "?")"
         case let .data(bytes): "data \(HexText.format(bytes))"
         case let .format(name): "any \(name)"
+        case let .fields(name, values): ([name] + values.map(\.text)).joined(separator: " ")
+        case let .sender(name, address): "\(name) \(address?.description ?? "?")"
         }
     }
 }

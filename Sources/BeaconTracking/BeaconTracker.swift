@@ -124,6 +124,9 @@ public struct BeaconTracker: Sendable {
         case let .eddystone(.url(f)): .eddystoneURL(f.url)
         case .eddystone: .eddystoneSender(sighting.address)
         case let .custom(custom): .data(custom.data.bytes)  // advertised, never decoded from the air
+        case let .registered(beacon):
+            beacon.value.identifiers.isEmpty ? .sender(beacon.value.formatName.description, sighting.address)
+                : .fields(beacon.value.formatName.description, beacon.value.identifiers)
         }
     }
 }

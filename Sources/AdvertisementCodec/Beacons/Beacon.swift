@@ -10,6 +10,8 @@ public enum Beacon: Hashable, Sendable {
     /// (`AdvertisingDataBuilder`), with a scan response where there is one: advertised byte
     /// for byte. Decoding finds the beacons in it, never this case.
     case custom(CustomAdvertisement)
+    /// A beacon of a format registered from outside the codec (`BeaconFormats.register`).
+    case registered(RegisteredBeacon)
 
     /// Every beacon in advertising data, in the order of the structures that carry them.
     ///
@@ -45,7 +47,7 @@ public enum Beacon: Hashable, Sendable {
         if let (uuid, payload) = structure.serviceData16, uuid == EddystoneFrame.serviceUUID {
             return .eddystone(try EddystoneFrame(parsing: payload))
         }
-        return nil
+        return try BeaconFormats.decode(structure)
     }
 
     /// The beacon in manufacturer specific data (company ID first), or nil when it carries none.
@@ -58,7 +60,8 @@ public enum Beacon: Hashable, Sendable {
         if AltBeacon.hasBeaconCode(data) {
             return .altBeacon(try AltBeacon(parsingManufacturerData: data))
         }
-        return nil
+        guard BeaconFormats.anyRegistered else { return nil }
+        return try BeaconFormats.decode(ADStructure(type: .manufacturerSpecificData, slice: data))
     }
 
     /// The advertising data a transmitter sends for this beacon.
@@ -68,6 +71,7 @@ public enum Beacon: Hashable, Sendable {
         case let .altBeacon(beacon): beacon.advertisingData
         case let .eddystone(frame): frame.advertisingData
         case let .custom(custom): custom.data
+        case let .registered(beacon): beacon.value.advertisingData
         }
     }
 

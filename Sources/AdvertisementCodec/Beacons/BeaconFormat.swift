@@ -58,7 +58,7 @@ extension BeaconFormat {
 }
 
 /// A field's value, as JSON writes it.
-public enum BeaconFieldValue: Equatable, Sendable {
+public enum BeaconFieldValue: Hashable, Sendable {
     case integer(Int)
     case uuid(UUID)
     case hex([UInt8])
@@ -194,6 +194,7 @@ extension Beacon {
         case let .eddystone(.other(frameType, payload)):
             Self.write(EddystoneUnknownFrame(frameType: frameType, payload: payload), to: &writer)
         case let .custom(custom): Self.write(custom, to: &writer)
+        case let .registered(beacon): Self.write(beacon.value, to: &writer)
         }
     }
 
@@ -215,6 +216,7 @@ extension Beacon {
         case let .eddystone(.eid(frame)): frame
         case let .eddystone(.other(frameType, payload)): EddystoneUnknownFrame(frameType: frameType, payload: payload)
         case let .custom(custom): custom
+        case let .registered(beacon): beacon.value
         }
     }
 }
