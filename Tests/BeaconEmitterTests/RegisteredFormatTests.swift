@@ -144,6 +144,9 @@ let acmeData: [UInt8] = [0x02, 0x01, 0x06, 0x09, 0xFF, 0xFF, 0xFF, 0xAC, 0x3E, 0
         // One beacon per identifier, whatever its level and sender: id 7 and id 8.
         #expect(tracker.entries.count == 2, "\(tracker.entries.keys)")
         #expect(tracker.entries[.fields("acme", [.integer(7)])]?.reports == 4)
+        // A region asks its format for identifiers: it declares none, so only "any" matches it.
+        #expect(BeaconRegion(uuid: nil).matches(other))
+        #expect(!BeaconRegion(uuid: UUID(uuidString: "39ED98FF-2900-441A-802F-9C398FC199D2")).matches(other))
     }
 
     @Test func anAuditMeasuresItsAdvertiser() throws {

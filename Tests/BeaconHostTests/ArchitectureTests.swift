@@ -119,6 +119,35 @@ struct ArchitectureTests {
         #expect(stale.isEmpty, "fewer kind sites than listed (lower the count): \(stale.mapValues(\.count)) found \(counts)")
     }
 
+    /// The places outside the formats' own files that spell the kinds in lowercase or restate
+    /// their list (an enum of formats, a table of names, a message listing them), each with how
+    /// many lines and why: the lists a new format of the codec's own must still be added to.
+    /// `onlyTheFormatsNameBeaconKinds` sees the switches; this sees the lists beside them.
+    static let spellingSites: [String: (count: Int, why: String)] = [
+        "BeaconRig/BeaconDescription.swift": (7, "`Format`, the description's type= values and their message"),
+        "BeaconEmitter/BeaconOptions.swift": (7, "the command's flag per format (swift-argument-parser needs a static list)"),
+        "BeaconTracking/AuditProfile.swift": (5, "the audit's profiles, one per format with rules"),
+        "BeaconTracking/BeaconIdentity.swift": (3, "the tracker's key per format, hashed per report"),
+        "BeaconReports/ScanFilter.swift": (1, "scan --type's families"),
+        "BeaconRig/ControlHandler.swift": (1, "an update of an Eddystone-EID beacon keeps its key file"),
+        "BeaconEmitter/Advertise.swift": (1, "--interleave-tlm's frame"),
+    ]
+
+    /// A new lowercase spelling or list of the kinds outside the formats' files fails here.
+    @Test func theKindsListsAreCounted() throws {
+        let spelling = try Regex(#"(case\s+(ibeacon|altbeacon|eddystone[A-Za-z]*)\b)|"(ibeacon|altbeacon|eddystone|eddystone-(uid|url|tlm|eid))"|\b(ibeacon|altbeacon), (altbeacon|eddystone)"#)
+        var counts: [String: Int] = [:]
+        for (path, lines) in try Self.sources() where !path.hasPrefix("AdvertisementCodec/Beacons/") {
+            for line in lines where !line.trimmingCharacters(in: .whitespaces).hasPrefix("//") && line.contains(spelling) {
+                counts[path, default: 0] += 1
+            }
+        }
+        let unexpected = counts.filter { Self.spellingSites[$0.key]?.count ?? 0 < $0.value }
+        #expect(unexpected.isEmpty, "the kinds spelled or listed outside the formats' files (ask the format): \(unexpected)")
+        let stale = Self.spellingSites.filter { counts[$0.key] ?? 0 < $0.value.count }
+        #expect(stale.isEmpty, "fewer lines listing kinds than counted (lower the count): \(stale.mapValues(\.count)) found \(counts)")
+    }
+
     /// The longest a function of the command may be: it parses, calls and prints, one small
     /// function per kind of thing printed.
     static let longestCommandFunction = 80
