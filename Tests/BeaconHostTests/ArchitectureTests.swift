@@ -106,17 +106,24 @@ struct ArchitectureTests {
 
     /// A module that switches over beacon kinds outside the formats' own files fails here.
     @Test func onlyTheFormatsNameBeaconKinds() throws {
-        let kind = try Regex(#"(case|if case|guard case)[^\n]*[^\w]\.(iBeacon|altBeacon|eddystone)\b|\.eddystone\(\.(uid|url|tlm|eid|encryptedTLM|other)"#)
+        try Self.expectSites(Self.kindSites, matching: #"(case|if case|guard case)[^\n]*[^\w]\.(iBeacon|altBeacon|eddystone)\b|\.eddystone\(\.(uid|url|tlm|eid|encryptedTLM|other)"#,
+                             what: "beacon kinds named outside the formats' files (ask the format: BeaconFormat)")
+    }
+
+    /// The lines outside the formats' own files matching `pattern` (comments aside), counted per
+    /// file: more than `sites` allows fails, and so does fewer (the count is lowered with them).
+    static func expectSites(_ sites: [String: (count: Int, why: String)], matching pattern: String, what: String) throws {
+        let regex = try Regex(pattern)
         var counts: [String: Int] = [:]
-        for (path, lines) in try Self.sources() where !path.hasPrefix("AdvertisementCodec/Beacons/") {
-            for line in lines where !line.trimmingCharacters(in: .whitespaces).hasPrefix("//") && line.contains(kind) {
+        for (path, lines) in try sources() where !path.hasPrefix("AdvertisementCodec/Beacons/") {
+            for line in lines where !line.trimmingCharacters(in: .whitespaces).hasPrefix("//") && line.contains(regex) {
                 counts[path, default: 0] += 1
             }
         }
-        let unexpected = counts.filter { Self.kindSites[$0.key]?.count ?? 0 < $0.value }
-        #expect(unexpected.isEmpty, "beacon kinds named outside the formats' files (ask the format: BeaconFormat): \(unexpected)")
-        let stale = Self.kindSites.filter { counts[$0.key] ?? 0 < $0.value.count }
-        #expect(stale.isEmpty, "fewer kind sites than listed (lower the count): \(stale.mapValues(\.count)) found \(counts)")
+        let unexpected = counts.filter { sites[$0.key]?.count ?? 0 < $0.value }
+        #expect(unexpected.isEmpty, "\(what): \(unexpected)")
+        let stale = sites.filter { counts[$0.key] ?? 0 < $0.value.count }
+        #expect(stale.isEmpty, "fewer than counted (lower the count): \(stale.mapValues(\.count)) found \(counts)")
     }
 
     /// The places outside the formats' own files that spell the kinds in lowercase or restate
@@ -135,17 +142,8 @@ struct ArchitectureTests {
 
     /// A new lowercase spelling or list of the kinds outside the formats' files fails here.
     @Test func theKindsListsAreCounted() throws {
-        let spelling = try Regex(#"(case\s+(ibeacon|altbeacon|eddystone[A-Za-z]*)\b)|"(ibeacon|altbeacon|eddystone|eddystone-(uid|url|tlm|eid))"|\b(ibeacon|altbeacon), (altbeacon|eddystone)"#)
-        var counts: [String: Int] = [:]
-        for (path, lines) in try Self.sources() where !path.hasPrefix("AdvertisementCodec/Beacons/") {
-            for line in lines where !line.trimmingCharacters(in: .whitespaces).hasPrefix("//") && line.contains(spelling) {
-                counts[path, default: 0] += 1
-            }
-        }
-        let unexpected = counts.filter { Self.spellingSites[$0.key]?.count ?? 0 < $0.value }
-        #expect(unexpected.isEmpty, "the kinds spelled or listed outside the formats' files (ask the format): \(unexpected)")
-        let stale = Self.spellingSites.filter { counts[$0.key] ?? 0 < $0.value.count }
-        #expect(stale.isEmpty, "fewer lines listing kinds than counted (lower the count): \(stale.mapValues(\.count)) found \(counts)")
+        try Self.expectSites(Self.spellingSites, matching: #"(case\s+(ibeacon|altbeacon|eddystone[A-Za-z]*)\b)|"(ibeacon|altbeacon|eddystone|eddystone-(uid|url|tlm|eid))"|\b(ibeacon|altbeacon), (altbeacon|eddystone)"#,
+                             what: "the kinds spelled or listed outside the formats' files (ask the format)")
     }
 
     /// The longest a function of the command may be: it parses, calls and prints, one small
