@@ -61,8 +61,8 @@ public enum BeaconFormats {
     }
 
     /// Adds a format; registering the same type again changes nothing.
-    /// - Throws: `RegistrationError` when its name is empty, not what `formatName` says, or taken
-    ///   (by one of the codec's own formats or another registered type).
+    /// - Throws: `RegistrationError` when its name is empty, not lowercase, holds a space, a comma
+    ///   or '=', or is taken (by one of the codec's own formats or another registered type).
     public static func register(_ format: any RegisteredBeaconFormat.Type) throws(RegistrationError) {
         let name = format.name
         guard !name.isEmpty, name == name.lowercased(), !name.contains(where: { $0 == "," || $0 == "=" || $0.isWhitespace })
