@@ -15,5 +15,5 @@ try ReportFeed.replay(path: path, handle: { timed in
 // Or what `scan --replay FILE --json` prints, written to a descriptor of your choice.
 let printer = ScanPrinter(json: true, table: false, duplicates: true,
                           descriptor: FileHandle.standardOutput.fileDescriptor)
-try printer.replay(path: path, filter: ScanFilter(format: .ibeacon))
+try printer.replay(path: path, filter: ScanFilter(format: "ibeacon"))
 printer.finish()

@@ -217,7 +217,10 @@ struct Audit: ParsableCommand {
     }
 }
 
-extension AuditProfile: ExpressibleByArgument {}
+extension AuditProfile: ExpressibleByArgument {
+    public init?(argument: String) { self.init(named: argument) }
+    public static var allValueStrings: [String] { AuditProfile.all.map(\.name) }
+}
 
 /// `--junit FILE`: a JUnit suite written out, or the reason it could not be (exit 74).
 enum JUnitFile {
@@ -236,7 +239,7 @@ enum AuditRuleList {
     static var text: String {
         AuditRuleInfo.all.map { rule in
             "\(rule.name)\n  checks:   \(rule.checks)\n  verdicts: \(rule.verdicts)\n  source:   \(rule.source)\n"
-                + "  profiles: " + rule.profiles.map(\.rawValue).joined(separator: ", ")
+                + "  profiles: " + rule.profiles.map(\.name).joined(separator: ", ")
         }.joined(separator: "\n")
     }
 }

@@ -63,4 +63,8 @@ struct ScanFilterOptions: ParsableArguments {
     }
 }
 
-extension ScanFilter.Format: ExpressibleByArgument {}
+extension ScanFilter.Format: ExpressibleByArgument {
+    public init?(argument: String) { self.init(named: argument) }
+    public static var allValueStrings: [String] { choices }
+    public var defaultValueDescription: String { name }
+}

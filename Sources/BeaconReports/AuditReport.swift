@@ -83,7 +83,7 @@ public struct AuditReport: Codable, Sendable {
             : !result.warned.isEmpty ? "warn" : "pass"
         self.name = name
         neededSeconds = result.neededSeconds
-        profile = result.profile?.rawValue
+        profile = result.profile?.name
         profileChosenBy = result.profileAsked ? "--profile" : result.profile == nil ? "none heard" : "what was heard"
         beacon = result.beacon.map { SightingFormatter.text(BeaconSighting(beacon: $0)) }
         self.address = address.description
@@ -106,7 +106,7 @@ public struct AuditReport: Codable, Sendable {
         pdu = result.pduKinds.map { "\($0.kind) x\($0.count)" }
         advertisedTxPower = result.advertisedTxPower.map(Int.init)
         distinctData = result.distinctData
-        interleaved = result.interleaved.map { "\($0.profile.rawValue) x\($0.reports)" }
+        interleaved = result.interleaved.map { "\($0.profile.name) x\($0.reports)" }
         self.source = source
         rules = result.rules.map { Rule(name: $0.name, verdict: $0.verdict.rawValue, seen: $0.seen, wanted: $0.wanted,
                                        source: $0.source) }

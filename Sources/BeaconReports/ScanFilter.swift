@@ -6,10 +6,43 @@ import BeaconTracking
 /// Which reports to show, decided per report: a region, a beacon format, a least RSSI, the
 /// advertisers' addresses.
 public struct ScanFilter: Sendable {
-    public enum Format: String, CaseIterable, Sendable {
-        case ibeacon, altbeacon, eddystone
+    /// The formats shown: every one (`any`), a format by its name (`eddystone-uid`, or a
+    /// registered format's), or a family of them (`eddystone`: every name `eddystone-...`).
+    /// A literal names it as it is (`ScanFilter(format: "ibeacon")`); `init?(named:)` checks the name.
+    public struct Format: Hashable, Sendable, CustomStringConvertible, ExpressibleByStringLiteral {
+        public let name: String
+
         /// Every beacon, and reports without one (shown raw).
-        case any
+        public static let any = Format(checked: "any")
+
+        /// The choice of that name (in any case), or nil where no format or family has it.
+        public init?(named name: String) {
+            let name = name.lowercased()
+            guard Self.choices.contains(name) else { return nil }
+            self.name = name
+        }
+
+        private init(checked name: String) { self.name = name }
+
+        public init(stringLiteral name: String) { self.name = name.lowercased() }
+
+        /// The names a choice takes: every format's (`BeaconFormats.allNames`), each family
+        /// before its first member, then `any`.
+        public static var choices: [String] {
+            var names: [String] = []
+            for name in BeaconFormats.allNames {
+                if let dash = name.firstIndex(of: "-"), !names.contains(String(name[..<dash])) { names.append(String(name[..<dash])) }
+                names.append(name)
+            }
+            return names + ["any"]
+        }
+
+        /// Whether a beacon of the format of that name is shown.
+        public func shows(_ formatName: String) -> Bool {
+            self == .any || formatName == name || formatName.hasPrefix(name + "-")
+        }
+
+        public var description: String { name }
     }
 
     public let minRssi: Int?
@@ -38,9 +71,7 @@ public struct ScanFilter: Sendable {
     public func accepts(_ sighting: BeaconSighting, rssi: Int8?) -> Bool {
         guard strongEnough(rssi) else { return false }
         if let region, !region.matches(sighting.beacon) { return false }
-        // Its format's name: "eddystone" takes every Eddystone frame ("eddystone-uid", ...).
-        let name = sighting.beacon.format.formatName.description
-        return format == .any || name == format.rawValue || (format == .eddystone && name.hasPrefix("eddystone-"))
+        return format.shows(sighting.beacon.format.formatName.description)
     }
 
     /// Whether an advertiser passes (`replay`): its address, then the first beacon in its

@@ -24,7 +24,8 @@ public struct AdvertiserAudit: Sendable {
     private var scanResponses = 0
     /// The format audited: the one asked for, else the first heard.
     private var primary: AuditProfile?
-    private var interleaved: [AuditProfile: Int] = [:]
+    /// Reports of other formats' frames, in the order first heard.
+    private var interleaved: [(profile: AuditProfile, reports: Int)] = []
     /// Whether a report carried a beacon of a format this audit knows.
     private(set) var heardBeacon = false
 
@@ -46,7 +47,11 @@ public struct AdvertiserAudit: Sendable {
             heardBeacon = true
             if primary == nil { primary = heard }
             if heard != primary {
-                interleaved[heard, default: 0] += 1
+                if let index = interleaved.firstIndex(where: { $0.profile == heard }) {
+                    interleaved[index].reports += 1
+                } else {
+                    interleaved.append((heard, 1))
+                }
                 return
             }
         }
@@ -85,7 +90,7 @@ public struct AdvertiserAudit: Sendable {
                                  rssiMean: nil, rssiDeviation: nil, rssiRange: nil,
                                  pduKinds: kindOrder.map { ($0, kinds[$0] ?? 0) }, addressType: addressType,
                                  addresses: addresses, advertisedTxPower: nil, distinctData: data.count,
-                                 interleaved: AuditProfile.allCases.compactMap { kind in interleaved[kind].map { (kind, $0) } },
+                                 interleaved: interleaved,
                                  rules: [], neededSeconds: nil)
         result.series = AuditSeries(times: times, rssi: zip(rssiTimes, rssi).map { ($0, $1) })
         if !rssi.isEmpty {
@@ -130,19 +135,14 @@ struct AuditRules {
     /// Seconds an audit would have needed to estimate the interval, from the spacing heard so far.
     var needed: Double?
 
-    static let apple = "Apple, Proximity Beacon Specification R1"
-    static let altBeacon = "AltBeacon specification (altbeacon.org)"
-    static let eddystone = "Eddystone protocol specification (google/eddystone)"
-    static let core = "Bluetooth Core Specification, Vol 6 Part B"
+    static let core = BeaconSpecification.coreSource
 
-    var source: String {
-        switch profile {
-        case .ibeacon: Self.apple
-        case .altbeacon: Self.altBeacon
-        case .some: Self.eddystone
-        case nil: "common practice for beacons"
-        }
-    }
+    /// The document the rules come from: the profile's, else common practice.
+    var source: String { profile?.source ?? "common practice for beacons" }
+
+    /// Where the PDU type rule comes from: the profile's document when it forbids a connectable
+    /// beacon, else the Core Specification.
+    var connectableSource: String { profile.map { $0.connectableFails ? $0.source : Self.core } ?? Self.core }
 
     var all: [AuditRule] {
         var rules = [flags(), layout(), connectable(), legacy(), interval(), constant()]
@@ -165,54 +165,16 @@ struct AuditRules {
         return AuditRule(name: "flags", verdict: value == 0x06 ? .pass : .warn, seen: seen, wanted: wanted, source: source)
     }
 
-    /// The format's exact layout.
+    /// The format's exact layout, as its specification states it.
     func layout() -> AuditRule? {
         guard let profile else { return nil }
-        let structures = parsed?.structures ?? []
-        switch profile {
-        case .ibeacon:
-            let wanted = "1A FF 4C 00 02 15 and 21 bytes (UUID, major, minor, measured power): 30 bytes with the Flags"
-            guard let maker = structures.first(where: { $0.type == .manufacturerSpecificData }),
-                  let (company, payload) = maker.manufacturerData else {
-                return AuditRule(name: "layout", verdict: .fail, seen: "no manufacturer specific data", wanted: wanted,
-                                 source: Self.apple)
-            }
-            var problems: [String] = []
-            if company != .apple { problems.append("company ID \(company), not 0x004C (Apple)") }
-            if Array(payload.prefix(2)) != [0x02, 0x15] { problems.append("type and length \(hex(payload.prefix(2))), not 02 15") }
-            if maker.data.count != 25 { problems.append("manufacturer data of \(maker.data.count + 1) bytes, not 26 (1A)") }
-            if problems.isEmpty, let power = payload.dropFirst(22).first.map({ Int8(bitPattern: $0) }), !(-100 ... -30).contains(power) {
-                return AuditRule(name: "layout", verdict: .warn, seen: "measured power \(power) dBm",
-                                 wanted: "measured power at 1 m between -100 and -30 dBm (typically -59)", source: Self.apple)
-            }
-            return AuditRule(name: "layout", verdict: problems.isEmpty ? .pass : .fail,
-                             seen: problems.isEmpty ? "Apple's layout" : problems.joined(separator: "; "),
-                             wanted: wanted, source: Self.apple)
-        case .altbeacon:
-            let wanted = "manufacturer data 1B FF, company ID, BE AC, 20-byte beacon ID, reference RSSI, reserved byte"
-            let maker = structures.first { $0.type == .manufacturerSpecificData }
-            let ok = maker.map { $0.data.count == 26 && Array($0.data.dropFirst(2).prefix(2)) == [0xBE, 0xAC] } ?? false
-            return AuditRule(name: "layout", verdict: ok ? .pass : .fail,
-                             seen: maker.map { "manufacturer data of \($0.data.count + 1) bytes: \(hex($0.data.prefix(4)))" }
-                                 ?? "no manufacturer specific data",
-                             wanted: wanted, source: Self.altBeacon)
-        case .eddystoneUID, .eddystoneURL, .eddystoneTLM:
-            let frame: UInt8 = profile == .eddystoneUID ? 0x00 : profile == .eddystoneURL ? 0x10 : 0x20
-            let wanted = "03 03 AA FE (0xFEAA in the complete 16-bit service UUIDs), then service data for 0xFEAA, frame 0x"
-                + hex([frame])
-            let listed = structures.contains { $0.type == .completeServiceUUIDs16 && Array($0.data.prefix(2)) == [0xAA, 0xFE] }
-            let service = structures.lazy.compactMap(\.serviceData16).first { $0.uuid == EddystoneFrame.serviceUUID }
-            var problems: [String] = []
-            if !listed { problems.append("0xFEAA is not in a complete list of 16-bit service UUIDs") }
-            if let service {
-                if service.payload.first != frame { problems.append("frame 0x\(hex(service.payload.prefix(1))), not 0x\(hex([frame]))") }
-            } else {
-                problems.append("no service data for 0xFEAA")
-            }
-            return AuditRule(name: "layout", verdict: problems.isEmpty ? .pass : .fail,
-                             seen: problems.isEmpty ? "Eddystone's layout" : problems.joined(separator: "; "),
-                             wanted: wanted, source: Self.eddystone)
+        let found = profile.layout(parsed?.structures ?? [])
+        if found.problems.isEmpty, let warning = found.warning {
+            return AuditRule(name: "layout", verdict: .warn, seen: warning.seen, wanted: warning.wanted, source: profile.source)
         }
+        return AuditRule(name: "layout", verdict: found.problems.isEmpty ? .pass : .fail,
+                         seen: found.problems.isEmpty ? "\(profile.displayName)'s layout" : found.problems.joined(separator: "; "),
+                         wanted: profile.layoutWanted, source: profile.source)
     }
 
     /// Beacons are non-connectable; Apple's spec says ADV_NONCONN_IND.
@@ -220,15 +182,15 @@ struct AuditRules {
         guard !kinds.isEmpty else {
             return AuditRule(name: "non-connectable", verdict: .inconclusive, seen: "the source does not give the PDU type",
                              wanted: "non-connectable, non-scannable (ADV_NONCONN_IND)",
-                             source: profile == .ibeacon ? Self.apple : Self.core)
+                             source: connectableSource)
         }
         let seen = kinds.map(\.description).joined(separator: ", ")
         let connectable = kinds.contains { $0.contains(.connectable) }
         let scannable = kinds.contains { $0.contains(.scannable) }
-        let verdict: AuditRule.Verdict = connectable ? (profile == .ibeacon ? .fail : .warn) : (scannable ? .warn : .pass)
+        let verdict: AuditRule.Verdict = connectable ? (profile?.connectableFails == true ? .fail : .warn) : (scannable ? .warn : .pass)
         return AuditRule(name: "non-connectable", verdict: verdict, seen: seen,
                          wanted: "non-connectable, non-scannable (ADV_NONCONN_IND)",
-                         source: profile == .ibeacon ? Self.apple : Self.core)
+                         source: connectableSource)
     }
 
     /// Legacy PDUs reach every phone; many scan for legacy advertising only.
@@ -249,9 +211,10 @@ struct AuditRules {
     /// custom. Inconclusive with too few reports on time, or where the estimate is too unsure
     /// to tell (a host that read most reports late); never a failure the evidence cannot carry.
     func interval() -> AuditRule {
+        let specified = profile?.interval
         let wanted = configured.map { "\(format($0)) ms (--interval) within \(format(Self.tolerance($0))) ms" }
-            ?? (profile == .ibeacon ? "100 ms (within 10 ms)" : "at most 1 s (common practice: 100 ms to 1 s)")
-        let ruleSource = configured != nil ? "the device's configuration" : profile == .ibeacon ? Self.apple : source
+            ?? (specified.map { "\(format($0.ms)) ms (within \(format($0.within)) ms)" } ?? "at most 1 s (common practice: 100 ms to 1 s)")
+        let ruleSource = configured != nil ? "the device's configuration" : source
         guard let estimate else {
             return AuditRule(name: "interval", verdict: .inconclusive,
                              seen: "\(reportsOnTime) report\(reportsOnTime == 1 ? "" : "s") on time, \(IntervalEstimate.reportsNeeded) needed to estimate"
@@ -285,8 +248,8 @@ struct AuditRules {
             return AuditRule(name: "interval", verdict: judged(configured, tolerance: tolerance),
                              seen: seen, wanted: wanted, source: ruleSource)
         }
-        if profile == .ibeacon {
-            return AuditRule(name: "interval", verdict: judged(100, tolerance: 10), seen: seen,
+        if let specified {
+            return AuditRule(name: "interval", verdict: judged(specified.ms, tolerance: specified.within), seen: seen,
                              wanted: wanted, source: ruleSource)
         }
         return AuditRule(name: "interval", verdict: estimate.eventPeriod - 5 - slack <= 1050 ? .pass : .warn, seen: seen,
@@ -298,9 +261,9 @@ struct AuditRules {
 
     /// A beacon's data stays the same; TLM's counters move.
     func constant() -> AuditRule {
-        if profile == .eddystoneTLM {
+        if let profile, profile.dataMayChange {
             return AuditRule(name: "data-constant", verdict: .pass, seen: "\(distinctData) different data",
-                             wanted: "TLM counters may move", source: Self.eddystone)
+                             wanted: "\(profile.displayName)'s data may change (its counters move)", source: profile.source)
         }
         return AuditRule(name: "data-constant", verdict: distinctData <= 1 ? .pass : .fail,
                          seen: distinctData <= 1 ? "unchanged" : "\(distinctData) different data",

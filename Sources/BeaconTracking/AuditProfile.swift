@@ -2,32 +2,26 @@
 
 import AdvertisementCodec
 
-/// What an audit holds a beacon to: a format's specification, or the common practice for it.
-public enum AuditProfile: String, CaseIterable, Sendable {
-    case ibeacon
-    case altbeacon
-    case eddystoneUID = "eddystone-uid"
-    case eddystoneURL = "eddystone-url"
-    case eddystoneTLM = "eddystone-tlm"
+/// What an audit holds a beacon to: its format's specification (`BeaconSpecification`), which
+/// the format states beside its layout; a format without one is held to what every beacon is.
+public typealias AuditProfile = BeaconSpecification
 
-    /// The profile of the beacon a report's data carries, if any.
+extension BeaconSpecification {
+    /// The profile of the beacon a report's data carries, if its format states one.
     public init?(heardIn data: [UInt8]) {
-        guard let parsed = try? AdvertisingData(parsing: data), let beacon = try? Beacon.beacons(in: parsed).first else {
+        guard let parsed = try? AdvertisingData(parsing: data), let beacon = try? Beacon.beacons(in: parsed).first,
+              let specification = BeaconFormats.specification(named: beacon.format.formatName.description) else {
             return nil
         }
-        // The profile named as its format is (none for a format without rules: Eddystone-EID).
-        self.init(rawValue: beacon.format.formatName.description)
+        self = specification
     }
 
-    public var name: String {
-        switch self {
-        case .ibeacon: "iBeacon"
-        case .altbeacon: "AltBeacon"
-        case .eddystoneUID: "Eddystone-UID"
-        case .eddystoneURL: "Eddystone-URL"
-        case .eddystoneTLM: "Eddystone-TLM"
-        }
+    /// The profile `--profile NAME` names (a format's name, in any case).
+    public init?(named name: String) {
+        guard let specification = BeaconFormats.specification(named: name) else { return nil }
+        self = specification
     }
 
-    var isEddystone: Bool { self == .eddystoneUID || self == .eddystoneURL || self == .eddystoneTLM }
+    /// Every profile: the codec's formats' and the registered formats' that state one.
+    public static var all: [BeaconSpecification] { BeaconFormats.specifications }
 }

@@ -24,6 +24,17 @@ struct AcmeBeacon: RegisteredBeaconFormat {
 
     static let name = "acme"
     static let descriptionKeys = ["id", "level", "measured-power"]
+    /// Its rules for `audit`: 8 bytes of manufacturer data, every 200 ms, never connectable.
+    static let specification: BeaconSpecification? = BeaconSpecification(
+        name: "acme", displayName: "Acme", source: "Acme beacon sheet 1", layoutWanted: "09 FF FF FF AC 3E and 4 bytes",
+        connectableFails: true, interval: (ms: 200, within: 20)
+    ) { structures in
+        guard let maker = structures.first(where: { $0.type == .manufacturerSpecificData }) else {
+            return .init(problems: ["no manufacturer specific data"])
+        }
+        if maker.data.count != 8 { return .init(problems: ["\(maker.data.count) bytes of manufacturer data, not 8"]) }
+        return maker.data.last == 0 ? .init(warning: ("no measured power", "a measured power")) : .init()
+    }
 
     static func decode(_ structure: ADStructure) throws(CodecError) -> AcmeBeacon? {
         let bytes = Array(structure.data)
@@ -149,16 +160,41 @@ let acmeData: [UInt8] = [0x02, 0x01, 0x06, 0x09, 0xFF, 0xFF, 0xFF, 0xAC, 0x3E, 0
         #expect(!BeaconRegion(uuid: UUID(uuidString: "39ED98FF-2900-441A-802F-9C398FC199D2")).matches(other))
     }
 
-    @Test func anAuditMeasuresItsAdvertiser() throws {
-        var audit = AdvertiserAudit()
-        let address = try BluetoothAddress(parsing: "DA:4C:10:DE:17:01")
-        for index in 0..<40 {
-            audit.add(ScanReport(address: address, addressType: .randomDevice, rssi: -60, data: acmeData), at: Double(index) * 0.1)
+    @Test func anAuditHoldsItToItsOwnRules() throws {
+        func audit(_ data: [UInt8], every seconds: Double, kind: AdvertisingPDUKind = .legacy) throws -> AuditResult {
+            var audit = AdvertiserAudit()
+            let address = try BluetoothAddress(parsing: "DA:4C:10:DE:17:01")
+            for index in 0..<40 {
+                audit.add(ScanReport(address: address, addressType: .randomDevice, rssi: -60, data: data, kind: kind),
+                          at: Double(index) * seconds)
+            }
+            return audit.result()
         }
-        let result = audit.result()
-        #expect(result.beacon == .registered(RegisteredBeacon(AcmeBeacon(identifier: 7, level: 3))))
-        #expect(result.profile == nil && result.reports == 40)
-        #expect(result.interval.map { abs($0.eventPeriod - 100) < 10 } == true, "\(String(describing: result.interval))")
+        func verdicts(_ result: AuditResult) -> [String: AuditRule.Verdict] {
+            Dictionary(uniqueKeysWithValues: result.rules.map { ($0.name, $0.verdict) })
+        }
+        let proper = try audit(acmeData, every: 0.2)
+        #expect(proper.beacon == .registered(RegisteredBeacon(AcmeBeacon(identifier: 7, level: 3))))
+        #expect(proper.profile?.name == "acme" && proper.reports == 40)
+        #expect(verdicts(proper).values.allSatisfy { $0 == .pass }, "\(proper.rules)")
+        // Its interval (200 ms), its connectable rule (a failure, as it states) and its layout's warning.
+        #expect(verdicts(try audit(acmeData, every: 0.1))["interval"] == .fail)
+        #expect(verdicts(try audit(acmeData, every: 0.2, kind: [.legacy, .connectable]))["non-connectable"] == .fail)
+        let silent = try audit(Array(acmeData.dropLast()) + [0], every: 0.2)
+        #expect(verdicts(silent)["layout"] == .warn && silent.rules.contains { $0.seen == "no measured power" })
+        // `--profile acme` and `--list-rules` find it among the codec's own.
+        #expect(AuditProfile(named: "ACME")?.source == "Acme beacon sheet 1")
+        #expect(AuditRuleInfo.all.first { $0.name == "interval" }?.checks.contains("Acme 200 ms within 20 ms") == true)
+        #expect(AuditRuleInfo.all.first { $0.name == "non-connectable" }?.verdicts.contains("a connectable iBeacon, Acme") == true)
+    }
+
+    @Test func scanShowsItByItsName() throws {
+        let filter = try #require(ScanFilter.Format(named: "acme"))
+        #expect(filter.shows("acme") && !filter.shows("ibeacon") && ScanFilter.Format.choices.contains("acme"))
+        #expect(ScanFilter.Format(named: "acm") == nil)
+        // A family is every name before a dash: "eddystone" shows each frame, and only those.
+        let family = try #require(ScanFilter.Format(named: "eddystone"))
+        #expect(family.shows("eddystone-uid") && family.shows("eddystone-eid") && !family.shows("acme"))
     }
 
     @Test func aNameIsRegisteredOnce() throws {

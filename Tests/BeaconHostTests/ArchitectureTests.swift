@@ -133,9 +133,7 @@ struct ArchitectureTests {
     static let spellingSites: [String: (count: Int, why: String)] = [
         "BeaconRig/BeaconDescription.swift": (7, "`Format`, the description's type= values and their message"),
         "BeaconEmitter/BeaconOptions.swift": (7, "the command's flag per format (swift-argument-parser needs a static list)"),
-        "BeaconTracking/AuditProfile.swift": (5, "the audit's profiles, one per format with rules"),
         "BeaconTracking/BeaconIdentity.swift": (3, "the tracker's key per format, hashed per report"),
-        "BeaconReports/ScanFilter.swift": (1, "scan --type's families"),
         "BeaconRig/ControlHandler.swift": (1, "an update of an Eddystone-EID beacon keeps its key file"),
         "BeaconEmitter/Advertise.swift": (1, "--interleave-tlm's frame"),
     ]

@@ -81,9 +81,34 @@ func eventTimes(interval: Double, seconds: Double, delay: Bool = true, heard: Do
         Dictionary(uniqueKeysWithValues: result.rules.map { ($0.name, $0.verdict) })
     }
 
+    /// Each format that states rules is audited by them under its own name: its own bytes pass
+    /// its layout, and the profile heard is the one its name finds.
+    @Test func eachFormatsSpecificationHoldsItsOwnBytes() throws {
+        let uuid = UUID(uuidString: "39ED98FF-2900-441A-802F-9C398FC199D2")!
+        let beacons: [(Beacon, BeaconSpecification)] = [
+            (.iBeacon(IBeacon(proximityUUID: uuid, major: 1, minor: 2)), IBeacon.specification),
+            (.altBeacon(AltBeacon(id1: uuid, id2: 1, id3: 2)), AltBeacon.specification),
+            (.eddystone(.uid(try EddystoneUID(txPowerAt0m: -20, namespace: Array(repeating: 1, count: 10),
+                                              instance: Array(repeating: 2, count: 6)))), EddystoneUID.specification),
+            (.eddystone(.url(try EddystoneURL(txPowerAt0m: -20, url: "https://example.com/"))), EddystoneURL.specification),
+            (.eddystone(.tlm(EddystoneTLM(batteryMillivolts: 3000, advertisingPDUCount: 1, uptimeDeciseconds: 1))),
+             EddystoneTLM.specification),
+        ]
+        for (beacon, specification) in beacons {
+            let data = beacon.advertisingData
+            #expect(specification.name == beacon.format.formatName.description)
+            #expect(AuditProfile(heardIn: data.bytes) == specification)
+            #expect(specification.layout(data.structures) == .init(), "\(specification): \(specification.layout(data.structures))")
+            // And another format's bytes do not.
+            let other = beacons.first { $0.1 != specification }!.0.advertisingData
+            #expect(!specification.layout(other.structures).problems.isEmpty, "\(specification)")
+        }
+        #expect(AuditProfile.all.prefix(5).map(\.name) == ["ibeacon", "altbeacon", "eddystone-uid", "eddystone-url", "eddystone-tlm"])
+    }
+
     @Test func aProperIBeaconPassesEveryRule() {
         let result = audit()
-        #expect(result.profile == .ibeacon && !result.profileAsked)
+        #expect(result.profile == IBeacon.specification && !result.profileAsked)
         #expect(verdicts(result) == ["flags": .pass, "layout": .pass, "non-connectable": .pass, "legacy-pdu": .pass,
                                      "interval": .pass, "data-constant": .pass, "events-heard": .pass])
         #expect(result.rssiMean == -60 && result.addresses.count == 1)
@@ -99,13 +124,13 @@ func eventTimes(interval: Double, seconds: Double, delay: Bool = true, heard: Do
         #expect(slow.removeValue(forKey: "interval") == .fail)
         #expect(slow.values.allSatisfy { $0 == .pass })
 
-        var noFlags = verdicts(audit(data: Array(Self.iBeaconData.dropFirst(3)), profile: .ibeacon))
+        var noFlags = verdicts(audit(data: Array(Self.iBeaconData.dropFirst(3)), profile: IBeacon.specification))
         #expect(noFlags.removeValue(forKey: "flags") == .fail)
         #expect(noFlags.values.allSatisfy { $0 == .pass })
 
         var otherCompany = Self.iBeaconData
         otherCompany[5] = 0x59
-        let result = audit(data: otherCompany, profile: .ibeacon)
+        let result = audit(data: otherCompany, profile: IBeacon.specification)
         var wrong = verdicts(result)
         #expect(wrong.removeValue(forKey: "layout") == .fail)
         #expect(wrong.values.allSatisfy { $0 == .pass })

@@ -112,3 +112,19 @@ extension AltBeacon: BeaconFormat {
          "measuredPower": "\(measuredPower)", "companyId": "\(company.rawValue)"]
     }
 }
+
+extension AltBeacon {
+    /// The AltBeacon specification's layout; the common practice for the rest.
+    public static let specification = BeaconSpecification(
+        name: "altbeacon", displayName: "AltBeacon", source: "AltBeacon specification (altbeacon.org)",
+        layoutWanted: "manufacturer data 1B FF, company ID, BE AC, 20-byte beacon ID, reference RSSI, reserved byte"
+    ) { structures in
+        guard let maker = structures.first(where: { $0.type == .manufacturerSpecificData }) else {
+            return .init(problems: ["no manufacturer specific data"])
+        }
+        guard maker.data.count == 26, Array(maker.data.dropFirst(2).prefix(2)) == [0xBE, 0xAC] else {
+            return .init(problems: ["manufacturer data of \(maker.data.count + 1) bytes: \(HexText.format(maker.data.prefix(4), separator: " "))"])
+        }
+        return .init()
+    }
+}

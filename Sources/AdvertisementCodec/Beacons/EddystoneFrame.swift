@@ -75,3 +75,29 @@ public enum EddystoneFrame: Hashable, Sendable {
         ])
     }
 }
+
+extension EddystoneFrame {
+    /// The Eddystone specification's layout for the frame of type `frame`: 0xFEAA listed in the
+    /// complete 16-bit service UUIDs, then its service data starting with that frame type.
+    static func specification(name: String, displayName: String, frame: UInt8, dataMayChange: Bool = false) -> BeaconSpecification {
+        let type = HexText.format([frame])
+        return BeaconSpecification(
+            name: name, displayName: displayName, source: "Eddystone protocol specification (google/eddystone)",
+            layoutWanted: "03 03 AA FE (0xFEAA in the complete 16-bit service UUIDs), then service data for 0xFEAA, frame 0x" + type,
+            dataMayChange: dataMayChange
+        ) { structures in
+            var problems: [String] = []
+            if !structures.contains(where: { $0.type == .completeServiceUUIDs16 && Array($0.data.prefix(2)) == [0xAA, 0xFE] }) {
+                problems.append("0xFEAA is not in a complete list of 16-bit service UUIDs")
+            }
+            if let service = structures.lazy.compactMap(\.serviceData16).first(where: { $0.uuid == serviceUUID }) {
+                if service.payload.first != frame {
+                    problems.append("frame 0x\(HexText.format(service.payload.prefix(1))), not 0x\(type)")
+                }
+            } else {
+                problems.append("no service data for 0xFEAA")
+            }
+            return .init(problems: problems)
+        }
+    }
+}

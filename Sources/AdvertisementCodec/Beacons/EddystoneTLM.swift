@@ -138,3 +138,9 @@ extension EddystoneEncryptedTLM: BeaconFormat {
     /// This host does not encrypt telemetry: nothing to describe.
     public var descriptionFields: [String: String] { [:] }
 }
+
+extension EddystoneTLM {
+    /// The Eddystone specification's layout for the TLM frame, whose counters move.
+    public static let specification = EddystoneFrame.specification(name: "eddystone-tlm", displayName: "Eddystone-TLM",
+                                                                   frame: frameType, dataMayChange: true)
+}

@@ -74,3 +74,8 @@ extension EddystoneUID: BeaconFormat {
          "measuredPower": "\(EddystoneFrame.measuredPower(atZeroMetres: txPowerAt0m))"]
     }
 }
+
+extension EddystoneUID {
+    /// The Eddystone specification's layout for the UID frame.
+    public static let specification = EddystoneFrame.specification(name: "eddystone-uid", displayName: "Eddystone-UID", frame: frameType)
+}

@@ -144,3 +144,8 @@ extension EddystoneURL: BeaconFormat {
         ["url": url, "measuredPower": "\(EddystoneFrame.measuredPower(atZeroMetres: txPowerAt0m))"]
     }
 }
+
+extension EddystoneURL {
+    /// The Eddystone specification's layout for the URL frame.
+    public static let specification = EddystoneFrame.specification(name: "eddystone-url", displayName: "Eddystone-URL", frame: frameType)
+}

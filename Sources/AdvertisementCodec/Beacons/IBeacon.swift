@@ -180,3 +180,29 @@ extension IBeacon: BeaconFormat {
         ["uuid": proximityUUID.uuidString, "major": "\(major)", "minor": "\(minor)", "measuredPower": "\(measuredPower)"]
     }
 }
+
+extension IBeacon {
+    /// Apple's rules: its exact bytes, never connectable, every 100 ms.
+    public static let specification = BeaconSpecification(
+        name: "ibeacon", displayName: "iBeacon", source: "Apple, Proximity Beacon Specification R1",
+        layoutWanted: "1A FF 4C 00 02 15 and 21 bytes (UUID, major, minor, measured power): 30 bytes with the Flags",
+        connectableFails: true, interval: (ms: 100, within: 10)
+    ) { structures in
+        guard let maker = structures.first(where: { $0.type == .manufacturerSpecificData }),
+              let (company, payload) = maker.manufacturerData else {
+            return .init(problems: ["no manufacturer specific data"])
+        }
+        var problems: [String] = []
+        if company != .apple { problems.append("company ID \(company), not 0x004C (Apple)") }
+        if Array(payload.prefix(2)) != [typeByte, remainingLength] {
+            problems.append("type and length \(HexText.format(payload.prefix(2), separator: " ")), not 02 15")
+        }
+        if maker.data.count != manufacturerDataLength {
+            problems.append("manufacturer data of \(maker.data.count + 1) bytes, not 26 (1A)")
+        }
+        if problems.isEmpty, let power = payload.dropFirst(22).first.map({ Int8(bitPattern: $0) }), !(-100 ... -30).contains(power) {
+            return .init(warning: ("measured power \(power) dBm", "measured power at 1 m between -100 and -30 dBm (typically -59)"))
+        }
+        return .init(problems: problems)
+    }
+}

@@ -22,6 +22,13 @@ public protocol RegisteredBeaconFormat: BeaconFormat, Hashable {
     init(description fields: [String: String]) throws(FormatDescriptionError)
     /// The advertising data a transmitter sends for it.
     var advertisingData: AdvertisingData { get }
+    /// What its specification asks of it on the air, for `audit`; nil (the default): no rules
+    /// of its own, and an audit of it judges only what every beacon is held to.
+    static var specification: BeaconSpecification? { get }
+}
+
+extension RegisteredBeaconFormat {
+    public static var specification: BeaconSpecification? { nil }
 }
 
 /// What is wrong with a registered format's description: a message naming the key.
@@ -48,8 +55,10 @@ public struct RegisteredBeacon: Hashable, Sendable {
 public enum BeaconFormats {
     /// The names the codec's own formats take (and `custom`, any advertising data, and
     /// `eddystone`, a frame of a type it does not decode): a registered format takes another.
-    public static let builtInNames: Set<String> = ["ibeacon", "altbeacon", "eddystone", "eddystone-uid", "eddystone-url",
-                                                   "eddystone-tlm", "eddystone-eid", "custom"]
+    public static let builtInNames = Set(ownNames + ["eddystone", "custom"])
+
+    /// The codec's own formats' names, in the order lists show them.
+    public static let ownNames = ["ibeacon", "altbeacon", "eddystone-uid", "eddystone-url", "eddystone-tlm", "eddystone-eid"]
 
     private static let formats = Mutex<[any RegisteredBeaconFormat.Type]>([])
     /// How many are registered: decoding looks no further while none is (a load, no lock).
@@ -107,6 +116,24 @@ public enum BeaconFormats {
 
     /// The registered formats' names, in the order they were registered.
     public static var registeredNames: [String] { formats.withLock { list in list.map { $0.name } } }
+
+    /// The specifications of the formats that state one: the codec's own, then the registered
+    /// formats', in the order they were registered.
+    public static var specifications: [BeaconSpecification] {
+        [IBeacon.specification, AltBeacon.specification, EddystoneUID.specification, EddystoneURL.specification,
+         EddystoneTLM.specification] + formats.withLock { list in list.compactMap { $0.specification } }
+    }
+
+    /// The specification of the format of that name, if it states one.
+    public static func specification(named name: String) -> BeaconSpecification? {
+        let name = name.lowercased()
+        return specifications.first { $0.name == name }
+    }
+
+    /// Every format's name a beacon can be heard as: the codec's own and the registered ones.
+    public static var allNames: [String] {
+        ownNames + registeredNames
+    }
 
     /// The first registered format's beacon in a structure, or nil.
     static func decode(_ structure: ADStructure) throws(CodecError) -> Beacon? {
