@@ -10,24 +10,15 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// Which beacon format to build; iBeacon unless a flag says otherwise.
-enum BeaconFormat: String, EnumerableFlag {
-    case ibeacon, altbeacon, eddystoneUID, eddystoneTLM, eddystoneEID
+/// Which beacon format to build; iBeacon unless a flag says otherwise. swift-argument-parser
+/// needs its flags as a static list: this is the one, each flag spelled as its format's name
+/// (`BeaconDescription.Format`), which a test holds equal to the formats a description builds.
+enum FormatFlag: String, EnumerableFlag {
+    case ibeacon, altbeacon, eddystoneUID = "eddystone-uid", eddystoneTLM = "eddystone-tlm", eddystoneEID = "eddystone-eid"
 
-    /// The flag's spelling, without dashes.
-    var flagName: String {
-        switch self {
-        case .ibeacon: "ibeacon"
-        case .altbeacon: "altbeacon"
-        case .eddystoneUID: "eddystone-uid"
-        case .eddystoneTLM: "eddystone-tlm"
-        case .eddystoneEID: "eddystone-eid"
-        }
-    }
+    static func name(for value: FormatFlag) -> NameSpecification { .customLong(value.rawValue) }
 
-    static func name(for value: BeaconFormat) -> NameSpecification { .customLong(value.flagName) }
-
-    static func help(for value: BeaconFormat) -> ArgumentHelp? {
+    static func help(for value: FormatFlag) -> ArgumentHelp? {
         switch value {
         case .ibeacon: "Apple iBeacon (the default): --uuid, --major, --minor."
         case .altbeacon: "AltBeacon: --uuid, --major, --minor as id1, id2, id3; --company-id."
@@ -36,12 +27,15 @@ enum BeaconFormat: String, EnumerableFlag {
         case .eddystoneEID: "Eddystone-EID, a new identifier every 2^K s: --identity-key-file, --rotation-exponent, --clock."
         }
     }
+
+    /// The format it builds, found by its name.
+    var described: BeaconDescription.Format? { BeaconDescription.Format(rawValue: rawValue) }
 }
 
 /// The options that describe one beacon, shared by every command that builds one.
 struct BeaconOptions: ParsableArguments {
     @Flag(help: "Beacon format.")
-    var format: BeaconFormat?
+    var format: FormatFlag?
 
     @Option(name: .customLong("eddystone-url"), help: "Eddystone-URL beacon for this URL.")
     var eddystoneURL: String?
@@ -137,7 +131,7 @@ struct BeaconOptions: ParsableArguments {
     /// The options as the library's beacon model.
     var beaconDescription: BeaconDescription {
         var description = BeaconDescription()
-        description.format = format.map(\.described)
+        description.format = format?.described
         description.eddystoneURL = eddystoneURL
         description.uuid = uuid
         description.major = major
@@ -185,18 +179,6 @@ struct BeaconOptions: ParsableArguments {
             return try beaconDescription.beacon()
         } catch {
             throw ValidationError(error.message)
-        }
-    }
-}
-
-extension BeaconFormat {
-    var described: BeaconDescription.Format {
-        switch self {
-        case .ibeacon: .ibeacon
-        case .altbeacon: .altbeacon
-        case .eddystoneUID: .eddystoneUID
-        case .eddystoneTLM: .eddystoneTLM
-        case .eddystoneEID: .eddystoneEID
         }
     }
 }
