@@ -42,17 +42,15 @@ public struct AuditChoice: Sendable, Hashable {
         return parts.isEmpty ? nil : parts.joined(separator: " ")
     }
 
+    /// Whether a beacon is the one chosen, asked of its format: a region matches the
+    /// identifiers it states for regions (none: no match), and each of namespace, instance and
+    /// url the description field of that name (`BeaconFormat.descriptionFields`).
     public func matches(_ beacon: Beacon) -> Bool {
-        switch beacon {
-        case .iBeacon, .altBeacon:
-            return namespace == nil && instance == nil && url == nil && (region?.matches(beacon) ?? true)
-        case let .eddystone(.uid(frame)):
-            return region == nil && url == nil && namespace.map { $0 == frame.namespace } != false
-                && instance.map { $0 == frame.instance } != false
-        case let .eddystone(.url(frame)):
-            return region == nil && namespace == nil && instance == nil && url.map { $0 == frame.url } != false
-        default:
-            return false
-        }
+        let format = beacon.format
+        if let region, format.regionIdentifiers == nil || !region.matches(beacon) { return false }
+        let fields = format.descriptionFields
+        let wanted = [("namespace", namespace.map { HexText.format($0) }), ("instance", instance.map { HexText.format($0) }),
+                      ("url", url)]
+        return wanted.allSatisfy { key, value in value.map { fields[key] == $0 } ?? true }
     }
 }

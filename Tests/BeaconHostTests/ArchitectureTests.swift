@@ -97,8 +97,7 @@ struct ArchitectureTests {
         "BeaconHost/Advertising/RotatingIdentifiers.swift": (1, "Eddystone-EID's own address"),
         "BeaconHost/Advertising/BeaconMotions.swift": (1, "Eddystone-EID's next frame, put on the air"),
         "BeaconHost/Advertising/MovingTelemetry.swift": (3, "Eddystone-TLM's motion and interleaving"),
-        "BeaconHost/Advertising/TelemetrySource.swift": (2, "Eddystone-TLM's interleaving, as the loop serves it"),
-        "BeaconTracking/AuditChoice.swift": (3, "audit's choice of a beacon by Eddystone identifiers"),
+        "BeaconHost/Advertising/TelemetrySource.swift": (1, "Eddystone-TLM's interleaved frame, as the loop serves it"),
         "BeaconTracking/BeaconTracker.swift": (5, "the tracker's key, hashed per report"),
         "BeaconTracking/BeaconIdentity.swift": (4, "the tracker's key, as it is made from a report"),
         "BeaconReports/BeaconComparison.swift": (1, "verify's AltBeacon company and reserved byte"),
@@ -106,8 +105,36 @@ struct ArchitectureTests {
 
     /// A module that switches over beacon kinds outside the formats' own files fails here.
     @Test func onlyTheFormatsNameBeaconKinds() throws {
-        try Self.expectSites(Self.kindSites, matching: #"(case|if case|guard case)[^\n]*[^\w]\.(iBeacon|altBeacon|eddystone)\b|\.eddystone\(\.(uid|url|tlm|eid|encryptedTLM|other)"#,
+        try Self.expectSites(Self.kindSites, matching: Self.kindCase,
                              what: "beacon kinds named outside the formats' files (ask the format: BeaconFormat)")
+    }
+
+    /// The pattern a switch's case over beacon kinds matches.
+    static let kindCase = #"(case|if case|guard case)[^\n]*[^\w]\.(iBeacon|altBeacon|eddystone)\b|\.eddystone\(\.(uid|url|tlm|eid|encryptedTLM|other)"#
+
+    /// A `default:` arm in a switch over beacon kinds outside the formats' files lets a new
+    /// format through without a word: such a switch asks the format, or names every kind.
+    @Test func noSwitchOverKindsHasADefaultArm() throws {
+        try #expect(Self.defaultArmsOverKinds(in: Self.sources()).isEmpty)
+        // The check sees one: a scratch switch with a `default:` under a kind's case.
+        let scratch: [Substring] = ["    switch beacon {", "    case .eddystone(.uid): true", "    default: false", "    }"]
+        #expect(try Self.defaultArmsOverKinds(in: [("Scratch/Scratch.swift", scratch)]) == ["Scratch/Scratch.swift:3"])
+    }
+
+    /// The `default:` lines (as `path:line`) of switches whose cases name beacon kinds, outside
+    /// the formats' files: the arm and the cases from the nearest `switch` above it.
+    static func defaultArmsOverKinds(in sources: [(path: String, lines: [Substring])]) throws -> [String] {
+        let kind = try Regex(kindCase)
+        let switchLine = try Regex(#"(^|\s|=\s*)switch\s"#)
+        var found: [String] = []
+        for (path, lines) in sources where !path.hasPrefix("AdvertisementCodec/Beacons/") {
+            for (index, line) in lines.enumerated() where line.trimmingCharacters(in: .whitespaces).hasPrefix("default:") {
+                guard let start = lines[..<index].lastIndex(where: { $0.contains(switchLine) })
+                else { continue }
+                if lines[start..<index].contains(where: { $0.contains(kind) }) { found.append("\(path):\(index + 1)") }
+            }
+        }
+        return found
     }
 
     /// The lines outside the formats' own files matching `pattern` (comments aside), counted per

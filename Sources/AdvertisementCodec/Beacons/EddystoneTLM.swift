@@ -144,3 +144,15 @@ extension EddystoneTLM {
     public static let specification = EddystoneFrame.specification(name: "eddystone-tlm", displayName: "Eddystone-TLM",
                                                                    frame: frameType, dataMayChange: true)
 }
+
+extension EddystoneTLM {
+    /// Whether TLM frames go out interleaved with this beacon's (`--interleave-tlm`): Eddystone's
+    /// identifying frames, UID and URL, whose receivers expect telemetry beside them.
+    public static func accompanies(_ beacon: Beacon) -> Bool {
+        switch beacon {
+        case .eddystone(.uid), .eddystone(.url): true
+        case .eddystone(.tlm), .eddystone(.encryptedTLM), .eddystone(.eid), .eddystone(.other): false
+        case .iBeacon, .altBeacon, .custom, .registered: false
+        }
+    }
+}

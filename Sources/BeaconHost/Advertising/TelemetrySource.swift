@@ -49,7 +49,7 @@ package final class TelemetrySource: RunLoopSource {
         do {
             // One interval in ten carries the TLM frame; the next puts the beacon back.
             let slot = ticks % 10
-            for beacon in session.running where Self.interleaves(beacon.beacon) {
+            for beacon in session.running where EddystoneTLM.accompanies(beacon.beacon) {
                 if slot == 0 {
                     try session.show(beacon.id, .eddystone(.tlm(emitterFrame)))
                 } else if slot == 1 || passed > 1 {
@@ -58,13 +58,6 @@ package final class TelemetrySource: RunLoopSource {
             }
         } catch {
             log("telemetry: \(error)")
-        }
-    }
-
-    static func interleaves(_ beacon: Beacon) -> Bool {
-        switch beacon {
-        case .eddystone(.uid), .eddystone(.url): true
-        default: false
         }
     }
 }
