@@ -13,17 +13,16 @@ public enum BeaconIdentity: Hashable, Sendable, CustomStringConvertible {
     case altBeacon(UUID, id2: UInt16, id3: UInt16)
     case eddystoneUID(namespace: [UInt8], instance: [UInt8])
     case eddystoneURL(String)
-    /// Eddystone telemetry and unknown frames: only the sender tells them apart.
-    case eddystoneSender(BluetoothAddress?)
     /// Advertising data without a beacon format: its bytes.
     case data([UInt8])
     /// Any beacon of a format whose content moves (`BeaconFormat.contentMoves`), by its name:
     /// what a canary watches for such a beacon.
     case format(String)
-    /// A registered format's beacon (`RegisteredBeaconFormat`), by its name and the values of
-    /// the fields it writes as identifying it.
+    /// A beacon of any other format (a registered one, `RegisteredBeaconFormat`), by its name
+    /// and the values of the fields it writes as identifying it.
     case fields(String, [BeaconFieldValue])
-    /// A registered format's beacon that writes no identifying field: only the sender tells
+    /// A beacon of any other format that writes no identifying field, or whose content moves
+    /// (Eddystone telemetry and EID, a frame the codec does not decode): only the sender tells
     /// two apart.
     case sender(String, BluetoothAddress?)
 
@@ -42,9 +41,6 @@ public enum BeaconIdentity: Hashable, Sendable, CustomStringConvertible {
         case let .eddystoneURL(url):
             hasher.combine(3 << 32 as UInt64)
             hasher.combine(url)
-        case let .eddystoneSender(address):
-            hasher.combine(4 << 32 as UInt64)
-            hasher.combine(address?.value)
         case let .data(bytes):
             hasher.combine(5 << 32 as UInt64)
             hasher.combine(bytes)
@@ -76,7 +72,6 @@ public enum BeaconIdentity: Hashable, Sendable, CustomStringConvertible {
         case let .altBeacon(id1, id2, id3): "altbeacon \(id1.uuidString) \(id2) \(id3)"
         case let .eddystoneUID(namespace, instance): "eddystone-uid \(HexText.format(namespace)) \(HexText.format(instance))"
         case let .eddystoneURL(url): "eddystone-url \(url)"
-        case let .eddystoneSender(address): "eddystone \(address?.description ?? "?")"
         case let .data(bytes): "data \(HexText.format(bytes))"
         case let .format(name): "any \(name)"
         case let .fields(name, values): ([name] + values.map(\.text)).joined(separator: " ")

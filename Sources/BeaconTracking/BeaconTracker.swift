@@ -122,12 +122,21 @@ public struct BeaconTracker: Sendable {
         case let .altBeacon(b): .altBeacon(b.id1, id2: b.id2, id3: b.id3)
         case let .eddystone(.uid(f)): .eddystoneUID(namespace: f.namespace, instance: f.instance)
         case let .eddystone(.url(f)): .eddystoneURL(f.url)
-        case .eddystone: .eddystoneSender(sighting.address)
         case let .custom(custom): .data(custom.data.bytes)  // advertised, never decoded from the air
-        case let .registered(beacon):
-            beacon.value.identifiers.isEmpty ? .sender(beacon.value.formatName.description, sighting.address)
-                : .fields(beacon.value.formatName.description, beacon.value.identifiers)
+        // Any other format (telemetry, EID, a frame the codec does not decode, a registered
+        // format) by what it states: the fields it marks as identifying, else (none, or its
+        // content moves) its sender.
+        case .eddystone, .registered: byItsFormat(sighting)
         }
+    }
+
+    /// A beacon by its format's identifying fields, or by its format and sender where it marks
+    /// none or its content moves (`BeaconFormat.identifiers`, `contentMoves`).
+    static func byItsFormat(_ sighting: BeaconSighting) -> BeaconIdentity {
+        let format = sighting.beacon.format
+        let identifiers = format.contentMoves ? [] : format.identifiers
+        return identifiers.isEmpty ? .sender(format.formatName.description, sighting.address)
+            : .fields(format.formatName.description, identifiers)
     }
 }
 

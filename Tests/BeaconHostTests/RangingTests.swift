@@ -161,6 +161,24 @@ import Testing
         #expect(tracker.entries.isEmpty)
     }
 
+    /// A frame that identifies nothing, or whose content moves, is kept by its format and sender:
+    /// telemetry and an EID from one sender are two beacons, and a frame type the codec does
+    /// not decode is a third (each asked of its format, none of them a catch-all).
+    @Test func framesWithoutIdentifiersAreKeptByFormatAndSender() throws {
+        let sender = BluetoothAddress(0xC0FFEE)
+        let tlm = Beacon.eddystone(.tlm(EddystoneTLM(batteryMillivolts: 3000, advertisingPDUCount: 1, uptimeDeciseconds: 1)))
+        let movedTLM = Beacon.eddystone(.tlm(EddystoneTLM(batteryMillivolts: 2990, advertisingPDUCount: 9, uptimeDeciseconds: 8)))
+        let eid = Beacon.eddystone(.eid(try EddystoneEID(txPowerAt0m: -20, eid: Array(repeating: 7, count: 8))))
+        let other = Beacon.eddystone(.other(frameType: 0x50, payload: [1, 2, 3]))
+        var tracker = BeaconTracker()
+        for (index, beacon) in [tlm, movedTLM, eid, other, tlm].enumerated() {
+            tracker.observe(BeaconSighting(beacon: beacon, address: sender, addressType: .randomDevice, rssi: -60), at: Double(index))
+        }
+        #expect(Set(tracker.entries.keys) == [.sender("eddystone-tlm", sender), .sender("eddystone-eid", sender),
+                                              .sender("eddystone", sender)])
+        #expect(tracker.entries[.sender("eddystone-tlm", sender)]?.reports == 3)
+    }
+
     @Test func smoothedRSSIUsesTheWindow() {
         var tracker = BeaconTracker(windowLength: 20)
         tracker.observe(sighting(minor: 1, rssi: -50), at: 0)
