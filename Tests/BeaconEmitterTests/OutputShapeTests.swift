@@ -63,7 +63,7 @@ import Testing
         #expect(waiting.waitUntilHandles(SIGINT), "\(waiting.stderr)")
         Thread.sleep(forTimeInterval: 1)
         waiting.signal(SIGINT)
-        #expect(waiting.wait() == 1, "\(waiting.stderr)")
+        #expect(waiting.wait(timeout: .seconds(30)) == 1, "\(waiting.stderr)")  // a bound for a hang, not a speed
         let interrupted = try JUnitCheck.read(path)
         #expect(interrupted.failures == 1 && interrupted.messages["heard"]?.contains("before a signal ended the wait") == true,
                 "\(interrupted)")
