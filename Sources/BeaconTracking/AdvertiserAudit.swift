@@ -212,8 +212,8 @@ struct AuditRules {
     /// to tell (a host that read most reports late); never a failure the evidence cannot carry.
     func interval() -> AuditRule {
         let specified = profile?.interval
-        let wanted = configured.map { "\(format($0)) ms (--interval) within \(format(Self.tolerance($0))) ms" }
-            ?? (specified.map { "\(format($0.ms)) ms (within \(format($0.within)) ms)" } ?? "at most 1 s (common practice: 100 ms to 1 s)")
+        let wanted = configured.map { "\(Self.format($0)) ms (--interval) within \(Self.format(Self.tolerance($0))) ms" }
+            ?? (specified.map { "\(Self.format($0.ms)) ms (within \(Self.format($0.within)) ms)" } ?? "at most 1 s (common practice: 100 ms to 1 s)")
         let ruleSource = configured != nil ? "the device's configuration" : source
         guard let estimate else {
             return AuditRule(name: "interval", verdict: .inconclusive,
@@ -221,7 +221,7 @@ struct AuditRules {
                                  + (needed.map { ": listen for about \(Int($0.rounded(.up))) s (--duration)" } ?? ""),
                              wanted: wanted, source: ruleSource)
         }
-        let sure = estimate.uncertainty < 0.05 ? "" : ", within \(format(max(0.1, estimate.uncertainty))) ms"
+        let sure = estimate.uncertainty < 0.05 ? "" : ", within \(Self.format(max(0.1, estimate.uncertainty))) ms"
         let timed = estimate.eventsHeard - estimate.lateReads
         var late = estimate.lateReads > 0 ? "; \(estimate.lateReads) of \(estimate.eventsHeard) reports read late, not timed" : ""
         if !estimate.isSure && estimate.lateReads == 0 { late = "; \(timed) reports on time" }
@@ -229,7 +229,7 @@ struct AuditRules {
             late += " (fewer than \(IntervalEstimate.reportsSure) reports on time, or under half of them: too few to count "
                 + "the periods surely; listen for about \(Int((needed ?? 0).rounded(.up))) s (--duration), on a less busy host)"
         }
-        let seen = "\(format(estimate.interval)) ms (events every \(format(estimate.eventPeriod)) ms\(sure))\(late)"
+        let seen = "\(Self.format(estimate.interval)) ms (events every \(Self.format(estimate.eventPeriod)) ms\(sure))\(late)"
         // The random delay cannot be told from a host's timing jitter over a few events: the
         // interval is taken to lie between the event period less the standard's mean delay
         // (5 ms) and the period itself, widened by how unsure the period is.
@@ -280,7 +280,8 @@ struct AuditRules {
                          source: "the scanner's view")
     }
 
-    private func format(_ value: Double) -> String {
+    /// Milliseconds as the rules write them: to a tenth, without ".0" (`--list-rules` too).
+    static func format(_ value: Double) -> String {
         let rounded = (value * 10).rounded() / 10
         return rounded == rounded.rounded() ? String(Int(rounded)) : String(rounded)
     }

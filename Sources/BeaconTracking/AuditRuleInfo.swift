@@ -19,7 +19,9 @@ public struct AuditRuleInfo: Sendable, Hashable {
         let strict = profiles.filter(\.connectableFails)
         let timed = profiles.filter { $0.interval != nil }
         let moving = profiles.filter(\.dataMayChange)
-        let intervals = timed.map { "\($0.displayName) \(format($0.interval!.ms)) ms within \(format($0.interval!.within)) ms" }
+        let intervals = timed.map {
+            "\($0.displayName) \(AuditRules.format($0.interval!.ms)) ms within \(AuditRules.format($0.interval!.within)) ms"
+        }
         return [
             AuditRuleInfo(name: "flags", checks: "a Flags structure of 0x06 (LE General Discoverable, BR/EDR not supported)",
                           source: "common practice: some SDKs ignore a beacon without Flags", profiles: profiles,
@@ -59,9 +61,5 @@ public struct AuditRuleInfo: Sendable, Hashable {
     private static func unique(_ values: [String]) -> [String] {
         var seen = Set<String>()
         return values.filter { seen.insert($0).inserted }
-    }
-
-    private static func format(_ value: Double) -> String {
-        value == value.rounded() ? String(Int(value)) : String(value)
     }
 }
