@@ -37,9 +37,13 @@ public struct ScanFilter: Sendable {
             return names + ["any"]
         }
 
-        /// Whether a beacon of the format of that name is shown.
+        /// Whether a beacon of the format of that name is shown (asked per report: nothing is
+        /// allocated to answer).
         public func shows(_ formatName: String) -> Bool {
-            self == .any || formatName == name || formatName.hasPrefix(name + "-")
+            if self == .any || formatName == name { return true }
+            // A family: the name, then a dash.
+            let format = formatName.utf8
+            return format.starts(with: name.utf8) && format.dropFirst(name.utf8.count).first == UInt8(ascii: "-")
         }
 
         public var description: String { name }

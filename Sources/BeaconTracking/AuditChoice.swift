@@ -48,6 +48,8 @@ public struct AuditChoice: Sendable, Hashable {
     public func matches(_ beacon: Beacon) -> Bool {
         let format = beacon.format
         if let region, format.regionIdentifiers == nil || !region.matches(beacon) { return false }
+        // A region alone (the usual choice) asks nothing more of the format, per report.
+        guard namespace != nil || instance != nil || url != nil else { return true }
         let fields = format.descriptionFields
         let wanted = [("namespace", namespace.map { HexText.format($0) }), ("instance", instance.map { HexText.format($0) }),
                       ("url", url)]

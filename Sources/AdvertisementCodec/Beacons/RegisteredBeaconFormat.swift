@@ -120,14 +120,20 @@ public enum BeaconFormats {
     /// The specifications of the formats that state one: the codec's own, then the registered
     /// formats', in the order they were registered.
     public static var specifications: [BeaconSpecification] {
-        [IBeacon.specification, AltBeacon.specification, EddystoneUID.specification, EddystoneURL.specification,
-         EddystoneTLM.specification] + formats.withLock { list in list.compactMap { $0.specification } }
+        ownSpecifications + (anyRegistered ? formats.withLock { list in list.compactMap { $0.specification } } : [])
     }
 
-    /// The specification of the format of that name, if it states one.
+    /// The codec's own formats' specifications.
+    private static let ownSpecifications = [IBeacon.specification, AltBeacon.specification, EddystoneUID.specification,
+                                            EddystoneURL.specification, EddystoneTLM.specification]
+
+    /// The specification of the format of that name, if it states one (an audit asks per
+    /// report: the codec's own are found without a lock or a new list).
     public static func specification(named name: String) -> BeaconSpecification? {
         let name = name.lowercased()
-        return specifications.first { $0.name == name }
+        if let own = ownSpecifications.first(where: { $0.name == name }) { return own }
+        guard anyRegistered else { return nil }
+        return formats.withLock { list in list.lazy.compactMap { $0.specification }.first { $0.name == name } }
     }
 
     /// Every format's name a beacon can be heard as: the codec's own and the registered ones.
