@@ -149,9 +149,9 @@ struct Advertise: ParsableCommand {
     /// The beacons of the options and each --beacon, and --interleave-tlm's frame, as parsed once.
     struct Parsed: Decodable {
         var described: [BeaconList.BeaconEntry]
-        var interleaved: EddystoneTLM?
+        var interleaved: Beacon?
 
-        init(described: [BeaconList.BeaconEntry], interleaved: EddystoneTLM?) {
+        init(described: [BeaconList.BeaconEntry], interleaved: Beacon?) {
             self.described = described
             self.interleaved = interleaved
         }
@@ -218,26 +218,11 @@ struct Advertise: ParsableCommand {
         parsedOnce = Parsed(described: try describedBeacons(), interleaved: try interleavedFrame())
     }
 
-    /// The TLM frame --interleave-tlm describes.
-    func interleavedFrame() throws -> EddystoneTLM? {
+    /// The TLM frame --interleave-tlm describes (`BeaconDescription.interleavedTelemetry`).
+    func interleavedFrame() throws -> Beacon? {
         guard let interleaveTlm else { return nil }
-        let expected = "--interleave-tlm: expected battery=MV, temperature=C, pdu-count=N, uptime=S (comma-separated), got"
-        var fields = ["type": "eddystone-tlm"]
-        let pairs: [(key: String, value: String)]
         do {
-            pairs = try KeyValueText.pairs(interleaveTlm)
-        } catch {
-            throw ValidationError("\(expected) '\(error.item)'")
-        }
-        for (key, value) in pairs {
-            guard ["battery", "temperature", "pdu-count", "pduCount", "uptime"].contains(key) else {
-                throw ValidationError("\(expected) '\(key)=\(value)'")
-            }
-            fields[key] = value
-        }
-        do {
-            guard case let .eddystone(.tlm(frame)) = try BeaconDescription(fields: fields).beacon() else { return nil }
-            return frame
+            return try BeaconDescription.interleavedTelemetry(interleaveTlm)
         } catch {
             throw ValidationError("--interleave-tlm: \(error.message)")
         }
@@ -466,9 +451,8 @@ struct Advertise: ParsableCommand {
         // TLM counters, rotating addresses and EIDs: the beacons' motions, on one schedule.
         sources.append(MotionSource(BeaconMotions(beacons: session, intervalUnits: options.intervalUnits) { motion, text in
             switch motion {
-            case .telemetry: printer.progress("telemetry: " + text)
+            case let .content(name): printer.progress("\(name): " + text)
             case .address: printer.progress("moving: " + text)
-            case .identifier: printer.progress("eid: " + text)
             }
         }))
         if let service = printer.service, let interval = service.watchdogInterval {

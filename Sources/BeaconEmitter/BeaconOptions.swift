@@ -11,25 +11,17 @@ import Foundation
 #endif
 
 /// Which beacon format to build; iBeacon unless a flag says otherwise. swift-argument-parser
-/// needs its flags as a static list: this is the one, each flag spelled as its format's name
-/// (`BeaconDescription.Format`), which a test holds equal to the formats a description builds.
+/// needs its flags as a static list: this is the one, each flag spelled as its format's name,
+/// its help the format's own line (`DescribedBeaconFormat.summary`); FormatFlagTests holds it
+/// equal to the codec's formats a flag selects (Eddystone-URL's is `--eddystone-url URL`).
 enum FormatFlag: String, EnumerableFlag {
     case ibeacon, altbeacon, eddystoneUID = "eddystone-uid", eddystoneTLM = "eddystone-tlm", eddystoneEID = "eddystone-eid"
 
     static func name(for value: FormatFlag) -> NameSpecification { .customLong(value.rawValue) }
 
     static func help(for value: FormatFlag) -> ArgumentHelp? {
-        switch value {
-        case .ibeacon: "Apple iBeacon (the default): --uuid, --major, --minor."
-        case .altbeacon: "AltBeacon: --uuid, --major, --minor as id1, id2, id3; --company-id."
-        case .eddystoneUID: "Eddystone-UID: --namespace, --instance."
-        case .eddystoneTLM: "Eddystone-TLM telemetry: --battery, --temperature, --pdu-count, --uptime."
-        case .eddystoneEID: "Eddystone-EID, a new identifier every 2^K s: --identity-key-file, --rotation-exponent, --clock."
-        }
+        BeaconFormats.described(named: value.rawValue).map { ArgumentHelp($0.summary) }
     }
-
-    /// The format it builds, found by its name.
-    var described: BeaconDescription.Format? { BeaconDescription.Format(rawValue: rawValue) }
 }
 
 /// The options that describe one beacon, shared by every command that builds one.
@@ -131,23 +123,23 @@ struct BeaconOptions: ParsableArguments {
     /// The options as the library's beacon model.
     var beaconDescription: BeaconDescription {
         var description = BeaconDescription()
-        description.format = format?.described
-        description.eddystoneURL = eddystoneURL
-        description.uuid = uuid
-        description.major = major
-        description.minor = minor
-        description.measuredPower = measuredPower
-        description.companyID = companyId
-        description.namespace = namespace
-        description.instance = instance
-        description.battery = battery
-        description.temperature = temperature
-        description.pduCount = pduCount
-        description.uptime = uptime
-        description.identityKey = identityKey
-        description.identityKeyFile = identityKeyFile
-        description.rotationExponent = rotationExponent
-        description.clock = clock
+        description.format = format?.rawValue
+        description.set("url", eddystoneURL)
+        description.set("uuid", uuid)
+        description.set("major", major)
+        description.set("minor", minor)
+        description.set("measured-power", measuredPower)
+        description.set("company-id", companyId)
+        description.set("namespace", namespace)
+        description.set("instance", instance)
+        description.set("battery", battery)
+        description.set("temperature", temperature)
+        description.set("pdu-count", pduCount)
+        description.set("uptime", uptime)
+        description.set("identity-key", identityKey)
+        description.set("identity-key-file", identityKeyFile)
+        description.set("rotation-exponent", rotationExponent)
+        description.set("clock", clock)
         description.ad = ad
         description.scanResponse = scanResponse
         description.name = name

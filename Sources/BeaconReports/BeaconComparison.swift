@@ -63,7 +63,8 @@ public enum BeaconComparison {
     }
 
     /// What differs between the described beacon's advertising data and what was heard, field
-    /// by field: the beacon's measured power (and AltBeacon's company and reserved byte), then
+    /// by field: the beacon's measured power and its format's other fields besides its
+    /// identifiers (AltBeacon's company and reserved byte), then
     /// each AD structure beside the beacon's by its type (manufacturer data by company, service
     /// data by UUID), those heard that were not described as well.
     public static func differences(described: Beacon, heard data: [UInt8], stated: Stated) -> [Difference] {
@@ -74,9 +75,14 @@ public enum BeaconComparison {
         }
         add("measuredPower", described.measuredPower.map { "\($0) dBm" } ?? "none",
             heardBeacon.measuredPower.map { "\($0) dBm" } ?? "none", stated.measuredPower)
-        if case let .altBeacon(a) = described, case let .altBeacon(b) = heardBeacon {
-            add("companyId", "\(a.company)", "\(b.company)", stated.company)
-            add("reserved", "\(a.reserved)", "\(b.reserved)", false)
+        // The format's other fields (AltBeacon's company and reserved byte), as it writes them.
+        var expectedFields = OtherFields()
+        described.writeFields(to: &expectedFields)
+        var heardFields = OtherFields()
+        heardBeacon.writeFields(to: &heardFields)
+        // The power is compared above, in one unit (Eddystone also writes it at 0 m).
+        for (key, value) in expectedFields.fields where key != "measuredPower" && key != "txPowerAt0m" {
+            add(key, value, heardFields.fields.first { $0.key == key }?.text ?? "absent", key == "companyId" && stated.company)
         }
         let expected = others(in: described.advertisingData.structures)
         let heard = others(in: (try? AdvertisingData(parsing: data))?.structures ?? [])
@@ -124,6 +130,20 @@ public enum BeaconComparison {
         case .completeServiceUUIDs16, .completeServiceUUIDs32, .completeServiceUUIDs128,
              .incompleteServiceUUIDs16, .incompleteServiceUUIDs32, .incompleteServiceUUIDs128: stated.serviceUUIDs
         default: false
+        }
+    }
+}
+
+/// The fields a format writes besides its identifiers, each as text shows its value.
+private struct OtherFields: BeaconFieldWriter {
+    var fields: [(key: String, text: String)] = []
+
+    mutating func field(_ key: StaticString, _ value: BeaconFieldValue, text: BeaconFieldText, identifies: Bool) {
+        guard !identifies else { return }
+        if case let .token(token) = text, let equals = token.firstIndex(of: "=") {
+            fields.append(("\(key)", String(token[token.index(after: equals)...])))
+        } else {
+            fields.append(("\(key)", value.text))
         }
     }
 }

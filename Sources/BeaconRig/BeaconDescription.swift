@@ -9,34 +9,11 @@ import Foundation
 /// `--beacon KEY=VALUE,...`, a configuration file, a scenario and a control request all fill
 /// this one model, and `beacon()` is the one place a beacon is built from it and checked.
 public struct BeaconDescription: Sendable, Equatable {
-    /// The beacon format; iBeacon when none is given (`url` makes an Eddystone-URL).
-    public enum Format: String, Sendable, CaseIterable {
-        case ibeacon
-        case altbeacon
-        case eddystoneUID = "eddystone-uid"
-        case eddystoneTLM = "eddystone-tlm"
-        case eddystoneEID = "eddystone-eid"
-    }
-
-    public var format: Format?
-    public var eddystoneURL: String?
-    public var uuid: String?
-    public var major: Int?
-    public var minor: Int?
-    public var measuredPower: Int?
-    public var companyID: String?
-    public var namespace: String?
-    public var instance: String?
-    public var battery: Int?
-    public var temperature: Double?
-    public var pduCount: Int?
-    public var uptime: Double?
-    /// Eddystone-EID: the identity key (32 hex digits) or the file holding it (only its owner
-    /// may read it: `IdentityKey`), K, and the time counter at the start.
-    public var identityKey: String?
-    public var identityKeyFile: String?
-    public var rotationExponent: Int?
-    public var clock: Int?
+    /// The format `type=` names (`BeaconFormats.described(named:)`); none: the format whose
+    /// selecting key is given (`url=`: Eddystone-URL), else the first (iBeacon).
+    public var format: String?
+    /// The format's fields given, by their plain keys (`plain`): the format reads them.
+    public var given: [String: String] = [:]
     public var ad: String?
     public var scanResponse: String?
     public var name: String?
@@ -45,10 +22,6 @@ public struct BeaconDescription: Sendable, Equatable {
     public var serviceUUIDs: [String] = []
     public var flags: String?
     public var extendedPDU = false
-    /// A registered format's name (`type=acme`: `BeaconFormats.register`), and every field
-    /// given, by its plain key, from which that format builds its beacon.
-    public var registeredFormat: String?
-    public var given: [String: String] = [:]
 
     public init() {}
 
@@ -59,23 +32,40 @@ public struct BeaconDescription: Sendable, Equatable {
         public var description: String { message }
     }
 
-    /// The keys a description takes (the beacon options' names; `type` picks the format).
-    public static let keys = ["type", "format", "uuid", "major", "minor", "measured-power", "company-id", "namespace",
-                              "instance", "url", "battery", "temperature", "pdu-count", "uptime", "identity-key",
-                              "identity-key-file", "rotation-exponent", "clock", "ad", "scan-response",
-                              "name", "manufacturer-data", "service-data", "service-uuid", "flags", "extended-pdu"]
+    /// The keys of the advertising data around or instead of a format (`AdvertisingDataBuilder`).
+    public static let buildingBlockKeys = ["ad", "scan-response", "name", "manufacturer-data", "service-data", "service-uuid",
+                                           "flags", "extended-pdu"]
 
-    /// Each key by its plain spelling (`plain`), to read a key written in any spelling.
-    private static let keysByPlainName = Dictionary(uniqueKeysWithValues: keys.map { (plain($0), $0) })
+    /// The keys a description takes: `type`, the formats' (`BeaconFormats.descriptionKeys`), the
+    /// building blocks'.
+    public static var keys: [String] { ["type", "format"] + BeaconFormats.descriptionKeys + buildingBlockKeys }
 
-    /// What each key that takes a number takes, by its plain key (`plain`), as the options' help
-    /// says (a beacon's own settings' from `BeaconSetting`).
-    public static let numberRanges = [
-        "major": "0 to 65535", "minor": "0 to 65535", "measuredpower": "-128 to 127 (dBm)",
-        "battery": "0 to 65535 (mV)", "temperature": "-127.99 to 127.99 (degrees C)",
-        "pducount": "0 to 4294967295", "uptime": "0 to 429496729.5 (seconds)",
-        "rotationexponent": "0 to 15", "clock": "0 to 4294967295 (seconds)",
-    ].merging(BeaconSetting.all.compactMap { setting in setting.range.map { (setting.plain, $0) } }) { $1 }
+    /// What each key that takes a number takes, by its plain key (`plain`), as the formats and
+    /// a beacon's own settings (`BeaconSetting`) say.
+    public static var numberRanges: [String: String] {
+        var ranges: [String: String] = [:]
+        for format in BeaconFormats.described {
+            for (key, range) in format.numberRanges { ranges[plain(key)] = range }
+        }
+        for setting in BeaconSetting.all { if let range = setting.range { ranges[setting.plain] = range } }
+        return ranges
+    }
+
+    /// Sets a format's field (`uuid`, in any spelling) when a value is given.
+    public mutating func set(_ key: String, _ value: (some CustomStringConvertible)?) {
+        if let value { given[Self.plain(key)] = value.description }
+    }
+
+    /// What the formats' descriptions get from this host: a secret's file read as only its
+    /// owner may (`IdentityKey`), and AES.
+    static let host = DescriptionHost(
+        readSecret: { (path, key) throws(FormatDescriptionError) in
+            do throws(Invalid) { return try IdentityKey.read(file: path, "--\(key)") } catch { throw FormatDescriptionError(error.message) }
+        },
+        parseSecret: { (text, key) throws(FormatDescriptionError) in
+            do throws(Invalid) { return try IdentityKey.parse(text, "--\(key)") } catch { throw FormatDescriptionError(error.message) }
+        },
+        aes: BoringAES())
 
     /// The plain keys of a beacon's own settings (`BeaconSetting`): a scenario's and
     /// `advertise`'s beacons take them (each beacon on a set or instance of its own); they are
@@ -217,50 +207,29 @@ public struct BeaconDescription: Sendable, Equatable {
     /// repeatable ones add to it). Keys in any spelling: `measured-power`, `measuredPower`.
     /// - Throws: `Invalid` for an unknown key or a value that is not what its key takes.
     public init(pairs: [(key: String, value: String)]) throws(Invalid) {
+        let formatKeys = Set(BeaconFormats.descriptionKeys.map(Self.plain))
         for (key, value) in pairs {
-            given[Self.plain(key)] = value
-            if ["type", "format"].contains(Self.plain(key)), let registered = BeaconFormats.registeredName(value) {
-                registeredFormat = registered
+            let plainKey = Self.plain(key)
+            if plainKey == "type" || plainKey == "format" {
+                guard let described = BeaconFormats.described(named: value) else { throw Invalid(Self.unknownType(value)) }
+                format = described.name
                 continue
             }
-            if Self.keysByPlainName[Self.plain(key)] == nil, Self.registeredKeys.contains(Self.plain(key)) { continue }
-            guard let option = Self.keysByPlainName[Self.plain(key)] else {
-                if Self.parameterKeys.contains(Self.plain(key)) {
+            if formatKeys.contains(plainKey) {
+                given[plainKey] = value
+                continue
+            }
+            guard let option = Self.buildingBlockKeys.first(where: { Self.plain($0) == plainKey }) else {
+                if Self.parameterKeys.contains(plainKey) {
                     throw Invalid("\(key) is one of a beacon's own parameters ("
                                   + BeaconSetting.all.map(\.field).joined(separator: ", ") + "), not part of its data")
                 }
                 // Its own settings are keys a beacon takes too (a file and --beacon accept them).
-                // The registered formats' keys last, each once.
-                var all = Self.keys + BeaconSetting.all.map(\.key)
-                for key in BeaconFormats.descriptionKeys where !all.contains(key) { all.append(key) }
+                let all = Self.keys + BeaconSetting.all.map(\.key)
                 let nearest = NearestWord.nearest(to: key, in: all).map { " (did you mean '\($0)'?)" } ?? ""
                 throw Invalid("unknown key '\(key)'\(nearest): a beacon takes \(all.joined(separator: ", "))")
             }
             switch option {
-            case "type", "format":
-                if value.lowercased() == "eddystone-url" { continue }  // the url= key selects Eddystone-URL
-                guard let format = Format(rawValue: value.lowercased()) else {
-                    let registered = BeaconFormats.registeredNames.map { ", \($0)" }.joined()
-                    throw Invalid("type must be ibeacon, altbeacon, eddystone-uid, eddystone-tlm, eddystone-eid\(registered) "
-                                  + "(or give url= for Eddystone-URL), got '\(value)'")
-                }
-                self.format = format
-            case "url": eddystoneURL = value
-            case "uuid": uuid = value
-            case "major": major = try Self.integer(key, value)
-            case "minor": minor = try Self.integer(key, value)
-            case "measured-power": measuredPower = try Self.integer(key, value)
-            case "company-id": companyID = value
-            case "namespace": namespace = value
-            case "instance": instance = value
-            case "battery": battery = try Self.integer(key, value)
-            case "temperature": temperature = try Self.number(key, value)
-            case "pdu-count": pduCount = try Self.integer(key, value)
-            case "uptime": uptime = try Self.number(key, value)
-            case "identity-key": identityKey = value
-            case "identity-key-file": identityKeyFile = value
-            case "rotation-exponent": rotationExponent = try Self.integer(key, value)
-            case "clock": clock = try Self.integer(key, value)
             case "ad": ad = value
             case "scan-response": scanResponse = value
             case "name": name = value
@@ -279,58 +248,16 @@ public struct BeaconDescription: Sendable, Equatable {
         }
     }
 
-    /// The plain keys the registered formats take.
-    private static var registeredKeys: Set<String> { Set(BeaconFormats.descriptionKeys.map(plain)) }
-
-    /// The registered format's beacon, from the fields given: those it names, and `type`.
-    private func registeredBeacon(_ format: any RegisteredBeaconFormat.Type) throws(Invalid) -> Beacon {
-        let keys = Dictionary(format.descriptionKeys.map { (Self.plain($0), $0) }) { first, _ in first }
-        if let stray = given.keys.sorted().first(where: { keys[$0] == nil && $0 != "type" && $0 != "format" }) {
-            throw Invalid("\(stray) does not apply to a \(format.name) beacon: it takes \(format.descriptionKeys.joined(separator: ", "))")
+    /// The message for a `type=` no format takes: the formats' names, and those a key selects.
+    private static func unknownType(_ value: String) -> String {
+        var names: [String] = []
+        var selected = ""
+        for format in BeaconFormats.described {
+            let name = format.name
+            names.append(name)
+            if let key = format.selectingKey { selected += " (or give \(key)= for \(name))" }
         }
-        let fields = Dictionary(uniqueKeysWithValues: given.compactMap { key, value in keys[key].map { ($0, value) } })
-        do {
-            return try Self.registered(format, fields)
-        } catch {
-            throw Invalid("\(format.name): \(error.message)")
-        }
-    }
-
-    private static func registered<F: RegisteredBeaconFormat>(_ format: F.Type,
-                                                              _ fields: [String: String]) throws(FormatDescriptionError) -> Beacon {
-        .registered(RegisteredBeacon(try F(description: fields)))
-    }
-
-    private static func number(_ key: String, _ value: String) throws(Invalid) -> Double {
-        guard let number = Double(value), number.isFinite else {
-            throw Invalid("\(key) must be a number from \(numberRanges[plain(key)] ?? "its range"), got '\(value)'")
-        }
-        return number
-    }
-
-    private static func integer(_ key: String, _ value: String) throws(Invalid) -> Int {
-        if let integer = Int(value) { return integer }
-        // YAML and JSON write whole numbers as 7.0 now and then.
-        let number = try number(key, value)
-        guard number == number.rounded(), abs(number) < 1e15 else {
-            throw Invalid("\(key) must be a whole number from \(numberRanges[plain(key)] ?? "its range"), got '\(value)'")
-        }
-        return Int(number)
-    }
-
-    /// The Eddystone-EID identity key: read from `identityKeyFile`, or `identityKey`'s digits;
-    /// never repeated in a message.
-    private func identityKeyBytes() throws(Invalid) -> [UInt8] {
-        switch (identityKey, identityKeyFile) {
-        case (nil, nil):
-            throw Invalid("missing --identity-key-file (a file holding the key, 32 hex digits, that only its owner can read)")
-        case (.some, .some):
-            throw Invalid("--identity-key and --identity-key-file both give the key: give one (the file)")
-        case let (key?, nil):
-            return try IdentityKey.parse(key, "--identity-key")
-        case let (nil, path?):
-            return try IdentityKey.read(file: path, "--identity-key-file")
-        }
+        return "type must be \(names.joined(separator: ", "))\(selected), got '\(value)'"
     }
 
     /// The most advertising data allowed: 31 bytes, or 251 with extended PDUs.
@@ -348,23 +275,13 @@ public struct BeaconDescription: Sendable, Equatable {
         name != nil || !manufacturerData.isEmpty || !serviceData.isEmpty || !serviceUUIDs.isEmpty || flags != nil
     }
 
-    /// Whether a beacon format's own field was given.
-    private var describesFormat: Bool {
-        format != nil || registeredFormat != nil || eddystoneURL != nil || uuid != nil || major != nil || minor != nil || measuredPower != nil
-            || companyID != nil || namespace != nil || instance != nil || battery != nil || temperature != nil
-            || pduCount != nil || uptime != nil || identityKey != nil || identityKeyFile != nil || rotationExponent != nil
-            || clock != nil
-    }
+    /// Whether a beacon format or one of its fields was given.
+    private var describesFormat: Bool { format != nil || !given.isEmpty }
 
     /// The beacon described: a beacon format, any advertising data (`ad`), or building blocks
     /// alone or around a beacon format (`AdvertisingDataBuilder`).
     /// - Throws: `Invalid` naming the option (`--uuid`) and what is wrong.
     public func beacon() throws(Invalid) -> Beacon {
-        if registeredFormat == nil,
-           let stray = given.keys.sorted().first(where: { Self.keysByPlainName[$0] == nil && Self.registeredKeys.contains($0) }) {
-            throw Invalid("\(stray) is a key of a registered format (\(BeaconFormats.registeredNames.joined(separator: ", "))): "
-                          + "give its type= with it")
-        }
         // Empty: scannable advertising whose scan response holds nothing (as a capture may have it).
         let response = try scanResponse.map { (hex) throws(Invalid) in
             hex.allSatisfy(\.isWhitespace) ? AdvertisingData()
@@ -443,117 +360,43 @@ public struct BeaconDescription: Sendable, Equatable {
         return bytes[0]
     }
 
-    /// The beacon format the format fields describe.
+    /// The beacon the format's fields describe, built by the format.
     private func formatBeacon() throws(Invalid) -> Beacon {
-        if let registeredFormat, let registered = BeaconFormats.named(registeredFormat) {
-            return try registeredBeacon(registered)
+        let format = try describedFormat()
+        let keys = Dictionary(format.descriptionKeys.map { (Self.plain($0), $0) }) { first, _ in first }
+        if let stray = given.keys.sorted().first(where: { keys[$0] == nil }) {
+            throw Invalid(Self.stray(stray, for: format))
         }
-        if eddystoneURL != nil, let format {
-            throw Invalid("--eddystone-url cannot be combined with --\(format.rawValue)")
-        }
-        let power = try Self.ranged(measuredPower, "--measured-power", -128...127, unit: " dBm",
-                                    default: Int(IBeacon.defaultMeasuredPower))
-        let powerAt0m = Int8(clamping: power + EddystoneFrame.zeroToOneMetreLoss)
-        if let eddystoneURL {
-            try rejectUnused()
-            do {
-                return .eddystone(.url(try EddystoneURL(txPowerAt0m: powerAt0m, url: eddystoneURL)))
-            } catch {
-                throw Invalid("--eddystone-url: \(error.reasonDescription)")
-            }
-        }
-        let eidKeys = [("--identity-key", identityKey != nil), ("--identity-key-file", identityKeyFile != nil),
-                       ("--rotation-exponent", rotationExponent != nil), ("--clock", clock != nil)]
-        if format != .eddystoneEID, let (name, _) = eidKeys.first(where: \.1) {
-            throw Invalid("\(name) describes an Eddystone-EID beacon: give --eddystone-eid (type=eddystone-eid) with it")
-        }
-        switch format ?? .ibeacon {
-        case .ibeacon:
-            return .iBeacon(IBeacon(proximityUUID: try requiredUUID(), major: try Self.required(major, "--major"),
-                                    minor: try Self.required(minor, "--minor"), measuredPower: Int8(power)))
-        case .altbeacon:
-            let company = try companyID.map { (text) throws(Invalid) in try Self.companyIdentifier(text, "--company-id") }
-                ?? .radiusNetworks
-            return .altBeacon(AltBeacon(company: company, id1: try requiredUUID(), id2: try Self.required(major, "--major"),
-                                        id3: try Self.required(minor, "--minor"), measuredPower: Int8(power)))
-        case .eddystoneUID:
-            try rejectUnused()
-            let namespace = try Self.hexBytes(namespace, "--namespace", count: 10)
-            let instance = try Self.hexBytes(instance, "--instance", count: 6)
-            do {
-                return .eddystone(.uid(try EddystoneUID(txPowerAt0m: powerAt0m, namespace: namespace, instance: instance)))
-            } catch {
-                throw Invalid("\(error.reasonDescription)")
-            }
-        case .eddystoneEID:
-            try rejectUnused()
-            let key = try identityKeyBytes()
-            let exponent = try Self.ranged(rotationExponent, "--rotation-exponent", 0...15, default: 10)
-            let counter = try Self.ranged(clock, "--clock", 0...Int(UInt32.max), unit: " (seconds)", default: 0)
-            do {
-                let identity = try EddystoneEIDIdentity(identityKey: key, rotationExponent: UInt8(exponent))
-                return .eddystone(.eid(EddystoneEID(txPowerAt0m: powerAt0m, identity: identity, counter: UInt32(counter),
-                                                    aes: BoringAES())))
-            } catch {
-                throw Invalid("\(error.reasonDescription)")
-            }
-        case .eddystoneTLM:
-            try rejectUnused()
-            var rawTemperature = EddystoneTLM.temperatureNotSupported
-            if let temperature {
-                // 8.8 fixed point; -128.0 (0x8000) is reserved for "not supported".
-                let raw = (temperature * 256).rounded()
-                guard raw.isFinite, raw > -32768, raw <= 32767 else {
-                    throw Invalid("--temperature must be from -127.99 to 127.99 degrees C, got \(temperature)")
-                }
-                rawTemperature = Int16(raw)
-            }
-            var uptimeTenths = 0
-            if let uptime {
-                let tenths = (uptime * 10).rounded()
-                guard tenths.isFinite, tenths >= 0, tenths <= Double(UInt32.max) else {
-                    throw Invalid("--uptime must be from 0 to 429496729.5 seconds, got \(uptime)")
-                }
-                uptimeTenths = Int(tenths)
-            }
-            return .eddystone(.tlm(EddystoneTLM(
-                batteryMillivolts: UInt16(try Self.ranged(battery, "--battery", 0...65535, default: 0)),
-                rawTemperature: rawTemperature,
-                advertisingPDUCount: UInt32(try Self.ranged(pduCount, "--pdu-count", 0...Int(UInt32.max), default: 0)),
-                uptimeDeciseconds: UInt32(uptimeTenths))))
-        }
-    }
-
-    /// The UUID given; `random`: a new one (version 4), which the beacon's line prints for reuse.
-    private func requiredUUID() throws(Invalid) -> UUID {
-        guard let uuid else { throw Invalid("missing --uuid (32 hex digits, dashes optional; or random)") }
-        if uuid.lowercased() == "random" { return UUID() }
-        do {
-            return try UUID(beaconText: uuid)
+        let fields = Dictionary(uniqueKeysWithValues: given.compactMap { key, value in keys[key].map { ($0, value) } })
+        do throws(FormatDescriptionError) {
+            return try format.beacon(described: DescribedFields(fields, host: Self.host))
         } catch {
-            throw Invalid("--uuid '\(uuid)': \(error.reasonDescription)")
+            throw Invalid(error.message)
         }
     }
 
-    private static func required(_ value: Int?, _ name: String) throws(Invalid) -> UInt16 {
-        guard let value else { throw Invalid("missing \(name) (0 to 65535)") }
-        return UInt16(try ranged(value, name, 0...65535, default: 0))
+    /// The format described: `type=`'s, else the one whose selecting key is given, else the first.
+    private func describedFormat() throws(Invalid) -> any DescribedBeaconFormat.Type {
+        let formats = BeaconFormats.described
+        if let format {
+            guard let described = BeaconFormats.described(named: format) else { throw Invalid(Self.unknownType(format)) }
+            return described
+        }
+        return formats.first { $0.selectingKey.map { given[Self.plain($0)] != nil } ?? false } ?? formats[0]
     }
 
-    private static func ranged(_ value: Int?, _ name: String, _ range: ClosedRange<Int>, unit: String = "",
-                               default fallback: Int) throws(Invalid) -> Int {
-        guard let value else { return fallback }
-        guard range.contains(value) else {
-            throw Invalid("\(name) must be from \(range.lowerBound) to \(range.upperBound)\(unit), got \(value)")
-        }
-        return value
-    }
-
-    /// The iBeacon identifiers, refused for formats that do not have them.
-    private func rejectUnused() throws(Invalid) {
-        for (name, given) in [("--major", major != nil), ("--minor", minor != nil), ("--uuid", uuid != nil)] where given {
-            throw Invalid("\(name) does not apply to this beacon format")
-        }
+    /// The message for a key `format` does not take (`plain`), naming the formats that do.
+    private static func stray(_ plainKey: String, for format: any DescribedBeaconFormat.Type) -> String {
+        let takers = BeaconFormats.described.filter { $0.descriptionKeys.contains { plain($0) == plainKey } }
+        let key = takers.first?.descriptionKeys.first { plain($0) == plainKey } ?? plainKey
+        let article = format.name.first.map { "aeiou".contains($0) } == true ? "an" : "a"
+        let takes = format.descriptionKeys.isEmpty ? "it takes none" : "it takes " + format.descriptionKeys.joined(separator: ", ")
+        guard takers.count == 1, let taker = takers.first else { return "\(key) does not apply to \(article) \(format.name) beacon: \(takes)" }
+        // The command has a flag for each of the codec's own formats that no key selects.
+        let flagged = taker.selectingKey == nil && BeaconFormats.ownNames.contains(taker.name)
+        let flag = flagged ? " (--\(taker.name))" : ""
+        return "\(key) does not apply to \(article) \(format.name) beacon (\(takes)): it describes \(taker.name), "
+            + "so give type=\(taker.name)\(flag) with it"
     }
 
     private static func companyIdentifier(_ text: String, _ option: String) throws(Invalid) -> CompanyIdentifier {
@@ -567,17 +410,36 @@ public struct BeaconDescription: Sendable, Equatable {
 
     /// `count` bytes given as hex digits in option `name`.
     public static func hexBytes(_ text: String?, _ name: String, count: Int) throws(Invalid) -> [UInt8] {
-        guard let text else { throw Invalid("missing \(name) (\(count * 2) hex digits)") }
-        let bytes: [UInt8]
         do {
-            bytes = try HexText.parse(text)
+            return try DescribedFields.bytes(text, name, count: count)
         } catch {
-            throw Invalid("\(name) takes \(count * 2) hex digits (\(count) bytes): '\(text)': \(error.reasonDescription)")
+            throw Invalid(error.message)
         }
-        guard bytes.count == count else {
-            throw Invalid("\(name) must be \(count) bytes (\(count * 2) hex digits), got \(bytes.count) bytes")
+    }
+
+    /// The telemetry frame that goes out interleaved with Eddystone's identifying frames
+    /// (`--interleave-tlm battery=2900,temperature=21.5`): the TLM format's keys alone.
+    /// - Throws: `Invalid` naming a key it does not take or a value out of its range.
+    public static func interleavedTelemetry(_ text: String) throws(Invalid) -> Beacon {
+        let format = EddystoneTLM.self
+        let expected = "expected battery=MV, temperature=C, pdu-count=N, uptime=S (comma-separated), got"
+        let pairs: [(key: String, value: String)]
+        do {
+            pairs = try KeyValueText.pairs(text)
+        } catch {
+            throw Invalid("\(expected) '\(error.item)'")
         }
-        return bytes
+        let keys = Dictionary(format.descriptionKeys.map { (plain($0), $0) }) { first, _ in first }
+        var fields: [String: String] = [:]
+        for (key, value) in pairs {
+            guard let own = keys[plain(key)] else { throw Invalid("\(expected) '\(key)=\(value)'") }
+            fields[own] = value
+        }
+        do {
+            return try format.beacon(described: DescribedFields(fields))
+        } catch {
+            throw Invalid(error.message)
+        }
     }
 
     /// The beacon `fields` describe (the `BeaconFactory` scenarios and control requests use).

@@ -200,21 +200,19 @@ public final class ControlHandler {
         }
     }
 
-    /// The fields of an Eddystone-EID beacon that no update may change: its identity key (or
-    /// key file), its rotation exponent and its clock. A client that could move the clock would
-    /// read the identifiers of any time to come in the replies, without the key (an EID oracle);
-    /// the counter only moves forward, with time. Removing the beacon and adding it again is the
-    /// way (whoever adds one gives its key).
-    static let fixedEIDFields: Set<String> = ["identitykey", "identitykeyfile", "rotationexponent", "clock"]
-
+    /// An update's fields that its beacon's format keeps while it runs (`fixedWhileRunning`:
+    /// Eddystone-EID's key and clock), as the refusal that names them. Removing the beacon and
+    /// adding it again is the way.
     private static func secretFields(in changes: [String: String], of running: RunningBeacon,
                                      current: [String: String]) -> Refusal? {
-        guard current["type"] == "eddystone-eid" else { return nil }
-        let fixed = changes.keys.filter { fixedEIDFields.contains(BeaconDescription.plain($0)) }.sorted()
+        let plain = BeaconDescription.plain
+        guard let format = BeaconFormats.described(named: current["type"] ?? BeaconFormats.ownNames[0]),
+              let (keys, why) = format.fixedWhileRunning else { return nil }
+        let fixedKeys = Set(keys.map(plain))
+        let fixed = changes.keys.filter { fixedKeys.contains(plain($0)) }.sorted()
         guard !fixed.isEmpty else { return nil }
         return Refusal(message: "update: " + fixed.map { "\"\($0)\"" }.joined(separator: ", ")
-            + " of Eddystone-EID beacon \(running.id) cannot change while it runs (its identifiers to come would be "
-            + "answered without the key): remove it and add it again")
+            + " of \(format.name) beacon \(running.id) cannot change while it runs (\(why)): remove it and add it again")
     }
 
     /// An update's fields that its beacon does not have (a URL for an iBeacon), as the refusal

@@ -108,10 +108,10 @@ extension ScenarioParser {
     }
 
     /// What each beacon field that takes a number takes (`BeaconDescription.numberRanges`).
-    public static let numberRanges = BeaconDescription.numberRanges
+    public static var numberRanges: [String: String] { BeaconDescription.numberRanges }
 
     /// The beacon fields that take numbers.
-    static let numberFields = Set(numberRanges.keys)
+    static var numberFields: Set<String> { Set(numberRanges.keys) }
 
     /// A key as its spellings share it (`BeaconDescription.plain`).
     public static func plain(_ key: String) -> String { BeaconDescription.plain(key) }

@@ -337,14 +337,13 @@ public final class ScenarioRunner {
         return seenAt
     }
 
-    /// Whether a report carries beacon `name` as it is now: its data byte for byte, or, for an
-    /// Eddystone-TLM beacon (whose counters move on the air), a TLM frame with its battery and
-    /// temperature.
+    /// Whether a report carries beacon `name` as it is now: its data byte for byte, or, for a
+    /// beacon whose content moves on the air (`Beacon.motion`: Eddystone-TLM's counters), that
+    /// beacon moved on (`ContentMotion.isMovedOn`).
     private func isCurrent(_ report: ScanReport, of name: String) -> Bool {
         if report.data == data[name] { return true }
-        guard case let .eddystone(.tlm(wanted)) = beacons[name],
-              case let .eddystone(.tlm(frame))? = (try? report.sightings())?.first?.beacon else { return false }
-        return frame.batteryMillivolts == wanted.batteryMillivolts && frame.rawTemperature == wanted.rawTemperature
+        guard let motion = beacons[name]?.motion, let heard = (try? report.sightings())?.first?.beacon else { return false }
+        return motion.isMovedOn(heard)
     }
 
     private func seenInstead() -> String {

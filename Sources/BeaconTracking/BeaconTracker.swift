@@ -117,17 +117,13 @@ public struct BeaconTracker: Sendable {
     /// What makes two sightings the same beacon: its identifiers (telemetry, which changes
     /// with every frame, by sender address).
     public static func identity(of sighting: BeaconSighting) -> BeaconIdentity {
-        switch sighting.beacon {
-        case let .iBeacon(b): .iBeacon(b.proximityUUID, major: b.major, minor: b.minor)
-        case let .altBeacon(b): .altBeacon(b.id1, id2: b.id2, id3: b.id3)
-        case let .eddystone(.uid(f)): .eddystoneUID(namespace: f.namespace, instance: f.instance)
-        case let .eddystone(.url(f)): .eddystoneURL(f.url)
-        case let .custom(custom): .data(custom.data.bytes)  // advertised, never decoded from the air
+        if let key = sighting.beacon.trackingKey { return .key(key) }
+        // Advertised, never decoded from the air.
+        if case let .custom(custom) = sighting.beacon { return .data(custom.data.bytes) }
         // Any other format (telemetry, EID, a frame the codec does not decode, a registered
         // format) by what it states: the fields it marks as identifying, else (none, or its
         // content moves) its sender.
-        case .eddystone, .registered: byItsFormat(sighting)
-        }
+        return byItsFormat(sighting)
     }
 
     /// A beacon by its format's identifying fields, or by its format and sender where it marks

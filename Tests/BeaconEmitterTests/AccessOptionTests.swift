@@ -47,8 +47,8 @@ import Testing
 /// A beacon field that is not a number where one is expected: the field, the range, the value
 /// (it was the argument parser's "The value 'seven' is invalid for '--minor <minor>'").
 @Suite struct BeaconFieldMessageTests {
-    @Test(arguments: [("minor=seven", "--beacon #1: minor must be a number from 0 to 65535, got 'seven'"),
-                      ("minor=2,measuredPower=loud", "--beacon #1: measuredPower must be a number from -128 to 127 (dBm), got 'loud'")])
+    @Test(arguments: [("minor=seven", "--beacon #1: --minor must be a number from 0 to 65535, got 'seven'"),
+                      ("minor=2,measuredPower=loud", "--beacon #1: --measured-power must be a number from -128 to 127 dBm, got 'loud'")])
     func aFieldThatIsNotANumberSaysWhatItTakes(field: String, message: String) throws {
         let spec = "uuid=39ED98FF-2900-441A-802F-9C398FC199D2,major=1,\(field)"
         let result = try runBeaconEmit(["--beacon", spec, "--device", "tcp:127.0.0.1:9"])

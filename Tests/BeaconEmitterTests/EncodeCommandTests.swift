@@ -114,7 +114,7 @@ import Testing
         #expect(try runBeaconEmit(["encode", "--uuid", Self.uuid, "--minor", "2"]).stderr.contains("missing --major"))
         let both = try runBeaconEmit(["encode", "--eddystone-uid", "--eddystone-url", "https://x.io"])
         #expect(both.status == 64)
-        #expect(both.stderr.contains("--eddystone-url cannot be combined with --eddystone-uid"))
+        #expect(both.stderr.contains("url does not apply to an eddystone-uid beacon"))
         #expect(try runBeaconEmit(["encode", "--eddystone-url", "ftp://x"]).status == 64)
         #expect(try runBeaconEmit(["encode", "--eddystone-uid", "--namespace", "0011", "--instance", "AABBCCDDEEFF"])
             .stderr.contains("--namespace must be 10 bytes (20 hex digits), got 2 bytes"))

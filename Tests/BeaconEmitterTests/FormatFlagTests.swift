@@ -1,17 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
 import AdvertisementCodec
+import ArgumentParser
 @testable import BeaconEmitter
 import BeaconRig
 import Testing
 
 /// The command's one static list of formats (swift-argument-parser needs its flags so) is held
-/// equal to the formats a description builds, and those to the codec's own.
+/// equal to the codec's formats a description builds, and each flag's help is its format's line.
 @Suite struct FormatFlagTests {
     @Test func theFlagsAreTheFormatsADescriptionBuilds() {
-        #expect(FormatFlag.allCases.map(\.rawValue) == BeaconDescription.Format.allCases.map(\.rawValue))
-        #expect(FormatFlag.allCases.allSatisfy { $0.described != nil })
-        // Eddystone-URL is built by its URL (--eddystone-url, url=), not a flag.
-        #expect(Set(FormatFlag.allCases.map(\.rawValue) + ["eddystone-url"]) == Set(BeaconFormats.ownNames))
+        // Eddystone-URL is selected by its URL (--eddystone-url, url=), not a flag.
+        let flagged = BeaconFormats.ownDescribed.filter { $0.selectingKey == nil }.map { $0.name }
+        #expect(FormatFlag.allCases.map(\.rawValue) == flagged)
+        for flag in FormatFlag.allCases {
+            #expect(FormatFlag.help(for: flag)?.abstract == BeaconFormats.described(named: flag.rawValue)?.summary)
+        }
     }
 }

@@ -115,13 +115,13 @@ let acmeData: [UInt8] = [0x02, 0x01, 0x06, 0x09, 0xFF, 0xFF, 0xFF, 0xAC, 0x3E, 0
             _ = try BeaconDescription(specification: "type=acme,id=7,namespace=00112233445566778899").beacon()
             Issue.record("a key of another format was taken")
         } catch {
-            #expect(error.message.contains("namespace does not apply to a acme beacon"), "\(error)")
+            #expect(error.message.contains("namespace does not apply to an acme beacon"), "\(error)")
         }
         do {
             _ = try BeaconDescription(specification: "uuid=39ED98FF-2900-441A-802F-9C398FC199D2,major=1,minor=2,level=3").beacon()
             Issue.record("its key was taken by an iBeacon")
         } catch {
-            #expect(error.message.contains("level is a key of a registered format"), "\(error)")
+            #expect(error.message.contains("it describes acme, so give type=acme with it"), "\(error)")
         }
         do {
             _ = try BeaconDescription(specification: "type=acmee,id=7").beacon()

@@ -90,18 +90,7 @@ struct ArchitectureTests {
     /// name beacon kinds, each with how many times and why. Everything else asks the format
     /// (`Beacon.format`, `BeaconFormat`): a new format adds its own file and its registration
     /// in `Beacon.format`, not a case here.
-    static let kindSites: [String: (count: Int, why: String)] = [
-        "BeaconRig/BeaconDescription.swift": (4, "builds each format from the description's keys"),
-        "BeaconRig/ScenarioRunner.swift": (2, "a scenario's TLM expectation compares counters"),
-        "BeaconEmitter/Advertise.swift": (1, "--interleave-tlm's frame"),
-        "BeaconHost/Advertising/RotatingIdentifiers.swift": (1, "Eddystone-EID's own address"),
-        "BeaconHost/Advertising/BeaconMotions.swift": (1, "Eddystone-EID's next frame, put on the air"),
-        "BeaconHost/Advertising/MovingTelemetry.swift": (3, "Eddystone-TLM's motion and interleaving"),
-        "BeaconHost/Advertising/TelemetrySource.swift": (1, "Eddystone-TLM's interleaved frame, as the loop serves it"),
-        "BeaconTracking/BeaconTracker.swift": (5, "the tracker's key, hashed per report"),
-        "BeaconTracking/BeaconIdentity.swift": (4, "the tracker's key, as it is made from a report"),
-        "BeaconReports/BeaconComparison.swift": (1, "verify's AltBeacon company and reserved byte"),
-    ]
+    static let kindSites: [String: (count: Int, why: String)] = [:]
 
     /// A module that switches over beacon kinds outside the formats' own files fails here.
     @Test func onlyTheFormatsNameBeaconKinds() throws {
@@ -158,11 +147,7 @@ struct ArchitectureTests {
     /// many lines and why: the lists a new format of the codec's own must still be added to.
     /// `onlyTheFormatsNameBeaconKinds` sees the switches; this sees the lists beside them.
     static let spellingSites: [String: (count: Int, why: String)] = [
-        "BeaconRig/BeaconDescription.swift": (7, "`Format`, the description's type= values and their message"),
         "BeaconEmitter/BeaconOptions.swift": (2, "the command's flag per format (swift-argument-parser needs a static list; FormatFlagTests holds it equal to the formats)"),
-        "BeaconTracking/BeaconIdentity.swift": (2, "the tracker's key per format, hashed per report"),
-        "BeaconRig/ControlHandler.swift": (1, "an update of an Eddystone-EID beacon keeps its key file"),
-        "BeaconEmitter/Advertise.swift": (1, "--interleave-tlm's frame"),
     ]
 
     /// A new lowercase spelling or list of the kinds outside the formats' files fails here.

@@ -11,6 +11,7 @@ final class FakeRunning: LiveAdvertising {
     var changes: [String] = []
     var renewed: [BeaconID] = []
     var refuseNext = false
+    var refuseUpdates = false
 
     init(_ beacons: [Beacon], parameters: [BeaconParameters]? = nil) {
         let parameters = parameters ?? beacons.map { _ in .run }
@@ -27,6 +28,7 @@ final class FakeRunning: LiveAdvertising {
     }
 
     func update(_ id: BeaconID, to beacon: Beacon, parameters: BeaconParameters?) throws(HostError) {
+        if refuseUpdates { throw .controllerRefused(opcode: .leSetExtendedAdvertisingData, status: .commandDisallowed, context: nil) }
         let index = try index(id)
         running[index].beacon = beacon
         if let parameters { running[index].parameters = parameters }
@@ -117,9 +119,114 @@ final class FakeRunning: LiveAdvertising {
         #expect(live.running[1].beacon == .eddystone(.eid(EddystoneEID(txPowerAt0m: -20, identity: identity, counter: 4,
                                                                           aes: BoringAES()))))
         #expect(live.renewed.isEmpty, "no made-up address to renew")
-        let identifiers = said.filter { $0.0 == .identifier }.map(\.1)
+        let identifiers = said.filter { $0.0 == .content("eid") }.map(\.1)
         #expect(identifiers.count == 2 && identifiers[0].contains("the address stays") && !identifiers[1].contains("stays"),
                 "\(identifiers)")
+    }
+}
+
+/// A stepped motion on `BeaconMotions`' schedule (Eddystone-EID, K = 3: a new identifier every
+/// 8 s), on a clock of the test's: the counter advances from its start with the clock, each
+/// step's end gives that step's identifier, an update by someone else starts anew from its own
+/// counter, a step that did not go on the air is tried a second later for the counter then.
+@Suite struct SteppedMotionTests {
+    let identity = try! EddystoneEIDIdentity(identityKey: Array(repeating: 7, count: 16), rotationExponent: 3)
+
+    func frame(_ counter: UInt32) -> Beacon {
+        .eddystone(.eid(EddystoneEID(txPowerAt0m: -20, identity: identity, counter: counter, aes: BoringAES())))
+    }
+
+    @Test func eachStepsEndGivesItsIdentifier() throws {
+        let live = FakeRunning([frame(5)])
+        let motions = BeaconMotions(beacons: live, intervalUnits: 160) { _, _ in }
+        #expect(motions.nextDue(now: 100) == 103, "the period of 8 s that holds 5 ends at 8, 3 s on")
+        motions.perform(now: 102.9)
+        #expect(live.changes.isEmpty)
+        motions.perform(now: 103.2)
+        #expect(live.running[0].beacon == frame(8))
+        #expect(motions.nextDue(now: 103.2) == 111)
+        // Someone else put another frame on (an update): it starts from its counter now.
+        try live.update(1, to: frame(0), parameters: nil)
+        #expect(motions.nextDue(now: 104) == 112)
+        try live.remove(1)
+        #expect(motions.nextDue(now: 105) == nil, "a beacon gone is dropped")
+    }
+
+    @Test func aFailedStepIsTriedAgainAndTheLastPeriodNeverEnds() {
+        let live = FakeRunning([frame(0)])
+        var said: [String] = []
+        let motions = BeaconMotions(beacons: live, intervalUnits: 160) { _, text in said.append(text) }
+        #expect(motions.nextDue(now: 0) == 8)
+        live.refuseUpdates = true
+        motions.perform(now: 8)
+        #expect(said.last?.hasSuffix("tried again in 1 s") == true, "\(said)")
+        #expect(motions.nextDue(now: 8.5) == 9, "tried again a second later, the old frame still on the air")
+        live.refuseUpdates = false
+        motions.perform(now: 9)
+        #expect(live.running[0].beacon == frame(9), "for the counter then, not restarted")
+        #expect(motions.nextDue(now: 9.1) == 16)
+
+        let last = FakeRunning([frame(UInt32.max - 3)])
+        #expect(BeaconMotions(beacons: last, intervalUnits: 160) { _, _ in }.nextDue(now: 0) == nil)
+    }
+
+    /// The remembered AES answers as BoringSSL does, asked again or not.
+    @Test func rememberingAESAnswersAsAESDoes() {
+        let aes = RememberingAES()
+        let key = Array(repeating: UInt8(7), count: 16)
+        for block in [Array(repeating: UInt8(1), count: 16), Array(repeating: UInt8(1), count: 16), Array(0..<16).map(UInt8.init)] {
+            #expect(aes.encrypt(block: block, key: key) == BoringAES().encrypt(block: block, key: key))
+        }
+    }
+}
+
+/// A made-up format whose level climbs a step every 3 s, defined here and nowhere in the
+/// sources: its motion is its own (`ContentMotion`), and the one schedule moves it.
+struct Climber: RegisteredBeaconFormat, ContentMotion {
+    var level: UInt8
+
+    static let name = "climber"
+    static let descriptionKeys = ["level"]
+    static func decode(_ structure: ADStructure) throws(CodecError) -> Climber? { nil }
+    init(level: UInt8) { self.level = level }
+    init(description fields: [String: String]) throws(FormatDescriptionError) { level = UInt8(fields["level"] ?? "0") ?? 0 }
+    var advertisingData: AdvertisingData {
+        AdvertisingData([ADStructure(type: .manufacturerSpecificData, data: [0xFF, 0xFF, 0xC1, level])])
+    }
+    var formatName: StaticString { "climber" }
+    var displayName: StaticString { "Climber" }
+    var measuredPowerAt1m: Int? { nil }
+    var descriptionFields: [String: String] { ["type": "climber", "level": "\(level)"] }
+    func writeFields(to writer: inout some BeaconFieldWriter & ~Copyable) { writer.integer("level", level) }
+    var contentMoves: Bool { true }
+    var motion: (any ContentMotion)? { self }
+
+    var motionName: String { "climb" }
+    var pace: MotionPace { .stepped(seconds: 3) }
+    func advanced(by seconds: Double, _ context: MotionContext) -> Beacon {
+        .registered(RegisteredBeacon(Climber(level: level &+ UInt8(min(255, seconds / 3)))))
+    }
+    var renewsAddress: Bool { false }
+    var stateText: String? { "level \(level)" }
+    func isMovedOn(_ heard: Beacon) -> Bool { heard.format.formatName.description == "climber" }
+}
+
+@Suite struct OwnMotionTests {
+    /// A format of the tests' own moves on the schedule every format's motion shares, through
+    /// the change path, said as its motion names its state: no source file knows it.
+    @Test func aFormatsOwnMotionIsMovedByTheOneSchedule() {
+        let live = FakeRunning([.registered(RegisteredBeacon(Climber(level: 1)))])
+        var said: [(BeaconMotions.Motion, String)] = []
+        let motions = BeaconMotions(beacons: live, intervalUnits: 160) { said.append(($0, $1)) }
+        #expect(motions.nextDue(now: 0) == 3)
+        motions.perform(now: 2)
+        #expect(live.changes.isEmpty)
+        motions.perform(now: 3)
+        #expect(live.running[0].beacon == .registered(RegisteredBeacon(Climber(level: 2))))
+        #expect(said.count == 1 && said.first?.0 == .content("climb") && said.first?.1 == "beacon 1: level 2", "\(said)")
+        #expect(motions.nextDue(now: 3) == 6)
+        motions.perform(now: 9.5)
+        #expect(live.running[0].beacon == .registered(RegisteredBeacon(Climber(level: 4))), "from its start: 9 s, three steps")
     }
 }
 

@@ -71,25 +71,16 @@ import Testing
     }
 
     @Test func telemetryCountsPDUsAndTenthsAndWraps() {
-        let telemetry = MovingTelemetry(intervalUnits: 160)  // 100 ms
         let start = EddystoneTLM(batteryMillivolts: 3000, advertisingPDUCount: UInt32.max - 1, uptimeDeciseconds: 7)
-        let moved = telemetry.advance(start, by: 2.5)
+        let moved = start.advanced(by: 2.5, intervalUnits: 160)  // 100 ms
         #expect(moved.uptimeDeciseconds == 32)
         // 25 events x 3 PDUs = 75 more, wrapping at 2^32 as the field does.
         #expect(moved.advertisingPDUCount == 73)
         #expect(moved.batteryMillivolts == 3000)
-        #expect(telemetry.moved(.eddystone(.tlm(start)), by: 2.5) == .eddystone(.tlm(moved)))
-        #expect(telemetry.moved(referenceBeacon, by: 2.5) == nil, "only a TLM beacon's content moves")
-    }
-
-    /// The periods that move TLM counters (`advertise` on its timer's ticks, a scenario on its
-    /// seconds): each counted once, several when far behind.
-    @Test func periodsAreCountedOnceEach() {
-        var periods = PeriodCount(period: 5)
-        #expect(periods.passed(at: 4.9) == 0 && periods.next == 5)
-        #expect(periods.passed(at: 5) == 1 && periods.next == 10)
-        #expect(periods.passed(at: 9) == 0)
-        #expect(periods.passed(at: 27) == 4 && periods.next == 30, "far behind: those ending at 10, 15, 20 and 25")
+        let context = MotionContext(intervalUnits: 160, aes: BoringAES())
+        #expect(Beacon.eddystone(.tlm(start)).motion?.advanced(by: 2.5, context) == .eddystone(.tlm(moved)))
+        #expect(referenceBeacon.motion == nil, "only a TLM beacon's content moves")
+        #expect(start.isMovedOn(.eddystone(.tlm(moved))) && !start.isMovedOn(referenceBeacon))
     }
 }
 

@@ -57,11 +57,16 @@ import Testing
         // Its own parameters are among the keys it takes, and the nearest key is named.
         ("uuid=\(uuid),major=1,intervall=200", "unknown key 'intervall' (did you mean 'interval'?): a beacon takes type,"),
         ("uuid=\(uuid),major=1,colour=red", "extended-pdu, interval, tx-power, address, rotate-address, phy, connectable"),
-        ("type=beacon,uuid=\(uuid)", "type must be ibeacon, altbeacon, eddystone-uid, eddystone-tlm"),
+        ("type=beacon,uuid=\(uuid)", "type must be ibeacon, altbeacon, eddystone-uid, eddystone-url, eddystone-tlm, eddystone-eid"),
         ("major=1,minor=2", "missing --uuid (32 hex digits, dashes optional; or random)"),
         ("ad=0201060AFF5900B0EA0102030405,minor=2", "--ad is the whole advertising data"),
         ("type=eddystone-uid,namespace=0011,instance=AABBCCDDEEFF", "--namespace must be 10 bytes (20 hex digits), got 2 bytes"),
-        ("url=https://example.com,major=3", "--major does not apply to this beacon format"),
+        ("url=https://example.com,major=3", "major does not apply to an eddystone-url beacon: it takes url, measured-power"),
+        ("type=eddystone-uid,url=https://example.com", "url does not apply to an eddystone-uid beacon (it takes namespace, instance, "
+         + "measured-power): it describes eddystone-url, so give type=eddystone-url with it"),
+        // Telemetry states no power: a measured power given for it is a mistake, said so.
+        ("type=eddystone-tlm,battery=3000,measured-power=-59",
+         "measured-power does not apply to an eddystone-tlm beacon: it takes battery, temperature, pdu-count, uptime"),
         ("uuid=\(uuid),major=1,minor=2,extended-pdu=maybe", "extended-pdu must be true or false, got 'maybe'"),
         ("uuid=\(uuid),major", "expected KEY=VALUE pairs separated by commas, got 'major'"),
         // A bad key is described by its length or its bad character's place, never shown.
@@ -76,7 +81,8 @@ import Testing
         ("type=eddystone-eid,identity-key=000102030405060708090A0B0C0D0E0F,clock=4294967296",
          "--clock must be from 0 to 4294967295 (seconds), got 4294967296"),
         ("uuid=\(uuid),major=1,minor=2,identity-key=000102030405060708090A0B0C0D0E0F",
-         "--identity-key describes an Eddystone-EID beacon: give --eddystone-eid (type=eddystone-eid) with it"),
+         "identity-key does not apply to an ibeacon beacon (it takes uuid, major, minor, measured-power): it describes "
+         + "eddystone-eid, so give type=eddystone-eid (--eddystone-eid) with it"),
     ])
     func aMistakeSaysWhatIsWrong(specification: String, message: String) {
         do {

@@ -127,7 +127,7 @@ final class FakeLive: LiveAdvertising {
         for fields in [#"{"clock":1000000}"#, #"{"identity-key":"000102030405060708090A0B0C0D0E0F"}"#,
                        #"{"identityKeyFile":"/etc/k"}"#, #"{"rotationExponent":3,"measuredPower":-60}"#] {
             let text = handler.reply(to: #"{"command":"update","id":1,"fields":\#(fields)}"#)
-            #expect(text.contains(#""ok":false"#) && text.contains("of Eddystone-EID beacon 1 cannot change while it runs")
+            #expect(text.contains(#""ok":false"#) && text.contains("of eddystone-eid beacon 1 cannot change while it runs")
                     && text.contains("remove it and add it again"), "\(text)")
         }
         #expect(live.changes == 0 && live.beacons == [eid])

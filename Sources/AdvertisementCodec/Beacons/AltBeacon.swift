@@ -128,3 +128,16 @@ extension AltBeacon {
         return .init()
     }
 }
+
+extension AltBeacon: DescribedBeaconFormat {
+    public static let name = "altbeacon"
+    public static let descriptionKeys = ["uuid", "major", "minor", "measured-power", "company-id"]
+    public static let numberRanges = IBeacon.numberRanges
+    public static let summary = "AltBeacon: --uuid, --major, --minor as id1, id2, id3; --company-id."
+
+    public static func beacon(described fields: DescribedFields) throws(FormatDescriptionError) -> Beacon {
+        .altBeacon(AltBeacon(company: try fields.company("company-id") ?? .radiusNetworks, id1: try fields.uuid("uuid"),
+                             id2: try fields.required16("major"), id3: try fields.required16("minor"),
+                             measuredPower: try fields.measuredPower()))
+    }
+}

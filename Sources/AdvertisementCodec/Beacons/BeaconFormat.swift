@@ -31,6 +31,9 @@ public protocol BeaconFormat: Sendable {
     /// Whether what it sends changes while it advertises (Eddystone-TLM's counters, EID's
     /// identifier): a watcher then takes any frame of its format as the beacon.
     var contentMoves: Bool { get }
+    /// How its content moves by itself while this host advertises it (`ContentMotion`); nil
+    /// (the default) for content that stays, and for a frame heard that this host cannot move.
+    var motion: (any ContentMotion)? { get }
     /// Its fields in a beacon description's keys (`type`, `uuid`, ...), from which a
     /// description builds the same beacon again; empty for a beacon that cannot be described
     /// (a frame decoded from the air that this host cannot make).
@@ -47,6 +50,8 @@ extension BeaconFormat {
     public var regionIdentifiers: (uuid: UUID, major: UInt16, minor: UInt16)? { nil }
 
     public var contentMoves: Bool { false }
+
+    public var motion: (any ContentMotion)? { nil }
 
     /// The values of the fields that identify it, in order; empty when none do (then only
     /// the sender tells two apart).

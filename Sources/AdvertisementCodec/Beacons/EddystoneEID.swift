@@ -152,6 +152,9 @@ public struct EddystoneEIDIdentity: Hashable, Sendable {
 extension EddystoneEID: BeaconFormat {
     public var contentMoves: Bool { true }
 
+    /// Its identifier's rotation, where this host computes it (a frame with an identity).
+    public var motion: (any ContentMotion)? { source == nil ? nil : self }
+
     public var formatName: StaticString { "eddystone-eid" }
     public var displayName: StaticString { "Eddystone-EID" }
 
@@ -173,4 +176,57 @@ extension EddystoneEID: BeaconFormat {
                 "rotationExponent": "\(source.identity.rotationExponent)", "clock": "\(source.counter)",
                 "measuredPower": "\(EddystoneFrame.measuredPower(atZeroMetres: txPowerAt0m))"]
     }
+}
+
+extension EddystoneEID: DescribedBeaconFormat {
+    public static let name = "eddystone-eid"
+    public static let descriptionKeys = ["identity-key-file", "identity-key", "rotation-exponent", "clock", "measured-power"]
+    public static let numberRanges = ["rotation-exponent": "0 to 15", "clock": "0 to 4294967295 (seconds)",
+                                      "measured-power": "-128 to 127 (dBm)"]
+    /// Its identity key (or key file), rotation exponent and clock: a client that could move the
+    /// clock would read the identifiers of any time to come in the replies, without the key (an
+    /// EID oracle); the counter only moves forward, with time. Whoever adds one gives its key.
+    public static let fixedWhileRunning: (keys: [String], why: String)? = (
+        ["identity-key", "identity-key-file", "rotation-exponent", "clock"],
+        "its identifiers to come would be answered without the key")
+    public static let summary = "Eddystone-EID, a new identifier every 2^K s: --identity-key-file, --rotation-exponent, --clock."
+
+    public static func beacon(described fields: DescribedFields) throws(FormatDescriptionError) -> Beacon {
+        let power = try EddystoneFrame.powerAt0m(fields)
+        let key = try fields.secret("identity-key", file: "identity-key-file")
+        let exponent = try fields.integer("rotation-exponent", 0...15, default: 10)
+        let counter = try fields.integer("clock", 0...Int(UInt32.max), unit: " (seconds)", default: 0)
+        guard let aes = fields.host.aes else { throw FormatDescriptionError("Eddystone-EID needs AES, which this host lacks") }
+        let identity: EddystoneEIDIdentity
+        do {
+            identity = try EddystoneEIDIdentity(identityKey: key, rotationExponent: UInt8(exponent))
+        } catch {
+            throw FormatDescriptionError(error.reasonDescription)
+        }
+        return .eddystone(.eid(EddystoneEID(txPowerAt0m: power, identity: identity, counter: UInt32(counter), aes: aes)))
+    }
+}
+
+/// A new identifier every 2^K s as the beacon's time counter moves, and a new address with it
+/// where the address is made up ("rotate BD_ADDR in addition to the EID").
+extension EddystoneEID: ContentMotion {
+    public var motionName: String { "eid" }
+
+    public var pace: MotionPace { .stepped(seconds: source?.secondsToNextRotation.map(Double.init)) }
+
+    public var renewsAddress: Bool { true }
+
+    public var stateText: String? { "EID \(HexText.format(eid))" }
+
+    /// The frame for the counter `seconds` (whole ones) on, saturating at the counter's end.
+    public func advanced(by seconds: Double, _ context: MotionContext) -> Beacon {
+        guard let source else { return .eddystone(.eid(self)) }
+        let elapsed = seconds.isFinite ? UInt64(min(max(0, seconds.rounded(.down)), Double(UInt32.max))) : 0
+        let counter = UInt32(min(UInt64(UInt32.max), UInt64(source.counter) + elapsed))
+        return .eddystone(.eid(EddystoneEID(txPowerAt0m: txPowerAt0m, identity: source.identity, counter: counter,
+                                            aes: context.aes)))
+    }
+
+    /// The same frame: an identifier heard is this one's only while it is the one on the air.
+    public func isMovedOn(_ heard: Beacon) -> Bool { heard == .eddystone(.eid(self)) }
 }

@@ -27,6 +27,11 @@ public enum EddystoneFrame: Hashable, Sendable {
     @inlinable
     public static func measuredPower(atZeroMetres power: Int8) -> Int { Int(power) - zeroToOneMetreLoss }
 
+    /// The TX power at 0 m a description's `--measured-power` (at 1 m) stands for: 41 dB higher.
+    static func powerAt0m(_ fields: DescribedFields) throws(FormatDescriptionError) -> Int8 {
+        Int8(clamping: Int(try fields.measuredPower()) + zeroToOneMetreLoss)
+    }
+
     /// Parses a frame: the service data after the 0xFEAA UUID.
     /// - Throws: `CodecError` naming the field that does not fit the frame type.
     public init(parsing bytes: ArraySlice<UInt8>) throws(CodecError) {

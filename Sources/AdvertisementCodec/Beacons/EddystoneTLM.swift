@@ -94,6 +94,8 @@ public struct EddystoneEncryptedTLM: Hashable, Sendable {
 extension EddystoneTLM: BeaconFormat {
     public var contentMoves: Bool { true }
 
+    public var motion: (any ContentMotion)? { self }
+
     public var formatName: StaticString { "eddystone-tlm" }
     public var displayName: StaticString { "Eddystone-TLM" }
 
@@ -154,5 +156,71 @@ extension EddystoneTLM {
         case .eddystone(.tlm), .eddystone(.encryptedTLM), .eddystone(.eid), .eddystone(.other): false
         case .iBeacon, .altBeacon, .custom, .registered: false
         }
+    }
+}
+
+extension EddystoneTLM: DescribedBeaconFormat {
+    public static let name = "eddystone-tlm"
+    public static let descriptionKeys = ["battery", "temperature", "pdu-count", "uptime"]
+    public static let numberRanges = ["battery": "0 to 65535 (mV)", "temperature": "-127.99 to 127.99 (degrees C)",
+                                      "pdu-count": "0 to 4294967295", "uptime": "0 to 429496729.5 (seconds)"]
+    public static let summary = "Eddystone-TLM telemetry: --battery, --temperature, --pdu-count, --uptime."
+
+    public static func beacon(described fields: DescribedFields) throws(FormatDescriptionError) -> Beacon {
+        var rawTemperature = temperatureNotSupported
+        if let temperature = try fields.number("temperature", numberRanges["temperature"] ?? "") {
+            // 8.8 fixed point; -128.0 (0x8000) is reserved for "not supported".
+            let raw = (temperature * 256).rounded()
+            guard raw.isFinite, raw > -32768, raw <= 32767 else {
+                throw FormatDescriptionError("--temperature must be from -127.99 to 127.99 degrees C, got \(temperature)")
+            }
+            rawTemperature = Int16(raw)
+        }
+        var uptimeTenths = 0
+        if let uptime = try fields.number("uptime", numberRanges["uptime"] ?? "") {
+            let tenths = (uptime * 10).rounded()
+            guard tenths.isFinite, tenths >= 0, tenths <= Double(UInt32.max) else {
+                throw FormatDescriptionError("--uptime must be from 0 to 429496729.5 seconds, got \(uptime)")
+            }
+            uptimeTenths = Int(tenths)
+        }
+        return .eddystone(.tlm(EddystoneTLM(
+            batteryMillivolts: UInt16(try fields.integer("battery", 0...65535, default: 0)), rawTemperature: rawTemperature,
+            advertisingPDUCount: UInt32(try fields.integer("pdu-count", 0...Int(UInt32.max), default: 0)),
+            uptimeDeciseconds: UInt32(uptimeTenths))))
+    }
+}
+
+/// Counters that move while the beacon advertises, as the TLM frame defines them: ADV_CNT counts
+/// the advertising PDUs sent since power-up, SEC_CNT the time since power-up in 0.1 s. Both
+/// start from the values given and wrap at 2^32 as the 32-bit fields do.
+extension EddystoneTLM: ContentMotion {
+    /// PDUs per advertising event: one on each of the three primary channels (37, 38, 39).
+    public static let pdusPerEvent: UInt64 = 3
+
+    public var motionName: String { "telemetry" }
+    public var pace: MotionPace { .steady }
+    public var renewsAddress: Bool { false }
+    public var stateText: String? { nil }
+
+    /// The frame with `seconds` more of uptime and the PDUs sent in them at `intervalUnits`
+    /// (0.625 ms units).
+    public func advanced(by seconds: Double, intervalUnits: UInt32) -> EddystoneTLM {
+        var moved = self
+        let tenths = UInt64(max(0, (seconds * 10).rounded()))
+        let events = UInt64(max(0, (seconds / (Double(max(1, intervalUnits)) * 0.000625)).rounded()))
+        moved.uptimeDeciseconds = UInt32(truncatingIfNeeded: UInt64(uptimeDeciseconds) &+ tenths)
+        moved.advertisingPDUCount = UInt32(truncatingIfNeeded: UInt64(advertisingPDUCount) &+ events &* Self.pdusPerEvent)
+        return moved
+    }
+
+    public func advanced(by seconds: Double, _ context: MotionContext) -> Beacon {
+        .eddystone(.tlm(advanced(by: seconds, intervalUnits: context.intervalUnits)))
+    }
+
+    /// A TLM frame with the same battery and temperature: the counters move on the air.
+    public func isMovedOn(_ heard: Beacon) -> Bool {
+        guard case let .eddystone(.tlm(frame)) = heard else { return false }
+        return frame.batteryMillivolts == batteryMillivolts && frame.rawTemperature == rawTemperature
     }
 }

@@ -79,3 +79,21 @@ extension EddystoneUID {
     /// The Eddystone specification's layout for the UID frame.
     public static let specification = EddystoneFrame.specification(name: "eddystone-uid", displayName: "Eddystone-UID", frame: frameType)
 }
+
+extension EddystoneUID: DescribedBeaconFormat {
+    public static let name = "eddystone-uid"
+    public static let descriptionKeys = ["namespace", "instance", "measured-power"]
+    public static let numberRanges = ["measured-power": "-128 to 127 (dBm)"]
+    public static let summary = "Eddystone-UID: --namespace, --instance."
+
+    public static func beacon(described fields: DescribedFields) throws(FormatDescriptionError) -> Beacon {
+        let power = try EddystoneFrame.powerAt0m(fields)
+        let namespace = try fields.bytes("namespace", count: 10)
+        let instance = try fields.bytes("instance", count: 6)
+        do {
+            return .eddystone(.uid(try EddystoneUID(txPowerAt0m: power, namespace: namespace, instance: instance)))
+        } catch {
+            throw FormatDescriptionError(error.reasonDescription)
+        }
+    }
+}

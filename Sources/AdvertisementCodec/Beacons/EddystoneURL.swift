@@ -149,3 +149,20 @@ extension EddystoneURL {
     /// The Eddystone specification's layout for the URL frame.
     public static let specification = EddystoneFrame.specification(name: "eddystone-url", displayName: "Eddystone-URL", frame: frameType)
 }
+
+extension EddystoneURL: DescribedBeaconFormat {
+    public static let name = "eddystone-url"
+    public static let descriptionKeys = ["url", "measured-power"]
+    public static let numberRanges = ["measured-power": "-128 to 127 (dBm)"]
+    public static let summary = "Eddystone-URL: --eddystone-url URL (url= in a description)."
+    public static let selectingKey: String? = "url"
+
+    public static func beacon(described fields: DescribedFields) throws(FormatDescriptionError) -> Beacon {
+        let power = try EddystoneFrame.powerAt0m(fields)
+        do {
+            return .eddystone(.url(try EddystoneURL(txPowerAt0m: power, url: fields["url"] ?? "")))
+        } catch {
+            throw FormatDescriptionError("--eddystone-url: \(error.reasonDescription)")
+        }
+    }
+}

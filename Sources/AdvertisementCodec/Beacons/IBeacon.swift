@@ -206,3 +206,15 @@ extension IBeacon {
         return .init(problems: problems)
     }
 }
+
+extension IBeacon: DescribedBeaconFormat {
+    public static let name = "ibeacon"
+    public static let descriptionKeys = ["uuid", "major", "minor", "measured-power"]
+    public static let numberRanges = ["major": "0 to 65535", "minor": "0 to 65535", "measured-power": "-128 to 127 (dBm)"]
+    public static let summary = "Apple iBeacon (the default): --uuid, --major, --minor."
+
+    public static func beacon(described fields: DescribedFields) throws(FormatDescriptionError) -> Beacon {
+        .iBeacon(IBeacon(proximityUUID: try fields.uuid("uuid"), major: try fields.required16("major"),
+                         minor: try fields.required16("minor"), measuredPower: try fields.measuredPower()))
+    }
+}

@@ -7,7 +7,7 @@ import Synchronization
 /// beacon description (`type=acme,...`) builds it, and everything that asks a beacon's format
 /// (the printers, the tracker, regions, audits, advertising) asks it. Its fields, identity and
 /// measured power are `BeaconFormat`'s, as for the codec's own formats.
-public protocol RegisteredBeaconFormat: BeaconFormat, Hashable {
+public protocol RegisteredBeaconFormat: BeaconFormat, DescribedBeaconFormat, Hashable {
     /// Its name: `type=` in a description, `"type"` in JSON (the same as `formatName`).
     static var name: String { get }
     /// The keys a description gives it besides `type` (`id`, `level`), as `init(description:)`
@@ -29,6 +29,15 @@ public protocol RegisteredBeaconFormat: BeaconFormat, Hashable {
 
 extension RegisteredBeaconFormat {
     public static var specification: BeaconSpecification? { nil }
+
+    /// Its beacon from `init(description:)`; a message names the format (`acme: ...`).
+    public static func beacon(described fields: DescribedFields) throws(FormatDescriptionError) -> Beacon {
+        do {
+            return .registered(RegisteredBeacon(try Self(description: fields.values)))
+        } catch {
+            throw FormatDescriptionError("\(name): \(error.message)")
+        }
+    }
 }
 
 /// What is wrong with a registered format's description: a message naming the key.
@@ -58,7 +67,7 @@ public enum BeaconFormats {
     public static let builtInNames = Set(ownNames + ["eddystone", "custom"])
 
     /// The codec's own formats' names, in the order lists show them.
-    public static let ownNames = ["ibeacon", "altbeacon", "eddystone-uid", "eddystone-url", "eddystone-tlm", "eddystone-eid"]
+    public static let ownNames = ownDescribed.map { $0.name }
 
     private static let formats = Mutex<[any RegisteredBeaconFormat.Type]>([])
     /// How many are registered: decoding looks no further while none is (a load, no lock).
@@ -111,8 +120,31 @@ public enum BeaconFormats {
         return formats.withLock { list in list.contains { $0.name == name } ? name : nil }
     }
 
-    /// The keys the registered formats' descriptions take, as they name them.
-    public static var descriptionKeys: [String] { formats.withLock { list in list.flatMap { $0.descriptionKeys } } }
+    /// The formats a description builds: the codec's own, in the order lists show them, then
+    /// the registered ones, in the order they were registered.
+    public static var described: [any DescribedBeaconFormat.Type] {
+        ownDescribed + (anyRegistered ? formats.withLock { list in list.map { $0 as any DescribedBeaconFormat.Type } } : [])
+    }
+
+    /// The codec's own formats as a description builds them (`ownNames`' order).
+    public static let ownDescribed: [any DescribedBeaconFormat.Type] = [IBeacon.self, AltBeacon.self, EddystoneUID.self,
+                                                                         EddystoneURL.self, EddystoneTLM.self, EddystoneEID.self]
+
+    /// The format a description's `type=` names (in any case): the codec's own or a registered one.
+    public static func described(named name: String) -> (any DescribedBeaconFormat.Type)? {
+        let name = name.lowercased()
+        if let own = ownDescribed.first(where: { $0.name == name }) { return own }
+        return named(name)
+    }
+
+    /// The keys the formats' descriptions take, each once, in the formats' order.
+    public static var descriptionKeys: [String] {
+        var keys: [String] = []
+        for format in described {
+            for key in format.descriptionKeys where !keys.contains(key) { keys.append(key) }
+        }
+        return keys
+    }
 
     /// The registered formats' names, in the order they were registered.
     public static var registeredNames: [String] { formats.withLock { list in list.map { $0.name } } }

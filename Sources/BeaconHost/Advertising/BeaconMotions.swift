@@ -6,92 +6,150 @@ import LinuxSystem
 /// What changes on running beacons by itself, scheduled once for every way beacons run
 /// (`advertise` through `MotionSource`, a scenario's stage through `SetStage`), on the
 /// caller's clock (seconds), made through the one change path (`LiveAdvertising`):
-/// - every Eddystone-TLM beacon's counters advance every `telemetryPeriod` (`MovingTelemetry`);
+/// - each beacon whose format's content moves (`Beacon.motion`: Eddystone-TLM's counters,
+///   Eddystone-EID's identifier) gets its next state: a steady motion every `steadyPeriod` (by
+///   whole periods), a stepped one when its step comes (by whole seconds), from the state and time the schedule first saw it at (or
+///   saw it changed by someone else, an update); where the motion renews the address with each
+///   step and the address is made up, a new address with it. Through the kernel, which chooses
+///   the addresses, the step is taken on the address the instance has, said once per beacon;
 /// - a beacon whose address rotates (`rotate-address=S`) gets a new made-up address every S
-///   seconds (`RenewalSchedule`; one that gains or loses its rotation is scheduled anew);
-/// - an Eddystone-EID beacon gets its next identifier when its period ends, and with it a new
-///   address where its address is made up (the specification: "rotate BD_ADDR in addition to
-///   the EID"); through the kernel, which chooses the addresses, the identifier changes on the
-///   address the instance has, said once per beacon (`IdentifierSchedule`).
+///   seconds (`RenewalSchedule`; one that gains or loses its rotation is scheduled anew).
 ///
 /// A change the controller refuses, or that finds the beacons off the air, is said and tried
-/// again: a TLM update at the next period, an address a period later, an identifier
-/// `IdentifierSchedule.retryPeriod` later. Nothing here ends a run.
+/// again: a steady motion at its next period, a step `retryPeriod` later, an address a period
+/// later. Nothing here ends a run, and nothing here names a format.
 package final class BeaconMotions {
-    /// How often TLM counters are set anew, in seconds.
-    package static let telemetryPeriod = 5.0
+    /// How often a steady motion (TLM counters) is set anew, in seconds.
+    package static let steadyPeriod = 5.0
+    /// How long after a step that failed it is tried again, in seconds.
+    package static let retryPeriod = 1.0
 
     /// What a report is about, for the caller to say it its way.
-    package enum Motion: Sendable {
-        case telemetry, address, identifier
+    package enum Motion: Sendable, Equatable {
+        /// A beacon's content moved (`ContentMotion.motionName`: `telemetry`, `eid`).
+        case content(String)
+        /// A beacon's address was renewed on its own period.
+        case address
+    }
+
+    /// One moving beacon: the state it started from, when, and what was last put on the air.
+    private struct Entry {
+        var origin: Double
+        var start: Beacon
+        var motion: any ContentMotion
+        /// The state last put on the air (or tried), and its seconds from `origin`.
+        var last: Beacon
+        var offset: Double
+        /// When to try again, after a failure.
+        var retry: Double?
+
+        /// When its content next moves: a steady motion a period after the last, a stepped one
+        /// when the last state's step comes; a failure's retry when that is sooner.
+        var due: Double? {
+            let next: Double? = switch last.motion?.pace ?? motion.pace {
+            case .steady: origin + offset + BeaconMotions.steadyPeriod
+            case let .stepped(seconds): seconds.map { origin + offset + $0 }
+            }
+            guard let retry else { return next }
+            return next.map { min($0, retry) } ?? retry
+        }
     }
 
     private let beacons: any LiveAdvertising
-    private let telemetry: MovingTelemetry
-    private var telemetryPeriods: PeriodCount
+    private let context: MotionContext
+    private var moving: [BeaconID: Entry] = [:]
     private var renewals = RenewalSchedule<BeaconID>()
-    private var identifiers = IdentifierSchedule<BeaconID>()
-    /// The EID beacons told that their address stays (the kernel's), so as to say it once.
+    /// The beacons told that their address stays (the kernel's), so as to say it once.
     private var addressKept: Set<BeaconID> = []
     private let label: (BeaconID) -> String
     private let report: (Motion, String) -> Void
 
     /// - Parameters:
     ///   - intervalUnits: the run's advertising interval (0.625 ms units), for TLM PDU counts.
-    ///   - start: the caller's clock now (the first TLM period ends `telemetryPeriod` after it).
     ///   - label: how a beacon is named in reports ("beacon 3", a scenario's name).
-    ///   - report: each new address and identifier, and each change that failed.
-    package init(beacons: any LiveAdvertising, intervalUnits: UInt32, start: Double = 0,
+    ///   - report: each new address and reported state, and each change that failed.
+    package init(beacons: any LiveAdvertising, intervalUnits: UInt32,
                  label: @escaping (BeaconID) -> String = { "beacon \($0)" },
                  report: @escaping (Motion, String) -> Void) {
         self.beacons = beacons
-        telemetry = MovingTelemetry(intervalUnits: intervalUnits)
-        telemetryPeriods = PeriodCount(period: Self.telemetryPeriod, from: start)
+        context = MotionContext(intervalUnits: intervalUnits, aes: RememberingAES())
         self.label = label
         self.report = report
     }
 
     /// When the next change is due on the caller's clock; nil when none will be.
     package func nextDue(now: Double) -> Double? {
-        let running = beacons.running
-        follow(running, now: now)
-        let moving = running.contains { MovingTelemetry.moves($0.beacon) } ? telemetryPeriods.next : nil
-        return [moving, renewals.nextDue, identifiers.nextDue].compactMap { $0 }.min()
+        follow(beacons.running, now: now)
+        return (moving.values.compactMap(\.due) + [renewals.nextDue].compactMap { $0 }).min()
     }
 
     /// Makes every change due by `now`.
     package func perform(now: Double) {
         follow(beacons.running, now: now)
-        moveTelemetry(now: now)
+        move(now: now)
         renewAddresses(now: now)
-        rotateIdentifiers(now: now)
     }
 
-    /// The schedules follow the beacons running now: one new starts, one gone is dropped.
+    /// The schedules follow the beacons running now: one new (or changed by someone else)
+    /// starts from its state now, one gone is dropped; one whose last state failed to go on the
+    /// air is not new.
     private func follow(_ running: [RunningBeacon], now: Double) {
         renewals.follow(Self.rotationPeriods(running), now: now)
-        var frames: [BeaconID: EddystoneEID] = [:]
+        var still: [BeaconID: Entry] = [:]
         for beacon in running {
-            if let frame = beacon.beacon.rotatingIdentifier { frames[beacon.id] = frame }
+            guard let motion = beacon.beacon.motion else { continue }
+            if let entry = moving[beacon.id], entry.last == beacon.beacon || entry.retry != nil {
+                still[beacon.id] = entry
+            } else {
+                still[beacon.id] = Entry(origin: now, start: beacon.beacon, motion: motion, last: beacon.beacon, offset: 0)
+            }
         }
-        identifiers.follow(frames, now: now)
+        moving = still
     }
 
     private static func rotationPeriods(_ running: [RunningBeacon]) -> [BeaconID: Double] {
         Dictionary(running.compactMap { beacon in beacon.parameters.addressRotation.map { (beacon.id, $0) } }) { first, _ in first }
     }
 
-    /// Advances every TLM beacon's counters by the whole periods passed, on the air in place.
-    private func moveTelemetry(now: Double) {
-        let periods = telemetryPeriods.passed(at: now)
-        guard periods > 0 else { return }
-        for beacon in beacons.running {
-            guard let moved = telemetry.moved(beacon.beacon, by: Double(periods) * Self.telemetryPeriod) else { continue }
+    /// Puts each moving beacon whose time has come in its state now, in place, and a new
+    /// address with it where its motion renews one.
+    private func move(now: Double) {
+        for (id, entry) in moving.sorted(by: { $0.key < $1.key }) {
+            guard let due = entry.due, now >= due else { continue }
+            // A steady motion moves by whole periods (its counters on a grid from its start), a
+            // stepped one by whole seconds.
+            let elapsed = entry.motion.pace == .steady ? ((now - entry.origin) / Self.steadyPeriod).rounded(.down) * Self.steadyPeriod
+                : (now - entry.origin).rounded(.down)
+            let next = entry.motion.advanced(by: elapsed, context)
+            moving[id]?.last = next
+            moving[id]?.offset = elapsed
+            moving[id]?.retry = nil
+            let motion = next.motion ?? entry.motion
+            let state = motion.stateText
             do {
-                try beacons.update(beacon.id, to: moved)
+                try beacons.update(id, to: next)
             } catch {
-                report(.telemetry, "\(label(beacon.id)): counters not moved: \(error); tried again in "
-                       + "\(Int(Self.telemetryPeriod)) s")
+                let retry = motion.pace == .steady ? Self.steadyPeriod : Self.retryPeriod
+                report(.content(motion.motionName), "\(label(id)): \(state ?? motion.motionName) not put on the air: \(error); "
+                       + "tried again in \(Int(retry)) s")
+                moving[id]?.retry = now + retry
+                continue
+            }
+            guard let state else { continue }
+            guard motion.renewsAddress, beacons.running(id)?.parameters.address?.isMadeUp ?? false else {
+                if motion.renewsAddress, addressKept.insert(id).inserted {
+                    report(.content(motion.motionName), "\(label(id)): \(state); the address stays the one it has (a new "
+                           + "one with each change needs a made-up address: address=non-resolvable, on HCI advertising sets)")
+                } else {
+                    report(.content(motion.motionName), "\(label(id)): \(state)")
+                }
+                continue
+            }
+            do {
+                let address = try beacons.renewAddress(id)
+                report(.content(motion.motionName), "\(label(id)): \(state) from \(address)")
+            } catch {
+                report(.content(motion.motionName), "\(label(id)): \(state), but no new address: \(error)")
             }
         }
     }
@@ -108,36 +166,4 @@ package final class BeaconMotions {
             }
         }
     }
-
-    /// Gives each EID beacon whose period ended its next identifier, and a new address with
-    /// it where its address is made up.
-    private func rotateIdentifiers(now: Double) {
-        for (id, frame) in identifiers.takeDue(at: now) {
-            let eid = HexText.format(frame.eid)
-            do {
-                try beacons.update(id, to: .eddystone(.eid(frame)))
-            } catch {
-                report(.identifier, "\(label(id)): EID \(eid) not put on the air: \(error); tried again in "
-                       + "\(Int(IdentifierSchedule<BeaconID>.retryPeriod)) s")
-                identifiers.failed(id, now: now)
-                continue
-            }
-            guard beacons.running(id)?.parameters.address?.isMadeUp ?? false else {
-                if addressKept.insert(id).inserted {
-                    report(.identifier, "\(label(id)): EID \(eid); the address stays the one it has (a new one with "
-                           + "each EID needs a made-up address: address=non-resolvable, on HCI advertising sets)")
-                } else {
-                    report(.identifier, "\(label(id)): EID \(eid)")
-                }
-                continue
-            }
-            do {
-                let address = try beacons.renewAddress(id)
-                report(.identifier, "\(label(id)): EID \(eid) from \(address)")
-            } catch {
-                report(.identifier, "\(label(id)): EID \(eid), but no new address: \(error)")
-            }
-        }
-    }
 }
-

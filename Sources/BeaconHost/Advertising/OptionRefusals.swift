@@ -58,9 +58,10 @@ extension AdvertisingOptions {
 
     /// Whether only HCI commands can honour these options (a mode, a random address, a
     /// beacon's own address): `--access auto` then takes raw HCI.
-    /// An Eddystone-EID beacon does too: only there does each identifier get an address of its own.
+    /// A beacon whose motion renews its address does too (Eddystone-EID): only there does each
+    /// step get an address of its own.
     var needsHCICommands: Bool {
         mode != .automatic || address != .publicAddress || beaconParameters.contains { $0.address != nil }
-            || beacons.contains { $0.rotatingIdentifier != nil }
+            || beacons.contains(where: \.renewsAddressAsItMoves)
     }
 }

@@ -10,13 +10,14 @@ import LinuxSystem
 /// motions: `BeaconMotions`.)
 package final class TelemetrySource: RunLoopSource {
     private let session: any LiveAdvertising
-    private let telemetry: MovingTelemetry
+    private let context: MotionContext
     private let timer: PeriodicTimer
     /// The timer's period (the advertising interval), in seconds.
     private let tick: Double
     private var ticks: UInt64 = 0
-    /// The interleaved frame's counters, from the start of the run.
-    private var emitterFrame: EddystoneTLM
+    /// The interleaved frame as the run started with it, and as its counters are now.
+    private let startFrame: Beacon
+    private var emitterFrame: Beacon
     private let log: (String) -> Void
 
     public var descriptor: Int32 { timer.descriptor }
@@ -24,13 +25,15 @@ package final class TelemetrySource: RunLoopSource {
     public var descriptors: [Int32] { [descriptor] }
 
     /// - Parameters:
-    ///   - interleaving: the TLM frame to interleave (its counters are where they start).
+    ///   - interleaving: the TLM frame to interleave (its counters are where they start, and
+    ///     move as its format's motion moves them).
     ///   - log: what went wrong (a refused frame), for the user; the next tick tries again.
-    public init(session: any LiveAdvertising, intervalUnits: UInt32, interleaving: EddystoneTLM,
+    public init(session: any LiveAdvertising, intervalUnits: UInt32, interleaving: Beacon,
                 log: @escaping (String) -> Void) throws(HostError) {
         self.session = session
-        telemetry = MovingTelemetry(intervalUnits: intervalUnits)
-        emitterFrame = interleaving
+        context = MotionContext(intervalUnits: intervalUnits, aes: BoringAES())
+        startFrame = interleaving
+        emitterFrame = startFrame
         let period = Duration.microseconds(Int64(intervalUnits) * 625)
         tick = period.inSeconds
         do {
@@ -45,13 +48,13 @@ package final class TelemetrySource: RunLoopSource {
         let passed = timer.expirations()
         guard passed > 0 else { return }
         ticks += passed
-        emitterFrame = telemetry.advance(emitterFrame, by: Double(passed) * tick)
+        emitterFrame = startFrame.motion?.advanced(by: Double(ticks) * tick, context) ?? startFrame
         do {
             // One interval in ten carries the TLM frame; the next puts the beacon back.
             let slot = ticks % 10
             for beacon in session.running where EddystoneTLM.accompanies(beacon.beacon) {
                 if slot == 0 {
-                    try session.show(beacon.id, .eddystone(.tlm(emitterFrame)))
+                    try session.show(beacon.id, emitterFrame)
                 } else if slot == 1 || passed > 1 {
                     try session.show(beacon.id, beacon.beacon)
                 }
