@@ -400,12 +400,11 @@ public struct BeaconDescription: Sendable, Equatable {
     }
 
     private static func companyIdentifier(_ text: String, _ option: String) throws(Invalid) -> CompanyIdentifier {
-        let hex = text.lowercased().hasPrefix("0x")
-        let value = hex ? Int(text.dropFirst(2), radix: 16) : Int(text)
-        guard let value, (0...0xFFFF).contains(value) else {
-            throw Invalid("\(option): the company ID must be from 0x0000 to 0xFFFF (decimal or 0x hex), got '\(text)'")
+        do throws(FormatDescriptionError) {
+            return try DescribedFields.company(text, option)
+        } catch {
+            throw Invalid(error.message)
         }
-        return CompanyIdentifier(UInt16(value))
     }
 
     /// `count` bytes given as hex digits in option `name`.

@@ -158,13 +158,21 @@ public struct DescribedFields: Sendable {
 
     /// A company identifier, decimal or 0x hex, or nil when none is given.
     public func company(_ key: String) throws(FormatDescriptionError) -> CompanyIdentifier? {
-        guard let text = values[key] else { return nil }
+        try values[key].map { (text) throws(FormatDescriptionError) in try Self.company(text, "--\(key)") }
+    }
+
+    /// A company identifier given in option `name` (`--company-id`, `--manufacturer-data`),
+    /// decimal or 0x hex.
+    public static func company(_ text: String, _ name: String) throws(FormatDescriptionError) -> CompanyIdentifier {
         let hex = text.lowercased().hasPrefix("0x")
         guard let value = hex ? Int(text.dropFirst(2), radix: 16) : Int(text), (0...0xFFFF).contains(value) else {
-            throw FormatDescriptionError("--\(key): the company ID must be from 0x0000 to 0xFFFF (decimal or 0x hex), got '\(text)'")
+            throw FormatDescriptionError("\(name): the company ID must be from 0x0000 to 0xFFFF (decimal or 0x hex), got '\(text)'")
         }
         return CompanyIdentifier(UInt16(value))
     }
+
+    /// What `--measured-power` takes, as `numberRanges` say it.
+    public static let measuredPowerRange = ["measured-power": "-128 to 127 (dBm)"]
 
     /// The measured power at 1 m (`--measured-power`, -128 to 127 dBm, -59 when none is given).
     public func measuredPower() throws(FormatDescriptionError) -> Int8 {

@@ -181,8 +181,8 @@ extension EddystoneEID: BeaconFormat {
 extension EddystoneEID: DescribedBeaconFormat {
     public static let name = "eddystone-eid"
     public static let descriptionKeys = ["identity-key-file", "identity-key", "rotation-exponent", "clock", "measured-power"]
-    public static let numberRanges = ["rotation-exponent": "0 to 15", "clock": "0 to 4294967295 (seconds)",
-                                      "measured-power": "-128 to 127 (dBm)"]
+    public static let numberRanges = DescribedFields.measuredPowerRange
+        .merging(["rotation-exponent": "0 to 15", "clock": "0 to 4294967295 (seconds)"]) { $1 }
     /// Its identity key (or key file), rotation exponent and clock: a client that could move the
     /// clock would read the identifiers of any time to come in the replies, without the key (an
     /// EID oracle); the counter only moves forward, with time. Whoever adds one gives its key.

@@ -83,7 +83,7 @@ extension EddystoneUID {
 extension EddystoneUID: DescribedBeaconFormat {
     public static let name = "eddystone-uid"
     public static let descriptionKeys = ["namespace", "instance", "measured-power"]
-    public static let numberRanges = ["measured-power": "-128 to 127 (dBm)"]
+    public static let numberRanges = DescribedFields.measuredPowerRange
     public static let summary = "Eddystone-UID: --namespace, --instance."
 
     public static func beacon(described fields: DescribedFields) throws(FormatDescriptionError) -> Beacon {

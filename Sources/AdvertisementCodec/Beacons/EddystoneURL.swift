@@ -153,7 +153,7 @@ extension EddystoneURL {
 extension EddystoneURL: DescribedBeaconFormat {
     public static let name = "eddystone-url"
     public static let descriptionKeys = ["url", "measured-power"]
-    public static let numberRanges = ["measured-power": "-128 to 127 (dBm)"]
+    public static let numberRanges = DescribedFields.measuredPowerRange
     public static let summary = "Eddystone-URL: --eddystone-url URL (url= in a description)."
     public static let selectingKey: String? = "url"
 

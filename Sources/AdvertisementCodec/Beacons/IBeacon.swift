@@ -210,7 +210,7 @@ extension IBeacon {
 extension IBeacon: DescribedBeaconFormat {
     public static let name = "ibeacon"
     public static let descriptionKeys = ["uuid", "major", "minor", "measured-power"]
-    public static let numberRanges = ["major": "0 to 65535", "minor": "0 to 65535", "measured-power": "-128 to 127 (dBm)"]
+    public static let numberRanges = DescribedFields.measuredPowerRange.merging(["major": "0 to 65535", "minor": "0 to 65535"]) { $1 }
     public static let summary = "Apple iBeacon (the default): --uuid, --major, --minor."
 
     public static func beacon(described fields: DescribedFields) throws(FormatDescriptionError) -> Beacon {

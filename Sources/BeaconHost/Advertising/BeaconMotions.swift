@@ -32,10 +32,10 @@ package final class BeaconMotions {
         case address
     }
 
-    /// One moving beacon: the state it started from, when, and what was last put on the air.
+    /// One moving beacon: when it started, the motion of the state it started from, and what
+    /// was last put on the air.
     private struct Entry {
         var origin: Double
-        var start: Beacon
         var motion: any ContentMotion
         /// The state last put on the air (or tried), and its seconds from `origin`.
         var last: Beacon
@@ -101,7 +101,7 @@ package final class BeaconMotions {
             if let entry = moving[beacon.id], entry.last == beacon.beacon || entry.retry != nil {
                 still[beacon.id] = entry
             } else {
-                still[beacon.id] = Entry(origin: now, start: beacon.beacon, motion: motion, last: beacon.beacon, offset: 0)
+                still[beacon.id] = Entry(origin: now, motion: motion, last: beacon.beacon, offset: 0)
             }
         }
         moving = still
