@@ -185,7 +185,9 @@ public final class ChildProcess {
     /// Asks the child to end (SIGTERM), then, after `grace`, makes it (SIGKILL); reaps it.
     /// - Parameter group: its whole process group (a child started in a group of its own: a
     ///   shell's pipeline, what it started), which is also made to end (SIGKILL) once the child
-    ///   has, so that nothing it started outlives it.
+    ///   has, so that nothing it started outlives it; the call returns once the group is gone
+    ///   (its members reaped by whoever adopted them) or a second has passed, since a signal
+    ///   is delivered, and a killed process torn down, after `kill` returns.
     public func stop(grace: Duration = .seconds(2), group: Bool = false) {
         let target = group ? -pid : pid
         if termination == nil {
@@ -196,7 +198,12 @@ public final class ChildProcess {
                 if waitpid(pid, &status, 0) == pid { ended = Self.termination(status) }
             }
         }
-        if group { kill(target, SIGKILL) }
+        guard group else { return }
+        kill(target, SIGKILL)
+        let deadline = ContinuousClock.now + .seconds(1)
+        while kill(target, 0) == 0 && ContinuousClock.now < deadline {
+            _ = Poll.pause(.milliseconds(5), interrupt: nil)
+        }
     }
 
     /// Closes the child's standard input: it reads the end (once).
