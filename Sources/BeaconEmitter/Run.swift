@@ -194,16 +194,16 @@ extension ScenarioLaunching {
                 default: break
                 }
             })
-        let sets = advertisement.sets()
+        let beacons = advertisement.stageRun()
         defer {
-            sets.close()
+            beacons.close()
             advertisement.close()
         }
         printer.progress(advertisement.summary + (advertisement.access.map { " (--access \($0.rawValue))" } ?? ""))
         if let fitting { scenario = try fitting(advertisement) }
         let scanner = try openScanner(scenario.scanner, beside: advertisement.connection, device: specification)
         defer { scanner?.close() }
-        let stage = SetStage(advertiser: sets, rotationPeriod: scenario.rotation, intervalUnits: scenario.intervalUnits)
+        let stage = SetStage(run: beacons, rotationPeriod: scenario.rotation, intervalUnits: scenario.intervalUnits)
         stage.note = printer.progress
         return run(scenario, local: stage, boxes: boxes, scanner: scanner, interrupt: interrupt, printer: printer,
                    exporter: exporter)

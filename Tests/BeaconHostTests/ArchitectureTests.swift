@@ -126,6 +126,22 @@ struct ArchitectureTests {
         return found
     }
 
+    /// One owner of change and of supervision: `LiveBeacons` is the only type of the sources
+    /// that implements the change API (`LiveAdvertising`; the advertisers send commands), and
+    /// `EmitterRun` the only one that makes a `Supervisor` (for `advertise`, the library and a
+    /// scenario's stage alike).
+    @Test func oneTypeChangesBeaconsAndOneSupervises() throws {
+        let sources = try Self.sources()
+        #expect(try Self.siteCounts(in: sources, matching: #"(class|struct|extension) \w+\s*:.*\bLiveAdvertising\b"#)
+                == ["BeaconHost/Advertising/LiveBeacons.swift": 1])
+        #expect(try Self.siteCounts(in: sources, matching: #"(^|[^\w.])Supervisor\("#) == ["BeaconHost/Supervision/EmitterRun.swift": 1])
+        // Seen finding a second implementer, as a scratch file would hold one.
+        let scratch = [(path: "BeaconHost/Advertising/Scratch.swift",
+                        lines: ["extension Advertiser: LiveAdvertising {", "    let s = Supervisor(session: session)"] as [Substring])]
+        #expect(try Self.siteCounts(in: scratch, matching: #"(class|struct|extension) \w+\s*:.*\bLiveAdvertising\b"#).count == 1)
+        #expect(try Self.siteCounts(in: scratch, matching: #"(^|[^\w.])Supervisor\("#).count == 1)
+    }
+
     /// The lines outside the formats' own files matching `pattern` (comments aside), counted per
     /// file: more than `sites` allows fails, and so does fewer (the count is lowered with them).
     static func expectSites(_ sites: [String: (count: Int, why: String)], matching pattern: String, what: String) throws {

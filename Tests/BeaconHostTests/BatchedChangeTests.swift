@@ -38,12 +38,12 @@ import Testing
             + [Self.both(enable: false)]
             // The idle sets have the parameters the new beacons need: only their data is sent.
             + [Self.data(set: 0, three.data), Self.data(set: 1, four.data), Self.both(enable: true)])
-        let (advertiser, sets) = try ComeAndGoTests.core(transport)
-        let first = try sets.add([(one.beacon, .run), (two.beacon, .run)])
+        let (advertiser, run) = try ComeAndGoTests.core(transport)
+        let first = try run.live.add([(one.beacon, .run), (two.beacon, .run)])
         #expect(advertiser.beacons == [one.beacon, two.beacon])
-        try sets.remove(first)
+        try run.live.remove(first)
         #expect(advertiser.beacons.isEmpty)
-        _ = try sets.add([(three.beacon, .run), (four.beacon, .run)])
+        _ = try run.live.add([(three.beacon, .run), (four.beacon, .run)])
         #expect(advertiser.beacons == [three.beacon, four.beacon])
         #expect(transport.remainingSteps == 0, "\(transport.sent.map { HexText.format($0, separator: " ") })")
     }
@@ -54,8 +54,8 @@ import Testing
             + Self.readying(set: 0, one.data) + Self.readying(set: 1, two.data) + [Self.both(enable: true), Self.both(enable: false)]
             + [.init(command: hex("3C 20 01 00"), answers: [complete(0x203C)]),
                .init(command: hex("3C 20 01 01"), answers: [complete(0x203C)])])
-        let (advertiser, sets) = try ComeAndGoTests.core(transport)
-        try sets.remove(try sets.add([(one.beacon, .run), (two.beacon, .run)]))
+        let (advertiser, run) = try ComeAndGoTests.core(transport)
+        try run.live.remove(try run.live.add([(one.beacon, .run), (two.beacon, .run)]))
         // Within the moment, nothing is removed.
         advertiser.releaseIdleSets(now: .now)
         #expect(transport.remainingSteps == 2)
@@ -77,9 +77,9 @@ import Testing
         let transport = ScriptedTransport(ComeAndGoTests.preparing
             + Self.readying(set: 0, one.data) + Self.readying(set: 1, two.data) + [Self.both(enable: true), Self.both(enable: false)]
             + [.init(command: hex("3C 20 01 00"), answers: [complete(0x203C)])] + made)
-        let (advertiser, sets) = try ComeAndGoTests.core(transport)
-        try sets.remove(try sets.add([(one.beacon, .run), (two.beacon, .run)]))
-        _ = try sets.add([(scannableBeacon, .run)])
+        let (advertiser, run) = try ComeAndGoTests.core(transport)
+        try run.live.remove(try run.live.add([(one.beacon, .run), (two.beacon, .run)]))
+        _ = try run.live.add([(scannableBeacon, .run)])
         #expect(transport.remainingSteps == 0, "\(transport.sent.map { HexText.format($0, separator: " ") })")
         #expect(advertiser.beacons == [scannableBeacon])
     }
@@ -90,8 +90,8 @@ import Testing
         let (one, two) = (Self.beacon(minor: 1), Self.beacon(minor: 2))
         let transport = ScriptedTransport(ComeAndGoTests.preparing
             + Self.readying(set: 0, one.data) + Self.readying(set: 1, two.data) + [Self.both(enable: true, status: 0x07)])
-        let (advertiser, sets) = try ComeAndGoTests.core(transport)
-        #expect(throws: HostError.self) { _ = try sets.add([(one.beacon, .run), (two.beacon, .run)]) }
+        let (advertiser, run) = try ComeAndGoTests.core(transport)
+        #expect(throws: HostError.self) { _ = try run.live.add([(one.beacon, .run), (two.beacon, .run)]) }
         #expect(advertiser.beacons.isEmpty)
         #expect(advertiser.leftovers == [0, 1])
         #expect(transport.remainingSteps == 0)

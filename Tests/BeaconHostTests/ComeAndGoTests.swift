@@ -6,7 +6,7 @@ import Foundation
 import Testing
 
 /// A set per beacon, added and removed one at a time, and changed in place (a scenario's stage
-/// on the advertising core, `SupervisedSets` over `Advertiser`): the whole conversation with the
+/// on the advertising core, `EmitterRun(stage:)` over `Advertiser`): the whole conversation with the
 /// controller, command by command.
 @Suite struct ComeAndGoTests {
     static let numberOfSets = ScriptedTransport.Step(command: hex("3B 20 00 // LE Read Number of Supported Advertising Sets"),
@@ -20,12 +20,12 @@ import Testing
 
     /// The core with no beacons yet, started on `transport` (a controller of our own, reset, when
     /// `resetting`; else beside the kernel), and its beacons named by their sets.
-    static func core(_ transport: some PacketTransport<H4Packet>, resetting: Bool = true) throws -> (Advertiser, SupervisedSets) {
+    static func core(_ transport: some PacketTransport<H4Packet>, resetting: Bool = true) throws -> (Advertiser, EmitterRun) {
         // As a scenario's launch starts it: `advertise`'s start, with no beacons.
         let advertiser = try Emitter(controller: HCIController(transport: transport), ownsController: resetting) { _ in }
             .start(options: AdvertisingOptions(beacons: [], intervalUnits: 160))
         let session = HCISession(advertiser: advertiser, kernelIndex: nil, ownsController: resetting, reconnect: nil)
-        return (advertiser, SupervisedSets(advertiser: advertiser, session: session, device: "test"))
+        return (advertiser, EmitterRun(stage: session, device: "test"))
     }
 
     /// - Parameter sid: the set's advertising SID (the beacon's place among ours).
@@ -65,12 +65,12 @@ import Testing
             .init(command: hex("39 20 06 01 01 01 00 00 00 // and enabled again"), answers: [complete(0x2039)]),
         ]
         let transport = ScriptedTransport(Self.preparing + Self.adding(set: 0, data: referenceData) + own + changing)
-        let (advertiser, sets) = try Self.core(transport)
-        #expect(try sets.add(referenceBeacon, parameters: .run) == 1)
-        #expect(try sets.add(Self.minor3, parameters: BeaconParameters(intervalUnits: 800, txPower: -8)) == 2)
-        try sets.setParameters(2, to: BeaconParameters(intervalUnits: 320))
+        let (advertiser, run) = try Self.core(transport)
+        #expect(try run.live.add(referenceBeacon, parameters: .run) == 1)
+        #expect(try run.live.add(Self.minor3, parameters: BeaconParameters(intervalUnits: 800, txPower: -8)) == 2)
+        try run.live.setParameters(2, to: BeaconParameters(intervalUnits: 320))
         #expect(transport.remainingSteps == 0, "\(transport.sent.map { HexText.format($0, separator: " ") })")
-        #expect(advertiser.parameters[1] == BeaconParameters(intervalUnits: 320))
+        #expect(advertiser.live.parameters[1] == BeaconParameters(intervalUnits: 320))
         #expect(advertiser.beacons[1] == Self.minor3)
     }
 
@@ -84,28 +84,28 @@ import Testing
         own.insert(.init(command: hex("35 20 07 01 55 44 33 22 11 C0 // set 1's random address"), answers: [complete(0x2035)]),
                    at: 1)
         let transport = ScriptedTransport(Self.preparing + Self.adding(set: 0, data: referenceData) + own)
-        let (_, sets) = try Self.core(transport)
-        #expect(try sets.add(referenceBeacon, parameters: .run) == 1)
+        let (_, run) = try Self.core(transport)
+        #expect(try run.live.add(referenceBeacon, parameters: .run) == 1)
         let given = try BluetoothAddress(parsing: "C0:11:22:33:44:55")
-        #expect(try sets.add(Self.minor3, parameters: BeaconParameters(address: .random(given))) == 2)
+        #expect(try run.live.add(Self.minor3, parameters: BeaconParameters(address: .random(given))) == 2)
         #expect(transport.remainingSteps == 0, "\(transport.sent.map { HexText.format($0, separator: " ") })")
     }
 
     @Test func aStaticAddressIsMadeOnceAndKept() throws {
         // Legacy advertising (the one random address of the controller), then every command answered.
         let preparing = ScriptedTransport([EmitterStartTests.reset, EmitterStartTests.readCommands(extended: false)])
-        let (advertiser, sets) = try Self.core(preparing)
+        let (advertiser, run) = try Self.core(preparing)
         #expect(advertiser.plan?.mode == .legacy)
         let transport = ScriptedTransport(answeringEverything: true)
         try advertiser.restore(on: HCIController(transport: transport), controllerWasReset: true)
-        let handle = try sets.add(referenceBeacon, parameters: BeaconParameters(address: .generatedStaticRandom))
+        let handle = try run.live.add(referenceBeacon, parameters: BeaconParameters(address: .generatedStaticRandom))
         guard let made = advertiser.running.map(\.ownAddress).first ?? nil else {
             Issue.record("no address made: \(advertiser.running.map(\.ownAddress))")
             return
         }
         #expect(made.value >> 46 == 0b11, "a static random address: \(made)")
-        try sets.setParameters(handle, to: BeaconParameters(intervalUnits: 320, address: .generatedStaticRandom))
-        #expect(advertiser.parameters == [BeaconParameters(intervalUnits: 320, address: .generatedStaticRandom)])
+        try run.live.setParameters(handle, to: BeaconParameters(intervalUnits: 320, address: .generatedStaticRandom))
+        #expect(advertiser.live.parameters == [BeaconParameters(intervalUnits: 320, address: .generatedStaticRandom)])
         #expect(advertiser.running.map(\.ownAddress) == [made])
         let sent = transport.sent.map { HexText.format($0) }
         let setAddress = "052006" + HexText.format(made.littleEndianBytes)
@@ -141,10 +141,10 @@ import Testing
     /// A renewed address goes on the running set in place; where the controller refuses that,
     /// the set is disabled around it, that time and every time after.
     @Test func aRenewedAddressGoesOnTheRunningSetOrAroundADisable() throws {
-        let (advertiser, sets) = try Self.core(ScriptedTransport(Self.preparing))
+        let (advertiser, run) = try Self.core(ScriptedTransport(Self.preparing))
         let transport = AddressRefusingTransport()
         try advertiser.restore(on: HCIController(transport: transport), controllerWasReset: true)
-        let handle = try sets.add(referenceBeacon, parameters: BeaconParameters(address: .generatedNonResolvable))
+        let handle = try run.live.add(referenceBeacon, parameters: BeaconParameters(address: .generatedNonResolvable))
         guard let first = advertiser.running.map(\.ownAddress).first ?? nil else {
             Issue.record("no address made")
             return
@@ -155,15 +155,15 @@ import Testing
             defer { sent = transport.opcodes.count }
             return Array(transport.opcodes[sent...])
         }
-        let second = try sets.renewAddress(handle)
+        let second = try run.live.renewAddress(handle)
         #expect(since() == [0x2035], "in place")
         transport.refuseNextAddress = true
-        let third = try sets.renewAddress(handle)
+        let third = try run.live.renewAddress(handle)
         #expect(since() == [0x2035, 0x2039, 0x2035, 0x2039], "refused, then around a disable")
-        _ = try sets.renewAddress(handle)
+        _ = try run.live.renewAddress(handle)
         #expect(since() == [0x2039, 0x2035, 0x2039], "around a disable from then on")
         #expect(Set([first, second, third]).count == 3)
-        #expect(throws: HostError.self) { try sets.renewAddress(0x7F) }
+        #expect(throws: HostError.self) { try run.live.renewAddress(0x7F) }
     }
 
     /// Legacy advertising: a beacon's own interval, in legacy advertising's range; no TX power.
@@ -173,13 +173,13 @@ import Testing
                   answers: [complete(0x2006)]),
             .init(command: hex("08 20 20 1E") + referenceData + [0x00], answers: [complete(0x2008)]),
             .init(command: hex("0A 20 01 01 // enable"), answers: [complete(0x200A)])])
-        let (_, sets) = try Self.core(transport)
-        #expect(throws: HostError.self) { try sets.add(referenceBeacon, parameters: BeaconParameters(txPower: 0)) }
+        let (_, run) = try Self.core(transport)
+        #expect(throws: HostError.self) { try run.live.add(referenceBeacon, parameters: BeaconParameters(txPower: 0)) }
         #expect(throws: HostError.self) {
-            try sets.add(referenceBeacon, parameters: BeaconParameters(intervalUnits: 0x4001))
+            try run.live.add(referenceBeacon, parameters: BeaconParameters(intervalUnits: 0x4001))
         }
         #expect(transport.sent.count == 2, "nothing sent for what the controller cannot take")
-        _ = try sets.add(referenceBeacon, parameters: BeaconParameters(intervalUnits: 800))
+        _ = try run.live.add(referenceBeacon, parameters: BeaconParameters(intervalUnits: 800))
         #expect(transport.remainingSteps == 0,
                 "the parameters command carried 500 ms: \(transport.sent.map { HexText.format($0, separator: " ") })")
     }
@@ -198,20 +198,20 @@ import Testing
             // reference beacon (next in the turns) goes on set 1.
             + [data(0, Self.minor3Data), data(1, referenceData)]
             + Self.removing(set: 1) + Self.removing(set: 0))
-        let (advertiser, sets) = try Self.core(transport)
-        #expect(advertiser.plan?.mode == .extended && sets.hasFreeSet)
-        #expect(try sets.add(referenceBeacon, parameters: .run) == 1)
-        #expect(try sets.add(Self.minor3, parameters: .run) == 2)
-        #expect(!sets.hasFreeSet)
+        let (advertiser, run) = try Self.core(transport)
+        #expect(advertiser.plan?.mode == .extended && run.live.hasFreeSet)
+        #expect(try run.live.add(referenceBeacon, parameters: .run) == 1)
+        #expect(try run.live.add(Self.minor3, parameters: .run) == 2)
+        #expect(!run.live.hasFreeSet)
         let sent = transport.sent.count
         // Every set in use: it takes turns on set 1 with minor 3, nothing sent until its turn.
-        #expect(try sets.add(referenceBeacon, parameters: .run) == 3)
+        #expect(try run.live.add(referenceBeacon, parameters: .run) == 3)
         #expect(transport.sent.count == sent)
-        #expect(sets.takingTurns == [2, 3])
-        try sets.update(1, to: Self.minor3)
-        try sets.remove(1)
-        #expect(sets.takingTurns.isEmpty && !sets.hasFreeSet)
-        try sets.removeAll()
+        #expect(run.live.takingTurns == [2, 3])
+        try run.live.update(1, to: Self.minor3)
+        try run.live.remove(1)
+        #expect(run.live.takingTurns.isEmpty && !run.live.hasFreeSet)
+        try run.live.removeAll()
         #expect(advertiser.beacons.isEmpty)
         #expect(transport.remainingSteps == 0, "\(transport.sent.map { HexText.format($0, separator: " ") })")
     }
@@ -222,11 +222,11 @@ import Testing
         let transport = ScriptedTransport(Self.preparing + Self.adding(set: 0, data: referenceData)
             + Self.adding(set: 1, data: Self.minor3Data) + Self.removing(set: 0)
             + Self.adding(set: 0, data: referenceData, sid: 0))
-        let (_, sets) = try Self.core(transport)
-        _ = try sets.add(referenceBeacon, parameters: .run)
-        _ = try sets.add(Self.minor3, parameters: .run)
-        try sets.remove(1)
-        #expect(try sets.add(referenceBeacon, parameters: .run) == 3, "ids are not reused")
+        let (_, run) = try Self.core(transport)
+        _ = try run.live.add(referenceBeacon, parameters: .run)
+        _ = try run.live.add(Self.minor3, parameters: .run)
+        try run.live.remove(1)
+        #expect(try run.live.add(referenceBeacon, parameters: .run) == 3, "ids are not reused")
         #expect(transport.remainingSteps == 0, "\(transport.sent.map { HexText.format($0, separator: " ") })")
     }
 
@@ -235,8 +235,8 @@ import Testing
         let transport = ScriptedTransport(Self.preparing + [parameters,
             .init(command: hex("37 20 22 00 03 01 1E") + referenceData, answers: [complete(0x2037, status: 0x12)])]
             + Self.removing(set: 0))
-        let (advertiser, sets) = try Self.core(transport)
-        #expect(throws: HostError.self) { try sets.add(referenceBeacon, parameters: .run) }
+        let (advertiser, run) = try Self.core(transport)
+        #expect(throws: HostError.self) { try run.live.add(referenceBeacon, parameters: .run) }
         #expect(advertiser.beacons.isEmpty && advertiser.leftovers.isEmpty)
         #expect(transport.remainingSteps == 0)
     }
@@ -245,8 +245,8 @@ import Testing
     @Test func besideTheKernelSetsCountDown() throws {
         let transport = ScriptedTransport([EmitterStartTests.readCommands(extended: true), EmitterStartTests.readFeatures,
                                            Self.numberOfSets] + Self.adding(set: 0xEF, data: referenceData, sid: 0))
-        let (_, sets) = try Self.core(transport, resetting: false)
-        #expect(try sets.add(referenceBeacon, parameters: .run) == 1)
+        let (_, run) = try Self.core(transport, resetting: false)
+        #expect(try run.live.add(referenceBeacon, parameters: .run) == 1)
         #expect(transport.remainingSteps == 0)
     }
 
@@ -254,21 +254,21 @@ import Testing
         let transport = ScriptedTransport([EmitterStartTests.reset, EmitterStartTests.readCommands(extended: false)]
             + legacySteps[1...]
             + [.init(command: hex("08 20 20 1E") + Self.minor3Data + [0x00], answers: [complete(0x2008)]), legacyStop])
-        let (advertiser, sets) = try Self.core(transport)
+        let (advertiser, run) = try Self.core(transport)
         #expect(advertiser.plan?.mode == .legacy)
-        _ = try sets.add(referenceBeacon, parameters: .run)
-        #expect(!sets.hasFreeSet)
+        _ = try run.live.add(referenceBeacon, parameters: .run)
+        #expect(!run.live.hasFreeSet)
         // Legacy advertising's one set: a second beacon takes turns on it, nothing sent until its turn.
         let sent = transport.sent.count
-        #expect(try sets.add(Self.minor3, parameters: .run) == 2)
-        #expect(transport.sent.count == sent && sets.takingTurns == [1, 2])
-        try sets.update(1, to: Self.minor3)
-        try sets.removeAll()
+        #expect(try run.live.add(Self.minor3, parameters: .run) == 2)
+        #expect(transport.sent.count == sent && run.live.takingTurns == [1, 2])
+        try run.live.update(1, to: Self.minor3)
+        try run.live.removeAll()
         #expect(transport.remainingSteps == 0)
     }
 }
 
-/// A scenario's sets kept on the air as `advertise` keeps its beacons (`SupervisedSets`): the
+/// A scenario's sets kept on the air as `advertise` keeps its beacons (`EmitterRun(stage:)`): the
 /// session and the supervisor are the same, the sets go back as the books have them.
 @Suite struct SupervisedSetsTests {
     /// A Hardware Error answers an update: the update stays in the books, the sets are off the
@@ -285,26 +285,26 @@ import Testing
         steps += ComeAndGoTests.adding(set: 0, data: ComeAndGoTests.minor3Data)
         steps += ComeAndGoTests.removing(set: 0)
         let transport = ScriptedTransport(steps)
-        let (advertiser, sets) = try ComeAndGoTests.core(transport)
-        let first = try sets.add(referenceBeacon, parameters: .run)
-        let second = try sets.add(ComeAndGoTests.minor3, parameters: .run)
+        let (advertiser, run) = try ComeAndGoTests.core(transport)
+        let first = try run.live.add(referenceBeacon, parameters: .run)
+        let second = try run.live.add(ComeAndGoTests.minor3, parameters: .run)
         #expect(first == 1 && second == 2)
-        try sets.update(1, to: ComeAndGoTests.minor3)
-        #expect(sets.isOffAir)
+        try run.live.update(1, to: ComeAndGoTests.minor3)
+        #expect(run.isOffAir)
         #expect(advertiser.beacons == [ComeAndGoTests.minor3, ComeAndGoTests.minor3])
         let sent = transport.sent.count
-        try sets.remove(2)
+        try run.live.remove(2)
         #expect(transport.sent.count == sent, "a change off the air goes into the books only")
         Thread.sleep(forTimeInterval: 0.15)  // Emitter.settleTime
-        try sets.serve()
-        #expect(!sets.isOffAir)
-        let events = sets.takeEvents()
+        try run.turn()
+        #expect(!run.isOffAir)
+        let events = run.takeEvents()
         guard events.count == 2, case let .offAir(cause) = events[0], case let .restored(again, _, _) = events[1] else {
             Issue.record("events \(events)")
             return
         }
         #expect(cause == .hardwareError(code: 0x2A) && again == cause)
-        try sets.removeAll()
+        try run.live.removeAll()
         #expect(transport.remainingSteps == 0)
     }
 }

@@ -21,7 +21,7 @@ import Testing
         let advertiser = Advertiser(controller: HCIController(transport: transport),
                                     options: AdvertisingOptions(beacons: [referenceBeacon], mode: .extended))
         try advertiser.start(capabilities: capabilities(extended: true), controllerWasReset: true)
-        try advertiser.update(1, to: Self.minor3)
+        try advertiser.live.update(1, to: Self.minor3)
         #expect(advertiser.beacons == [Self.minor3])
         #expect(transport.remainingSteps == 0)
     }
@@ -32,7 +32,7 @@ import Testing
         let advertiser = Advertiser(controller: HCIController(transport: transport),
                                     options: AdvertisingOptions(beacons: [referenceBeacon], mode: .extended))
         try advertiser.start(capabilities: capabilities(extended: true), controllerWasReset: true)
-        #expect(throws: HostError.self) { try advertiser.update(1, to: Self.minor3) }
+        #expect(throws: HostError.self) { try advertiser.live.update(1, to: Self.minor3) }
         #expect(advertiser.beacons == [referenceBeacon])
     }
 
@@ -49,9 +49,9 @@ import Testing
                                     options: AdvertisingOptions(beacons: [referenceBeacon], mode: .extended))
         // One beacon at start: the number of sets was not read then, so the first add reads it.
         try advertiser.start(capabilities: AdvertisingCapabilities(supportsExtendedAdvertising: true), controllerWasReset: true)
-        #expect(try advertiser.add(Self.minor3) == 2)
+        #expect(try advertiser.live.add(Self.minor3) == 2)
         #expect(advertiser.plan?.handles == [0, 1])
-        try advertiser.remove(1)
+        try advertiser.live.remove(1)
         #expect(advertiser.plan?.handles == [1])
         #expect(advertiser.beacons == [Self.minor3])
         let live = HCISession(advertiser: advertiser, kernelIndex: nil, ownsController: true, reconnect: nil).live
@@ -67,7 +67,7 @@ import Testing
         let advertiser = Advertiser(controller: HCIController(transport: transport),
                                     options: AdvertisingOptions(beacons: [referenceBeacon], mode: .legacy))
         try advertiser.start(capabilities: capabilities(extended: false), controllerWasReset: true)
-        #expect(try advertiser.add(Self.minor3) == 2)
+        #expect(try advertiser.live.add(Self.minor3) == 2)
         #expect(advertiser.plan?.rotating == true)
         try advertiser.rotate()
         #expect(transport.remainingSteps == 0)
@@ -83,9 +83,9 @@ import Testing
         var recorded: [[UInt8]] = []
         advertiser.instancesChanged = { recorded.append($0) }
         try advertiser.start()
-        try advertiser.update(1, to: Self.minor3)
-        #expect(try advertiser.add(referenceBeacon) == 2)
-        try advertiser.remove(1)
+        try advertiser.live.update(1, to: Self.minor3)
+        #expect(try advertiser.live.add(referenceBeacon) == 2)
+        try advertiser.live.remove(1)
         #expect(advertiser.plan?.handles == [3])
         #expect(advertiser.beacons == [referenceBeacon])
         #expect(recorded == [[2], [2, 3], [3]])

@@ -191,7 +191,7 @@ func addSteps(instance: UInt8, data: [UInt8] = referenceData) -> [ScriptedKernel
         var warnings: [String] = []
         advertiser.warn = { warnings.append($0) }
         try advertiser.start()
-        #expect(try advertiser.add(LiveChangeTests.minor3) == 2)
+        #expect(try advertiser.live.add(LiveChangeTests.minor3) == 2)
         #expect(advertiser.plan?.handles == [1] && advertiser.plan?.rotating == true)
         #expect(warnings.contains { $0.contains("2 beacons take turns on instance 1") }, "\(warnings)")
         #expect(kernel.remainingSteps == 0)

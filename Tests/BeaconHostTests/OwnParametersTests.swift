@@ -28,7 +28,7 @@ import Testing
         let parameters = transport.sent.filter { $0.prefix(2) == [0x36, 0x20] }
         #expect(parameters == [Self.parameters(set: 0, interval: "A0 00 00", txPower: "7F"),   // the run's: 100 ms, no preference
                                Self.parameters(set: 1, interval: "20 03 00", txPower: "F8")])  // its own: 500 ms, -8 dBm
-        #expect(advertiser.parameters == [.run, Self.slow])
+        #expect(advertiser.live.parameters == [.run, Self.slow])
     }
 
     /// New parameters: that beacon's set disabled, its parameters, enabled again; its data and
@@ -50,11 +50,11 @@ import Testing
         #expect(oneValue.sent == lists.sent)
         #expect(advertiser.running == [RunningBeacon(id: 1, beacon: Self.beacons[0]),
                                        RunningBeacon(id: 2, beacon: Self.beacons[1], parameters: Self.slow)])
-        let added = try advertiser.add(Self.beacons[2], parameters: BeaconParameters(txPower: 0))
-        #expect(added == 3 && advertiser.running(3)?.parameters == BeaconParameters(txPower: 0))
-        try advertiser.remove(1)
+        let added = try advertiser.live.add(Self.beacons[2], parameters: BeaconParameters(txPower: 0))
+        #expect(added == 3 && advertiser.live.running(3)?.parameters == BeaconParameters(txPower: 0))
+        try advertiser.live.remove(1)
         #expect(advertiser.ids == [2, 3], "a remove moves no other beacon's id")
-        #expect { try advertiser.update(1, to: Self.beacons[0]) } throws: { "\($0)".contains("no beacon 1") }
+        #expect { try advertiser.live.update(1, to: Self.beacons[0]) } throws: { "\($0)".contains("no beacon 1") }
     }
 
     @Test func aChangeOfParametersIsAGapOnItsOwnSetOnly() throws {
@@ -63,16 +63,16 @@ import Testing
                                     options: AdvertisingOptions(beacons: Array(Self.beacons.prefix(2))))
         try advertiser.start(capabilities: capabilities(extended: true))
         let before = transport.sent.count
-        try advertiser.update(2, to: Self.beacons[1], parameters: BeaconParameters(intervalUnits: 320))
+        try advertiser.live.update(2, to: Self.beacons[1], parameters: BeaconParameters(intervalUnits: 320))
         #expect(Array(transport.sent.dropFirst(before)) == [
             hex("39 20 06 00 01 01 00 00 00   // disable set 1"),
             Self.parameters(set: 1, interval: "40 01 00", txPower: "7F"),
             hex("39 20 06 01 01 01 00 00 00   // enable set 1"),
         ])
-        #expect(advertiser.parameters == [.run, BeaconParameters(intervalUnits: 320)])
+        #expect(advertiser.live.parameters == [.run, BeaconParameters(intervalUnits: 320)])
         // Data and parameters together: the parameters first, then the data on the running set.
         let middle = transport.sent.count
-        try advertiser.update(1, to: Self.beacons[2], parameters: Self.slow)
+        try advertiser.live.update(1, to: Self.beacons[2], parameters: Self.slow)
         #expect(transport.sent.dropFirst(middle).map { $0[0] } == [0x39, 0x36, 0x39, 0x37])
         #expect(advertiser.beacons == [Self.beacons[2], Self.beacons[1]])
     }
@@ -84,7 +84,7 @@ import Testing
                                     options: AdvertisingOptions(beacons: Array(Self.beacons.prefix(2)),
                                                                 beaconParameters: [.run, Self.slow]))
         try advertiser.start(capabilities: capabilities(extended: true))
-        try advertiser.update(1, to: Self.beacons[0], parameters: BeaconParameters(intervalUnits: 320))
+        try advertiser.live.update(1, to: Self.beacons[0], parameters: BeaconParameters(intervalUnits: 320))
         let before = transport.sent.count
         try advertiser.restore(controllerWasReset: true)
         #expect(transport.sent.dropFirst(before).filter { $0.prefix(2) == [0x36, 0x20] }
@@ -103,9 +103,9 @@ import Testing
         let advertiser = Advertiser(controller: HCIController(transport: transport),
                                     options: AdvertisingOptions(beacons: [referenceBeacon]))
         try advertiser.start(capabilities: capabilities(extended: true))
-        #expect(throws: HostError.self) { try advertiser.update(1, to: referenceBeacon, parameters: BeaconParameters(txPower: -20)) }
+        #expect(throws: HostError.self) { try advertiser.live.update(1, to: referenceBeacon, parameters: BeaconParameters(txPower: -20)) }
         #expect(transport.remainingSteps == 0)
-        #expect(advertiser.parameters == [.run])
+        #expect(advertiser.live.parameters == [.run])
     }
 
     /// Beacons that take turns on one set share its parameters: a beacon of its own is refused
@@ -126,13 +126,13 @@ import Testing
         // Legacy advertising takes the one beacon's own interval.
         #expect(Array(legacy.sent[1].prefix(7)) == hex("06 20 0F 20 03 20 03"))
         let sent = legacy.sent.count
-        #expect(throws: HostError.self) { try single.add(Self.beacons[1]) }
+        #expect(throws: HostError.self) { try single.live.add(Self.beacons[1]) }
         #expect(single.beacons == [referenceBeacon] && legacy.sent.count == sent)
         #expect {
-            try single.update(1, to: referenceBeacon, parameters: BeaconParameters(txPower: 0))
+            try single.live.update(1, to: referenceBeacon, parameters: BeaconParameters(txPower: 0))
         } throws: { "\($0)".contains("beacon 1's TX power: needs extended advertising") }
         #expect {
-            try single.update(1, to: referenceBeacon, parameters: BeaconParameters(pdu: .extended))
+            try single.live.update(1, to: referenceBeacon, parameters: BeaconParameters(pdu: .extended))
         } throws: { "\($0)".contains("beacon 1's extended PDUs: needs extended advertising") }
         #expect(legacy.sent.count == sent)
     }
@@ -147,9 +147,9 @@ import Testing
         try advertiser.start(capabilities: capabilities(extended: true))
         let long = Beacon.custom(CustomAdvertisement(data: try AdvertisingData(parsing: [0x02, 0x01, 0x06, 0x26, 0xFF, 0x59, 0x00]
                                                                                 + [UInt8](repeating: 0xAB, count: 35))))
-        #expect(throws: HostError.self) { _ = try advertiser.add(long, parameters: .run) }
+        #expect(throws: HostError.self) { _ = try advertiser.live.add(long, parameters: .run) }
         let sent = transport.sent.count
-        _ = try advertiser.add(long, parameters: BeaconParameters(pdu: .extended))
+        _ = try advertiser.live.add(long, parameters: BeaconParameters(pdu: .extended))
         let parameters = try #require(transport.sent[sent...].first { $0.prefix(2) == [0x36, 0x20] })
         #expect(parameters[4] & 0x10 == 0, "extended PDUs: no legacy bit in the event properties: \(HexText.format(parameters))")
         #expect(advertiser.beacons.count == 2)
@@ -173,13 +173,13 @@ import Testing
         #expect(addresses().count == 2 && addresses()[0] == hex("35 20 07 01 55 44 33 22 11 C0"))
         #expect(made[3] == 2 && BluetoothAddress(littleEndian: made.dropFirst(4)).isStaticRandom)
         try advertiser.restore(controllerWasReset: true)
-        try advertiser.update(3, to: Self.beacons[2], parameters: BeaconParameters(intervalUnits: 320, address: .generatedStaticRandom))
+        try advertiser.live.update(3, to: Self.beacons[2], parameters: BeaconParameters(intervalUnits: 320, address: .generatedStaticRandom))
         #expect(addresses().suffix(2) == [made, made], "kept through a restore and new parameters")
         let sent = transport.sent.count
-        let renewed = try advertiser.renewAddress(3)
+        let renewed = try advertiser.live.renewAddress(3)
         #expect(Array(transport.sent.dropFirst(sent)) == [hex("35 20 07 02") + renewed.littleEndianBytes], "in place")
         #expect(renewed.isStaticRandom && renewed != BluetoothAddress(littleEndian: made.dropFirst(4)))
-        #expect(throws: HostError.self) { try advertiser.renewAddress(2) }  // a given address is not renewed
+        #expect(throws: HostError.self) { try advertiser.live.renewAddress(2) }  // a given address is not renewed
     }
 
     /// A controller that takes a set's address only while the set is disabled: the renewal is
@@ -192,8 +192,8 @@ import Testing
         try advertiser.start(capabilities: capabilities(extended: true))
         transport.refuse(opcode: 0x2035, status: 0x0C, times: 1)
         let sent = transport.sent.count
-        try advertiser.renewAddress(1)
-        try advertiser.renewAddress(1)
+        try advertiser.live.renewAddress(1)
+        try advertiser.live.renewAddress(1)
         #expect(transport.sent.dropFirst(sent).map { $0[0] } == [0x35, 0x39, 0x35, 0x39, 0x39, 0x35, 0x39])
     }
 
@@ -226,8 +226,8 @@ import Testing
                                            options: AdvertisingOptions(beacons: [referenceBeacon, Self.beacons[1]],
                                                                        beaconParameters: [.run, own]))
         try advertiser.start()
-        try advertiser.update(2, to: Self.beacons[1], parameters: BeaconParameters(intervalUnits: 320))
+        try advertiser.live.update(2, to: Self.beacons[1], parameters: BeaconParameters(intervalUnits: 320))
         #expect(kernel.remainingSteps == 0)
-        #expect(advertiser.parameters == [.run, BeaconParameters(intervalUnits: 320)])
+        #expect(advertiser.live.parameters == [.run, BeaconParameters(intervalUnits: 320)])
     }
 }

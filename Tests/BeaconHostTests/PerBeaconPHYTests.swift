@@ -55,13 +55,13 @@ import Testing
         try advertiser.start(capabilities: AdvertisingCapabilities(supportsExtendedAdvertising: true,
                                                                    numberOfAdvertisingSets: 4, supportsCodedPHY: true))
         let before = transport.sent.count
-        try advertiser.update(2, to: Self.beacons[1], parameters: Self.coded)
+        try advertiser.live.update(2, to: Self.beacons[1], parameters: Self.coded)
         #expect(Array(transport.sent.dropFirst(before)) == [
             hex("39 20 06 00 01 01 00 00 00   // disable set 1"),
             Self.parameters(set: 1, properties: "00 00", phy: 0x03),
             hex("39 20 06 01 01 01 00 00 00   // enable set 1"),
         ])
-        #expect(advertiser.parameters == [.run, Self.coded])
+        #expect(advertiser.live.parameters == [.run, Self.coded])
     }
 
     /// Where the controller lacks the Coded PHY, or has legacy advertising only, a beacon's own
@@ -85,7 +85,7 @@ import Testing
                                     options: AdvertisingOptions(beacons: [Self.beacons[0]]))
         try advertiser.start(capabilities: capabilities(extended: true))
         let before = transport.sent.count
-        #expect(throws: HostError.self) { try advertiser.add(Self.beacons[1], parameters: Self.coded) }
+        #expect(throws: HostError.self) { try advertiser.live.add(Self.beacons[1], parameters: Self.coded) }
         #expect(transport.sent.count == before && advertiser.beacons.count == 1)
     }
 

@@ -43,6 +43,13 @@ final class FakeSession: AdvertisingSession {
         }
     }
     func stop() throws(HostError) { stops += 1 }
+    /// Beacons of an idle core (no controller behind it): nothing here changes beacons.
+    func beacons(supervised: LiveBeacons.Supervised?) -> LiveBeacons {
+        LiveBeacons(advertiser: Advertiser(controller: HCIController(transport: ScriptedTransport([])),
+                                           options: AdvertisingOptions(beacons: [])),
+                    session: self, supervised: supervised)
+    }
+    func closeOwn() {}
 }
 
 /// The supervisor's decisions, on an injected clock.

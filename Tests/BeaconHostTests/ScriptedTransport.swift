@@ -74,3 +74,14 @@ func complete(_ opcode: UInt16, status: UInt8 = 0x00, returning extra: [UInt8] =
 func hex(_ annotated: String) -> [UInt8] {
     (try? HexText.parse(annotated: annotated)) ?? []
 }
+
+extension Advertiser {
+    /// Its beacons, changed as `advertise` and the library change them (`LiveBeacons`, the one
+    /// change path), on a session made for the change (nothing sent for it).
+    var live: LiveBeacons { HCISession(advertiser: self, kernelIndex: nil, ownsController: true, reconnect: nil).live }
+}
+
+extension ManagedAdvertiser {
+    /// Its beacons, changed as `advertise` and the library change them (`LiveBeacons`).
+    var live: LiveBeacons { ManagedSession(advertiser: self, openMonitor: { _ in nil }).live }
+}

@@ -15,7 +15,7 @@ import Testing
 
     /// hci0 with instances 1 to 3, 1 another program's; our first beacon is on 2, and the
     /// takeover watch knows our socket.
-    func sets(_ extra: [ScriptedKernel.Step]) throws -> (SupervisedSets, BeaconID, ScriptedKernel, ScriptedMonitor) {
+    func sets(_ extra: [ScriptedKernel.Step]) throws -> (EmitterRun, BeaconID, ScriptedKernel, ScriptedMonitor) {
         let kernel = ScriptedKernel([featuresStep(taken: [1]), featuresStep(taken: [1])] + addSteps(instance: 2) + extra)
         let client = MgmtClient(transport: kernel, index: 0)
         let monitor = ScriptedMonitor()
@@ -24,11 +24,11 @@ import Testing
         let advertiser = Self.core(client)
         try advertiser.start()
         let session = ManagedSession(advertiser: advertiser, watch: watch, openMonitor: { _ in nil })
-        let sets = SupervisedSets(instances: session, device: "hci0")
-        let handle = try sets.add(referenceBeacon, parameters: .run)
+        let run = EmitterRun(stage: session, device: "hci0")
+        let handle = try run.live.add(referenceBeacon, parameters: .run)
         monitor.opened(TakeoverWatchTests.ours, "beacon-emit")
         for packet in kernel.sent { monitor.command(TakeoverWatchTests.ours, packet) }
-        return (sets, handle, kernel, monitor)
+        return (run, handle, kernel, monitor)
     }
 
     /// A beacon's own address is the kernel's to pick through the management API: refused
@@ -39,15 +39,15 @@ import Testing
         try advertiser.start()
         let sent = kernel.sent.count
         #expect {
-            try advertiser.add(referenceBeacon, parameters: BeaconParameters(address: .generatedStaticRandom))
+            try advertiser.live.add(referenceBeacon, parameters: BeaconParameters(address: .generatedStaticRandom))
         } throws: { "\($0)".contains("own address: through the management API the kernel chooses the address") }
         #expect(kernel.sent.count == sent)
     }
 
     /// The supervisor's restore, once `Emitter.settleTime` has passed.
-    func serveAfterSettling(_ sets: SupervisedSets) throws {
+    func serveAfterSettling(_ run: EmitterRun) throws {
         Thread.sleep(forTimeInterval: 0.15)
-        try sets.serve()
+        try run.turn()
     }
 
     /// bluetoothd writes our instance: noticed, off the air; a change meanwhile goes into the
@@ -55,29 +55,29 @@ import Testing
     /// on bluetoothd's 2); the beacon keeps its handle, and later changes and the stop go to its
     /// new instance only.
     @Test func aTakenInstanceMovesWithItsChangesAndKeepsItsHandle() throws {
-        let (sets, handle, kernel, monitor) = try sets(
+        let (run, handle, kernel, monitor) = try sets(
             [featuresStep(taken: [1, 2])] + addSteps(instance: 3, data: ComeAndGoTests.minor3Data)
             + [completes(try AddExtendedAdvertisingData(instance: 3, advertisingData: referenceData), returning: [3]),
                completes(RemoveAdvertising(instance: 3), returning: [3])])
         #expect(handle == 1)
-        try sets.serve()
-        #expect(!sets.isOffAir, "our own commands are not a takeover")
+        try run.turn()
+        #expect(!run.isOffAir, "our own commands are not a takeover")
         monitor.foreignAdd(TakeoverWatchTests.bluetoothd, "bluetoothd", instance: 2)
-        try sets.serve()
-        #expect(sets.isOffAir)
+        try run.turn()
+        #expect(run.isOffAir)
         let sent = kernel.sent.count
-        try sets.update(handle, to: ComeAndGoTests.minor3)
+        try run.live.update(handle, to: ComeAndGoTests.minor3)
         #expect(kernel.sent.count == sent, "a change off the air goes into the books only")
-        try serveAfterSettling(sets)
-        #expect(!sets.isOffAir)
-        let events = sets.takeEvents()
+        try serveAfterSettling(run)
+        #expect(!run.isOffAir)
+        let events = run.takeEvents()
         guard events.count == 2, case let .offAir(cause) = events[0], case .restored = events[1] else {
             Issue.record("events \(events)")
             return
         }
         #expect(cause == .instanceTakenOver(2, by: "bluetoothd"))
-        try sets.update(handle, to: referenceBeacon)
-        try sets.removeAll()
+        try run.live.update(handle, to: referenceBeacon)
+        try run.live.removeAll()
         #expect(kernel.remainingSteps == 0)
         #expect(!kernel.sent.contains(RemoveAdvertising(instance: 2).packet(index: 0)), "instance 2 is bluetoothd's now")
     }
@@ -86,29 +86,29 @@ import Testing
     /// goes back on its own number, which the list proves free; a beacon removed while off the
     /// air sends nothing.
     @Test func aPowerCycleCostsOneGapAndTheBeaconGoesBackOnItsNumber() throws {
-        let (sets, handle, kernel, _) = try sets(
+        let (run, handle, kernel, _) = try sets(
             [featuresStep(taken: [1, 2])] + addSteps(instance: 3, data: ComeAndGoTests.minor3Data)
             + [featuresStep(taken: [1])] + addSteps(instance: 2)
             + [completes(RemoveAdvertising(instance: 2), returning: [2])])
-        let second = try sets.add(ComeAndGoTests.minor3, parameters: .run)
+        let second = try run.live.add(ComeAndGoTests.minor3, parameters: .run)
         #expect(second == 2, "its id; the kernel script checks it went on instance 3")
         kernel.deliver([.newSettings([.lowEnergy]), .advertisingRemoved(instance: 2), .advertisingRemoved(instance: 3)])
-        try sets.serve()
-        #expect(sets.isOffAir)
+        try run.turn()
+        #expect(run.isOffAir)
         let sent = kernel.sent.count
-        try sets.remove(second)
+        try run.live.remove(second)
         #expect(kernel.sent.count == sent, "removed in the books: the kernel removed it already")
-        try serveAfterSettling(sets)
-        #expect(sets.isOffAir, "not before the adapter is powered again")
+        try serveAfterSettling(run)
+        #expect(run.isOffAir, "not before the adapter is powered again")
         kernel.deliver([.newSettings([.lowEnergy, .powered])])
-        try sets.serve()
-        try serveAfterSettling(sets)
-        #expect(!sets.isOffAir)
-        let events = sets.takeEvents()
+        try run.turn()
+        try serveAfterSettling(run)
+        #expect(!run.isOffAir)
+        let events = run.takeEvents()
         #expect(events.count == 3, "off the air, waiting, restored: \(events)")
         if case let .offAir(cause) = events.first { #expect(cause == .poweredOff) } else { Issue.record("events \(events)") }
         if case .restored = events.last {} else { Issue.record("events \(events)") }
-        try sets.removeAll()
+        try run.live.removeAll()
         #expect(kernel.remainingSteps == 0)
         #expect(handle == 1)
     }
@@ -117,24 +117,24 @@ import Testing
     /// restore the first goes back on its number and the new one on the highest number the
     /// kernel's list proves free; changes and the stop then go to each one's instance.
     @Test func aBeaconAddedWhileOffTheAirGetsAnInstanceAtTheRestore() throws {
-        let (sets, handle, kernel, _) = try sets(
+        let (run, handle, kernel, _) = try sets(
             [featuresStep(taken: [1])] + addSteps(instance: 2) + addSteps(instance: 3, data: ComeAndGoTests.minor3Data)
             + [completes(try AddExtendedAdvertisingData(instance: 3, advertisingData: referenceData), returning: [3]),
                completes(RemoveAdvertising(instance: 3), returning: [3]),
                completes(RemoveAdvertising(instance: 2), returning: [2])])
         kernel.deliver([.newSettings([.lowEnergy]), .advertisingRemoved(instance: 2)])
-        try sets.serve()
-        #expect(sets.isOffAir)
+        try run.turn()
+        #expect(run.isOffAir)
         let sent = kernel.sent.count
-        let added = try sets.add(ComeAndGoTests.minor3, parameters: .run)
+        let added = try run.live.add(ComeAndGoTests.minor3, parameters: .run)
         #expect(kernel.sent.count == sent, "added in the books only")
         #expect(added != handle)
         kernel.deliver([.newSettings([.lowEnergy, .powered])])
-        try sets.serve()
-        try serveAfterSettling(sets)
-        #expect(!sets.isOffAir)
-        try sets.update(added, to: referenceBeacon)
-        try sets.removeAll()
+        try run.turn()
+        try serveAfterSettling(run)
+        #expect(!run.isOffAir)
+        try run.live.update(added, to: referenceBeacon)
+        try run.live.removeAll()
         #expect(kernel.remainingSteps == 0, "\(kernel.remainingSteps) steps left")
     }
 }

@@ -312,17 +312,6 @@ package final class Advertiser {
         lastSent[handle] = (parameters, address ?? before?.address)
     }
 
-    /// Gives beacon `id`, whose address is made up (`address=static` or `non-resolvable`),
-    /// a new one of the same kind on its running set: in place where the controller allows it
-    /// (Core 5.3 on: non-connectable advertising goes on from the new address at its next
-    /// event); where it refuses, the set disabled around it, and so from then on. Legacy
-    /// advertising takes its one random address only while disabled.
-    /// - Returns: the new address.
-    @discardableResult
-    public func renewAddress(_ id: BeaconID) throws(HostError) -> BluetoothAddress {
-        try make { backend throws(HostError) in try renewAddress(try slots.index(id), on: backend) }
-    }
-
     /// Puts beacon `index`'s new address on its set (`renewAddress`).
     func putAddress(_ address: BluetoothAddress, onSlotOf index: Int, plan: AdvertisingPlan) throws(HostError) {
         step("\(slots.label(index)): new address \(address)")
@@ -440,22 +429,6 @@ package final class Advertiser {
         try slots.rotate(on: self)
     }
 
-    /// Changes beacon `id` in place: its set's data (no disable, no enable); a beacon that
-    /// takes turns changes when its turn comes (at once if it is on the air). With
-    /// `parameters`, its own parameters too, on its set disabled for them: a short gap for that
-    /// beacon only.
-    /// - Throws: `HostError` when the controller refuses, or for data a legacy PDU cannot hold.
-    public func update(_ id: BeaconID, to beacon: Beacon, parameters: BeaconParameters?) throws(HostError) {
-        try make { backend throws(HostError) in try update(try slots.index(id), to: beacon, parameters: parameters, on: backend) }
-    }
-
-    /// Puts another frame on beacon `id`'s set for now, the beacon itself unchanged (what a
-    /// restore puts back): an Eddystone-TLM frame interleaved with a UID or URL beacon. Not
-    /// while beacons take turns (the set is theirs).
-    public func show(_ id: BeaconID, _ frame: Beacon) throws(HostError) {
-        try slots.show(try slots.index(id), frame, on: self)
-    }
-
     var canShowFrames: Bool { true }
 
     /// Disables and removes the leftover sets, refusals ignored (one may be gone already).
@@ -466,20 +439,6 @@ package final class Advertiser {
         _ = try? controller.send(LESetExtendedAdvertisingEnable(enable: false, sets: sets.map { .init(handle: $0) }))
         for handle in sets { _ = try? controller.send(LERemoveAdvertisingSet(handle: handle)) }
         leftovers.removeAll()
-    }
-
-    /// Adds a beacon while advertising: a set of its own where the controller has one free and
-    /// the beacons are not taking turns; otherwise it joins the turns (legacy advertising, or
-    /// more beacons than sets from the start).
-    /// - Returns: the beacon's id.
-    /// - Throws: `HostError` when every set is in use by a beacon of its own, or the controller refuses.
-    /// With parameters of its own (interval, TX power...), it has a set of its own: never in the turns.
-    @discardableResult
-    public func add(_ beacon: Beacon, parameters: BeaconParameters) throws(HostError) -> BeaconID {
-        try make { backend throws(HostError) in
-            let index = try add(beacon, parameters: parameters, on: backend)
-            return slots.entries[index].id
-        }
     }
 
     /// A set of its own for the new beacon `index` (nil: none free, or legacy advertising's one
@@ -636,12 +595,6 @@ package final class Advertiser {
         }
     }
 
-    /// Takes beacon `id` off the air (its set removed, or out of the turns), the last one
-    /// too (`LiveBeacons` keeps the last one on the air for `advertise` and the library).
-    public func remove(_ id: BeaconID) throws(HostError) {
-        try make { backend throws(HostError) in try remove(try slots.index(id), on: backend) }
-    }
-
     /// A removed beacon's set, off the air: removed at the restore (legacy advertising's one:
     /// nothing to remove).
     func leaveSlot(_ handle: UInt8) {
@@ -772,4 +725,36 @@ package final class Advertiser {
             if random != 0 && random != 0x3FFF_FFFF_FFFF { return random }
         }
     }
+}
+
+extension HCIController {
+    /// LE Set Advertising Data with `data` (at most 31 bytes).
+    func setLegacyAdvertisingData(_ data: [UInt8]) throws(HostError) {
+        try send { () throws(CodecError) in try LESetAdvertisingData(data: data) }
+    }
+
+    /// Sends the command `build` makes; one it refuses to make (more data than it holds) is
+    /// `.unencodable` with the codec's reason.
+    private func send<C: HCICommand>(_ build: () throws(CodecError) -> C) throws(HostError) {
+        try send(try HostError.encoding("\(C.self)", build))
+    }
+
+    /// LE Set Extended Advertising Data with `data` for set `handle`, in as many fragments as it takes.
+    func setExtendedAdvertisingData(handle: UInt8, _ data: [UInt8]) throws(HostError) {
+        for fragment in LESetExtendedAdvertisingData.fragments(handle: handle, data: data) { try send(fragment) }
+    }
+
+    /// LE Set Scan Response Data with `data` (at most 31 bytes).
+    func setLegacyScanResponseData(_ data: [UInt8]) throws(HostError) {
+        try send { () throws(CodecError) in try LESetScanResponseData(data: data) }
+    }
+
+    /// LE Set Extended Scan Response Data with `data` for set `handle`.
+    func setExtendedScanResponseData(handle: UInt8, _ data: [UInt8]) throws(HostError) {
+        for fragment in LESetExtendedScanResponseData.fragments(handle: handle, data: data) { try send(fragment) }
+    }
+}
+
+extension Advertiser: RevertibleAdvertiser, SlotBackend {
+    var makesAddresses: Bool { true }
 }

@@ -168,13 +168,11 @@ public final class BeaconAdvertisement {
     }
 
     /// The beacons as a scenario's stage changes them (started with none, added and removed one
-    /// at a time, the last one too), kept on the air by the same session: one launch for
-    /// `advertise`, `run` and the library. The caller's loop serves them (`SupervisedSets.serve`).
-    package func sets() -> SupervisedSets {
-        switch kind {
-        case let .managed(managed): SupervisedSets(instances: managed, device: device)
-        case let .hci(hci): SupervisedSets(advertiser: hci.advertiser, session: hci, device: device)
-        }
+    /// at a time, the last one too), kept on the air by the same session and the same kind of
+    /// run as `advertise`'s: one launch for `advertise`, `run` and the library. The caller's
+    /// loop turns it (`EmitterRun.turn`).
+    package func stageRun() -> EmitterRun {
+        EmitterRun(stage: session, device: device)
     }
 
     /// What the beacons are on, for a progress line: "hci0: beacons as the kernel's advertising instances".

@@ -500,3 +500,35 @@ struct BeaconEntry {
         self.parameters = parameters
     }
 }
+
+extension Beacon {
+    /// Its advertising data, refused (naming `label`, "beacon 2", when given) when it is longer
+    /// than the 31 bytes a legacy PDU carries, or with `extendedPDUs` the 251 this host sends
+    /// in extended PDUs.
+    func pduData(label: String? = nil, extendedPDUs: Bool = false) throws(HostError) -> [UInt8] {
+        let data = advertisingData.bytes
+        let most = extendedPDUs ? AdvertisingData.extendedPDUMaximumLength : AdvertisingData.legacyMaximumLength
+        guard data.count <= most else {
+            throw .refused(Refusal(nil, beacon: label, .dataTooLong(bytes: data.count, most: most, extendedPDUs: extendedPDUs)))
+        }
+        return data
+    }
+}
+
+/// What removing a beacon from a running emitter means for its beacons taking turns, shared
+/// by the HCI and the management advertisers.
+enum BeaconRemoval {
+    /// Refuses to remove the last beacon, `id` (stopping the emitter is how advertising
+    /// stops: the rule of `advertise`, the control socket and the library; a scenario's
+    /// beacons come and go, the last one too).
+    static func check(_ id: BeaconID, of count: Int) throws(HostError) {
+        guard count > 1 else { throw .refused(Refusal(nil, beacon: "beacon \(id)", .lastBeacon)) }
+    }
+
+    /// The beacon on turn once beacon `index` is gone (`remaining` left), and whether the one
+    /// removed was on the air (so the set needs the next one's data now).
+    static func turn(afterRemoving index: Int, turn: Int, remaining: Int) -> (turn: Int, wasOnAir: Bool) {
+        let shifted = index < turn ? turn - 1 : turn
+        return (shifted % remaining, index == turn)
+    }
+}

@@ -10,10 +10,13 @@ struct LiveState {
     var rotationIndex: Int
 }
 
-/// An advertiser whose changes (`LiveAdvertising`) are undone in its books when they fail. A
-/// change is made through its books (`BeaconSlots`) on a backend: the advertiser itself (on
-/// the air), or `InBooks` (the books only, for the restore to put on the air).
-protocol RevertibleAdvertiser: LiveAdvertising, SlotBackend {
+/// An advertiser whose changes are undone in its books when they fail. A change is made
+/// through its books (`BeaconSlots`) on a backend: the advertiser itself (on the air), or
+/// `InBooks` (the books only, for the restore to put on the air). It sends the commands; what
+/// changes and when is `LiveBeacons`' (the one implementer of `LiveAdvertising`).
+protocol RevertibleAdvertiser: AnyObject, SlotBackend {
+    /// The beacons as its books have them, in order.
+    var running: [RunningBeacon] { get }
     /// Its books: the beacons, the plan, the turn, the leftovers (`BeaconSlots.revert`: a set
     /// or instance that a failed change had created stays the advertiser's, as a leftover that
     /// the next restore or stop removes).
@@ -37,11 +40,16 @@ enum CutShortChange {
     /// gets the controller's own answer).
     case undo
     /// Made again in the books only, for the restore to put on the air (a scenario's stage,
-    /// `SupervisedSets`: its timeline does not wait for the beacons).
+    /// `EmitterRun.live`: its timeline does not wait for the beacons).
     case keepInBooks
 }
 
 extension RevertibleAdvertiser {
+    /// The beacons' content, in order.
+    var beacons: [Beacon] { slots.entries.map(\.beacon) }
+    /// The beacons' ids, in order.
+    var ids: [BeaconID] { slots.entries.map(\.id) }
+
     /// Runs `change`; when it throws, the books are as they were before it.
     func atomically<T>(_ change: () throws(HostError) -> T) throws(HostError) -> T {
         let before = slots.liveState
@@ -120,13 +128,18 @@ extension RevertibleAdvertiser {
 /// `HostError.interrupted` (the supervisor is putting the beacons back as the books have them,
 /// after which the same change can be made again) or made in the books for the restore.
 public final class LiveBeacons: LiveAdvertising {
-    /// How changes meet the supervision of a scenario's stage (`SupervisedSets`).
-    struct Supervised {
+    /// How changes meet the supervision of a scenario's stage (`EmitterRun.live`).
+    package struct Supervised {
         /// Whether the beacons are off the air now: changes then go into the books only.
         var isOffAir: () -> Bool
         /// Called after a change that a disruption cut short (kept in the books), for the
         /// supervisor to take the disruption in.
         var cutShort: () throws(HostError) -> Void
+
+        package init(isOffAir: @escaping () -> Bool, cutShort: @escaping () throws(HostError) -> Void) {
+            self.isOffAir = isOffAir
+            self.cutShort = cutShort
+        }
     }
 
     private let advertiser: any RevertibleAdvertiser
@@ -209,6 +222,50 @@ public final class LiveBeacons: LiveAdvertising {
         }
     }
 
+    /// Takes every beacon off the air, the last one too (a scenario's end), trying each (the
+    /// first error is thrown), then what no beacon uses. Off the air (or the link gone) the
+    /// books are emptied: what is left on a controller that comes back is the next run's to
+    /// find; an adapter usable again while the beacons are still off the air (a takeover, a
+    /// reset) has what is still ours removed, so that nothing of ours stays on the air.
+    public func removeAll() throws(HostError) {
+        let onAir = { [advertiser] (change: BeaconChange<Void>) throws(HostError) in try advertiser.make(change) }
+        guard supervised?.isOffAir() == true else { return try removeEach(through: onAir) }
+        if session.availability() == .usable, (try? removeEach(through: onAir)) != nil { return }
+        try removeEach { [advertiser] (change: BeaconChange<Void>) throws(HostError) in try advertiser.inBooks(change) }
+    }
+
+    /// Removes every beacon, each a change `make` makes (on the air, or in the books), trying
+    /// each; then what no beacon uses.
+    private func removeEach(through make: (BeaconChange<Void>) throws(HostError) -> Void) throws(HostError) {
+        var first: HostError?
+        for id in advertiser.ids.reversed() {
+            do {
+                try make { [advertiser] backend throws(HostError) in
+                    guard let index = try? advertiser.slots.index(id) else { return }
+                    try advertiser.remove(index, on: backend)
+                }
+            } catch {
+                first = first ?? error
+            }
+        }
+        try? make { backend in backend.removeLeftovers() }
+        if let first { throw first }
+    }
+
+    /// Removes the sets a batch left idle for a beacon added next, once they have waited.
+    func releaseIdleSets() { advertiser.releaseIdleSets() }
+
+    /// Whether another beacon can have a set of its own now (else an added one takes turns).
+    public var hasFreeSet: Bool { advertiser.hasFreeSet }
+
+    /// The beacons that take turns on the last set now, in their order; empty where every
+    /// beacon has a set of its own.
+    public var takingTurns: [BeaconID] {
+        let ids = advertiser.ids
+        guard let first = advertiser.slots.plan?.firstTurn, first < ids.count else { return [] }
+        return Array(ids[first...])
+    }
+
     /// Makes `body` on the air as a transaction. Under supervision, off the air it goes into the
     /// books only, and one that a disruption cuts short is kept in the books.
     func change<T>(_ body: BeaconChange<T>) throws(HostError) -> T {
@@ -237,10 +294,22 @@ extension AdvertisingSession {
 
 extension HCISession {
     /// The beacons, changed as transactions.
-    public var live: LiveBeacons { LiveBeacons(advertiser: advertiser, session: self) }
+    public var live: LiveBeacons { beacons(supervised: nil) }
+
+    package func beacons(supervised: LiveBeacons.Supervised?) -> LiveBeacons {
+        LiveBeacons(advertiser: advertiser, session: self, supervised: supervised)
+    }
+
+    package func closeOwn() { closeLink() }
 }
 
 extension ManagedSession {
     /// The beacons, changed as transactions.
-    public var live: LiveBeacons { LiveBeacons(advertiser: advertiser, session: self) }
+    public var live: LiveBeacons { beacons(supervised: nil) }
+
+    package func beacons(supervised: LiveBeacons.Supervised?) -> LiveBeacons {
+        LiveBeacons(advertiser: advertiser, session: self, supervised: supervised)
+    }
+
+    package func closeOwn() { closeWatchers() }
 }

@@ -217,27 +217,12 @@ package final class ManagedAdvertiser {
         held.insert(instance)
     }
 
-    /// Changes beacon `id` in place: new data for its running instance (the kernel sets it on
-    /// the controller without taking the instance off the air); a beacon that takes turns
-    /// changes when its turn comes (at once if it is on the air). With `parameters`, its own
-    /// parameters too: the instance's parameters given again, which the kernel takes by
-    /// setting the instance up anew (a short gap for that beacon only).
-    public func update(_ id: BeaconID, to beacon: Beacon, parameters: BeaconParameters?) throws(HostError) {
-        try make { backend throws(HostError) in try update(try slots.index(id), to: beacon, parameters: parameters, on: backend) }
-    }
-
     /// How many beacons can have an instance of their own at once: the kernel's maximum less
     /// the instances others hold (its list read again, now).
     func slotCapacity() throws(HostError) -> Int {
         let features = try client.send(ReadAdvertisingFeatures())
         let others = Set(features.instances).subtracting(claimed)
         return max(0, Int(features.maximumInstances) - others.count)
-    }
-
-    /// The kernel chooses the addresses: none is made up here to renew.
-    @discardableResult
-    public func renewAddress(_ id: BeaconID) throws(HostError) -> BluetoothAddress {
-        throw .refused(Refusal(nil, beacon: "beacon \(id)", .noAddressMadeUp))
     }
 
     /// Refuses beacon `index`'s own parameters where the kernel would not honour them: no
@@ -271,28 +256,7 @@ package final class ManagedAdvertiser {
         try add(instance: instance, beacon: index)
     }
 
-    /// Puts another frame on beacon `id`'s instance for now, the beacon itself unchanged
-    /// (what a restore puts back): an Eddystone-TLM frame interleaved with a UID or URL beacon.
-    /// Not while beacons take turns, nor on kernels that take no parameters apart.
-    public func show(_ id: BeaconID, _ frame: Beacon) throws(HostError) {
-        try slots.show(try slots.index(id), frame, on: self)
-    }
-
     var canShowFrames: Bool { setsInterval }
-
-    /// Adds a beacon while advertising: an instance of its own at the highest number the
-    /// kernel's list proves free, or, when the beacons take turns already or none is free, a
-    /// place in the turns on the last.
-    /// - Returns: the beacon's id.
-    /// - Throws: `HostError` when no instance is free (others' count too), or the kernel refuses.
-    /// With parameters of its own (interval, TX power...), it has an instance of its own: never in the turns.
-    @discardableResult
-    public func add(_ beacon: Beacon, parameters: BeaconParameters) throws(HostError) -> BeaconID {
-        try make { backend throws(HostError) in
-            let index = try add(beacon, parameters: parameters, on: backend)
-            return slots.entries[index].id
-        }
-    }
 
     /// Refuses beacon `index`'s own parameters as the kernel's features said last.
     func checkParameters(ofBeacon index: Int, plan: AdvertisingPlan) throws(HostError) {
@@ -363,12 +327,6 @@ package final class ManagedAdvertiser {
     static func refusedCreating(_ error: HostError) -> Bool {
         guard case let .managementRefused(opcode, _, _, _) = error else { return false }
         return opcode == .addExtendedAdvertisingParameters || opcode == .addAdvertising
-    }
-
-    /// Takes beacon `id` off the air (its instance removed, or out of the turns), the last one
-    /// too (`LiveBeacons` keeps the last one on the air for `advertise` and the library).
-    public func remove(_ id: BeaconID) throws(HostError) {
-        try make { backend throws(HostError) in try remove(try slots.index(id), on: backend) }
     }
 
     /// Removes a removed beacon's instance, while it is ours.
@@ -548,4 +506,8 @@ package final class ManagedAdvertiser {
     }
 
     private func step(_ text: String) { log?(text) }
+}
+
+extension ManagedAdvertiser: RevertibleAdvertiser, SlotBackend {
+    var makesAddresses: Bool { false }
 }
