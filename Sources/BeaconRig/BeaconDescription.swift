@@ -73,6 +73,9 @@ public struct BeaconDescription: Sendable, Equatable {
     public static let parameterKeys = Set(BeaconSetting.all.map(\.plain))
 
     /// `fields` apart: the beacon's data fields (for `beacon(fromFields:)`) and its own parameters.
+    /// A beacon of its own extended PDUs (`pdu=extended`) may carry the data they hold: its data
+    /// fields say so (`extended-pdu=true`, unless they say otherwise), whichever way they came
+    /// (the control socket, a scenario, `--beacon`, a configuration file).
     /// - Throws: `Invalid` for a setting's value it does not take (`BeaconSetting`), or settings
     ///   that do not go together.
     public static func parameters(in fields: [String: String]) throws(Invalid)
@@ -98,6 +101,9 @@ public struct BeaconDescription: Sendable, Equatable {
             }
             parameters.address = kind
         }
+        if parameters.pdu == .extended && !rest.keys.contains(where: { plain($0) == "extendedpdu" }) {
+            rest["extended-pdu"] = "true"
+        }
         return (rest, parameters)
     }
 
@@ -119,8 +125,11 @@ public struct BeaconDescription: Sendable, Equatable {
             throw Invalid("expected KEY=VALUE pairs separated by commas, got '\(error.item)'")
         }
         let own = pairs.filter { parameterKeys.contains(plain($0.key)) }
-        let parameters = try Self.parameters(in: Dictionary(own.map { ($0.key, $0.value) }) { $1 }).parameters
-        return (pairs.filter { !parameterKeys.contains(plain($0.key)) }, parameters)
+        let (extra, parameters) = try Self.parameters(in: Dictionary(own.map { ($0.key, $0.value) }) { $1 })
+        let data = pairs.filter { !parameterKeys.contains(plain($0.key)) }
+        // (What its own PDUs allow its data: `parameters(in:)`, which is given no data keys here.)
+        let allowing = extra.filter { key, _ in !data.contains { plain($0.key) == plain(key) } }
+        return (data + allowing.map { (key: $0.key, value: $0.value) }, parameters)
     }
 
     /// A crowd: the beacons a description with a range for `major` or `minor` (`minor=1-200`)
@@ -326,7 +335,8 @@ public struct BeaconDescription: Sendable, Equatable {
         } catch {
             throw Invalid("the advertising data does not fit: \(error.reasonDescription) "
                           + (extendedPDU ? "(extended PDUs here carry at most 251 bytes)"
-                             : "(legacy advertising carries at most 31 bytes; --extended-pdu allows more)"))
+                             : "(legacy advertising carries at most 31 bytes; --extended-pdu, or pdu=extended for the beacon alone, "
+                             + "allows more)"))
         }
     }
 

@@ -280,7 +280,7 @@ import Testing
         (["--manufacturer-data", "0x004C:" + String(repeating: "00", count: 25)], "at most 31 bytes, found 32 bytes"),
         (["--ad", "020106", "--scan-response", "0609414243"], "--scan-response 0609414243: advertising data: byte 2: truncated"),
         (["--scan-response", "20FF" + String(repeating: "00", count: 31)], "at most 31 bytes, found 33 bytes"),
-        (["--manufacturer-data", "0x0059:" + String(repeating: "00", count: 30)], "--extended-pdu allows more"),
+        (["--manufacturer-data", "0x0059:" + String(repeating: "00", count: 30)], "--extended-pdu, or pdu=extended for the beacon alone, allows more"),
         (["--extended-pdu", "--manufacturer-data", "0x0059:" + String(repeating: "00", count: 250)],
          "at most 251 bytes, found 257 bytes"),
     ])

@@ -40,6 +40,25 @@ import Testing
     }
 
     /// Keys in any spelling, and JSON's or YAML's whole numbers written with a fraction.
+    /// A beacon of its own extended PDUs may carry the data they hold, whichever way its keys
+    /// come (`--beacon`, a crowd, the control socket's and a scenario's fields); without them,
+    /// data over 31 bytes is refused, saying both ways to allow it.
+    @Test func aBeaconOfItsOwnExtendedPDUsTakesTheirData() throws {
+        let long = "name=x,manufacturer-data=0x0059:" + String(repeating: "AB", count: 35)
+        let (beacon, parameters) = try BeaconDescription.beaconAndParameters(specification: long + ",pdu=extended")
+        #expect(beacon.advertisingData.bytes.count > 31 && parameters.pdu == .extended)
+        #expect(try BeaconDescription.beaconsAndParameters(specification: long + ",pdu=extended").count == 1)
+        let (fields, _) = try BeaconDescription.parameters(in: ["name": "x", "manufacturer-data": "0x0059:" + String(repeating: "AB", count: 35),
+                                                               "pdu": "extended"])
+        #expect(try BeaconDescription.beacon(fromFields: fields).advertisingData.bytes.count > 31)
+        #expect {
+            try BeaconDescription.beaconAndParameters(specification: long)
+        } throws: { "\($0)".contains("at most 31 bytes; --extended-pdu, or pdu=extended for the beacon alone, allows more") }
+        #expect(throws: BeaconDescription.Invalid.self) {
+            try BeaconDescription.beaconAndParameters(specification: long + ",pdu=extended,extended-pdu=false")
+        }
+    }
+
     @Test func keysInAnySpellingAndWholeNumbersWithAFraction() throws {
         let spellings = ["measured-power", "measuredPower", "measured_power"].map { key in
             try? BeaconDescription(fields: ["uuid": Self.uuid, "major": "1", "minor": "2.0", key: "-70"]).beacon()

@@ -91,6 +91,28 @@ final class FakeLive: LiveAdvertising {
         return try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], "\(text)")
     }
 
+    /// A beacon of its own extended PDUs (`pdu=extended`) with data over 31 bytes, added over
+    /// the socket to a run of legacy PDUs on the real core: accepted, its set's parameters
+    /// without the legacy bit; the same data without it is refused, and nothing was sent for it.
+    @Test func anExtendedBeaconAddedOverTheSocketJoinsALegacyRun() throws {
+        let radio = SetsController(sets: 4)
+        let advertiser = try Emitter(controller: HCIController(transport: radio), ownsController: true) { _ in }
+            .start(options: AdvertisingOptions(beacons: [Self.beacon(1)]))
+        let live = HCISession(advertiser: advertiser, kernelIndex: nil, ownsController: true, reconnect: nil).live
+        let handler = ControlHandler(session: live)
+        let long = "name=x,manufacturer-data=0x0059:" + String(repeating: "AB", count: 35)
+        var sent = radio.sent.count
+        let refused = handler.reply(to: #"{"command":"add","beacon":"\#(long)"}"#)
+        #expect(refused.contains(#""ok":false"#) && refused.contains("legacy advertising carries at most 31 bytes; --extended-pdu, or pdu=extended"), "\(refused)")
+        #expect(radio.sent.count == sent, "nothing sent for a refused add")
+        sent = radio.sent.count
+        let added = handler.reply(to: #"{"command":"add","beacon":"\#(long),pdu=extended"}"#)
+        #expect(added.contains(#""ok":true"#), "\(added)")
+        let parameters = radio.sent[sent...].filter { $0.opcode == 0x2036 }.map(\.parameters)
+        #expect(parameters.count == 1 && parameters.first.map { $0[1] & 0x10 == 0 } == true, "extended PDUs: no legacy bit")
+        #expect(live.running.count == 2 && live.running[1].parameters.pdu == .extended)
+    }
+
     @Test func listShowsEachBeaconWithItsIdAndData() throws {
         let list = try reply(handler, #"{"command":"list"}"#)
         #expect(list["ok"] as? Bool == true)

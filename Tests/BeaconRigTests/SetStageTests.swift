@@ -27,6 +27,7 @@ final class SetsController: PacketTransport {
             returned = [UInt8](repeating: 0, count: 64)
             returned[36] = 0x84
         case 0x2003: returned = [0x00, 0x10, 0, 0, 0, 0, 0, 0]  // LE features: extended advertising
+        case 0x1009: returned = [0x66, 0x55, 0x44, 0x33, 0x22, 0x11]  // its public address
         case 0x203B: returned = [sets]
         case 0x2036: returned = [0x05]  // the TX power chosen
         default: break
