@@ -75,15 +75,23 @@ final class BackgroundProcess: @unchecked Sendable {
 
     func signal(_ number: Int32) { kill(process.processIdentifier, number) }
 
-    /// Waits until the program takes `signal` itself (caught or blocked for a signalfd, as
-    /// /proc says), so that sending it tests the program's handling, not the default action
-    /// of a program still starting; false on timeout or exit.
-    func waitUntilHandles(_ signal: Int32, timeout: Duration = .seconds(20)) -> Bool {
+    /// Waits until the program takes `signal` itself (caught by its handler, as /proc says), so
+    /// that sending it tests the program's handling, not the default action of a program still
+    /// starting; false on timeout or exit. A program that executes itself again (the virtual
+    /// device's private namespace) is waited for in the image whose environment holds
+    /// `environment` (`KEY=VALUE`): the first image's handler is gone with the exec. (Blocked is
+    /// not taken: a thread of a program still starting has every signal blocked a moment.)
+    func waitUntilHandles(_ signal: Int32, environment: String? = nil, timeout: Duration = .seconds(20)) -> Bool {
         let deadline = ContinuousClock.now + timeout
         let bit = UInt64(1) << UInt64(signal - 1)
+        let pid = process.processIdentifier
         while ContinuousClock.now < deadline && process.isRunning {
-            if let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8) {
-                let masks = status.split(separator: "\n").filter { $0.hasPrefix("SigCgt:") || $0.hasPrefix("SigBlk:") }
+            let reexecuted = environment.map { wanted in
+                (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/environ")))?.split(separator: 0)
+                    .contains { String(decoding: $0, as: UTF8.self) == wanted } ?? false
+            } ?? true
+            if reexecuted, let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) {
+                let masks = status.split(separator: "\n").filter { $0.hasPrefix("SigCgt:") }
                     .compactMap { UInt64($0.split(separator: "\t").last ?? "", radix: 16) }
                 if masks.contains(where: { $0 & bit != 0 }) { return true }
             }
