@@ -58,3 +58,9 @@ int clinux_signal_to_pipe(int signo, int fd) {
 }
 
 int clinux_last_signal(void) { return (int)last_signal; }
+
+/* The marker and the version after it, one field of 96 bytes that scripts/release-binary
+   overwrites in the linked binary (used: kept whole in the read-only data). */
+__attribute__((used)) static const char build_version[96] = "BEACON-EMIT-BUILD-VERSION:0.0.0-dev";
+
+const char *clinux_build_version(void) { return build_version + sizeof "BEACON-EMIT-BUILD-VERSION:" - 1; }

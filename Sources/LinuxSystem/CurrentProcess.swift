@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
+import CLinux
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -11,6 +12,10 @@ import Musl
 public enum CurrentProcess {
     /// The process id (getpid).
     public static var id: Int32 { getpid() }
+
+    /// The version this build says: "0.0.0-dev", or the release's, which scripts/release-binary
+    /// writes into the linked binary (no source file is changed for it).
+    public static var buildVersion: String { String(cString: clinux_build_version()) }
 
     /// The real user id (getuid).
     public static var userID: UInt32 { UInt32(getuid()) }

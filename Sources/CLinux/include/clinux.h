@@ -60,4 +60,9 @@ int clinux_signal_to_pipe(int signo, int fd);
 /// The number of the last signal handled by `clinux_signal_to_pipe`'s handler (0 if none).
 int clinux_last_signal(void);
 
+/// The version this build says (`beacon-emit --version`): a development build's, or the one
+/// scripts/release-binary writes into the linked binary's field (after the marker
+/// "BEACON-EMIT-BUILD-VERSION:", NUL-padded to 96 bytes in all), so that no source changes.
+const char *clinux_build_version(void);
+
 #endif
