@@ -15,9 +15,9 @@ import Musl
 ///
 /// Bounded like the control socket: at most `maximumClients` connections (a newcomer past it
 /// takes the oldest's place); a client that has not sent its whole request head
-/// (`maximumRequest` bytes at most) within `requestLimit` is dropped, and one that has not taken
-/// its answer within `replyLimit`; a client's answer is written as the socket takes it, never
-/// waited for. What it answered and dropped is counted (`counts`). The metrics are rendered at
+/// (`maximumRequest` bytes at most) within `requestLimit` is dropped, as is one that takes nothing
+/// of its answer for `replyLimit` or has not taken all of it within `wholeReplyLimit`; a client's
+/// answer is written as the socket takes it, never waited for. What it answered and dropped is counted (`counts`). The metrics are rendered at
 /// most once per `freshFor` (a second) while nothing noted changes (`changes`), whatever the
 /// rate of scrapes.
 public final class MetricsEndpoint: RunLoopSource {
@@ -33,6 +33,8 @@ public final class MetricsEndpoint: RunLoopSource {
         var sent = 0
         let connected: ContinuousClock.Instant
         var answeredAt: ContinuousClock.Instant?
+        /// When the socket last took some of the answer.
+        var lastTaken: ContinuousClock.Instant?
     }
 
     private var clients: [Int32: Client] = [:]
@@ -41,8 +43,12 @@ public final class MetricsEndpoint: RunLoopSource {
     public static let maximumRequest = 8192
     /// How long a client has to send its request head.
     public var requestLimit = Duration.seconds(2)
-    /// How long a client has to take its answer.
+    /// How long a client may take nothing of its answer (a scraper that reads, however slowly
+    /// the machine runs, is never cut off by it).
     public var replyLimit = Duration.seconds(2)
+    /// How long a client has to take all of its answer (one that reads a byte now and then holds
+    /// a place no longer than this).
+    public var wholeReplyLimit = Duration.seconds(30)
     private var listenerPausedUntil: ContinuousClock.Instant?
     /// How long one rendering of the metrics answers scrapes: a scraper that asks a thousand
     /// times a second costs the emitter one rendering a second, not a thousand.
@@ -63,7 +69,8 @@ public final class MetricsEndpoint: RunLoopSource {
         public var idle = 0
         /// Clients dropped for a request head past `maximumRequest`.
         public var tooMuch = 0
-        /// Clients dropped for not taking their answer in time.
+        /// Clients dropped for taking nothing of their answer for `replyLimit`, or not all of it
+        /// within `wholeReplyLimit`.
         public var slow = 0
         /// Clients that gave their place to a newcomer past `maximumClients`.
         public var displaced = 0
@@ -126,7 +133,8 @@ public final class MetricsEndpoint: RunLoopSource {
         if let paused = listenerPausedUntil, paused <= now { listenerPausedUntil = nil }
         for (fd, client) in clients {
             if let answered = client.answeredAt {
-                if !flush(fd), answered.duration(to: now) >= replyLimit, clients[fd] != nil {
+                if !flush(fd), let taken = clients[fd]?.lastTaken ?? client.answeredAt,
+                   taken.duration(to: now) >= replyLimit || answered.duration(to: now) >= wholeReplyLimit {
                     counts.slow += 1
                     drop(fd)
                 }
@@ -237,6 +245,7 @@ public final class MetricsEndpoint: RunLoopSource {
             switch result {
             case let .success(.done(count)) where count > 0:
                 client.sent += count
+                client.lastTaken = .now
             case .success(.wouldBlock):
                 clients[fd] = client
                 return false

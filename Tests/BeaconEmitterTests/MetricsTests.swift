@@ -195,12 +195,18 @@ struct EmitterMetricsTests {
             _ = Array(text.utf8).withUnsafeBytes { Glibc.send(socket.rawValue, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
         }
 
-        /// Reads what there is; true once the endpoint closed the connection.
-        func take() -> Bool {
+        /// Reads what there is (`atMost` bytes); true once the endpoint closed the connection.
+        func take(atMost: Int = .max) -> Bool {
             var chunk = [UInt8](repeating: 0, count: 65536)
-            while !closed {
-                let count = chunk.withUnsafeMutableBytes { Glibc.recv(socket.rawValue, $0.baseAddress, $0.count, 0) }
-                if count > 0 { received += chunk[..<count] } else if count == 0 || errno != EAGAIN { closed = true } else { break }
+            var taken = 0
+            while !closed && taken < atMost {
+                let count = chunk.withUnsafeMutableBytes {
+                    Glibc.recv(socket.rawValue, $0.baseAddress, min($0.count, atMost - taken), 0)
+                }
+                if count > 0 {
+                    received += chunk[..<count]
+                    taken += count
+                } else if count == 0 || errno != EAGAIN { closed = true } else { break }
             }
             return closed
         }
@@ -210,12 +216,13 @@ struct EmitterMetricsTests {
         deinit { socket.close() }
     }
 
-    /// Serves until `done` holds, or two seconds pass.
-    func serve(_ endpoint: MetricsEndpoint, until done: () -> Bool) {
-        let end = ContinuousClock.now + .seconds(2)
+    /// Serves until `done` holds, or `limit` passes (a bound for a failing test: a loaded machine
+    /// never comes near it).
+    func serve(_ endpoint: MetricsEndpoint, every pause: Double = 0.005, limit: Duration = .seconds(10), until done: () -> Bool) {
+        let end = ContinuousClock.now + limit
         while !done() && ContinuousClock.now < end {
             endpoint.serve()
-            Thread.sleep(forTimeInterval: 0.005)
+            Thread.sleep(forTimeInterval: pause)
         }
     }
 
@@ -263,6 +270,38 @@ struct EmitterMetricsTests {
         #expect(endpoint.counts.slow == 1, "the stalled reader: \(endpoint.counts)")
         #expect(silent.take() && stalled.take(), "both closed by the endpoint")
         #expect(endpoint.descriptors.count == 1, "only the listener is left: \(endpoint.descriptors)")
+    }
+
+    /// A scraper that reads all the time is served however long its answer takes (taking nothing
+    /// for `replyLimit` is what drops a client); one that has not taken it all within
+    /// `wholeReplyLimit` is dropped all the same.
+    @Test func aScraperThatReadsIsServedHoweverLongItTakesUpToTheWholeLimit() throws {
+        // Larger than what the sockets between them hold.
+        let body = [UInt8](repeating: UInt8(ascii: "#"), count: 16 << 20) + Array("\n".utf8)
+        let endpoint = try MetricsEndpoint(address: MetricsAddress(port: 0)) { body }
+        defer { endpoint.close() }
+        endpoint.replyLimit = .milliseconds(100)
+        let steady = try Client(endpoint.port)
+        steady.send("GET /metrics HTTP/1.1\r\n\r\n")
+        let started = ContinuousClock.now
+        // 1 MiB each 20 ms: 16 turns at the least, three times the reply limit.
+        serve(endpoint, every: 0.02) { steady.take(atMost: 1 << 20) }
+        #expect(ContinuousClock.now - started > endpoint.replyLimit * 3)
+        #expect(steady.received.count > body.count && steady.text.hasSuffix("##\n"), "\(steady.received.count) bytes")
+        #expect(endpoint.counts.slow == 0 && endpoint.counts.scrapes == 1, "\(endpoint.counts)")
+
+        // Only the whole limit can drop this one.
+        endpoint.replyLimit = .seconds(60)
+        endpoint.wholeReplyLimit = .milliseconds(300)
+        let trickle = try Client(endpoint.port)
+        trickle.send("GET /metrics HTTP/1.1\r\n\r\n")
+        let asked = ContinuousClock.now
+        serve(endpoint, every: 0.02) {
+            _ = trickle.take(atMost: 1024)
+            return endpoint.counts.slow == 1
+        }
+        #expect(endpoint.counts.slow == 1 && ContinuousClock.now - asked >= endpoint.wholeReplyLimit, "\(endpoint.counts)")
+        #expect(trickle.received.count < body.count && endpoint.descriptors.count == 1, "\(trickle.received.count) bytes")
     }
 
     /// Scrapes in quick succession share one rendering (a scraper asking a thousand times a
