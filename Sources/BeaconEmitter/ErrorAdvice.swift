@@ -218,7 +218,7 @@ extension Refusal {
             return "remove the beacon and add it again"
         case .disrupted, .dataTooLong, .scanResponseNeedsLegacyPDUs, .scanResponseOnCodedPHY,
              .sharedSetOfOtherType, .noFreeSet, .noAddressMadeUp, .noOwnParameters, .noSuchBeacon, .noBeacons,
-             .tooManyBeacons, .notAdvertising, .instanceNotOurs:
+             .tooManyBeacons, .notAdvertising, .instanceNotOurs, .instanceStillListed:
             return nil
         }
     }

@@ -124,6 +124,7 @@ func addSteps(instance: UInt8, data: [UInt8] = referenceData) -> [ScriptedKernel
             completes(AddExtendedAdvertisingParameters(instance: 1, flags: [.intervalParameters],
                                                        minimumInterval: 160, maximumInterval: 160), status: .failed),
             completes(RemoveAdvertising(instance: 1), status: .invalidParameters),
+            featuresStep(maximum: 1),  // the list proves it gone
         ] + addSteps(instance: 1))  // ... and the instance is added afresh.
         let advertiser = advertiser(kernel)
         try advertiser.start()
@@ -138,12 +139,38 @@ func addSteps(instance: UInt8, data: [UInt8] = referenceData) -> [ScriptedKernel
             completes(AddExtendedAdvertisingParameters(instance: 1, flags: [.intervalParameters],
                                                        minimumInterval: 0x0800, maximumInterval: 0x0800), status: .failed),
             completes(RemoveAdvertising(instance: 1), status: .invalidParameters),
+            featuresStep(maximum: 1),
         ])
         let advertiser = advertiser(kernel)
         try advertiser.start()
         try advertiser.stop()
         #expect(advertiser.plan == nil)
         #expect(kernel.remainingSteps == 0)
+    }
+
+    /// Linux 6.1, the adapter going down under a run that ends then (`--fail-fast`): Remove
+    /// Advertising answers Invalid Parameters (no such instance), yet the kernel lists the
+    /// instance, and puts it back on the air when the adapter comes up. It stays ours, in the
+    /// record, for `beacon-emit stop`; only where the list proves it free is it gone.
+    @Test func noSuchInstanceIsBelievedOnlyWhereTheListProvesIt() throws {
+        for listed in [true, false] {
+            let kernel = ScriptedKernel([featuresStep(maximum: 3)] + addSteps(instance: 1) + [
+                completes(RemoveAdvertising(instance: 1), status: .invalidParameters),
+                featuresStep(maximum: 3, taken: listed ? [1] : []),
+            ])
+            let advertiser = advertiser(kernel)
+            var recorded: [[UInt8]] = []
+            advertiser.instancesChanged = { recorded.append($0) }
+            try advertiser.start()
+            if listed {
+                #expect { try advertiser.stop() } throws: { "\($0)".contains("instance 1 does not exist, yet its list does not show it free") }
+                #expect(advertiser.ours == [1] && recorded.last == [1], "kept as ours: \(recorded)")
+            } else {
+                try advertiser.stop()
+                #expect(advertiser.ours.isEmpty && recorded.last == [], "\(recorded)")
+            }
+            #expect(kernel.remainingSteps == 0)
+        }
     }
 
     /// The kernel lists an instance free that the controller has no set for (No Resources: the

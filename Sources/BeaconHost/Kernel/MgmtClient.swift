@@ -79,25 +79,45 @@ extension MgmtClient {
     /// controller does not know the set). An update of its parameters then fails too, and on
     /// that failure the kernel drops the instance; so a Failed removal is followed by such an
     /// update and a second removal.
+    ///
+    /// Invalid Parameters (no such instance) is taken for gone only where the kernel's list
+    /// proves it: while an adapter went down, Linux 6.1 answered so of an instance it still
+    /// listed, and put back on the air when the adapter came up.
     /// - Returns: false when the instance was already gone.
-    /// - Throws: `HostError` when the kernel refuses otherwise.
+    /// - Throws: `HostError` when the kernel refuses otherwise, or says it is gone but lists it.
     @discardableResult
     public func removeInstance(_ instance: UInt8) throws(HostError) -> Bool {
         do {
             try send(RemoveAdvertising(instance: instance))
             return true
-        } catch let .managementRefused(_, status, _, _) where status == .invalidParameters {
-            return false
         } catch let .managementRefused(_, status, _, _) where status == .failed {
             trace?("instance \(instance) is stuck in the kernel: updating it so that the kernel drops it")
             _ = try? send(AddExtendedAdvertisingParameters(instance: instance, flags: [.intervalParameters],
                                                            minimumInterval: 0x0800, maximumInterval: 0x0800))
             do {
                 try send(RemoveAdvertising(instance: instance))
-            } catch let .managementRefused(_, status, _, _) where status == .invalidParameters {
-                // Dropped by the kernel.
+            } catch {
+                try confirmGone(instance, refused: error)
             }
             return true
+        } catch {
+            try confirmGone(instance, refused: error)
+            return false
+        }
+    }
+
+    /// Rethrows `refused` unless it says `instance` does not exist (Invalid Parameters) and the
+    /// kernel's list of instances proves it free; where the list does not, the refusal says so.
+    private func confirmGone(_ instance: UInt8, refused: HostError) throws(HostError) {
+        guard case let .managementRefused(_, status, _, _) = refused, status == .invalidParameters else { throw refused }
+        let features: ReadAdvertisingFeatures.ReturnParameters
+        do {
+            features = try send(ReadAdvertisingFeatures())
+        } catch {
+            throw refused
+        }
+        guard features.provablyFreeInstances.contains(instance) else {
+            throw .refused(Refusal(nil, .instanceStillListed(instance)))
         }
     }
 

@@ -119,6 +119,9 @@ public struct Refusal: Error, Hashable, Sendable, CustomStringConvertible {
         case notAdvertising
         /// The kernel's instance is not ours now (removed, or taken over).
         case instanceNotOurs(UInt8)
+        /// The kernel refused to remove the instance as one that does not exist, yet its list
+        /// does not show the number free.
+        case instanceStillListed(UInt8)
     }
 
     /// What was asked; nil where the reason says it all.
@@ -264,6 +267,9 @@ extension Refusal.Reason {
             return "not advertising"
         case let .instanceNotOurs(instance):
             return "instance \(instance) is not ours now (removed, or taken over): the beacon goes back at the restore"
+        case let .instanceStillListed(instance):
+            return "the kernel says advertising instance \(instance) does not exist, yet its list does not show it free "
+                + "(Linux keeps such an instance while an adapter goes down): it stays recorded as beacon-emit's"
         }
     }
 }
