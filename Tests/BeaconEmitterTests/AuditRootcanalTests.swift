@@ -113,10 +113,15 @@ extension Rig {
     /// A beacon whose address rotates every second, audited twice with no choice made: each
     /// JUnit suite named by the beacon's identifiers, the same both times, whatever the address.
     @Test func aRotatingAddressKeepsTheSuitesName() throws {
-        let emitter = try BackgroundProcess.beaconEmit(["-i", device, "--duration", "7", "--beacon",
+        // On the air before the audits start, and until both have ended (a busy machine starts
+        // each program late: a fixed duration saw one address in two audits under CI's load).
+        let emitter = try BackgroundProcess.beaconEmit(["-i", device, "--duration", "60", "--beacon",
                                                         "uuid=\(Self.uuid),major=7,minor=8,rotate-address=1"])
-        defer { _ = emitter.wait() }
-        Thread.sleep(forTimeInterval: 1)
+        defer {
+            emitter.signal(SIGTERM)
+            _ = emitter.wait()
+        }
+        #expect(emitter.waitForOutput("advertising on"), "\(emitter.stderr)")
         var names: [[String]] = []
         var addresses: Set<String> = []
         for _ in 0..<2 {
