@@ -17,9 +17,9 @@ import Musl
 /// takes the oldest's place); a client that has not sent its whole request head
 /// (`maximumRequest` bytes at most) within `requestLimit` is dropped, as is one that takes nothing
 /// of its answer for `replyLimit` or has not taken all of it within `wholeReplyLimit`; a client's
-/// answer is written as the socket takes it, never waited for. What it answered and dropped is counted (`counts`). The metrics are rendered at
-/// most once per `freshFor` (a second) while nothing noted changes (`changes`), whatever the
-/// rate of scrapes.
+/// answer is written as the socket takes it, never waited for. What it answered and dropped is
+/// counted (`counts`). The metrics are rendered at most once per `freshFor` (a second) while
+/// nothing noted changes (`changes`), whatever the rate of scrapes.
 public final class MetricsEndpoint: RunLoopSource {
     public let address: MetricsAddress
     /// The port it listens on (the one the kernel chose for port 0).
@@ -133,8 +133,10 @@ public final class MetricsEndpoint: RunLoopSource {
         if let paused = listenerPausedUntil, paused <= now { listenerPausedUntil = nil }
         for (fd, client) in clients {
             if let answered = client.answeredAt {
-                if !flush(fd), let taken = clients[fd]?.lastTaken ?? client.answeredAt,
-                   taken.duration(to: now) >= replyLimit || answered.duration(to: now) >= wholeReplyLimit {
+                // Not all sent, so still a client (`flush` drops one it is done with).
+                guard !flush(fd) else { continue }
+                let taken = clients[fd]?.lastTaken ?? answered
+                if taken.duration(to: now) >= replyLimit || answered.duration(to: now) >= wholeReplyLimit {
                     counts.slow += 1
                     drop(fd)
                 }
