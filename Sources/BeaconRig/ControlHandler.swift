@@ -160,7 +160,9 @@ public final class ControlHandler {
                                               device: device, lastDisruption: lastDisruption, canary: canary,
                                               refused: refused?()))
         case let .add(described):
-            let (fields, parameters) = try ownParameters(in: try Self.beaconFields(described, what: "add's \"beacon\""))
+            let given = try Self.beaconFields(described, what: "add's \"beacon\"")
+            if let refusal = Self.fileFields(in: given, command: "add") { throw refusal }
+            let (fields, parameters) = try ownParameters(in: given)
             let beacon = try build(fields)
             let id = try session.add(beacon, parameters: parameters)
             changed?("add", id.rawValue, beacon)
@@ -172,7 +174,9 @@ public final class ControlHandler {
                 throw Refusal(message: "update changes no field: give \"fields\": {\"minor\": 3} (or {\"interval\": 200})")
             }
             let current = fieldsOf(now.beacon)
-            if let refusal = Self.secretFields(in: changes, of: now, current: current) { throw refusal }
+            if let refusal = Self.secretFields(in: changes, of: now, current: current) ?? Self.fileFields(in: changes, command: "update") {
+                throw refusal
+            }
             // The parameters as a whole: the ones it had, with those the update gives.
             let (changedData, given) = try ownParameters(in: changes)
             let had = now.parameters
@@ -203,6 +207,19 @@ public final class ControlHandler {
     /// An update's fields that its beacon's format keeps while it runs (`fixedWhileRunning`:
     /// Eddystone-EID's key and clock), as the refusal that names them. Removing the beacon and
     /// adding it again is the way.
+    /// A client's fields that name a file (`identity-key-file`), as the refusal that names
+    /// them: the emitter would read it with its own rights, so a client could have it use the
+    /// emitter's own key (or its credentials') and tell every identifier it will send, for any
+    /// clock; a FIFO would hold its loop. A key reaches a beacon from the emitter's command
+    /// line, configuration or credentials, or inline from the client (its own key).
+    static func fileFields(in fields: [String: String], command: String) -> Refusal? {
+        let files = fields.keys.filter { BeaconDescription.plain($0).hasSuffix("file") }.sorted()
+        guard !files.isEmpty else { return nil }
+        return Refusal(message: "\(command): " + files.map { "\"\($0)\"" }.joined(separator: ", ")
+            + " names a file, which the emitter would read with its own rights: over the control socket a beacon's key "
+            + "is given inline (identity-key), or the emitter is started with it (--identity-key-file, its configuration)")
+    }
+
     private static func secretFields(in changes: [String: String], of running: RunningBeacon,
                                      current: [String: String]) -> Refusal? {
         let plain = BeaconDescription.plain

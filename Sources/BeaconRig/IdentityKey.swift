@@ -42,8 +42,12 @@ public enum IdentityKey {
         do {
             (bytes, mode, _) = try FileSystem.readSmallFile(path, most: mostFileBytes)
         } catch {
-            let why = error.errno == EFBIG ? "it holds more than \(mostFileBytes) bytes, more than a key"
-                : SystemCallError.message(error.errno)
+            let why = switch error.errno {
+            case EFBIG: "it holds more than \(mostFileBytes) bytes, more than a key"
+            case FileSystem.notRegularFile: "it is not a regular file (a FIFO, a device, a socket or a directory): "
+                + "a key is a file of 32 hex digits"
+            default: SystemCallError.message(error.errno)
+            }
             throw BeaconDescription.Invalid("\(name) \(path): cannot read the key: \(why)")
         }
         if !isCredential(path), let refusal = refusal(mode: mode, path: path, name: name) { throw refusal }

@@ -195,16 +195,28 @@ public enum FileSystem {
         return (UInt32(info.st_mode & 0o7777), UInt32(info.st_uid), info.st_mode & S_IFMT == S_IFREG)
     }
 
+    /// The errno `readSmallFile` throws for what is not a regular file (a FIFO, a device, a
+    /// socket, a directory), refused before a byte is read: a FIFO's read waits for a writer
+    /// that may never come, a device's may never end.
+    public static let notRegularFile = ENOTSUP
+
     /// A small file read whole through one descriptor, with the permission bits that
     /// descriptor's file had when it was read (so that what was judged is what was read).
-    /// - Throws: `SystemCallError` when it cannot be opened or read, and `EFBIG` when it holds
-    ///   more than `most` bytes.
+    /// What is not a regular file is refused before it is opened (opening a device can do
+    /// something) and again on the descriptor, opened non-blocking (a FIFO swapped in between
+    /// answers at once).
+    /// - Throws: `SystemCallError` when it cannot be opened or read, `notRegularFile` for what is
+    ///   not a regular file, and `EFBIG` when it holds more than `most` bytes.
     public static func readSmallFile(_ path: String, most: Int) throws(SystemCallError)
         -> (bytes: [UInt8], mode: UInt32, owner: UInt32) {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)
+        var info = stat()
+        guard stat(path, &info) == 0 else { throw SystemCallError(call: "stat(\(path))", errno: errno) }
+        guard info.st_mode & S_IFMT == S_IFREG else { throw SystemCallError(call: "open(\(path))", errno: notRegularFile) }
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
         guard descriptor >= 0 else { throw SystemCallError(call: "open(\(path))", errno: errno) }
         defer { close(descriptor) }
-        guard let (mode, owner, _) = mode(of: descriptor) else { throw SystemCallError(call: "fstat(\(path))", errno: errno) }
+        guard let (mode, owner, regular) = mode(of: descriptor) else { throw SystemCallError(call: "fstat(\(path))", errno: errno) }
+        guard regular else { throw SystemCallError(call: "open(\(path))", errno: notRegularFile) }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
         while bytes.count <= most {

@@ -81,6 +81,20 @@ import Testing
                 + "/proc/PID/cmdline): put it in a file only you can read (chmod 600) and give --identity-key-file FILE\n")
     }
 
+    /// A key file that is a FIFO (whose read would wait for a writer), a directory or a device
+    /// is refused at once, naming it, before a byte is read.
+    @Test func aKeyFileThatIsNoRegularFileIsRefusedAtOnce() throws {
+        let fifo = FileManager.default.temporaryDirectory.appendingPathComponent("eid-\(UUID().uuidString).fifo").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        defer { try? FileManager.default.removeItem(atPath: fifo) }
+        for path in [fifo, FileManager.default.temporaryDirectory.path, "/dev/null"] {
+            let emitter = try BackgroundProcess.beaconEmit(["encode", "--eddystone-eid", "--identity-key-file", path])
+            #expect(emitter.wait(timeout: .seconds(5)) == 64, "\(path): \(emitter.stderr)")
+            #expect(emitter.stderr.contains("--identity-key-file \(path): cannot read the key: it is not a regular file"),
+                    "\(emitter.stderr)")
+        }
+    }
+
     @Test(arguments: [
         (["--identity-key", "553C66DA"], "--identity-key has 8 hex digits (the key was not shown): a key is 32 hex digits (AES-128)"),
         (["--identity-key", "553C66DA1485E9F78849DE00F2CB178Z"], "--identity-key: character 32 is not a hex digit (the key was not shown)"),

@@ -49,13 +49,19 @@ final class FakeRunning: LiveAdvertising {
 
     func show(_ id: BeaconID, _ frame: Beacon) throws(HostError) {}
 
-    func renewAddress(_ id: BeaconID) throws(HostError) -> BluetoothAddress {
+    func renewAddress(_ id: BeaconID, with content: Beacon?) throws(HostError) -> BluetoothAddress {
         if refuseNext {
             refuseNext = false
             throw .controllerRefused(opcode: .leSetAdvertisingSetRandomAddress, status: .commandDisallowed, context: nil)
         }
-        _ = try index(id)
+        let index = try index(id)
         renewed.append(id)
+        if let content {
+            running[index].beacon = content
+            changes.append("renew \(id) with content")
+        } else {
+            changes.append("renew \(id)")
+        }
         return BluetoothAddress(0x1000 + UInt64(id.rawValue))
     }
 }
@@ -122,6 +128,71 @@ final class FakeRunning: LiveAdvertising {
         let identifiers = said.filter { $0.0 == .content("eid") }.map(\.1)
         #expect(identifiers.count == 2 && identifiers[0].contains("the address stays") && !identifiers[1].contains("stays"),
                 "\(identifiers)")
+    }
+}
+
+/// What identifies a beacon changes in one step (`LiveAdvertising.renewAddress(_:with:)`): an
+/// Eddystone-EID's next identifier goes out with its new address, never by an update and then a
+/// renewal; a TLM beacon whose address rotates at the moment its counters move gets both at
+/// once, whichever of the two comes first within `together`.
+@Suite struct OneStepIdentityTests {
+    let identity = try! EddystoneEIDIdentity(identityKey: Array(repeating: 7, count: 16), rotationExponent: 1)
+
+    func frame(_ counter: UInt32) -> Beacon {
+        .eddystone(.eid(EddystoneEID(txPowerAt0m: -20, identity: identity, counter: counter, aes: BoringAES())))
+    }
+
+    @Test func anEIDsNextIdentifierGoesOutWithItsNewAddressInOneStep() throws {
+        let live = FakeRunning([frame(0)], parameters: [BeaconParameters(address: .generatedNonResolvable)])
+        var said: [String] = []
+        let motions = BeaconMotions(beacons: live, intervalUnits: 160) { _, text in said.append(text) }
+        for second in stride(from: 0.5, through: 6.5, by: 0.5) { motions.perform(now: second) }
+        #expect(live.changes == ["renew 1 with content", "renew 1 with content", "renew 1 with content"],
+                "one step per identifier, at 2, 4 and 6 s; never an update then a renewal: \(live.changes)")
+        #expect(live.running[0].beacon == frame(6))
+        #expect(said.last?.hasSuffix("from 00:00:00:00:10:01") == true, "\(said)")
+    }
+
+    @Test func aRefusedStepIsTriedAgainAsOneStep() throws {
+        let live = FakeRunning([frame(0)], parameters: [BeaconParameters(address: .generatedNonResolvable)])
+        var said: [String] = []
+        let motions = BeaconMotions(beacons: live, intervalUnits: 160) { _, text in said.append(text) }
+        motions.perform(now: 0)
+        live.refuseNext = true
+        motions.perform(now: 2)
+        #expect(live.running[0].beacon == frame(0), "nothing changed: \(live.changes)")
+        #expect(said.last?.contains("not put on the air") == true && said.last?.hasSuffix("tried again in 1 s") == true, "\(said)")
+        motions.perform(now: 3)
+        #expect(live.changes == ["renew 1 with content"], "the retry is the one step again: \(live.changes)")
+        #expect(live.running[0].beacon == frame(3))
+    }
+
+    @Test(arguments: [9.8, 10.0, 10.3])
+    func telemetryAndARotationAtTheSameMomentAreOneStep(rotation: Double) throws {
+        let start = EddystoneTLM(batteryMillivolts: 3000, advertisingPDUCount: 7, uptimeDeciseconds: 100)
+        let live = FakeRunning([.eddystone(.tlm(start))],
+                               parameters: [BeaconParameters(address: .generatedNonResolvable, addressRotation: rotation)])
+        let motions = BeaconMotions(beacons: live, intervalUnits: 160) { _, _ in }
+        var now = 0.0
+        while now <= 10.5 {
+            motions.perform(now: now)
+            now = max(now + 0.01, motions.nextDue(now: now) ?? 11)
+        }
+        // The counters move at 5 and 10 s; the address is due at 9.8, 10 or 10.3 s: with the move at 10.
+        #expect(live.changes == ["update 1", "renew 1 with content"], "\(live.changes)")
+    }
+
+    @Test func aRotationFarFromAMoveIsAnAddressAlone() throws {
+        let start = EddystoneTLM(batteryMillivolts: 3000, advertisingPDUCount: 7, uptimeDeciseconds: 100)
+        let live = FakeRunning([.eddystone(.tlm(start))],
+                               parameters: [BeaconParameters(address: .generatedNonResolvable, addressRotation: 7)])
+        let motions = BeaconMotions(beacons: live, intervalUnits: 160) { _, _ in }
+        var now = 0.0
+        while now <= 10.5 {
+            motions.perform(now: now)
+            now = max(now + 0.01, motions.nextDue(now: now) ?? 11)
+        }
+        #expect(live.changes == ["update 1", "renew 1", "update 1"], "\(live.changes)")
     }
 }
 

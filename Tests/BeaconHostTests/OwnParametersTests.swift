@@ -197,6 +197,57 @@ import Testing
         #expect(transport.sent.dropFirst(sent).map { $0[0] } == [0x35, 0x39, 0x35, 0x39, 0x39, 0x35, 0x39])
     }
 
+    /// A beacon's new identity (new content with a new address, an EID's next identifier) goes
+    /// on its set in one step: disabled, the address, the data, enabled again, so that no PDU
+    /// pairs the old address with the new data or the reverse. Data refused after the address
+    /// went in leaves the set disabled (off the air, not out from the new address with the old
+    /// data) and the books as they were; the next step enables it again.
+    @Test func aNewIdentityGoesOnItsDisabledSetAndStaysOffWhenHalfOfItIsRefused() throws {
+        let transport = ScriptedTransport(answeringEverything: true)
+        let advertiser = Advertiser(controller: HCIController(transport: transport),
+                                    options: AdvertisingOptions(beacons: [Self.beacons[0]],
+                                                                beaconParameters: [BeaconParameters(address: .generatedNonResolvable)]))
+        try advertiser.start(capabilities: capabilities(extended: true))
+        var sent = transport.sent.count
+        let address = try advertiser.live.renewAddress(1, with: Self.beacons[1])
+        var commands = Array(transport.sent.dropFirst(sent))
+        // 0x2039 LE Set Extended Advertising Enable (off, on), 0x2035 its random address, 0x2037 its data
+        #expect(commands.map { $0[0] } == [0x39, 0x35, 0x37, 0x39], "\(commands.map { HexText.format($0) })")
+        #expect(commands.first?[3] == 0x00 && commands.last?[3] == 0x01, "disabled first, enabled last")
+        #expect(commands[1] == hex("35 20 07 00") + address.littleEndianBytes, "set 0's random address")
+        #expect(Array(commands[2].suffix(Self.beacons[1].advertisingData.bytes.count)) == Self.beacons[1].advertisingData.bytes)
+        #expect(advertiser.running[0].ownAddress == address && advertiser.beacons == [Self.beacons[1]])
+
+        transport.refuse(opcode: 0x2037, status: 0x12, times: 1)
+        sent = transport.sent.count
+        #expect(throws: HostError.self) { try advertiser.live.renewAddress(1, with: Self.beacons[2]) }
+        commands = Array(transport.sent.dropFirst(sent))
+        #expect(commands.map { $0[0] } == [0x39, 0x35, 0x37], "left disabled: \(commands.map { HexText.format($0) })")
+        #expect(advertiser.beacons == [Self.beacons[1]] && advertiser.running[0].ownAddress == address, "the books as they were")
+
+        sent = transport.sent.count
+        let next = try advertiser.live.renewAddress(1, with: Self.beacons[2])
+        commands = Array(transport.sent.dropFirst(sent))
+        #expect(commands.map { $0[0] } == [0x39, 0x35, 0x37, 0x39] && commands.last?[3] == 0x01, "enabled again by the next step")
+        #expect(next != address && advertiser.beacons == [Self.beacons[2]])
+    }
+
+    /// A refused address is undone by enabling the set again: the old identity goes on whole.
+    @Test func aNewIdentityWhoseAddressIsRefusedLeavesTheOldOneOnTheAir() throws {
+        let transport = ScriptedTransport(answeringEverything: true)
+        let advertiser = Advertiser(controller: HCIController(transport: transport),
+                                    options: AdvertisingOptions(beacons: [Self.beacons[0]],
+                                                                beaconParameters: [BeaconParameters(address: .generatedNonResolvable)]))
+        try advertiser.start(capabilities: capabilities(extended: true))
+        let before = advertiser.running[0].ownAddress
+        transport.refuse(opcode: 0x2035, status: 0x12, times: 1)
+        let sent = transport.sent.count
+        #expect(throws: HostError.self) { try advertiser.live.renewAddress(1, with: Self.beacons[1]) }
+        let commands = Array(transport.sent.dropFirst(sent))
+        #expect(commands.map { $0[0] } == [0x39, 0x35, 0x39] && commands.last?[3] == 0x01, "\(commands.map { HexText.format($0) })")
+        #expect(advertiser.beacons == [Self.beacons[0]] && advertiser.running[0].ownAddress == before)
+    }
+
     /// Through the kernel, which picks the address itself: a beacon's own address is refused
     /// before anything is added.
     @Test func throughTheKernelAnOwnAddressIsRefused() {

@@ -57,7 +57,7 @@ final class FakeLive: LiveAdvertising {
 
     func show(_ id: BeaconID, _ frame: Beacon) throws(HostError) {}
 
-    func renewAddress(_ id: BeaconID) throws(HostError) -> BluetoothAddress {
+    func renewAddress(_ id: BeaconID, with content: Beacon?) throws(HostError) -> BluetoothAddress {
         throw .unsupported("no address of its own")
     }
 
@@ -157,6 +157,24 @@ final class FakeLive: LiveAdvertising {
         #expect(moved.contains(#""ok":true"#) && moved.contains(#""eid":"8F56056BCE87688D""#), "its current EID: \(moved)")
         let list = handler.reply(to: #"{"command":"list"}"#)
         for text in [moved, list] { #expect(!text.contains(key.prefix(8)) && !text.contains(key.suffix(8)), "\(text)") }
+    }
+
+    /// No EID oracle through `add` either: a beacon added over the socket cannot name a key
+    /// file (the emitter's own, or its credentials', would be read with the emitter's rights and
+    /// its identifiers answered for any clock; a FIFO would hold the loop), whatever the key's
+    /// spelling; nothing is read or added. A key of the client's own, inline, is its business.
+    @Test func aClientCannotNameAKeyFile() throws {
+        let live = FakeLive([Self.beacon(1)])
+        let handler = ControlHandler(session: live, makeBeacon: BeaconDescription.beacon(fromFields:))
+        for spelling in ["identity-key-file", "identityKeyFile", "identity_key_file"] {
+            let text = handler.reply(to: #"{"command":"add","beacon":"type=eddystone-eid,\#(spelling)=/nonexistent/k,clock=1000000"}"#)
+            #expect(text.contains(#""ok":false"#) && text.contains(#"\"\#(spelling)\" names a file, which the emitter would read "#
+                                                                   + "with its own rights"), "\(text)")
+            #expect(!text.contains("No such file"), "refused before the file was looked at: \(text)")
+        }
+        #expect(live.changes == 0 && live.running.count == 1)
+        let own = handler.reply(to: #"{"command":"add","beacon":"type=eddystone-eid,identity-key=553C66DA1485E9F78849DE00F2CB178E,clock=7"}"#)
+        #expect(own.contains(#""ok":true"#), "\(own)")
     }
 
     /// A number written as a string in a request's JSON is refused as a scenario or

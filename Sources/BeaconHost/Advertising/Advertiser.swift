@@ -364,14 +364,17 @@ package final class Advertiser {
         if plan.mode == .legacy { try checkLegacy(ownOf: index) }
     }
 
-    /// Runs `body` on disabled advertising, then sends `enable`, whether `body` succeeded or not.
-    private func enablingAgain<C: HCICommand>(_ enable: C, _ body: () throws(HostError) -> Void) throws(HostError) {
+    /// Runs `body` on disabled advertising, then sends `enable`, whether `body` succeeded or not
+    /// (`onlyOnFailure`: only when it failed, the caller going on with advertising disabled).
+    private func enablingAgain<C: HCICommand>(_ enable: C, _ body: () throws(HostError) -> Void,
+                                              onlyOnFailure: Bool = false) throws(HostError) {
         do {
             try body()
         } catch {
             _ = try? controller.send(enable)
             throw error
         }
+        guard !onlyOnFailure else { return }
         step("enable again")
         try controller.send(enable)
     }
@@ -400,27 +403,50 @@ package final class Advertiser {
         }
     }
 
-    /// Puts beacon `index`'s data on the shared set from its own address at its turn: the set
-    /// (legacy advertising: the advertising) disabled around both, so that no event carries
-    /// one beacon's data from another's address.
+    /// Puts `data` on the set that carries beacon `index` from `address`, in one step: a turn's
+    /// beacon on the shared set, or a beacon's new identity (an Eddystone-EID's next
+    /// identifier) on its own. The set (legacy advertising: the advertising) is disabled, given
+    /// the address, then the data, and enabled again, so that no PDU carries the data from
+    /// another address or the address with other data. The specification leaves the set's
+    /// address, set while it is enabled, to take effect at a moment of the controller's (Core
+    /// 5.4, Vol 4, Part E, 7.8.52: "the Controller shall use the new address" for "new
+    /// advertising events", with no promise that data given before or after goes with it), so
+    /// no order of commands on an enabled set pairs them. A refused address leaves the set as
+    /// it was, enabled again (the old address with the old data); a refusal after the address
+    /// leaves the set disabled, off the air rather than out under half of its new identity:
+    /// the error says so, and the next try enables it again.
     func setData(_ data: [UInt8], scanResponse: [UInt8]?, from address: BluetoothAddress, onSlotOf index: Int,
                  plan: AdvertisingPlan) throws(HostError) {
         if plan.mode == .legacy {
             try controller.sendDisable(LESetAdvertisingEnable(enable: false))
-            try enablingAgain(LESetAdvertisingEnable(enable: true)) { () throws(HostError) in
+            try identifying(index, enable: LESetAdvertisingEnable(enable: true), address: { () throws(HostError) in
                 step("set random address \(address) for \(slots.label(index))")
                 try controller.send(LESetRandomAddress(address: address), context: "address \(address)")
-                try setLegacyData(data, scanResponse: scanResponse, label: index)
-            }
+            }, data: { () throws(HostError) in try setLegacyData(data, scanResponse: scanResponse, label: index) })
             return
         }
         let handle = plan.handle(ofBeacon: index)
         try controller.send(LESetExtendedAdvertisingEnable(enable: false, sets: [.init(handle: handle)]))
-        try enablingAgain(LESetExtendedAdvertisingEnable(enable: true, sets: [.init(handle: handle)])) { () throws(HostError) in
+        try identifying(index, enable: LESetExtendedAdvertisingEnable(enable: true, sets: [.init(handle: handle)]), address: { () throws(HostError) in
             step("set \(handle): random address \(address) for \(slots.label(index))")
             try controller.send(LESetAdvertisingSetRandomAddress(handle: handle, address: address), context: "address \(address)")
-            try setExtendedData(handle: handle, data, scanResponse: scanResponse, label: index)
+        }, data: { () throws(HostError) in try setExtendedData(handle: handle, data, scanResponse: scanResponse, label: index) })
+    }
+
+    /// On disabled advertising: `address`, then `data`, then `enable`. A refused address is
+    /// undone by enabling again (nothing changed); a refusal after it leaves advertising
+    /// disabled and is thrown.
+    private func identifying<C: HCICommand>(_ index: Int, enable: C, address: () throws(HostError) -> Void,
+                                            data: () throws(HostError) -> Void) throws(HostError) {
+        try enablingAgain(enable, address, onlyOnFailure: true)
+        do {
+            try data()
+        } catch {
+            step("\(slots.label(index)) stays off the air until the next try: its new address went in, its data did not")
+            throw error
         }
+        step("enable again")
+        try controller.send(enable)
     }
 
     /// With more beacons than sets, puts the next beacon on the air.

@@ -10,10 +10,13 @@ import LinuxSystem
 ///   Eddystone-EID's identifier) gets its next state: a steady motion every `steadyPeriod` (by
 ///   whole periods), a stepped one when its step comes (by whole seconds), from the state and time the schedule first saw it at (or
 ///   saw it changed by someone else, an update); where the motion renews the address with each
-///   step and the address is made up, a new address with it. Through the kernel, which chooses
-///   the addresses, the step is taken on the address the instance has, said once per beacon;
+///   step and the address is made up, a new address with it, in one step
+///   (`LiveAdvertising.renewAddress(_:with:)`: nothing heard pairs the old address with the new
+///   content or the reverse). Through the kernel, which chooses the addresses, the step is
+///   taken on the address the instance has, said once per beacon;
 /// - a beacon whose address rotates (`rotate-address=S`) gets a new made-up address every S
-///   seconds (`RenewalSchedule`; one that gains or loses its rotation is scheduled anew).
+///   seconds (`RenewalSchedule`; one that gains or loses its rotation is scheduled anew); where
+///   its content moves within `together` of that, both change in that one step.
 ///
 /// A change the controller refuses, or that finds the beacons off the air, is said and tried
 /// again: a steady motion at its next period, a step `retryPeriod` later, an address a period
@@ -23,6 +26,9 @@ package final class BeaconMotions {
     package static let steadyPeriod = 5.0
     /// How long after a step that failed it is tried again, in seconds.
     package static let retryPeriod = 1.0
+    /// How close a beacon's new address and its content's next move come before they are made
+    /// as one step (the address taken early or late by at most this), in seconds.
+    package static let together = 0.5
 
     /// What a report is about, for the caller to say it its way.
     package enum Motion: Sendable, Equatable {
@@ -42,6 +48,8 @@ package final class BeaconMotions {
         var offset: Double
         /// When to try again, after a failure.
         var retry: Double?
+        /// Whether its address, due a moment before its content, is renewed with its content's move.
+        var renewWithMove = false
 
         /// When its content next moves: a steady motion a period after the last, a stepped one
         /// when the last state's step comes; a failure's retry when that is sooner.
@@ -86,8 +94,9 @@ package final class BeaconMotions {
     /// Makes every change due by `now`.
     package func perform(now: Double) {
         follow(beacons.running, now: now)
-        move(now: now)
-        renewAddresses(now: now)
+        let periods = Self.rotationPeriods(beacons.running)
+        move(now: now, periods: periods)
+        renewAddresses(now: now, periods: periods)
     }
 
     /// The schedules follow the beacons running now: one new (or changed by someone else)
@@ -111,9 +120,9 @@ package final class BeaconMotions {
         Dictionary(running.compactMap { beacon in beacon.parameters.addressRotation.map { (beacon.id, $0) } }) { first, _ in first }
     }
 
-    /// Puts each moving beacon whose time has come in its state now, in place, and a new
-    /// address with it where its motion renews one.
-    private func move(now: Double) {
+    /// Puts each moving beacon whose time has come in its state now, in place; with a new
+    /// address, in one step, where its motion renews one or its rotation comes within `together`.
+    private func move(now: Double, periods: [BeaconID: Double]) {
         for (id, entry) in moving.sorted(by: { $0.key < $1.key }) {
             guard let due = entry.due, now >= due else { continue }
             // A steady motion moves by whole periods (its counters on a grid from its start), a
@@ -124,40 +133,62 @@ package final class BeaconMotions {
             moving[id]?.last = next
             moving[id]?.offset = elapsed
             moving[id]?.retry = nil
+            moving[id]?.renewWithMove = false
             let motion = next.motion ?? entry.motion
             let state = motion.stateText
+            let madeUp = beacons.running(id)?.parameters.address?.isMadeUp ?? false
+            let rotation = entry.renewWithMove || (periods[id].flatMap { _ in renewals.due(id) }.map { $0 <= now + Self.together } ?? false)
+            if madeUp, motion.renewsAddress || rotation {
+                if rotation { renewals.start(id, period: periods[id], now: now) }
+                renew(id, with: next, state: state, motion: motion, now: now)
+                continue
+            }
             do {
                 try beacons.update(id, to: next)
             } catch {
-                let retry = motion.pace == .steady ? Self.steadyPeriod : Self.retryPeriod
-                report(.content(motion.motionName), "\(label(id)): \(state ?? motion.motionName) not put on the air: \(error); "
-                       + "tried again in \(Int(retry)) s")
-                moving[id]?.retry = now + retry
+                failed(id, state: state, motion: motion, error: error, now: now)
                 continue
             }
             guard let state else { continue }
-            guard motion.renewsAddress, beacons.running(id)?.parameters.address?.isMadeUp ?? false else {
-                if motion.renewsAddress, addressKept.insert(id).inserted {
-                    report(.content(motion.motionName), "\(label(id)): \(state); the address stays the one it has (a new "
-                           + "one with each change needs a made-up address: address=non-resolvable, on HCI advertising sets)")
-                } else {
-                    report(.content(motion.motionName), "\(label(id)): \(state)")
-                }
-                continue
-            }
-            do {
-                let address = try beacons.renewAddress(id)
-                report(.content(motion.motionName), "\(label(id)): \(state) from \(address)")
-            } catch {
-                report(.content(motion.motionName), "\(label(id)): \(state), but no new address: \(error)")
+            if motion.renewsAddress, addressKept.insert(id).inserted {
+                report(.content(motion.motionName), "\(label(id)): \(state); the address stays the one it has (a new "
+                       + "one with each change needs a made-up address: address=non-resolvable, on HCI advertising sets)")
+            } else {
+                report(.content(motion.motionName), "\(label(id)): \(state)")
             }
         }
     }
 
-    /// Gives each beacon whose address rotates and whose time has come a new address.
-    private func renewAddresses(now: Double) {
-        let periods = Self.rotationPeriods(beacons.running)
+    /// Beacon `id`'s next state and a new address, in one step.
+    private func renew(_ id: BeaconID, with next: Beacon, state: String?, motion: any ContentMotion, now: Double) {
+        do {
+            let address = try beacons.renewAddress(id, with: next)
+            if let state {
+                report(.content(motion.motionName), "\(label(id)): \(state) from \(address)")
+            } else {
+                report(.address, "\(label(id)): new address \(address), with its \(motion.motionName)")
+            }
+        } catch {
+            failed(id, state: state, motion: motion, error: error, now: now)
+        }
+    }
+
+    /// Says that beacon `id`'s move was not made, and when it is tried again.
+    private func failed(_ id: BeaconID, state: String?, motion: any ContentMotion, error: HostError, now: Double) {
+        let retry = motion.pace == .steady ? Self.steadyPeriod : Self.retryPeriod
+        report(.content(motion.motionName), "\(label(id)): \(state ?? motion.motionName) not put on the air: \(error); "
+               + "tried again in \(Int(retry)) s")
+        moving[id]?.retry = now + retry
+    }
+
+    /// Gives each beacon whose address rotates and whose time has come a new address; one
+    /// whose content moves within `together` gets it with that move.
+    private func renewAddresses(now: Double, periods: [BeaconID: Double]) {
         for id in renewals.takeDue(at: now, periods: periods) {
+            if let due = moving[id]?.due, due <= now + Self.together {
+                moving[id]?.renewWithMove = true
+                continue
+            }
             do {
                 let address = try beacons.renewAddress(id)
                 report(.address, "\(label(id)): new address \(address)")

@@ -219,18 +219,38 @@ final class BeaconSlots {
         }
     }
 
-    /// Gives beacon `index`, whose address is made up, a new one of the same kind, on its slot
-    /// of its own.
+    /// Gives beacon `index`, whose address is made up, a new one of the same kind, and with it
+    /// new content (`content`; nil: kept) in one step: what identifies the beacon changes
+    /// together. New content goes out only from the new address (`SlotBackend.setData(_:from:)`:
+    /// the slot disabled around both, so that no PDU pairs the old address with the new content
+    /// or the reverse); an address alone goes on in place where the backend can. One taking
+    /// turns goes out with both at its next turn.
     /// - Returns: the new address.
-    func renewAddress(_ index: Int, on backend: some SlotBackend) throws(HostError) -> BluetoothAddress {
+    /// - Throws: `HostError` as `update` refuses content, or when the backend refuses (the
+    ///   slot then stays off the air rather than carrying half of the change).
+    func renewAddress(_ index: Int, with content: Beacon? = nil, on backend: some SlotBackend) throws(HostError) -> BluetoothAddress {
         guard let plan else { throw .refused(Refusal(nil, .notAdvertising)) }
         guard entries.indices.contains(index), let kind = entries[index].parameters.address, kind.isMadeUp else {
             throw .refused(Refusal(nil, beacon: label(index), .noAddressMadeUp))
         }
+        var data: [UInt8]?
+        if let content {
+            data = try content.pduData(extendedPDUs: usesExtendedPDUs(index))
+            try checkScanResponse(content, parameters: entries[index].parameters)
+            try checkSlotType(of: index, becoming: content)
+            entries[index].beacon = content
+        }
         let address = kind.make()!
         entries[index].madeAddress = (kind, address)
-        // One taking turns goes out from it at its next turn.
-        if isOnAir(index) { try backend.putAddress(address, onSlotOf: index, plan: plan) }
+        guard isOnAir(index) else { return address }
+        if let data, hasOwnSlot(index) {
+            try backend.setData(data, scanResponse: scanResponse(of: entries[index].beacon, at: index), from: address,
+                                onSlotOf: index, plan: plan)
+        } else if data != nil {
+            try put(index, on: backend, plan: plan, fromItsAddress: true)
+        } else {
+            try backend.putAddress(address, onSlotOf: index, plan: plan)
+        }
         return address
     }
 

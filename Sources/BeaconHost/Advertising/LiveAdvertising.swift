@@ -20,11 +20,16 @@ public protocol LiveAdvertising: AnyObject {
     /// - Returns: the new beacon's id.
     func add(_ beacon: Beacon, parameters: BeaconParameters) throws(HostError) -> BeaconID
     /// Gives beacon `id`, whose address is made up (`static`, `non-resolvable`), a new one of
-    /// the same kind on its set: in place where the controller allows it, else with the set
-    /// disabled around it (through the kernel, which chooses addresses: refused).
+    /// the same kind on its set, and new content with it (`content`; nil: kept), in one step:
+    /// new content goes out only from the new address, the set disabled around both (a short
+    /// gap for that beacon), so that nothing heard pairs the old address with the new content
+    /// or the reverse (an Eddystone-EID's next identifier); an address alone goes on in place
+    /// where the controller allows it, else with the set disabled around it. Refused after the
+    /// address went in, the beacon stays off the air until the next change (never out under
+    /// half of its new identity). Through the kernel, which chooses addresses: refused.
     /// - Returns: the new address.
     @discardableResult
-    func renewAddress(_ id: BeaconID) throws(HostError) -> BluetoothAddress
+    func renewAddress(_ id: BeaconID, with content: Beacon?) throws(HostError) -> BluetoothAddress
     /// Takes beacon `id` off the air (its set or instance removed, or out of the turns; a set
     /// that falls free goes to the first beacon taking turns).
     func remove(_ id: BeaconID) throws(HostError)
@@ -48,6 +53,13 @@ extension LiveAdvertising {
     public func setParameters(_ id: BeaconID, to parameters: BeaconParameters) throws(HostError) {
         guard let now = running(id) else { throw .refused(Refusal(nil, .noSuchBeacon("\(id)"))) }
         try update(id, to: now.beacon, parameters: parameters)
+    }
+
+    /// Gives beacon `id` a new made-up address, its content kept (`renewAddress(_:with:)`).
+    /// - Returns: the new address.
+    @discardableResult
+    public func renewAddress(_ id: BeaconID) throws(HostError) -> BluetoothAddress {
+        try renewAddress(id, with: nil)
     }
 
     /// Changes beacon `id`'s data in place, its parameters kept.

@@ -107,8 +107,8 @@ extension RevertibleAdvertiser {
         try slots.remove(index, on: backend)
     }
 
-    func renewAddress(_ index: Int, on backend: some SlotBackend) throws(HostError) -> BluetoothAddress {
-        try slots.renewAddress(index, on: backend)
+    func renewAddress(_ index: Int, with content: Beacon?, on backend: some SlotBackend) throws(HostError) -> BluetoothAddress {
+        try slots.renewAddress(index, with: content, on: backend)
     }
 
     func show(_ index: Int, _ frame: Beacon, on backend: some SlotBackend) throws(HostError) {
@@ -170,8 +170,10 @@ public final class LiveBeacons: LiveAdvertising {
     }
 
     @discardableResult
-    public func renewAddress(_ id: BeaconID) throws(HostError) -> BluetoothAddress {
-        try change { backend throws(HostError) in try advertiser.renewAddress(try advertiser.slots.index(id), on: backend) }
+    public func renewAddress(_ id: BeaconID, with content: Beacon?) throws(HostError) -> BluetoothAddress {
+        try change { backend throws(HostError) in
+            try advertiser.renewAddress(try advertiser.slots.index(id), with: content, on: backend)
+        }
     }
 
     /// Takes beacon `id` off the air; not the last one (stopping is how advertising stops),

@@ -30,6 +30,9 @@ package struct RenewalSchedule<Key: Hashable & Comparable> {
         next[key] = period.map { next[key] ?? now + $0 }
     }
 
+    /// When `key` is next due; nil when it does not rotate.
+    package func due(_ key: Key) -> Double? { next[key] }
+
     package mutating func remove(_ key: Key) { next[key] = nil }
 
     package mutating func removeAll() { next.removeAll() }
