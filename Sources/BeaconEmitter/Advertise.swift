@@ -453,6 +453,7 @@ struct Advertise: ParsableCommand {
             switch motion {
             case let .content(name): printer.progress("\(name): " + text)
             case .address: printer.progress("moving: " + text)
+            case .withheld: report(.withheld(text))
             }
         }))
         if let service = printer.service, let interval = service.watchdogInterval {

@@ -112,6 +112,15 @@ final class EmitterPrinter {
             } else {
                 Console.error("warning: \(text)", priority: .warning)
             }
+        case let .withheld(text):
+            if json {
+                var object = JSONObject()
+                object.add("event", "withheld")
+                object.add("detail", text)
+                print(object.line)
+            } else {
+                Console.error("withheld: \(text)", priority: .warning)
+            }
         case let .leftBehind(error):
             Console.error("could not take the beacons off \(device) at exit: \(error.message); run `beacon-emit stop -i \(device)` "
                           + "once it is back")

@@ -190,6 +190,7 @@ extension ScenarioLaunching {
                 switch event {
                 case let .step(text): trace?(text)
                 case let .warning(text): printer.progress(text)
+                case let .withheld(text): printer.progress("withheld: " + text)
                 case let .ignored(what): Console.ignored(what)
                 default: break
                 }

@@ -90,6 +90,8 @@ public final class EmitterMetrics {
     private let process = ProcessFigures()
     private let processGauges: [String: Gauge]
     private let cpu: Counter
+    /// A beacon's new identity that did not go on the air (`EmitterEvent.withheld`).
+    private let withheld: Counter
     /// CPU seconds counted so far.
     private var cpuCounted = 0.0
 
@@ -139,6 +141,10 @@ public final class EmitterMetrics {
             (name, registry.makeGauge(descriptor: Self.named(name, help)))
         })
         cpu = registry.makeCounter(descriptor: Self.named(ProcessFigures.cpu.0, ProcessFigures.cpu.1))
+        withheld = registry.makeCounter(descriptor: Self.named(
+            "beacon_emit_identities_withheld_total", "Times a beacon's new identity (an Eddystone-EID's next identifier with "
+            + "its new address) did not go on the air: the beacon off the air, or under its old identity, until the next try."),
+                                        labels: labels)
         setState(.onAir)
     }
 
@@ -159,6 +165,7 @@ public final class EmitterMetrics {
             restore.record(Double(gap.components.seconds) + Double(gap.components.attoseconds) / 1e18)
             setState(.onAir)
         case .stopped: setState(.stopped)
+        case .withheld: withheld.increment()
         default: break
         }
     }

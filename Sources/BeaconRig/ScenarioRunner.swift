@@ -271,6 +271,7 @@ public final class ScenarioRunner {
         case let .restored(cause, gap, _): "back on the air after \(milliseconds(gap.inSeconds)) off (\(cause))"
         case let .leftBehind(error): "left on the air: \(error)"
         case let .warning(text): text
+        case let .withheld(text): "withheld: \(text)"
         default: nil
         }
     }

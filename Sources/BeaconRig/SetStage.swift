@@ -33,8 +33,8 @@ package final class SetStage: ScenarioStage {
     private let intervalUnits: UInt32
     private var beacons: LiveBeacons { run.live }
     private lazy var motions = BeaconMotions(beacons: beacons, intervalUnits: intervalUnits,
-                                             label: { [weak self] id in self?.name(of: id) ?? "beacon \(id)" }) { [weak self] _, text in
-        self?.note?(text)
+                                             label: { [weak self] id in self?.name(of: id) ?? "beacon \(id)" }) { [weak self] motion, text in
+        self?.note?((motion == .withheld ? "withheld: " : "") + text)
     }
 
     /// - Parameter intervalUnits: the advertising interval (0.625 ms units), for TLM PDU counts.

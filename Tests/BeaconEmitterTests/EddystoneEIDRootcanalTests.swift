@@ -38,6 +38,26 @@ extension Rig {
         return (order, addresses)
     }
 
+    /// The figure docs/advertising.md gives: how long the air was silent at each change of
+    /// identity (the last report of one EID to the first of the next) against the gaps between
+    /// reports of one EID, printed (a figure of this machine's, not a bound).
+    static func sayGaps(_ timed: [(at: ContinuousClock.Instant, report: ScanReport)]) {
+        var changes: [Double] = [], steady: [Double] = []
+        var last: (at: ContinuousClock.Instant, eid: [UInt8])?
+        for (at, report) in timed {
+            guard let data = try? AdvertisingData(parsing: report.data),
+                  case let .eddystone(.eid(frame))? = try? Beacon.beacons(in: data).first else { continue }
+            if let last {
+                let gap = Double(last.at.duration(to: at).components.attoseconds) / 1e15 + Double(last.at.duration(to: at).components.seconds) * 1000
+                if last.eid == frame.eid { steady.append(gap) } else { changes.append(gap) }
+            }
+            last = (at, frame.eid)
+        }
+        func median(_ values: [Double]) -> Double { values.isEmpty ? 0 : values.sorted()[values.count / 2] }
+        print("EID change gap: median \(Int(median(changes))) ms, most \(Int(changes.max() ?? 0)) ms over \(changes.count) changes; "
+              + "between reports of one EID: median \(Int(median(steady))) ms")
+    }
+
     /// Nothing heard links two identities: every EID from exactly one address, every address
     /// carrying exactly one EID.
     static func expectUnlinked(_ addresses: [[UInt8]: Set<BluetoothAddress>], _ context: @autoclosure () -> String) {
@@ -62,8 +82,17 @@ extension Rig {
         let emitter = try BackgroundProcess.beaconEmit(["-i", device, "--duration", "40", "--eddystone-eid",
                                                         "--identity-key", Self.key, "--rotation-exponent", "0",
                                                         "--clock", "2", "--verbose"])
-        let reports = try scanner.collect(timeout: .seconds(42)) { _ in false }
+        // Each report with when it came, for the gap a change costs.
+        var timed: [(at: ContinuousClock.Instant, report: ScanReport)] = []
+        let deadline = ContinuousClock.now + .seconds(42)
+        while ContinuousClock.now < deadline {
+            if let report = try scanner.scanner.nextReport(timeout: ContinuousClock.now.duration(to: deadline)) {
+                timed.append((.now, report))
+            }
+        }
+        let reports = timed.map(\.report)
         #expect(emitter.wait() == 0, "\(emitter.stderr)")
+        Self.sayGaps(timed)
 
         let (order, addresses) = Self.identities(in: reports)
         for report in reports where addresses.values.contains(where: { $0.contains(report.address) }) {

@@ -117,6 +117,12 @@ struct EmitterMetricsTests {
         #expect(parsed.samples("beacon_emit_disruptions_total").count == EmitterMetrics.kinds.count)
         #expect(parsed.samples("beacon_emit_disruptions_total").allSatisfy { $0.value == 0 })
 
+        // A beacon's new identity that did not go on the air is counted, from 0.
+        #expect(parsed.value("beacon_emit_identities_withheld_total", ["adapter": "hci0"]) == 0)
+        metrics.note(.withheld("beacon 1: EID 65B88008E990B5B8 not put on the air"))
+        #expect(try ParsedMetrics(String(decoding: metrics.exposition(), as: UTF8.self))
+            .value("beacon_emit_identities_withheld_total", ["adapter": "hci0"]) == 1)
+
         // A controller reset: off the air; 300 ms later back.
         metrics.note(.offAir(.controllerReset))
         parsed = try ParsedMetrics(String(decoding: metrics.exposition(), as: UTF8.self))

@@ -36,6 +36,9 @@ package final class BeaconMotions {
         case content(String)
         /// A beacon's address was renewed on its own period.
         case address
+        /// A beacon's new identity (content with a new address) did not go on the air: off the
+        /// air, or its old identity kept whole, until the next try (`EmitterEvent.withheld`).
+        case withheld
     }
 
     /// One moving beacon: when it started, the motion of the state it started from, and what
@@ -169,15 +172,18 @@ package final class BeaconMotions {
                 report(.address, "\(label(id)): new address \(address), with its \(motion.motionName)")
             }
         } catch {
-            failed(id, state: state, motion: motion, error: error, now: now)
+            failed(id, state: state, motion: motion, error: error, now: now, withAddress: true)
         }
     }
 
-    /// Says that beacon `id`'s move was not made, and when it is tried again.
-    private func failed(_ id: BeaconID, state: String?, motion: any ContentMotion, error: HostError, now: Double) {
+    /// Says that beacon `id`'s move was not made, and when it is tried again; one with a new
+    /// address as `.withheld` (the beacon is then off the air or under its old identity whole).
+    private func failed(_ id: BeaconID, state: String?, motion: any ContentMotion, error: HostError, now: Double,
+                        withAddress: Bool = false) {
         let retry = motion.pace == .steady ? Self.steadyPeriod : Self.retryPeriod
-        report(.content(motion.motionName), "\(label(id)): \(state ?? motion.motionName) not put on the air: \(error); "
-               + "tried again in \(Int(retry)) s")
+        let what = "\(label(id)): \(state ?? motion.motionName) not put on the air"
+            + (withAddress ? " (nor its new address: the beacon is off the air, or under its old identity whole)" : "")
+        report(withAddress ? .withheld : .content(motion.motionName), "\(what): \(error); tried again in \(Int(retry)) s")
         moving[id]?.retry = now + retry
     }
 

@@ -33,6 +33,11 @@ public enum EmitterEvent: Sendable {
     case leftBehind(HostError)
     /// Something the user asked for that cannot be honoured as asked, or is not watched.
     case warning(String)
+    /// A beacon's new identity (new content with a new address: an Eddystone-EID's next
+    /// identifier) did not go on the air (`BeaconMotions`): the beacon is off the air, or still
+    /// under its old identity whole, never half of each, until the next try (`detail` says
+    /// which beacon, what was refused and when).
+    case withheld(String)
     /// What the canary (`advertise --canary`) heard of the beacons, beyond the `not-heard`
     /// disruption that has them reprogrammed.
     case canary(CanaryEvent)
