@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
+import BeaconReports
+
 /// A program a scenario runs on the machine that runs it. A scenario is code: its `hosts:`
 /// start the system's `ssh`, and some ssh options run a command or load a library here
 /// (`ProxyCommand`, `LocalCommand`, a configuration file given with `-F`). `run --check` names
@@ -21,5 +23,7 @@ public struct LocalProgram: Sendable, Equatable, CustomStringConvertible {
         self.what = what
     }
 
-    public var description: String { "\(kind) '\(host)': \(what)" }
+    /// For a terminal: the host's name and what runs with their control characters written out
+    /// (`TerminalText`: a `\r` or `ESC[2K` could hide what runs from whoever reviews it).
+    public var description: String { "\(kind) '\(TerminalText.escape(host))': \(TerminalText.escape(what))" }
 }

@@ -88,6 +88,9 @@ import Testing
          "measured-power does not apply to an eddystone-tlm beacon: it takes battery, temperature, pdu-count, uptime"),
         ("uuid=\(uuid),major=1,minor=2,extended-pdu=maybe", "extended-pdu must be true or false, got 'maybe'"),
         ("uuid=\(uuid),major", "expected KEY=VALUE pairs separated by commas, got 'major'"),
+        // A key written in the wrong place (':' for '='): the item is named, its hex digits are not.
+        ("type=eddystone-eid,identity-key:000102030405060708090A0B0C0D0E0F",
+         "expected KEY=VALUE pairs separated by commas, got 'identity-key:<32 hex digits, not shown>'"),
         // A bad key is described by its length or its bad character's place, never shown.
         ("type=eddystone-eid,identity-key=0011", "--identity-key has 4 hex digits (the key was not shown): a key is 32 hex digits"),
         ("type=eddystone-eid,identity-key=00112233445566778899AABBCCDDEEFG",

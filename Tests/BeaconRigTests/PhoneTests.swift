@@ -5,6 +5,7 @@ import BeaconTracking
 import BeaconHost
 @testable import BeaconRig
 import Foundation
+import BeaconReports
 import Testing
 
 /// Phones in a scenario: `phones:` as read (patterns checked where they are written), a phone's
@@ -50,6 +51,17 @@ import Testing
         #expect(scenario.scanner == nil)
         #expect(scenario.localPrograms.map(\.description) == ["phone 'pixel': sh -c 'adb logcat -v threadtime -s BeaconTest:I' (its log)",
                                                              "phone 'iphone': sh -c 'idevicesyslog' (its log)"])
+    }
+
+    /// `run --check` lists a phone's command with its control characters written out: a `\r`
+    /// or `ESC[2K` in the file cannot hide from the reviewer what will run.
+    @Test func aCommandsControlCharactersAreShownNotObeyed() throws {
+        let scenario = try parse("""
+              pixel: {log: "rm -rf ~/x \\r\\e[2Kadb logcat", preset: marker}
+
+            """, "  - advertise: lobby\n")
+        #expect(scenario.localPrograms.map(\.description) == [#"phone 'pixel': sh -c 'rm -rf ~/x \r\e[2Kadb logcat' (its log)"#])
+        #expect(TerminalText.escape("a\u{7F}b\u{9B}c\u{0}") == #"a\u{7F}b\u{9B}c\u{0}"#)
     }
 
     /// Each mistake at its place, saying what to write instead.
