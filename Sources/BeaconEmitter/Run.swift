@@ -63,6 +63,10 @@ struct Run: ParsableCommand, ScenarioLaunching {
                              + "(--check names them)."))
     var allowSshOptions = false
 
+    @Flag(help: ArgumentHelp("Run the scenario's phone commands even when the file is not yours (or root's) or others "
+                             + "can change it: a scenario's phones are shell commands, run as you (--check lists them)."))
+    var allowCommands = false
+
     @Flag(help: "Only check the scenario (everything that is checked before a run), say what it holds and what it would run on this machine.")
     var check = false
 
@@ -80,7 +84,8 @@ struct Run: ParsableCommand, ScenarioLaunching {
     func run() throws {
         var loaded: Scenario
         do {
-            loaded = try ScenarioParser.load(path: scenario, allowingAnySSHOption: allowSshOptions)
+            loaded = try ScenarioParser.load(path: scenario, allowingAnySSHOption: allowSshOptions,
+                                             commandsFor: check || allowCommands ? nil : CurrentProcess.effectiveUserID)
         } catch {
             Console.error("\(error)")
             try writeJUnitError("\(error)")

@@ -45,12 +45,33 @@ public struct ScenarioParser {
     public static let maximumValues = 20_000
 
     /// Reads and checks the file at `path`.
+    /// - Parameter commandsFor: the user who would run the scenario's phone commands (nil: no
+    ///   one yet: `run --check`, `--allow-commands`): a file with phones is refused unless that
+    ///   user or root owns it and no one else can write it (`commandsRefusal`).
     public static func load(path: String, makeBeacon: @escaping BeaconFactory = BeaconDescription.beacon(fromFields:),
-                            allowingAnySSHOption: Bool = false) throws(ScenarioError) -> Scenario {
-        let (text, mode) = try readFile(path)
+                            allowingAnySSHOption: Bool = false, commandsFor user: UInt32? = nil) throws(ScenarioError) -> Scenario {
+        let (text, mode, owner) = try readFile(path)
         var parser = ScenarioParser(file: path, mode: mode, makeBeacon: makeBeacon)
         parser.allowsAnySSHOption = allowingAnySSHOption
-        return try parser.parse(text)
+        let scenario = try parser.parse(text)
+        if let user, !scenario.phones.isEmpty, let why = commandsRefusal(path: path, mode: mode, owner: owner, user: user) {
+            throw ScenarioError(file: path, place: nil, message: why)
+        }
+        return scenario
+    }
+
+    /// Why the phone commands of the scenario at `path` may not run as `user`, nil when they
+    /// may: a scenario's phones are shell commands, so, as sudo and OpenSSH decide for the
+    /// files they act on, it runs them only when `user` or root owns the file and no one else
+    /// (group or others) can write it; `run --allow-commands` runs them anyway.
+    static func commandsRefusal(path: String, mode: UInt32?, owner: UInt32, user: UInt32) -> String? {
+        let trusted = owner == user || owner == 0
+        let writable = (mode ?? 0) & 0o022 != 0
+        guard !trusted || writable else { return nil }
+        let who = trusted ? "other users can change it (mode \(FileSystem.octalMode(mode ?? 0)))"
+            : "it belongs to \(FileSystem.userName(owner)), not to you (\(FileSystem.userName(user))) or root"
+        return "its phones' commands would run as \(FileSystem.userName(user)), but \(who): refused before anything "
+            + "starts; `run --check` lists what it would run, and `run --allow-commands` runs it"
     }
 
     /// Reads the beacon list of a configuration file (`--config`, a service's
@@ -73,7 +94,7 @@ public struct ScenarioParser {
     /// as written; nil where it has none).
     public static func loadConfiguration(path: String, makeBeacon: @escaping BeaconFactory = BeaconDescription.beacon(fromFields:))
         throws(ScenarioError) -> (entries: [(beacon: Beacon, parameters: BeaconParameters)], metrics: String?) {
-        let (text, mode) = try readFile(path)
+        let (text, mode, _) = try readFile(path)
         return try ScenarioParser(file: path, mode: mode, makeBeacon: makeBeacon).configuration(text)
     }
 
@@ -82,11 +103,11 @@ public struct ScenarioParser {
         try readFile(path).text
     }
 
-    /// A file's text and its permission bits (nil where it is no regular file: a pipe), read
+    /// A file's text, its permission bits (nil where it is no regular file: a pipe) and its owner, read
     /// through one descriptor. Refused before it is read when it is larger than
     /// `maximumFileSize`, or when others may write it (o+w: anyone on the machine could change
     /// what it advertises, as sudo and sshd's StrictModes refuse such files).
-    public static func readFile(_ path: String) throws(ScenarioError) -> (text: String, mode: UInt32?) {
+    public static func readFile(_ path: String) throws(ScenarioError) -> (text: String, mode: UInt32?, owner: UInt32) {
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw ScenarioError(file: path, place: nil, message: "cannot read the file: "
                                 + (FileSystem.whyUnreadable(path) ?? "it could not be opened"), unreadable: true)
@@ -94,6 +115,7 @@ public struct ScenarioParser {
         defer { try? handle.close() }
         let status = FileSystem.mode(of: handle.fileDescriptor)
         let mode = status.flatMap { $0.regularFile ? $0.mode : nil }
+        let owner = status?.owner ?? CurrentProcess.userID
         if let mode, mode & 0o002 != 0 {
             throw ScenarioError(file: path, place: nil, message: "other users can change the file (mode "
                                 + "\(FileSystem.octalMode(mode))): refused, as anyone on this machine could change what it "
@@ -110,7 +132,7 @@ public struct ScenarioParser {
         guard let text = String(data: data, encoding: .utf8) else {
             throw ScenarioError(file: path, place: nil, message: "the file is not UTF-8 text")
         }
-        return (text, mode)
+        return (text, mode, owner)
     }
 
     /// The document's root node: refused when it nests deeper than `YAMLNesting.maximumDepth` or

@@ -23,6 +23,9 @@ public enum CurrentProcess {
     /// Whether the effective user is root (geteuid).
     public static var isRoot: Bool { geteuid() == 0 }
 
+    /// The user whose rights this process has (geteuid): whom the programs it starts run as.
+    public static var effectiveUserID: UInt32 { UInt32(geteuid()) }
+
     /// The path of this program's executable (/proc/self/exe); nil where it cannot be read.
     public static var executablePath: String? { FileSystem.linkTarget("/proc/self/exe") }
 

@@ -158,6 +158,11 @@ public enum FileSystem {
         getpwuid(uid).map { String(cString: $0.pointee.pw_name) } ?? "uid \(uid)"
     }
 
+    /// A user's name and number for messages: `nobody (uid 65534)`.
+    public static func userName(_ uid: UInt32) -> String {
+        getpwuid(uid_t(uid)).map { "\(String(cString: $0.pointee.pw_name)) (uid \(uid))" } ?? "uid \(uid)"
+    }
+
     /// The home directory of this process's user in the password database (not `$HOME`).
     public static var passwordHome: String? {
         guard let entry = getpwuid(getuid()), let home = entry.pointee.pw_dir else { return nil }

@@ -146,6 +146,40 @@ extension Rig {
         #expect(left.isEmpty, "left running: \(left)")
     }
 
+    /// A scenario another user owns (`nobody`), run by root: its phone's command would run as
+    /// root, so the run is refused before anything starts (exit 65, naming the owner and
+    /// `--allow-commands`), nothing ran; `--check` still lists it; with the opt-in it runs.
+    @Test(.enabled(if: geteuid() == 0, "chown to another user needs root"), .notUnderEmulation("waits seconds"))
+    func aStrangersScenarioRunsNoCommandUnlessAllowed() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("phones-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let ranAs = directory + "/ran-as", path = directory + "/theirs.yaml"
+        try """
+            device: tcp:127.0.0.1:\(port)
+            beacons:
+              lobby: {uuid: \(Self.uuid), major: 1, minor: 2}
+            regions:
+              store: {uuid: \(Self.uuid)}
+            phones:
+              pixel: {log: "id -u > \(ranAs)", preset: marker}
+            steps:
+              - advertise: lobby
+              - expect: {phone: pixel, region: store, event: enter, within: 1}
+
+            """.write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(chown(path, 65534, 65534) == 0 && chmod(path, 0o644) == 0)
+        let refused = try runBeaconEmit(["run", path])
+        #expect(refused.status == 65 && refused.stderr.contains("belongs to nobody (uid 65534)")
+                && refused.stderr.contains("--allow-commands"), "\(refused.status) \(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: ranAs), "nothing ran")
+        let listed = try runBeaconEmit(["run", path, "--check"])
+        #expect(listed.status == 0 && listed.stdout.contains("phone 'pixel': sh -c 'id -u > \(ranAs)'"), "\(listed.stdout)")
+        let allowed = try runBeaconEmit(["run", path, "--allow-commands"])
+        #expect(allowed.status == 1, "ran, and the phone said nothing: \(allowed.stderr)")
+        #expect((try? String(contentsOfFile: ranAs, encoding: .utf8)) == "0\n", "the opt-in runs it")
+    }
+
     /// SIGTERM in the middle of a run, and a `--check` that fails: no phone command is left.
     @Test(.notUnderEmulation("waits seconds"))
     func nothingIsLeftAfterASignalOrAFailedCheck() throws {

@@ -64,6 +64,22 @@ import Testing
         #expect(TerminalText.escape("a\u{7F}b\u{9B}c\u{0}") == #"a\u{7F}b\u{9B}c\u{0}"#)
     }
 
+    /// Phone commands run only from a file the user running it (or root) owns and no one else
+    /// can change, as sudo and OpenSSH decide; the refusal names the owner and the way round.
+    @Test func phoneCommandsRunOnlyFromAFileItsRunnerTrusts() {
+        let refuse = { (mode: UInt32, owner: UInt32, user: UInt32) in
+            ScenarioParser.commandsRefusal(path: "rig.yaml", mode: mode, owner: owner, user: user)
+        }
+        #expect(refuse(0o644, 1000, 1000) == nil, "the runner's own")
+        #expect(refuse(0o644, 0, 1000) == nil, "root's")
+        #expect(refuse(0o600, 0, 0) == nil)
+        let stranger = refuse(0o644, 65534, 0)
+        #expect(stranger?.contains("belongs to nobody (uid 65534), not to you (root (uid 0)) or root") == true, "\(stranger ?? "")")
+        #expect(stranger?.contains("`run --allow-commands` runs it") == true)
+        #expect(refuse(0o664, 1000, 1000)?.contains("other users can change it (mode 0664)") == true)
+        #expect(refuse(0o646, 0, 1000)?.contains("other users can change it (mode 0646)") == true)
+    }
+
     /// Each mistake at its place, saying what to write instead.
     @Test(arguments: [
         ("  p: {log: x, enter: 'didEnter (?<region>[a-z+'}\n", "- advertise: lobby\n", "rig.yaml:6:22:", "phone 'p''s enter: not a regular expression"),
