@@ -62,7 +62,8 @@ public final class PhoneLog {
     public func start() {
         guard child == nil, startFailure == nil else { return }
         do {
-            let started = try ChildProcess(arguments: ["sh", "-c", phone.command])
+            // Ends with the run however the run ends (SIGKILL, a crash): its whole group.
+            let started = try ChildProcess(arguments: ["sh", "-c", phone.command], endsWithThisProcess: true)
             started.closeInput()
             child = started
             for descriptor in [started.output, started.errors].compactMap({ $0 }) {

@@ -27,6 +27,10 @@ public final class ChildProcess {
     private var triedProcessDescriptor = false
     private var inputOpen = true
     private var closed = false
+    /// The guard (`endsWithThisProcess`): a shell in the child's process group that kills the
+    /// group when it reads the end of `guardLine`, whose writing end only this process holds.
+    private var guardPID: pid_t = 0
+    private var guardLine: Int32 = -1
 
     /// Where one of the child's output streams goes.
     public enum Stream: Sendable {
@@ -63,9 +67,15 @@ public final class ChildProcess {
     ///   - ownProcessGroup: a process group of its own, so that a Ctrl-C at the terminal
     ///     reaches this process alone (which then ends what it started in order); false for a
     ///     helper that should stop with the terminal's Ctrl-C as this process does.
+    ///   - endsWithThisProcess: the child's whole process group ends when this process does,
+    ///     however it ends (a signal it does not catch, SIGKILL, a crash): a guard, a shell in
+    ///     the group, waits for the end of a pipe whose writing end only this process holds,
+    ///     which the kernel closes with it, then kills the group. Being in the group, the guard
+    ///     also keeps the group's number from being reused while anything of it runs. (A
+    ///     program that leaves the group, as a daemon does, is beyond it.)
     /// - Throws: `SystemCallError` when the pipes cannot be made or the program cannot start.
     public init(arguments: [String], output outputStream: Stream = .pipe, errors errorStream: Stream = .pipe,
-                ownProcessGroup: Bool = true) throws(SystemCallError) {
+                ownProcessGroup: Bool = true, endsWithThisProcess: Bool = false) throws(SystemCallError) {
         precondition(!arguments.isEmpty, "a program to start")
         // The child's end and ours of each pipe, or -1; every one of them closed after a failure.
         var ends: [(child: Int32, ours: Int32)] = []
@@ -125,6 +135,63 @@ public final class ChildProcess {
         input = Descriptor(ends[0].ours)
         output = ends[1].ours >= 0 ? Descriptor(ends[1].ours) : nil
         errors = ends[2].ours >= 0 ? Descriptor(ends[2].ours) : nil
+        guard endsWithThisProcess && ownProcessGroup else { return }
+        do {
+            (guardPID, guardLine) = try Self.startGuard(group: child, defaults: &defaults, unblocked: &unblocked)
+        } catch {
+            // Not guarded, it does not run: the group is ended now, and this child with it.
+            kill(-child, SIGKILL)
+            var status: Int32 = 0
+            _ = waitpid(child, &status, 0)
+            ended = .signalled(SIGKILL)
+            closeDescriptors()
+            throw error
+        }
+    }
+
+    /// Starts the guard of process group `group` (`endsWithThisProcess`): `sh` in that group,
+    /// reading a pipe to its end, then killing the group (itself with it).
+    /// - Returns: the guard's pid and the pipe's writing end (close-on-exec: no other child has it).
+    private static func startGuard(group: pid_t, defaults: inout sigset_t, unblocked: inout sigset_t)
+        throws(SystemCallError) -> (pid: pid_t, line: Int32) {
+        var pair: [Int32] = [-1, -1]
+        _ = try SystemCall.blocking("pipe") { pipe(&pair) }
+        for fd in pair { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        defer { system_close(pair[0]) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, pair[0], 0)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setsigmask(&attributes, &unblocked)
+        posix_spawnattr_setpgroup(&attributes, group)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP))
+        // `read` returns at the pipe's end (nothing is ever written); `kill -9 0` is the group.
+        let argv = (["sh", "-c", "read -r line; kill -9 0"] as [String]).map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var guardPID: pid_t = 0
+        let status = posix_spawn(&guardPID, "/bin/sh", &actions, &attributes, argv, environ)
+        guard status == 0 else {
+            system_close(pair[1])
+            throw SystemCallError(call: "posix_spawn(the group's guard)", errno: status)
+        }
+        return (guardPID, pair[1])
+    }
+
+    /// Ends the guard, and reaps it: the group it kept is being ended by the caller.
+    private func endGuard() {
+        guard guardPID > 0 else { return }
+        if guardLine >= 0 { system_close(guardLine) }
+        guardLine = -1
+        kill(guardPID, SIGKILL)
+        var status: Int32 = 0
+        _ = waitpid(guardPID, &status, 0)
+        guardPID = 0
     }
 
     /// Runs a program to completion, its standard error discarded, in this process's group (a
@@ -198,8 +265,9 @@ public final class ChildProcess {
                 if waitpid(pid, &status, 0) == pid { ended = Self.termination(status) }
             }
         }
-        guard group else { return }
+        guard group else { return endGuard() }
         kill(target, SIGKILL)
+        endGuard()
         let deadline = ContinuousClock.now + .seconds(1)
         while kill(target, 0) == 0 && ContinuousClock.now < deadline {
             _ = Poll.pause(.milliseconds(5), interrupt: nil)
@@ -223,6 +291,12 @@ public final class ChildProcess {
     }
 
     deinit {
+        if guardPID > 0 {
+            // Closing its line makes the guard end the group; reaped once it has.
+            if guardLine >= 0 { system_close(guardLine) }
+            var status: Int32 = 0
+            _ = waitpid(guardPID, &status, 0)
+        }
         closeDescriptors()
         if processDescriptor >= 0 { system_close(processDescriptor) }
     }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
 import Foundation
+import LinuxSystem
 import Testing
 
 /// The app in the loop on rootcanal: a stand-in phone of the tests' own (a second scanner on
@@ -180,7 +181,8 @@ extension Rig {
         #expect((try? String(contentsOfFile: ranAs, encoding: .utf8)) == "0\n", "the opt-in runs it")
     }
 
-    /// SIGTERM in the middle of a run, and a `--check` that fails: no phone command is left.
+    /// SIGTERM, SIGHUP or SIGKILL in the middle of a run, and a `--check` that fails: no phone
+    /// command is left (found by a marker in its command line).
     @Test(.notUnderEmulation("waits seconds"))
     func nothingIsLeftAfterASignalOrAFailedCheck() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("phones-\(UUID().uuidString)").path
@@ -210,20 +212,27 @@ extension Rig {
         let listed = try runBeaconEmit(["run", good, "--check"])
         #expect(listed.stdout.contains("good.yaml:7:10: phone 'pixel': sh -c"), "\(listed.stdout)")
         #expect(try PhoneProcesses.named(marker).isEmpty, "a check starts nothing")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try beaconEmitPath())
-        process.arguments = ["run", good, "--json"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let start = Date()
-        while try PhoneProcesses.named(marker).count < 2 && Date().timeIntervalSince(start) < 10 { usleep(50_000) }
-        #expect(try PhoneProcesses.named(marker).count >= 2, "the phone's command and its child run")
-        process.terminate()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 1, "a signal ends the run as a failure")
-        let left = try PhoneProcesses.named(marker)
-        #expect(left.isEmpty, "left running after SIGTERM: \(left)")
+        // SIGTERM, SIGHUP, and SIGKILL (which the run cannot catch: its phones' guard ends them).
+        for signal in [SIGTERM, SIGHUP, SIGKILL] {
+            let run = try ChildProcess(arguments: [try beaconEmitPath(), "run", good, "--json"], output: .discard, errors: .discard)
+            let start = Date()
+            while try PhoneProcesses.named(marker).count < 2 && Date().timeIntervalSince(start) < 10 { usleep(50_000) }
+            #expect(try PhoneProcesses.named(marker).count >= 2, "the phone's command and its child run")
+            kill(run.pid, signal)
+            let ended = run.wait(until: .now + .seconds(10))
+            if signal == SIGKILL || signal == SIGHUP {
+                // SIGHUP, which a run does not catch, ends it as SIGKILL does: its guard ends the phones.
+                #expect(ended == .signalled(signal) || ended == .exited(1), "\(String(describing: ended))")
+            } else {
+                #expect(ended == .exited(1), "a signal ends the run as a failure (signal \(signal)): \(String(describing: ended))")
+            }
+            if ended == nil { run.stop() }
+            // Ended at once by the run, or by the guard once the kernel closed the run's end of its pipe.
+            let stopped = Date()
+            while try !PhoneProcesses.named(marker).isEmpty && Date().timeIntervalSince(stopped) < 3 { usleep(20_000) }
+            let left = try PhoneProcesses.named(marker)
+            #expect(left.isEmpty, "left running after signal \(signal): \(left)")
+        }
     }
 }
 }
