@@ -114,6 +114,12 @@ final class PhoneJudge {
         return line.at - instant
     }
 
+    /// How many of `phone`'s lines from `start` to `end` were not read for judging (over the
+    /// rate, or past the lines kept).
+    func unread(_ phone: String, from start: Double, to end: Double) -> Int {
+        logs[phone]?.unread(from: start, to: end) ?? 0
+    }
+
     /// What the phone's command did, for a failure's detail.
     func account(of phone: String) -> String {
         logs[phone].map { "\(phone): \($0.account)" } ?? "\(phone): not started"

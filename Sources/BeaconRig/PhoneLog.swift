@@ -24,6 +24,12 @@ public final class PhoneLog {
     /// Lines cut at `maximumLineBytes`, and lines left out over `maximumLinesPerSecond`.
     public private(set) var cut = 0
     public private(set) var dropped = 0
+    /// Lines received once `maximumLines` were kept: matched as they came, but not kept for
+    /// the expectations still to be judged.
+    public private(set) var notKept = 0
+    /// The lines not read for judging (left out over the rate, or not kept), by the second of
+    /// the run's clock they came in: one entry a second at most.
+    private var unread: [(second: Int, count: Int)] = []
     /// How the command ended, when it has; why it could not start, where it could not.
     public private(set) var termination: ChildProcess.Termination?
     public private(set) var startFailure: String?
@@ -122,6 +128,7 @@ public final class PhoneLog {
         second.lines += 1
         guard second.lines <= Self.maximumLinesPerSecond else {
             dropped += 1
+            noteUnread(second: index)
             return []
         }
         var text = String(decoding: bytes, as: UTF8.self)
@@ -139,8 +146,25 @@ public final class PhoneLog {
             }
             break
         }
-        if lines.count < Self.maximumLines { lines.append(line) }
+        if lines.count < Self.maximumLines {
+            lines.append(line)
+        } else {
+            notKept += 1
+            noteUnread(second: index)
+        }
         return [line]
+    }
+
+    private func noteUnread(second index: Int) {
+        if unread.last?.second == index { unread[unread.count - 1].count += 1 } else { unread.append((index, 1)) }
+    }
+
+    /// How many lines that came in from `start` to `end` (seconds of the run's clock, whole
+    /// seconds around them) were not read for judging: an expectation that no line came cannot
+    /// be judged over them.
+    public func unread(from start: Double, to end: Double) -> Int {
+        let first = Int(start.rounded(.down)), last = Int(end.rounded(.down))
+        return unread.filter { $0.second >= first && $0.second <= last }.reduce(0) { $0 + $1.count }
     }
 
     /// Ends the command and everything it started (SIGTERM to its process group, SIGKILL
@@ -163,6 +187,7 @@ public final class PhoneLog {
         if let last = lines.last { parts.append("its last: \(String(last.text.prefix(200)))") }
         if cut > 0 { parts.append("\(cut) cut at \(Self.maximumLineBytes) bytes") }
         if dropped > 0 { parts.append("\(dropped) left out over \(Self.maximumLinesPerSecond) a second") }
+        if notKept > 0 { parts.append("\(notKept) past the \(Self.maximumLines) kept") }
         return parts.joined(separator: "; ")
     }
 }

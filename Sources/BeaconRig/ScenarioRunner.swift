@@ -377,9 +377,16 @@ public final class ScenarioRunner {
         met = met ?? phones.line(phone, region, expected, since: at)
         phones.finish(phone, region)
         let latency = met.flatMap { phones.latency(of: $0, region) }
-        let passed = expected == .noEvent ? met == nil : met != nil
+        // No event is judged only over what was read: lines left out (a flood over the rate, past
+        // the lines kept) may have held the event, so an expectation over them fails, saying so.
+        let unread = expected == .noEvent && met == nil ? phones.unread(phone, from: at, to: elapsed) : 0
+        let passed = expected == .noEvent ? met == nil && unread == 0 : met != nil
         var detail: String
-        if let met {
+        if unread > 0 {
+            detail = "not judged: \(unread) line\(unread == 1 ? "" : "s") of \(phone)'s log in these \(Self.seconds(seconds)) "
+                + "\(unread == 1 ? "was" : "were") not read (over \(PhoneLog.maximumLinesPerSecond) a second, or past the "
+                + "\(PhoneLog.maximumLines) kept) and may have held an enter or exit of \(region)"
+        } else if let met {
             detail = "\(met.transition?.rawValue ?? "") logged "
                 + (met.at >= at ? "after \(Self.milliseconds(met.at - at))" : "at \(Self.seconds((met.at * 10).rounded() / 10)), before the step began")
                 + (latency.map { " (\(Self.milliseconds($0)) after the rig's change)" } ?? "") + ": \(met.text)"

@@ -147,6 +147,39 @@ extension Rig {
         #expect(left.isEmpty, "left running: \(left)")
     }
 
+    /// A flood cannot blind the judge: a phone that floods its log (`yes`) while it logs an exit
+    /// has lines left out over the rate in the window, so `noEvent` is not passed over them: it
+    /// fails, saying how many lines were not read; the flood's count is in its account.
+    @Test(.notUnderEmulation("waits seconds"))
+    func aFloodCannotBlindTheJudge() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("phones-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let marker = "phones-\(UUID().uuidString.prefix(8))"
+        let path = directory + "/flood.yaml"
+        try """
+            device: tcp:127.0.0.1:\(port)
+            beacons:
+              lobby: {uuid: \(Self.uuid), major: 1, minor: 2}
+            regions:
+              store: {uuid: \(Self.uuid)}
+            phones:
+              pixel: {log: "yes noise & sleep 1.5; echo 'BEACON-EMIT exit region=store'; wait # \(marker)", preset: marker}
+            steps:
+              - advertise: lobby
+              - expect: {phone: pixel, region: store, noEvent: true, for: 4}
+
+            """.write(toFile: path, atomically: true, encoding: .utf8)
+        let run = try runBeaconEmit(["run", path, "--json"])
+        #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
+        let results = events(run.stdout).filter { $0["event"] as? String == "expectation" }
+        #expect(results.map { $0["result"] as? String } == ["fail"], "\(run.stdout)")
+        let detail = results.first?["detail"] as? String ?? ""
+        #expect(detail.contains("not judged: ") && detail.contains("lines of pixel's log in these 4 s were not read"), "\(detail)")
+        #expect(detail.contains("left out over 200 a second"), "\(detail)")
+        #expect(try PhoneProcesses.named(marker).isEmpty)
+    }
+
     /// A scenario another user owns (`nobody`), run by root: its phone's command would run as
     /// root, so the run is refused before anything starts (exit 65, naming the owner and
     /// `--allow-commands`), nothing ran; `--check` still lists it; with the opt-in it runs.
