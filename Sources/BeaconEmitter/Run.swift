@@ -115,7 +115,10 @@ struct Run: ParsableCommand, ScenarioLaunching {
             throw fail(error)
         }
         printer.summary(outcome)
-        try ReportFile.write(ScenarioReport.html(title: suiteName, outcome: outcome, startedUnix: printer.startedUnix), to: report)
+        // A run that holds an identity key (its beacons' identifiers computed here) writes its
+        // report for its owner alone.
+        try ReportFile.write(ScenarioReport.html(title: suiteName, outcome: outcome, startedUnix: printer.startedUnix), to: report,
+                             ownerOnly: loaded.beacons.contains { $0.beacon.renewsAddressAsItMoves })
         if let junit {
             do {
                 try JUnitReport.xml(suite: suiteName, outcome: outcome).write(toFile: junit, atomically: true, encoding: .utf8)

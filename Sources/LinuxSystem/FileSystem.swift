@@ -49,6 +49,43 @@ public enum FileSystem {
         guard chmod(path, mode_t(mode)) == 0 else { throw SystemCallError(call: "chmod(\(path))", errno: errno) }
     }
 
+    /// Writes `bytes` as the regular file `path`, new or in place of a regular file there,
+    /// whole or not at all: into a new file beside it (created exclusively, never through a
+    /// link), then renamed over it. What is there and is not a regular file (a device such as
+    /// /dev/null, a FIFO, a symbolic link, a directory) is refused, never replaced nor written
+    /// through. The new file's mode is `mode` less the process's umask (0666: the user's
+    /// usual; 0600: its owner alone).
+    /// - Throws: `SystemCallError`; `notRegularFile` for what is there and is not a regular file.
+    public static func writeRegularFile(_ path: String, _ bytes: [UInt8], mode: UInt32 = 0o666) throws(SystemCallError) {
+        var info = stat()
+        if lstat(path, &info) == 0 {
+            guard info.st_mode & S_IFMT == S_IFREG else { throw SystemCallError(call: "lstat(\(path))", errno: notRegularFile) }
+        } else if errno != ENOENT {
+            throw SystemCallError(call: "lstat(\(path))", errno: errno)
+        }
+        let temporary = path + ".\(getpid()).new"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode_t(mode))
+        guard descriptor >= 0 else { throw SystemCallError(call: "open(\(temporary))", errno: errno) }
+        var written = 0
+        while written < bytes.count {
+            let count = bytes[written...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                let code = errno
+                close(descriptor)
+                unlink(temporary)
+                throw SystemCallError(call: "write(\(temporary))", errno: code)
+            }
+            written += count
+        }
+        close(descriptor)
+        guard system_rename(temporary, path) == 0 else {
+            let code = errno
+            unlink(temporary)
+            throw SystemCallError(call: "rename(\(temporary), \(path))", errno: code)
+        }
+    }
+
     /// Renames `source` to `destination`, replacing what is there (rename).
     public static func rename(_ source: String, to destination: String) throws(SystemCallError) {
         guard system_rename(source, destination) == 0 else {

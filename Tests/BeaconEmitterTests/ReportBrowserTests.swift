@@ -2,6 +2,7 @@
 
 @testable import AdvertisementCodec
 @testable import BeaconHost
+import BeaconReports
 import Foundation
 import Testing
 
@@ -49,6 +50,48 @@ extension Rig {
 
     func events(_ stdout: String) -> [[String: Any]] {
         stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+    }
+
+    /// A phone's hostile log line (a Prepend scalar, U+0600, glued to `<` and `>`: one grapheme
+    /// cluster with each) in a run's report, opened in the browser: no element is made of it and
+    /// nothing runs (the title stays the report's). And markup that ever slipped through raw
+    /// runs nothing either: the page's Content-Security-Policy forbids script.
+    @Test(.notUnderEmulation("a browser under emulation takes minutes"))
+    func hostileTextRunsNothingInTheBrowser() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("report-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let line = "BEACON-EMIT enter region=store \u{0600}<img src=x onerror=document.title='PWNED1' \u{0600}>"
+        let logged = directory + "/line.txt"
+        try (line + "\n").write(toFile: logged, atomically: true, encoding: .utf8)
+        let path = directory + "/hostile.yaml", report = directory + "/hostile.html"
+        try """
+            device: tcp:127.0.0.1:\(port)
+            beacons:
+              lobby: {uuid: 39ED98FF-2900-441A-802F-9C398FC199D2, major: 1, minor: 2}
+            regions:
+              store: {uuid: 39ED98FF-2900-441A-802F-9C398FC199D2}
+            phones:
+              pixel: {log: "cat \(logged); sleep 5", preset: marker}
+            steps:
+              - advertise: lobby
+              - expect: {phone: pixel, region: store, event: enter, within: 3}
+
+            """.write(toFile: path, atomically: true, encoding: .utf8)
+        let run = try runBeaconEmit(["run", path, "--report", report])
+        #expect(run.status == 0, "the line meets the expectation: \(run.stdout)\(run.stderr)")
+        let html = try String(contentsOfFile: report, encoding: .utf8)
+        #expect(html.contains("\u{0600}&lt;img src=x onerror=document.title=&apos;PWNED1&apos;"), "the line is in the report, escaped")
+        let dom = try Browser.run(report, ["--dump-dom"])
+        #expect(!dom.contains("<title>PWNED"), "nothing ran: \(dom.prefix(600))")
+        #expect(!dom.contains("<img src=\"x\""), "no element made of the line")
+
+        // Raw markup, as if an escape were ever missed: the policy stops it.
+        let raw = directory + "/raw.html"
+        try HTMLPage.document(title: "kept", body: "<img src=x onerror=\"document.title='PWNED2'\">"
+                              + "<script>document.title='PWNED3'</script>").write(toFile: raw, atomically: true, encoding: .utf8)
+        let rawDOM = try Browser.run(raw, ["--dump-dom"])
+        #expect(rawDOM.contains("<title>kept</title>"), "nothing ran: \(rawDOM.prefix(600))")
     }
 
     /// A scenario on the virtual radio, one expectation passing and one failing, a controller
