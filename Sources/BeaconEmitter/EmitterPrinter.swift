@@ -52,6 +52,19 @@ final class EmitterPrinter {
         return line.dropLast() + "," + JSONValue.object(own.fields).line.dropFirst()
     }
 
+    /// A fact worth a warning's priority: `{"event": EVENT, "detail": TEXT}` with --json, else
+    /// `EVENT: TEXT` on standard error.
+    private func notice(_ event: String, _ text: String) {
+        if json {
+            var object = JSONObject()
+            object.add("event", event)
+            object.add("detail", text)
+            print(object.line)
+        } else {
+            Console.error("\(event): \(text)", priority: .warning)
+        }
+    }
+
     func progress(_ text: String) {
         Console.error(text, priority: .notice)
     }
@@ -103,24 +116,8 @@ final class EmitterPrinter {
         case let .waiting(availability): waiting(availability)
         case let .restoreFailed(error, retryIn): restoreFailed(error, retryIn: retryIn)
         case let .ignored(input): ignored(input)
-        case let .warning(text):
-            if json {
-                var object = JSONObject()
-                object.add("event", "warning")
-                object.add("detail", text)
-                print(object.line)
-            } else {
-                Console.error("warning: \(text)", priority: .warning)
-            }
-        case let .withheld(text):
-            if json {
-                var object = JSONObject()
-                object.add("event", "withheld")
-                object.add("detail", text)
-                print(object.line)
-            } else {
-                Console.error("withheld: \(text)", priority: .warning)
-            }
+        case let .warning(text): notice("warning", text)
+        case let .withheld(text): notice("withheld", text)
         case let .leftBehind(error):
             Console.error("could not take the beacons off \(device) at exit: \(error.message); run `beacon-emit stop -i \(device)` "
                           + "once it is back")

@@ -147,6 +147,27 @@ extension Rig {
         #expect(left.isEmpty, "left running: \(left)")
     }
 
+    /// A scenario written in `directory` as `name`: the lobby beacon advertised, then one
+    /// expectation (`expect`) of the store region on one phone, `pixel`, whose log is `log`.
+    /// - Returns: its path.
+    func onePhone(in directory: String, _ name: String, log: String, expect: String) throws -> String {
+        let path = directory + "/" + name
+        try """
+            device: tcp:127.0.0.1:\(port)
+            beacons:
+              lobby: {uuid: \(Self.uuid), major: 1, minor: 2}
+            regions:
+              store: {uuid: \(Self.uuid)}
+            phones:
+              pixel: {log: "\(log)", preset: marker}
+            steps:
+              - advertise: lobby
+              - expect: {phone: pixel, region: store, \(expect)}
+
+            """.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
     /// A flood cannot blind the judge: a phone that floods its log (`yes`) while it logs an exit
     /// has lines left out over the rate in the window, so `noEvent` is not passed over them: it
     /// fails, saying how many lines were not read; the flood's count is in its account.
@@ -156,20 +177,9 @@ extension Rig {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let marker = "phones-\(UUID().uuidString.prefix(8))"
-        let path = directory + "/flood.yaml"
-        try """
-            device: tcp:127.0.0.1:\(port)
-            beacons:
-              lobby: {uuid: \(Self.uuid), major: 1, minor: 2}
-            regions:
-              store: {uuid: \(Self.uuid)}
-            phones:
-              pixel: {log: "yes noise & sleep 1.5; echo 'BEACON-EMIT exit region=store'; wait # \(marker)", preset: marker}
-            steps:
-              - advertise: lobby
-              - expect: {phone: pixel, region: store, noEvent: true, for: 4}
-
-            """.write(toFile: path, atomically: true, encoding: .utf8)
+        let path = try onePhone(in: directory, "flood.yaml",
+                                log: "yes noise & sleep 1.5; echo 'BEACON-EMIT exit region=store'; wait # \(marker)",
+                                expect: "noEvent: true, for: 4")
         let run = try runBeaconEmit(["run", path, "--json"])
         #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
         let results = events(run.stdout).filter { $0["event"] as? String == "expectation" }
@@ -188,20 +198,8 @@ extension Rig {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("phones-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let ranAs = directory + "/ran-as", path = directory + "/theirs.yaml"
-        try """
-            device: tcp:127.0.0.1:\(port)
-            beacons:
-              lobby: {uuid: \(Self.uuid), major: 1, minor: 2}
-            regions:
-              store: {uuid: \(Self.uuid)}
-            phones:
-              pixel: {log: "id -u > \(ranAs)", preset: marker}
-            steps:
-              - advertise: lobby
-              - expect: {phone: pixel, region: store, event: enter, within: 1}
-
-            """.write(toFile: path, atomically: true, encoding: .utf8)
+        let ranAs = directory + "/ran-as"
+        let path = try onePhone(in: directory, "theirs.yaml", log: "id -u > \(ranAs)", expect: "event: enter, within: 1")
         #expect(chown(path, 65534, 65534) == 0 && chmod(path, 0o644) == 0)
         let refused = try runBeaconEmit(["run", path])
         #expect(refused.status == 65 && refused.stderr.contains("belongs to nobody (uid 65534)")
