@@ -58,9 +58,9 @@ final class FakeSlots: SlotBackend {
         return slot
     }
 
-    func setParameters(onSlotOf index: Int, plan: AdvertisingPlan) throws(HostError) {
+    func setParameters(onSlotOf index: Int, plan: AdvertisingPlan, with data: SlotData?) throws(HostError) {
         try check("parameters")
-        calls.append("parameters \(plan.handle(ofBeacon: index))")
+        calls.append("parameters \(plan.handle(ofBeacon: index))" + (data.map { " with data \(HexText.format($0.data))" } ?? ""))
     }
 
     func removeSlot(_ slot: UInt8) throws(HostError) {

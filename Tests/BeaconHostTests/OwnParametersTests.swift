@@ -70,11 +70,17 @@ import Testing
             hex("39 20 06 01 01 01 00 00 00   // enable set 1"),
         ])
         #expect(advertiser.live.parameters == [.run, BeaconParameters(intervalUnits: 320)])
-        // Data and parameters together: the parameters first, then the data on the running set.
+        // Data and parameters together: one step, both while the set is disabled (a scenario's
+        // update that gives it an address of its own: the new address never carries the old data).
         let middle = transport.sent.count
         try advertiser.live.update(1, to: Self.beacons[2], parameters: Self.slow)
-        #expect(transport.sent.dropFirst(middle).map { $0[0] } == [0x39, 0x36, 0x39, 0x37])
+        #expect(transport.sent.dropFirst(middle).map { $0[0] } == [0x39, 0x36, 0x37, 0x39])
         #expect(advertiser.beacons == [Self.beacons[2], Self.beacons[1]])
+        let last = transport.sent.count
+        try advertiser.live.update(1, to: Self.beacons[0], parameters: BeaconParameters(address: .generatedNonResolvable))
+        // disable, parameters (random own address), its address, the data, enable
+        #expect(transport.sent.dropFirst(last).map { $0[0] } == [0x39, 0x36, 0x35, 0x37, 0x39])
+        #expect(transport.sent.last?[3] == 0x01, "enabled last")
     }
 
     /// A restore (after a reset) puts each beacon back with its own parameters, as changed.

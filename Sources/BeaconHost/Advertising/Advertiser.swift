@@ -340,20 +340,32 @@ package final class Advertiser {
     }
 
     /// Gives beacon `index`'s set (legacy advertising: the one) the beacon's parameters now:
-    /// disabled for them (a controller takes parameters only then), enabled again, its data
-    /// and address kept. Refused parameters leave it enabled with the ones it had.
-    func setParameters(onSlotOf index: Int, plan: AdvertisingPlan) throws(HostError) {
+    /// disabled for them (a controller takes parameters only then), `new` data with them where
+    /// given, enabled again; otherwise its data and address kept. Refused parameters leave it
+    /// enabled with the ones it had; refused data after them leaves it disabled (never out with
+    /// a new address and the old content).
+    func setParameters(onSlotOf index: Int, plan: AdvertisingPlan, with new: SlotData?) throws(HostError) {
         try checkParameters(ofBeacon: index, plan: plan)
         if plan.mode == .legacy {
             step("disable advertising for \(slots.label(index))'s new parameters")
             try controller.sendDisable(LESetAdvertisingEnable(enable: false))
-            try enablingAgain(LESetAdvertisingEnable(enable: true)) { () throws(HostError) in try sendLegacyParameters(plan) }
+            let enable = LESetAdvertisingEnable(enable: true)
+            try enablingAgain(enable, { () throws(HostError) in try sendLegacyParameters(plan) }, onlyOnFailure: new != nil)
+            guard let new else { return }
+            try finishing(index, enable: enable, "parameters") { () throws(HostError) in
+                try setLegacyData(new.data, scanResponse: new.scanResponse, label: index)
+            }
         } else {
             let handle = plan.handle(ofBeacon: index)
             step("set \(handle): disable for \(slots.label(index))'s new parameters")
             try controller.send(LESetExtendedAdvertisingEnable(enable: false, sets: [.init(handle: handle)]))
-            try enablingAgain(LESetExtendedAdvertisingEnable(enable: true, sets: [.init(handle: handle)])) { () throws(HostError) in
+            let enable = LESetExtendedAdvertisingEnable(enable: true, sets: [.init(handle: handle)])
+            try enablingAgain(enable, { () throws(HostError) in
                 try sendExtendedParameters(handle: handle, beacon: index, plan: plan)
+            }, onlyOnFailure: new != nil)
+            guard let new else { return }
+            try finishing(index, enable: enable, "parameters") { () throws(HostError) in
+                try setExtendedData(handle: handle, new.data, scanResponse: new.scanResponse, label: index)
             }
         }
     }
@@ -439,10 +451,17 @@ package final class Advertiser {
     private func identifying<C: HCICommand>(_ index: Int, enable: C, address: () throws(HostError) -> Void,
                                             data: () throws(HostError) -> Void) throws(HostError) {
         try enablingAgain(enable, address, onlyOnFailure: true)
+        try finishing(index, enable: enable, "address", data)
+    }
+
+    /// On disabled advertising that has beacon `index`'s new `what` (its address, its
+    /// parameters): `data`, then `enable`. A refusal leaves it disabled, off the air rather than
+    /// out with half of the change, and is thrown (the next change enables it).
+    private func finishing<C: HCICommand>(_ index: Int, enable: C, _ what: String, _ data: () throws(HostError) -> Void) throws(HostError) {
         do {
             try data()
         } catch {
-            step("\(slots.label(index)) stays off the air until the next try: its new address went in, its data did not")
+            step("\(slots.label(index)) stays off the air until the next try: its new \(what) went in, its data did not")
             throw error
         }
         step("enable again")

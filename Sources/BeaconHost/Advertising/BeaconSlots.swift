@@ -16,9 +16,12 @@ protocol SlotBackend: AnyObject {
     ///   to share (no beacon yet); what the failed add created is the backend's leftover.
     func addSlot(forBeacon index: Int, plan: AdvertisingPlan) throws(HostError) -> UInt8?
     /// Gives the slot that carries beacon `index` (one of its own: never one beacons take
-    /// turns on) the beacon's parameters as the books have them now. HCI: parameters the
-    /// controller refuses leave the set enabled with the ones it had.
-    func setParameters(onSlotOf index: Int, plan: AdvertisingPlan) throws(HostError)
+    /// turns on) the beacon's parameters as the books have them now, and `data` with them where
+    /// given (new content that goes with them: a new address's, in the same step, so that no
+    /// PDU pairs the new parameters with the old content). HCI: parameters the controller
+    /// refuses leave the set enabled with the ones it had; data refused after them leaves it
+    /// disabled. The kernel: the instance added again with the books' data.
+    func setParameters(onSlotOf index: Int, plan: AdvertisingPlan, with data: SlotData?) throws(HostError)
     /// Takes `slot`, a removed beacon's (already out of the plan), off the air.
     func removeSlot(_ slot: UInt8) throws(HostError)
     /// Whether another frame may be put on a beacon's slot for now (`show`).
@@ -50,7 +53,14 @@ protocol SlotBackend: AnyObject {
     func leaveSlot(_ slot: UInt8)
 }
 
+/// A slot's advertising data and its scan response (nil: left as it is).
+typealias SlotData = (data: [UInt8], scanResponse: [UInt8]?)
+
 extension SlotBackend {
+    func setParameters(onSlotOf index: Int, plan: AdvertisingPlan) throws(HostError) {
+        try setParameters(onSlotOf: index, plan: plan, with: nil)
+    }
+
     func batched<T>(_ body: () throws(HostError) -> T) throws(HostError) -> T { try body() }
     func releaseIdleSets() {}
 }
@@ -72,7 +82,7 @@ final class InBooks: SlotBackend {
     func addSlot(forBeacon index: Int, plan: AdvertisingPlan) throws(HostError) -> UInt8? {
         try backend.slotInBooks(forBeacon: index, plan: plan)
     }
-    func setParameters(onSlotOf index: Int, plan: AdvertisingPlan) throws(HostError) {
+    func setParameters(onSlotOf index: Int, plan: AdvertisingPlan, with data: SlotData?) throws(HostError) {
         try backend.checkParameters(ofBeacon: index, plan: plan)
     }
     func removeSlot(_ slot: UInt8) { backend.leaveSlot(slot) }
@@ -381,8 +391,10 @@ final class BeaconSlots {
                 if isOnAir(index) { try put(index, on: backend, plan: plan) }
                 return
             }
-            try backend.setParameters(onSlotOf: index, plan: plan)
-            guard dataChanged else { return }
+            // New content goes on with them, in their step (a new address never carries the old content).
+            try backend.setParameters(onSlotOf: index, plan: plan,
+                                      with: dataChanged ? (data, scanResponse(of: beacon, at: index)) : nil)
+            return
         }
         guard isOnAir(index) else { return }
         try backend.setData(data, scanResponse: scanResponse(of: beacon, at: index), onSlotOf: index, plan: plan)

@@ -249,7 +249,9 @@ package final class ManagedAdvertiser {
 
     /// Gives beacon `index`'s instance the beacon's parameters now: its parameters and data
     /// given again.
-    func setParameters(onSlotOf index: Int, plan: AdvertisingPlan) throws(HostError) {
+    /// The instance added again with its new parameters and the books' data (`data`, new
+    /// content given with them, is the books' already): one step.
+    func setParameters(onSlotOf index: Int, plan: AdvertisingPlan, with data: SlotData?) throws(HostError) {
         try checkOwn(ofBeacon: index)
         let instance = plan.handle(ofBeacon: index)
         step("instance \(instance): new parameters for \(slots.label(index))")
