@@ -204,9 +204,6 @@ public final class ControlHandler {
         }
     }
 
-    /// An update's fields that its beacon's format keeps while it runs (`fixedWhileRunning`:
-    /// Eddystone-EID's key and clock), as the refusal that names them. Removing the beacon and
-    /// adding it again is the way.
     /// A client's fields that name a file (`identity-key-file`), as the refusal that names
     /// them: the emitter would read it with its own rights, so a client could have it use the
     /// emitter's own key (or its credentials') and tell every identifier it will send, for any
@@ -220,6 +217,9 @@ public final class ControlHandler {
             + "is given inline (identity-key), or the emitter is started with it (--identity-key-file, its configuration)")
     }
 
+    /// An update's fields that its beacon's format keeps while it runs (`fixedWhileRunning`:
+    /// Eddystone-EID's key and clock), as the refusal that names them. Removing the beacon and
+    /// adding it again is the way.
     private static func secretFields(in changes: [String: String], of running: RunningBeacon,
                                      current: [String: String]) -> Refusal? {
         let plain = BeaconDescription.plain

@@ -97,39 +97,7 @@ public final class ChildProcess {
             ends.append(end)
             childEnds.append(end.child)
         }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        for (number, end) in ends.enumerated() {
-            if end.child >= 0 {
-                posix_spawn_file_actions_adddup2(&actions, end.child, Int32(number))
-            } else {
-                posix_spawn_file_actions_addopen(&actions, Int32(number), "/dev/null", O_WRONLY, 0)
-            }
-        }
-        // The signals this process ignores or catches are the child's defaults again, and none
-        // is blocked, whatever this process inherited.
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for number in [SIGPIPE, SIGINT, SIGTERM, SIGHUP] { sigaddset(&defaults, number) }
-        var unblocked = sigset_t()
-        sigemptyset(&unblocked)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setsigmask(&attributes, &unblocked)
-        var flags = Int32(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK)
-        if ownProcessGroup {
-            posix_spawnattr_setpgroup(&attributes, 0)
-            flags |= Int32(POSIX_SPAWN_SETPGROUP)
-        }
-        posix_spawnattr_setflags(&attributes, Int16(flags))
-        let argv = arguments.map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        var child: pid_t = 0
-        let status = posix_spawnp(&child, arguments[0], &actions, &attributes, argv, environ)
-        guard status == 0 else { throw SystemCallError(call: "posix_spawnp(\(arguments[0]))", errno: status) }
+        let child = try Self.spawn(arguments, stdio: ends.map(\.child), group: ownProcessGroup ? 0 : nil)
         started = true
         pid = child
         input = Descriptor(ends[0].ours)
@@ -137,7 +105,7 @@ public final class ChildProcess {
         errors = ends[2].ours >= 0 ? Descriptor(ends[2].ours) : nil
         guard endsWithThisProcess && ownProcessGroup else { return }
         do {
-            (guardPID, guardLine) = try Self.startGuard(group: child, defaults: &defaults, unblocked: &unblocked)
+            (guardPID, guardLine) = try Self.startGuard(group: child)
         } catch {
             // Not guarded, it does not run: the group is ended now, and this child with it.
             kill(-child, SIGKILL)
@@ -149,46 +117,71 @@ public final class ChildProcess {
         }
     }
 
+    /// Starts `arguments[0]` (found on PATH, or a path) with `stdio[n]` as its descriptor n (-1:
+    /// /dev/null, for writing), in process group `group` (nil: this process's; 0: one of its
+    /// own; else that one). The signals this process ignores or catches are the child's defaults
+    /// again, and none is blocked, whatever this process inherited.
+    /// - Returns: its pid.
+    private static func spawn(_ arguments: [String], stdio: [Int32], group: pid_t?) throws(SystemCallError) -> pid_t {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        for (number, descriptor) in stdio.enumerated() {
+            if descriptor >= 0 {
+                posix_spawn_file_actions_adddup2(&actions, descriptor, Int32(number))
+            } else {
+                posix_spawn_file_actions_addopen(&actions, Int32(number), "/dev/null", O_WRONLY, 0)
+            }
+        }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for number in [SIGPIPE, SIGINT, SIGTERM, SIGHUP] { sigaddset(&defaults, number) }
+        var unblocked = sigset_t()
+        sigemptyset(&unblocked)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setsigmask(&attributes, &unblocked)
+        var flags = Int32(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK)
+        if let group {
+            posix_spawnattr_setpgroup(&attributes, group)
+            flags |= Int32(POSIX_SPAWN_SETPGROUP)
+        }
+        posix_spawnattr_setflags(&attributes, Int16(flags))
+        let argv = arguments.map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var child: pid_t = 0
+        let status = posix_spawnp(&child, arguments[0], &actions, &attributes, argv, environ)
+        guard status == 0 else { throw SystemCallError(call: "posix_spawnp(\(arguments[0]))", errno: status) }
+        return child
+    }
+
     /// Starts the guard of process group `group` (`endsWithThisProcess`): `sh` in that group,
     /// reading a pipe to its end, then killing the group (itself with it).
     /// - Returns: the guard's pid and the pipe's writing end (close-on-exec: no other child has it).
-    private static func startGuard(group: pid_t, defaults: inout sigset_t, unblocked: inout sigset_t)
-        throws(SystemCallError) -> (pid: pid_t, line: Int32) {
+    private static func startGuard(group: pid_t) throws(SystemCallError) -> (pid: pid_t, line: Int32) {
         var pair: [Int32] = [-1, -1]
         _ = try SystemCall.blocking("pipe") { pipe(&pair) }
         for fd in pair { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         defer { system_close(pair[0]) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, pair[0], 0)
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setsigmask(&attributes, &unblocked)
-        posix_spawnattr_setpgroup(&attributes, group)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP))
-        // `read` returns at the pipe's end (nothing is ever written); `kill -9 0` is the group.
-        let argv = (["sh", "-c", "read -r line; kill -9 0"] as [String]).map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        var guardPID: pid_t = 0
-        let status = posix_spawn(&guardPID, "/bin/sh", &actions, &attributes, argv, environ)
-        guard status == 0 else {
+        do {
+            // `read` returns at the pipe's end (nothing is ever written); `kill -9 0` is the group.
+            let guardPID = try spawn(["/bin/sh", "-c", "read -r line; kill -9 0"], stdio: [pair[0], -1, -1], group: group)
+            return (guardPID, pair[1])
+        } catch {
             system_close(pair[1])
-            throw SystemCallError(call: "posix_spawn(the group's guard)", errno: status)
+            throw error
         }
-        return (guardPID, pair[1])
     }
 
-    /// Ends the guard, and reaps it: the group it kept is being ended by the caller.
-    private func endGuard() {
+    /// Ends the guard, and reaps it: killed, where the caller is ending the group it kept
+    /// itself; else left to end the group (its line closed), as it does when this process ends.
+    private func endGuard(killing: Bool = true) {
         guard guardPID > 0 else { return }
         if guardLine >= 0 { system_close(guardLine) }
         guardLine = -1
-        kill(guardPID, SIGKILL)
+        if killing { kill(guardPID, SIGKILL) }
         var status: Int32 = 0
         _ = waitpid(guardPID, &status, 0)
         guardPID = 0
@@ -291,12 +284,7 @@ public final class ChildProcess {
     }
 
     deinit {
-        if guardPID > 0 {
-            // Closing its line makes the guard end the group; reaped once it has.
-            if guardLine >= 0 { system_close(guardLine) }
-            var status: Int32 = 0
-            _ = waitpid(guardPID, &status, 0)
-        }
+        endGuard(killing: false)
         closeDescriptors()
         if processDescriptor >= 0 { system_close(processDescriptor) }
     }

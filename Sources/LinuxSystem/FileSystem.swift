@@ -64,21 +64,16 @@ public enum FileSystem {
             throw SystemCallError(call: "lstat(\(path))", errno: errno)
         }
         let temporary = path + ".\(getpid()).new"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode_t(mode))
-        guard descriptor >= 0 else { throw SystemCallError(call: "open(\(temporary))", errno: errno) }
-        var written = 0
-        while written < bytes.count {
-            let count = bytes[written...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                let code = errno
-                close(descriptor)
-                unlink(temporary)
-                throw SystemCallError(call: "write(\(temporary))", errno: code)
-            }
-            written += count
+        let file = try Descriptor(checking: open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode_t(mode)),
+                                  call: "open(\(temporary))")
+        do {
+            try file.writeAll(bytes, name: "write(\(temporary))")
+        } catch {
+            file.close()
+            unlink(temporary)
+            throw error
         }
-        close(descriptor)
+        file.close()
         guard system_rename(temporary, path) == 0 else {
             let code = errno
             unlink(temporary)
@@ -190,14 +185,19 @@ public enum FileSystem {
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
+    /// A user's name in the password database; nil where it has none.
+    private static func passwordName(_ uid: uid_t) -> String? {
+        getpwuid(uid).map { String(cString: $0.pointee.pw_name) }
+    }
+
     /// A user's name from the password database, or its number.
     private static func owner(_ uid: uid_t) -> String {
-        getpwuid(uid).map { String(cString: $0.pointee.pw_name) } ?? "uid \(uid)"
+        passwordName(uid) ?? "uid \(uid)"
     }
 
     /// A user's name and number for messages: `nobody (uid 65534)`.
     public static func userName(_ uid: UInt32) -> String {
-        getpwuid(uid_t(uid)).map { "\(String(cString: $0.pointee.pw_name)) (uid \(uid))" } ?? "uid \(uid)"
+        passwordName(uid_t(uid)).map { "\($0) (uid \(uid))" } ?? "uid \(uid)"
     }
 
     /// The home directory of this process's user in the password database (not `$HOME`).

@@ -203,17 +203,24 @@ import Testing
         #expect(transport.sent.dropFirst(sent).map { $0[0] } == [0x35, 0x39, 0x35, 0x39, 0x39, 0x35, 0x39])
     }
 
+    /// One beacon from a made-up (non-resolvable) address of its own, advertising on extended
+    /// sets over an answering controller.
+    static func madeUpAddressAdvertising() throws -> (Advertiser, ScriptedTransport) {
+        let transport = ScriptedTransport(answeringEverything: true)
+        let advertiser = Advertiser(controller: HCIController(transport: transport),
+                                    options: AdvertisingOptions(beacons: [beacons[0]],
+                                                                beaconParameters: [BeaconParameters(address: .generatedNonResolvable)]))
+        try advertiser.start(capabilities: capabilities(extended: true))
+        return (advertiser, transport)
+    }
+
     /// A beacon's new identity (new content with a new address, an EID's next identifier) goes
     /// on its set in one step: disabled, the address, the data, enabled again, so that no PDU
     /// pairs the old address with the new data or the reverse. Data refused after the address
     /// went in leaves the set disabled (off the air, not out from the new address with the old
     /// data) and the books as they were; the next step enables it again.
     @Test func aNewIdentityGoesOnItsDisabledSetAndStaysOffWhenHalfOfItIsRefused() throws {
-        let transport = ScriptedTransport(answeringEverything: true)
-        let advertiser = Advertiser(controller: HCIController(transport: transport),
-                                    options: AdvertisingOptions(beacons: [Self.beacons[0]],
-                                                                beaconParameters: [BeaconParameters(address: .generatedNonResolvable)]))
-        try advertiser.start(capabilities: capabilities(extended: true))
+        let (advertiser, transport) = try Self.madeUpAddressAdvertising()
         var sent = transport.sent.count
         let address = try advertiser.live.renewAddress(1, with: Self.beacons[1])
         var commands = Array(transport.sent.dropFirst(sent))
@@ -240,11 +247,7 @@ import Testing
 
     /// A refused address is undone by enabling the set again: the old identity goes on whole.
     @Test func aNewIdentityWhoseAddressIsRefusedLeavesTheOldOneOnTheAir() throws {
-        let transport = ScriptedTransport(answeringEverything: true)
-        let advertiser = Advertiser(controller: HCIController(transport: transport),
-                                    options: AdvertisingOptions(beacons: [Self.beacons[0]],
-                                                                beaconParameters: [BeaconParameters(address: .generatedNonResolvable)]))
-        try advertiser.start(capabilities: capabilities(extended: true))
+        let (advertiser, transport) = try Self.madeUpAddressAdvertising()
         let before = advertiser.running[0].ownAddress
         transport.refuse(opcode: 0x2035, status: 0x12, times: 1)
         let sent = transport.sent.count

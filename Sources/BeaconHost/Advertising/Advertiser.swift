@@ -349,24 +349,19 @@ package final class Advertiser {
         if plan.mode == .legacy {
             step("disable advertising for \(slots.label(index))'s new parameters")
             try controller.sendDisable(LESetAdvertisingEnable(enable: false))
-            let enable = LESetAdvertisingEnable(enable: true)
-            try enablingAgain(enable, { () throws(HostError) in try sendLegacyParameters(plan) }, onlyOnFailure: new != nil)
-            guard let new else { return }
-            try finishing(index, enable: enable, "parameters") { () throws(HostError) in
-                try setLegacyData(new.data, scanResponse: new.scanResponse, label: index)
-            }
+            try enablingAgain(LESetAdvertisingEnable(enable: true), { () throws(HostError) in try sendLegacyParameters(plan) },
+                              then: { () throws(HostError) in
+                                  if let new { try setLegacyData(new.data, scanResponse: new.scanResponse, label: index) }
+                              }, ofBeacon: index, after: "parameters")
         } else {
             let handle = plan.handle(ofBeacon: index)
             step("set \(handle): disable for \(slots.label(index))'s new parameters")
             try controller.send(LESetExtendedAdvertisingEnable(enable: false, sets: [.init(handle: handle)]))
-            let enable = LESetExtendedAdvertisingEnable(enable: true, sets: [.init(handle: handle)])
-            try enablingAgain(enable, { () throws(HostError) in
+            try enablingAgain(LESetExtendedAdvertisingEnable(enable: true, sets: [.init(handle: handle)]), { () throws(HostError) in
                 try sendExtendedParameters(handle: handle, beacon: index, plan: plan)
-            }, onlyOnFailure: new != nil)
-            guard let new else { return }
-            try finishing(index, enable: enable, "parameters") { () throws(HostError) in
-                try setExtendedData(handle: handle, new.data, scanResponse: new.scanResponse, label: index)
-            }
+            }, then: { () throws(HostError) in
+                if let new { try setExtendedData(handle: handle, new.data, scanResponse: new.scanResponse, label: index) }
+            }, ofBeacon: index, after: "parameters")
         }
     }
 
@@ -376,17 +371,26 @@ package final class Advertiser {
         if plan.mode == .legacy { try checkLegacy(ownOf: index) }
     }
 
-    /// Runs `body` on disabled advertising, then sends `enable`, whether `body` succeeded or not
-    /// (`onlyOnFailure`: only when it failed, the caller going on with advertising disabled).
+    /// Runs `body` on disabled advertising, then `data` (beacon `index`'s new data, after its new
+    /// `what`: its address, its parameters; none by default), then sends `enable`. A refused
+    /// `body` is undone by enabling again (nothing changed). Refused `data` after it leaves
+    /// advertising disabled, off the air rather than out with half of the change, and is
+    /// thrown: the next change enables it.
     private func enablingAgain<C: HCICommand>(_ enable: C, _ body: () throws(HostError) -> Void,
-                                              onlyOnFailure: Bool = false) throws(HostError) {
+                                              then data: () throws(HostError) -> Void = {},
+                                              ofBeacon index: Int = 0, after what: String = "") throws(HostError) {
         do {
             try body()
         } catch {
             _ = try? controller.send(enable)
             throw error
         }
-        guard !onlyOnFailure else { return }
+        do {
+            try data()
+        } catch {
+            step("\(slots.label(index)) stays off the air until the next try: its new \(what) went in, its data did not")
+            throw error
+        }
         step("enable again")
         try controller.send(enable)
     }
@@ -431,41 +435,20 @@ package final class Advertiser {
                  plan: AdvertisingPlan) throws(HostError) {
         if plan.mode == .legacy {
             try controller.sendDisable(LESetAdvertisingEnable(enable: false))
-            try identifying(index, enable: LESetAdvertisingEnable(enable: true), address: { () throws(HostError) in
+            try enablingAgain(LESetAdvertisingEnable(enable: true), { () throws(HostError) in
                 step("set random address \(address) for \(slots.label(index))")
                 try controller.send(LESetRandomAddress(address: address), context: "address \(address)")
-            }, data: { () throws(HostError) in try setLegacyData(data, scanResponse: scanResponse, label: index) })
+            }, then: { () throws(HostError) in try setLegacyData(data, scanResponse: scanResponse, label: index) },
+                              ofBeacon: index, after: "address")
             return
         }
         let handle = plan.handle(ofBeacon: index)
         try controller.send(LESetExtendedAdvertisingEnable(enable: false, sets: [.init(handle: handle)]))
-        try identifying(index, enable: LESetExtendedAdvertisingEnable(enable: true, sets: [.init(handle: handle)]), address: { () throws(HostError) in
+        try enablingAgain(LESetExtendedAdvertisingEnable(enable: true, sets: [.init(handle: handle)]), { () throws(HostError) in
             step("set \(handle): random address \(address) for \(slots.label(index))")
             try controller.send(LESetAdvertisingSetRandomAddress(handle: handle, address: address), context: "address \(address)")
-        }, data: { () throws(HostError) in try setExtendedData(handle: handle, data, scanResponse: scanResponse, label: index) })
-    }
-
-    /// On disabled advertising: `address`, then `data`, then `enable`. A refused address is
-    /// undone by enabling again (nothing changed); a refusal after it leaves advertising
-    /// disabled and is thrown.
-    private func identifying<C: HCICommand>(_ index: Int, enable: C, address: () throws(HostError) -> Void,
-                                            data: () throws(HostError) -> Void) throws(HostError) {
-        try enablingAgain(enable, address, onlyOnFailure: true)
-        try finishing(index, enable: enable, "address", data)
-    }
-
-    /// On disabled advertising that has beacon `index`'s new `what` (its address, its
-    /// parameters): `data`, then `enable`. A refusal leaves it disabled, off the air rather than
-    /// out with half of the change, and is thrown (the next change enables it).
-    private func finishing<C: HCICommand>(_ index: Int, enable: C, _ what: String, _ data: () throws(HostError) -> Void) throws(HostError) {
-        do {
-            try data()
-        } catch {
-            step("\(slots.label(index)) stays off the air until the next try: its new \(what) went in, its data did not")
-            throw error
-        }
-        step("enable again")
-        try controller.send(enable)
+        }, then: { () throws(HostError) in try setExtendedData(handle: handle, data, scanResponse: scanResponse, label: index) },
+                          ofBeacon: index, after: "address")
     }
 
     /// With more beacons than sets, puts the next beacon on the air.

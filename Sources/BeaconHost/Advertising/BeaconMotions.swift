@@ -140,7 +140,8 @@ package final class BeaconMotions {
             let motion = next.motion ?? entry.motion
             let state = motion.stateText
             let madeUp = beacons.running(id)?.parameters.address?.isMadeUp ?? false
-            let rotation = entry.renewWithMove || (periods[id].flatMap { _ in renewals.due(id) }.map { $0 <= now + Self.together } ?? false)
+            // Its rotation (`follow` keeps only beacons that rotate) due within `together`, or already deferred to this move.
+            let rotation = entry.renewWithMove || renewals.due(id).map { $0 <= now + Self.together } ?? false
             if madeUp, motion.renewsAddress || rotation {
                 if rotation { renewals.start(id, period: periods[id], now: now) }
                 renew(id, with: next, state: state, motion: motion, now: now)

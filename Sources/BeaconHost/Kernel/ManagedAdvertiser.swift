@@ -248,9 +248,7 @@ package final class ManagedAdvertiser {
     }
 
     /// Gives beacon `index`'s instance the beacon's parameters now: its parameters and data
-    /// given again.
-    /// The instance added again with its new parameters and the books' data (`data`, new
-    /// content given with them, is the books' already): one step.
+    /// given again, in one step (`data`, new content given with them, is the books' already).
     func setParameters(onSlotOf index: Int, plan: AdvertisingPlan, with data: SlotData?) throws(HostError) {
         try checkOwn(ofBeacon: index)
         let instance = plan.handle(ofBeacon: index)
