@@ -38,10 +38,17 @@ final class LoggingProxy: @unchecked Sendable {
     private var held: [[UInt8]] = []
     /// Serializes writes to the host (the relay thread, the swallowed enables' answers).
     private let hostWrites = NSLock()
+    /// Runs once, on the relay thread, just before the controller's answer to the first
+    /// advertising enable (switching on) reaches the host: whatever the host did before that
+    /// moment, it did without knowing it was on the air.
+    private let beforeFirstEnableAnswer: (@Sendable () -> Void)?
+    /// The opcode of an enable (switching on) passed to the controller and not yet answered.
+    private var enablePending: HCIOpcode?
 
     init(upstreamPort: UInt16, injectAfter: (opcode: HCIOpcode, commands: [HCICommandPacket])? = nil,
-         recording: Bool = true) throws {
+         recording: Bool = true, beforeFirstEnableAnswer: (@Sendable () -> Void)? = nil) throws {
         self.upstreamPort = upstreamPort
+        self.beforeFirstEnableAnswer = beforeFirstEnableAnswer
         self.recording = recording
         self.injectAfter = injectAfter
         (listener, port) = try LocalTCP.listen(backlog: 1)
@@ -94,6 +101,9 @@ final class LoggingProxy: @unchecked Sendable {
                     continue
                 }
                 if lock.withLock({ holding ? { held.append(packet.bytes); return true }() : false }) { continue }
+                if let command = try? packet.command(), Self.enablesAdvertising(command) {
+                    lock.withLock { enablePending = command.opcode }
+                }
                 writeAll(upstream, packet.bytes)
             }
         }
@@ -106,6 +116,7 @@ final class LoggingProxy: @unchecked Sendable {
         var decoder = H4StreamDecoder()
         var buffer = [UInt8](repeating: 0, count: 4096)
         var injected = false
+        var enableAnswered = false
         while true {
             let count = read(upstream, &buffer, buffer.count)
             if count <= 0 { break }
@@ -123,6 +134,11 @@ final class LoggingProxy: @unchecked Sendable {
                        return true
                    }) {
                     continue
+                }
+                if !enableAnswered, let beforeFirstEnableAnswer, case let .commandComplete(complete)? = try? packet.event(),
+                   lock.withLock({ enablePending == complete.opcode }) {
+                    enableAnswered = true
+                    beforeFirstEnableAnswer()
                 }
                 if recording { lock.withLock { toHost.append(packet) } }
                 writeToHost(client, packet.bytes)

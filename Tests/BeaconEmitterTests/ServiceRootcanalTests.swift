@@ -6,7 +6,7 @@ import Foundation
 import Testing
 
 /// A datagram socket standing in for systemd's notification socket: what arrived, and when.
-final class NotifyListener {
+final class NotifyListener: @unchecked Sendable {
     let path: String
     let fd: Int32
 
@@ -38,6 +38,24 @@ final class NotifyListener {
         return messages
     }
 
+    private let lock = NSLock()
+    private var keptMessages: [String]?
+
+    /// Takes the datagrams queued now, without waiting, and keeps them for `kept`.
+    func keepQueued() {
+        var messages: [String] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            if count <= 0 { break }
+            messages.append(String(decoding: buffer[..<count], as: UTF8.self))
+        }
+        lock.withLock { keptMessages = messages }
+    }
+
+    /// What `keepQueued` took (nil before it ran).
+    var kept: [String]? { lock.withLock { keptMessages } }
+
     deinit {
         close(fd)
         unlink(path)
@@ -63,32 +81,26 @@ extension Rig {
         let scanner = try TestScanner(port: port)
         let config = try configuration(minor: 2)
         defer { try? FileManager.default.removeItem(atPath: config) }
+        let proxy = try LoggingProxy(upstreamPort: port, recording: false) { listener.keepQueued() }
         // Watchdog every 600 ms: pings every 300 ms.
-        let emitter = try BackgroundProcess(try beaconEmitPath(), ["-i", "tcp:127.0.0.1:\(port)", "--config", config],
+        let emitter = try BackgroundProcess(try beaconEmitPath(), ["-i", "tcp:127.0.0.1:\(proxy.port)", "--config", config],
                                             environment: ["NOTIFY_SOCKET": listener.path, "WATCHDOG_USEC": "600000"])
         defer { emitter.signal(SIGKILL) }
-        // The notification socket and the independent scanner read in turn, each arrival
-        // timed: READY must not come before the beacon is on the air (the first report at the
-        // scanner; rootcanal reports an advertiser the moment it is enabled). Sent early, at
-        // start, it would lead the first report by the whole start (six round trips, ~40 ms).
-        var readyAt: ContinuousClock.Instant?
-        var readyText = ""
-        var firstReportAt: ContinuousClock.Instant?
-        let deadline = ContinuousClock.now + .seconds(5)
-        while ContinuousClock.now < deadline && (readyAt == nil || firstReportAt == nil) {
-            if readyAt == nil, let message = listener.receive(.milliseconds(2)).first(where: { $0.1.contains("READY=1") }) {
-                (readyAt, readyText) = message
-            }
-            if firstReportAt == nil, let report = try scanner.scanner.nextReport(timeout: .milliseconds(2)),
-               Array(report.data) == referenceAdvertisingData {
-                firstReportAt = .now
-            }
-        }
-        let ready = try #require(readyAt, "no READY")
-        let heard = try #require(firstReportAt, "the beacon was not heard")
-        #expect(readyText.hasPrefix("READY=1\nSTATUS=advertising 1 beacon on tcp:127.0.0.1:"), "\(readyText)")
-        #expect(heard.duration(to: ready) > .milliseconds(-15), "READY came \(ready.duration(to: heard)) before the beacon was heard")
-        print("READY \(heard.duration(to: ready)) after the first report")
+        // READY must not come before the beacon is on the air: the proxy looks at what the
+        // notification socket holds at the one moment before the controller's answer to the
+        // enable reaches the program. A READY sent before then is already queued there (a local
+        // datagram is in the receiver's queue when send returns); one sent after cannot be.
+        // Order, not time: nothing here depends on how fast anything runs. (The socket is not
+        // read here until the proxy has looked.)
+        let enabled = ContinuousClock.now + .seconds(10)
+        while listener.kept == nil && ContinuousClock.now < enabled { usleep(2000) }
+        let before = try #require(listener.kept, "the program never enabled advertising")
+        let ready = try #require(listener.receive(.seconds(5)) { $0.contains { $0.1.hasPrefix("READY=1") } }
+            .first { $0.1.hasPrefix("READY=1") }, "no READY")
+        #expect(!before.contains { $0.hasPrefix("READY=1") }, "READY came before the enable was answered: \(before)")
+        #expect(ready.1.hasPrefix("READY=1\nSTATUS=advertising 1 beacon on tcp:127.0.0.1:"), "\(ready.1)")
+        let heard = try scanner.collect(timeout: .seconds(2)) { $0.contains { Array($0.data) == referenceAdvertisingData } }
+        #expect(heard.contains { Array($0.data) == referenceAdvertisingData }, "the beacon was not heard")
 
         let pings = listener.receive(.milliseconds(1600)).filter { $0.1 == "WATCHDOG=1" }.map(\.0)
         let gaps = zip(pings, pings.dropFirst()).map { $0.0.duration(to: $0.1) }
