@@ -10,7 +10,8 @@ import LinuxSystem
 /// `stop()` ends the command and everything it started.
 public final class PhoneLog {
     public let phone: Scenario.PhoneDefinition
-    private let patterns: [(Scenario.PhoneExpectation, Regex<AnyRegexOutput>)]
+    /// The phone's patterns, matched on a thread of their own within a budget a line.
+    private let matcher: PhoneMatcher
     private var child: ChildProcess?
     /// The output and error pipes still open, each with what it has read of a line so far.
     private var streams: [(descriptor: Descriptor, pending: [UInt8], discarding: Bool)] = []
@@ -27,6 +28,11 @@ public final class PhoneLog {
     /// Lines received once `maximumLines` were kept: matched as they came, but not kept for
     /// the expectations still to be judged.
     public private(set) var notKept = 0
+    /// Lines taken but not matched: the one whose matching ran over `PhoneMatcher.budget`, and
+    /// every line after it (matching stopped for this phone). Where that began: the run's
+    /// clock and the line's first characters.
+    public private(set) var unmatched = 0
+    public private(set) var overBudget: (at: Double, line: String)?
     /// The lines not read for judging (left out over the rate, or not kept), by the second of
     /// the run's clock they came in: one entry a second at most.
     private var unread: [(second: Int, count: Int)] = []
@@ -51,15 +57,18 @@ public final class PhoneLog {
         if key == "state" && !regex.contains(captureNamed: "state") {
             throw Wrong(description: "a state line needs a group (?<state>inside|outside)")
         }
+        if let nesting = PhonePattern.nestedRepetition(in: pattern) {
+            throw Wrong(description: nesting)
+        }
         return regex
     }
 
     public init(_ phone: Scenario.PhoneDefinition) {
         self.phone = phone
         let given: [(Scenario.PhoneExpectation, String?)] = [(.enter, phone.enter), (.exit, phone.exit), (.inside, phone.state)]
-        patterns = given.compactMap { kind, pattern in
+        matcher = PhoneMatcher(given.compactMap { kind, pattern in
             pattern.flatMap { try? Self.compile($0, key: kind == .inside ? "state" : "\(kind)") }.map { (kind, $0) }
-        }
+        })
     }
 
     deinit { stop() }
@@ -134,17 +143,13 @@ public final class PhoneLog {
         var text = String(decoding: bytes, as: UTF8.self)
         if text.hasSuffix("\r") { text.removeLast() }
         var line = PhoneLine(phone: phone.name, text: text, at: now)
-        for (kind, regex) in patterns {
-            guard let match = try? regex.firstMatch(in: text) else { continue }
-            line.region = match.output["region"]?.substring.map(String.init)
-            if kind == .inside {
-                guard let state = match.output["state"]?.substring else { continue }
-                line.transition = state == "inside" ? .inside : state == "outside" ? .outside : nil
-                if line.transition == nil { continue }
-            } else {
-                line.transition = kind
-            }
-            break
+        switch matcher.match(text) {
+        case let .matched(transition, region):
+            (line.transition, line.region) = (transition, transition == nil ? nil : region)
+        case .overBudget:
+            unmatched += 1
+            if overBudget == nil { overBudget = (now, String(text.prefix(60))) }
+            noteUnread(second: index)
         }
         if lines.count < Self.maximumLines {
             lines.append(line)
@@ -170,6 +175,7 @@ public final class PhoneLog {
     /// Ends the command and everything it started (SIGTERM to its process group, SIGKILL
     /// after half a second), and closes its pipes.
     public func stop() {
+        matcher.end()
         guard let child else { return }
         child.stop(grace: .milliseconds(500), group: true)
         termination = termination ?? child.termination
@@ -188,6 +194,11 @@ public final class PhoneLog {
         if cut > 0 { parts.append("\(cut) cut at \(Self.maximumLineBytes) bytes") }
         if dropped > 0 { parts.append("\(dropped) left out over \(Self.maximumLinesPerSecond) a second") }
         if notKept > 0 { parts.append("\(notKept) past the \(Self.maximumLines) kept") }
+        if let overBudget {
+            parts.append("matching stopped at \((overBudget.at * 10).rounded() / 10) s: a line ran its patterns over "
+                         + "\(PhoneMatcher.budget) (it began: \(overBudget.line)); \(unmatched) line\(unmatched == 1 ? "" : "s") "
+                         + "not matched")
+        }
         return parts.joined(separator: "; ")
     }
 }

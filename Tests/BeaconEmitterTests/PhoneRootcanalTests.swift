@@ -212,6 +212,51 @@ extension Rig {
         #expect((try? String(contentsOfFile: ranAs, encoding: .utf8)) == "0\n", "the opt-in runs it")
     }
 
+    /// Patterns cannot stall a run: the issue's `(?<region>(\w+\s?)+) entered` is refused before
+    /// anything starts (`--check` too); one that passes the check but backtracks for hours on
+    /// the phone's line of 75 letters is given up after its budget: the 3 s run ends on time,
+    /// its `noEvent` not judged (saying why), and the phone's command does not outlive it.
+    @Test(.notUnderEmulation("waits seconds"))
+    func aPatternCannotStallTheRun() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("phones-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let marker = "phones-\(UUID().uuidString.prefix(8))"
+        let scenario = { (name: String, pattern: String) throws -> String in
+            let path = directory + "/" + name
+            try """
+                device: tcp:127.0.0.1:\(port)
+                beacons:
+                  lobby: {uuid: \(Self.uuid), major: 1, minor: 2}
+                regions:
+                  store: {uuid: \(Self.uuid)}
+                phones:
+                  pixel: {log: "echo token \(String(repeating: "a", count: 75))!; sleep 611 # \(marker)", enter: '\(pattern)'}
+                steps:
+                  - advertise: lobby
+                  - expect: {phone: pixel, region: store, noEvent: true, for: 3}
+
+                """.write(toFile: path, atomically: true, encoding: .utf8)
+            return path
+        }
+        let nested = try scenario("nested.yaml", #"(?<region>(\w+\s?)+) entered"#)
+        for arguments in [["run", nested, "--check"], ["run", nested]] {
+            let refused = try runBeaconEmit(arguments)
+            #expect(refused.status == 65 && refused.stderr.contains("nested.yaml:7:")
+                    && refused.stderr.contains("repeats a group that holds a repetition"), "\(refused.status) \(refused.stderr)")
+        }
+        let slow = try scenario("slow.yaml", #"(?<region>\w*\w*\w*\w*\w*\w*) entered"#)
+        let started = Date()
+        let run = try runBeaconEmit(["run", slow, "--json"])
+        let took = Date().timeIntervalSince(started)
+        #expect(run.status == 1 && took < 10, "exit \(run.status) after \(took) s: \(run.stderr)")
+        let results = events(run.stdout).filter { $0["event"] as? String == "expectation" }
+        let detail = results.first?["detail"] as? String ?? ""
+        #expect(detail.contains("not judged: ") && detail.contains("matching stopped at ")
+                && detail.contains("1 line not matched"), "\(run.stdout)")
+        #expect(try PhoneProcesses.named(marker).isEmpty)
+    }
+
     /// SIGTERM, SIGHUP or SIGKILL in the middle of a run, and a `--check` that fails: no phone
     /// command is left (found by a marker in its command line).
     @Test(.notUnderEmulation("waits seconds"))

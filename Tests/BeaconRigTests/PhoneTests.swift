@@ -146,6 +146,45 @@ import Testing
         #expect(log.account.contains("left out over 200 a second") && log.account.contains("cut at 4096 bytes"), "\(log.account)")
     }
 
+    /// Patterns that repeat a group holding a repetition or alternatives of its own (the shape
+    /// of every exponential backtracking case) are refused before they run; others pass.
+    @Test(arguments: [
+        (#"(?<region>(\w+\s?)+) entered"#, true), (#"(a|aa)+"#, true), (#"(a?){30}"#, true), (#"((ab)*)+"#, true),
+        (#"(?:x+)*y"#, true), (#"((a)|b){2,}"#, true), (#"(?<region>[a-z]+(-[a-z]+)*)+"#, true),
+        (#"didEnterRegion (?<region>[a-z]+)"#, false), (#"(?<state>inside|outside) (?<region>\w+)"#, false),
+        (#"(\d{2}){3}"#, false), (#"[(+)]+"#, false), (#"\(x+\)+"#, false), (#"(?<region>[\w\s]+) entered"#, false),
+        (#"(ab)+c"#, false), (#"\p{L}+ (x)+"#, false), (#"[]a|(]+"#, false), (#"(?<region>[a-z]+(-[a-z]+)*)"#, true),
+        (Scenario.PhoneDefinition.marker.enter, false), (Scenario.PhoneDefinition.marker.state, false),
+    ])
+    func nestedRepetitionIsRefused(pattern: String, refused: Bool) {
+        let why = PhonePattern.nestedRepetition(in: pattern)
+        #expect((why != nil) == refused, "\(pattern): \(why ?? "accepted")")
+        if refused { #expect(why?.contains("exponential") == true) }
+        #expect((try? PhoneLog.compile(pattern, key: "enter")) == nil || !refused)
+    }
+
+    /// A pattern that passes the check but backtracks for seconds on one line (six adjacent
+    /// repetitions of the same class: polynomial, degree 6; 26 letters take about 2 s here, 75
+    /// would take hours, and the thread would spin that long beside the rest of the suite):
+    /// that line is given up after the budget, counted, and matching stops for the phone; the
+    /// lines after it are still taken (shown), not matched, and the whole takes about the budget.
+    @Test func aLineThatOutrunsItsBudgetStopsMatchingNotTheRun() {
+        let log = PhoneLog(Scenario.PhoneDefinition(
+            name: "slow", command: "echo store entered; echo token \(String(repeating: "a", count: 26))!; echo garage entered",
+            enter: #"(?<region>\w*\w*\w*\w*\w*\w*) entered"#))
+        log.start()
+        defer { log.stop() }
+        let start = Date()
+        let taken = lines(of: log, count: 3, seconds: 20)
+        let took = Date().timeIntervalSince(start)
+        #expect(taken.map(\.transition) == [.enter, nil, nil], "\(taken)")
+        #expect(taken.first?.region == "store")
+        #expect(log.unmatched == 2 && log.overBudget?.line.hasPrefix("token aaa") == true, "\(log.unmatched)")
+        #expect(log.unread(from: 0, to: took) == 2, "the lines not matched are not read for judging")
+        #expect(log.account.contains("matching stopped at ") && log.account.contains("2 lines not matched"), "\(log.account)")
+        #expect(took < 15, "took \(took) s")
+    }
+
     @Test func aCommandThatEndsIsSaidSo() {
         let log = PhoneLog(Scenario.PhoneDefinition(name: "gone", command: "echo adb: no devices/emulators found >&2; exit 1",
                                                     enter: "enter"))
