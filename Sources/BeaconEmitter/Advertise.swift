@@ -366,8 +366,12 @@ struct Advertise: ParsableCommand {
     /// - Throws: `ValidationError` naming the file and what is wrong in it.
     static func scripted(_ path: String) throws -> (options: AdvertisingOptions, warnings: [String]) {
         // Read as a stream: a pipe (/dev/stdin) as well as a file.
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw UnreadableFile(message: "--hcitool-file \(path): cannot read the file: \(SystemCallError.message(errno))")
+        let handle: FileHandle
+        do {
+            handle = FileHandle(fileDescriptor: try FileSystem.openForReading(path, pipes: true), closeOnDealloc: true)
+        } catch {
+            throw UnreadableFile(message: "--hcitool-file \(path): cannot read the file: "
+                                 + FileSystem.whyNotOpened(error, path: path, pipes: true))
         }
         defer { try? handle.close() }
         let text = String(decoding: (try? handle.readToEnd()) ?? Data(), as: UTF8.self)

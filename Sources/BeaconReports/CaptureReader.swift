@@ -87,9 +87,14 @@ public final class CaptureReader: @unchecked Sendable {
     ///   out and counted: `Batch.badCRCPackets`).
     public init(path: String, decode: Bool, name: String? = nil, includeBadCRC: Bool = false) throws {
         self.name = name ?? "--replay \(path)"
-        guard let file = FileHandle(forReadingAtPath: path) else {
-            throw ReplayError(message: "\(self.name): cannot read the file: "
-                              + (FileSystem.whyUnreadable(path) ?? "it could not be opened"), unreadable: true)
+        let file: FileHandle
+        do {
+            // A capture is a regular file: a FIFO (which would wait for a writer), a device or a
+            // directory is refused before a byte is read.
+            file = FileHandle(fileDescriptor: try FileSystem.openForReading(path), closeOnDealloc: true)
+        } catch {
+            throw ReplayError(message: "\(self.name): cannot read the file: " + FileSystem.whyNotOpened(error, path: path),
+                              unreadable: true)
         }
         DispatchQueue.global().async { [self] in
             readCapture(file, path: path, decode: decode, includeBadCRC: includeBadCRC)

@@ -275,15 +275,26 @@ public final class LineDecoders {
     /// A file named on the command line: a capture's beacons (the reports without one passed
     /// over, like hcidump's commands), or its text read as standard input's would be.
     public func decode(file path: String) {
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            decoders.pointee.fail("\(path): cannot open the file", counting: true)
+        let handle: FileHandle
+        do {
+            // Read twice (its first bytes, then as a capture or text): a regular file only; a
+            // stream goes to standard input.
+            handle = FileHandle(fileDescriptor: try FileSystem.openForReading(path), closeOnDealloc: true)
+        } catch {
+            unreadable += 1
+            decoders.pointee.fail("\(path): cannot read the file: \(FileSystem.whyNotOpened(error, path: path))"
+                                  + (error.errno == FileSystem.notRegularFile ? " (give a stream on standard input)" : ""),
+                                  counting: true)
+            flush()
             return
         }
+        defer { try? handle.close() }
         let start = (try? handle.read(upToCount: 8)) ?? Data()
-        try? handle.close()
         if start.starts(with: Array("btsnoop".utf8)) || PcapParser.format(of: start) != nil {
             decodeCapture(path)
-        } else if let text = try? String(contentsOfFile: path, encoding: .utf8) {
+        } else if let data = { () -> Data? in
+            do { try handle.seek(toOffset: 0); return try handle.readToEnd() ?? Data() } catch { return nil }
+        }(), let text = String(data: data, encoding: .utf8) {
             decode(text: text)
         } else {
             decoders.pointee.fail("\(path): neither a capture (btsnoop, pcap, pcapng) nor text", counting: true)

@@ -108,9 +108,14 @@ public struct ScenarioParser {
     /// `maximumFileSize`, or when others may write it (o+w: anyone on the machine could change
     /// what it advertises, as sudo and sshd's StrictModes refuse such files).
     public static func readFile(_ path: String) throws(ScenarioError) -> (text: String, mode: UInt32?, owner: UInt32) {
-        guard let handle = FileHandle(forReadingAtPath: path) else {
+        let handle: FileHandle
+        do {
+            // A regular file, or a pipe named on the command line (`--config <(...)`); a device,
+            // a socket or a directory is refused before a byte is read.
+            handle = FileHandle(fileDescriptor: try FileSystem.openForReading(path, pipes: true), closeOnDealloc: true)
+        } catch {
             throw ScenarioError(file: path, place: nil, message: "cannot read the file: "
-                                + (FileSystem.whyUnreadable(path) ?? "it could not be opened"), unreadable: true)
+                                + FileSystem.whyNotOpened(error, path: path, pipes: true), unreadable: true)
         }
         defer { try? handle.close() }
         let status = FileSystem.mode(of: handle.fileDescriptor)

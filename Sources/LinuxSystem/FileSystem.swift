@@ -31,7 +31,8 @@ public enum FileSystem {
     /// counts as unreadable); nil when it can be.
     public static func whyUnreadable(_ path: String) -> String? {
         if kind(atPath: path) == .directory { return SystemCallError.message(EISDIR) }
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        // Without waiting: a FIFO's open would wait for a writer.
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
         guard descriptor < 0 else {
             close(descriptor)
             return nil
@@ -242,6 +243,18 @@ public enum FileSystem {
     /// that may never come, a device's may never end.
     public static let notRegularFile = ENOTSUP
 
+    /// Why a file could not be opened for reading (`openForReading`), for a message: what it is
+    /// where it is not a file that may be read, else the system's words.
+    public static func whyNotOpened(_ error: SystemCallError, path: String, pipes: Bool = false) -> String {
+        guard error.errno == notRegularFile else { return SystemCallError.message(error.errno) }
+        let what = switch kind(atPath: path) {
+        case .directory: "a directory"
+        case .socket: "a socket"
+        default: pipes ? "a device" : "a FIFO, a pipe or a device"
+        }
+        return "it is \(what), not a regular file\(pipes ? " or a pipe" : ""): refused before reading"
+    }
+
     /// A small file read whole through one descriptor, with the permission bits that
     /// descriptor's file had when it was read (so that what was judged is what was read).
     /// What is not a regular file is refused before it is opened (opening a device can do
@@ -251,14 +264,9 @@ public enum FileSystem {
     ///   not a regular file, and `EFBIG` when it holds more than `most` bytes.
     public static func readSmallFile(_ path: String, most: Int) throws(SystemCallError)
         -> (bytes: [UInt8], mode: UInt32, owner: UInt32) {
-        var info = stat()
-        guard stat(path, &info) == 0 else { throw SystemCallError(call: "stat(\(path))", errno: errno) }
-        guard info.st_mode & S_IFMT == S_IFREG else { throw SystemCallError(call: "open(\(path))", errno: notRegularFile) }
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
-        guard descriptor >= 0 else { throw SystemCallError(call: "open(\(path))", errno: errno) }
+        let descriptor = try openForReading(path)
         defer { close(descriptor) }
-        guard let (mode, owner, regular) = mode(of: descriptor) else { throw SystemCallError(call: "fstat(\(path))", errno: errno) }
-        guard regular else { throw SystemCallError(call: "open(\(path))", errno: notRegularFile) }
+        guard let (mode, owner, _) = mode(of: descriptor) else { throw SystemCallError(call: "fstat(\(path))", errno: errno) }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
         while bytes.count <= most {
@@ -272,6 +280,29 @@ public enum FileSystem {
         }
         guard bytes.count <= most else { throw SystemCallError(call: "read(\(path))", errno: EFBIG) }
         return (bytes, mode, owner)
+    }
+
+    /// Opens `path` for reading (a blocking descriptor, closed on exec) only when it is a
+    /// regular file, or, with `pipes`, a pipe or FIFO (`--config <(...)`, `/dev/stdin`: what the
+    /// person running the command names on its command line). What else is there (a device, a
+    /// socket, a directory) is refused at once, and a regular file is opened without waiting and
+    /// checked again on the descriptor (`fstat`) before a byte is read: a FIFO swapped in
+    /// between waits for no writer.
+    /// - Throws: `SystemCallError`; `notRegularFile` for what is there and may not be read.
+    public static func openForReading(_ path: String, pipes: Bool = false) throws(SystemCallError) -> Int32 {
+        var info = stat()
+        guard stat(path, &info) == 0 else { throw SystemCallError(call: "stat(\(path))", errno: errno) }
+        let kind = info.st_mode & S_IFMT
+        let pipe = kind == S_IFIFO && pipes
+        guard kind == S_IFREG || pipe else { throw SystemCallError(call: "open(\(path))", errno: notRegularFile) }
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | (pipe ? 0 : O_NONBLOCK))
+        guard descriptor >= 0 else { throw SystemCallError(call: "open(\(path))", errno: errno) }
+        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == (pipe ? S_IFIFO : S_IFREG) else {
+            close(descriptor)
+            throw SystemCallError(call: "open(\(path))", errno: notRegularFile)
+        }
+        if !pipe { _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK) }
+        return descriptor
     }
 
     /// `mode`'s permission bits as `chmod` takes them: 0644.

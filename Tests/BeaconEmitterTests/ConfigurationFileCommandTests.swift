@@ -155,4 +155,14 @@ import Testing
         #expect(result.status == 69, "no controller there: \(result.stderr)")
         #expect(result.stderr.contains("127.0.0.1:1"), "\(result.stderr)")
     }
+
+    /// A pipe is taken; a device is refused before a byte is read (/dev/zero was read to the
+    /// 1 MiB bound; a terminal would wait for typing), and a directory the same.
+    @Test func aDeviceOrADirectoryIsRefused() throws {
+        for (path, what) in [("/dev/zero", "a device"), (FileManager.default.temporaryDirectory.path, "a directory")] {
+            let result = try runBeaconEmit(["--config", path, "--check"])
+            #expect(result.status == 74 && result.stderr.contains("--config \(path): cannot read the file: it is \(what), not a "
+                                                                  + "regular file or a pipe"), "\(result.status) \(result.stderr)")
+        }
+    }
 }

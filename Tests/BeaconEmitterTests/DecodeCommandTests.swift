@@ -31,6 +31,14 @@ import Testing
         #expect(both.status == 74 && both.stdout.contains("iBeacon"), "\(both.status) \(both.stdout) \(both.stderr)")
         // Hex is still hex, and a word that is no path is still judged as hex.
         #expect(try runBeaconEmit(["decode", "zz"]).status == 65)
+        // A FIFO nobody writes to is refused at once (its open waited for a writer, for good).
+        let fifo = FileManager.default.temporaryDirectory.appendingPathComponent("decode-\(UUID().uuidString).fifo").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        defer { unlink(fifo) }
+        let waited = try runBeaconEmit(["-c", "exec timeout -k 1 10 \"$0\" decode \"$1\"", try beaconEmitPath(), fifo],
+                                       executable: "/bin/sh")
+        #expect(waited.status == 74 && waited.stderr.contains("\(fifo): cannot read the file: it is a FIFO, a pipe or a device, "
+                                                               + "not a regular file"), "\(waited.status) \(waited.stderr)")
     }
 
     @Test func measuredPowerIsNeverClamped() throws {

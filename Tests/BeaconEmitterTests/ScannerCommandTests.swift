@@ -158,15 +158,25 @@ func reportEventsInCapture() throws -> Int {
                 "\(result.stderr)")
     }
 
-    /// A path that opens but cannot be read (a directory) is a clear error, for scan and
-    /// monitor alike, not a crash.
+    /// A path that cannot be read as a capture (a directory) is a clear error, for scan and
+    /// monitor alike, not a crash: exit 74, as for a file that is not there.
     @Test func anUnreadablePathIsAClearError() throws {
         let directory = FileManager.default.temporaryDirectory.path
         for command in [["scan"], ["monitor", "--uuid", "39ED98FF-2900-441A-802F-9C398FC199D2"]] {
             let result = try runBeaconEmit(command + ["--replay", directory])
-            #expect(result.status == 65, "\(command): \(result.stderr)")
+            #expect(result.status == 74, "\(command): \(result.stderr)")
             #expect(result.stderr.contains("--replay \(directory): cannot read the file: "), "\(command): \(result.stderr)")
             #expect(!result.stderr.contains("Fatal error") && !result.stderr.contains("Backtrace"), "\(result.stderr)")
+        }
+        // A FIFO nobody writes to, and a device: refused at once, never waited on or read forever.
+        let fifo = FileManager.default.temporaryDirectory.appendingPathComponent("replay-\(UUID().uuidString).fifo").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        defer { unlink(fifo) }
+        for path in [fifo, "/dev/zero"] {
+            let result = try runBeaconEmit(["-c", "exec timeout -k 1 10 \"$0\" scan --replay \"$1\"", try beaconEmitPath(), path],
+                                           executable: "/bin/sh")
+            #expect(result.status == 74 && result.stderr.contains("--replay \(path): cannot read the file: it is a FIFO, a pipe "
+                                                                  + "or a device, not a regular file"), "\(result.status) \(result.stderr)")
         }
     }
 
