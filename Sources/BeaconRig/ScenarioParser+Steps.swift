@@ -122,7 +122,7 @@ extension ScenarioParser {
             let name = try beaconName(beaconNode, scenario: scenario)
             var fields: [String: String] = [:]
             for (key, value) in map.entries where key != "beacon" {
-                fields[key] = try string(value, "update's \(key)")
+                fields[key] = try beaconField(key, value, "update of '\(name)'")
                 try checkNumber(key, value, "update of '\(name)'")
             }
             guard !fields.isEmpty else { throw fail(node, "update of '\(name)' changes no field (give e.g. minor: 3)") }

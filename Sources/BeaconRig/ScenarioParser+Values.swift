@@ -71,19 +71,7 @@ extension ScenarioParser {
     func beaconFields(_ node: Node, _ what: String, crowds: Bool = false) throws(ScenarioError) -> [String: String] {
         var fields: [String: String] = [:]
         for (key, value) in try mapping(node, what, keys: nil).entries {
-            fields[key] = try string(value, "\(what): \(key)")
-            switch Self.plain(key) {
-            case "identitykey":
-                if let mode, mode & 0o044 != 0 {
-                    throw fail(value, "\(what): \(key): an identity key in a file other users can read (mode "
-                               + "\(FileSystem.octalMode(mode))): put it in a file of its own that only its owner can read "
-                               + "(chmod 600) and name that file with identity-key-file")
-                }
-            case "identitykeyfile":
-                fields[key] = fields[key].map(beside)
-            default:
-                break
-            }
+            fields[key] = try beaconField(key, value, what)
             if crowds, ["major", "minor"].contains(Self.plain(key)), case let .scalar(scalar) = value,
                scalar.string.wholeMatch(of: /[0-9]+-[0-9]+/) != nil {
                 continue
@@ -91,6 +79,26 @@ extension ScenarioParser {
             try checkNumber(key, value, what)
         }
         return fields
+    }
+
+    /// A beacon field's value as text (a beacon's, or an update step's): an inline
+    /// `identity-key` only in a file no one else can read, an `identity-key-file` found beside
+    /// the file.
+    func beaconField(_ key: String, _ value: Node, _ what: String) throws(ScenarioError) -> String {
+        let text = try string(value, "\(what): \(key)")
+        switch Self.plain(key) {
+        case "identitykey":
+            if let mode, mode & 0o044 != 0 {
+                throw fail(value, "\(what): \(key): an identity key in a file other users can read (mode "
+                           + "\(FileSystem.octalMode(mode))): put it in a file of its own that only its owner can read "
+                           + "(chmod 600) and name that file with identity-key-file")
+            }
+            return text
+        case "identitykeyfile":
+            return beside(text)
+        default:
+            return text
+        }
     }
 
     /// A number field's value, refused where it is when it is no number, or one written as a

@@ -444,7 +444,9 @@ public final class ScenarioRunner {
         switch action {
         case let .advertise(names): "advertise \(names.joined(separator: ", "))"
         case let .update(name, changes):
-            "update \(name): " + changes.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", ")
+            // A key given inline is never shown (the step line, --json, the report).
+            "update \(name): " + changes.sorted { $0.key < $1.key }
+                .map { "\($0.key)=\(ScenarioParser.plain($0.key) == "identitykey" ? "(secret)" : $0.value)" }.joined(separator: ", ")
         case let .stop(names): "stop \(names?.joined(separator: ", ") ?? "all")"
         case let .wait(seconds, paced): "wait \(Self.seconds(seconds))" + (paced ? " (on the capture's clock)" : "")
         case let .expectSeen(name, within): "expect \(name) seen within \(Self.seconds(within))"

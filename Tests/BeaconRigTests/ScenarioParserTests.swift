@@ -26,6 +26,32 @@ import Testing
         try parser.parse(header + "steps:\n" + steps)
     }
 
+    /// An identity key given inline in an update step: refused where the file is readable by
+    /// others (as in a beacon's fields), never shown in the step's text where it is not, and
+    /// a wrong one's error does not echo it.
+    @Test func anInlineKeyInAnUpdateIsNeitherExposedNorShown() throws {
+        let key = "00112233445566778899aabbccddeeff"
+        let text = """
+            scanner: peer
+            beacons:
+              tag: {type: eddystone-eid, identity-key: \(key), rotation-exponent: 10, clock: 1000}
+            steps:
+              - advertise: tag
+              - update: {beacon: tag, identity-key: KEY}
+
+            """
+        #expect { try ScenarioParser(file: "open.yaml", mode: 0o644).parse(text.replacingOccurrences(of: "KEY", with: key)) }
+            throws: { "\($0)".contains("open.yaml:3:") && "\($0)".contains("an identity key in a file other users can read") }
+        let own = try ScenarioParser(file: "own.yaml", mode: 0o600).parse(
+            text.replacingOccurrences(of: "KEY", with: "ffeeddccbbaa99887766554433221100"))
+        let texts = own.steps.map { ScenarioRunner.text($0.action) }
+        #expect(texts.last == "update tag: identity-key=(secret)", "\(texts)")
+        #expect { try ScenarioParser(file: "own.yaml", mode: 0o600).parse(text.replacingOccurrences(of: "KEY", with: "ffeeddccbbaa998877665544"))
+        } throws: { error in
+            "\(error)".contains("own.yaml:6:") && !"\(error)".contains("ffeeddccbbaa998877665544")
+        }
+    }
+
     /// A range for major or minor makes a crowd: a beacon per value named NAME-VALUE, the
     /// crowd's name in advertise and stop standing for them all; elsewhere a member is named.
     @Test func aCrowdIsItsMembers() throws {
