@@ -12,8 +12,12 @@ import Foundation
 /// requests; nothing a client does stops advertising.
 ///
 /// Bounded before it costs, so that no client (nor a thousand) can exhaust it: at most
-/// `maximumClients` connections (a newcomer past it takes the place of the client owing its
-/// first line longest, never one that was answered), each dropped when it sends nothing, or half a line, for `idleLimit`; a line of at
+/// `maximumClients` connections, at most `maximumClientsPerUser` of them one user's (the
+/// kernel's word for who connected, `SO_PEERCRED`: a crowd of one user's sessions cannot lock
+/// out another); a newcomer past them takes the place of the client owing its first line
+/// longest, else of one answered and quiet for `quietLimit`, never of one whose request is
+/// held or whose replies wait. Each is dropped when it sends nothing, or half a line, for
+/// `idleLimit`; a line of at
 /// most `JSONLines.maximumLine` bytes; at most `maximumHeld` requests of `maximumHeldBytes`
 /// held all told; at most `unsentLimit` reply bytes queued for a client past the reply it is
 /// taking. Running out of descriptors pauses accepting instead of spinning. What it refused
@@ -36,6 +40,8 @@ public final class ControlServer: RunLoopSource {
         /// Whether it has sent a whole line (and been answered): such a client (a box's
         /// long-lived session, a script's) never gives its place to a newcomer.
         var answered = false
+        /// Who connected (`SO_PEERCRED`), nil where the kernel did not say.
+        var user: UInt32?
         /// Lines read and not yet taken (the held bounds were reached behind its held request):
         /// at most what one serve reads. While there are any, it is not read.
         var deferred: [String] = []
@@ -46,6 +52,13 @@ public final class ControlServer: RunLoopSource {
     /// with room; a newcomer past it takes the place of the client that has owed its first line
     /// longest (not one that was answered, nor one whose request is held or whose replies wait).
     public static let maximumClients = 16
+    /// The most connections one user holds at once: half of `maximumClients`, so that one
+    /// user's sessions (a lab's `beacon` login, say, answered and staying) leave room for another.
+    public static let maximumClientsPerUser = 8
+    /// How long an answered client may stay quiet and keep its place against a newcomer when
+    /// the server is full (it is never dropped for quiet otherwise): a box's session sends its
+    /// steps' requests far more often than that.
+    public var quietLimit = Duration.seconds(600)
     /// How long a client may owe a whole line (having sent nothing since it connected, or half
     /// a line) before it is dropped: a `control` command sends its line at once; a box's session
     /// sends `status` at once, then waits between whole lines as long as it likes.
@@ -68,8 +81,12 @@ public final class ControlServer: RunLoopSource {
         public var idle = 0
         /// Clients that gave their place to a newcomer past `maximumClients`.
         public var displaced = 0
-        /// Newcomers refused: every client had a request held or replies waiting.
+        /// Newcomers refused: every client had a request held or replies waiting, or was answered
+        /// and not quiet for `quietLimit`.
         public var full = 0
+        /// Newcomers refused: their user held `maximumClientsPerUser` already, none of which
+        /// could give its place.
+        public var perUser = 0
         /// Requests answered `retry` at once past the held bounds.
         public var heldBound = 0
         /// Clients dropped for a line past `JSONLines.maximumLine`, or for leaving replies untaken.
@@ -79,8 +96,8 @@ public final class ControlServer: RunLoopSource {
 
         /// Each count by its name, as status reports them.
         public var counts: [String: Int] {
-            ["idle": idle, "displaced": displaced, "full": full, "heldBound": heldBound, "tooMuch": tooMuch,
-             "outOfDescriptors": outOfDescriptors]
+            ["idle": idle, "displaced": displaced, "full": full, "perUser": perUser, "heldBound": heldBound,
+             "tooMuch": tooMuch, "outOfDescriptors": outOfDescriptors]
         }
     }
 
@@ -349,6 +366,16 @@ public final class ControlServer: RunLoopSource {
                 return
             }
             guard let client = accepted else { return }
+            let user = client.peerUserID
+            if let user, clients.values.count(where: { $0.user == user }) >= Self.maximumClientsPerUser
+                && !displaceOne(of: user) {
+                refusals.perUser += 1
+                _ = try? client.sendAll(JSONLines.frame(ControlReply.refusal(
+                    "\(Self.maximumClientsPerUser) clients of \(FileSystem.userName(user)) are connected, the most one user "
+                    + "may hold, each answered or with a request in hand: close one, or try again", retry: true).line))
+                client.close()
+                continue
+            }
             if clients.count >= Self.maximumClients && !displaceOne() {
                 refusals.full += 1
                 _ = try? client.sendAll(JSONLines.frame(ControlReply.refusal(
@@ -357,20 +384,25 @@ public final class ControlServer: RunLoopSource {
                 client.close()
                 continue
             }
-            clients[client.rawValue] = Client(owingSince: .now, lastLine: .now)
+            clients[client.rawValue] = Client(owingSince: .now, lastLine: .now, user: user)
             read(client.rawValue)
         }
     }
 
-    /// Drops the client that has owed its first whole line longest: never one that has sent one
-    /// (a box's session or a script, answered and perhaps waiting to send the next: a crowd of
-    /// newcomers must not evict it), nor one with a request held or replies waiting.
+    /// Drops the client (of `user`, where given) that has owed its first whole line longest, or
+    /// else the one answered and quiet for `quietLimit` longest: never one answered and not that
+    /// quiet (a box's session or a script, waiting to send the next: a crowd of newcomers must
+    /// not evict it), nor one with a request held or replies waiting.
     /// - Returns: false when no client may be dropped (the newcomer is refused instead).
-    private func displaceOne() -> Bool {
-        let newcomers = clients.filter { fd, client in !client.answered && unsent[fd] == nil && !held.contains { $0.fd == fd } }
-        guard let fd = newcomers.compactMap({ fd, client in client.owingSince.map { (fd, $0) } }).min(by: { $0.1 < $1.1 })?.0 else {
-            return false
+    private func displaceOne(of user: UInt32? = nil) -> Bool {
+        let now = ContinuousClock.now
+        let free = clients.filter { fd, client in
+            (user == nil || client.user == user) && unsent[fd] == nil && !held.contains { $0.fd == fd }
         }
+        let owing = free.filter { !$0.value.answered }.compactMap { fd, client in client.owingSince.map { (fd, $0) } }
+        let quiet = free.filter { $0.value.answered && $0.value.lastLine.duration(to: now) >= quietLimit }
+            .map { ($0.key, $0.value.lastLine) }
+        guard let fd = (owing.min { $0.1 < $1.1 } ?? quiet.min { $0.1 < $1.1 })?.0 else { return false }
         refusals.displaced += 1
         drop(fd)
         return true

@@ -190,6 +190,16 @@ public struct Descriptor: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The user of the process at the other end of a Unix socket, as the kernel took it when
+    /// the connection was made (`SO_PEERCRED`); nil where it is no Unix socket.
+    public var peerUserID: UInt32? {
+        // struct ucred (pid, uid, gid: three 32-bit fields), which glibc declares only with _GNU_SOURCE.
+        var credentials: (pid: Int32, uid: UInt32, gid: UInt32) = (0, 0, 0)
+        var length = socklen_t(MemoryLayout<(Int32, UInt32, UInt32)>.size)
+        guard getsockopt(rawValue, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0, length == 12 else { return nil }
+        return credentials.uid
+    }
+
     /// Waits until the descriptor is readable (or failed or hung up), or `timeout` passes;
     /// true when it is. The corresponding C function is `poll`.
     public func waitReadable(timeout: Duration) throws(SystemCallError) -> Bool {

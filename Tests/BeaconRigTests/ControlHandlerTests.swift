@@ -605,19 +605,20 @@ final class FakeLive: LiveAdvertising {
         // Status reports what was dropped, by why (input nobody asked for is counted, not silent).
         whole.send(#"{"command":"status"}"#)
         let status = Self.serve(server, until: whole).first.flatMap(ControlReply.init(line:))?.status
-        #expect(status?.refused?["idle"] == 2 && status?.refused?["displaced"] == 0 && status?.refused?.count == 6,
+        #expect(status?.refused?["idle"] == 2 && status?.refused?["displaced"] == 0 && status?.refused?.count == 7,
                 "\(String(describing: status))")
     }
 
-    /// Answered clients keep their places: 16 sessions that each sent a request (a runner's
-    /// boxes, between steps) are not evicted by newcomers, who are answered `retry` and closed;
-    /// each session's next request is answered.
+    /// Answered clients keep their places: one user's 8 sessions that each sent a request (a
+    /// runner's boxes, between steps) are not evicted by that user's newcomers, who are answered
+    /// `retry` and closed, naming the bound; each session's next request is answered. Quiet
+    /// past `quietLimit`, the quietest gives its place to a newcomer.
     @Test func answeredClientsAreNeverEvictedByNewcomers() throws {
         let (path, _, handler, server) = try Self.server(named: "answered")
         defer { server.close() }
         server.attach(handler)
         var sessions: [Client] = []
-        for _ in 0..<ControlServer.maximumClients {
+        for _ in 0..<ControlServer.maximumClientsPerUser {
             let session = try Client(path: path)
             session.send(#"{"command":"status"}"#)
             #expect(Self.serve(server, until: session).first?.contains(#""ok":true"#) == true)
@@ -627,13 +628,62 @@ final class FakeLive: LiveAdvertising {
             let newcomer = try Client(path: path)
             newcomer.send(#"{"command":"list"}"#)
             let reply = Self.serve(server, until: newcomer)
-            #expect(reply.first?.contains(#""retry":true"#) == true && reply.first?.contains("each answered") == true, "\(reply)")
+            #expect(reply.first?.contains(#""retry":true"#) == true && reply.first?.contains("the most one user may hold") == true,
+                    "\(reply)")
         }
-        #expect(server.refusals.full == 20 && server.refusals.displaced == 0, "\(server.refusals)")
-        for session in sessions {
+        #expect(server.refusals.perUser == 20 && server.refusals.displaced == 0, "\(server.refusals)")
+        for session in sessions.dropFirst() {
             session.send(#"{"command":"status"}"#)
             #expect(Self.serve(server, until: session).first?.contains(#""ok":true"#) == true, "a session was evicted")
         }
+        // The first has been quiet longest: past the limit, it gives its place.
+        server.quietLimit = .milliseconds(100)
+        usleep(50_000)
+        for session in sessions.dropFirst() { session.send(#"{"command":"status"}"#); _ = Self.serve(server, until: session) }
+        usleep(60_000)
+        let newcomer = try Client(path: path)
+        newcomer.send(#"{"command":"status"}"#)
+        #expect(Self.serve(server, until: newcomer).first?.contains(#""ok":true"#) == true)
+        #expect(server.refusals.displaced == 1 && Self.closed(sessions[0]), "\(server.refusals)")
+    }
+
+    /// One user's sessions leave room for another's: of 16 sessions one user opens, answered
+    /// and staying, 8 are taken; a client of another user (`nobody`, through `setpriv`) is
+    /// answered (without the bound, the 16 locked it out).
+    @Test(.enabled(if: geteuid() == 0, "connecting as another user needs root"))
+    func oneUsersSessionsLeaveRoomForAnother() throws {
+        let (path, _, handler, server) = try Self.server(named: "users")
+        defer { server.close() }
+        server.attach(handler)
+        #expect(chmod(path, 0o666) == 0)
+        var sessions: [Client] = []
+        var answered = 0
+        for _ in 0..<ControlServer.maximumClients {
+            let session = try Client(path: path)
+            session.send(#"{"command":"status"}"#)
+            if Self.serve(server, until: session).first?.contains(#""ok":true"#) == true { answered += 1 }
+            sessions.append(session)
+        }
+        #expect(answered == ControlServer.maximumClientsPerUser && server.refusals.perUser == 8, "\(server.refusals)")
+        let other = Process()
+        other.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        other.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c", """
+            import socket, sys
+            s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.sendall(b'{"command":"status"}\\n')
+            print(s.makefile().readline().strip())
+            """, path]
+        let output = Pipe()
+        other.standardOutput = output
+        try other.run()
+        let deadline = ContinuousClock.now + .seconds(10)
+        while other.isRunning && ContinuousClock.now < deadline {
+            server.serve()
+            usleep(2_000)
+        }
+        if other.isRunning { other.terminate() }
+        let reply = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(reply.contains(#""ok":true"#), "nobody's client: \(reply)")
+        #expect(server.refusals.full == 0 && server.refusals.displaced == 0, "\(server.refusals)")
     }
 
     /// A thousand connections that send nothing cannot lock anyone out: the server keeps at
