@@ -110,10 +110,12 @@ public enum FileSystem {
     /// writable by no one else. A symbolic link is followed only when root or this user made it;
     /// one root made vouches for its directory whoever owns it (systemd's `StateDirectory=`
     /// under `DynamicUser=` is root's link into /var/lib/private, to a directory of the unit's
-    /// user, which root's `doctor` reads too); one another user made is refused, whatever it
-    /// points to. The folders above it (where a link sits, and where it leads) are walked as
-    /// OpenSSH's safe_path walks them: each root's or this user's, and writable by no one else
-    /// (but with the sticky bit, as /tmp). With `create`, a missing one is made first (mode
+    /// user, which root's `doctor` reads too), but only where the folder holding the link is
+    /// root's and writable by no one else, sticky or not (root's link in /tmp vouches for
+    /// nothing); one another user made is refused, whatever it points to. The folders above it
+    /// (where a link sits, and where it leads) are walked as OpenSSH's safe_path walks them:
+    /// each root's or this user's, and writable by no one else (but root's with the sticky bit,
+    /// as /tmp). With `create`, a missing one is made first (mode
     /// 0700: mkdir fails rather than follow anything planted there meanwhile).
     public static func distrust(directory path: String, create: Bool = false) -> String? {
         var info = stat()
@@ -139,6 +141,17 @@ public enum FileSystem {
         guard info.st_mode & S_IFMT == S_IFDIR else { return "it is not a directory" }
         guard info.st_uid == getuid() || rootsLink else {
             return "it belongs to \(owner(info.st_uid)), not to this user (uid \(getuid()))"
+        }
+        if info.st_uid != getuid() {
+            // Vouched for by root's link: only as good as the folder the link sits in.
+            let folder = (path.hasPrefix("/") ? path : (currentDirectory() ?? "/") + "/" + path)
+                .split(separator: "/").dropLast().joined(separator: "/")
+            var above = stat()
+            guard stat("/" + folder, &above) == 0, above.st_uid == 0, above.st_mode & 0o022 == 0 else {
+                return "it belongs to \(owner(info.st_uid)), not to this user (uid \(getuid())), and root's link to it sits in "
+                    + "/\(folder), which root alone cannot be said to control (a link vouches for another user's directory "
+                    + "only in a folder root owns and no one else can write)"
+            }
         }
         guard info.st_mode & 0o022 == 0 else {
             return "others can write in it (mode \(String(info.st_mode & 0o7777, radix: 8)))"
@@ -166,7 +179,7 @@ public enum FileSystem {
             guard info.st_uid == 0 || info.st_uid == getuid() else {
                 return "\(folder), a folder above it, belongs to \(owner(info.st_uid))"
             }
-            guard info.st_mode & 0o022 == 0 || info.st_mode & S_ISVTX != 0 else {
+            guard info.st_mode & 0o022 == 0 || (info.st_mode & S_ISVTX != 0 && info.st_uid == 0) else {
                 return "others can write in \(folder), a folder above it (mode \(String(info.st_mode & 0o7777, radix: 8)))"
             }
         }

@@ -58,16 +58,24 @@ import Testing
 
     /// systemd's state directory under DynamicUser=: root's link to a directory of the unit's
     /// user, which root (doctor) reads; the same directory named directly is refused.
+    /// Root's link vouches only from a folder root alone can change (as /var/lib is): the same
+    /// link in /tmp (sticky, anyone can write) vouches for nothing.
     @Test func rootsLinkVouchesForAnotherUsersDirectory() throws {
         guard getuid() == 0 else { return }  // only root can give a directory away
         let directory = try makeDirectory("unit", mode: 0o700)
-        let link = directory + "-state"
-        defer { try? FileManager.default.removeItem(atPath: directory); unlink(link) }
+        let lib = try makeDirectory("lib", mode: 0o755)
+        let link = lib + "/state", tmpLink = directory + "-state"
+        defer { try? FileManager.default.removeItem(atPath: directory); try? FileManager.default.removeItem(atPath: lib); unlink(tmpLink) }
         try plant(in: directory)
-        try #require(chown(directory, 65534, 65534) == 0 && symlink(directory, link) == 0)
+        try #require(chown(directory, 65534, 65534) == 0 && symlink(directory, link) == 0 && symlink(directory, tmpLink) == 0)
         #expect(InstanceRecord.all(in: link).count == 1, "root's link into the unit's directory")
         #expect(InstanceRecord.all(in: directory).isEmpty, "nobody's directory, named directly")
-        try #require(chmod(directory, 0o777) == 0)
+        #expect(InstanceRecord.all(in: tmpLink).isEmpty, "root's link in sticky /tmp vouched")
+        #expect(InstanceRecord.distrust(tmpLink)?.why.contains("a link vouches for another user's directory only in a folder root "
+                                                                + "owns and no one else can write") == true)
+        try #require(chmod(lib, 0o1777) == 0)
+        #expect(InstanceRecord.all(in: link).isEmpty, "root's link in a folder anyone can write, sticky or not")
+        try #require(chmod(lib, 0o755) == 0 && chmod(directory, 0o777) == 0)
         #expect(InstanceRecord.all(in: link).isEmpty, "a directory others can write, even through root's link")
     }
 
