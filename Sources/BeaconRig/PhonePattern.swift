@@ -116,13 +116,13 @@ public enum PhonePattern {
 /// A line whose matching runs over it is answered `.overBudget`, and the matcher is spent:
 /// every later line is `.overBudget` at once (the thread stays busy with that line until it
 /// ends or the process does; nothing can stop a `Regex` midway).
-final class PhoneMatcher: @unchecked Sendable {
+package final class PhoneMatcher: @unchecked Sendable {
     /// How long one line's matching may take: a line of `PhoneLog.maximumLineBytes` against a
     /// sane pattern takes well under a millisecond; a quarter second keeps a run's signals
     /// answered within half a second even when two phones' patterns run over at once.
     static let budget: Duration = .milliseconds(250)
 
-    enum Outcome: Equatable {
+    package enum Outcome: Equatable {
         /// What the line says: its transition (nil: none) and region.
         case matched(Scenario.PhoneExpectation?, region: String?)
         /// The matching ran over the budget (this line), or had before (a later one).
@@ -181,7 +181,7 @@ final class PhoneMatcher: @unchecked Sendable {
     }
 
     /// The first pattern that matches decides (`state` lines: only `inside` or `outside`).
-    static func outcome(of text: String, _ patterns: [(Scenario.PhoneExpectation, Regex<AnyRegexOutput>)]) -> Outcome {
+    package static func outcome(of text: String, _ patterns: [(Scenario.PhoneExpectation, Regex<AnyRegexOutput>)]) -> Outcome {
         for (kind, regex) in patterns {
             guard let match = try? regex.firstMatch(in: text) else { continue }
             let region = match.output["region"]?.substring.map(String.init)

@@ -40,7 +40,15 @@ enum FuzzTarget: String, CaseIterable {
     case captureReplay = "capture-replay"
     /// The metrics endpoint's request head (`TextFuzzing.metricsHead`).
     case metricsHead = "metrics-head"
+    /// A phone's log line matched and shown in a report; its text read as a pattern (`TextFuzzing.phoneLine`).
+    case phoneLine = "phone-line"
 
+    /// What a target makes once, before the first input: the phone patterns compiled and run
+    /// (the regular expression library keeps what it builds then for good, which the fuzzer
+    /// would otherwise take for a leak of the first input's).
+    func prepare() {
+        if self == .phoneLine { TextFuzzing.phoneLine(Array("BEACON-EMIT enter region=store".utf8)) }
+    }
 
     func run(_ bytes: [UInt8]) {
         switch self {
@@ -53,6 +61,7 @@ enum FuzzTarget: String, CaseIterable {
         case .yamlAliases: TextFuzzing.yamlAliases(bytes)
         case .captureReplay: TextFuzzing.captureReplay(bytes)
         case .metricsHead: TextFuzzing.metricsHead(bytes)
+        case .phoneLine: TextFuzzing.phoneLine(bytes)
         case .advertisingData:
             if let data = try? AdvertisingData(parsing: bytes) {
                 require(data.bytes == bytes, "advertising data round trip")

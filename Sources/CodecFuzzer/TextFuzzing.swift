@@ -126,6 +126,45 @@ enum TextFuzzing {
         check(InstanceRecord(adapter: "hci0", text: record.text) == record, "record round trip")
     }
 
+    /// The patterns a phone's lines meet: the marker preset's, and the documentation's.
+    nonisolated(unsafe) private static let phonePatterns: [(Scenario.PhoneExpectation, Regex<AnyRegexOutput>)] = {
+        let marker = Scenario.PhoneDefinition.marker
+        return [(.enter, marker.enter), (.exit, marker.exit), (.inside, marker.state),
+                (.enter, "didEnterRegion (?<region>[a-z]+)"), (.exit, "didExitRegion (?<region>[a-z]+)"),
+                (.inside, "didDetermineState (?<state>inside|outside) (?<region>[a-z]+)")]
+            .compactMap { kind, pattern in (try? PhoneLog.compile(pattern, key: kind == .inside ? "state" : "enter")).map { (kind, $0) } }
+    }()
+
+    /// A phone's log line, as a run takes it: matched by the marker's and the documentation's
+    /// patterns (a region it names is part of the line), and escaped for the report: no markup
+    /// scalar left raw, and the entities read back give the line (less the control characters
+    /// XML cannot hold). The same text read as a pattern's shape (`nestedRepetition`, never run).
+    static func phoneLine(_ bytes: [UInt8]) {
+        let text = String(decoding: bytes, as: UTF8.self)
+        check(phonePatterns.count == 6, "every pattern compiles")
+        if case let .matched(transition, region?) = PhoneMatcher.outcome(of: text, phonePatterns) {
+            check(transition != nil && text.contains(region), "a matched region is part of the line")
+        }
+        let escaped = HTMLPage.escape(text)
+        check(!escaped.unicodeScalars.contains { "<>\"'".unicodeScalars.contains($0) }, "no markup scalar left raw")
+        // Read back scalar by scalar, as a parser does (a string search by characters would not
+        // find `&amp;` where a combining mark follows its `;`).
+        let entities: [String: Unicode.Scalar] = ["lt": "<", "gt": ">", "quot": "\"", "apos": "'", "#10": "\n", "amp": "&"]
+        var read: [Unicode.Scalar] = []
+        var scalars = escaped.unicodeScalars[...]
+        while let scalar = scalars.popFirst() {
+            guard scalar == "&" else { read.append(scalar); continue }
+            let name = String(String.UnicodeScalarView(scalars.prefix { $0 != ";" }))
+            let entity = entities[name]
+            check(entity != nil, "every & begins an entity")
+            read.append(entity ?? scalar)
+            scalars = scalars.dropFirst(name.unicodeScalars.count + 1)
+        }
+        let kept = text.unicodeScalars.filter { $0.value >= 0x20 || $0 == "\n" || $0 == "\t" }
+        check(read.elementsEqual(kept), "the escaped line reads back as the line")
+        _ = PhonePattern.nestedRepetition(in: text)
+    }
+
     private static func check(_ condition: Bool, _ property: @autoclosure () -> String) {
         if !condition {
             print("fuzz property violated: \(property())")

@@ -26,6 +26,7 @@ func selectedTarget() -> FuzzTarget {
 }
 
 let target = selectedTarget()
+target.prepare()
 
 #if FUZZING
 @_silgen_name("LLVMFuzzerRunDriver")
