@@ -73,7 +73,7 @@ public final class ControlHandler {
         }
     }
 
-    struct Refusal: Error { var message: String }
+    package struct Refusal: Error { package var message: String }
 
     /// Whether a change would run now: the beacons are on the air.
     public var acceptsChanges: Bool { state == "on-air" }
@@ -209,7 +209,7 @@ public final class ControlHandler {
     /// emitter's own key (or its credentials') and tell every identifier it will send, for any
     /// clock; a FIFO would hold its loop. A key reaches a beacon from the emitter's command
     /// line, configuration or credentials, or inline from the client (its own key).
-    static func fileFields(in fields: [String: String], command: String) -> Refusal? {
+    package static func fileFields(in fields: [String: String], command: String) -> Refusal? {
         let files = fields.keys.filter { BeaconDescription.plain($0).hasSuffix("file") }.sorted()
         guard !files.isEmpty else { return nil }
         return Refusal(message: "\(command): " + files.map { "\"\($0)\"" }.joined(separator: ", ")

@@ -63,6 +63,12 @@ enum TextFuzzing {
             }
         }
         for value in described {
+            // A field that names a file is refused before anything reads it (no key oracle, no FIFO).
+            if let fields = try? ControlHandler.beaconFields(value, what: "fuzz"),
+               fields.keys.contains(where: { BeaconDescription.plain($0).hasSuffix("file") }) {
+                check(ControlHandler.fileFields(in: fields, command: "add") != nil, "a field naming a file is refused")
+                continue
+            }
             guard let fields = try? ControlHandler.beaconFields(value, what: "fuzz"),
                   let (own, _) = try? BeaconDescription.parameters(in: fields),
                   let beacon = try? BeaconDescription.beacon(fromFields: own) else { continue }
