@@ -384,8 +384,9 @@ public final class ScenarioRunner {
         var detail: String
         if unread > 0 {
             detail = "not judged: \(unread) line\(unread == 1 ? "" : "s") of \(phone)'s log in these \(Self.seconds(seconds)) "
-                + "\(unread == 1 ? "was" : "were") not read (over \(PhoneLog.maximumLinesPerSecond) a second, or past the "
-                + "\(PhoneLog.maximumLines) kept) and may have held an enter or exit of \(region)"
+                + "\(unread == 1 ? "was" : "were") not read (over \(PhoneLog.maximumLinesPerSecond) a second, past the "
+                + "\(PhoneLog.maximumLines) kept, or not matched within \(PhoneMatcher.budget)) and may have held an enter or "
+                + "exit of \(region)"
         } else if let met {
             detail = "\(met.transition?.rawValue ?? "") logged "
                 + (met.at >= at ? "after \(Self.milliseconds(met.at - at))" : "at \(Self.seconds((met.at * 10).rounded() / 10)), before the step began")

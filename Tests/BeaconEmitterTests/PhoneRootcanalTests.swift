@@ -234,7 +234,7 @@ extension Rig {
                   pixel: {log: "echo token \(String(repeating: "a", count: 75))!; sleep 611 # \(marker)", enter: '\(pattern)'}
                 steps:
                   - advertise: lobby
-                  - expect: {phone: pixel, region: store, noEvent: true, for: 3}
+                  - expect: {phone: pixel, region: store, noEvent: true, for: \(name == "long.yaml" ? 60 : 3)}
 
                 """.write(toFile: path, atomically: true, encoding: .utf8)
             return path
@@ -254,6 +254,18 @@ extension Rig {
         let detail = results.first?["detail"] as? String ?? ""
         #expect(detail.contains("not judged: ") && detail.contains("matching stopped at ")
                 && detail.contains("1 line not matched"), "\(run.stdout)")
+        #expect(try PhoneProcesses.named(marker).isEmpty)
+        // SIGTERM once the line is in: the run is not held by the matching (which goes on, on
+        // its own thread, for hours) and ends, with its phone. Without the bound it ends never.
+        let long = try scenario("long.yaml", #"(?<region>\w*\w*\w*\w*\w*\w*) entered"#)
+        let running = try BackgroundProcess(try beaconEmitPath(), ["run", long, "--json"])
+        defer { running.signal(SIGKILL) }
+        #expect(running.waitForOutput(#""logLine":"token aaa"#), "\(running.stdout)")
+        usleep(300_000)
+        let signalled = Date()
+        running.signal(SIGTERM)
+        #expect(running.wait(timeout: .seconds(10)) == 1, "\(running.stderr)")
+        #expect(Date().timeIntervalSince(signalled) < 5, "ended \(Date().timeIntervalSince(signalled)) s after SIGTERM")
         #expect(try PhoneProcesses.named(marker).isEmpty)
     }
 
