@@ -116,6 +116,21 @@ struct BeaconOptions: ParsableArguments {
                                + "none for no Flags structure.", valueName: "hex|none"))
     var flags: String?
 
+    @Option(help: ArgumentHelp("Your app's own beacon: a layout as the android-beacon-library writes it "
+                               + "(setBeaconLayout), with --id for each i: term and --data for each d: term, in order, "
+                               + "--measured-power (dBm at 1 m, as the app reads it) and --company-id (manufacturer "
+                               + "layouts; default 0xFFFF).", valueName: "layout"))
+    var layout: String?
+
+    @Option(name: .customLong("id"), help: ArgumentHelp("With --layout: an identifier, as the library writes it (a UUID, "
+                                                         + "a decimal number, or 0x and hex of the field's width). "
+                                                         + "Repeatable, in order.", valueName: "id"))
+    var layoutIdentifiers: [String] = []
+
+    @Option(name: .customLong("data"), help: ArgumentHelp("With --layout: a data field's value (decimal, or 0x and hex). "
+                                                          + "Repeatable, in order.", valueName: "value"))
+    var layoutData: [String] = []
+
     @Flag(help: ArgumentHelp("Allow advertising data over 31 bytes (to 251), sent in extended advertising PDUs: "
                              + "phones and apps that scan for legacy advertising do not see it."))
     var extendedPdu = false
@@ -148,6 +163,9 @@ struct BeaconOptions: ParsableArguments {
         description.serviceUUIDs = serviceUuid
         description.flags = flags
         description.extendedPDU = extendedPdu
+        description.layout = layout
+        description.layoutIdentifiers = layoutIdentifiers
+        description.layoutData = layoutData
         return description
     }
 

@@ -50,10 +50,27 @@ struct Decode: ParsableCommand {
     @Flag(help: "With --expect: at least one beacon must match, not all.")
     var expectAny = false
 
+    @Option(name: .customLong("layout"), help: ArgumentHelp(
+        "Your app's own beacon layout, as the android-beacon-library writes it (m:2-3=beac,i:4-19,...), named with "
+        + "NAME= in front: each advertising data is read with it too, and a beacon of it printed beside the built-in "
+        + "ones with its identifiers as the library prints them. Repeatable: the first that reads it wins, as in the "
+        + "library.", valueName: "[name=]layout"))
+    var layouts: [String] = []
+
     @Argument(help: "Packets as hex. Without any, read lines from standard input.")
     var hex: [String] = []
 
     @OptionGroup var capture: CaptureOptions
+
+    /// The layouts given, named (`layout`, or `layout1`, `layout2`, ... where several have no name).
+    static func namedLayouts(_ texts: [String]) throws(BeaconLayout.Invalid) -> [(name: String, layout: BeaconLayout)] {
+        var named: [(name: String, layout: BeaconLayout)] = []
+        for (index, text) in texts.enumerated() {
+            let (name, layout) = try BeaconLayout.named(text)
+            named.append((name ?? (texts.count == 1 ? "layout" : "layout\(index + 1)"), layout))
+        }
+        return named
+    }
 
     func run() throws {
         if let empty = hex.firstIndex(where: { $0.allSatisfy(\.isWhitespace) }) {
@@ -75,6 +92,12 @@ struct Decode: ParsableCommand {
         let decoders = LineDecoders(json: json, expectation: expectation,
                                     advertisements: AdvertisementFormatter(companyName: CompanyNames.name))
         decoders.includeBadCRC = capture.includeBadCRC
+        do {
+            decoders.layouts = try Self.namedLayouts(layouts)
+        } catch {
+            Console.error("--layout: \(error)")
+            throw ExitStatus.usage
+        }
         if hex.isEmpty {
             var number = 0
             do {

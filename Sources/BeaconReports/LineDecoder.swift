@@ -30,6 +30,12 @@ struct LineDecoder: ~Copyable {
     var expectation: Expectation?
     /// Prints advertising data without a beacon (nil: it is an error).
     var advertisements: AdvertisementFormatter?
+    /// An app's layouts (`decode --layout`), by name: every advertising data is read with them
+    /// too, and the first that reads it is printed beside the built-in beacons.
+    var layouts: [(name: String, layout: BeaconLayout)] = []
+    /// Beacons written since the last advertising data was handed over (with layouts, each is
+    /// handed over after its beacons).
+    private var beaconsInData = 0
     private var place: (label: StaticString, number: Int) = ("line", 0)
     /// The beacons of the input being decoded, checked once all of it decoded (a failed
     /// input prints nothing, and is not checked either).
@@ -145,14 +151,38 @@ struct LineDecoder: ~Copyable {
     /// `advertisements` is set.
     /// - Throws: `CodecError` when it does not decode.
     private mutating func decode(_ bytes: ArraySlice<UInt8>) throws(CodecError) -> PacketSummary {
+        if !layouts.isEmpty {
+            beaconsInData = 0
+            return try PacketDecoder.decode(bytes, each: { write($0); beaconsInData += 1 }, always: true,
+                                            others: { writeEach($0) })
+        }
         guard advertisements != nil else { return try PacketDecoder.decode(bytes) { write($0) } }
         return try PacketDecoder.decode(bytes, each: { write($0) }, others: { write($0) })
+    }
+
+    /// One advertising data, with layouts: the first layout's beacon in it, then (where it held
+    /// neither a beacon nor a layout's) the data itself.
+    private mutating func writeEach(_ sighting: AdvertisementSighting) {
+        defer { beaconsInData = 0 }
+        for (name, layout) in layouts {
+            guard let reading = layout.reading(sighting.data) else { continue }
+            write(LayoutSighting(name: name, reading: reading, address: sighting.address, addressType: sighting.addressType,
+                                 rssi: sighting.rssi))
+            found += 1
+            return
+        }
+        if beaconsInData == 0 { write(sighting) }
     }
 
     /// Decodes one data command's parameters (an `hcitool cmd` line's), offsets from its first parameter byte.
     private mutating func decode(_ command: HCICommandPacket) throws(CodecError) -> PacketSummary {
         let structure = command.opcode.name ?? command.opcode.description
         do {
+            if !layouts.isEmpty {
+                beaconsInData = 0
+                return try PacketDecoder.decode(parameters: command.parameters, of: command.opcode,
+                                                each: { write($0); beaconsInData += 1 }, always: true, others: { writeEach($0) })
+            }
             guard advertisements != nil else {
                 return try PacketDecoder.decode(parameters: command.parameters, of: command.opcode) { write($0) }
             }
@@ -215,6 +245,17 @@ struct LineDecoder: ~Copyable {
             object.finish(into: &output)
         } else {
             output.append(utf8: advertisements.text(sighting))
+        }
+        output.append(UInt8(ascii: "\n"))
+    }
+
+    private mutating func write(_ sighting: LayoutSighting) {
+        if json {
+            var object = JSONObject(continuing: &output)
+            sighting.add(to: &object)
+            object.finish(into: &output)
+        } else {
+            output.append(utf8: sighting.text)
         }
         output.append(UInt8(ascii: "\n"))
     }

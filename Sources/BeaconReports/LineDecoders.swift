@@ -53,6 +53,11 @@ public final class LineDecoders {
         decoders.deallocate()
     }
 
+    /// An app's layouts (`decode --layout`), by name, in the order they are tried.
+    public var layouts: [(name: String, layout: BeaconLayout)] = [] {
+        didSet { for index in 0..<workers { decoders[index].layouts = layouts } }
+    }
+
     public var attempted: Int { (0..<workers).reduce(0) { $0 + decoders[$1].attempted } }
     public var failed: Int { (0..<workers).reduce(0) { $0 + decoders[$1].failed } }
     public var found: Int { (0..<workers).reduce(0) { $0 + decoders[$1].found } }

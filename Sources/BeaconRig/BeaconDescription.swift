@@ -22,6 +22,11 @@ public struct BeaconDescription: Sendable, Equatable {
     public var serviceUUIDs: [String] = []
     public var flags: String?
     public var extendedPDU = false
+    /// An android-beacon-library layout (`BeaconLayout`), its identifiers and data fields in
+    /// order; `measured-power` and `company-id` among the fields given.
+    public var layout: String?
+    public var layoutIdentifiers: [String] = []
+    public var layoutData: [String] = []
 
     public init() {}
 
@@ -276,7 +281,8 @@ public struct BeaconDescription: Sendable, Equatable {
 
     /// Whether nothing was described at all (another source may describe the beacons).
     public var isEmpty: Bool {
-        !describesFormat && ad == nil && scanResponse == nil && !hasBuildingBlocks
+        !describesFormat && ad == nil && scanResponse == nil && !hasBuildingBlocks && layout == nil && layoutIdentifiers.isEmpty
+            && layoutData.isEmpty
     }
 
     /// Whether a building block was given (a name, manufacturer or service data, service UUIDs, Flags).
@@ -296,18 +302,37 @@ public struct BeaconDescription: Sendable, Equatable {
             hex.allSatisfy(\.isWhitespace) ? AdvertisingData()
                 : try advertisingData(hex, "--scan-response", maximumLength: AdvertisingData.legacyMaximumLength)
         }
+        if layout == nil && !(layoutIdentifiers.isEmpty && layoutData.isEmpty) {
+            throw Invalid("--id and --data are a layout's identifiers and data fields: give its --layout")
+        }
         if let ad {
-            if describesFormat || hasBuildingBlocks {
+            if describesFormat || hasBuildingBlocks || layout != nil {
                 throw Invalid("--ad is the whole advertising data: it goes with no other beacon option (but --scan-response)")
             }
             let data = try advertisingData(ad, "--ad", maximumLength: maximumLength)
             guard !data.structures.isEmpty else { throw Invalid("--ad holds no AD structure") }
             return .custom(CustomAdvertisement(data: data, scanResponse: response))
         }
+        if let layout {
+            let data = try layoutAdvertisingData(layout)
+            guard hasBuildingBlocks || response != nil else {
+                do {
+                    try data.validate(maximumLength: maximumLength)
+                } catch {
+                    throw Invalid("--layout: the beacon does not fit: \(error.reasonDescription) "
+                                  + (extendedPDU ? "" : "(legacy advertising carries at most 31 bytes; --extended-pdu allows more)"))
+                }
+                return .custom(CustomAdvertisement(data: data))
+            }
+        }
         guard hasBuildingBlocks || response != nil else { return try formatBeacon() }
         var builder = AdvertisingDataBuilder()
         builder.scanResponse = response
-        if describesFormat { builder.beacon = try formatBeacon().advertisingData }
+        if let layout {
+            builder.beacon = AdvertisingData(try layoutAdvertisingData(layout).structures.filter { $0.type != .flags })
+        } else if describesFormat {
+            builder.beacon = try formatBeacon().advertisingData
+        }
         if let flags { builder.flags = flags.lowercased() == "none" ? nil : ADFlags(rawValue: try Self.byte(flags, "--flags")) }
         builder.name = name
         for text in serviceUUIDs {
@@ -337,6 +362,64 @@ public struct BeaconDescription: Sendable, Equatable {
                           + (extendedPDU ? "(extended PDUs here carry at most 251 bytes)"
                              : "(legacy advertising carries at most 31 bytes; --extended-pdu, or pdu=extended for the beacon alone, "
                              + "allows more)"))
+        }
+    }
+
+    /// The advertising data of a layout's beacon (`BeaconLayout`): its identifiers and data
+    /// fields as given, `measured-power` and `company-id` from the fields; no other field.
+    private func layoutAdvertisingData(_ text: String) throws(Invalid) -> AdvertisingData {
+        if format != nil { throw Invalid("--layout describes the beacon's format: it goes with no type (--\(format ?? ""))") }
+        if let stray = given.keys.sorted().first(where: { !["measuredpower", "companyid"].contains($0) }) {
+            let option = Self.keys.first { Self.plain($0) == stray } ?? stray
+            throw Invalid("--\(option) does not go with --layout, which takes --id, --data, --measured-power and --company-id")
+        }
+        do throws(BeaconLayout.Invalid) {
+            let layout = try BeaconLayout(parsing: text)
+            guard layoutIdentifiers.count == layout.identifiers.count else {
+                throw BeaconLayout.Invalid("it has \(layout.identifiers.count) identifier\(layout.identifiers.count == 1 ? "" : "s") "
+                                           + "(i:), \(layoutIdentifiers.count) --id given")
+            }
+            guard layoutData.count == layout.dataFields.count else {
+                throw BeaconLayout.Invalid("it has \(layout.dataFields.count) data field\(layout.dataFields.count == 1 ? "" : "s") "
+                                           + "(d:), \(layoutData.count) --data given")
+            }
+            var identifiers: [[UInt8]] = []
+            for (index, (field, value)) in zip(layout.identifiers, layoutIdentifiers).enumerated() {
+                do {
+                    identifiers.append(try BeaconLayout.identifier(value, for: field))
+                } catch {
+                    throw BeaconLayout.Invalid("--id \(index + 1) (i:\(field.start)-\(field.end)): \(error.message)")
+                }
+            }
+            var data: [UInt64] = []
+            for (index, (field, value)) in zip(layout.dataFields, layoutData).enumerated() {
+                do {
+                    data.append(try BeaconLayout.dataValue(value, for: field))
+                } catch {
+                    throw BeaconLayout.Invalid("--data \(index + 1) (d:\(field.start)-\(field.end)): \(error.message)")
+                }
+            }
+            var measuredPower: Int?
+            if let text = given["measuredpower"] {
+                guard let value = Int(text), (-128...127).contains(value) else {
+                    throw BeaconLayout.Invalid("--measured-power must be dBm at 1 m, a whole number, got '\(text)'")
+                }
+                measuredPower = value
+            }
+            var company = BeaconLayout.testCompanyID
+            if let text = given["companyid"] {
+                guard layout.serviceUUID == nil else {
+                    throw BeaconLayout.Invalid("--company-id: the layout sends service data (s:), which has no company ID")
+                }
+                do throws(Invalid) {
+                    company = try Self.companyIdentifier(text, "--company-id").rawValue
+                } catch {
+                    throw BeaconLayout.Invalid(error.message)
+                }
+            }
+            return try layout.advertisingData(identifiers: identifiers, data: data, measuredPower: measuredPower, companyID: company)
+        } catch {
+            throw Invalid("--layout \(text): \(error.message)")
         }
     }
 

@@ -171,6 +171,31 @@ extension Rig {
         }
     }
 
+    /// An app's own layout on the air: a company's manufacturer layout and the library's
+    /// Eddystone-UID layout (service data, the UUID listed, the power byte corrected) arrive
+    /// byte for byte as computed by hand, and `decode --layout` reads the heard bytes as given.
+    @Test func anAppsLayoutArrivesByteForByte() throws {
+        let beacons: [([String], String, String)] = [
+            (["--layout", LayoutCommandTests.acme, "--id", "0x01020304", "--id", "258", "--data", "0x1234", "--data", "5",
+              "--measured-power", "-70"], LayoutCommandTests.acmeBytes, "acme=" + LayoutCommandTests.acme),
+            (["--layout", LayoutCommandTests.eddystoneUID, "--id", "0x00112233445566778899", "--id", "0xaabbccddeeff",
+              "--measured-power", "-59"], "0201060303AAFE1516AAFE00EE00112233445566778899AABBCCDDEEFF",
+             "uid=" + LayoutCommandTests.eddystoneUID),
+        ]
+        for (arguments, hex, layout) in beacons {
+            let expected = try HexText.parse(hex)
+            let scanner = try TestScanner(port: port)
+            let emitter = try BackgroundProcess.beaconEmit(["-i", device, "--duration", "2"] + arguments)
+            let reports = try scanner.collect(timeout: .seconds(3)) { $0.contains { Array($0.data) == expected } }
+            let heard = try #require(reports.first { Array($0.data) == expected }, "saw \(reports.map { HexText.format($0.data) })")
+            #expect(emitter.wait() == 0, "\(emitter.stderr)")
+            let decoded = try runBeaconEmit(["decode", "--json", "--layout", layout, HexText.format(heard.data)])
+            #expect(decoded.stdout.contains(layout.hasPrefix("acme") ? #""ids":["0x01020304","258"],"data":[4660,5],"measuredPower":-70"#
+                                            : #""ids":["0x00112233445566778899","0xaabbccddeeff"],"data":[],"measuredPower":-59"#),
+                    "\(decoded.stdout)")
+        }
+    }
+
     /// A name that does not fit beside an iBeacon goes whole into the scan response: an active
     /// scanner gets it from the beacon's address, a passive one never does; `scan --active`
     /// shows it as a scan response.

@@ -199,6 +199,20 @@ public struct BeaconLayout: Hashable, Sendable, CustomStringConvertible {
         self.extra = extra
     }
 
+    /// A layout given with its name, `NAME=LAYOUT` (`acme=m:2-2=7a,...`), or without one: a
+    /// name is what comes before the first `=` where that holds no `:` (a term's does).
+    /// - Throws: `Invalid` for a name that is not a word, or the layout's own refusal.
+    public static func named(_ text: String) throws(Invalid) -> (name: String?, layout: BeaconLayout) {
+        if let equals = text.firstIndex(of: "="), !text[..<equals].contains(":") {
+            let name = String(text[..<equals])
+            guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "." }) else {
+                throw Invalid("'\(name)' is no layout name: letters, digits, '-', '_' and '.'")
+            }
+            return (name, try BeaconLayout(parsing: String(text[text.index(after: equals)...])))
+        }
+        return (nil, try BeaconLayout(parsing: text))
+    }
+
     /// `START-END`, checked.
     private static func span(_ text: String, _ term: String) throws(Invalid) -> Field {
         let bounds = text.split(separator: "-", omittingEmptySubsequences: false)

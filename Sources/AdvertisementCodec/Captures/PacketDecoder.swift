@@ -91,11 +91,14 @@ public enum PacketDecoder {
     }
 
     /// Decodes as `decode(_:each:)` does, and calls `others` with each advertising data that
-    /// holds no beacon (counted in `PacketSummary.otherCount`).
-    public static func decode(_ bytes: ArraySlice<UInt8>, each body: (BeaconSighting) -> Void,
+    /// holds no beacon (counted in `PacketSummary.otherCount`); with `always`, with every
+    /// advertising data, after its beacons (counted only where it holds none).
+    public static func decode(_ bytes: ArraySlice<UInt8>, each body: (BeaconSighting) -> Void, always: Bool = false,
                               others: (AdvertisementSighting) -> Void) throws(CodecError) -> PacketSummary {
         // Called only while this runs: the optional the steps below share does not escape.
-        try withoutActuallyEscaping(others) { (others) throws(CodecError) in try detect(bytes, each: body, others: others) }
+        try withoutActuallyEscaping(others) { (others) throws(CodecError) in
+            try detect(bytes, each: body, others: Others(call: others, always: always))
+        }
     }
 
     private static func detect(_ bytes: ArraySlice<UInt8>, each body: (BeaconSighting) -> Void,
@@ -141,8 +144,11 @@ public enum PacketDecoder {
             found: "\(bytes.count) bytes: Apple's company ID and the iBeacon type, cut short (not advertising data)"))
     }
 
-    /// Where advertising data without a beacon goes.
-    private typealias Others = (AdvertisementSighting) -> Void
+    /// Where advertising data without a beacon goes (with `always`, every advertising data).
+    private struct Others {
+        let call: (AdvertisementSighting) -> Void
+        var always = false
+    }
 
     static let knownEvents: Set<HCIEventCode> = [.commandComplete, .commandStatus, .hardwareError, .leMeta]
     /// The commands that set advertising data or a scan response (legacy and extended).
@@ -192,12 +198,12 @@ public enum PacketDecoder {
         let found = try forEachSighting(inAdvertisingData: data, address: address, addressType: addressType, rssi: rssi,
                                         reportedTxPower: reportedTxPower, body)
         summary.beaconCount += found
-        guard found == 0, let others else { return }
+        guard let others, found == 0 || others.always else { return }
         let parsed = try AdvertisingData(parsing: data)
         // Data that is all padding says nothing, unless a report's sender and RSSI come with it.
         guard !parsed.structures.isEmpty || address != nil else { return }
-        others(AdvertisementSighting(data: parsed, address: address, addressType: addressType, rssi: available(rssi)))
-        summary.otherCount += 1
+        others.call(AdvertisementSighting(data: parsed, address: address, addressType: addressType, rssi: available(rssi)))
+        if found == 0 { summary.otherCount += 1 }
     }
 
     private static func decodeCommand(_ bytes: ArraySlice<UInt8>, kind: PacketKind, _ body: (BeaconSighting) -> Void,
@@ -218,9 +224,10 @@ public enum PacketDecoder {
 
     /// As `decode(parameters:of:each:)`, calling `others` with advertising data that holds no beacon.
     public static func decode(parameters: [UInt8], of opcode: HCIOpcode, each body: (BeaconSighting) -> Void,
-                              others: (AdvertisementSighting) -> Void) throws(CodecError) -> PacketSummary {
+                              always: Bool = false, others: (AdvertisementSighting) -> Void) throws(CodecError) -> PacketSummary {
         try withoutActuallyEscaping(others) { (others) throws(CodecError) in
-            try decodeParameters(parameters[...], of: opcode, kind: .hciCommand, start: 0, body, others)
+            try decodeParameters(parameters[...], of: opcode, kind: .hciCommand, start: 0, body,
+                                 Others(call: others, always: always))
         }
     }
 
