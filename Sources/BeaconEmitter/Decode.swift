@@ -62,16 +62,6 @@ struct Decode: ParsableCommand {
 
     @OptionGroup var capture: CaptureOptions
 
-    /// The layouts given, named (`layout`, or `layout1`, `layout2`, ... where several have no name).
-    static func namedLayouts(_ texts: [String]) throws(BeaconLayout.Invalid) -> [(name: String, layout: BeaconLayout)] {
-        var named: [(name: String, layout: BeaconLayout)] = []
-        for (index, text) in texts.enumerated() {
-            let (name, layout) = try BeaconLayout.named(text)
-            named.append((name ?? (texts.count == 1 ? "layout" : "layout\(index + 1)"), layout))
-        }
-        return named
-    }
-
     func run() throws {
         if let empty = hex.firstIndex(where: { $0.allSatisfy(\.isWhitespace) }) {
             Console.error("argument \(empty + 1) is empty (an unset variable?): give packet hex, or no argument "
@@ -93,7 +83,7 @@ struct Decode: ParsableCommand {
                                     advertisements: AdvertisementFormatter(companyName: CompanyNames.name))
         decoders.includeBadCRC = capture.includeBadCRC
         do {
-            decoders.layouts = try Self.namedLayouts(layouts)
+            decoders.layouts = try BeaconLayout.named(layouts)
         } catch {
             Console.error("--layout: \(error)")
             throw ExitStatus.usage

@@ -71,6 +71,13 @@ struct Scan: ParsableCommand {
     @Option(help: ArgumentHelp("Seconds of RSSI averaged for distance.", valueName: "seconds"))
     var window: Double = 20
 
+    @Option(name: .customLong("layout"), help: ArgumentHelp(
+        "Your app's own beacon layout, as the android-beacon-library writes it, named with NAME= in front: a report "
+        + "printed is read with it too, and a beacon of it printed on a line of its own after it. Repeatable: the "
+        + "first that reads it wins. Lines and JSON (not the table), from a device (not --replay).",
+        valueName: "[name=]layout"))
+    var layouts: [String] = []
+
     @Flag(help: "One JSON object per report per line.")
     var json = false
 
@@ -87,12 +94,21 @@ struct Scan: ParsableCommand {
         if !(window > 0 && window <= 3600) { throw ValidationError("--window must be from 0 to 3600 seconds, got \(window)") }
         try validateDuration(duration)
         if replay != nil && deviceOptions.device != nil { throw ValidationError("--replay reads a file instead of --device") }
+        if !layouts.isEmpty {
+            if replay != nil { throw ValidationError("--layout reads a device's reports, not yet --replay's") }
+            do {
+                _ = try BeaconLayout.named(layouts)
+            } catch {
+                throw ValidationError("--layout: \(error)")
+            }
+        }
     }
 
     func run() throws {
         let filter = try self.filter.filter()
         let printer = ScanPrinter(json: json, table: !json && CurrentProcess.isTerminal(1), duplicates: duplicates,
                                   tracker: BeaconTracker(windowLength: window, ageOut: max(window, 30)))
+        printer.layouts = try BeaconLayout.named(layouts)
         var heard = 0
         let handle: (ReportFeed.Timed) -> Bool = { timed in
             heard += 1

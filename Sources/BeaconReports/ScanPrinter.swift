@@ -18,6 +18,9 @@ public final class ScanPrinter {
     /// The sightings of the report being handled (storage reused from report to report).
     private var sightings: [BeaconSighting] = []
     private var lastDraw = -1.0
+    /// An app's layouts (`scan --layout`), by name: a report printed is read with them too, and
+    /// the first that reads it printed on a line of its own after it.
+    public var layouts: [(name: String, layout: BeaconLayout)] = []
 
     /// - Parameters:
     ///   - json: one JSON object per line, else a line of text per report.
@@ -42,14 +45,39 @@ public final class ScanPrinter {
         } catch {
             parseError = error
         }
+        var printed = false
         choice.choose(report, sightings: sightings[...], elapsed: timed.elapsed, filter: filter, unknown: {
             ScanLine.writeUnknown(report, error: parseError, unixTime: timed.unixTime, to: &output, json: json)
+            printed = true
         }, beacon: { index, accuracy in
             ScanLine.writeBeacon(sightings[index], accuracy: accuracy, data: report.data, phys: report.phys,
                                  unixTime: timed.unixTime, to: &output, json: json)
+            printed = true
         })
+        if printed, !layouts.isEmpty, let data = try? AdvertisingData(parsing: report.data) {
+            writeLayout(in: data, report: report, unixTime: timed.unixTime)
+        }
         if table { tick(timed.elapsed) }
         output.flush()
+    }
+
+    /// The first layout's beacon in a report's data, on a line of its own.
+    private func writeLayout(in data: AdvertisingData, report: ReportView, unixTime: Double) {
+        for (name, layout) in layouts {
+            guard let reading = layout.reading(data) else { continue }
+            let sighting = LayoutSighting(name: name, reading: reading, address: report.address, addressType: report.addressType,
+                                          rssi: report.rssi)
+            if json {
+                output.appendJSONLine { object in
+                    sighting.add(to: &object)
+                    object.add("data", hex: report.data)
+                    object.add("timestamp", timestamp: unixTime)
+                }
+            } else {
+                output.append(line: "\(Timestamp.iso8601(unixTime)) \(sighting.text) data=\(HexText.format(report.data))")
+            }
+            return
+        }
     }
 
     /// Replays a capture: read and decoded on one thread (`CaptureReader`), tracked on this

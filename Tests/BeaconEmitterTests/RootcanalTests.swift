@@ -194,6 +194,12 @@ extension Rig {
                                             : #""ids":["0x00112233445566778899","0xaabbccddeeff"],"data":[],"measuredPower":-59"#),
                     "\(decoded.stdout)")
         }
+        // scan --layout hears the app's beacon as the app would: a line of its own after the report.
+        let emitter = try BackgroundProcess.beaconEmit(["-i", device, "--duration", "3"] + beacons[0].0)
+        let scan = try runBeaconEmit(["scan", "-i", device, "--json", "--duration", "2", "--layout", beacons[0].2])
+        #expect(scan.stdout.contains(#"{"type":"layout","layout":"acme","ids":["0x01020304","258"],"data":[4660,5],"#
+                                     + #""measuredPower":-70,"companyId":"0xFFFF","address":"#), "\(scan.stdout)\(scan.stderr)")
+        #expect(emitter.wait() == 0, "\(emitter.stderr)")
     }
 
     /// A name that does not fit beside an iBeacon goes whole into the scan response: an active

@@ -213,6 +213,17 @@ public struct BeaconLayout: Hashable, Sendable, CustomStringConvertible {
         return (nil, try BeaconLayout(parsing: text))
     }
 
+    /// Layouts given in order, each named (`layout`, or `layout1`, `layout2`, ... where several
+    /// have no name of their own).
+    public static func named(_ texts: [String]) throws(Invalid) -> [(name: String, layout: BeaconLayout)] {
+        var named: [(name: String, layout: BeaconLayout)] = []
+        for (index, text) in texts.enumerated() {
+            let (name, layout) = try Self.named(text)
+            named.append((name ?? (texts.count == 1 ? "layout" : "layout\(index + 1)"), layout))
+        }
+        return named
+    }
+
     /// `START-END`, checked.
     private static func span(_ text: String, _ term: String) throws(Invalid) -> Field {
         let bounds = text.split(separator: "-", omittingEmptySubsequences: false)
