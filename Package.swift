@@ -97,7 +97,8 @@ let package = Package(
         // byte stream; only meaningful when built with -DFUZZING.
         .executableTarget(
             name: "CodecFuzzer",
-            dependencies: ["AdvertisementCodec", "BeaconTracking", "BeaconHost", "BeaconMetrics", "BeaconReports", "BeaconRig"]
+            dependencies: ["AdvertisementCodec", "BeaconTracking", "BeaconHost", "BeaconMetrics", "BeaconReports", "BeaconRig",
+                           "LinuxSystem"]
         ),
         // The README's Swift examples, compiled as they are shown (ReadmeTests compares them).
         .executableTarget(name: "ExampleCodec", dependencies: ["AdvertisementCodec"], path: "Examples/Codec"),

@@ -3,15 +3,11 @@
 import AdvertisementCodec
 import BeaconHost
 import BeaconReports
+import LinuxSystem
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
-#endif
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
 #endif
 
 /// The host's sessions played against a controller whose byte stream is the fuzzer's input:
@@ -52,7 +48,7 @@ enum SessionFuzzing {
         try? session.stop()
     }
 
-    private static let devNull = open("/dev/null", O_WRONLY)
+    private static let devNull = FileSystem.openDiscard()
 
     /// A scan started, its reports ranged and printed (JSON and text), as `scan` does.
     static func scan(_ bytes: [UInt8]) {

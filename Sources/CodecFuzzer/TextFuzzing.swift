@@ -5,6 +5,7 @@ import BeaconHost
 import BeaconMetrics
 import BeaconReports
 import BeaconRig
+import LinuxSystem
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -98,14 +99,16 @@ enum TextFuzzing {
         }
     }
 
+    /// Where `captureReplay` writes its input: a private directory of this process's own.
+    private static let captureDirectory = FileSystem.makePrivateTemporaryDirectory(prefix: "codec-fuzzer")
+
     /// A capture (btsnoop, pcap or pcapng bytes) surveyed as `replay` surveys it, and planned:
     /// a plan is bounded in time and in advertisers, and becomes a scenario.
     static func captureReplay(_ bytes: [UInt8]) {
-        let path = "/tmp/codec-fuzzer-\(getpid()).capture"
-        guard let file = fopen(path, "w") else { return }
-        _ = bytes.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, file) }
-        fclose(file)
-        defer { unlink(path) }
+        guard let directory = captureDirectory else { return }
+        let path = directory + "/input.capture"
+        guard (try? FileSystem.writeRegularFile(path, bytes, mode: 0o600)) != nil else { return }
+        defer { FileSystem.removeEntry(atPath: path) }
         guard let (survey, _) = try? CaptureSurvey.read(path: path) else { return }
         let advertisers = survey.advertisers
         check(advertisers.count <= CaptureSurvey.mostAdvertisers, "survey: at most the advertisers it keeps")

@@ -99,6 +99,22 @@ public enum FileSystem {
         getgrnam(name).map { UInt32($0.pointee.gr_gid) }
     }
 
+    /// A directory of this process's own under the system's temporary directory (`TMPDIR`, else
+    /// /tmp), made with an unpredictable name and mode 0700 (mkdtemp); nil where it cannot be.
+    public static func makePrivateTemporaryDirectory(prefix: String) -> String? {
+        let base = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
+        var template = Array((base + "/" + prefix + "-XXXXXX").utf8CString)
+        return template.withUnsafeMutableBufferPointer { buffer in
+            buffer.baseAddress.flatMap { mkdtemp($0) }.map { String(cString: $0) }
+        }
+    }
+
+    /// /dev/null opened for writing (closed on exec): where output is to be thrown away; -1
+    /// where it cannot be opened.
+    public static func openDiscard() -> Int32 {
+        open("/dev/null", O_WRONLY | O_CLOEXEC)
+    }
+
     /// Whether `path` exists (access F_OK).
     public static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
 
