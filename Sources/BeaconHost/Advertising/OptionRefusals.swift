@@ -25,6 +25,9 @@ extension AdvertisingOptions {
             if mode == .legacy, own.phy == .coded {
                 throw AdvertisingOptionError(Refusal(.codedPHY, beacon: beacon, .legacyChosen))
             }
+            if mode == .legacy, own.pdu == .extended {
+                throw AdvertisingOptionError(Refusal(.extendedPDUs, beacon: beacon, .legacyChosen))
+            }
             if mode == .legacy, own.txPower != nil {
                 throw AdvertisingOptionError(Refusal(.txPower, beacon: beacon, .legacyChosen))
             }
