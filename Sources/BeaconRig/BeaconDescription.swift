@@ -41,9 +41,13 @@ public struct BeaconDescription: Sendable, Equatable {
     public static let buildingBlockKeys = ["ad", "scan-response", "name", "manufacturer-data", "service-data", "service-uuid",
                                            "flags", "extended-pdu"]
 
+    /// The keys of a beacon of an app's layout: the layout, its identifiers and its data
+    /// fields, each list space-separated (`ids=0x01020304 258`).
+    public static let layoutKeys = ["layout", "ids", "data"]
+
     /// The keys a description takes: `type`, the formats' (`BeaconFormats.descriptionKeys`), the
-    /// building blocks'.
-    public static var keys: [String] { ["type", "format"] + BeaconFormats.descriptionKeys + buildingBlockKeys }
+    /// building blocks', a layout's.
+    public static var keys: [String] { ["type", "format"] + BeaconFormats.descriptionKeys + buildingBlockKeys + layoutKeys }
 
     /// What each key that takes a number takes, by its plain key (`plain`), as the formats and
     /// a beacon's own settings (`BeaconSetting`) say.
@@ -232,6 +236,23 @@ public struct BeaconDescription: Sendable, Equatable {
             if formatKeys.contains(plainKey) {
                 given[plainKey] = value
                 continue
+            }
+            switch plainKey {
+            case "layout":
+                guard value.contains(":") else {
+                    throw Invalid("layout=\(value): a layout's name is known in the file that declares it ('layouts:'); "
+                                  + "here give the layout itself")
+                }
+                layout = value
+                continue
+            case "ids":
+                layoutIdentifiers = value.split(separator: " ").map(String.init)
+                continue
+            case "data":
+                layoutData = value.split(separator: " ").map(String.init)
+                continue
+            default:
+                break
             }
             guard let option = Self.buildingBlockKeys.first(where: { Self.plain($0) == plainKey }) else {
                 if Self.parameterKeys.contains(plainKey) {

@@ -27,7 +27,15 @@ extension ScenarioParser {
     public func configuration(_ text: String) throws(ScenarioError)
         -> (entries: [(beacon: Beacon, parameters: BeaconParameters)], metrics: String?) {
         let root = try document(text, empty: "the file is empty: expected 'beacons:', a list of beacons")
-        let top = try mapping(root, "the configuration", keys: ["beacons", "metrics"])
+        let top = try mapping(root, "the configuration", keys: ["beacons", "metrics", "layouts"])
+        var reader = self
+        reader.layouts = try layouts(top["layouts"])
+        return try reader.configuration(top, root: root)
+    }
+
+    /// The configuration's beacons and metrics, its layouts read.
+    private func configuration(_ top: Entries, root: Node) throws(ScenarioError)
+        -> (entries: [(beacon: Beacon, parameters: BeaconParameters)], metrics: String?) {
         guard let list = top["beacons"] else { throw fail(root, "expected 'beacons': a list of beacons") }
         guard case let .sequence(entries) = list else {
             throw fail(list, "'beacons' must be a list of beacons (each a map of fields such as uuid, major, minor)")
@@ -67,14 +75,16 @@ extension ScenarioParser {
     public func settingMeasuredPower(_ power: Int, in text: String,
                                      where matches: (Beacon) -> Bool) throws(ScenarioError) -> String {
         let root = try document(text, empty: "the file is empty: expected 'beacons:', a list of beacons")
-        let top = try mapping(root, "the configuration", keys: ["beacons"])
+        let top = try mapping(root, "the configuration", keys: ["beacons", "metrics", "layouts"])
         guard let list = top["beacons"], case let .sequence(entries) = list else {
             throw fail(root, "expected 'beacons': a list of beacons")
         }
+        var reader = self
+        reader.layouts = try layouts(top["layouts"])
         for (index, entry) in entries.enumerated() {
             let what = "beacon \(index + 1)"
-            let fields = try split(try beaconFields(entry, what), entry, what).fields
-            guard matches(try beacon(fields, entry, what)), case let .mapping(map) = entry else { continue }
+            let fields = try reader.split(try reader.beaconFields(entry, what), entry, what).fields
+            guard matches(try reader.beacon(fields, entry, what)), case let .mapping(map) = entry else { continue }
             let edited = try insertingMeasuredPower(power, into: map, at: entry, what, in: text)
             // The edit must leave a file that reads as before but for the value: else (a value
             // of several lines, say) it is left to the user.

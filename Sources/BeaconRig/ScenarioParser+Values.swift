@@ -85,8 +85,32 @@ extension ScenarioParser {
     /// `identity-key` only in a file no one else can read, an `identity-key-file` found beside
     /// the file.
     func beaconField(_ key: String, _ value: Node, _ what: String) throws(ScenarioError) -> String {
+        // A layout's identifiers and data fields: a list, in order (or one value).
+        if ["ids", "data"].contains(Self.plain(key)), case let .sequence(items) = value {
+            guard items.count <= BeaconLayout.maximumTerms else {
+                throw fail(value, "\(what): \(key) lists \(items.count) values, more than a layout's \(BeaconLayout.maximumTerms) terms")
+            }
+            var texts: [String] = []
+            for item in items {
+                let text = try string(item, "\(what): \(key)'s value")
+                guard !text.contains(" "), !text.isEmpty else { throw fail(item, "\(what): \(key): '\(text)' is no value") }
+                texts.append(text)
+            }
+            return texts.joined(separator: " ")
+        }
         let text = try string(value, "\(what): \(key)")
         switch Self.plain(key) {
+        case "layout":
+            // A name the file's `layouts:` declares, or a layout itself.
+            if text.contains(":") {
+                do { _ = try BeaconLayout(parsing: text) } catch { throw fail(value, "\(what): layout: \(error.message)") }
+                return text
+            }
+            guard let layout = layouts[text] else {
+                throw fail(value, "\(what): no layout named '\(text)' (declare it under 'layouts:')"
+                           + (layouts.isEmpty ? "" : "; the file's: \(layouts.keys.sorted().joined(separator: ", "))"))
+            }
+            return layout
         case "identitykey":
             if let mode, mode & 0o044 != 0 {
                 throw fail(value, "\(what): \(key): an identity key in a file other users can read (mode "
@@ -99,6 +123,22 @@ extension ScenarioParser {
         default:
             return text
         }
+    }
+
+    /// A file's `layouts:`: names to android-beacon-library layouts, each read (and refused
+    /// where it stands, naming the term).
+    func layouts(_ node: Node?) throws(ScenarioError) -> [String: String] {
+        guard let node else { return [:] }
+        var layouts: [String: String] = [:]
+        for (name, layoutNode) in try mapping(node, "layouts", keys: nil).entries {
+            guard !name.isEmpty, !name.contains(":"), !name.contains(" ") else {
+                throw fail(layoutNode, "layouts: '\(name)' is no layout name (a word, no ':' or space)")
+            }
+            let text = try string(layoutNode, "layout '\(name)'")
+            do { _ = try BeaconLayout(parsing: text) } catch { throw fail(layoutNode, "layout '\(name)': \(error.message)") }
+            layouts[name] = text
+        }
+        return layouts
     }
 
     /// A number field's value, refused where it is when it is no number, or one written as a

@@ -19,6 +19,9 @@ public struct ScenarioParser {
     /// Whether a host may give any ssh option (`run --allow-ssh-options`), not only those
     /// `SSHOptionPolicy` takes.
     public var allowsAnySSHOption = false
+    /// The file's `layouts:` (an app's android-beacon-library layouts, by name), which a
+    /// beacon's `layout:` names.
+    var layouts: [String: String] = [:]
     let makeBeacon: BeaconFactory
 
     /// - Parameters:
@@ -175,7 +178,14 @@ public struct ScenarioParser {
     public func parse(_ text: String) throws(ScenarioError) -> Scenario {
         let root = try document(text, empty: "the file is empty: expected a map with 'beacons' and 'steps'")
         let top = try mapping(root, "the scenario", keys: ["device", "scanner", "interval", "exitAfter", "rotation",
-                                                           "hosts", "beacons", "regions", "phones", "steps"])
+                                                           "hosts", "beacons", "regions", "phones", "steps", "layouts"])
+        var reader = self
+        reader.layouts = try layouts(top["layouts"])
+        return try reader.parse(top, root: root)
+    }
+
+    /// The scenario's parts, its layouts read.
+    private func parse(_ top: Entries, root: Node) throws(ScenarioError) -> Scenario {
         var scenario = Scenario(beacons: [], steps: [])
         if let node = top["device"] { scenario.device = try string(node, "device") }
         if let node = top["scanner"] { scenario.scanner = try string(node, "scanner") }

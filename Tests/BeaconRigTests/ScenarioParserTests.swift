@@ -26,6 +26,42 @@ import Testing
         try parser.parse(header + "steps:\n" + steps)
     }
 
+    /// `layouts:` names an app's android-beacon-library layouts; a beacon of one is
+    /// `{layout: NAME, ids: [...], data: [...], measuredPower: P}`, built as the layout writes
+    /// it; a name not declared, a layout refused, are refused where they stand.
+    @Test func layoutsAreNamedOnceAndBuildTheirBeacons() throws {
+        let configuration = """
+            layouts:
+              acme: 'm:2-2=7a,i:3-6,i:7-8l,p:9-9,d:10-11l,d:12-12'
+            beacons:
+              - {layout: acme, ids: [0x01020304, 258], data: [0x1234, 5], measuredPower: -70}
+              - {layout: 's:0-1=feaa,m:2-2=00,p:3-3:-41,i:4-13,i:14-19', ids: [0x00112233445566778899, 0xaabbccddeeff], measuredPower: -59}
+
+            """
+        let beacons = try ScenarioParser(file: "lab.yaml").beaconList(configuration)
+        #expect(beacons.map { HexText.format($0.advertisingData.bytes) } == [
+            "0201060EFFFFFF7A010203040201BA341205", "0201060303AAFE1516AAFE00EE00112233445566778899AABBCCDDEEFF"])
+        let scenario = try ScenarioParser(file: "lab.yaml").parse("""
+            layouts: {acme: 'm:2-2=7a,i:3-6,i:7-8l,p:9-9,d:10-11l,d:12-12'}
+            beacons:
+              tag: {layout: acme, ids: [0x01020304, 258], data: [0x1234, 5], measuredPower: -70}
+            steps:
+              - advertise: tag
+
+            """)
+        #expect(scenario.beacons.first.map { HexText.format($0.beacon.advertisingData.bytes) } == "0201060EFFFFFF7A010203040201BA341205")
+        for (text, place, message) in [
+            (configuration.replacingOccurrences(of: "layout: acme", with: "layout: acmee"), "lab.yaml:4:14: ", "no layout named 'acmee'"),
+            (configuration.replacingOccurrences(of: "i:7-8l,p:9-9", with: "i:7-8l,q:9-9"), "lab.yaml:2:9: ", "layout 'acme': term 'q:9-9'"),
+            (configuration.replacingOccurrences(of: "ids: [0x01020304, 258]", with: "ids: [0x01020304]"), "lab.yaml:4:",
+             "it has 2 identifiers (i:), 1 --id given"),
+        ] {
+            #expect { _ = try ScenarioParser(file: "lab.yaml").beaconList(text) } throws: { error in
+                "\(error)".hasPrefix(place) && "\(error)".contains(message)
+            }
+        }
+    }
+
     /// An identity key given inline in an update step: refused where the file is readable by
     /// others (as in a beacon's fields), never shown in the step's text where it is not, and
     /// a wrong one's error does not echo it.
