@@ -287,6 +287,19 @@ public final class ControlHandler {
                 fields[key] = text
             case .integer, .number: fields[key] = value.text
             case let .bool(flag): fields[key] = flag ? "true" : "false"
+            case let .array(items) where BeaconDescription.layoutKeys.dropFirst().contains(ScenarioParser.plain(key)):
+                // A layout's identifiers or data fields, in order: strings or numbers.
+                let texts = items.compactMap { item -> String? in
+                    switch item {
+                    case let .string(text) where !text.isEmpty && !text.contains(" "): text
+                    case .integer, .number: item.text
+                    default: nil
+                    }
+                }
+                guard texts.count == items.count, items.count <= BeaconLayout.maximumTerms else {
+                    throw Refusal(message: "\(what): \"\(key)\" must list strings or numbers (at most \(BeaconLayout.maximumTerms))")
+                }
+                fields[key] = texts.joined(separator: " ")
             default: throw Refusal(message: "\(what): \"\(key)\" must be a string, a number or true/false")
             }
         }

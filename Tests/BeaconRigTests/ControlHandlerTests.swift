@@ -3,6 +3,7 @@
 import AdvertisementCodec
 import BeaconHost
 import BeaconRig
+import BeaconReports
 import Foundation
 import Testing
 
@@ -607,6 +608,21 @@ final class FakeLive: LiveAdvertising {
         let status = Self.serve(server, until: whole).first.flatMap(ControlReply.init(line:))?.status
         #expect(status?.refused?["idle"] == 2 && status?.refused?["displaced"] == 0 && status?.refused?.count == 7,
                 "\(String(describing: status))")
+    }
+
+    /// A layout's beacon over the socket: the layout itself, its identifiers and data fields
+    /// as lists (or space-separated), built as the layout writes it.
+    @Test func aLayoutsBeaconIsAddedWithItsLists() throws {
+        let request = JSONValue.object(["layout": .string("m:2-2=7a,i:3-6,i:7-8l,p:9-9,d:10-11l,d:12-12"),
+                                        "ids": .array([.string("0x01020304"), .integer(258)]), "data": .array([.integer(4660), .integer(5)]),
+                                        "measuredPower": .integer(-70)])
+        let fields = try ControlHandler.beaconFields(request, what: "add's beacon")
+        #expect(fields["ids"] == "0x01020304 258" && fields["data"] == "4660 5")
+        let beacon = try BeaconDescription(fields: fields).beacon()
+        #expect(HexText.format(beacon.advertisingData.bytes) == "0201060EFFFFFF7A010203040201BA341205")
+        #expect(throws: (any Error).self) {
+            try ControlHandler.beaconFields(.object(["ids": .array([.object([:])])]), what: "add's beacon")
+        }
     }
 
     /// Answered clients keep their places: one user's 8 sessions that each sent a request (a
