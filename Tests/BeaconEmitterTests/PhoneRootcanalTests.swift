@@ -148,9 +148,11 @@ extension Rig {
     }
 
     /// A scenario written in `directory` as `name`: the lobby beacon advertised, then one
-    /// expectation (`expect`) of the store region on one phone, `pixel`, whose log is `log`.
+    /// expectation (`expect`) of the store region on one phone, `pixel`, whose log is `log`
+    /// and whose lines are read by `patterns`.
     /// - Returns: its path.
-    func onePhone(in directory: String, _ name: String, log: String, expect: String) throws -> String {
+    func onePhone(in directory: String, _ name: String, log: String, patterns: String = "preset: marker",
+                  expect: String) throws -> String {
         let path = directory + "/" + name
         try """
             device: tcp:127.0.0.1:\(port)
@@ -159,7 +161,7 @@ extension Rig {
             regions:
               store: {uuid: \(Self.uuid)}
             phones:
-              pixel: {log: "\(log)", preset: marker}
+              pixel: {log: "\(log)", \(patterns)}
             steps:
               - advertise: lobby
               - expect: {phone: pixel, region: store, \(expect)}
@@ -223,21 +225,8 @@ extension Rig {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let marker = "phones-\(UUID().uuidString.prefix(8))"
         let scenario = { (name: String, pattern: String) throws -> String in
-            let path = directory + "/" + name
-            try """
-                device: tcp:127.0.0.1:\(port)
-                beacons:
-                  lobby: {uuid: \(Self.uuid), major: 1, minor: 2}
-                regions:
-                  store: {uuid: \(Self.uuid)}
-                phones:
-                  pixel: {log: "echo token \(String(repeating: "a", count: 75))!; sleep 611 # \(marker)", enter: '\(pattern)'}
-                steps:
-                  - advertise: lobby
-                  - expect: {phone: pixel, region: store, noEvent: true, for: \(name == "long.yaml" ? 60 : 3)}
-
-                """.write(toFile: path, atomically: true, encoding: .utf8)
-            return path
+            try onePhone(in: directory, name, log: "echo token \(String(repeating: "a", count: 75))!; sleep 611 # \(marker)",
+                         patterns: "enter: '\(pattern)'", expect: "noEvent: true, for: \(name == "long.yaml" ? 60 : 3)")
         }
         let nested = try scenario("nested.yaml", #"(?<region>(\w+\s?)+) entered"#)
         for arguments in [["run", nested, "--check"], ["run", nested]] {
