@@ -134,7 +134,8 @@ enum ExitStatus {
              + "feature the controller lacks, all advertising instances taken; run: a box cannot be reached; "
              + "control: no emitter answers"),
         (74, "the controller link failed or closed; a file could not be read or written (standard input, "
-             + "a --config, scenario or capture file that does not open, --junit, calibrate --write)"),
+             + "a --config, scenario or capture file that does not open or is no regular file (a device, a directory; "
+             + "a FIFO where a stream is not taken), --junit, calibrate --write)"),
         (75, "a command went unanswered within 2 s"),
         (76, "the controller or the kernel refused a command (the message names it, the status and the likely cause)"),
         (77, "missing permission (CAP_NET_RAW, CAP_NET_ADMIN: the message gives the setcap line); control --session: "
