@@ -47,7 +47,7 @@ public struct BeaconDescription: Sendable, Equatable {
 
     /// The keys a description takes: `type`, the formats' (`BeaconFormats.descriptionKeys`), the
     /// building blocks', a layout's.
-    public static var keys: [String] { ["type", "format"] + BeaconFormats.descriptionKeys + buildingBlockKeys + layoutKeys }
+    public static var keys: [String] { ["type", "format"] + BeaconFormats.descriptionKeys + layoutKeys + buildingBlockKeys }
 
     /// What each key that takes a number takes, by its plain key (`plain`), as the formats and
     /// a beacon's own settings (`BeaconSetting`) say.
