@@ -6,7 +6,7 @@ import _CryptoExtras
 
 /// AES-128 on one block, from swift-crypto (BoringSSL's implementation): what the codec's
 /// Eddystone-EID computation is given to encrypt with.
-public struct BoringAES: AESBlockEncrypting {
+package struct BoringAES: AESBlockEncrypting {
     public init() {}
 
     /// `block` encrypted with `key`; both 16 bytes (the codec's EID types check them first).

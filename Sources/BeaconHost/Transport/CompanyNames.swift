@@ -12,7 +12,7 @@ import Musl
 #endif
 
 /// The Bluetooth SIG's company identifiers, as the system's libbluetooth names them.
-public enum CompanyNames {
+package enum CompanyNames {
     /// The company `id` is assigned to ("Apple, Inc." for 0x004C); nil where the list has no
     /// name for it (not assigned, or newer than the installed libbluetooth).
     @Sendable public static func name(_ id: UInt16) -> String? {
