@@ -13,7 +13,9 @@ struct Monitor: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Monitor a region: report its initial state, then enter and exit events.",
         discussion: """
-            The region is --uuid, optionally with --major, optionally with --minor. The initial \
+            The region is --uuid, optionally with --major, optionally with --minor; or your app's \
+            own layout (--layout [NAME=]LAYOUT, as the android-beacon-library writes it) with its \
+            first identifiers (--id, in order: none for every beacon of the layout). The initial \
             state (inside or outside) is reported once; `enter` follows the first matching \
             sighting while outside, and `exit` only after no matching beacon for --exit-after \
             seconds. Lines (or --json lines) carry timestamps, so a rig script can wait for them.
@@ -36,16 +38,57 @@ struct Monitor: ParsableCommand {
     @Flag(help: "Events as JSON lines.")
     var json = false
 
+    @Option(name: .customLong("layout"), help: ArgumentHelp(
+        "A region of your app's own layout instead of --uuid: the layout, named with NAME= in front.",
+        valueName: "[name=]layout"))
+    var layout: String?
+
+    @Option(name: .customLong("id"), help: ArgumentHelp(
+        "With --layout: the region's identifiers, the layout's first ones in order, as the library writes them.",
+        valueName: "id"))
+    var layoutIdentifiers: [String] = []
+
     func validate() throws {
-        if filter.uuid == nil { throw ValidationError("monitor needs a region: --uuid UUID [--major N [--minor N]]") }
+        if layout != nil && filter.uuid != nil { throw ValidationError("--layout and --uuid are two regions: give one") }
+        if layout == nil && !layoutIdentifiers.isEmpty { throw ValidationError("--id is a layout's identifier: give its --layout") }
+        if layout == nil && filter.uuid == nil {
+            throw ValidationError("monitor needs a region: --uuid UUID [--major N [--minor N]], or --layout LAYOUT [--id ID ...]")
+        }
+        if layout != nil { _ = try layoutRegion() }
         if !(exitAfter > 0 && exitAfter < 1e9) { throw ValidationError("--exit-after must be a positive number of seconds") }
         try validateDuration(duration)
         if replay != nil && deviceOptions.device != nil { throw ValidationError("--replay reads a file instead of --device") }
     }
 
+    /// The layout region asked for: the layout, its name, and the identifiers it starts with.
+    func layoutRegion() throws -> (name: String, layout: BeaconLayout, identifiers: [[UInt8]])? {
+        guard let layout else { return nil }
+        do {
+            let (name, read) = try BeaconLayout.named([layout])[0]
+            guard layoutIdentifiers.count <= read.identifiers.count else {
+                throw BeaconLayout.Invalid("the layout has \(read.identifiers.count) identifiers, \(layoutIdentifiers.count) --id given")
+            }
+            var identifiers: [[UInt8]] = []
+            for (field, text) in zip(read.identifiers, layoutIdentifiers) {
+                identifiers.append(try BeaconLayout.identifier(text, for: field))
+            }
+            return (name, read, identifiers)
+        } catch {
+            throw ValidationError("--layout: \(error)")
+        }
+    }
+
     func run() throws {
         let scanFilter = try filter.filter()
-        guard let region = scanFilter.region else { return }
+        let layoutRegion = try self.layoutRegion()
+        let region: RegionName
+        if let layoutRegion {
+            region = .layout(name: layoutRegion.name, ids: layoutRegion.identifiers.map(BeaconLayout.text(ofIdentifier:)))
+        } else if let beaconRegion = scanFilter.region {
+            region = .beacons(beaconRegion)
+        } else {
+            return
+        }
         var monitor = RegionMonitor(start: 0, exitAfter: exitAfter)
         var lastUnix = 0.0
         var unixAtZero: Double? = nil
@@ -57,6 +100,15 @@ struct Monitor: ParsableCommand {
             lastUnix = timed.unixTime
             if unixAtZero == nil { unixAtZero = timed.unixTime - timed.elapsed }
             report(monitor.tick(now: timed.elapsed))
+            if let layoutRegion {
+                if scanFilter.accepts(address: timed.report.address),
+                   let data = try? AdvertisingData(parsing: timed.report.data),
+                   let reading = layoutRegion.layout.reading(data),
+                   BeaconLayout.reading(reading, isIn: layoutRegion.identifiers) {
+                    report(monitor.sighted(at: timed.elapsed))
+                }
+                return true
+            }
             let sightings = scanFilter.accepts(address: timed.report.address) ? (try? timed.report.sightings()) ?? [] : []
             if sightings.contains(where: { scanFilter.accepts($0, rssi: timed.report.rssi) }) {
                 report(monitor.sighted(at: timed.elapsed))
@@ -94,7 +146,13 @@ struct Monitor: ParsableCommand {
         try scanner.feed(duration: duration, interrupt: interrupt, handle: handle, tick: tick)
     }
 
-    static func line(_ event: RegionMonitor.Event, region: BeaconRegion, unixAtZero: Double, json: Bool) -> String {
+    /// The region monitored: a beacon region (UUID, major, minor), or a layout's.
+    enum RegionName {
+        case beacons(BeaconRegion)
+        case layout(name: String, ids: [String])
+    }
+
+    static func line(_ event: RegionMonitor.Event, region: RegionName, unixAtZero: Double, json: Bool) -> String {
         let (name, state, at): (String, String?, Double)
         switch event {
         case let .initialState(value, time): (name, state, at) = ("state", value.rawValue, time)
@@ -106,12 +164,22 @@ struct Monitor: ParsableCommand {
             var object = JSONObject()
             object.add("event", name)
             if let state { object.add("state", state) }
-            if let uuid = region.uuid { object.add("uuid", uuid.uuidString) }
-            if let major = region.major { object.add("major", major) }
-            if let minor = region.minor { object.add("minor", minor) }
+            switch region {
+            case let .beacons(region):
+                if let uuid = region.uuid { object.add("uuid", uuid.uuidString) }
+                if let major = region.major { object.add("major", major) }
+                if let minor = region.minor { object.add("minor", minor) }
+            case let .layout(layout, ids):
+                object.add("layout", layout)
+                object.add("ids", strings: ids)
+            }
             object.add("timestamp", timestamp)
             return object.line
         }
-        return "\(timestamp) \(name)\(state.map { " \($0)" } ?? "") region \(region)"
+        let text = switch region {
+        case let .beacons(region): "\(region)"
+        case let .layout(layout, ids): "layout \(TerminalText.escape(layout))" + (ids.isEmpty ? "" : " ids=" + ids.joined(separator: ","))
+        }
+        return "\(timestamp) \(name)\(state.map { " \($0)" } ?? "") region \(text)"
     }
 }

@@ -101,6 +101,15 @@ import Testing
         #expect(layout.reading(try AdvertisingData(parsing: hex("02 01 06  0B FF FF FF 7A 01 02 03 04 02 01 BA"))) == nil)
     }
 
+    /// A region of a layout is its first identifiers, as the library's Region(id1, id2, id3).
+    @Test func aRegionIsAPrefixOfTheIdentifiers() throws {
+        let reading = BeaconLayout.Reading(identifiers: [[1, 2], [3], [4]], data: [], measuredPower: -59, companyID: nil)
+        #expect(BeaconLayout.reading(reading, isIn: []) && BeaconLayout.reading(reading, isIn: [[1, 2]])
+                && BeaconLayout.reading(reading, isIn: [[1, 2], [3], [4]]))
+        #expect(!BeaconLayout.reading(reading, isIn: [[1, 3]]) && !BeaconLayout.reading(reading, isIn: [[1, 2], [4]])
+                && !BeaconLayout.reading(reading, isIn: [[1, 2], [3], [4], [5]]))
+    }
+
     /// Four identifiers and a fixed measured power (`p:-:-59`): nothing sent for it.
     @Test func fourIdentifiersAndAFixedPower() throws {
         let layout = try BeaconLayout(parsing: "m:2-3=0215,i:4-7,i:8-9,i:10-10,i:11-11,p:-:-59")

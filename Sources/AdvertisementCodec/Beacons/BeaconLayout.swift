@@ -400,6 +400,13 @@ public struct BeaconLayout: Hashable, Sendable, CustomStringConvertible {
         return nil
     }
 
+    /// Whether a beacon of this layout is in a region of it: its first identifiers are
+    /// `region`'s (the library's `Region(id1, id2, id3)`: fewer identifiers, a wider region;
+    /// none, every beacon of the layout).
+    public static func reading(_ reading: Reading, isIn region: [[UInt8]]) -> Bool {
+        region.count <= reading.identifiers.count && zip(reading.identifiers, region).allSatisfy { $0 == $1 }
+    }
+
     /// The beacon of this layout in one AD structure, or nil.
     public func reading(_ structure: ADStructure) -> Reading? {
         guard structure.type == (serviceUUID == nil ? .manufacturerSpecificData : .serviceData16) else { return nil }
