@@ -196,13 +196,13 @@ extension Rig {
         }
         // scan --layout hears the app's beacon as the app would: a line of its own after the report;
         // monitor --layout: the region of its first identifier is entered, another's is not.
-        let emitter = try BackgroundProcess.beaconEmit(["-i", device, "--duration", "6"] + beacons[0].0)
+        let emitter = try BackgroundProcess.beaconEmit(["-i", device, "--duration", "7"] + beacons[0].0)
         let scan = try runBeaconEmit(["scan", "-i", device, "--json", "--duration", "2", "--layout", beacons[0].2])
         #expect(scan.stdout.contains(#"{"type":"layout","layout":"acme","ids":["0x01020304","258"],"data":[4660,5],"#
                                      + #""measuredPower":-70,"companyId":"0xFFFF","address":"#), "\(scan.stdout)\(scan.stderr)")
         let inside = try BackgroundProcess.beaconEmit(["monitor", "-i", device, "--json", "--duration", "2", "--layout", beacons[0].2,
                                                        "--id", "0x01020304"])
-        let outside = try runBeaconEmit(["monitor", "-i", device, "--json", "--duration", "3", "--layout", beacons[0].2,
+        let outside = try runBeaconEmit(["monitor", "-i", device, "--json", "--duration", "4", "--layout", beacons[0].2,
                                          "--id", "0x01020305"])
         #expect(inside.wait() == 0)
         #expect(inside.stdout.contains(#""state":"inside","layout":"acme","ids":["0x01020304"]"#), "\(inside.stdout)\(inside.stderr)")
