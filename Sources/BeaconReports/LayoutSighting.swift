@@ -29,7 +29,7 @@ public struct LayoutSighting: Sendable {
         var fields = ["layout \(TerminalText.escape(name)):", "ids=" + identifiers.joined(separator: ",")]
         if !reading.data.isEmpty { fields.append("data=" + reading.data.map(String.init).joined(separator: ",")) }
         if let power = reading.measuredPower { fields.append("measuredPower=\(power)dBm") }
-        if let company = reading.companyID { fields.append("company=" + CompanyText.hex(company)) }
+        if let company = reading.companyID { fields.append("company=\(CompanyIdentifier(company))") }
         if let sender = SightingFormatter.senderText(address: address, addressType: addressType, rssi: rssi) { fields.append(sender) }
         return fields.joined(separator: " ")
     }
@@ -41,15 +41,7 @@ public struct LayoutSighting: Sendable {
         object.add("ids", strings: identifiers)
         object.add("data", integers: reading.data)
         if let power = reading.measuredPower { object.add("measuredPower", power) } else { object.addNull("measuredPower") }
-        if let company = reading.companyID { object.add("companyId", CompanyText.hex(company)) }
+        if let company = reading.companyID { object.add("companyId", CompanyIdentifier(company).description) }
         SightingFormatter.addSender(address: address, addressType: addressType, rssi: rssi, to: &object)
-    }
-}
-
-/// A company ID as hex: `0x004C`.
-enum CompanyText {
-    static func hex(_ value: UInt16) -> String {
-        let digits = String(value, radix: 16, uppercase: true)
-        return "0x" + String(repeating: "0", count: 4 - digits.count) + digits
     }
 }

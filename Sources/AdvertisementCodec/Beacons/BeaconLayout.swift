@@ -236,17 +236,8 @@ public struct BeaconLayout: Hashable, Sendable, CustomStringConvertible {
         return Field(start: start, end: end)
     }
 
-    private static func hexBytes(_ hex: some StringProtocol) -> [UInt8]? {
-        var bytes: [UInt8] = []
-        var index = hex.startIndex
-        while index < hex.endIndex {
-            let next = hex.index(index, offsetBy: 2, limitedBy: hex.endIndex) ?? hex.endIndex
-            guard let byte = UInt8(hex[index..<next], radix: 16) else { return nil }
-            bytes.append(byte)
-            index = next
-        }
-        return bytes
-    }
+    /// Hex digits already checked (an even count, digits only) as bytes.
+    private static func hexBytes(_ hex: some StringProtocol) -> [UInt8]? { try? HexText.parse(hex) }
 
     // MARK: Values
 
@@ -301,15 +292,15 @@ public struct BeaconLayout: Hashable, Sendable, CustomStringConvertible {
     /// How the library prints an identifier (`Identifier.toString()`): a UUID for 16 bytes
     /// (lowercase), a decimal number for 1 or 2, `0x` and lowercase hex otherwise.
     public static func text(ofIdentifier bytes: [UInt8]) -> String {
+        let hex = HexText.format(bytes).lowercased()
         switch bytes.count {
         case 16:
-            let hex = bytes.map { String($0, radix: 16).leftPadded(2) }.joined()
             return [hex.prefix(8), hex.dropFirst(8).prefix(4), hex.dropFirst(12).prefix(4), hex.dropFirst(16).prefix(4),
                     hex.dropFirst(20)].joined(separator: "-")
         case 1, 2:
             return "\(bytes.reduce(0) { $0 << 8 | Int($1) })"
         default:
-            return "0x" + bytes.map { String($0, radix: 16).leftPadded(2) }.joined()
+            return "0x" + hex
         }
     }
 
@@ -444,9 +435,5 @@ extension String {
     /// Without the spaces and tabs at either end.
     fileprivate var trimmed: String {
         String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
-    }
-
-    fileprivate func leftPadded(_ width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }
