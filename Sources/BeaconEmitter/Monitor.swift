@@ -60,19 +60,11 @@ struct Monitor: ParsableCommand {
         if replay != nil && deviceOptions.device != nil { throw ValidationError("--replay reads a file instead of --device") }
     }
 
-    /// The layout region asked for: the layout, its name, and the identifiers it starts with.
-    func layoutRegion() throws -> (name: String, layout: BeaconLayout, identifiers: [[UInt8]])? {
+    /// The layout region asked for.
+    func layoutRegion() throws -> BeaconLayout.Region? {
         guard let layout else { return nil }
         do {
-            let (name, read) = try BeaconLayout.named([layout])[0]
-            guard layoutIdentifiers.count <= read.identifiers.count else {
-                throw BeaconLayout.Invalid("the layout has \(read.identifiers.count) identifiers, \(layoutIdentifiers.count) --id given")
-            }
-            var identifiers: [[UInt8]] = []
-            for (field, text) in zip(read.identifiers, layoutIdentifiers) {
-                identifiers.append(try BeaconLayout.identifier(text, for: field))
-            }
-            return (name, read, identifiers)
+            return try BeaconLayout.Region(layout: layout, identifiers: layoutIdentifiers)
         } catch {
             throw ValidationError("--layout: \(error)")
         }
@@ -83,7 +75,7 @@ struct Monitor: ParsableCommand {
         let layoutRegion = try self.layoutRegion()
         let region: RegionName
         if let layoutRegion {
-            region = .layout(name: layoutRegion.name, ids: layoutRegion.identifiers.map(BeaconLayout.text(ofIdentifier:)))
+            region = .layout(name: layoutRegion.name, ids: layoutRegion.identifierTexts)
         } else if let beaconRegion = scanFilter.region {
             region = .beacons(beaconRegion)
         } else {
@@ -102,9 +94,7 @@ struct Monitor: ParsableCommand {
             report(monitor.tick(now: timed.elapsed))
             if let layoutRegion {
                 if scanFilter.accepts(address: timed.report.address),
-                   let data = try? AdvertisingData(parsing: timed.report.data),
-                   let reading = layoutRegion.layout.reading(data),
-                   BeaconLayout.reading(reading, isIn: layoutRegion.identifiers) {
+                   let data = try? AdvertisingData(parsing: timed.report.data), layoutRegion.contains(data) {
                     report(monitor.sighted(at: timed.elapsed))
                 }
                 return true

@@ -110,6 +110,23 @@ import Testing
                 && !BeaconLayout.reading(reading, isIn: [[1, 2], [3], [4], [5]]))
     }
 
+    /// A region read from the layout's text and identifiers as the library writes them: it
+    /// holds the advertising data of its beacons (hand-written bytes), not others'.
+    @Test func aRegionFromTextHoldsItsBeacons() throws {
+        let region = try BeaconLayout.Region(layout: "acme=m:2-2=7a,i:3-6,i:7-8l,p:9-9", identifiers: ["0x01020304"])
+        #expect(region.name == "acme" && region.identifiers == [[1, 2, 3, 4]] && region.identifierTexts == ["0x01020304"])
+        // Company 0xFFFF, 7A, identifiers 01020304 and 0x0605 little endian, power -59 (C5).
+        #expect(region.contains(try AdvertisingData(parsing: hex("02 01 06  0B FF FF FF 7A 01 02 03 04 05 06 C5"))))
+        #expect(!region.contains(try AdvertisingData(parsing: hex("02 01 06  0B FF FF FF 7A 01 02 03 05 05 06 C5"))))
+        #expect(!region.contains(try AdvertisingData(parsing: hex("02 01 06  0B FF FF FF 7B 01 02 03 04 05 06 C5"))))
+        let narrow = try BeaconLayout.Region(layout: "m:2-2=7a,i:3-6,i:7-8l,p:9-9", identifiers: ["0x01020304", "1541"])
+        #expect(narrow.name == "layout" && narrow.identifiers == [[1, 2, 3, 4], [6, 5]])
+        #expect(narrow.contains(try AdvertisingData(parsing: hex("02 01 06  0B FF FF FF 7A 01 02 03 04 05 06 C5"))))
+        #expect(throws: BeaconLayout.Invalid("the layout has 2 identifiers, 3 given")) {
+            try BeaconLayout.Region(layout: "m:2-2=7a,i:3-6,i:7-8l,p:9-9", identifiers: ["1", "2", "3"])
+        }
+    }
+
     /// Four identifiers and a fixed measured power (`p:-:-59`): nothing sent for it.
     @Test func fourIdentifiersAndAFixedPower() throws {
         let layout = try BeaconLayout(parsing: "m:2-3=0215,i:4-7,i:8-9,i:10-10,i:11-11,p:-:-59")

@@ -398,6 +398,48 @@ public struct BeaconLayout: Hashable, Sendable, CustomStringConvertible {
         region.count <= reading.identifiers.count && zip(reading.identifiers, region).allSatisfy { $0 == $1 }
     }
 
+    /// A region of a layout, as the library's `Region(id1, id2, id3)` names one: the layout,
+    /// its name, and the identifiers its beacons start with (fewer, a wider region; none, every
+    /// beacon of the layout).
+    public struct Region: Hashable, Sendable {
+        public let name: String
+        public let layout: BeaconLayout
+        /// Each identifier's bytes, in value order.
+        public let identifiers: [[UInt8]]
+
+        /// From a layout as given (`NAME=LAYOUT` or the layout alone, then named `layout`) and
+        /// its identifiers as the library writes them (`identifier(_:for:)`).
+        /// - Throws: `Invalid` for a bad layout, more identifiers than it has, or a bad one.
+        public init(layout text: String, identifiers texts: [String]) throws(Invalid) {
+            let (name, layout) = try BeaconLayout.named([text])[0]
+            try self.init(name: name, layout: layout, identifiers: texts)
+        }
+
+        /// A named layout's region, its identifiers as the library writes them.
+        /// - Throws: `Invalid` for more identifiers than the layout has, or a bad one.
+        public init(name: String, layout: BeaconLayout, identifiers texts: [String]) throws(Invalid) {
+            guard texts.count <= layout.identifiers.count else {
+                throw Invalid("the layout has \(layout.identifiers.count) identifiers, \(texts.count) given")
+            }
+            var identifiers: [[UInt8]] = []
+            for (field, text) in zip(layout.identifiers, texts) {
+                identifiers.append(try BeaconLayout.identifier(text, for: field))
+            }
+            self.name = name
+            self.layout = layout
+            self.identifiers = identifiers
+        }
+
+        /// The identifiers as the library prints them (`text(ofIdentifier:)`).
+        public var identifierTexts: [String] { identifiers.map(BeaconLayout.text(ofIdentifier:)) }
+
+        /// Whether advertising data holds a beacon of the region.
+        public func contains(_ advertisingData: AdvertisingData) -> Bool {
+            guard let reading = layout.reading(advertisingData) else { return false }
+            return BeaconLayout.reading(reading, isIn: identifiers)
+        }
+    }
+
     /// The beacon of this layout in one AD structure, or nil.
     public func reading(_ structure: ADStructure) -> Reading? {
         guard structure.type == (serviceUUID == nil ? .manufacturerSpecificData : .serviceData16) else { return nil }
