@@ -74,7 +74,7 @@ struct Scan: ParsableCommand {
     @Option(name: .customLong("layout"), help: ArgumentHelp(
         "Your app's own beacon layout, as the android-beacon-library writes it, named with NAME= in front: a report "
         + "printed is read with it too, and a beacon of it printed on a line of its own after it. Repeatable: the "
-        + "first that reads it wins. Lines and JSON (not the table), from a device (not --replay).",
+        + "first that reads it wins. Lines and JSON (not the table), from a device or --replay.",
         valueName: "[name=]layout"))
     var layouts: [String] = []
 
@@ -95,7 +95,6 @@ struct Scan: ParsableCommand {
         try validateDuration(duration)
         if replay != nil && deviceOptions.device != nil { throw ValidationError("--replay reads a file instead of --device") }
         if !layouts.isEmpty {
-            if replay != nil { throw ValidationError("--layout reads a device's reports, not yet --replay's") }
             do {
                 _ = try BeaconLayout.named(layouts)
             } catch {

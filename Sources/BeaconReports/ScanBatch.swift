@@ -99,6 +99,28 @@ enum ScanLine {
 }
 
 extension ScanLine {
+    /// The first of the app's layouts' beacons in a report's data, on a line of its own; nothing
+    /// where none reads it.
+    static func writeLayout(_ layouts: [(name: String, layout: BeaconLayout)], report: ReportView, unixTime: Double,
+                            to output: inout OutputBuffer, json: Bool) {
+        guard let data = try? AdvertisingData(parsing: report.data) else { return }
+        for (name, layout) in layouts {
+            guard let reading = layout.reading(data) else { continue }
+            let sighting = LayoutSighting(name: name, reading: reading, address: report.address, addressType: report.addressType,
+                                          rssi: report.rssi)
+            if json {
+                output.appendJSONLine { object in
+                    sighting.add(to: &object)
+                    object.add("data", hex: report.data)
+                    object.add("timestamp", timestamp: unixTime)
+                }
+            } else {
+                output.append(line: "\(Timestamp.iso8601(unixTime)) \(sighting.text) data=\(HexText.format(report.data))")
+            }
+            return
+        }
+    }
+
     /// An extended report's PHYs: `"primaryPHY":"coded","secondaryPHY":"coded"` (nothing for a legacy report).
     static func add(_ phys: ReportedPHYs?, to object: inout JSONObject) {
         guard let phys else { return }
@@ -121,9 +143,13 @@ struct ReplayLines {
     enum Line {
         case beacon(report: Int, sighting: Int, accuracy: Double?, unixTime: Double)
         case unknown(report: Int, unixTime: Double)
+        /// The first of the app's layouts' beacons in the report's data (`scan --layout`).
+        case layout(report: Int, unixTime: Double)
     }
 
     let batch: CaptureReader.Batch
+    /// The app's layouts, by name, in the order they are tried.
+    var layouts: [(name: String, layout: BeaconLayout)] = []
     var lines: [Line] = []
 
     func write(to output: inout OutputBuffer, json: Bool) {
@@ -135,6 +161,8 @@ struct ReplayLines {
             case let .unknown(report, unixTime):
                 ScanLine.writeUnknown(batch.report(report), error: batch.failures[report], unixTime: unixTime,
                                       to: &output, json: json)
+            case let .layout(report, unixTime):
+                ScanLine.writeLayout(layouts, report: batch.report(report), unixTime: unixTime, to: &output, json: json)
             }
         }
     }

@@ -54,30 +54,11 @@ public final class ScanPrinter {
                                  unixTime: timed.unixTime, to: &output, json: json)
             printed = true
         })
-        if printed, !layouts.isEmpty, let data = try? AdvertisingData(parsing: report.data) {
-            writeLayout(in: data, report: report, unixTime: timed.unixTime)
+        if printed, !layouts.isEmpty {
+            ScanLine.writeLayout(layouts, report: report, unixTime: timed.unixTime, to: &output, json: json)
         }
         if table { tick(timed.elapsed) }
         output.flush()
-    }
-
-    /// The first layout's beacon in a report's data, on a line of its own.
-    private func writeLayout(in data: AdvertisingData, report: ReportView, unixTime: Double) {
-        for (name, layout) in layouts {
-            guard let reading = layout.reading(data) else { continue }
-            let sighting = LayoutSighting(name: name, reading: reading, address: report.address, addressType: report.addressType,
-                                          rssi: report.rssi)
-            if json {
-                output.appendJSONLine { object in
-                    sighting.add(to: &object)
-                    object.add("data", hex: report.data)
-                    object.add("timestamp", timestamp: unixTime)
-                }
-            } else {
-                output.append(line: "\(Timestamp.iso8601(unixTime)) \(sighting.text) data=\(HexText.format(report.data))")
-            }
-            return
-        }
     }
 
     /// Replays a capture: read and decoded on one thread (`CaptureReader`), tracked on this
@@ -92,10 +73,11 @@ public final class ScanPrinter {
         // Tracked in a local value, not this object's property: no exclusive access checked
         // at run time per report.
         var choice = ScanChoice(table: table, duplicates: false, tracker: BeaconTracker())
+        let layouts = self.layouts
         swap(&choice, &self.choice)
         defer { swap(&choice, &self.choice) }
         while true {
-            var lines = ReplayLines(batch: reader.next())
+            var lines = ReplayLines(batch: reader.next(), layouts: layouts)
             let batch = lines.batch
             lines.lines.reserveCapacity(batch.sightings.count + batch.reports.count)
             for event in batch.events {
@@ -103,13 +85,20 @@ public final class ScanPrinter {
                     // Only a report without beacons, printed once, is told apart by its data.
                     let sightings = batch.sightings(index)
                     let report = batch.report(index, withData: sightings.isEmpty && !choice.duplicates)
+                    var printed = false
                     choice.choose(report, sightings: sightings, elapsed: event.elapsed,
                                   filter: filter,
-                                  unknown: { lines.lines.append(.unknown(report: index, unixTime: event.unixTime)) },
+                                  unknown: {
+                                      lines.lines.append(.unknown(report: index, unixTime: event.unixTime))
+                                      printed = true
+                                  },
                                   beacon: { sighting, accuracy in
                                       lines.lines.append(.beacon(report: index, sighting: sighting, accuracy: accuracy,
                                                                  unixTime: event.unixTime))
+                                      printed = true
                                   })
+                    // As a live scan: a report printed is read with the app's layouts too.
+                    if printed && !layouts.isEmpty { lines.lines.append(.layout(report: index, unixTime: event.unixTime)) }
                 }
                 choice.tracker.prune(now: event.elapsed)
                 if table { draw(choice.tracker, at: event.elapsed) }

@@ -46,6 +46,29 @@ import Testing
         #expect(!other.stdout.contains("layout") && other.status == 0, "\(other.stdout)\(other.stderr)")
     }
 
+    /// A capture replayed through the library's iBeacon layout: after each iBeacon line, the
+    /// layout's line for the same report (the reference beacon's UUID, 101, 2, -59 dBm), in text
+    /// and JSON, as a live scan prints them.
+    @Test func scanReplayReadsACaptureWithTheLayout() throws {
+        let capture = "Tests/BeaconEmitterTests/Fixtures/rootcanal-scan.btsnoop"
+        let layout = "apple=m:2-3=0215,i:4-19,i:20-21,i:22-23,p:24-24"
+        let text = try runBeaconEmit(["scan", "--replay", Readme.root.appendingPathComponent(capture).path, "--layout", layout])
+        let lines = text.stdoutLines
+        #expect(text.status == 0 && !lines.isEmpty, "\(text.stdout)\(text.stderr)")
+        let ours = lines.indices.filter { lines[$0].contains("iBeacon uuid=39ED98FF-2900-441A-802F-9C398FC199D2 major=101 minor=2") }
+        #expect(!ours.isEmpty, "\(text.stdout)")
+        for index in ours {
+            #expect(index + 1 < lines.count && lines[index + 1].contains(
+                " layout apple: ids=39ed98ff-2900-441a-802f-9c398fc199d2,101,2 measuredPower=-59dBm company=0x004C"),
+                "after \(lines[index]): \(index + 1 < lines.count ? lines[index + 1] : "nothing")")
+        }
+        let json = try runBeaconEmit(["scan", "--json", "--replay", Readme.root.appendingPathComponent(capture).path, "--layout", layout])
+        let layoutLines = json.stdoutLines.filter { $0.hasPrefix(#"{"type":"layout""#) }
+        #expect(layoutLines.count == ours.count && layoutLines.allSatisfy {
+            $0.contains(#""layout":"apple","ids":["39ed98ff-2900-441a-802f-9c398fc199d2","101","2"],"data":[],"measuredPower":-59"#)
+        }, "\(layoutLines.prefix(2))")
+    }
+
     @Test(arguments: [
         (["encode", "--layout", "m:2-3=beac,i:4-5,q:6-6,p:7-7", "--id", "1", "--measured-power", "-59"], "term 'q:6-6': not a term"),
         (["encode", "--layout", "m:2-3=beac,i:4-5,p:6-6", "--measured-power", "-59"], "it has 1 identifier (i:), 0 --id given"),
