@@ -448,12 +448,11 @@ struct Advertise: ParsableCommand {
         var sources: [any RunLoopSource] = server.map { [$0] } ?? []
         if let canary { sources.append(canary) }
         if let exporter { sources.append(exporter.endpoint) }
-        if let interleaving = parsedOnce?.interleaved ?? (try? interleavedFrame()) ?? nil {
-            sources.append(try TelemetrySource(session: session, intervalUnits: options.intervalUnits,
-                                               interleaving: interleaving, log: printer.progress))
-        }
-        // TLM counters, rotating addresses and EIDs: the beacons' motions, on one schedule.
-        sources.append(MotionSource(BeaconMotions(beacons: session, intervalUnits: options.intervalUnits) { motion, text in
+        // TLM counters, rotating addresses, EIDs and interleaved telemetry: the beacons' motions,
+        // on one schedule.
+        let interleaving = parsedOnce?.interleaved ?? (try? interleavedFrame()) ?? nil
+        sources.append(MotionSource(BeaconMotions(beacons: session, intervalUnits: options.intervalUnits,
+                                                  interleaving: interleaving) { motion, text in
             switch motion {
             case let .content(name): printer.progress("\(name): " + text)
             case .address: printer.progress("moving: " + text)

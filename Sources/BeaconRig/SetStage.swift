@@ -163,8 +163,7 @@ package final class SetStage: ScenarioStage {
         switch error {
         case let .unsupported(text): return .unsupported("\(step) \(name): \(text)")
         case var .refused(refusal):
-            let named = self.named.first { refusal.beacon == "beacon \($0.id)" }?.name ?? name
-            refusal.beacon = "'\(named)'"
+            refusal.beaconName = self.named.first { $0.id == refusal.beacon }?.name ?? name
             return .refused(refusal)
         default: return error
         }

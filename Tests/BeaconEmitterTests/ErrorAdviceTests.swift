@@ -86,10 +86,14 @@ import Testing
         #expect(Refusal(.txPower, .legacyChosen).message
                     == "--tx-power: needs extended advertising, which legacy commands (asked for) do not have: "
                     + "drop --tx-power, or drop --legacy")
-        #expect(Refusal(.codedPHY, beacon: "beacon 2", .kernelLacksCodedPHY(adapter: "hci0")).message
+        #expect(Refusal(.codedPHY, beacon: 2, .kernelLacksCodedPHY(adapter: "hci0")).message
                     .hasPrefix("beacon 2's phy=coded: the kernel offers no Coded PHY advertising on hci0"))
-        #expect(Refusal(.codedPHY, beacon: "beacon 2", .kernelLacksCodedPHY(adapter: "hci0")).message
+        #expect(Refusal(.codedPHY, beacon: 2, .kernelLacksCodedPHY(adapter: "hci0")).message
                     .hasSuffix(": drop its phy=coded, or use --access raw"))
+        // A beacon a scenario names is said by its name, found by its id.
+        var named = Refusal(.codedPHY, beacon: 2, .kernelLacksCodedPHY(adapter: "hci0"))
+        named.beaconName = "door"
+        #expect(named.message.hasPrefix("'door''s phy=coded: the kernel offers no Coded PHY advertising on hci0"), "\(named.message)")
         #expect(Refusal(.mode(.extended), .controllerLacksExtended).message
                     .hasSuffix(": drop --extended to use legacy advertising"))
         #expect(HostError.refused(Refusal(nil, .instancesTaken(adapter: "hci1", index: 1, maximum: 2, taken: [1, 2])))
@@ -98,7 +102,7 @@ import Testing
         #expect(HostError.refused(Refusal(.bringUp, .needsAdapterName)).message
                     == "--up: it needs a kernel adapter named by number (hci0): name the adapter: --device hci0")
         #expect(AdvertisingOptionError(Refusal(.randomAddress, .kernelChoosesAddress)).message.hasSuffix(": use --access raw"))
-        #expect(HostError.refused(Refusal(nil, beacon: "beacon 1", .lastBeacon)).message
+        #expect(HostError.refused(Refusal(nil, beacon: 1, .lastBeacon)).message
                     == "beacon 1: it is the last one: removing it would end the advertising: stop beacon-emit to stop "
                     + "advertising")
     }

@@ -40,11 +40,11 @@ import Testing
             + [Self.data(set: 0, three.data), Self.data(set: 1, four.data), Self.both(enable: true)])
         let (advertiser, run) = try ComeAndGoTests.core(transport)
         let first = try run.live.add([(one.beacon, .run), (two.beacon, .run)])
-        #expect(advertiser.beacons == [one.beacon, two.beacon])
+        #expect(advertiser.running.map(\.beacon) == [one.beacon, two.beacon])
         try run.live.remove(first)
-        #expect(advertiser.beacons.isEmpty)
+        #expect(advertiser.running.map(\.beacon).isEmpty)
         _ = try run.live.add([(three.beacon, .run), (four.beacon, .run)])
-        #expect(advertiser.beacons == [three.beacon, four.beacon])
+        #expect(advertiser.running.map(\.beacon) == [three.beacon, four.beacon])
         #expect(transport.remainingSteps == 0, "\(transport.sent.map { HexText.format($0, separator: " ") })")
     }
 
@@ -81,7 +81,7 @@ import Testing
         try run.live.remove(try run.live.add([(one.beacon, .run), (two.beacon, .run)]))
         _ = try run.live.add([(scannableBeacon, .run)])
         #expect(transport.remainingSteps == 0, "\(transport.sent.map { HexText.format($0, separator: " ") })")
-        #expect(advertiser.beacons == [scannableBeacon])
+        #expect(advertiser.running.map(\.beacon) == [scannableBeacon])
     }
 
     /// All or none: an enable the controller refuses leaves no beacon in the books, and the
@@ -92,7 +92,7 @@ import Testing
             + Self.readying(set: 0, one.data) + Self.readying(set: 1, two.data) + [Self.both(enable: true, status: 0x07)])
         let (advertiser, run) = try ComeAndGoTests.core(transport)
         #expect(throws: HostError.self) { _ = try run.live.add([(one.beacon, .run), (two.beacon, .run)]) }
-        #expect(advertiser.beacons.isEmpty)
+        #expect(advertiser.running.map(\.beacon).isEmpty)
         #expect(advertiser.leftovers == [0, 1])
         #expect(transport.remainingSteps == 0)
     }

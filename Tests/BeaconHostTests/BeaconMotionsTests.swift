@@ -12,6 +12,8 @@ final class FakeRunning: LiveAdvertising {
     var renewed: [BeaconID] = []
     var refuseNext = false
     var refuseUpdates = false
+    /// Each frame shown on a beacon's set (`show`), in order.
+    var shown: [(id: BeaconID, frame: Beacon)] = []
 
     init(_ beacons: [Beacon], parameters: [BeaconParameters]? = nil) {
         let parameters = parameters ?? beacons.map { _ in .run }
@@ -47,7 +49,9 @@ final class FakeRunning: LiveAdvertising {
         changes.append("remove \(id)")
     }
 
-    func show(_ id: BeaconID, _ frame: Beacon) throws(HostError) {}
+    func show(_ id: BeaconID, _ frame: Beacon) throws(HostError) {
+        shown.append((id, frame))
+    }
 
     func renewAddress(_ id: BeaconID, with content: Beacon?) throws(HostError) -> BluetoothAddress {
         if refuseNext {
@@ -71,6 +75,38 @@ final class FakeRunning: LiveAdvertising {
 /// period, a refusal said and tried again a period later, a beacon that stops rotating (or
 /// goes) left alone, a rotation that follows its beacon by id.
 @Suite struct BeaconMotionsTests {
+    /// Telemetry interleaved on the same schedule (`--interleave-tlm`): on a tenth advertising
+    /// interval the TLM frame goes on the Eddystone-UID beacon's set (not the iBeacon's), its
+    /// counters moved by the time since the start; the beacon goes back on the next interval;
+    /// a loop late past a tenth interval skips its frame rather than show it late.
+    @Test func telemetryIsInterleavedOnEveryTenthInterval() throws {
+        let uid = Beacon.eddystone(.uid(try EddystoneUID(txPowerAt0m: -20, namespace: Array(repeating: 1, count: 10),
+                                                         instance: Array(repeating: 2, count: 6))))
+        let live = FakeRunning([uid, referenceBeacon])
+        let tlm = Beacon.eddystone(.tlm(EddystoneTLM(batteryMillivolts: 3000, advertisingPDUCount: 0, uptimeDeciseconds: 0)))
+        // 160 units: 100 ms intervals, the tenth at 1 s.
+        let motions = BeaconMotions(beacons: live, intervalUnits: 160, interleaving: tlm) { _, _ in }
+        func due(_ now: Double) -> Double { motions.nextDue(now: now) ?? .infinity }
+        #expect(abs(due(0) - 1.0) < 1e-9)
+        motions.perform(now: 0.95)
+        #expect(live.shown.isEmpty)
+        motions.perform(now: 1.0001)
+        // One second on: 10 deciseconds of uptime, 10 advertising events of 3 PDUs (37, 38, 39).
+        let moved = Beacon.eddystone(.tlm(EddystoneTLM(batteryMillivolts: 3000, advertisingPDUCount: 30, uptimeDeciseconds: 10)))
+        #expect(live.shown.map(\.id) == [1] && live.shown.last?.frame == moved)
+        #expect(abs(due(1.0001) - 1.1) < 1e-9, "the beacon back after one interval")
+        motions.perform(now: 1.1001)
+        #expect(live.shown.map(\.id) == [1, 1] && live.shown.last?.frame == uid)
+        #expect(abs(due(1.1001) - 2.0) < 1e-9)
+        motions.perform(now: 2.35)
+        #expect(live.shown.count == 2, "late past the interval at 2 s: skipped")
+        #expect(abs(due(2.35) - 3.0) < 1e-9)
+        motions.perform(now: 3.0001)
+        let later = Beacon.eddystone(.tlm(EddystoneTLM(batteryMillivolts: 3000, advertisingPDUCount: 90, uptimeDeciseconds: 30)))
+        #expect(live.shown.count == 3 && live.shown.last?.frame == later)
+        #expect(live.changes.isEmpty, "the beacons themselves unchanged")
+    }
+
     @Test func eachRotatingBeaconIsRenewedOnItsPeriod() throws {
         let live = FakeRunning([.run, BeaconParameters(address: .generatedNonResolvable, addressRotation: 2),
                                 BeaconParameters(address: .generatedStaticRandom, addressRotation: 60)])

@@ -71,7 +71,7 @@ import Testing
         try run.live.setParameters(2, to: BeaconParameters(intervalUnits: 320))
         #expect(transport.remainingSteps == 0, "\(transport.sent.map { HexText.format($0, separator: " ") })")
         #expect(advertiser.live.parameters[1] == BeaconParameters(intervalUnits: 320))
-        #expect(advertiser.beacons[1] == Self.minor3)
+        #expect(advertiser.running.map(\.beacon)[1] == Self.minor3)
     }
 
     /// A beacon's own random address: its set's parameters say random, and the address is set
@@ -212,7 +212,7 @@ import Testing
         try run.live.remove(1)
         #expect(run.live.takingTurns.isEmpty && !run.live.hasFreeSet)
         try run.live.removeAll()
-        #expect(advertiser.beacons.isEmpty)
+        #expect(advertiser.running.map(\.beacon).isEmpty)
         #expect(transport.remainingSteps == 0, "\(transport.sent.map { HexText.format($0, separator: " ") })")
     }
 
@@ -237,7 +237,7 @@ import Testing
             + Self.removing(set: 0))
         let (advertiser, run) = try Self.core(transport)
         #expect(throws: HostError.self) { try run.live.add(referenceBeacon, parameters: .run) }
-        #expect(advertiser.beacons.isEmpty && advertiser.leftovers.isEmpty)
+        #expect(advertiser.running.map(\.beacon).isEmpty && advertiser.leftovers.isEmpty)
         #expect(transport.remainingSteps == 0)
     }
 
@@ -291,7 +291,7 @@ import Testing
         #expect(first == 1 && second == 2)
         try run.live.update(1, to: ComeAndGoTests.minor3)
         #expect(run.isOffAir)
-        #expect(advertiser.beacons == [ComeAndGoTests.minor3, ComeAndGoTests.minor3])
+        #expect(advertiser.running.map(\.beacon) == [ComeAndGoTests.minor3, ComeAndGoTests.minor3])
         let sent = transport.sent.count
         try run.live.remove(2)
         #expect(transport.sent.count == sent, "a change off the air goes into the books only")

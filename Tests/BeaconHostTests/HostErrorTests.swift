@@ -34,10 +34,10 @@ import Testing
                                context: "interval 10 ms = 16 x 0.625 ms"),
             .managementRefused(opcode: .addAdvertising, status: .noResources, context: nil, adapter: "hci0"),
             .refused(Refusal(.txPower, .legacyChosen)),
-            .refused(Refusal(.codedPHY, beacon: "beacon 2", .kernelLacksCodedPHY(adapter: "hci0"))),
+            .refused(Refusal(.codedPHY, beacon: 2, .kernelLacksCodedPHY(adapter: "hci0"))),
             .refused(Refusal(nil, .instancesTaken(adapter: "hci0", index: 0, maximum: 2, taken: [1, 2]))),
             .refused(Refusal(.kernelAccess(.userChannel), .needsAdapterName)),
-            .refused(Refusal(nil, beacon: "beacon 2", .lastBeacon)),
+            .refused(Refusal(nil, beacon: 2, .lastBeacon)),
             .refused(Refusal(.scanResponse, .scanResponseOnCodedPHY)),
             .unencodable(CodecError(structure: "LE Set Advertising Data", offset: 0,
                                     reason: .unexpectedValue(field: "data", expected: "at most 31 bytes", found: "40")),
@@ -48,7 +48,7 @@ import Testing
         }
         let lowEnergy = HostError.refused(Refusal(nil, .lowEnergyOff(adapter: "hci1", index: 1)))
         #expect(lowEnergy.description == "hci1 has LE switched off")
-        let power = HostError.refused(Refusal(.txPower, beacon: "beacon 3", .controllerLacksExtended))
+        let power = HostError.refused(Refusal(.txPower, beacon: 3, .controllerLacksExtended))
         #expect(power.description.hasPrefix("beacon 3's TX power: needs extended advertising"))
         #expect(HostError.kernel(call: "hci_get_route", errno: 19, adapter: nil, adapters: ["hci0 (down)"]).description
                     .hasSuffix("no adapter is up (adapters: hci0 (down))"))

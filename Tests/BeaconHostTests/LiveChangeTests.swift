@@ -22,7 +22,7 @@ import Testing
                                     options: AdvertisingOptions(beacons: [referenceBeacon], mode: .extended))
         try advertiser.start(capabilities: capabilities(extended: true), controllerWasReset: true)
         try advertiser.live.update(1, to: Self.minor3)
-        #expect(advertiser.beacons == [Self.minor3])
+        #expect(advertiser.running.map(\.beacon) == [Self.minor3])
         #expect(transport.remainingSteps == 0)
     }
 
@@ -33,7 +33,7 @@ import Testing
                                     options: AdvertisingOptions(beacons: [referenceBeacon], mode: .extended))
         try advertiser.start(capabilities: capabilities(extended: true), controllerWasReset: true)
         #expect(throws: HostError.self) { try advertiser.live.update(1, to: Self.minor3) }
-        #expect(advertiser.beacons == [referenceBeacon])
+        #expect(advertiser.running.map(\.beacon) == [referenceBeacon])
     }
 
     /// An added beacon gets the next set (its parameters, data, enable; the others untouched);
@@ -53,10 +53,10 @@ import Testing
         #expect(advertiser.plan?.handles == [0, 1])
         try advertiser.live.remove(1)
         #expect(advertiser.plan?.handles == [1])
-        #expect(advertiser.beacons == [Self.minor3])
+        #expect(advertiser.running.map(\.beacon) == [Self.minor3])
         let live = HCISession(advertiser: advertiser, kernelIndex: nil, ownsController: true, reconnect: nil).live
         #expect { try live.remove(2) } throws: { "\($0)".contains("the last one") }
-        #expect(advertiser.beacons == [Self.minor3])
+        #expect(advertiser.running.map(\.beacon) == [Self.minor3])
         #expect(transport.remainingSteps == 0)
     }
 
@@ -87,7 +87,7 @@ import Testing
         #expect(try advertiser.live.add(referenceBeacon) == 2)
         try advertiser.live.remove(1)
         #expect(advertiser.plan?.handles == [3])
-        #expect(advertiser.beacons == [referenceBeacon])
+        #expect(advertiser.running.map(\.beacon) == [referenceBeacon])
         #expect(recorded == [[2], [2, 3], [3]])
         #expect(kernel.remainingSteps == 0)
     }

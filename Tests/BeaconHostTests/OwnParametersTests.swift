@@ -75,7 +75,7 @@ import Testing
         let middle = transport.sent.count
         try advertiser.live.update(1, to: Self.beacons[2], parameters: Self.slow)
         #expect(transport.sent.dropFirst(middle).map { $0[0] } == [0x39, 0x36, 0x37, 0x39])
-        #expect(advertiser.beacons == [Self.beacons[2], Self.beacons[1]])
+        #expect(advertiser.running.map(\.beacon) == [Self.beacons[2], Self.beacons[1]])
         let last = transport.sent.count
         try advertiser.live.update(1, to: Self.beacons[0], parameters: BeaconParameters(address: .generatedNonResolvable))
         // disable, parameters (random own address), its address, the data, enable
@@ -133,7 +133,7 @@ import Testing
         #expect(Array(legacy.sent[1].prefix(7)) == hex("06 20 0F 20 03 20 03"))
         let sent = legacy.sent.count
         #expect(throws: HostError.self) { try single.live.add(Self.beacons[1]) }
-        #expect(single.beacons == [referenceBeacon] && legacy.sent.count == sent)
+        #expect(single.running.map(\.beacon) == [referenceBeacon] && legacy.sent.count == sent)
         #expect {
             try single.live.update(1, to: referenceBeacon, parameters: BeaconParameters(txPower: 0))
         } throws: { "\($0)".contains("beacon 1's TX power: needs extended advertising") }
@@ -158,7 +158,7 @@ import Testing
         _ = try advertiser.live.add(long, parameters: BeaconParameters(pdu: .extended))
         let parameters = try #require(transport.sent[sent...].first { $0.prefix(2) == [0x36, 0x20] })
         #expect(parameters[4] & 0x10 == 0, "extended PDUs: no legacy bit in the event properties: \(HexText.format(parameters))")
-        #expect(advertiser.beacons.count == 2)
+        #expect(advertiser.running.map(\.beacon).count == 2)
     }
 
     /// A beacon's own address: its set's parameters say random, then that set's random address;
@@ -229,20 +229,20 @@ import Testing
         #expect(commands.first?[3] == 0x00 && commands.last?[3] == 0x01, "disabled first, enabled last")
         #expect(commands[1] == hex("35 20 07 00") + address.littleEndianBytes, "set 0's random address")
         #expect(Array(commands[2].suffix(Self.beacons[1].advertisingData.bytes.count)) == Self.beacons[1].advertisingData.bytes)
-        #expect(advertiser.running[0].ownAddress == address && advertiser.beacons == [Self.beacons[1]])
+        #expect(advertiser.running[0].ownAddress == address && advertiser.running.map(\.beacon) == [Self.beacons[1]])
 
         transport.refuse(opcode: 0x2037, status: 0x12, times: 1)
         sent = transport.sent.count
         #expect(throws: HostError.self) { try advertiser.live.renewAddress(1, with: Self.beacons[2]) }
         commands = Array(transport.sent.dropFirst(sent))
         #expect(commands.map { $0[0] } == [0x39, 0x35, 0x37], "left disabled: \(commands.map { HexText.format($0) })")
-        #expect(advertiser.beacons == [Self.beacons[1]] && advertiser.running[0].ownAddress == address, "the books as they were")
+        #expect(advertiser.running.map(\.beacon) == [Self.beacons[1]] && advertiser.running[0].ownAddress == address, "the books as they were")
 
         sent = transport.sent.count
         let next = try advertiser.live.renewAddress(1, with: Self.beacons[2])
         commands = Array(transport.sent.dropFirst(sent))
         #expect(commands.map { $0[0] } == [0x39, 0x35, 0x37, 0x39] && commands.last?[3] == 0x01, "enabled again by the next step")
-        #expect(next != address && advertiser.beacons == [Self.beacons[2]])
+        #expect(next != address && advertiser.running.map(\.beacon) == [Self.beacons[2]])
     }
 
     /// A refused address is undone by enabling the set again: the old identity goes on whole.
@@ -254,7 +254,7 @@ import Testing
         #expect(throws: HostError.self) { try advertiser.live.renewAddress(1, with: Self.beacons[1]) }
         let commands = Array(transport.sent.dropFirst(sent))
         #expect(commands.map { $0[0] } == [0x39, 0x35, 0x39] && commands.last?[3] == 0x01, "\(commands.map { HexText.format($0) })")
-        #expect(advertiser.beacons == [Self.beacons[0]] && advertiser.running[0].ownAddress == before)
+        #expect(advertiser.running.map(\.beacon) == [Self.beacons[0]] && advertiser.running[0].ownAddress == before)
     }
 
     /// Through the kernel, which picks the address itself: a beacon's own address is refused

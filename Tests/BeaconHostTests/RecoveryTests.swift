@@ -43,12 +43,9 @@ final class FakeSession: AdvertisingSession {
         }
     }
     func stop() throws(HostError) { stops += 1 }
-    /// Beacons of an idle core (no controller behind it): nothing here changes beacons.
-    func beacons(supervised: LiveBeacons.Supervised?) -> LiveBeacons {
-        LiveBeacons(advertiser: Advertiser(controller: HCIController(transport: ScriptedTransport([])),
-                                           options: AdvertisingOptions(beacons: [])),
-                    session: self, supervised: supervised)
-    }
+    /// The advertiser of an idle core (no controller behind it): nothing here changes beacons.
+    let changer = BeaconChanger(Advertiser(controller: HCIController(transport: ScriptedTransport([])),
+                                           options: AdvertisingOptions(beacons: [])))
     func closeOwn() {}
 }
 

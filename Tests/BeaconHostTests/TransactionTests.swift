@@ -37,7 +37,7 @@ import Testing
             #expect(disruption == .hardwareError(code: 0x2A))
             if case .hardwareError = cause {} else { Issue.record("cause \(cause)") }
         }
-        #expect(advertiser.beacons == [referenceBeacon])
+        #expect(advertiser.running.map(\.beacon) == [referenceBeacon])
         #expect(try session.takeIn() == .disrupted(.hardwareError(code: 0x2A)))
         #expect(try session.takeIn() == .quiet, "one error, one disruption")
     }
@@ -51,7 +51,7 @@ import Testing
                      answers: [complete(0x0C03), complete(0x2039, status: 0x42)])])
         #expect(try session.live.add(Self.minor3) == 2)
         #expect(throws: HostError.self) { try session.live.remove(1) }
-        #expect(advertiser.beacons == [referenceBeacon, Self.minor3])
+        #expect(advertiser.running.map(\.beacon) == [referenceBeacon, Self.minor3])
         #expect(advertiser.plan?.handles == [0, 1])
         #expect(advertiser.leftovers.isEmpty)
         #expect(try session.takeIn() == .disrupted(.controllerReset))
@@ -66,7 +66,7 @@ import Testing
         ])
         #expect(Self.interruption { () throws(HostError) in try session.live.update(1, to: Self.minor3) }?.code
                 == "advertising-lost")
-        #expect(advertiser.beacons == [referenceBeacon])
+        #expect(advertiser.running.map(\.beacon) == [referenceBeacon])
         let signal = try session.takeIn()
         #expect("\(signal)".contains("LE Set Extended Advertising Data refused"), "\(signal)")
     }
@@ -92,7 +92,7 @@ import Testing
         } catch {
             guard case .controllerRefused = error else { Issue.record("\(error)"); return }
         }
-        #expect(advertiser.beacons == [referenceBeacon])
+        #expect(advertiser.running.map(\.beacon) == [referenceBeacon])
         #expect(try session.takeIn() == .quiet)
     }
 
@@ -109,7 +109,7 @@ import Testing
                .init(command: hex("3C 20 01 00"), answers: [complete(0x203C)])])
         #expect(try session.live.add(Self.minor3) == 2)
         try session.live.remove(2)
-        #expect(advertiser.beacons == [referenceBeacon])
+        #expect(advertiser.running.map(\.beacon) == [referenceBeacon])
         #expect(advertiser.leftovers == [1])
         try session.stop()
         #expect(advertiser.leftovers.isEmpty)
@@ -124,7 +124,7 @@ import Testing
         let (session, advertiser, _) = try owned(adding
             + [.init(command: hex("39 20 06 00 01 01 00 00 00  // clean-up: disable set 1"), answers: [Self.hardwareError])])
         #expect(throws: HostError.self) { _ = try session.live.add(Self.minor3) }
-        #expect(advertiser.beacons == [referenceBeacon])
+        #expect(advertiser.running.map(\.beacon) == [referenceBeacon])
         #expect(advertiser.plan?.handles == [0])
         #expect(advertiser.leftovers == [1])
         #expect(try session.takeIn() == .disrupted(.hardwareError(code: 0x2A)))
@@ -150,7 +150,7 @@ import Testing
             guard case let .interrupted(disruption, _) = error else { throw error }
             #expect(disruption == .hardwareError(code: 0x2A))
         }
-        #expect(advertiser.beacons == [referenceBeacon])
+        #expect(advertiser.running.map(\.beacon) == [referenceBeacon])
         #expect(try session.takeIn() == .disrupted(.hardwareError(code: 0x2A)))
     }
 
@@ -175,7 +175,7 @@ import Testing
         #expect(advertiser.leftovers.isEmpty)
         #expect(throws: HostError.self) { _ = try session.live.add(Self.minor3) }
         #expect(advertiser.plan?.handles == [2])
-        #expect(advertiser.beacons == [referenceBeacon])
+        #expect(advertiser.running.map(\.beacon) == [referenceBeacon])
         #expect(kernel.remainingSteps == 0, "no Remove Advertising for the refused instance")
         #expect(recorded == [[2], [2, 3], [2]], "recorded at start, and while it was ours")
     }

@@ -44,7 +44,9 @@ public final class BeaconAdvertisement {
         }
     }
     /// The beacons, changed as transactions (`LiveBeacons`).
-    public let live: LiveBeacons
+    package let liveBeacons: LiveBeacons
+    /// The beacons, changed as `LiveAdvertising` says: each change on the air in place, or not at all.
+    public var live: any LiveAdvertising { liveBeacons }
     /// The device in messages: `hci0`, `tcp:127.0.0.1:6402`.
     public let device: String
     /// The HCI link, where the beacons go through HCI commands (nil through the management API).
@@ -68,8 +70,8 @@ public final class BeaconAdvertisement {
                  connection: ControllerConnection?, management: ManagementConnection?, ledger: InstanceLedger?) {
         kind = session
         switch session {
-        case let .managed(managed): live = managed.live
-        case let .hci(hci): live = hci.live
+        case let .managed(managed): liveBeacons = managed.live
+        case let .hci(hci): liveBeacons = hci.live
         }
         self.device = device
         self.access = access
@@ -138,10 +140,10 @@ public final class BeaconAdvertisement {
     }
 
     /// The beacons advertised now, in order, each with its id (the first given is 1).
-    public var running: [RunningBeacon] { live.running }
+    public var running: [RunningBeacon] { liveBeacons.running }
 
     /// The beacons advertised now, in order.
-    public var beacons: [Beacon] { live.beacons }
+    public var beacons: [Beacon] { liveBeacons.beacons }
 
     /// How many beacons can be on the air at once with a set (or instance) of their own: the
     /// controller's sets, legacy advertising's one, the kernel's free instances. Asked of the
@@ -187,18 +189,18 @@ public final class BeaconAdvertisement {
     /// Changes beacon `id` in place (new data on its set or instance, no gap on the air); with
     /// `parameters`, its own interval and TX power too (a short gap for it alone).
     public func update(_ id: BeaconID, to beacon: Beacon, parameters: BeaconParameters? = nil) throws(HostError) {
-        try live.update(id, to: beacon, parameters: parameters)
+        try liveBeacons.update(id, to: beacon, parameters: parameters)
     }
 
     /// Adds a beacon while advertising, with its own interval and TX power if given.
     /// - Returns: its id.
     @discardableResult
     public func add(_ beacon: Beacon, parameters: BeaconParameters = .run) throws(HostError) -> BeaconID {
-        try live.add(beacon, parameters: parameters)
+        try liveBeacons.add(beacon, parameters: parameters)
     }
 
     /// Takes beacon `id` off the air (not the last one: `stop` is how advertising stops).
-    public func remove(_ id: BeaconID) throws(HostError) { try live.remove(id) }
+    public func remove(_ id: BeaconID) throws(HostError) { try liveBeacons.remove(id) }
 
     /// Keeps the beacons on the air until `duration` passes or `interrupt` is readable
     /// (`SignalWatcher.install()` for SIGINT and SIGTERM), putting them back after whatever

@@ -183,7 +183,7 @@ public final class BeaconBroadcast: Sendable {
         }
         let made = BeaconBroadcast(device: advertisement.device, running: advertisement.live.running, events: events,
                                    requestsReady: pipes.0, stopRequested: pipes.1)
-        let requests = RequestSource(broadcast: made, live: advertisement.live)
+        let requests = RequestSource(broadcast: made, live: advertisement.liveBeacons)
         let run = advertisement.runSource(stop: made.stopRequested.descriptor, sources: [requests], report: sink) {
             made.finish($0)
         }

@@ -16,7 +16,10 @@ import LinuxSystem
 ///   taken on the address the instance has, said once per beacon;
 /// - a beacon whose address rotates (`rotate-address=S`) gets a new made-up address every S
 ///   seconds (`RenewalSchedule`; one that gains or loses its rotation is scheduled anew); where
-///   its content moves within `together` of that, both change in that one step.
+///   its content moves within `together` of that, both change in that one step;
+/// - with telemetry interleaved (`--interleave-tlm`), each Eddystone-UID or -URL beacon's set
+///   carries the TLM frame (the emitter's own counters, moving from the start) for one
+///   advertising interval in every ten, as a beacon that sends both interleaves them.
 ///
 /// A change the controller refuses, or that finds the beacons off the air, is said and tried
 /// again: a steady motion at its next period, a step `retryPeriod` later, an address a period
@@ -75,15 +78,46 @@ package final class BeaconMotions {
     private let label: (BeaconID) -> String
     private let report: (Motion, String) -> Void
 
+    /// Telemetry interleaved on the beacons' sets: the frame as the run started with it, the
+    /// advertising interval (seconds), and where the intervals are counted from.
+    private struct Interleaving {
+        let frame: Beacon
+        let tick: Double
+        /// The caller's time the intervals count from (the schedule's first look).
+        var origin: Double?
+        /// The interval the frame is on the sets for now, nil while the beacons are.
+        var shownAt: UInt64?
+        /// The last tenth interval the frame was shown on, or skipped (a loop late past it).
+        var handled: UInt64 = 0
+        /// Every tenth interval carries the frame.
+        static let every: UInt64 = 10
+
+        /// The intervals passed by `now`.
+        func ticks(_ now: Double) -> UInt64 {
+            // A nanosecond's slack: at the due time itself the division may fall just short.
+            UInt64(max(0, ((now - (origin ?? now)) / tick + 1e-9).rounded(.down)))
+        }
+
+        /// When it next changes the sets: the frame's interval over, or the next tenth one.
+        var due: Double {
+            (origin ?? 0) + Double(shownAt.map { $0 + 1 } ?? handled + Self.every) * tick
+        }
+    }
+    private var interleaving: Interleaving?
+
     /// - Parameters:
-    ///   - intervalUnits: the run's advertising interval (0.625 ms units), for TLM PDU counts.
+    ///   - intervalUnits: the run's advertising interval (0.625 ms units), for TLM PDU counts
+    ///     and the interleaved frame's intervals.
+    ///   - interleaving: a TLM frame to interleave on Eddystone-UID and -URL beacons' sets
+    ///     (`--interleave-tlm`); its counters move from the start.
     ///   - label: how a beacon is named in reports ("beacon 3", a scenario's name).
     ///   - report: each new address and reported state, and each change that failed.
-    package init(beacons: any LiveAdvertising, intervalUnits: UInt32,
+    package init(beacons: any LiveAdvertising, intervalUnits: UInt32, interleaving: Beacon? = nil,
                  label: @escaping (BeaconID) -> String = { "beacon \($0)" },
                  report: @escaping (Motion, String) -> Void) {
         self.beacons = beacons
         context = MotionContext(intervalUnits: intervalUnits, aes: RememberingAES())
+        self.interleaving = interleaving.map { Interleaving(frame: $0, tick: Double(intervalUnits) * 0.000625) }
         self.label = label
         self.report = report
     }
@@ -91,7 +125,8 @@ package final class BeaconMotions {
     /// When the next change is due on the caller's clock; nil when none will be.
     package func nextDue(now: Double) -> Double? {
         follow(beacons.running, now: now)
-        return (moving.values.compactMap(\.due) + [renewals.nextDue].compactMap { $0 }).min()
+        let interleave = interleaving?.due
+        return (moving.values.compactMap(\.due) + [renewals.nextDue, interleave].compactMap { $0 }).min()
     }
 
     /// Makes every change due by `now`.
@@ -100,12 +135,43 @@ package final class BeaconMotions {
         let periods = Self.rotationPeriods(beacons.running)
         move(now: now, periods: periods)
         renewAddresses(now: now, periods: periods)
+        interleave(now: now)
+    }
+
+    /// Puts the TLM frame on each Eddystone-UID or -URL beacon's set on a tenth interval, and
+    /// the beacon back on the next; a loop late past the frame's interval skips it.
+    private func interleave(now: Double) {
+        guard var plan = interleaving else { return }
+        defer { interleaving = plan }
+        let ticks = plan.ticks(now)
+        if let shown = plan.shownAt, ticks > shown {
+            plan.shownAt = nil
+            show { $0 }
+        }
+        guard plan.shownAt == nil, ticks >= plan.handled + Interleaving.every else { return }
+        plan.handled = ticks / Interleaving.every * Interleaving.every
+        guard ticks == plan.handled else { return }
+        plan.shownAt = ticks
+        let frame = plan.frame.motion?.advanced(by: Double(ticks) * plan.tick, context) ?? plan.frame
+        show { _ in frame }
+    }
+
+    /// Shows `frame(beacon)` on the set of each beacon that telemetry accompanies.
+    private func show(_ frame: (Beacon) -> Beacon) {
+        for beacon in beacons.running where EddystoneTLM.accompanies(beacon.beacon) {
+            do {
+                try beacons.show(beacon.id, frame(beacon.beacon))
+            } catch {
+                report(.content("telemetry"), "\(label(beacon.id)): not interleaved: \(error)")
+            }
+        }
     }
 
     /// The schedules follow the beacons running now: one new (or changed by someone else)
     /// starts from its state now, one gone is dropped; one whose last state failed to go on the
     /// air is not new.
     private func follow(_ running: [RunningBeacon], now: Double) {
+        if interleaving != nil && interleaving?.origin == nil { interleaving?.origin = now }
         renewals.follow(Self.rotationPeriods(running), now: now)
         var still: [BeaconID: Entry] = [:]
         for beacon in running {

@@ -60,7 +60,7 @@ public struct BeaconParameters: Sendable, Hashable {
     /// Why a beacon of these parameters cannot take turns with the others
     /// (`firstUnableToTakeTurns`): parameters of its own, or only its address (or the lack of
     /// one) against theirs.
-    func turnsRefusal(beacon label: String) -> Refusal {
+    func turnsRefusal(beacon label: BeaconID) -> Refusal {
         apartFromAddress == .run ? Refusal(.ownAddress, beacon: label, .sharedSetMixedAddresses)
             : Refusal(.ownParameters(description), beacon: label, .sharedSet)
     }

@@ -166,7 +166,7 @@ final class BeaconSlots {
         }
         for (index, entry) in entries.enumerated() {
             try checkScanResponse(entry.beacon, parameters: entry.parameters)
-            _ = try entry.beacon.pduData(label: "beacon \(entry.id)", extendedPDUs: usesExtendedPDUs(index))
+            _ = try entry.beacon.pduData(beacon: entry.id, extendedPDUs: usesExtendedPDUs(index))
         }
     }
 
@@ -290,8 +290,8 @@ final class BeaconSlots {
     }
 
     /// Beacon `index` for messages and steps, by its id: "beacon 3".
-    func label(_ index: Int) -> String {
-        entries.indices.contains(index) ? "beacon \(entries[index].id)" : "beacon at \(index)"
+    func label(_ index: Int) -> BeaconID {
+        entries.indices.contains(index) ? entries[index].id : nextID
     }
 
     /// Whether beacon `index` has a slot of its own (does not take turns).
@@ -304,7 +304,7 @@ final class BeaconSlots {
         hasOwnSlot(index) || index == rotationIndex
     }
 
-    private static func turnsRefusal(_ label: String, _ own: BeaconParameters) -> HostError {
+    private static func turnsRefusal(_ label: BeaconID, _ own: BeaconParameters) -> HostError {
         .refused(own.turnsRefusal(beacon: label))
     }
 
@@ -534,14 +534,14 @@ struct BeaconEntry {
 }
 
 extension Beacon {
-    /// Its advertising data, refused (naming `label`, "beacon 2", when given) when it is longer
+    /// Its advertising data, refused (naming `beacon` when given) when it is longer
     /// than the 31 bytes a legacy PDU carries, or with `extendedPDUs` the 251 this host sends
     /// in extended PDUs.
-    func pduData(label: String? = nil, extendedPDUs: Bool = false) throws(HostError) -> [UInt8] {
+    func pduData(beacon: BeaconID? = nil, extendedPDUs: Bool = false) throws(HostError) -> [UInt8] {
         let data = advertisingData.bytes
         let most = extendedPDUs ? AdvertisingData.extendedPDUMaximumLength : AdvertisingData.legacyMaximumLength
         guard data.count <= most else {
-            throw .refused(Refusal(nil, beacon: label, .dataTooLong(bytes: data.count, most: most, extendedPDUs: extendedPDUs)))
+            throw .refused(Refusal(nil, beacon: beacon, .dataTooLong(bytes: data.count, most: most, extendedPDUs: extendedPDUs)))
         }
         return data
     }
@@ -554,7 +554,7 @@ enum BeaconRemoval {
     /// stops: the rule of `advertise`, the control socket and the library; a scenario's
     /// beacons come and go, the last one too).
     static func check(_ id: BeaconID, of count: Int) throws(HostError) {
-        guard count > 1 else { throw .refused(Refusal(nil, beacon: "beacon \(id)", .lastBeacon)) }
+        guard count > 1 else { throw .refused(Refusal(nil, beacon: id, .lastBeacon)) }
     }
 
     /// The beacon on turn once beacon `index` is gone (`remaining` left), and whether the one

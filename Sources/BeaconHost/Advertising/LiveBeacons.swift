@@ -45,8 +45,6 @@ enum CutShortChange {
 }
 
 extension RevertibleAdvertiser {
-    /// The beacons' content, in order.
-    var beacons: [Beacon] { slots.entries.map(\.beacon) }
     /// The beacons' ids, in order.
     var ids: [BeaconID] { slots.entries.map(\.id) }
 
@@ -124,12 +122,13 @@ extension RevertibleAdvertiser {
 /// advertiser undoes its books, and its changes are made so that a refused command has
 /// changed nothing on the air (`Advertiser`, `ManagedAdvertiser`). A change that a disruption
 /// interrupts (a Hardware Error, a reset, the link lost while it ran, a set the controller no
-/// longer knows) is undone in the books too and, as `Supervised` says, thrown as
+/// longer knows) is undone in the books too and, as `Stage` says, thrown as
 /// `HostError.interrupted` (the supervisor is putting the beacons back as the books have them,
 /// after which the same change can be made again) or made in the books for the restore.
-public final class LiveBeacons: LiveAdvertising {
-    /// How changes meet the supervision of a scenario's stage (`EmitterRun.live`).
-    package struct Supervised {
+package final class LiveBeacons: LiveAdvertising {
+    /// How changes go on a scenario's stage, whose timeline does not wait for the beacons
+    /// (`EmitterRun.live`): beside the supervision every run has, the books come first.
+    package struct Stage {
         /// Whether the beacons are off the air now: changes then go into the books only.
         var isOffAir: () -> Bool
         /// Called after a change that a disruption cut short (kept in the books), for the
@@ -145,13 +144,13 @@ public final class LiveBeacons: LiveAdvertising {
     private let advertiser: any RevertibleAdvertiser
     private let session: any AdvertisingSession
     /// nil: `advertise`'s and the library's rule (a change cut short is undone and thrown; the
-    /// last beacon stays). Set: a scenario's (changes kept in the books; the last one may go).
-    private let supervised: Supervised?
+    /// last beacon stays). Set: a scenario's stage (changes kept in the books; the last one may go).
+    private let stage: Stage?
 
-    init(advertiser: any RevertibleAdvertiser, session: any AdvertisingSession, supervised: Supervised? = nil) {
+    init(advertiser: any RevertibleAdvertiser, session: any AdvertisingSession, stage: Stage? = nil) {
         self.advertiser = advertiser
         self.session = session
-        self.supervised = supervised
+        self.stage = stage
     }
 
     public var running: [RunningBeacon] { advertiser.running }
@@ -179,7 +178,7 @@ public final class LiveBeacons: LiveAdvertising {
     /// Takes beacon `id` off the air; not the last one (stopping is how advertising stops),
     /// except on a scenario's stage, whose beacons come and go (one already gone: nothing).
     public func remove(_ id: BeaconID) throws(HostError) {
-        guard supervised == nil else {
+        guard stage == nil else {
             guard advertiser.slots.entries.contains(where: { $0.id == id }) else { return }
             return try change { backend throws(HostError) in try advertiser.remove(try advertiser.slots.index(id), on: backend) }
         }
@@ -211,7 +210,7 @@ public final class LiveBeacons: LiveAdvertising {
     /// Takes `ids` off the air as one change, all or none (HCI sets: disabled by one command);
     /// as `remove(_:)` says of the last one and of one already gone.
     public func remove(_ ids: [BeaconID]) throws(HostError) {
-        if supervised == nil {
+        if stage == nil {
             for id in ids { _ = try advertiser.slots.index(id) }
             if let first = ids.first, Set(ids).count >= advertiser.slots.entries.count { try BeaconRemoval.check(first, of: 1) }
         }
@@ -231,7 +230,7 @@ public final class LiveBeacons: LiveAdvertising {
     /// reset) has what is still ours removed, so that nothing of ours stays on the air.
     public func removeAll() throws(HostError) {
         let onAir = { [advertiser] (change: BeaconChange<Void>) throws(HostError) in try advertiser.make(change) }
-        guard supervised?.isOffAir() == true else { return try removeEach(through: onAir) }
+        guard stage?.isOffAir() == true else { return try removeEach(through: onAir) }
         if session.availability() == .usable, (try? removeEach(through: onAir)) != nil { return }
         try removeEach { [advertiser] (change: BeaconChange<Void>) throws(HostError) in try advertiser.inBooks(change) }
     }
@@ -268,13 +267,13 @@ public final class LiveBeacons: LiveAdvertising {
         return Array(ids[first...])
     }
 
-    /// Makes `body` on the air as a transaction. Under supervision, off the air it goes into the
-    /// books only, and one that a disruption cuts short is kept in the books.
+    /// Makes `body` on the air as a transaction. On a stage, off the air it goes into the books
+    /// only, and one that a disruption cuts short is kept in the books.
     func change<T>(_ body: BeaconChange<T>) throws(HostError) -> T {
-        guard let supervised else { return try advertiser.change(in: session, cutShort: .undo, body).result }
-        if supervised.isOffAir() { return try advertiser.inBooks(body) }
+        guard let stage else { return try advertiser.change(in: session, cutShort: .undo, body).result }
+        if stage.isOffAir() { return try advertiser.inBooks(body) }
         let (result, cutShort) = try advertiser.change(in: session, cutShort: .keepInBooks, body)
-        if cutShort { try supervised.cutShort() }
+        if cutShort { try stage.cutShort() }
         return result
     }
 }
@@ -294,24 +293,33 @@ extension AdvertisingSession {
     }
 }
 
-extension HCISession {
-    /// The beacons, changed as transactions.
-    public var live: LiveBeacons { beacons(supervised: nil) }
+/// A session's advertiser as the session protocol names it (`AdvertisingSession.changer`):
+/// what its beacons' changes go through.
+package struct BeaconChanger {
+    let advertiser: any RevertibleAdvertiser
 
-    package func beacons(supervised: LiveBeacons.Supervised?) -> LiveBeacons {
-        LiveBeacons(advertiser: advertiser, session: self, supervised: supervised)
+    init(_ advertiser: any RevertibleAdvertiser) { self.advertiser = advertiser }
+}
+
+extension AdvertisingSession {
+    /// The beacons, changed as transactions.
+    package var live: LiveBeacons { beacons(onStage: nil) }
+
+    /// Its beacons, changed as transactions: as `advertise` and the library change them (nil),
+    /// or on a scenario's stage (`EmitterRun.live`).
+    package func beacons(onStage stage: LiveBeacons.Stage?) -> LiveBeacons {
+        LiveBeacons(advertiser: changer.advertiser, session: self, stage: stage)
     }
+}
+
+extension HCISession {
+    package var changer: BeaconChanger { BeaconChanger(advertiser) }
 
     package func closeOwn() { closeLink() }
 }
 
 extension ManagedSession {
-    /// The beacons, changed as transactions.
-    public var live: LiveBeacons { beacons(supervised: nil) }
-
-    package func beacons(supervised: LiveBeacons.Supervised?) -> LiveBeacons {
-        LiveBeacons(advertiser: advertiser, session: self, supervised: supervised)
-    }
+    package var changer: BeaconChanger { BeaconChanger(advertiser) }
 
     package func closeOwn() { closeWatchers() }
 }

@@ -18,7 +18,7 @@ extension AdvertisingOptions {
             throw AdvertisingOptionError(Refusal(.nonResolvableAddress, .connectable))
         }
         for (index, own) in beaconParameters.enumerated() {
-            let beacon = "beacon \(index + 1)"
+            let beacon = BeaconID(index + 1)
             if own.connectable ?? connectable, own.address == .generatedNonResolvable {
                 throw AdvertisingOptionError(Refusal(.nonResolvableAddress, beacon: beacon, .connectable))
             }
@@ -41,7 +41,7 @@ extension AdvertisingOptions {
         }
         if mode == .legacy && beacons.count > 1,
            let index = BeaconParameters.firstUnableToTakeTurns(beaconParameters, runAddressIsRandom: address != .publicAddress) {
-            throw AdvertisingOptionError(beaconParameters[index].turnsRefusal(beacon: "beacon \(index + 1)"))
+            throw AdvertisingOptionError(beaconParameters[index].turnsRefusal(beacon: BeaconID(index + 1)))
         }
         if mode == .legacy && txPower != nil {
             throw AdvertisingOptionError(Refusal(.txPower, .legacyChosen))

@@ -207,7 +207,7 @@ package final class ManagedAdvertiser {
             try client.putInstance(instance, data: slots.entries[beacon].beacon.advertisingData.bytes,
                                    scanResponse: slots.scanResponse(of: slots.entries[beacon].beacon, at: beacon) ?? [],
                                    extendedPDU: slots.usesExtendedPDUs(beacon),
-                                   label: slots.label(beacon),
+                                   label: "beacon \(slots.label(beacon))",
                                    options: options.applying(slots.entries[beacon].parameters), separately: setsInterval,
                                    duration: instanceDuration, log: log)
         } catch {
@@ -422,7 +422,7 @@ package final class ManagedAdvertiser {
             throw .refused(Refusal(nil, .instanceNotOurs(instance)))
         }
         try client.putInstance(instance, data: data, scanResponse: scanResponse ?? [], extendedPDU: slots.usesExtendedPDUs(index),
-                               label: slots.label(index), options: options.applying(slots.entries[index].parameters),
+                               label: "beacon \(slots.label(index))", options: options.applying(slots.entries[index].parameters),
                                separately: setsInterval, parameters: false, log: log)
     }
 

@@ -42,9 +42,8 @@ package protocol AdvertisingSession: AnyObject {
     /// Has the session's commands wait for their answers in `loop` (nil: on their link alone),
     /// on the link it has now and on those it opens later.
     func waitForAnswers(in loop: (any CommandWaitLoop)?)
-    /// Its beacons, changed as transactions: as `advertise` and the library change them (nil),
-    /// or under a stage's supervision (`EmitterRun.live`).
-    func beacons(supervised: LiveBeacons.Supervised?) -> LiveBeacons
+    /// What changes its beacons as transactions (`beacons(onStage:)`, `live`).
+    var changer: BeaconChanger { get }
     /// Closes what the session opened itself (a link it opened again after the first closed,
     /// the kernel's reset and takeover watchers); the beacons stay as they are.
     func closeOwn()

@@ -34,7 +34,7 @@ package final class EmitterRun {
     /// caller to make again once they are back; the last beacon stays), or on a stage as a
     /// timeline that does not wait for them changes them (off the air a change goes into the
     /// books, one cut short is kept there for the restore; the last beacon may go).
-    package private(set) lazy var live: LiveBeacons = session.beacons(supervised: isStage ? .init(
+    package private(set) lazy var live: LiveBeacons = session.beacons(onStage: isStage ? .init(
         isOffAir: { [weak self] in self?.supervisor.isOffAir ?? false },
         cutShort: { [weak self] () throws(HostError) in try self?.supervise() }) : nil)
 

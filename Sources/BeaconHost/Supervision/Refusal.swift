@@ -126,12 +126,13 @@ public struct Refusal: Error, Hashable, Sendable, CustomStringConvertible {
 
     /// What was asked; nil where the reason says it all.
     public var setting: Setting?
-    /// The beacon whose own setting it is (its label, "beacon 2" or a scenario's name); nil
-    /// for the run's.
-    public var beacon: String?
+    /// The beacon whose own setting it is, by its id; nil for the run's.
+    public var beacon: BeaconID?
+    /// What the program calls that beacon (a scenario's name for it), said instead of "beacon N".
+    public var beaconName: String?
     public var reason: Reason
 
-    public init(_ setting: Setting?, beacon: String? = nil, _ reason: Reason) {
+    public init(_ setting: Setting?, beacon: BeaconID? = nil, _ reason: Reason) {
         self.setting = setting
         self.beacon = beacon
         self.reason = reason
@@ -142,7 +143,8 @@ public struct Refusal: Error, Hashable, Sendable, CustomStringConvertible {
     /// The beacon and the setting, each setting named by `naming` (the library's words, or a
     /// program's own: its options), then the fact: "beacon 2's TX power: needs ...".
     public func statement(naming: (Setting) -> String) -> String {
-        let subject = [beacon, setting.map(naming)].compactMap { $0 }.joined(separator: "'s ")
+        let who = beaconName.map { "'\($0)'" } ?? beacon.map { "beacon \($0)" }
+        let subject = [who, setting.map(naming)].compactMap { $0 }.joined(separator: "'s ")
         return (subject.isEmpty ? "" : subject + ": ") + reason.fact
     }
 }
