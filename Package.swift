@@ -116,6 +116,10 @@ let package = Package(
             name: "BeaconHostTests",
             dependencies: ["BeaconHost", "BeaconTracking", "LinuxSystem", "AdvertisementCodec"]
         ),
+        // The tracking and the system layer tested alone: what the arm64 suite runs of them
+        // without building the host and swift-crypto for arm64 (scripts/arm64-test).
+        .testTarget(name: "BeaconTrackingTests", dependencies: ["BeaconTracking", "AdvertisementCodec"]),
+        .testTarget(name: "LinuxSystemTests", dependencies: ["LinuxSystem"]),
         .testTarget(
             name: "BeaconReportsTests",
             dependencies: ["BeaconReports", "BeaconTracking", "AdvertisementCodec"]
