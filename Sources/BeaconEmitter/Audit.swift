@@ -56,6 +56,8 @@ struct Audit: ParsableCommand {
     @Option(help: "The Eddystone-URL beacon of this URL.")
     var url: String?
 
+    @OptionGroup var layout: LayoutRegionOptions
+
     @Option(help: ArgumentHelp("Seconds to listen.", valueName: "seconds"))
     var duration: Double = 30
 
@@ -109,9 +111,13 @@ struct Audit: ParsableCommand {
         let region = try ScanFilterOptions.region(uuid: uuid, major: major, minor: minor)
         let namespace = try self.namespace.map { try hexBytes($0, "--namespace", count: 10) }
         let instance = try self.instance.map { try hexBytes($0, "--instance", count: 6) }
-        let choice = AuditChoice(address: address, region: region, namespace: namespace, instance: instance, url: url)
-        let ways = [address != nil, region != nil, namespace != nil || instance != nil, url != nil].filter { $0 }.count
-        if ways > 1 { throw ValidationError("choose the advertiser one way: --address, --uuid, --namespace/--instance or --url") }
+        let layout = try self.layout.region()
+        let choice = AuditChoice(address: address, region: region, namespace: namespace, instance: instance, url: url,
+                                 layout: layout)
+        let ways = [address != nil, region != nil, namespace != nil || instance != nil, url != nil, layout != nil].filter { $0 }.count
+        if ways > 1 {
+            throw ValidationError("choose the advertiser one way: --address, --uuid, --namespace/--instance, --url or --layout")
+        }
         return choice
     }
 

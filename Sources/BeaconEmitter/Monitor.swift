@@ -38,41 +38,21 @@ struct Monitor: ParsableCommand {
     @Flag(help: "Events as JSON lines.")
     var json = false
 
-    @Option(name: .customLong("layout"), help: ArgumentHelp(
-        "A region of your app's own layout instead of --uuid: the layout, named with NAME= in front.",
-        valueName: "[name=]layout"))
-    var layout: String?
-
-    @Option(name: .customLong("id"), help: ArgumentHelp(
-        "With --layout: the region's identifiers, the layout's first ones in order, as the library writes them.",
-        valueName: "id"))
-    var layoutIdentifiers: [String] = []
+    @OptionGroup var layout: LayoutRegionOptions
 
     func validate() throws {
-        if layout != nil && filter.uuid != nil { throw ValidationError("--layout and --uuid are two regions: give one") }
-        if layout == nil && !layoutIdentifiers.isEmpty { throw ValidationError("--id is a layout's identifier: give its --layout") }
-        if layout == nil && filter.uuid == nil {
+        if layout.layout != nil && filter.uuid != nil { throw ValidationError("--layout and --uuid are two regions: give one") }
+        if layout.layout == nil && filter.uuid == nil {
             throw ValidationError("monitor needs a region: --uuid UUID [--major N [--minor N]], or --layout LAYOUT [--id ID ...]")
         }
-        if layout != nil { _ = try layoutRegion() }
         if !(exitAfter > 0 && exitAfter < 1e9) { throw ValidationError("--exit-after must be a positive number of seconds") }
         try validateDuration(duration)
         if replay != nil && deviceOptions.device != nil { throw ValidationError("--replay reads a file instead of --device") }
     }
 
-    /// The layout region asked for.
-    func layoutRegion() throws -> BeaconLayout.Region? {
-        guard let layout else { return nil }
-        do {
-            return try BeaconLayout.Region(layout: layout, identifiers: layoutIdentifiers)
-        } catch {
-            throw ValidationError("--layout: \(error)")
-        }
-    }
-
     func run() throws {
         let scanFilter = try filter.filter()
-        let layoutRegion = try self.layoutRegion()
+        let layoutRegion = try layout.region()
         let region: RegionName
         if let layoutRegion {
             region = .layout(name: layoutRegion.name, ids: layoutRegion.identifierTexts)

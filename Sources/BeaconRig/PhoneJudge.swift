@@ -25,7 +25,7 @@ final class PhoneJudge {
         self.logs = Dictionary(logs.map { ($0.phone.name, $0) }) { first, _ in first }
         var members: [String: Set<String>] = [:]
         for region in scenario.regions {
-            members[region.name] = Set(scenario.beacons.filter { region.region.matches($0.beacon) }.map(\.name))
+            members[region.name] = Set(scenario.beacons.filter { region.contains($0.beacon) }.map(\.name))
         }
         self.members = members
     }

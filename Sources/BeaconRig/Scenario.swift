@@ -53,14 +53,36 @@ public struct Scenario: Sendable {
         }
     }
 
-    /// A region watched with Core Location's timing (`RegionMonitor`).
+    /// A region watched with Core Location's timing (`RegionMonitor`): of iBeacons and AltBeacons
+    /// (a UUID, a major, a minor), or of an app's layout (`{layout: acme, ids: [...]}`, as the
+    /// android-beacon-library's `Region(id1, id2, id3)` matches).
     public struct RegionDefinition: Sendable {
         public var name: String
-        public var region: BeaconRegion
+        /// The built-in formats' region; nil for a layout's.
+        public var region: BeaconRegion?
+        /// A layout's region; nil for the built-in formats'.
+        public var layout: BeaconLayout.Region?
 
         public init(name: String, region: BeaconRegion) {
             self.name = name
             self.region = region
+        }
+
+        public init(name: String, layout: BeaconLayout.Region) {
+            self.name = name
+            self.layout = layout
+        }
+
+        /// Whether a report's advertising data, whose beacons are `beacons`, is of the region: a
+        /// layout's region reads the data as the app's parser does; the built-ins' asks the beacons.
+        public func contains(_ data: [UInt8], beacons: [Beacon]) -> Bool {
+            if let layout { return (try? AdvertisingData(parsing: data)).map(layout.contains) ?? false }
+            return region.map { region in beacons.contains(where: region.matches) } ?? false
+        }
+
+        /// Whether a beacon is of the region (its advertising data read as a report's is).
+        public func contains(_ beacon: Beacon) -> Bool {
+            contains(beacon.advertisingData.bytes, beacons: [beacon])
         }
     }
 

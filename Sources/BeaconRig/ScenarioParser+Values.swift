@@ -246,9 +246,35 @@ extension ScenarioParser {
         return (definition, programs)
     }
 
-    func region(_ node: Node, _ name: String) throws(ScenarioError) -> BeaconRegion {
-        let map = try mapping(node, "region '\(name)'", keys: ["uuid", "major", "minor"])
-        guard let uuidNode = map["uuid"] else { throw fail(node, "region '\(name)' needs 'uuid'") }
+    /// A region: `{uuid, major, minor}` of iBeacons and AltBeacons, or `{layout, ids}` of an app's
+    /// layout (a name under `layouts:` or a layout itself; the identifiers its beacons start
+    /// with, as the library writes them: fewer, a wider region).
+    func region(_ node: Node, _ name: String) throws(ScenarioError) -> Scenario.RegionDefinition {
+        let what = "region '\(name)'"
+        let map = try mapping(node, what, keys: ["uuid", "major", "minor", "layout", "ids"])
+        if let layoutNode = map["layout"] {
+            if let other = ["uuid", "major", "minor"].first(where: { map[$0] != nil }) {
+                throw fail(node, "\(what): a layout's region names its identifiers with 'ids', not '\(other)'")
+            }
+            let text = try beaconField("layout", layoutNode, what)
+            var ids = ""
+            if let idsNode = map["ids"] { ids = try beaconField("ids", idsNode, what) }
+            let layoutName = layouts.first { $0.value == text }?.key ?? "layout"
+            do {
+                let layout = try BeaconLayout(parsing: text)
+                let region = try BeaconLayout.Region(name: layoutName, layout: layout,
+                                                     identifiers: ids.split(separator: " ").map(String.init))
+                return Scenario.RegionDefinition(name: name, layout: region)
+            } catch {
+                throw fail(map["ids"] ?? layoutNode, "\(what): \(error.message)")
+            }
+        }
+        if map["ids"] != nil { throw fail(node, "\(what): 'ids' go with a 'layout'") }
+        return Scenario.RegionDefinition(name: name, region: try beaconRegion(node, map, name))
+    }
+
+    private func beaconRegion(_ node: Node, _ map: Entries, _ name: String) throws(ScenarioError) -> BeaconRegion {
+        guard let uuidNode = map["uuid"] else { throw fail(node, "region '\(name)' needs 'uuid' (or 'layout' and 'ids')") }
         let uuid: UUID
         do {
             uuid = try UUID(beaconText: try string(uuidNode, "uuid"))

@@ -258,7 +258,7 @@ public struct ScenarioParser {
         }
         if let node = top["regions"] {
             for (name, regionNode) in try mapping(node, "regions", keys: nil).entries {
-                scenario.regions.append(Scenario.RegionDefinition(name: name, region: try region(regionNode, name)))
+                scenario.regions.append(try region(regionNode, name))
             }
         }
         if let node = top["phones"] {

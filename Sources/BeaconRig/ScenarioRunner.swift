@@ -306,7 +306,8 @@ public final class ScenarioRunner {
             let text = SightingFormatter.text(BeaconSighting(beacon: sighting.beacon))
             if !seenDuringStep.contains(text) { seenDuringStep.append(text) }
         }
-        for region in scenario.regions where sightings.contains(where: { region.region.matches($0.beacon) }) {
+        let beacons = sightings.map(\.beacon)
+        for region in scenario.regions where region.contains(scanReport.data, beacons: beacons) {
             for event in monitors[region.name]?.sighted(at: now) ?? [] { regionEvent(region.name, event) }
             phones.heard(region.name, at: now)
         }

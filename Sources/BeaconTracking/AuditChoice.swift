@@ -13,18 +13,29 @@ public struct AuditChoice: Sendable, Hashable {
     public var instance: [UInt8]?
     /// Eddystone-URL, as it decodes.
     public var url: String?
+    /// A region of an app's layout (`audit --layout`): the beacon its data reads as, as the app's
+    /// parser reads it.
+    public var layout: BeaconLayout.Region?
 
     public init(address: BluetoothAddress? = nil, region: BeaconRegion? = nil, namespace: [UInt8]? = nil,
-                instance: [UInt8]? = nil, url: String? = nil) {
+                instance: [UInt8]? = nil, url: String? = nil, layout: BeaconLayout.Region? = nil) {
         self.address = address
         self.region = region
         self.namespace = namespace
         self.instance = instance
         self.url = url
+        self.layout = layout
     }
 
     /// Whether a beacon's identifiers choose the advertiser.
-    public var byBeacon: Bool { region != nil || namespace != nil || instance != nil || url != nil }
+    public var byBeacon: Bool { region != nil || namespace != nil || instance != nil || url != nil || layout != nil }
+
+    /// Whether a report's advertising data is the chosen beacon's: read through the layout, or
+    /// the beacons it carries asked (`matches`).
+    public func chooses(_ data: AdvertisingData) -> Bool {
+        if let layout { return layout.contains(data) }
+        return ((try? Beacon.beacons(in: data)) ?? []).contains(where: matches)
+    }
 
     /// What chose the advertiser, the same from run to run (`uuid=... major=1`, `address ...`);
     /// nil where nothing did (the strongest is audited).
@@ -39,6 +50,10 @@ public struct AuditChoice: Sendable, Hashable {
         if let namespace { parts.append("namespace=\(HexText.format(namespace))") }
         if let instance { parts.append("instance=\(HexText.format(instance))") }
         if let url { parts.append("url=\(url)") }
+        if let layout {
+            parts.append("layout=\(layout.name)")
+            parts += layout.identifierTexts.enumerated().map { "id\($0.offset + 1)=\($0.element)" }
+        }
         return parts.isEmpty ? nil : parts.joined(separator: " ")
     }
 

@@ -24,8 +24,7 @@ public struct AuditCollector: Sendable {
 
     public mutating func add(_ report: ScanReport, at time: Double) {
         if choice.byBeacon {
-            let beacons = (try? AdvertisingData(parsing: report.data)).flatMap { try? Beacon.beacons(in: $0) } ?? []
-            if beacons.contains(where: choice.matches) {
+            if let data = try? AdvertisingData(parsing: report.data), choice.chooses(data) {
                 chosenAddresses.insert(report.address)
             } else if !(report.isScanResponse && chosenAddresses.contains(report.address)) {
                 others += 1

@@ -51,6 +51,24 @@ extension Rig {
         #expect(abs(estimate - interval) <= max(3, interval * 0.02), "events every \(estimate) ms, set \(interval)")
     }
 
+    /// Your app's own beacon, audited by its layout and first identifier beside another beacon
+    /// of the same layout (at another interval): the suite is named by them, the interval is
+    /// the chosen one's, and every rule a beacon of no built-in format is held to passes.
+    @Test func aLayoutsBeaconIsAuditedByItsRegion() throws {
+        let layout = "m:2-2=7a,i:3-6,i:7-8l,p:9-9,d:10-11l"
+        let sibling = try BackgroundProcess.beaconEmit(["-i", device, "--duration", "8", "--interval", "300", "--layout", layout,
+                                                         "--id", "0x0A0B0C0D", "--id", "1", "--data", "1", "--measured-power", "-62"])
+        defer { _ = sibling.wait() }
+        let result = try audit(emitting: ["--layout", layout, "--id", "0x01020304", "--id", "7", "--data", "300",
+                                          "--measured-power", "-62", "--interval", "100"], for: 3,
+                               ["--layout", "acme=" + layout, "--id", "0x01020304", "--interval", "100"])
+        #expect(result.status == 0, "\(result.verdicts) \(result.stderr)")
+        #expect(!result.verdicts.isEmpty && result.verdicts.values.allSatisfy { $0 == "pass" }, "\(result.verdicts)")
+        let estimate = try #require(result.json?["interval"]?["eventPeriodMs"]?.number)
+        #expect(abs(estimate - 100) <= 3, "events every \(estimate) ms, set 100 (the sibling's: 300)")
+        #expect(result.json?["name"]?.string == "beacon-emit audit layout=acme id1=0x01020304", "\(String(describing: result.json))")
+    }
+
     /// Each mistake fails its own rule and no other.
     @Test(arguments: [
         (iBeacon + ["--connectable"], [String](), "non-connectable"),

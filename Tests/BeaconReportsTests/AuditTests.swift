@@ -174,4 +174,30 @@ func eventTimes(interval: Double, seconds: Double, delay: Bool = true, heard: Do
         #expect(followed.audit.addresses.count >= 2 && followed.audit.rssiMean == -70)
         #expect(followed.audit.rules.allSatisfy { $0.verdict == .pass })
     }
+
+    /// `audit --layout`: the advertiser whose data reads, through the app's layout, as a beacon
+    /// of the region (its first identifiers), not another beacon of the layout beside it, nor
+    /// an iBeacon; named by the layout and the identifiers given.
+    @Test func aLayoutsRegionChoosesItsAdvertiser() throws {
+        let layout = try BeaconLayout(parsing: "m:2-2=7a,i:3-6,i:7-8l,p:9-9,d:10-11l")
+        func data(_ first: [UInt8]) throws -> [UInt8] {
+            Array(try layout.advertisingData(identifiers: [first, [0, 7]], data: [300], measuredPower: -62).bytes)
+        }
+        let ours = try data([1, 2, 3, 4])
+        let sibling = try data([10, 11, 12, 13])
+        var collector = AuditCollector(choice: AuditChoice(
+            layout: try BeaconLayout.Region(name: "acme", layout: layout, identifiers: ["0x01020304"])))
+        #expect(collector.choice.identity == "layout=acme id1=0x01020304")
+        let times = eventTimes(interval: 100, seconds: 5)
+        for time in times {
+            for (address, bytes) in [(Self.address, ours), (BluetoothAddress(0x00AA_BBCC_DDEE), sibling),
+                                     (BluetoothAddress(0x0011_1111_1111), Self.iBeaconData)] {
+                collector.add(ScanReport(address: address, addressType: .publicDevice, rssi: -60, data: bytes, kind: [.legacy]),
+                              at: time)
+            }
+        }
+        let chosen = try #require(collector.result())
+        #expect(chosen.address == Self.address)
+        #expect(chosen.audit.reports == times.count && collector.others == 2 * times.count)
+    }
 }

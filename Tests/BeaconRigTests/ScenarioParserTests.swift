@@ -62,6 +62,56 @@ import Testing
         }
     }
 
+    /// A region of a layout (`{layout: NAME, ids: [...]}`): the beacons whose identifiers start
+    /// with those given are in it (fewer, a wider region), others of the layout and other
+    /// formats are not; a layout's region with a UUID, ids without a layout, more ids than the
+    /// layout has, are refused where they stand.
+    @Test func aLayoutsRegionHoldsTheBeaconsItsIdentifiersStart() throws {
+        let text = """
+            layouts: {acme: 'm:2-2=7a,i:3-6,i:7-8l,p:9-9,d:10-11l'}
+            scanner: peer
+            beacons:
+              shelf: {layout: acme, ids: [0x01020304, 7], data: [300], measuredPower: -62}
+              sibling: {layout: acme, ids: [0x01020304, 8], data: [300], measuredPower: -62}
+              other: {layout: acme, ids: [0x0A0B0C0D, 7], data: [1], measuredPower: -62}
+              lobby: {uuid: \(lobbyUUID), major: 1, minor: 2}
+            regions:
+              aisle: {layout: acme, ids: [0x01020304]}
+              spot: {layout: acme, ids: [0x01020304, 7]}
+              any: {layout: 'm:2-2=7a,i:3-6,i:7-8l,p:9-9,d:10-11'}
+            steps:
+              - advertise: shelf
+
+            """
+        let scenario = try ScenarioParser(file: "lab.yaml").parse(text)
+        func members(_ region: String) -> [String] {
+            guard let definition = scenario.regions.first(where: { $0.name == region }) else { return [] }
+            return scenario.beacons.filter { definition.contains($0.beacon) }.map(\.name)
+        }
+        #expect(members("aisle") == ["shelf", "sibling"])
+        #expect(members("spot") == ["shelf"])
+        #expect(members("any") == ["shelf", "sibling", "other"])
+        #expect(scenario.regions.first?.layout?.name == "acme")
+        #expect(scenario.regions.last?.layout?.name == "layout")
+        // A report's data: the bytes the layout writes, read as the app's parser does.
+        let aisle = try #require(scenario.regions.first)
+        #expect(aisle.contains(scenario.beacons[0].beacon.advertisingData.bytes, beacons: []))
+        #expect(!aisle.contains(scenario.beacons[2].beacon.advertisingData.bytes, beacons: [scenario.beacons[2].beacon]))
+        for (from, to, place, message) in [
+            ("aisle: {layout: acme, ids: [0x01020304]}", "aisle: {layout: acme, uuid: \(lobbyUUID)}",
+             "lab.yaml:9:", "a layout's region names its identifiers with 'ids', not 'uuid'"),
+            ("aisle: {layout: acme, ids: [0x01020304]}", "aisle: {uuid: \(lobbyUUID), ids: [1]}",
+             "lab.yaml:9:", "'ids' go with a 'layout'"),
+            ("spot: {layout: acme, ids: [0x01020304, 7]}", "spot: {layout: acme, ids: [0x01020304, 7, 9]}",
+             "lab.yaml:10:", "region 'spot': the layout has 2 identifiers, 3 given"),
+            ("aisle: {layout: acme,", "aisle: {layout: acmee,", "lab.yaml:9:", "no layout named 'acmee'"),
+        ] {
+            #expect { _ = try ScenarioParser(file: "lab.yaml").parse(text.replacingOccurrences(of: from, with: to)) } throws: { error in
+                "\(error)".hasPrefix(place) && "\(error)".contains(message)
+            }
+        }
+    }
+
     /// An identity key given inline in an update step: refused where the file is readable by
     /// others (as in a beacon's fields), never shown in the step's text where it is not, and
     /// a wrong one's error does not echo it.
