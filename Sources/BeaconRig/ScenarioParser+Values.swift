@@ -259,7 +259,9 @@ extension ScenarioParser {
             let text = try beaconField("layout", layoutNode, what)
             var ids = ""
             if let idsNode = map["ids"] { ids = try beaconField("ids", idsNode, what) }
-            let layoutName = layouts.first { $0.value == text }?.key ?? "layout"
+            // A name the file declares stands for its layout; a layout written in place is `layout`.
+            let given = try string(layoutNode, "\(what): layout")
+            let layoutName = given.contains(":") ? "layout" : given
             do {
                 let layout = try BeaconLayout(parsing: text)
                 let region = try BeaconLayout.Region(name: layoutName, layout: layout,
