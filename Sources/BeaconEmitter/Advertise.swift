@@ -232,6 +232,10 @@ struct Advertise: ParsableCommand {
     /// after them: `beacons()`). Parsing only: `validate()` calls it, once.
     /// - Throws: `ValidationError` naming the option, or when nothing describes a beacon.
     func describedBeacons() throws -> [BeaconList.BeaconEntry] {
+        // `--layout NAME=LAYOUT` declares the name for --beacon layout=NAME and control requests.
+        if let text = beacon.layout, case let (name?, layout)? = try? BeaconLayout.named(text) {
+            try BeaconFormats.register(layout: layout, named: name)
+        }
         var list: [BeaconList.BeaconEntry] = beacon.isEmpty ? [] : [(try beacon.makeBeacon(), .run)]
         for (index, specification) in beaconSpecifications.enumerated() {
             list += try BeaconList.beacons(fromSpecification: specification, label: "--beacon #\(index + 1)")

@@ -20,7 +20,7 @@ enum FormatFlag: String, EnumerableFlag {
     static func name(for value: FormatFlag) -> NameSpecification { .customLong(value.rawValue) }
 
     static func help(for value: FormatFlag) -> ArgumentHelp? {
-        BeaconFormats.described(named: value.rawValue).map { ArgumentHelp($0.summary) }
+        BeaconFormats.named(value.rawValue).map { ArgumentHelp($0.summary) }
     }
 }
 
@@ -163,9 +163,9 @@ struct BeaconOptions: ParsableArguments {
         description.serviceUUIDs = serviceUuid
         description.flags = flags
         description.extendedPDU = extendedPdu
-        description.layout = layout
-        description.layoutIdentifiers = layoutIdentifiers
-        description.layoutData = layoutData
+        description.set("layout", layout)
+        description.set("ids", layoutIdentifiers.isEmpty ? nil : layoutIdentifiers.joined(separator: " "))
+        description.set("data", layoutData.isEmpty ? nil : layoutData.joined(separator: " "))
         return description
     }
 

@@ -103,21 +103,17 @@ extension ScanLine {
     /// where none reads it.
     static func writeLayout(_ layouts: [(name: String, layout: BeaconLayout)], report: ReportView, unixTime: Double,
                             to output: inout OutputBuffer, json: Bool) {
-        guard let data = try? AdvertisingData(parsing: report.data) else { return }
-        for (name, layout) in layouts {
-            guard let reading = layout.reading(data) else { continue }
-            let sighting = LayoutSighting(name: name, reading: reading, address: report.address, addressType: report.addressType,
-                                          rssi: report.rssi)
-            if json {
-                output.appendJSONLine { object in
-                    sighting.add(to: &object)
-                    object.add("data", hex: report.data)
-                    object.add("timestamp", timestamp: unixTime)
-                }
-            } else {
-                output.append(line: "\(Timestamp.iso8601(unixTime)) \(sighting.text) data=\(HexText.format(report.data))")
+        guard let data = try? AdvertisingData(parsing: report.data), let beacon = LayoutBeacon.first(of: layouts, in: data) else { return }
+        let sighting = BeaconSighting(beacon: .registered(RegisteredBeacon(beacon)), address: report.address,
+                                      addressType: report.addressType, rssi: report.rssi)
+        if json {
+            output.appendJSONLine { object in
+                SightingFormatter.add(sighting, to: &object)
+                object.add("data", hex: report.data)
+                object.add("timestamp", timestamp: unixTime)
             }
-            return
+        } else {
+            output.append(line: "\(Timestamp.iso8601(unixTime)) \(SightingFormatter.text(sighting)) data=\(HexText.format(report.data))")
         }
     }
 

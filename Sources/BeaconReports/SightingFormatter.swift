@@ -86,6 +86,8 @@ struct JSONFieldWriter: BeaconFieldWriter, ~Copyable {
         case let .text(text): object.add(key, text)
         case let .decimal(number): object.add(key, number: number)
         case let .tenths(tenths): object.add(key, tenths: tenths)
+        case let .strings(texts): object.add(key, strings: texts)
+        case let .unsignedIntegers(values): object.add(key, integers: values)
         case .null: object.addNull(key)
         }
     }

@@ -9,7 +9,7 @@ import Foundation
 /// `--beacon KEY=VALUE,...`, a configuration file, a scenario and a control request all fill
 /// this one model, and `beacon()` is the one place a beacon is built from it and checked.
 public struct BeaconDescription: Sendable, Equatable {
-    /// The format `type=` names (`BeaconFormats.described(named:)`); none: the format whose
+    /// The format `type=` names (`BeaconFormats.all(named:)`); none: the format whose
     /// selecting key is given (`url=`: Eddystone-URL), else the first (iBeacon).
     public var format: String?
     /// The format's fields given, by their plain keys (`plain`): the format reads them.
@@ -22,11 +22,6 @@ public struct BeaconDescription: Sendable, Equatable {
     public var serviceUUIDs: [String] = []
     public var flags: String?
     public var extendedPDU = false
-    /// An android-beacon-library layout (`BeaconLayout`), its identifiers and data fields in
-    /// order; `measured-power` and `company-id` among the fields given.
-    public var layout: String?
-    public var layoutIdentifiers: [String] = []
-    public var layoutData: [String] = []
 
     public init() {}
 
@@ -41,19 +36,19 @@ public struct BeaconDescription: Sendable, Equatable {
     public static let buildingBlockKeys = ["ad", "scan-response", "name", "manufacturer-data", "service-data", "service-uuid",
                                            "flags", "extended-pdu"]
 
-    /// The keys of a beacon of an app's layout: the layout, its identifiers and its data
-    /// fields, each list space-separated (`ids=0x01020304 258`).
-    public static let layoutKeys = ["layout", "ids", "data"]
+    /// The keys of a beacon of an app's layout (`LayoutBeacon`) that list values, space-separated
+    /// (`ids=0x01020304 258`): a file and a control request give them as lists.
+    public static let listKeys = ["ids", "data"]
 
     /// The keys a description takes: `type`, the formats' (`BeaconFormats.descriptionKeys`), the
-    /// building blocks', a layout's.
-    public static var keys: [String] { ["type", "format"] + BeaconFormats.descriptionKeys + layoutKeys + buildingBlockKeys }
+    /// building blocks'.
+    public static var keys: [String] { ["type", "format"] + BeaconFormats.descriptionKeys + buildingBlockKeys }
 
     /// What each key that takes a number takes, by its plain key (`plain`), as the formats and
     /// a beacon's own settings (`BeaconSetting`) say.
     public static var numberRanges: [String: String] {
         var ranges: [String: String] = [:]
-        for format in BeaconFormats.described {
+        for format in BeaconFormats.all {
             for (key, range) in format.numberRanges { ranges[plain(key)] = range }
         }
         for setting in BeaconSetting.all { if let range = setting.range { ranges[setting.plain] = range } }
@@ -229,30 +224,13 @@ public struct BeaconDescription: Sendable, Equatable {
         for (key, value) in pairs {
             let plainKey = Self.plain(key)
             if plainKey == "type" || plainKey == "format" {
-                guard let described = BeaconFormats.described(named: value) else { throw Invalid(Self.unknownType(value)) }
+                guard let described = BeaconFormats.named(value) else { throw Invalid(Self.unknownType(value)) }
                 format = described.name
                 continue
             }
             if formatKeys.contains(plainKey) {
                 given[plainKey] = value
                 continue
-            }
-            switch plainKey {
-            case "layout":
-                guard value.contains(":") else {
-                    throw Invalid("layout=\(value): a layout's name is known in the file that declares it ('layouts:'); "
-                                  + "here give the layout itself")
-                }
-                layout = value
-                continue
-            case "ids":
-                layoutIdentifiers = value.split(separator: " ").map(String.init)
-                continue
-            case "data":
-                layoutData = value.split(separator: " ").map(String.init)
-                continue
-            default:
-                break
             }
             guard let option = Self.buildingBlockKeys.first(where: { Self.plain($0) == plainKey }) else {
                 if Self.parameterKeys.contains(plainKey) {
@@ -287,7 +265,7 @@ public struct BeaconDescription: Sendable, Equatable {
     private static func unknownType(_ value: String) -> String {
         var names: [String] = []
         var selected = ""
-        for format in BeaconFormats.described {
+        for format in BeaconFormats.all {
             let name = format.name
             names.append(name)
             if let key = format.selectingKey { selected += " (or give \(key)= for \(name))" }
@@ -302,8 +280,7 @@ public struct BeaconDescription: Sendable, Equatable {
 
     /// Whether nothing was described at all (another source may describe the beacons).
     public var isEmpty: Bool {
-        !describesFormat && ad == nil && scanResponse == nil && !hasBuildingBlocks && layout == nil && layoutIdentifiers.isEmpty
-            && layoutData.isEmpty
+        !describesFormat && ad == nil && scanResponse == nil && !hasBuildingBlocks
     }
 
     /// Whether a building block was given (a name, manufacturer or service data, service UUIDs, Flags).
@@ -323,35 +300,21 @@ public struct BeaconDescription: Sendable, Equatable {
             hex.allSatisfy(\.isWhitespace) ? AdvertisingData()
                 : try advertisingData(hex, "--scan-response", maximumLength: AdvertisingData.legacyMaximumLength)
         }
-        if layout == nil && !(layoutIdentifiers.isEmpty && layoutData.isEmpty) {
+        if format == nil && given["layout"] == nil && Self.listKeys.contains(where: { given[$0] != nil }) {
             throw Invalid("--id and --data are a layout's identifiers and data fields: give its --layout")
         }
         if let ad {
-            if describesFormat || hasBuildingBlocks || layout != nil {
+            if describesFormat || hasBuildingBlocks {
                 throw Invalid("--ad is the whole advertising data: it goes with no other beacon option (but --scan-response)")
             }
             let data = try advertisingData(ad, "--ad", maximumLength: maximumLength)
             guard !data.structures.isEmpty else { throw Invalid("--ad holds no AD structure") }
             return .custom(CustomAdvertisement(data: data, scanResponse: response))
         }
-        if let layout {
-            let data = try layoutAdvertisingData(layout)
-            guard hasBuildingBlocks || response != nil else {
-                do {
-                    try data.validate(maximumLength: maximumLength)
-                } catch {
-                    throw Invalid("--layout: the beacon does not fit: \(error.reasonDescription) "
-                                  + (extendedPDU ? "" : "(legacy advertising carries at most 31 bytes; --extended-pdu allows more)"))
-                }
-                return .custom(CustomAdvertisement(data: data))
-            }
-        }
         guard hasBuildingBlocks || response != nil else { return try formatBeacon() }
         var builder = AdvertisingDataBuilder()
         builder.scanResponse = response
-        if let layout {
-            builder.beacon = AdvertisingData(try layoutAdvertisingData(layout).structures.filter { $0.type != .flags })
-        } else if describesFormat {
+        if describesFormat {
             builder.beacon = try formatBeacon().advertisingData
         }
         if let flags { builder.flags = flags.lowercased() == "none" ? nil : ADFlags(rawValue: try Self.byte(flags, "--flags")) }
@@ -383,64 +346,6 @@ public struct BeaconDescription: Sendable, Equatable {
                           + (extendedPDU ? "(extended PDUs here carry at most 251 bytes)"
                              : "(legacy advertising carries at most 31 bytes; --extended-pdu, or pdu=extended for the beacon alone, "
                              + "allows more)"))
-        }
-    }
-
-    /// The advertising data of a layout's beacon (`BeaconLayout`): its identifiers and data
-    /// fields as given, `measured-power` and `company-id` from the fields; no other field.
-    private func layoutAdvertisingData(_ text: String) throws(Invalid) -> AdvertisingData {
-        if format != nil { throw Invalid("--layout describes the beacon's format: it goes with no type (--\(format ?? ""))") }
-        if let stray = given.keys.sorted().first(where: { !["measuredpower", "companyid"].contains($0) }) {
-            let option = Self.keys.first { Self.plain($0) == stray } ?? stray
-            throw Invalid("--\(option) does not go with --layout, which takes --id, --data, --measured-power and --company-id")
-        }
-        do throws(BeaconLayout.Invalid) {
-            let layout = try BeaconLayout(parsing: text)
-            guard layoutIdentifiers.count == layout.identifiers.count else {
-                throw BeaconLayout.Invalid("it has \(layout.identifiers.count) identifier\(layout.identifiers.count == 1 ? "" : "s") "
-                                           + "(i:), \(layoutIdentifiers.count) --id given")
-            }
-            guard layoutData.count == layout.dataFields.count else {
-                throw BeaconLayout.Invalid("it has \(layout.dataFields.count) data field\(layout.dataFields.count == 1 ? "" : "s") "
-                                           + "(d:), \(layoutData.count) --data given")
-            }
-            var identifiers: [[UInt8]] = []
-            for (index, (field, value)) in zip(layout.identifiers, layoutIdentifiers).enumerated() {
-                do {
-                    identifiers.append(try BeaconLayout.identifier(value, for: field))
-                } catch {
-                    throw BeaconLayout.Invalid("--id \(index + 1) (i:\(field.start)-\(field.end)): \(error.message)")
-                }
-            }
-            var data: [UInt64] = []
-            for (index, (field, value)) in zip(layout.dataFields, layoutData).enumerated() {
-                do {
-                    data.append(try BeaconLayout.dataValue(value, for: field))
-                } catch {
-                    throw BeaconLayout.Invalid("--data \(index + 1) (d:\(field.start)-\(field.end)): \(error.message)")
-                }
-            }
-            var measuredPower: Int?
-            if let text = given["measuredpower"] {
-                guard let value = Int(text), (-128...127).contains(value) else {
-                    throw BeaconLayout.Invalid("--measured-power must be dBm at 1 m, a whole number, got '\(text)'")
-                }
-                measuredPower = value
-            }
-            var company = BeaconLayout.testCompanyID
-            if let text = given["companyid"] {
-                guard layout.serviceUUID == nil else {
-                    throw BeaconLayout.Invalid("--company-id: the layout sends service data (s:), which has no company ID")
-                }
-                do throws(Invalid) {
-                    company = try Self.companyIdentifier(text, "--company-id").rawValue
-                } catch {
-                    throw BeaconLayout.Invalid(error.message)
-                }
-            }
-            return try layout.advertisingData(identifiers: identifiers, data: data, measuredPower: measuredPower, companyID: company)
-        } catch {
-            throw Invalid("--layout \(text): \(error.message)")
         }
     }
 
@@ -482,26 +387,35 @@ public struct BeaconDescription: Sendable, Equatable {
             throw Invalid(Self.stray(stray, for: format))
         }
         let fields = Dictionary(uniqueKeysWithValues: given.compactMap { key, value in keys[key].map { ($0, value) } })
+        let beacon: Beacon
         do throws(FormatDescriptionError) {
-            return try format.beacon(described: DescribedFields(fields, host: Self.host))
+            beacon = try format.beacon(described: DescribedFields(fields, host: Self.host))
         } catch {
             throw Invalid(error.message)
         }
+        // A format whose fields are given (a layout's, a program's) may make more than a PDU holds.
+        do {
+            try beacon.advertisingData.validate(maximumLength: maximumLength)
+        } catch {
+            throw Invalid("the beacon does not fit: \(error.reasonDescription) "
+                          + (extendedPDU ? "" : "(legacy advertising carries at most 31 bytes; --extended-pdu allows more)"))
+        }
+        return beacon
     }
 
     /// The format described: `type=`'s, else the one whose selecting key is given, else the first.
-    private func describedFormat() throws(Invalid) -> any DescribedBeaconFormat.Type {
-        let formats = BeaconFormats.described
+    private func describedFormat() throws(Invalid) -> BeaconFormatRegistration {
+        let formats = BeaconFormats.all
         if let format {
-            guard let described = BeaconFormats.described(named: format) else { throw Invalid(Self.unknownType(format)) }
+            guard let described = BeaconFormats.named(format) else { throw Invalid(Self.unknownType(format)) }
             return described
         }
         return formats.first { $0.selectingKey.map { given[Self.plain($0)] != nil } ?? false } ?? formats[0]
     }
 
     /// The message for a key `format` does not take (`plain`), naming the formats that do.
-    private static func stray(_ plainKey: String, for format: any DescribedBeaconFormat.Type) -> String {
-        let takers = BeaconFormats.described.filter { $0.descriptionKeys.contains { plain($0) == plainKey } }
+    private static func stray(_ plainKey: String, for format: BeaconFormatRegistration) -> String {
+        let takers = BeaconFormats.all.filter { $0.descriptionKeys.contains { plain($0) == plainKey } }
         let key = takers.first?.descriptionKeys.first { plain($0) == plainKey } ?? plainKey
         let article = format.name.first.map { "aeiou".contains($0) } == true ? "an" : "a"
         let takes = format.descriptionKeys.isEmpty ? "it takes none" : "it takes " + format.descriptionKeys.joined(separator: ", ")

@@ -223,7 +223,7 @@ public final class ControlHandler {
     private static func secretFields(in changes: [String: String], of running: RunningBeacon,
                                      current: [String: String]) -> Refusal? {
         let plain = BeaconDescription.plain
-        guard let format = BeaconFormats.described(named: current["type"] ?? BeaconFormats.ownNames[0]),
+        guard let format = BeaconFormats.named(current["type"] ?? BeaconFormats.ownNames[0]),
               let (keys, why) = format.fixedWhileRunning else { return nil }
         let fixedKeys = Set(keys.map(plain))
         let fixed = changes.keys.filter { fixedKeys.contains(plain($0)) }.sorted()
@@ -287,7 +287,7 @@ public final class ControlHandler {
                 fields[key] = text
             case .integer, .number: fields[key] = value.text
             case let .bool(flag): fields[key] = flag ? "true" : "false"
-            case let .array(items) where BeaconDescription.layoutKeys.dropFirst().contains(ScenarioParser.plain(key)):
+            case let .array(items) where BeaconDescription.listKeys.contains(ScenarioParser.plain(key)):
                 // A layout's identifiers or data fields, in order: strings or numbers.
                 let texts = items.compactMap { item -> String? in
                     switch item {

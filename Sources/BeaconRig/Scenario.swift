@@ -194,6 +194,9 @@ public struct Scenario: Sendable {
     /// With more beacons on the air than sets, seconds each takes on the shared set.
     public var rotation: Double
     public var beacons: [BeaconDefinition]
+    /// The file's `layouts:`: names to android-beacon-library layouts (declared when the file is
+    /// loaded, so that a control request names them too).
+    public var layouts: [String: String] = [:]
     /// The boxes elsewhere that some beacons live on.
     public var hosts: [HostDefinition] = []
     /// Crowds: a beacon declared with a range (`minor: 1-24`) is its members (`room-1` ...

@@ -25,12 +25,13 @@ extension ScenarioParser {
     /// each beacon with its own parameters, and its `metrics:` value (a string or a port
     /// number, as written; nil where it has none).
     public func configuration(_ text: String) throws(ScenarioError)
-        -> (entries: [(beacon: Beacon, parameters: BeaconParameters)], metrics: String?) {
+        -> (entries: [(beacon: Beacon, parameters: BeaconParameters)], metrics: String?, layouts: [String: String]) {
         let root = try document(text, empty: "the file is empty: expected 'beacons:', a list of beacons")
         let top = try mapping(root, "the configuration", keys: ["beacons", "metrics", "layouts"])
         var reader = self
         reader.layouts = try layouts(top["layouts"])
-        return try reader.configuration(top, root: root)
+        let (entries, metrics) = try reader.configuration(top, root: root)
+        return (entries, metrics, reader.layouts)
     }
 
     /// The configuration's beacons and metrics, its layouts read.

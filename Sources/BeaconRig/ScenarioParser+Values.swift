@@ -103,14 +103,14 @@ extension ScenarioParser {
         case "layout":
             // A name the file's `layouts:` declares, or a layout itself.
             if text.contains(":") {
-                do { _ = try BeaconLayout(parsing: text) } catch { throw fail(value, "\(what): layout: \(error.message)") }
+                do { _ = try BeaconLayout.named(text) } catch { throw fail(value, "\(what): layout: \(error.message)") }
                 return text
             }
             guard let layout = layouts[text] else {
                 throw fail(value, "\(what): no layout named '\(text)' (declare it under 'layouts:')"
                            + (layouts.isEmpty ? "" : "; the file's: \(layouts.keys.sorted().joined(separator: ", "))"))
             }
-            return layout
+            return "\(text)=\(layout)"
         case "identitykey":
             if let mode, mode & 0o044 != 0 {
                 throw fail(value, "\(what): \(key): an identity key in a file other users can read (mode "
@@ -131,11 +131,15 @@ extension ScenarioParser {
         guard let node else { return [:] }
         var layouts: [String: String] = [:]
         for (name, layoutNode) in try mapping(node, "layouts", keys: nil).entries {
-            guard !name.isEmpty, !name.contains(":"), !name.contains(" ") else {
-                throw fail(layoutNode, "layouts: '\(name)' is no layout name (a word, no ':' or space)")
-            }
             let text = try string(layoutNode, "layout '\(name)'")
-            do { _ = try BeaconLayout(parsing: text) } catch { throw fail(layoutNode, "layout '\(name)': \(error.message)") }
+            do throws(BeaconLayout.Invalid) {
+                guard !name.isEmpty, !name.contains(":"), !name.contains("=") else {
+                    throw BeaconLayout.Invalid("'\(name)' is no layout name: letters, digits, '-', '_' and '.'")
+                }
+                _ = try BeaconLayout.named("\(name)=\(text)")
+            } catch {
+                throw fail(layoutNode, "layouts: \(error.message)")
+            }
             layouts[name] = text
         }
         return layouts

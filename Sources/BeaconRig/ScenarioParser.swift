@@ -57,6 +57,7 @@ public struct ScenarioParser {
         var parser = ScenarioParser(file: path, mode: mode, makeBeacon: makeBeacon)
         parser.allowsAnySSHOption = allowingAnySSHOption
         let scenario = try parser.parse(text)
+        try declare(scenario.layouts, path)
         if let user, !scenario.phones.isEmpty, let why = commandsRefusal(path: path, mode: mode, owner: owner, user: user) {
             throw ScenarioError(file: path, place: nil, message: why)
         }
@@ -98,7 +99,22 @@ public struct ScenarioParser {
     public static func loadConfiguration(path: String, makeBeacon: @escaping BeaconFactory = BeaconDescription.beacon(fromFields:))
         throws(ScenarioError) -> (entries: [(beacon: Beacon, parameters: BeaconParameters)], metrics: String?) {
         let (text, mode, _) = try readFile(path)
-        return try ScenarioParser(file: path, mode: mode, makeBeacon: makeBeacon).configuration(text)
+        let parser = ScenarioParser(file: path, mode: mode, makeBeacon: makeBeacon)
+        let configuration = try parser.configuration(text)
+        try declare(configuration.layouts, path)
+        return (configuration.entries, configuration.metrics)
+    }
+
+    /// Declares a file's `layouts:` by their names (`BeaconFormats.register(layout:named:)`),
+    /// so that a control request names them as the file does (`layout: acme`).
+    static func declare(_ layouts: [String: String], _ path: String) throws(ScenarioError) {
+        for (name, text) in layouts.sorted(by: { $0.key < $1.key }) {
+            do {
+                try BeaconFormats.register(layout: try BeaconLayout(parsing: text), named: name)
+            } catch {
+                throw ScenarioError(file: path, place: nil, message: "layouts: \(name): \(error)")
+            }
+        }
     }
 
     /// A file's text, refused when larger than `maximumFileSize`, or when others may change it.
@@ -181,7 +197,9 @@ public struct ScenarioParser {
                                                            "hosts", "beacons", "regions", "phones", "steps", "layouts"])
         var reader = self
         reader.layouts = try layouts(top["layouts"])
-        return try reader.parse(top, root: root)
+        var scenario = try reader.parse(top, root: root)
+        scenario.layouts = reader.layouts
+        return scenario
     }
 
     /// The scenario's parts, its layouts read.

@@ -11,10 +11,10 @@ import Testing
 @Suite struct FormatFlagTests {
     @Test func theFlagsAreTheFormatsADescriptionBuilds() {
         // Eddystone-URL is selected by its URL (--eddystone-url, url=), not a flag.
-        let flagged = BeaconFormats.ownDescribed.filter { $0.selectingKey == nil }.map { $0.name }
+        let flagged = BeaconFormats.builtIn.filter { $0.selectingKey == nil }.map { $0.name }
         #expect(FormatFlag.allCases.map(\.rawValue) == flagged)
         for flag in FormatFlag.allCases {
-            #expect(FormatFlag.help(for: flag)?.abstract == BeaconFormats.described(named: flag.rawValue)?.summary)
+            #expect(FormatFlag.help(for: flag)?.abstract == BeaconFormats.named(flag.rawValue)?.summary)
         }
     }
 }

@@ -28,10 +28,10 @@ import Testing
 
     @Test func decodeReadsWithTheLayoutBesideTheBuiltIns() throws {
         let text = try runBeaconEmit(["decode", "--layout", "acme=" + Self.acme, Self.acmeBytes])
-        #expect(text.status == 0 && text.stdout == "layout acme: ids=0x01020304,258 data=4660,5 measuredPower=-70dBm company=0xFFFF\n",
+        #expect(text.status == 0 && text.stdout == "layout acme: ids=0x01020304,258 dataFields=4660,5 measuredPower=-70dBm company=0xFFFF\n",
                 "\(text.stdout)\(text.stderr)")
         let json = try runBeaconEmit(["decode", "--json", "--layout", "acme=" + Self.acme, Self.acmeBytes])
-        #expect(json.stdout == #"{"type":"layout","layout":"acme","ids":["0x01020304","258"],"data":[4660,5],"measuredPower":-70,"#
+        #expect(json.stdout == #"{"type":"layout","layout":"acme","ids":["0x01020304","258"],"dataFields":[4660,5],"measuredPower":-70,"#
                 + #""companyId":"0xFFFF"}"# + "\n", "\(json.stdout)")
         // AltBeacon's library layout: the built-in AltBeacon, and the layout's reading beside it;
         // the first layout that reads it wins.
@@ -39,7 +39,7 @@ import Testing
         let both = try runBeaconEmit(["decode", "--layout", "theirs=m:2-3=beac,i:4-19,i:20-21,i:22-23,p:24-24,d:25-25",
                                       "--layout", "mine=m:2-3=beac,i:4-19,p:24-24", altBeacon])
         #expect(both.stdout == "AltBeacon company=0x0118 id1=2F234454-CF6D-4A0F-ADF2-F4911BA9FFA6 id2=1 id3=2 measuredPower=-59dBm "
-                + "reserved=126\nlayout theirs: ids=2f234454-cf6d-4a0f-adf2-f4911ba9ffa6,1,2 data=126 measuredPower=-59dBm "
+                + "reserved=126\nlayout theirs: ids=2f234454-cf6d-4a0f-adf2-f4911ba9ffa6,1,2 dataFields=126 measuredPower=-59dBm "
                 + "company=0x0118\n", "\(both.stdout)")
         // Data no layout reads is printed as before.
         let other = try runBeaconEmit(["decode", "--layout", Self.acme, "0201060EFFFFFF7B010203040201BA341205"])
@@ -65,7 +65,7 @@ import Testing
         let json = try runBeaconEmit(["scan", "--json", "--replay", Readme.root.appendingPathComponent(capture).path, "--layout", layout])
         let layoutLines = json.stdoutLines.filter { $0.hasPrefix(#"{"type":"layout""#) }
         #expect(layoutLines.count == ours.count && layoutLines.allSatisfy {
-            $0.contains(#""layout":"apple","ids":["39ed98ff-2900-441a-802f-9c398fc199d2","101","2"],"data":[],"measuredPower":-59"#)
+            $0.contains(#""layout":"apple","ids":["39ed98ff-2900-441a-802f-9c398fc199d2","101","2"],"dataFields":[],"measuredPower":-59"#)
         }, "\(layoutLines.prefix(2))")
     }
 
@@ -76,7 +76,7 @@ import Testing
          "--id 1 (i:4-5): '70000' does not fit the field's 2 bytes"),
         (["encode", "--layout", "m:2-3=beac,i:4-5,p:6-6", "--id", "1"], "the layout has a power field: give the measured power"),
         (["encode", "--layout", "m:2-3=beac,i:4-5,p:6-6", "--id", "1", "--measured-power", "-59", "--major", "1"],
-         "--major does not go with --layout"),
+         "major does not apply to a layout beacon"),
         (["encode", "--layout", "m:2-3=beac,i:4-40,p:41-41", "--id", "0x" + String(repeating: "00", count: 37), "--measured-power", "-59"],
          "the beacon does not fit"),
         (["encode", "--id", "1"], "--id and --data are a layout's identifiers and data fields: give its --layout"),

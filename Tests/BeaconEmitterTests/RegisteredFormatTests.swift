@@ -212,7 +212,7 @@ let acmeData: [UInt8] = [0x02, 0x01, 0x06, 0x09, 0xFF, 0xFF, 0xFF, 0xAC, 0x3E, 0
         }
         #expect(throws: BeaconFormats.RegistrationError.self) { try BeaconFormats.register(Impostor.self) }
         try BeaconFormats.register(AcmeBeacon.self)  // the same type again: nothing changes
-        #expect(BeaconFormats.registeredNames.filter { $0 == "acme" }.count == 1)
+        #expect(BeaconFormats.registered.map(\.name).filter { $0 == "acme" }.count == 1)
     }
 }
 

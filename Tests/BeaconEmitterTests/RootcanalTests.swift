@@ -190,15 +190,15 @@ extension Rig {
             let heard = try #require(reports.first { Array($0.data) == expected }, "saw \(reports.map { HexText.format($0.data) })")
             #expect(emitter.wait() == 0, "\(emitter.stderr)")
             let decoded = try runBeaconEmit(["decode", "--json", "--layout", layout, HexText.format(heard.data)])
-            #expect(decoded.stdout.contains(layout.hasPrefix("acme") ? #""ids":["0x01020304","258"],"data":[4660,5],"measuredPower":-70"#
-                                            : #""ids":["0x00112233445566778899","0xaabbccddeeff"],"data":[],"measuredPower":-59"#),
+            #expect(decoded.stdout.contains(layout.hasPrefix("acme") ? #""ids":["0x01020304","258"],"dataFields":[4660,5],"measuredPower":-70"#
+                                            : #""ids":["0x00112233445566778899","0xaabbccddeeff"],"dataFields":[],"measuredPower":-59"#),
                     "\(decoded.stdout)")
         }
         // scan --layout hears the app's beacon as the app would: a line of its own after the report;
         // monitor --layout: the region of its first identifier is entered, another's is not.
         let emitter = try BackgroundProcess.beaconEmit(["-i", device, "--duration", "7"] + beacons[0].0)
         let scan = try runBeaconEmit(["scan", "-i", device, "--json", "--duration", "2", "--layout", beacons[0].2])
-        #expect(scan.stdout.contains(#"{"type":"layout","layout":"acme","ids":["0x01020304","258"],"data":[4660,5],"#
+        #expect(scan.stdout.contains(#"{"type":"layout","layout":"acme","ids":["0x01020304","258"],"dataFields":[4660,5],"#
                                      + #""measuredPower":-70,"companyId":"0xFFFF","address":"#), "\(scan.stdout)\(scan.stderr)")
         let inside = try BackgroundProcess.beaconEmit(["monitor", "-i", device, "--json", "--duration", "2", "--layout", beacons[0].2,
                                                        "--id", "0x01020304"])

@@ -60,7 +60,7 @@ public enum Beacon: Hashable, Sendable {
         if AltBeacon.hasBeaconCode(data) {
             return .altBeacon(try AltBeacon(parsingManufacturerData: data))
         }
-        guard BeaconFormats.anyRegistered else { return nil }
+        guard BeaconFormats.mayDecode else { return nil }
         return try BeaconFormats.decode(ADStructure(type: .manufacturerSpecificData, slice: data))
     }
 

@@ -72,6 +72,10 @@ public enum BeaconFieldValue: Hashable, Sendable {
     case decimal(String)
     /// Tenths, written as an exact decimal (`1234.5`).
     case tenths(UInt64)
+    /// A list of texts (a layout's identifiers), comma-separated in text.
+    case strings([String])
+    /// A list of numbers (a layout's data fields), comma-separated in text.
+    case unsignedIntegers([UInt64])
     case null
 
     /// How text shows the value.
@@ -82,6 +86,8 @@ public enum BeaconFieldValue: Hashable, Sendable {
         case let .hex(bytes): HexText.format(bytes)
         case let .text(text), let .decimal(text): text
         case let .tenths(tenths): "\(tenths / 10).\(tenths % 10)"
+        case let .strings(texts): texts.joined(separator: ",")
+        case let .unsignedIntegers(values): values.map(String.init).joined(separator: ",")
         case .null: "null"
         }
     }

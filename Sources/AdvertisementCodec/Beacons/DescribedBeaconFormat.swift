@@ -10,7 +10,7 @@ import Foundation
 /// options, `--beacon`, a configuration file, a scenario, a control request): its name, the
 /// keys it takes and how it builds its beacon from them. The codec's own formats and every
 /// registered one (`RegisteredBeaconFormat`) are described this way; a description asks the
-/// format (`BeaconFormats.described(named:)`) and names no format itself.
+/// format (`BeaconFormats.named(_:)`) and names no format itself.
 public protocol DescribedBeaconFormat: Sendable {
     /// Its name: `type=` in a description, its flag on the command line (`--eddystone-uid`).
     static var name: String { get }
