@@ -263,12 +263,11 @@ extension ScenarioParser {
             let text = try beaconField("layout", layoutNode, what)
             var ids = ""
             if let idsNode = map["ids"] { ids = try beaconField("ids", idsNode, what) }
-            // A name the file declares stands for its layout; a layout written in place is `layout`.
-            let given = try string(layoutNode, "\(what): layout")
-            let layoutName = given.contains(":") ? "layout" : given
+            // A name the file declares stands for its layout (`beaconField` gives NAME=LAYOUT); a
+            // layout written in place is `layout`, or the name it is written with.
             do {
-                let layout = try BeaconLayout(parsing: text)
-                let region = try BeaconLayout.Region(name: layoutName, layout: layout,
+                let (layoutName, layout) = try BeaconLayout.named(text)
+                let region = try BeaconLayout.Region(name: layoutName ?? "layout", layout: layout,
                                                      identifiers: ids.split(separator: " ").map(String.init))
                 return Scenario.RegionDefinition(name: name, layout: region)
             } catch {

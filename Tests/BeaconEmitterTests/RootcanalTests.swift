@@ -210,6 +210,42 @@ extension Rig {
         #expect(emitter.wait() == 0, "\(emitter.stderr)")
     }
 
+    /// A layout's name declared on the command line (`--layout acme=LAYOUT`) names it for
+    /// `--beacon layout=acme,...` and for a control `add`: the three beacons are heard byte for
+    /// byte (the bytes computed by hand), and `list` shows the added one under the layout's name.
+    @Test func aDeclaredLayoutNameReachesBeaconAndControl() throws {
+        let socket = FileManager.default.temporaryDirectory.appendingPathComponent("layout-\(UUID().uuidString).sock").path
+        let emitter = try BackgroundProcess.beaconEmit(["-i", device, "--duration", "20", "--control", socket,
+                                                        "--layout", "acme=" + LayoutCommandTests.acme, "--id", "0x01020304",
+                                                        "--id", "258", "--data", "0x1234", "--data", "5", "--measured-power", "-70",
+                                                        "--beacon", "layout=acme,ids=0x01020305 259,data=1 2,measured-power=-60"])
+        defer {
+            emitter.signal(SIGTERM)
+            _ = emitter.wait()
+        }
+        #expect(emitter.waitForOutput("advertising on"), "\(emitter.stderr)")
+        let added = try runBeaconEmit(["control", socket, "add", "layout=acme,ids=0x01020306 260,data=3 4,measured-power=-65"])
+        #expect(added.status == 0 && added.stdout.contains(#""dataFields":[3,4],"id":3,"ids":["0x01020306","260"],"layout":"acme","measuredPower":-65,"type":"layout""#),
+                "\(added.stdout) \(added.stderr)")
+        let undeclared = try runBeaconEmit(["control", socket, "add", "layout=other,ids=1 2,data=3 4,measured-power=-65"])
+        #expect(undeclared.status == 1 && undeclared.stderr.contains("no layout is declared as 'other' (declared: acme)"),
+                "\(undeclared.stdout) \(undeclared.stderr)")
+        // id1 big endian, id2 little endian (i:7-8l), the power byte, data little endian (d:10-11l) then one byte.
+        let expected = [LayoutCommandTests.acmeBytes, "0201060EFFFFFF7A010203050301C4010002", "0201060EFFFFFF7A010203060401BF030004"]
+            .map { try? HexText.parse($0) }
+        let scanner = try TestScanner(port: port)
+        let reports = try scanner.collect(timeout: .seconds(6)) { reports in
+            expected.allSatisfy { bytes in reports.contains { Array($0.data) == bytes } }
+        }
+        for bytes in expected {
+            let heard = Set(reports.map { HexText.format($0.data) })
+            #expect(reports.contains { Array($0.data) == bytes }, "\(bytes.map { HexText.format($0) } ?? "") not heard: \(heard)")
+        }
+        let list = try runBeaconEmit(["control", socket, "list"])
+        #expect(list.stdout.contains(#""dataFields":[1,2],"id":2,"ids":["0x01020305","259"],"layout":"acme","measuredPower":-60,"type":"layout""#),
+                "\(list.stdout)")
+    }
+
     /// A name that does not fit beside an iBeacon goes whole into the scan response: an active
     /// scanner gets it from the beacon's address, a passive one never does; `scan --active`
     /// shows it as a scan response.
