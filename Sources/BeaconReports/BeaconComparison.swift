@@ -58,7 +58,9 @@ public enum BeaconComparison {
 
     /// The beacon in `data` with `described`'s identifiers, if any.
     public static func find(_ described: Beacon, in data: [UInt8]) -> Beacon? {
-        guard let parsed = try? AdvertisingData(parsing: data), let beacons = try? Beacon.beacons(in: parsed) else { return nil }
+        // A layout's beacon is read with its layout (nothing decodes one without it).
+        guard let parsed = try? AdvertisingData(parsing: data),
+              let beacons = try? LayoutBeacon.beacons(in: parsed, reading: LayoutBeacon.layouts(of: [described])) else { return nil }
         return beacons.first { sameIdentity(described, $0) }
     }
 
@@ -84,8 +86,13 @@ public enum BeaconComparison {
         for (key, value) in expectedFields.fields where key != "measuredPower" && key != "txPowerAt0m" {
             add(key, value, heardFields.fields.first { $0.key == key }?.text ?? "absent", key == "companyId" && stated.company)
         }
-        let expected = others(in: described.advertisingData.structures)
-        let heard = others(in: (try? AdvertisingData(parsing: data))?.structures ?? [])
+        // A layout's beacon is its layout's structure (manufacturer or service data), not another.
+        let layouts = LayoutBeacon.layouts(of: [described])
+        func beside(_ structures: [ADStructure]) -> [(key: String, structure: ADStructure)] {
+            others(in: structures.filter { structure in !layouts.contains { $0.layout.reading(structure) != nil } })
+        }
+        let expected = beside(described.advertisingData.structures)
+        let heard = beside((try? AdvertisingData(parsing: data))?.structures ?? [])
         for (key, structure) in expected {
             let value = heard.first { $0.key == key }?.structure
             add(key, text(structure), value.map(text) ?? "absent", isStated(structure.type, stated))

@@ -54,6 +54,8 @@ public struct CanaryWatch: Sendable {
     public let after: Duration
     private var keys: [BeaconIdentity] = []
     private var beacons: [Beacon] = []
+    /// The layouts of the layout beacons among them, which a report is read with too.
+    private var layouts: [(name: String, layout: BeaconLayout)] = []
     private var entries: [BeaconIdentity: Entry] = [:]
     /// Since when the emitter says its beacons are off the air (nil: on it).
     private var offAirSince: ContinuousClock.Instant?
@@ -77,6 +79,7 @@ public struct CanaryWatch: Sendable {
     public mutating func track(_ beacons: [Beacon], now: ContinuousClock.Instant) {
         guard beacons != self.beacons else { return }
         self.beacons = beacons
+        layouts = LayoutBeacon.layouts(of: beacons)
         keys = beacons.map(Self.key(of:))
         var kept: [BeaconIdentity: Entry] = [:]
         for key in keys { kept[key] = entries[key] ?? Entry(watchedSince: now) }
@@ -89,7 +92,7 @@ public struct CanaryWatch: Sendable {
         guard !report.isScanResponse else { return [] }
         var heardKeys: [BeaconIdentity] = []
         if entries[.data(report.data)] != nil { heardKeys.append(.data(report.data)) }
-        if let sightings = try? report.sightings() {
+        if let sightings = try? report.sightings(reading: layouts) {
             for sighting in sightings {
                 let key = Self.key(of: sighting)
                 if entries[key] != nil, !heardKeys.contains(key) { heardKeys.append(key) }

@@ -71,6 +71,17 @@ public struct ScanReport: Sendable, Hashable {
         return found
     }
 
+    /// `sightings()`, and after them the first of `layouts`' beacons in the data (a watcher of
+    /// beacons of an app's layout it sent itself: `LayoutBeacon.layouts(of:)`).
+    public func sightings(reading layouts: [(name: String, layout: BeaconLayout)]) throws(CodecError) -> [BeaconSighting] {
+        var found = try sightings()
+        if !layouts.isEmpty, let parsed = try? AdvertisingData(parsing: data), let beacon = LayoutBeacon.first(of: layouts, in: parsed) {
+            found.append(BeaconSighting(beacon: .registered(RegisteredBeacon(beacon)), address: address, addressType: addressType,
+                                        rssi: rssi, txPower: txPower))
+        }
+        return found
+    }
+
     /// `sightings()` into an array the caller reuses (emptied first; left empty when it throws).
     public func sightings(into found: inout [BeaconSighting]) throws(CodecError) {
         try Self.sightings(inData: data[...], address: address, addressType: addressType, rssi: rssi, txPower: txPower,

@@ -176,6 +176,33 @@ extension Rig {
         #expect(exact.status == 1 && exact.stdout.contains("the closest of"), "\(exact.stdout)")
     }
 
+    /// A beacon of an app's layout (a vendor's firmware, raw HCI: power -65 where -70 is
+    /// described) is found by its layout and identifiers, the power named as the one thing that
+    /// differs (not its structure again); as described, it passes; with another identifier it is
+    /// not found.
+    @Test func verifyFindsALayoutsBeaconThroughItsLayout() throws {
+        // m:2-2=7a, i:3-6 01020304, i:7-8l 258 (02 01), p:9-9 -65 (BF), d:10-11l 4660 (34 12), d:12-12 5.
+        let advertiser = try TestAdvertiser(port: port, data: hex("0201060EFFFFFF7A010203040201BF341205"))
+        defer { withExtendedLifetime(advertiser) {} }
+        let beacon = ["--layout", "acme=" + LayoutCommandTests.acme, "--id", "0x01020304", "--id", "258", "--data", "0x1234",
+                      "--data", "5", "--measured-power", "-70"]
+        // The measured power a layout needs is stated (`--measured-power`): its difference fails.
+        let found = try runBeaconEmit(["verify", "--scanner", device, "--timeout", "3", "--json"] + beacon)
+        #expect(found.status == 1, "\(found.stdout) \(found.stderr)")
+        let json = try #require(JSONValue(parsing: found.stdoutLines.first ?? ""), "\(found.stdout)")
+        #expect(json["mode"]?.string == "identity" && json["beacon"]?.string == "layout layout=acme ids=0x01020304,258",
+                "\(found.stdout)")
+        let differences = json["differences"]?.array ?? []
+        #expect(differences.count == 1 && differences.first?["field"]?.string == "measuredPower"
+                && differences.first?["heard"]?.string == "-65 dBm", "\(found.stdout)")
+        let heard = try runBeaconEmit(["verify", "--scanner", device, "--timeout", "3"]
+                                      + beacon.map { $0 == "-70" ? "-65" : $0 })
+        #expect(heard.status == 0, "\(heard.stdout) \(heard.stderr)")
+        let other = beacon.map { $0 == "0x01020304" ? "0x01020305" : $0 }
+        let missing = try runBeaconEmit(["verify", "--scanner", device, "--timeout", "1"] + other)
+        #expect(missing.status == 1, "\(missing.stdout) \(missing.stderr)")
+    }
+
     /// Text first says the verdict; the JUnit report has a test case per rule, a failure for the one that failed.
     @Test func textAndJUnitSayWhatFailed() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("audit-\(UUID().uuidString).xml").path

@@ -36,6 +36,24 @@ extension Rig {
         JSONValue(parsing: try runBeaconEmit(["control", path, request]).stdoutLines.first ?? "")
     }
 
+    /// A beacon of an app's layout, which nothing decodes without its layout: the canary reads
+    /// the air with the layouts of the beacons it watches, and hears it (no episode in 5 s at a
+    /// 2 s bound; the status says heard).
+    @Test func aLayoutsBeaconIsHeardByTheCanary() throws {
+        let socket = FileManager.default.temporaryDirectory.appendingPathComponent("canary-layout-\(getpid()).sock").path
+        let emitter = try BackgroundProcess.beaconEmit(
+            ["-i", device, "--canary", device, "--canary-after", "2", "--json", "--control", socket, "--duration", "30",
+             "--layout", "acme=" + LayoutCommandTests.acme, "--id", "0x01020304", "--id", "258", "--data", "0x1234", "--data", "5",
+             "--measured-power", "-70"])
+        defer { if emitter.process.isRunning { emitter.signal(SIGTERM); _ = emitter.wait() } }
+        _ = try #require(Self.waitForEvent(emitter, timeout: .seconds(10)) { $0["event"]?.string == "advertising" },
+                         "\(emitter.stderr)")
+        Thread.sleep(forTimeInterval: 5)
+        let status = try Self.control(socket, "status")
+        #expect(status?["canary"]?["beacons"]?.array?.first?["heard"] == .bool(true), "\(String(describing: status))")
+        #expect(!Self.events(emitter).contains { ["off-air", "not-heard"].contains($0["event"]?.string ?? "") }, "\(emitter.stdout)")
+    }
+
     @Test func aSilentControllerIsCaughtReprogrammedOnceReportedAndHeardAgain() throws {
         let proxy = try LoggingProxy(upstreamPort: port)
         proxy.swallowEnables()

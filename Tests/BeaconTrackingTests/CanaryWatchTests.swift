@@ -57,6 +57,28 @@ import Testing
                                                      .init(lastHeard: .seconds(14.5), unheard: true)])
     }
 
+    /// A beacon of an app's layout is heard through its layout (nothing decodes one without it):
+    /// its own advertising counts, another beacon of the same layout does not. The bytes are
+    /// written out by hand from the layout's terms.
+    @Test func aLayoutsBeaconIsHeardThroughItsLayout() throws {
+        let layout = try BeaconLayout(parsing: "m:2-2=7a,i:3-6,p:7-7")
+        let ours = Beacon.registered(RegisteredBeacon(try LayoutBeacon(name: "acme", layout: layout, identifiers: ["0x01020304"],
+                                                                         data: [], measuredPower: -70)))
+        #expect(ours.advertisingData.bytes == [0x02, 0x01, 0x06, 0x09, 0xFF, 0xFF, 0xFF, 0x7A, 0x01, 0x02, 0x03, 0x04, 0xBA])
+        var watch = CanaryWatch(beacons: [ours], after: .seconds(5), now: Self.at(0))
+        // The same layout, another identifier, from the emitter's own address: not ours.
+        let other = ScanReport(address: BluetoothAddress(0x0605_0403_0201), addressType: .randomDevice, rssi: -60,
+                               data: [0x02, 0x01, 0x06, 0x09, 0xFF, 0xFF, 0xFF, 0x7A, 0x01, 0x02, 0x03, 0x05, 0xBA])
+        #expect(watch.heard(other, now: Self.at(1)).isEmpty && watch.ownReportsHeard == 0)
+        #expect(watch.check(now: Self.at(5)) == [.notHeard(beacons: [0], for: .seconds(5))])
+        // Its own bytes again, the power byte changed (the layout reads it: another power, the same
+        // beacon by its identifiers): heard, and the episode ends.
+        let changed = ScanReport(address: BluetoothAddress(0x0605_0403_0201), addressType: .randomDevice, rssi: -60,
+                                 data: [0x02, 0x01, 0x06, 0x09, 0xFF, 0xFF, 0xFF, 0x7A, 0x01, 0x02, 0x03, 0x04, 0xC4])
+        #expect(watch.heard(changed, now: Self.at(6)) == [.heardAgain(beacon: 0, after: .seconds(6))])
+        #expect(watch.ownReportsHeard == 1)
+    }
+
     /// Scan responses, other beacons and other data do not count; a changed beacon has `after`
     /// from its change; an Eddystone-TLM beacon is heard in any TLM frame (its counters move).
     @Test func onlyTheBeaconsOwnAdvertisingCounts() throws {

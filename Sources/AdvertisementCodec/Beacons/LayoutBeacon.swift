@@ -76,6 +76,28 @@ public struct LayoutBeacon: RegisteredBeaconValue {
         return nil
     }
 
+    /// The layouts of the layout beacons among `beacons`, each once, in order: what a watcher
+    /// of those beacons reads the air with (nothing decodes a layout's beacon without it).
+    public static func layouts(of beacons: [Beacon]) -> [(name: String, layout: BeaconLayout)] {
+        var layouts: [(name: String, layout: BeaconLayout)] = []
+        for case let .registered(registered) in beacons {
+            guard let beacon = registered.value as? LayoutBeacon,
+                  !layouts.contains(where: { $0.name == beacon.name && $0.layout == beacon.layout }) else { continue }
+            layouts.append((beacon.name, beacon.layout))
+        }
+        return layouts
+    }
+
+    /// The beacons in advertising data heard (`Beacon.beacons(in:)`), and after them the first
+    /// of `layouts`' beacons in it: what a watcher of beacons it sent itself hears.
+    /// - Throws: `CodecError` as `Beacon.beacons(in:)` does.
+    public static func beacons(in data: AdvertisingData, reading layouts: [(name: String, layout: BeaconLayout)])
+        throws(CodecError) -> [Beacon] {
+        var beacons = try Beacon.beacons(in: data)
+        if !layouts.isEmpty, let beacon = first(of: layouts, in: data) { beacons.append(.registered(RegisteredBeacon(beacon))) }
+        return beacons
+    }
+
     /// The identifiers as the library prints them (`Identifier.toString()`).
     public var identifierTexts: [String] { reading.identifiers.map(BeaconLayout.text(ofIdentifier:)) }
 

@@ -58,6 +58,7 @@ package final class AdvertiseAndScan {
     /// `interrupt` is readable.
     public func rssiSamples(of beacon: Beacon, for duration: Duration, interrupt: Int32? = nil) throws(HostError) -> [Int] {
         let wanted = BeaconTracker.identity(of: BeaconSighting(beacon: beacon))
+        let layouts = LayoutBeacon.layouts(of: [beacon])
         var samples: [Int] = []
         let scan = ScanSource(scanner: scanner) { report in
             guard !report.isScanResponse, let rssi = report.rssi else { return true }
@@ -65,7 +66,7 @@ package final class AdvertiseAndScan {
             if case let .custom(custom) = beacon {
                 matches = report.data == custom.data.bytes
             } else {
-                matches = ((try? report.sightings()) ?? []).contains { BeaconTracker.identity(of: $0) == wanted }
+                matches = ((try? report.sightings(reading: layouts)) ?? []).contains { BeaconTracker.identity(of: $0) == wanted }
             }
             if matches { samples.append(Int(rssi)) }
             return true
