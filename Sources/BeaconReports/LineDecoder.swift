@@ -201,6 +201,18 @@ struct LineDecoder: ~Copyable {
         checkDecoded(true)
     }
 
+    /// A capture's report read with the app's layouts: the first layout's beacon in its data,
+    /// written; false where none reads it (or there are no layouts).
+    mutating func decodeLayouts(in data: ArraySlice<UInt8>, address: BluetoothAddress, addressType: AddressType,
+                                rssi: Int8?) -> Bool {
+        guard !layouts.isEmpty, let parsed = try? AdvertisingData(parsing: data),
+              let beacon = LayoutBeacon.first(of: layouts, in: parsed) else { return false }
+        write(layout: BeaconSighting(beacon: .registered(RegisteredBeacon(beacon)), address: address, addressType: addressType,
+                                     rssi: rssi))
+        found += 1
+        return true
+    }
+
     /// Reports what was taken though it is not as the standard writes it; not a failure.
     mutating func warn(_ message: String) {
         errors.append("beacon-emit: warning: ")

@@ -320,9 +320,13 @@ public final class LineDecoders {
             let batch = reader.next()
             for index in batch.reports.indices {
                 reports += 1
-                if batch.failures[index] == nil, !batch.sightings(index).isEmpty {
-                    decoders.pointee.decode(sightings: batch.sightings(index), report: reports)
-                } else {
+                let hasBeacons = batch.failures[index] == nil && !batch.sightings(index).isEmpty
+                if hasBeacons { decoders.pointee.decode(sightings: batch.sightings(index), report: reports) }
+                // The app's layouts read each report too, after its beacons (as `scan --replay --layout`).
+                let report = batch.report(index)
+                let layoutRead = decoders.pointee.decodeLayouts(in: report.data, address: report.address,
+                                                                addressType: report.addressType, rssi: report.rssi)
+                if !hasBeacons && !layoutRead {
                     passedOver += 1
                     reportsWithoutBeacon += 1
                     if advertisersWithoutBeacon.count < Self.mostAdvertisersCounted {

@@ -69,6 +69,25 @@ import Testing
         }, "\(layoutLines.prefix(2))")
     }
 
+    /// `decode --layout CAPTURE`: each report of the capture is read with the layout too, after
+    /// its beacons, as `scan --replay --layout` reads it; a layout that reads no report adds nothing.
+    @Test func decodeReadsACaptureWithTheLayout() throws {
+        let capture = Readme.root.appendingPathComponent("Tests/BeaconEmitterTests/Fixtures/rootcanal-scan.btsnoop").path
+        let plain = try runBeaconEmit(["decode", capture])
+        let read = try runBeaconEmit(["decode", "--layout", "apple=m:2-3=0215,i:4-19,i:20-21,i:22-23,p:24-24", capture])
+        let lines = read.stdoutLines
+        let ours = lines.indices.filter { lines[$0].hasPrefix("iBeacon uuid=39ED98FF-2900-441A-802F-9C398FC199D2 major=101 minor=2") }
+        #expect(read.status == 0 && !ours.isEmpty, "\(read.stdout)\(read.stderr)")
+        for index in ours {
+            #expect(index + 1 < lines.count && lines[index + 1].hasPrefix(
+                "layout apple: ids=39ed98ff-2900-441a-802f-9c398fc199d2,101,2 measuredPower=-59dBm company=0x004C address="),
+                "after \(lines[index]): \(index + 1 < lines.count ? lines[index + 1] : "nothing")")
+        }
+        #expect(lines.filter { !$0.hasPrefix("layout ") } == plain.stdoutLines, "the beacons' lines are as without the layout")
+        let none = try runBeaconEmit(["decode", "--layout", Self.acme, capture])
+        #expect(none.status == 0 && none.stdout == plain.stdout, "\(none.stdout)\(none.stderr)")
+    }
+
     @Test(arguments: [
         (["encode", "--layout", "m:2-3=beac,i:4-5,q:6-6,p:7-7", "--id", "1", "--measured-power", "-59"], "term 'q:6-6': not a term"),
         (["encode", "--layout", "m:2-3=beac,i:4-5,p:6-6", "--measured-power", "-59"], "it has 1 identifier (i:), 0 --id given"),
