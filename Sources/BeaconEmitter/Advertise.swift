@@ -20,7 +20,7 @@ struct Advertise: ParsableCommand {
             type=altbeacon; url=https://...), or a JSON/YAML --config file with a 'beacons' list. \
             Several beacons get an extended advertising set each while the controller has sets; \
             the beacons beyond take turns (--rotation) on the last one. A --beacon or --config entry may \
-            carry its own \(BeaconSetting.helpList).
+            carry its own \(AnyBeaconSetting.helpList).
 
             On a kernel adapter, --access auto takes the kernel's management API (advertising instances \
             beside bluetoothd's, the address the kernel's choice) where it offers instances, raw HCI \

@@ -169,7 +169,7 @@ extension Refusal {
     /// What to do, naming the command's options.
     var advice: String? {
         let droppable = setting.flatMap { $0 == .longData ? nil : $0 }
-        let drop = beacon == nil ? droppable.map { "drop \($0.option)" } : droppable.map { "drop its \($0.field)" }
+        let drop = beacon == nil ? droppable.map { "drop \($0.option)" } : droppable.map { "drop its \($0.droppedField)" }
         switch reason {
         case .legacyChosen:
             return [drop, "drop --legacy"].compactMap { $0 }.joined(separator: ", or ")
@@ -195,7 +195,7 @@ extension Refusal {
             return "use --access raw"
         case .kernelChoosesCommands:
             return "use --access raw or user-channel, or drop " + (setting.map { $0.option } ?? "the mode")
-        case .kernelLacksCodedPHY, .kernelCannotSetTxPower:
+        case .kernelLacksCodedPHY, .kernelCannotSetTxPower, .kernelSetsItself:
             return [drop, "use --access raw"].compactMap { $0 }.joined(separator: ", or ")
         case let .instancesTaken(_, index, _, _):
             return "remove one (`btmgmt --index \(index) rm-adv N`), stop the program that added it, or use --access "
@@ -237,7 +237,7 @@ extension Refusal.Setting {
         case let .ownParameters(text): "own \(text)"
         case .codedPHY: "--phy coded"
         case .longData: "data over 31 bytes"
-        case .extendedPDUs: "pdu=extended"
+        case let .beaconSetting(key, value, _): "\(key)=\(value)"
         case .scanResponse: "--scan-response"
         case .bringUp: "--up"
         case let .kernelAccess(access): "--access \(access.rawValue)"
@@ -246,9 +246,16 @@ extension Refusal.Setting {
         }
     }
 
+    /// The field of a beacon's description to drop: a setting's key alone (`tx-power`).
+    var droppedField: String {
+        if case let .beaconSetting(key, _, _) = self { return key }
+        return field
+    }
+
     /// The field of a beacon's description (`--beacon`, a scenario, control) that sets it for one beacon.
     var field: String {
         switch self {
+        case let .beaconSetting(key, value, _): "\(key)=\(value)"
         case .txPower: "tx-power"
         case let .interval(text): "interval \(text)"
         case .nonResolvableAddress: "address=non-resolvable"

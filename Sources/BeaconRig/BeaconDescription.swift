@@ -36,9 +36,10 @@ public struct BeaconDescription: Sendable, Equatable {
     public static let buildingBlockKeys = ["ad", "scan-response", "name", "manufacturer-data", "service-data", "service-uuid",
                                            "flags", "extended-pdu"]
 
-    /// The keys of a beacon of an app's layout (`LayoutBeacon`) that list values, space-separated
-    /// (`ids=0x01020304 258`): a file and a control request give them as lists.
-    public static let listKeys = ["ids", "data"]
+    /// The plain keys that list values, space-separated (`ids=0x01020304 258`, `channels=37 38`):
+    /// a layout's identifiers and data fields (`LayoutBeacon`) and the settings that take lists;
+    /// a file and a control request give them as lists.
+    public static let listKeys = Set(["ids", "data"] + AnyBeaconSetting.all.filter(\.takesList).flatMap(\.plainNames))
 
     /// The keys a description takes: `type`, the formats' (`BeaconFormats.descriptionKeys`), the
     /// building blocks'.
@@ -51,7 +52,7 @@ public struct BeaconDescription: Sendable, Equatable {
         for format in BeaconFormats.all {
             for (key, range) in format.numberRanges { ranges[plain(key)] = range }
         }
-        for setting in BeaconSetting.all { if let range = setting.range { ranges[setting.plain] = range } }
+        for setting in AnyBeaconSetting.all { if let range = setting.rangeText { ranges[setting.plain] = range } }
         return ranges
     }
 
@@ -74,7 +75,7 @@ public struct BeaconDescription: Sendable, Equatable {
     /// The plain keys of a beacon's own settings (`BeaconSetting`): a scenario's and
     /// `advertise`'s beacons take them (each beacon on a set or instance of its own); they are
     /// not the beacon's data, so `init(pairs:)` refuses them.
-    public static let parameterKeys = Set(BeaconSetting.all.map(\.plain))
+    public static let parameterKeys = Set(AnyBeaconSetting.all.flatMap(\.plainNames))
 
     /// `fields` apart: the beacon's data fields (for `beacon(fromFields:)`) and its own parameters.
     /// A beacon of its own extended PDUs (`pdu=extended`) may carry the data they hold: its data
@@ -87,8 +88,8 @@ public struct BeaconDescription: Sendable, Equatable {
         var rest: [String: String] = [:]
         var parameters = BeaconParameters.run
         for (key, value) in fields {
-            if let setting = BeaconSetting.named(key) {
-                try setting.read(key, value, &parameters)
+            if let setting = AnyBeaconSetting.named(key) {
+                try setting.read(key, value, into: &parameters)
             } else {
                 rest[key] = value
             }
@@ -235,10 +236,10 @@ public struct BeaconDescription: Sendable, Equatable {
             guard let option = Self.buildingBlockKeys.first(where: { Self.plain($0) == plainKey }) else {
                 if Self.parameterKeys.contains(plainKey) {
                     throw Invalid("\(key) is one of a beacon's own parameters ("
-                                  + BeaconSetting.all.map(\.field).joined(separator: ", ") + "), not part of its data")
+                                  + AnyBeaconSetting.all.map(\.field).joined(separator: ", ") + "), not part of its data")
                 }
                 // Its own settings are keys a beacon takes too (a file and --beacon accept them).
-                let all = Self.keys + BeaconSetting.all.map(\.key)
+                let all = Self.keys + AnyBeaconSetting.all.map(\.key)
                 let nearest = NearestWord.nearest(to: key, in: all).map { " (did you mean '\($0)'?)" } ?? ""
                 throw Invalid("unknown key '\(key)'\(nearest): a beacon takes \(all.joined(separator: ", "))")
             }
@@ -300,7 +301,7 @@ public struct BeaconDescription: Sendable, Equatable {
             hex.allSatisfy(\.isWhitespace) ? AdvertisingData()
                 : try advertisingData(hex, "--scan-response", maximumLength: AdvertisingData.legacyMaximumLength)
         }
-        if format == nil && given["layout"] == nil && Self.listKeys.contains(where: { given[$0] != nil }) {
+        if format == nil && given["layout"] == nil && ["ids", "data"].contains(where: { given[$0] != nil }) {
             throw Invalid("--id and --data are a layout's identifiers and data fields: give its --layout")
         }
         if let ad {

@@ -10,8 +10,8 @@ extension BeaconParameters {
     /// the run's. `BeaconDescription.parameters(in:)` reads them back as they are.
     public var fields: [String: JSONValue] {
         var fields: [String: JSONValue] = [:]
-        for setting in BeaconSetting.all {
-            if let value = setting.shown(self) { fields[setting.field] = value }
+        for setting in AnyBeaconSetting.all {
+            if let value = setting.json(self) { fields[setting.field] = value }
         }
         return fields
     }

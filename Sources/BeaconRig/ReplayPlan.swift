@@ -314,13 +314,17 @@ public struct ReplayPlan: Sendable {
     }
 
     /// The fields each advertiser is described by (the `--beacon` keys): its data and scan
-    /// response whole, its interval, address and PDU type.
+    /// response whole, and its own settings as their keys write them (`AnyBeaconSetting`): its
+    /// interval, address, PDU type (as captured, whatever the others need), TX power and
+    /// connectability.
     public static func fields(of entry: Entry) -> [String: String] {
-        var fields = ["ad": HexText.format(entry.advertiser.data),
-                      "interval": "\(entry.interval)"]
-        if let sentAs = entry.sentAs { fields["address"] = "\(sentAs)" }
-        // Its PDUs as captured, whatever the others need.
-        fields["pdu"] = entry.extendedPDUs ? "extended" : "legacy"
+        var fields = ["ad": HexText.format(entry.advertiser.data)]
+        var own = BeaconParameters(intervalUnits: entry.intervalUnits, txPower: entry.txPower,
+                                   address: entry.sentAs.map { .random($0) }, pdu: entry.extendedPDUs ? .extended : .legacy)
+        if entry.advertiser.kind.contains(.connectable) { own.connectable = true }
+        for setting in AnyBeaconSetting.all {
+            if let value = setting.valueText(own) { fields[setting.key] = value }
+        }
         if entry.advertiser.data.count > AdvertisingData.legacyMaximumLength { fields["extended-pdu"] = "true" }
         // Scannable as captured: its scan response, or an empty one (a passive scan heard none).
         if let response = entry.advertiser.scanResponse, !response.isEmpty {
@@ -328,8 +332,6 @@ public struct ReplayPlan: Sendable {
         } else if entry.scannable {
             fields["scan-response"] = ""
         }
-        if let power = entry.txPower { fields["tx-power"] = "\(power)" }
-        if entry.advertiser.kind.contains(.connectable) { fields["connectable"] = "true" }
         return fields
     }
 

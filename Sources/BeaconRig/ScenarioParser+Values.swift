@@ -85,10 +85,10 @@ extension ScenarioParser {
     /// `identity-key` only in a file no one else can read, an `identity-key-file` found beside
     /// the file.
     func beaconField(_ key: String, _ value: Node, _ what: String) throws(ScenarioError) -> String {
-        // A layout's identifiers and data fields: a list, in order (or one value).
-        if ["ids", "data"].contains(Self.plain(key)), case let .sequence(items) = value {
+        // A layout's identifiers and data fields, a setting's list (channels): a list, in order (or one value).
+        if BeaconDescription.listKeys.contains(Self.plain(key)), case let .sequence(items) = value {
             guard items.count <= BeaconLayout.maximumTerms else {
-                throw fail(value, "\(what): \(key) lists \(items.count) values, more than a layout's \(BeaconLayout.maximumTerms) terms")
+                throw fail(value, "\(what): \(key) lists \(items.count) values, more than \(BeaconLayout.maximumTerms)")
             }
             var texts: [String] = []
             for item in items {

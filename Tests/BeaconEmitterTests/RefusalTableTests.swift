@@ -68,7 +68,7 @@ import Testing
     /// Through the management API (asked for by name), what only HCI commands can do is
     /// refused by `--check`, before any device is opened; `--access auto` takes raw HCI for it.
     @Test(arguments: [
-        (["--beacon", "uuid=\(uuid),major=1,minor=1,address=static"], "beacon 1's address: through the management API the kernel chooses"),
+        (["--beacon", "uuid=\(uuid),major=1,minor=1,address=static"], "beacon 1's address=static: through the management API the kernel chooses"),
         (["--uuid", uuid, "--major", "1", "--minor", "1", "--random-address", "static"], "--random-address: through the management API"),
         (["--uuid", uuid, "--major", "1", "--minor", "1", "--legacy"], "--legacy: through the management API the kernel chooses the HCI commands: use --access raw or user-channel"),
     ])

@@ -396,6 +396,38 @@ extension Rig {
         #expect(emitter.stdout.contains("extended advertising, 3 sets"))
     }
 
+    /// A beacon's own channels (`channels=37 38`): its set's LE Set Extended Advertising
+    /// Parameters carries the map (0x03; the other beacon's 0x07), the beacon is still heard
+    /// (rootcanal does not report the channel, so the command's bytes are the check); refused
+    /// with --legacy and through the management API before anything is sent.
+    @Test func aBeaconsChannelsGoInItsSetsParameters() throws {
+        let proxy = try LoggingProxy(upstreamPort: port)
+        let emitter = try BackgroundProcess.beaconEmit(["-i", "tcp:127.0.0.1:\(proxy.port)", "--duration", "3"] + referenceArguments
+                                                       + ["--beacon", "uuid=39ED98FF-2900-441A-802F-9C398FC199D2,major=7,minor=8,channels=37 38"])
+        let scanner = try TestScanner(port: port)
+        func isOurs(_ data: [UInt8]) -> Bool {
+            (try? Beacon.beacons(in: AdvertisingData(parsing: data)))?.contains {
+                if case let .iBeacon(beacon) = $0 { return beacon.major == 7 && beacon.minor == 8 }
+                return false
+            } == true
+        }
+        let reports = try scanner.collect(timeout: .seconds(3)) { $0.contains { isOurs(Array($0.data)) } }
+        #expect(emitter.wait() == 0, "\(emitter.stderr)")
+        let maps = proxy.commands.filter { $0.opcode == .leSetExtendedAdvertisingParameters }.compactMap {
+            try? LESetExtendedAdvertisingParameters(parameters: $0.parameters[...])
+        }.map { ($0.handle, $0.primaryChannelMap.rawValue) }
+        #expect(maps.contains { $0.1 == 0x03 } && maps.contains { $0.1 == 0x07 }, "\(maps)")
+        #expect(reports.contains { isOurs(Array($0.data)) }, "the beacon on channels 37 and 38 is heard")
+        let legacy = try runBeaconEmit(["-i", device, "--legacy", "--check", "--beacon", "uuid=39ED98FF-2900-441A-802F-9C398FC199D2,major=7,minor=8,channels=37 38"])
+        #expect(legacy.status == 64 && legacy.stderr.contains("beacon 1's channels=37 38: needs extended advertising, which legacy "
+                                                                + "commands (asked for) do not have: drop its channels, or drop --legacy"),
+                "\(legacy.stderr)")
+        let kernel = try runBeaconEmit(["-i", "hci0", "--access", "mgmt", "--check", "--beacon",
+                                        "uuid=39ED98FF-2900-441A-802F-9C398FC199D2,major=7,minor=8,channels=37 38"])
+        #expect(kernel.status == 64 && kernel.stderr.contains("beacon 1's channels=37 38: through the management API the kernel sets "
+                                                                + "it itself"), "\(kernel.stderr)")
+    }
+
     @Test(arguments: [["--legacy"], ["--extended"]])
     func sigtermDisablesAdvertisingOnTheWireBeforeLettingGo(mode: [String]) throws {
         let proxy = try LoggingProxy(upstreamPort: port)

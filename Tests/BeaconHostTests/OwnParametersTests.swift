@@ -136,7 +136,7 @@ import Testing
         #expect(single.running.map(\.beacon) == [referenceBeacon] && legacy.sent.count == sent)
         #expect {
             try single.live.update(1, to: referenceBeacon, parameters: BeaconParameters(txPower: 0))
-        } throws: { "\($0)".contains("beacon 1's TX power: needs extended advertising") }
+        } throws: { "\($0)".contains("beacon 1's TX power 0 dBm: needs extended advertising") }
         #expect {
             try single.live.update(1, to: referenceBeacon, parameters: BeaconParameters(pdu: .extended))
         } throws: { "\($0)".contains("beacon 1's extended PDUs: needs extended advertising") }
@@ -264,7 +264,7 @@ import Testing
         let advertiser = ManagedAdvertiser(client: MgmtClient(transport: kernel, index: 0),
                                            options: AdvertisingOptions(beacons: [referenceBeacon],
                                                                        beaconParameters: [BeaconParameters(address: .generatedStaticRandom)]))
-        #expect { try advertiser.start() } throws: { "\($0)".contains("own address: through the management API the kernel chooses the address") }
+        #expect { try advertiser.start() } throws: { "\($0)".contains("beacon 1's address static: through the management API the kernel chooses the address") }
         #expect(kernel.remainingSteps == 0)
     }
 

@@ -40,7 +40,7 @@ import Testing
         let sent = kernel.sent.count
         #expect {
             try advertiser.live.add(referenceBeacon, parameters: BeaconParameters(address: .generatedStaticRandom))
-        } throws: { "\($0)".contains("own address: through the management API the kernel chooses the address") }
+        } throws: { "\($0)".contains("beacon 1's address static: through the management API the kernel chooses the address") }
         #expect(kernel.sent.count == sent)
     }
 

@@ -201,7 +201,9 @@ package final class Advertiser {
             advertisingType: applied.connectable ? .connectableUndirected
                 : slots.isScannable(0) ? .scannableUndirected : .nonConnectableUndirected,
             ownAddressType: address != nil ? .randomDevice : .publicDevice)
-        step("set parameters: \(parameters.advertisingType), interval \(description), channels 37 38 39")
+        let channels = [(37, AdvertisingChannelMap.channel37), (38, .channel38), (39, .channel39)]
+            .filter { parameters.channelMap.contains($0.1) }.map { "\($0.0)" }
+        step("set parameters: \(parameters.advertisingType), interval \(description), channels \(channels.joined(separator: " "))")
         try controller.send(parameters, context: "interval \(description)")
     }
 
@@ -225,19 +227,18 @@ package final class Advertiser {
         throw .refused(Refusal(.codedPHY, beacon: slots.label(index), .controllerLacksCodedPHY))
     }
 
-    /// Refuses beacon `index`'s own parameters that legacy advertising cannot take: a TX
-    /// power, an interval over 10.24 s, the Coded PHY.
+    /// The beacon settings legacy advertising commands honour, and their values: every other
+    /// (a TX power, the Coded PHY, extended PDUs, its channels) needs extended advertising.
+    package static let legacySupport = SettingSupport([
+        .accepting(.interval), .accepting(.address), .accepting(.rotateAddress), .accepting(.connectable),
+        .accepting(.phy) { $0 != .coded }, .accepting(.pdu) { $0 == .legacy },
+    ])
+
+    /// Refuses beacon `index`'s own parameters that legacy advertising cannot take
+    /// (`legacySupport`), and an interval over 10.24 s.
     private func checkLegacy(ownOf index: Int) throws(HostError) {
         let own = slots.entries[index].parameters
-        if own.phy == .coded {
-            throw .refused(Refusal(.codedPHY, beacon: slots.label(index), needsExtended))
-        }
-        if own.pdu == .extended {
-            throw .refused(Refusal(.extendedPDUs, beacon: slots.label(index), needsExtended))
-        }
-        if own.txPower != nil {
-            throw .refused(Refusal(.txPower, beacon: slots.label(index), needsExtended))
-        }
+        if let refusal = Self.legacySupport.refusal(own, beacon: slots.label(index), needsExtended) { throw .refused(refusal) }
         if let units = own.intervalUnits, !AdvertisingOptions.intervalRange(legacy: true).contains(units) {
             throw .refused(Refusal(.interval(AdvertisingOptions.intervalDescription(units: units)), beacon: slots.label(index),
                                    options.mode == .legacy ? .legacyIntervalRangeChosen : .legacyIntervalRange))
@@ -287,6 +288,7 @@ package final class Advertiser {
                 : applied.connectable ? .legacyConnectable
                 : slots.isScannable(index) ? [.legacyPDU, .scannable] : .legacyNonConnectable,
             primaryIntervalMin: interval, primaryIntervalMax: interval,
+            primaryChannelMap: AdvertisingChannelMap(rawValue: slots.entries[index].parameters[.channelMap]?.reduce(0) { $0 | 1 << ($1 - 37) } ?? 7),
             ownAddressType: address != nil ? .randomDevice : .publicDevice,
             txPower: txPower ?? LESetExtendedAdvertisingParameters.noTxPowerPreference,
             primaryPHY: applied.phy.hciValue, secondaryPHY: applied.phy.hciValue,

@@ -121,18 +121,18 @@ public struct AdvertisingOptions: Sendable {
 
     /// One beacon as given to the start, one value: its content and its own parameters
     /// (`.run`: the run's). On the air it becomes a `RunningBeacon`, with its id.
-    public struct GivenBeacon: Sendable, Hashable {
-        public var beacon: Beacon
-        public var parameters: BeaconParameters
+    package struct GivenBeacon: Sendable, Hashable {
+        package var beacon: Beacon
+        package var parameters: BeaconParameters
 
-        public init(_ beacon: Beacon, parameters: BeaconParameters = .run) {
+        package init(_ beacon: Beacon, parameters: BeaconParameters = .run) {
             self.beacon = beacon
             self.parameters = parameters
         }
     }
 
     /// The beacons with their own parameters, each one value (in the beacons' order).
-    public init(given: [GivenBeacon], intervalUnits: UInt32 = 160, connectable: Bool = false,
+    package init(given: [GivenBeacon], intervalUnits: UInt32 = 160, connectable: Bool = false,
                 address: Address = .publicAddress, txPower: Int8? = nil, mode: Mode = .automatic,
                 rotationPeriod: Duration = .seconds(1), phy: PHY = .le1M) {
         self.init(beacons: [], intervalUnits: intervalUnits, connectable: connectable, address: address, txPower: txPower,
@@ -141,7 +141,7 @@ public struct AdvertisingOptions: Sendable {
     }
 
     /// The beacons as given, each one value: a view of `beacons` and `beaconParameters`.
-    public var given: [GivenBeacon] {
+    package var given: [GivenBeacon] {
         get {
             beacons.indices.map { GivenBeacon(beacons[$0], parameters: beaconParameters.indices.contains($0) ? beaconParameters[$0] : .run) }
         }

@@ -22,21 +22,16 @@ extension AdvertisingOptions {
             if own.connectable ?? connectable, own.address == .generatedNonResolvable {
                 throw AdvertisingOptionError(Refusal(.nonResolvableAddress, beacon: beacon, .connectable))
             }
-            if mode == .legacy, own.phy == .coded {
-                throw AdvertisingOptionError(Refusal(.codedPHY, beacon: beacon, .legacyChosen))
-            }
-            if mode == .legacy, own.pdu == .extended {
-                throw AdvertisingOptionError(Refusal(.extendedPDUs, beacon: beacon, .legacyChosen))
-            }
-            if mode == .legacy, own.txPower != nil {
-                throw AdvertisingOptionError(Refusal(.txPower, beacon: beacon, .legacyChosen))
+            // What the backend asked for honours, as it declares it (and refuses at its start).
+            if mode == .legacy, let refusal = Advertiser.legacySupport.refusal(own, beacon: beacon, .legacyChosen) {
+                throw AdvertisingOptionError(refusal)
             }
             if mode == .legacy, let units = own.intervalUnits, !Self.intervalRange(legacy: true).contains(units) {
                 throw AdvertisingOptionError(Refusal(.interval(Self.intervalDescription(units: units)), beacon: beacon,
                                                      .legacyIntervalRangeChosen))
             }
-            if access == .management, own.address != nil {
-                throw AdvertisingOptionError(Refusal(.ownAddress, beacon: beacon, .kernelChoosesAddress))
+            if access == .management, let refusal = ManagedAdvertiser.settingSupport.refusal(own, beacon: beacon, .kernelSetsItself) {
+                throw AdvertisingOptionError(refusal)
             }
         }
         if mode == .legacy && beacons.count > 1,

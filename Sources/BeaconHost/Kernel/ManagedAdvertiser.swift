@@ -225,14 +225,19 @@ package final class ManagedAdvertiser {
         return max(0, Int(features.maximumInstances) - others.count)
     }
 
+    /// The beacon settings the management API honours (where the adapter's features allow, as
+    /// `checkOwn` finds): the kernel chooses the address, and sets what else it is not given.
+    package static let settingSupport = SettingSupport([
+        .accepting(.interval), .accepting(.txPower), .accepting(.phy), .accepting(.connectable), .accepting(.pdu),
+        .refusing(.address, because: .kernelChoosesAddress), .refusing(.rotateAddress, because: .kernelChoosesAddress),
+    ])
+
     /// Refuses beacon `index`'s own parameters where the kernel would not honour them: no
     /// interval taken with an instance, a scannable instance (the kernel's interval), a TX
     /// power the kernel cannot set.
     private func checkOwn(ofBeacon index: Int) throws(HostError) {
         let own = slots.entries[index].parameters
-        if own.address != nil {
-            throw .refused(Refusal(.ownAddress, beacon: slots.label(index), .kernelChoosesAddress))
-        }
+        if let refusal = Self.settingSupport.refusal(own, beacon: slots.label(index), .kernelSetsItself) { throw .refused(refusal) }
         guard own != .run, let features else { return }
         if own.phy == .coded && !features.supportedFlags.contains(.secondaryCoded) {
             throw .refused(Refusal(.codedPHY, beacon: slots.label(index), .kernelLacksCodedPHY(adapter: client.adapter)))

@@ -22,8 +22,9 @@ public struct Refusal: Error, Hashable, Sendable, CustomStringConvertible {
         case ownParameters(String)
         /// Advertising on the LE Coded PHY, or scanning on it.
         case codedPHY
-        /// A beacon's own extended PDUs (`pdu=extended`).
-        case extendedPDUs
+        /// One of a beacon's own settings (`BeaconSetting`) as given: its key (`tx-power`), its
+        /// value as written (`-8`), and both in the library's words (`TX power -8 dBm`).
+        case beaconSetting(key: String, value: String, described: String)
         /// Advertising data over 31 bytes (extended PDUs).
         case longData
         /// A scan response.
@@ -60,6 +61,8 @@ public struct Refusal: Error, Hashable, Sendable, CustomStringConvertible {
         case sharedSetMixedAddresses
         /// Through the management API the kernel chooses the address.
         case kernelChoosesAddress
+        /// The management API has no way to set a beacon's setting (its channels): the kernel sets it itself.
+        case kernelSetsItself
         /// Through the management API the kernel chooses the HCI commands.
         case kernelChoosesCommands
         /// The kernel advertises at its own interval there: every instance on a legacy-only
@@ -162,7 +165,7 @@ extension Refusal.Setting {
         case let .ownParameters(text): "own \(text)"
         case .codedPHY: "LE Coded PHY"
         case .longData: "data over 31 bytes"
-        case .extendedPDUs: "extended PDUs"
+        case let .beaconSetting(_, _, described): described
         case .scanResponse: "scan response"
         case .bringUp: "bringing the adapter up"
         case let .kernelAccess(access): "access \(access.rawValue)"
@@ -199,6 +202,8 @@ extension Refusal.Reason {
         case .kernelChoosesAddress:
             return "through the management API the kernel chooses the address beacons go out from (a new "
                 + "non-resolvable random one for each non-connectable instance)"
+        case .kernelSetsItself:
+            return "through the management API the kernel sets it itself; only raw HCI commands set it"
         case .kernelChoosesCommands:
             return "through the management API the kernel chooses the HCI commands"
         case let .kernelOwnInterval(adapter, scannable):
