@@ -132,14 +132,10 @@ extension ScenarioParser {
         var layouts: [String: String] = [:]
         for (name, layoutNode) in try mapping(node, "layouts", keys: nil).entries {
             let text = try string(layoutNode, "layout '\(name)'")
-            do throws(BeaconLayout.Invalid) {
-                guard !name.isEmpty, !name.contains(":"), !name.contains("=") else {
-                    throw BeaconLayout.Invalid("'\(name)' is no layout name: letters, digits, '-', '_' and '.'")
-                }
-                _ = try BeaconLayout.named("\(name)=\(text)")
-            } catch {
-                throw fail(layoutNode, "layouts: \(error.message)")
+            guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "." }) else {
+                throw fail(layoutNode, "layouts: '\(name)' is no layout name: letters, digits, '-', '_' and '.'")
             }
+            do { _ = try BeaconLayout(parsing: text) } catch { throw fail(layoutNode, "layout '\(name)': \(error.message)") }
             layouts[name] = text
         }
         return layouts

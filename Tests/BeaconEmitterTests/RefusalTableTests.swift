@@ -11,7 +11,7 @@ import Testing
     static let uuid = "39ED98FF-2900-441A-802F-9C398FC199D2"
     static let beaconKeys = ["", ",interval=30", ",interval=20000", ",txPower=-8", ",address=static", ",address=non-resolvable",
                              ",address=C1:02:03:04:05:06", ",address=public", ",rotateAddress=5",
-                             ",rotateAddress=5,address=static", ",pdu=extended"]
+                             ",rotateAddress=5,address=static", ",pdu=extended", ",channels=37 38"]
     static let runOptions: [[String]] = [[], ["--connectable"], ["--legacy"], ["--extended"], ["--random-address", "static"],
                                          ["--random-address", "non-resolvable"], ["--tx-power", "-4"], ["--interval", "20000"],
                                          ["--phy", "coded"], ["--access", "raw"]]

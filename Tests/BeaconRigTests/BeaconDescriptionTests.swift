@@ -156,7 +156,7 @@ import Testing
         }
         #expect {
             try BeaconDescription(specification: "uuid=39ED98FF-2900-441A-802F-9C398FC199D2,interval=200")
-        } throws: { "\($0)".contains("interval is one of a beacon's own parameters (interval, txPower, address, rotateAddress, phy, connectable, pdu), not part of its data") }
+        } throws: { "\($0)".contains("interval is one of a beacon's own parameters (interval, txPower, address, rotateAddress, phy, connectable, pdu, channelMap), not part of its data") }
         #expect(try BeaconDescription.parameters(in: ["pdu": "Extended"]).parameters == BeaconParameters(pdu: .extended))
         let described = try BeaconDescription.beaconAndParameters(
             specification: "uuid=39ED98FF-2900-441A-802F-9C398FC199D2,interval=200,major=1,tx-power=-8,minor=2")
