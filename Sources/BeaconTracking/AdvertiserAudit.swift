@@ -29,6 +29,10 @@ public struct AdvertiserAudit: Sendable {
     /// Whether a report carried a beacon of a format this audit knows.
     private(set) var heardBeacon = false
 
+    /// The app's layouts its data is read with too (`audit --layout`): nothing decodes a
+    /// layout's beacon without its layout.
+    public var layouts: [(name: String, layout: BeaconLayout)] = []
+
     public init(profile: AuditProfile? = nil, configuredInterval: Double? = nil) {
         self.profile = profile
         self.configuredInterval = configuredInterval
@@ -103,7 +107,7 @@ public struct AdvertiserAudit: Sendable {
         guard let firstData else { return result }
         let parsed = try? AdvertisingData(parsing: firstData)
         result.advertisedTxPower = parsed?.structures.lazy.compactMap(\.txPowerLevel).first
-        result.beacon = parsed.flatMap { try? Beacon.beacons(in: $0).first }
+        result.beacon = parsed.flatMap { try? LayoutBeacon.beacons(in: $0, reading: layouts).first }
         var rules = AuditRules(profile: chosen, data: firstData, parsed: parsed, kinds: kindOrder,
                                estimate: estimate, configured: configuredInterval, distinctData: data.count)
         if let estimate {

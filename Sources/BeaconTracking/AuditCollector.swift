@@ -20,6 +20,7 @@ public struct AuditCollector: Sendable {
         self.profile = profile
         self.configuredInterval = configuredInterval
         chosen = AdvertiserAudit(profile: profile, configuredInterval: configuredInterval)
+        if let region = choice.layout { chosen.layouts = [(region.name, region.layout)] }
     }
 
     public mutating func add(_ report: ScanReport, at time: Double) {

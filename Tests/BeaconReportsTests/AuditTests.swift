@@ -199,5 +199,9 @@ func eventTimes(interval: Double, seconds: Double, delay: Bool = true, heard: Do
         let chosen = try #require(collector.result())
         #expect(chosen.address == Self.address)
         #expect(chosen.audit.reports == times.count && collector.others == 2 * times.count)
+        // The beacon audited, as the reports show it: read through the layout, under its name.
+        let beacon = try #require(chosen.audit.beacon)
+        #expect(beacon.format.identity == "layout layout=acme ids=0x01020304,7", "\(beacon.format.identity)")
+        #expect(beacon.measuredPower == -62)
     }
 }
