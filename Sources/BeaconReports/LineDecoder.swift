@@ -164,10 +164,8 @@ struct LineDecoder: ~Copyable {
     /// neither a beacon nor a layout's) the data itself.
     private mutating func writeEach(_ sighting: AdvertisementSighting) {
         defer { beaconsInData = 0 }
-        if let beacon = LayoutBeacon.first(of: layouts, in: sighting.data) {
-            write(layout: BeaconSighting(beacon: .registered(RegisteredBeacon(beacon)), address: sighting.address,
-                                         addressType: sighting.addressType, rssi: sighting.rssi))
-            found += 1
+        if write(layout: LayoutBeacon.first(of: layouts, in: sighting.data)?.beacon, address: sighting.address,
+                 addressType: sighting.addressType, rssi: sighting.rssi) {
             return
         }
         if beaconsInData == 0 { write(sighting) }
@@ -205,10 +203,14 @@ struct LineDecoder: ~Copyable {
     /// written; false where none reads it (or there are no layouts).
     mutating func decodeLayouts(in data: ArraySlice<UInt8>, address: BluetoothAddress, addressType: AddressType,
                                 rssi: Int8?) -> Bool {
-        guard !layouts.isEmpty, let parsed = try? AdvertisingData(parsing: data),
-              let beacon = LayoutBeacon.first(of: layouts, in: parsed) else { return false }
-        write(layout: BeaconSighting(beacon: .registered(RegisteredBeacon(beacon)), address: address, addressType: addressType,
-                                     rssi: rssi))
+        write(layout: LayoutBeacon.first(of: layouts, inData: data), address: address, addressType: addressType, rssi: rssi)
+    }
+
+    /// A layout's beacon found in a report's data, written and counted; false for none.
+    private mutating func write(layout beacon: Beacon?, address: BluetoothAddress?, addressType: AddressType?,
+                                rssi: Int8?) -> Bool {
+        guard let beacon else { return false }
+        write(layout: BeaconSighting(beacon: beacon, address: address, addressType: addressType, rssi: rssi))
         found += 1
         return true
     }

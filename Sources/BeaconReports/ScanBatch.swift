@@ -103,9 +103,8 @@ extension ScanLine {
     /// where none reads it.
     static func writeLayout(_ layouts: [(name: String, layout: BeaconLayout)], report: ReportView, unixTime: Double,
                             to output: inout OutputBuffer, json: Bool) {
-        guard let data = try? AdvertisingData(parsing: report.data), let beacon = LayoutBeacon.first(of: layouts, in: data) else { return }
-        let sighting = BeaconSighting(beacon: .registered(RegisteredBeacon(beacon)), address: report.address,
-                                      addressType: report.addressType, rssi: report.rssi)
+        guard let beacon = LayoutBeacon.first(of: layouts, inData: report.data) else { return }
+        let sighting = BeaconSighting(beacon: beacon, address: report.address, addressType: report.addressType, rssi: report.rssi)
         if json {
             output.appendJSONLine { object in
                 SightingFormatter.add(sighting, to: &object)

@@ -75,9 +75,8 @@ public struct ScanReport: Sendable, Hashable {
     /// beacons of an app's layout it sent itself: `LayoutBeacon.layouts(of:)`).
     public func sightings(reading layouts: [(name: String, layout: BeaconLayout)]) throws(CodecError) -> [BeaconSighting] {
         var found = try sightings()
-        if !layouts.isEmpty, let parsed = try? AdvertisingData(parsing: data), let beacon = LayoutBeacon.first(of: layouts, in: parsed) {
-            found.append(BeaconSighting(beacon: .registered(RegisteredBeacon(beacon)), address: address, addressType: addressType,
-                                        rssi: rssi, txPower: txPower))
+        if let beacon = LayoutBeacon.first(of: layouts, inData: data[...]) {
+            found.append(BeaconSighting(beacon: beacon, address: address, addressType: addressType, rssi: rssi, txPower: txPower))
         }
         return found
     }

@@ -76,6 +76,16 @@ public struct LayoutBeacon: RegisteredBeaconValue {
         return nil
     }
 
+    /// The beacon the first of an app's layouts reads in advertising data given as bytes, as a
+    /// `Beacon`; nil where none reads it (none given, or bytes that are no advertising data).
+    public static func first(of layouts: [(name: String, layout: BeaconLayout)], inData bytes: ArraySlice<UInt8>) -> Beacon? {
+        guard !layouts.isEmpty, let data = try? AdvertisingData(parsing: bytes) else { return nil }
+        return first(of: layouts, in: data)?.beacon
+    }
+
+    /// It as a `Beacon` (`Beacon.registered`).
+    public var beacon: Beacon { .registered(RegisteredBeacon(self)) }
+
     /// The layouts of the layout beacons among `beacons`, each once, in order: what a watcher
     /// of those beacons reads the air with (nothing decodes a layout's beacon without it).
     public static func layouts(of beacons: [Beacon]) -> [(name: String, layout: BeaconLayout)] {
@@ -94,7 +104,7 @@ public struct LayoutBeacon: RegisteredBeaconValue {
     public static func beacons(in data: AdvertisingData, reading layouts: [(name: String, layout: BeaconLayout)])
         throws(CodecError) -> [Beacon] {
         var beacons = try Beacon.beacons(in: data)
-        if !layouts.isEmpty, let beacon = first(of: layouts, in: data) { beacons.append(.registered(RegisteredBeacon(beacon))) }
+        if !layouts.isEmpty, let beacon = first(of: layouts, in: data) { beacons.append(beacon.beacon) }
         return beacons
     }
 

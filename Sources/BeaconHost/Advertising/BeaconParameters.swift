@@ -86,9 +86,9 @@ public struct BeaconParameters: Sendable, Hashable {
     }
 
     public func hash(into hasher: inout Hasher) {
-        for key in values.keys.sorted() {
+        for (key, value) in values.sorted(by: { $0.key < $1.key }) {
             hasher.combine(key)
-            hasher.combine(AnyHashable(values[key]!))
+            hasher.combine(AnyHashable(value))
         }
     }
 

@@ -29,10 +29,6 @@ package struct BeaconSetting<Value: Hashable & Sendable>: Sendable {
 
     /// The range as messages say it: `-127 to 20 (dBm)`; nil for a setting that is no number.
     package var rangeText: String? { range?.text }
-
-    /// Reads a value as written under `key` (any spelling of it).
-    /// - Throws: `SettingValueError` naming the key, what it takes and what was given.
-    package func value(_ key: String, _ text: String) throws(SettingValueError) -> Value { try parse(key, text) }
 }
 
 /// A number's range and its unit, from which messages are made (`-127 to 20 (dBm)`).
