@@ -109,6 +109,21 @@ public enum FileSystem {
         }
     }
 
+    /// Runs `body` holding an exclusive lock on the file at `path` (flock), made (mode 0600,
+    /// no link followed) where missing: other processes doing the same wait their turn (one
+    /// install at a time into a shared cache). The lock goes with the descriptor, so it is
+    /// released however this process ends.
+    /// - Throws: `SystemCallError` when the file cannot be opened or locked (`body` not run).
+    public static func withExclusiveLock<T>(_ path: String, _ body: () -> T) throws(SystemCallError) -> T {
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0o600)
+        guard descriptor >= 0 else { throw SystemCallError(call: "open(\(path))", errno: errno) }
+        defer { close(descriptor) }
+        while flock(descriptor, LOCK_EX) != 0 {
+            guard errno == EINTR else { throw SystemCallError(call: "flock(\(path))", errno: errno) }
+        }
+        return body()
+    }
+
     /// /dev/null opened for writing (closed on exec): where output is to be thrown away; -1
     /// where it cannot be opened.
     public static func openDiscard() -> Int32 {

@@ -36,7 +36,7 @@ struct ArchitectureTests {
                           "getsockopt", "sendto", "recvfrom", "dup", "dup2", "isatty", "mkdir", "getenv", "setenv",
                           "unsetenv", "execvp", "execv", "fork", "posix_spawn", "poll", "epoll_create1", "epoll_ctl",
                           "epoll_wait", "timerfd_create", "timerfd_settime", "eventfd", "sigaction", "sigprocmask",
-                          "usleep", "nanosleep", "opendir", "readdir", "strerror"]
+                          "usleep", "nanosleep", "opendir", "readdir", "strerror", "flock"]
 
     @Test func everySystemCallGoesThroughLinuxSystem() throws {
         let call = try Regex("(^|[^.\\w])(" + Self.wrapped.joined(separator: "|") + ")\\(")

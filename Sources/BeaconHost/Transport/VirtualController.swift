@@ -47,16 +47,33 @@ package enum VirtualController {
         }
         let venv = "\(try cacheDirectory())/rootcanal-\(rootcanalVersion)"
         let python = "\(venv)/bin/python"
-        if !FileSystem.isExecutable(python) || (try? locate(python: python)) == nil {
-            progress("installing rootcanal \(rootcanalVersion) (the virtual controller) from PyPI into \(venv); "
-                     + "first use only, about 125 MB")
-            guard try run(["python3", "-m", "venv", venv]).status == 0 else {
-                throw .virtualController("`python3 -m venv` failed: install python3 and python3-venv")
+        if let installed = try? locate(python: python) { return installed }
+        // One install at a time: processes started together on a new machine (a test suite's)
+        // wait for the first one's, instead of finding its venv half made.
+        let installed: Result<String, HostError>
+        do {
+            installed = try FileSystem.withExclusiveLock(venv + ".lock") {
+                Result { () throws(HostError) in try install(venv: venv, progress: progress) }
             }
-            guard try run(["\(venv)/bin/pip", "install", "--quiet", "rootcanal==\(rootcanalVersion)"]).status == 0
-            else {
-                throw .virtualController("`pip install rootcanal==\(rootcanalVersion)` failed: check access to PyPI")
-            }
+        } catch {
+            throw .virtualController("cannot lock the virtual controller's install (\(venv).lock): "
+                                     + SystemCallError.message(error.errno))
+        }
+        return try installed.get()
+    }
+
+    /// Installs rootcanal into the venv at `venv`, unless it is there already (another process
+    /// installed it while this one waited): its binary.
+    private static func install(venv: String, progress: (String) -> Void) throws(HostError) -> String {
+        let python = "\(venv)/bin/python"
+        if let installed = try? locate(python: python) { return installed }
+        progress("installing rootcanal \(rootcanalVersion) (the virtual controller) from PyPI into \(venv); "
+                 + "first use only, about 125 MB")
+        guard try run(["python3", "-m", "venv", venv]).status == 0 else {
+            throw .virtualController("`python3 -m venv` failed: install python3 and python3-venv")
+        }
+        guard try run(["\(venv)/bin/pip", "install", "--quiet", "rootcanal==\(rootcanalVersion)"]).status == 0 else {
+            throw .virtualController("`pip install rootcanal==\(rootcanalVersion)` failed: check access to PyPI")
         }
         return try locate(python: python)
     }
