@@ -242,7 +242,7 @@ extension ScenarioLaunching {
                        observer: LiveObserver(scanner: scanner, interrupt: interrupt,
                                               wake: { stage.wakeDescriptors + phones.flatMap(\.descriptors) },
                                               beside: exporter.map { [$0.endpoint] } ?? []),
-                       makeBeacon: BeaconDescription.beacon(fromFields:), phones: phones, report: report).run()
+                       makeBeacon: BeaconDescription.beacon(fromFields:parameters:), phones: phones, report: report).run()
     }
 
     /// The second device, scanning: `peer` is a second controller on the same virtual radio.

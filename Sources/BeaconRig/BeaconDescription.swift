@@ -77,10 +77,8 @@ public struct BeaconDescription: Sendable, Equatable {
     /// not the beacon's data, so `init(pairs:)` refuses them.
     public static let parameterKeys = Set(AnyBeaconSetting.all.flatMap(\.plainNames))
 
-    /// `fields` apart: the beacon's data fields (for `beacon(fromFields:)`) and its own parameters.
-    /// A beacon of its own extended PDUs (`pdu=extended`) may carry the data they hold: its data
-    /// fields say so (`extended-pdu=true`, unless they say otherwise), whichever way they came
-    /// (the control socket, a scenario, `--beacon`, a configuration file).
+    /// `fields` apart: the beacon's data fields and its own parameters (for
+    /// `beacon(fromFields:parameters:)`, whose data may hold what the PDUs they ask for carry).
     /// - Throws: `Invalid` for a setting's value it does not take (`BeaconSetting`), or settings
     ///   that do not go together.
     public static func parameters(in fields: [String: String]) throws(Invalid)
@@ -106,9 +104,6 @@ public struct BeaconDescription: Sendable, Equatable {
             }
             parameters.address = kind
         }
-        if parameters.pdu == .extended && !rest.keys.contains(where: { plain($0) == "extendedpdu" }) {
-            rest["extended-pdu"] = "true"
-        }
         return (rest, parameters)
     }
 
@@ -117,7 +112,7 @@ public struct BeaconDescription: Sendable, Equatable {
     /// - Throws: `Invalid` naming what is wrong.
     public static func beaconAndParameters(specification: String) throws(Invalid) -> (beacon: Beacon, parameters: BeaconParameters) {
         let (data, parameters) = try split(specification: specification)
-        return (try BeaconDescription(pairs: data).beacon(), parameters)
+        return (try BeaconDescription(pairs: data).beacon(parameters: parameters), parameters)
     }
 
     /// A `--beacon` specification's data pairs, in order, and its own parameters.
@@ -130,11 +125,8 @@ public struct BeaconDescription: Sendable, Equatable {
             throw Invalid("expected KEY=VALUE pairs separated by commas, got '\(error.item)'")
         }
         let own = pairs.filter { parameterKeys.contains(plain($0.key)) }
-        let (extra, parameters) = try Self.parameters(in: Dictionary(own.map { ($0.key, $0.value) }) { $1 })
-        let data = pairs.filter { !parameterKeys.contains(plain($0.key)) }
-        // (What its own PDUs allow its data: `parameters(in:)`, which is given no data keys here.)
-        let allowing = extra.filter { key, _ in !data.contains { plain($0.key) == plain(key) } }
-        return (data + allowing.map { (key: $0.key, value: $0.value) }, parameters)
+        let parameters = try Self.parameters(in: Dictionary(own.map { ($0.key, $0.value) }) { $1 }).parameters
+        return (pairs.filter { !parameterKeys.contains(plain($0.key)) }, parameters)
     }
 
     /// A crowd: the beacons a description with a range for `major` or `minor` (`minor=1-200`)
@@ -191,7 +183,7 @@ public struct BeaconDescription: Sendable, Equatable {
         -> [(beacon: Beacon, parameters: BeaconParameters)] {
         let (data, parameters) = try split(specification: specification)
         return try crowd(data, sharing: parameters).map { (member) throws(Invalid) in
-            (try BeaconDescription(pairs: member).beacon(), parameters)
+            (try BeaconDescription(pairs: member).beacon(parameters: parameters), parameters)
         }
     }
 
@@ -274,9 +266,18 @@ public struct BeaconDescription: Sendable, Equatable {
         return "type must be \(names.joined(separator: ", "))\(selected), got '\(value)'"
     }
 
-    /// The most advertising data allowed: 31 bytes, or 251 with extended PDUs.
-    private var maximumLength: Int {
-        extendedPDU ? AdvertisingData.extendedPDUMaximumLength : AdvertisingData.legacyMaximumLength
+    /// The most advertising data a beacon with parameters `own` carries: 31 bytes, or 251 in
+    /// the extended PDUs `--extended-pdu` (`extended-pdu=true`) or its own `pdu=extended` asks
+    /// for, as the advertisers decide it (`BeaconParameters.maximumDataLength(whereTheRunSends:)`).
+    private func maximumLength(_ own: BeaconParameters) -> Int {
+        own.maximumDataLength(whereTheRunSends: extendedPDU)
+    }
+
+    /// What a refusal of data too long for `own`'s PDUs adds: what carries more.
+    private func longerData(_ own: BeaconParameters) -> String {
+        if maximumLength(own) > AdvertisingData.legacyMaximumLength { return "(extended PDUs here carry at most 251 bytes)" }
+        if own.pdu == .legacy { return "(its pdu=legacy carries at most 31 bytes)" }
+        return "(legacy advertising carries at most 31 bytes; --extended-pdu, or pdu=extended for the beacon alone, allows more)"
     }
 
     /// Whether nothing was described at all (another source may describe the beacons).
@@ -294,8 +295,10 @@ public struct BeaconDescription: Sendable, Equatable {
 
     /// The beacon described: a beacon format, any advertising data (`ad`), or building blocks
     /// alone or around a beacon format (`AdvertisingDataBuilder`).
+    /// - Parameter parameters: the beacon's own (`pdu=extended`: its data may be longer than a
+    ///   legacy PDU carries).
     /// - Throws: `Invalid` naming the option (`--uuid`) and what is wrong.
-    public func beacon() throws(Invalid) -> Beacon {
+    public func beacon(parameters: BeaconParameters = .run) throws(Invalid) -> Beacon {
         // Empty: scannable advertising whose scan response holds nothing (as a capture may have it).
         let response = try scanResponse.map { (hex) throws(Invalid) in
             hex.allSatisfy(\.isWhitespace) ? AdvertisingData()
@@ -308,15 +311,15 @@ public struct BeaconDescription: Sendable, Equatable {
             if describesFormat || hasBuildingBlocks {
                 throw Invalid("--ad is the whole advertising data: it goes with no other beacon option (but --scan-response)")
             }
-            let data = try advertisingData(ad, "--ad", maximumLength: maximumLength)
+            let data = try advertisingData(ad, "--ad", maximumLength: maximumLength(parameters))
             guard !data.structures.isEmpty else { throw Invalid("--ad holds no AD structure") }
             return .custom(CustomAdvertisement(data: data, scanResponse: response))
         }
-        guard hasBuildingBlocks || response != nil else { return try formatBeacon() }
+        guard hasBuildingBlocks || response != nil else { return try formatBeacon(parameters) }
         var builder = AdvertisingDataBuilder()
         builder.scanResponse = response
         if describesFormat {
-            builder.beacon = try formatBeacon().advertisingData
+            builder.beacon = try formatBeacon(parameters).advertisingData
         }
         if let flags { builder.flags = flags.lowercased() == "none" ? nil : ADFlags(rawValue: try Self.byte(flags, "--flags")) }
         builder.name = name
@@ -341,12 +344,9 @@ public struct BeaconDescription: Sendable, Equatable {
                                                              data: bytes))
         }
         do {
-            return .custom(try builder.buildAdvertisement(maximumLength: maximumLength))
+            return .custom(try builder.buildAdvertisement(maximumLength: maximumLength(parameters)))
         } catch {
-            throw Invalid("the advertising data does not fit: \(error.reasonDescription) "
-                          + (extendedPDU ? "(extended PDUs here carry at most 251 bytes)"
-                             : "(legacy advertising carries at most 31 bytes; --extended-pdu, or pdu=extended for the beacon alone, "
-                             + "allows more)"))
+            throw Invalid("the advertising data does not fit: \(error.reasonDescription) \(longerData(parameters))")
         }
     }
 
@@ -380,8 +380,8 @@ public struct BeaconDescription: Sendable, Equatable {
         return bytes[0]
     }
 
-    /// The beacon the format's fields describe, built by the format.
-    private func formatBeacon() throws(Invalid) -> Beacon {
+    /// The beacon the format's fields describe, built by the format, within what `own`'s PDUs carry.
+    private func formatBeacon(_ own: BeaconParameters) throws(Invalid) -> Beacon {
         let format = try describedFormat()
         let keys = Dictionary(format.descriptionKeys.map { (Self.plain($0), $0) }) { first, _ in first }
         if let stray = given.keys.sorted().first(where: { keys[$0] == nil }) {
@@ -396,10 +396,9 @@ public struct BeaconDescription: Sendable, Equatable {
         }
         // A format whose fields are given (a layout's, a program's) may make more than a PDU holds.
         do {
-            try beacon.advertisingData.validate(maximumLength: maximumLength)
+            try beacon.advertisingData.validate(maximumLength: maximumLength(own))
         } catch {
-            throw Invalid("the beacon does not fit: \(error.reasonDescription) "
-                          + (extendedPDU ? "" : "(legacy advertising carries at most 31 bytes; --extended-pdu allows more)"))
+            throw Invalid("the beacon does not fit: \(error.reasonDescription) \(longerData(own))")
         }
         return beacon
     }
@@ -470,10 +469,12 @@ public struct BeaconDescription: Sendable, Equatable {
         }
     }
 
-    /// The beacon `fields` describe (the `BeaconFactory` scenarios and control requests use).
+    /// The beacon `fields` describe, with its own `parameters` (the `BeaconFactory` scenarios
+    /// and control requests use).
     /// - Throws: `Invalid` saying what is wrong.
-    @Sendable public static func beacon(fromFields fields: [String: String]) throws -> Beacon {
-        try BeaconDescription(fields: fields).beacon()
+    @Sendable public static func beacon(fromFields fields: [String: String],
+                                        parameters: BeaconParameters = .run) throws -> Beacon {
+        try BeaconDescription(fields: fields).beacon(parameters: parameters)
     }
 
     /// A beacon's fields in the description's keys, from which `init(fields:)` and `beacon()`

@@ -53,7 +53,7 @@ public final class ControlHandler {
     /// - Parameters:
     ///   - makeBeacon: builds a beacon from fields (the `--beacon` keys).
     ///   - fieldsOf: a beacon's fields in those keys (what an update starts from).
-    public init(session: any LiveAdvertising, makeBeacon: @escaping BeaconFactory = BeaconDescription.beacon(fromFields:),
+    public init(session: any LiveAdvertising, makeBeacon: @escaping BeaconFactory = BeaconDescription.beacon(fromFields:parameters:),
                 fieldsOf: @escaping (Beacon) -> [String: String] = BeaconDescription.fields(of:)) {
         self.session = session
         self.makeBeacon = makeBeacon
@@ -163,7 +163,7 @@ public final class ControlHandler {
             let given = try Self.beaconFields(described, what: "add's \"beacon\"")
             if let refusal = Self.fileFields(in: given, command: "add") { throw refusal }
             let (fields, parameters) = try ownParameters(in: given)
-            let beacon = try build(fields)
+            let beacon = try build(fields, parameters)
             let id = try session.add(beacon, parameters: parameters)
             changed?("add", id.rawValue, beacon)
             return ControlReply(id: id.rawValue, beacon: try describe(id.rawValue))
@@ -190,7 +190,7 @@ public final class ControlHandler {
             }
             let beacon: Beacon
             do {
-                beacon = try build(current.merging(changedData) { $1 })
+                beacon = try build(current.merging(changedData) { $1 }, parameters)
             } catch {
                 throw foreignFields(in: changedData, of: now, current: current) ?? error
             }
@@ -306,9 +306,9 @@ public final class ControlHandler {
         return fields
     }
 
-    private func build(_ fields: [String: String]) throws -> Beacon {
+    private func build(_ fields: [String: String], _ parameters: BeaconParameters) throws -> Beacon {
         do {
-            return try makeBeacon(fields)
+            return try makeBeacon(fields, parameters)
         } catch {
             throw Refusal(message: "\(error)")
         }

@@ -325,7 +325,6 @@ public struct ReplayPlan: Sendable {
         for setting in AnyBeaconSetting.all {
             if let value = setting.valueText(own) { fields[setting.key] = value }
         }
-        if entry.advertiser.data.count > AdvertisingData.legacyMaximumLength { fields["extended-pdu"] = "true" }
         // Scannable as captured: its scan response, or an empty one (a passive scan heard none).
         if let response = entry.advertiser.scanResponse, !response.isEmpty {
             fields["scan-response"] = HexText.format(response)
@@ -352,7 +351,8 @@ public struct ReplayPlan: Sendable {
             let fields = Self.fields(of: entry)
             let split = try BeaconDescription.parameters(in: fields)
             beacons.append(Scenario.BeaconDefinition(name: name, fields: split.fields,
-                                                     beacon: try BeaconDescription(fields: split.fields).beacon(),
+                                                     beacon: try BeaconDescription(fields: split.fields)
+                                                        .beacon(parameters: split.parameters),
                                                      parameters: split.parameters))
             var onAir = entry.onAir
             if looping, let first = onAir.first, let last = onAir.last,

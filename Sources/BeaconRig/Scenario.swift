@@ -259,6 +259,8 @@ public struct Scenario: Sendable {
     }
 }
 
-/// Builds a beacon from its fields (the `--beacon KEY=VALUE` keys); throws a message saying
-/// what is wrong. The command line gives the one its options use, so both read fields alike.
-public typealias BeaconFactory = @Sendable (_ fields: [String: String]) throws -> Beacon
+/// Builds a beacon from its data fields (the `--beacon KEY=VALUE` keys) and its own parameters
+/// (`BeaconDescription.parameters(in:)` splits them: `pdu=extended` lets its data be longer);
+/// throws a message saying what is wrong. The command line gives the one its options use, so
+/// both read fields alike.
+public typealias BeaconFactory = @Sendable (_ fields: [String: String], _ parameters: BeaconParameters) throws -> Beacon

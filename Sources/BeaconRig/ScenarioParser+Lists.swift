@@ -57,7 +57,7 @@ extension ScenarioParser {
                 throw fail(entry, "\(what): \(error.message)")
             }
             for member in crowd {
-                beacons.append((try beacon(Dictionary(member.map { ($0.key, $0.value) }) { $1 }, entry, what), parameters))
+                beacons.append((try beacon(Dictionary(member.map { ($0.key, $0.value) }) { $1 }, parameters, entry, what), parameters))
             }
             guard beacons.count <= AdvertisingOptions.maximumBeacons else {
                 throw fail(entry, "\(what): the file's beacons come to \(beacons.count) with its crowds: an emitter "
@@ -84,8 +84,8 @@ extension ScenarioParser {
         reader.layouts = try layouts(top["layouts"])
         for (index, entry) in entries.enumerated() {
             let what = "beacon \(index + 1)"
-            let fields = try reader.split(try reader.beaconFields(entry, what), entry, what).fields
-            guard matches(try reader.beacon(fields, entry, what)), case let .mapping(map) = entry else { continue }
+            let (fields, parameters) = try reader.split(try reader.beaconFields(entry, what), entry, what)
+            guard matches(try reader.beacon(fields, parameters, entry, what)), case let .mapping(map) = entry else { continue }
             let edited = try insertingMeasuredPower(power, into: map, at: entry, what, in: text)
             // The edit must leave a file that reads as before but for the value: else (a value
             // of several lines, say) it is left to the user.

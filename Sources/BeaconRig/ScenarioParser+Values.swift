@@ -186,9 +186,10 @@ extension ScenarioParser {
 
     /// The beacon the fields describe; what the factory refuses is reported at the value it
     /// names (the first field whose key the message mentions), else at the beacon's map.
-    func beacon(_ fields: [String: String], _ node: Node, _ what: String) throws(ScenarioError) -> Beacon {
+    func beacon(_ fields: [String: String], _ parameters: BeaconParameters, _ node: Node, _ what: String)
+        throws(ScenarioError) -> Beacon {
         do {
-            return try makeBeacon(fields)
+            return try makeBeacon(fields, parameters)
         } catch {
             let message = "\(error)"
             let words = Set(message.split { !$0.isLetter && !$0.isNumber && $0 != "-" && $0 != "_" }.map { Self.plain(String($0)) })

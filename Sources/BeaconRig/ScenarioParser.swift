@@ -29,14 +29,14 @@ public struct ScenarioParser {
     ///   - mode: the file's permission bits, where it was read from a file: one others can read
     ///     holds no identity key of its own (`identity-key-file` names one).
     ///   - makeBeacon: builds a beacon from its fields (the command line's own reader).
-    public init(file: String, mode: UInt32?, makeBeacon: @escaping BeaconFactory = BeaconDescription.beacon(fromFields:)) {
+    public init(file: String, mode: UInt32?, makeBeacon: @escaping BeaconFactory = BeaconDescription.beacon(fromFields:parameters:)) {
         self.file = file
         self.mode = mode
         self.makeBeacon = makeBeacon
     }
 
     /// A reader of text that came from no file of its own (its mode unknown).
-    public init(file: String, makeBeacon: @escaping BeaconFactory = BeaconDescription.beacon(fromFields:)) {
+    public init(file: String, makeBeacon: @escaping BeaconFactory = BeaconDescription.beacon(fromFields:parameters:)) {
         self.init(file: file, mode: nil, makeBeacon: makeBeacon)
     }
 
@@ -51,7 +51,7 @@ public struct ScenarioParser {
     /// - Parameter commandsFor: the user who would run the scenario's phone commands (nil: no
     ///   one yet: `run --check`, `--allow-commands`): a file with phones is refused unless that
     ///   user or root owns it and no one else can write it (`commandsRefusal`).
-    public static func load(path: String, makeBeacon: @escaping BeaconFactory = BeaconDescription.beacon(fromFields:),
+    public static func load(path: String, makeBeacon: @escaping BeaconFactory = BeaconDescription.beacon(fromFields:parameters:),
                             allowingAnySSHOption: Bool = false, commandsFor user: UInt32? = nil) throws(ScenarioError) -> Scenario {
         let (text, mode, owner) = try readFile(path)
         var parser = ScenarioParser(file: path, mode: mode, makeBeacon: makeBeacon)
@@ -81,14 +81,14 @@ public struct ScenarioParser {
     /// Reads the beacon list of a configuration file (`--config`, a service's
     /// `/etc/beacon-emit/NAME.yaml`): `beacons:`, a list of maps of beacon fields, each checked
     /// as a scenario's beacons are.
-    public static func loadBeaconList(path: String, makeBeacon: @escaping BeaconFactory = BeaconDescription.beacon(fromFields:))
+    public static func loadBeaconList(path: String, makeBeacon: @escaping BeaconFactory = BeaconDescription.beacon(fromFields:parameters:))
         throws(ScenarioError) -> [Beacon] {
         try loadBeaconEntries(path: path, makeBeacon: makeBeacon).map(\.beacon)
     }
 
     /// Reads the beacon list of a configuration file with each beacon's own interval and TX
     /// power (`interval`, `txPower` beside its fields; `.run` where it has none).
-    public static func loadBeaconEntries(path: String, makeBeacon: @escaping BeaconFactory = BeaconDescription.beacon(fromFields:))
+    public static func loadBeaconEntries(path: String, makeBeacon: @escaping BeaconFactory = BeaconDescription.beacon(fromFields:parameters:))
         throws(ScenarioError) -> [(beacon: Beacon, parameters: BeaconParameters)] {
         try loadConfiguration(path: path, makeBeacon: makeBeacon).entries
     }
@@ -96,7 +96,7 @@ public struct ScenarioParser {
     /// A configuration file read once: its beacons, each with its own parameters, and its
     /// `metrics:` (where the emitter serves its Prometheus metrics: `PORT` or `ADDRESS:PORT`,
     /// as written; nil where it has none).
-    public static func loadConfiguration(path: String, makeBeacon: @escaping BeaconFactory = BeaconDescription.beacon(fromFields:))
+    public static func loadConfiguration(path: String, makeBeacon: @escaping BeaconFactory = BeaconDescription.beacon(fromFields:parameters:))
         throws(ScenarioError) -> (entries: [(beacon: Beacon, parameters: BeaconParameters)], metrics: String?) {
         let (text, mode, _) = try readFile(path)
         let parser = ScenarioParser(file: path, mode: mode, makeBeacon: makeBeacon)
@@ -264,7 +264,7 @@ public struct ScenarioParser {
                 }
                 let (data, parameters) = try split(memberFields, node, "beacon '\(memberName)'")
                 scenario.beacons.append(Scenario.BeaconDefinition(name: memberName, fields: memberFields,
-                                                                  beacon: try beacon(data, node, "beacon '\(memberName)'"),
+                                                                  beacon: try beacon(data, parameters, node, "beacon '\(memberName)'"),
                                                                   parameters: parameters, host: host))
                 names.append(memberName)
             }
@@ -330,8 +330,8 @@ public struct ScenarioParser {
                     var merged = fields[name] ?? [:]
                     merged.merge(changes) { $1 }
                     do {
-                        let (data, _) = try BeaconDescription.parameters(in: merged)
-                        _ = try makeBeacon(data)
+                        let (data, parameters) = try BeaconDescription.parameters(in: merged)
+                        _ = try makeBeacon(data, parameters)
                     } catch {
                         throw ScenarioError(file: file, place: at, message: "update of '\(name)': \(error)")
                     }

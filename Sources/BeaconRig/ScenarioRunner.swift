@@ -134,7 +134,7 @@ public final class ScenarioRunner {
                 do {
                     let split = try BeaconDescription.parameters(in: merged)
                     own = split.parameters
-                    beacon = try makeBeacon(split.fields)
+                    beacon = try makeBeacon(split.fields, own)
                 } catch {
                     throw HostError.unsupported("update of '\(name)': \(error)")
                 }

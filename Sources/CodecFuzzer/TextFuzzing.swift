@@ -71,9 +71,9 @@ enum TextFuzzing {
                 continue
             }
             guard let fields = try? ControlHandler.beaconFields(value, what: "fuzz"),
-                  let (own, _) = try? BeaconDescription.parameters(in: fields),
-                  let beacon = try? BeaconDescription.beacon(fromFields: own) else { continue }
-            let again = try? BeaconDescription.beacon(fromFields: BeaconDescription.fields(of: beacon))
+                  let (own, parameters) = try? BeaconDescription.parameters(in: fields),
+                  let beacon = try? BeaconDescription.beacon(fromFields: own, parameters: parameters) else { continue }
+            let again = try? BeaconDescription.beacon(fromFields: BeaconDescription.fields(of: beacon), parameters: parameters)
             check(again == beacon, "a beacon's fields build the same beacon")
         }
     }

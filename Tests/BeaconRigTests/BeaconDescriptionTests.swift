@@ -39,26 +39,72 @@ import Testing
         #expect(again.advertisingData.bytes == beacon.advertisingData.bytes)
     }
 
-    /// Keys in any spelling, and JSON's or YAML's whole numbers written with a fraction.
     /// A beacon of its own extended PDUs may carry the data they hold, whichever way its keys
-    /// come (`--beacon`, a crowd, the control socket's and a scenario's fields); without them,
-    /// data over 31 bytes is refused, saying both ways to allow it.
+    /// come (`--beacon`, a crowd, the control socket's and a scenario's fields): its parameters
+    /// say so, as the advertisers read them (its own `pdu` first, then the run's `--extended-pdu`,
+    /// or its own Coded PHY); its data fields gain no key for it. Without them, data over 31
+    /// bytes is refused, saying both ways to allow it.
     @Test func aBeaconOfItsOwnExtendedPDUsTakesTheirData() throws {
         let long = "name=x,manufacturer-data=0x0059:" + String(repeating: "AB", count: 35)
         let (beacon, parameters) = try BeaconDescription.beaconAndParameters(specification: long + ",pdu=extended")
-        #expect(beacon.advertisingData.bytes.count > 31 && parameters.pdu == .extended)
+        // Flags (02 01 06), the name (02 09 78), the manufacturer data (26 FF 59 00, 35 bytes).
+        #expect(beacon.advertisingData.bytes.count == 3 + 3 + 4 + 35 && parameters.pdu == .extended)
         #expect(try BeaconDescription.beaconsAndParameters(specification: long + ",pdu=extended").count == 1)
-        let (fields, _) = try BeaconDescription.parameters(in: ["name": "x", "manufacturer-data": "0x0059:" + String(repeating: "AB", count: 35),
-                                                               "pdu": "extended"])
-        #expect(try BeaconDescription.beacon(fromFields: fields).advertisingData.bytes.count > 31)
+        #expect(try BeaconDescription.beaconAndParameters(specification: long + ",phy=coded").beacon == beacon)
+        let (fields, own) = try BeaconDescription.parameters(in: ["name": "x", "manufacturer-data": "0x0059:" + String(repeating: "AB", count: 35),
+                                                                 "pdu": "extended"])
+        #expect(fields.keys.sorted() == ["manufacturer-data", "name"])
+        #expect(try BeaconDescription.beacon(fromFields: fields, parameters: own) == beacon)
+        #expect {
+            try BeaconDescription.beacon(fromFields: fields)
+        } throws: { "\($0)".contains("at most 31 bytes; --extended-pdu, or pdu=extended for the beacon alone, allows more") }
         #expect {
             try BeaconDescription.beaconAndParameters(specification: long)
         } throws: { "\($0)".contains("at most 31 bytes; --extended-pdu, or pdu=extended for the beacon alone, allows more") }
-        #expect(throws: BeaconDescription.Invalid.self) {
-            try BeaconDescription.beaconAndParameters(specification: long + ",pdu=extended,extended-pdu=false")
-        }
+        // The run's extended PDUs (`extended-pdu=true`) carry it, but not to a beacon of legacy PDUs of its own.
+        #expect(try BeaconDescription.beaconAndParameters(specification: long + ",extended-pdu=true").beacon == beacon)
+        #expect {
+            try BeaconDescription.beaconAndParameters(specification: long + ",extended-pdu=true,pdu=legacy")
+        } throws: { "\($0)".hasSuffix("(its pdu=legacy carries at most 31 bytes)") }
     }
 
+    /// A file's beacons read their own PDUs the same way: a scenario's (its update steps checked
+    /// with the beacon's parameters) and a configuration's, a crowd's members too.
+    @Test func aFilesBeaconOfItsOwnExtendedPDUsTakesTheirData() throws {
+        let data = "0x0059:" + String(repeating: "AB", count: 35)
+        let parser = ScenarioParser(file: "rig.yaml")
+        let scenario = try parser.parse("""
+            beacons:
+              long: {name: x, manufacturer-data: "\(data)", pdu: extended}
+            steps:
+              - advertise: long
+              - update: {beacon: long, name: y}
+            """)
+        let long = try #require(scenario.beacon(named: "long"))
+        let length: Int = 3 + 3 + 4 + 35
+        #expect(long.beacon.advertisingData.bytes.count == length)
+        #expect(long.fields["extended-pdu"] == nil)
+        #expect {
+            try parser.parse("""
+                beacons:
+                  long: {name: x, manufacturer-data: "\(data)", pdu: extended}
+                steps:
+                  - advertise: long
+                  - update: {beacon: long, pdu: legacy}
+                """)
+        } throws: { "\($0)".contains("update of 'long'") && "\($0)".hasSuffix("(its pdu=legacy carries at most 31 bytes)") }
+        let entries = try parser.beaconEntries("""
+            beacons:
+              - {uuid: \(Self.uuid), major: 1, minor: 1-2, manufacturer-data: "\(data)", pdu: extended}
+            """)
+        #expect(entries.map(\.parameters.pdu) == [.extended, .extended])
+        #expect(entries.map(\.beacon.advertisingData.bytes.count) == [30 + 39, 30 + 39], "an iBeacon's 30 bytes, the data's 39")
+        #expect {
+            try parser.beaconEntries("beacons:\n  - {name: x, manufacturer-data: \"\(data)\"}\n")
+        } throws: { "\($0)".contains("pdu=extended for the beacon alone, allows more") }
+    }
+
+    /// Keys in any spelling, and JSON's or YAML's whole numbers written with a fraction.
     @Test func keysInAnySpellingAndWholeNumbersWithAFraction() throws {
         let spellings = ["measured-power", "measuredPower", "measured_power"].map { key in
             try? BeaconDescription(fields: ["uuid": Self.uuid, "major": "1", "minor": "2.0", key: "-70"]).beacon()

@@ -146,7 +146,7 @@ final class FakeLive: LiveAdvertising {
         let key = "553C66DA1485E9F78849DE00F2CB178E"
         let eid = try BeaconDescription(specification: "type=eddystone-eid,identity-key=\(key),rotation-exponent=12,clock=4096").beacon()
         let live = FakeLive([eid])
-        let handler = ControlHandler(session: live, makeBeacon: BeaconDescription.beacon(fromFields:))
+        let handler = ControlHandler(session: live, makeBeacon: BeaconDescription.beacon(fromFields:parameters:))
         for fields in [#"{"clock":1000000}"#, #"{"identity-key":"000102030405060708090A0B0C0D0E0F"}"#,
                        #"{"identityKeyFile":"/etc/k"}"#, #"{"rotationExponent":3,"measuredPower":-60}"#] {
             let text = handler.reply(to: #"{"command":"update","id":1,"fields":\#(fields)}"#)
@@ -166,7 +166,7 @@ final class FakeLive: LiveAdvertising {
     /// spelling; nothing is read or added. A key of the client's own, inline, is its business.
     @Test func aClientCannotNameAKeyFile() throws {
         let live = FakeLive([Self.beacon(1)])
-        let handler = ControlHandler(session: live, makeBeacon: BeaconDescription.beacon(fromFields:))
+        let handler = ControlHandler(session: live, makeBeacon: BeaconDescription.beacon(fromFields:parameters:))
         for spelling in ["identity-key-file", "identityKeyFile", "identity_key_file"] {
             let text = handler.reply(to: #"{"command":"add","beacon":"type=eddystone-eid,\#(spelling)=/nonexistent/k,clock=1000000"}"#)
             #expect(text.contains(#""ok":false"#) && text.contains(#"\"\#(spelling)\" names a file, which the emitter would read "#

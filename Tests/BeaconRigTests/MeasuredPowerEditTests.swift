@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
 import AdvertisementCodec
+import BeaconHost
 import BeaconRig
 import Foundation
 import Testing
@@ -8,7 +9,7 @@ import Testing
 /// `calibrate --write`: the measured power put into the matching entry of a configuration
 /// file, changed where it stands or added, the rest of the text untouched.
 @Suite struct MeasuredPowerEditTests {
-    @Sendable static func beacon(_ fields: [String: String]) throws -> Beacon {
+    @Sendable static func beacon(_ fields: [String: String], _: BeaconParameters) throws -> Beacon {
         struct Refused: Error {}
         guard let uuid = fields["uuid"].flatMap(UUID.init(uuidString:)), let major = fields["major"].flatMap(UInt16.init),
               let minor = fields["minor"].flatMap(UInt16.init) else { throw Refused() }

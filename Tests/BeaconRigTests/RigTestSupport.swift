@@ -8,7 +8,7 @@ import Foundation
 
 /// The tests' own beacon factory: iBeacons from uuid, major and minor (the command line's
 /// reader is the CLI's; the parser must work with any).
-@Sendable func testBeacon(_ fields: [String: String]) throws -> Beacon {
+@Sendable func testBeacon(_ fields: [String: String], _ parameters: BeaconParameters = .run) throws -> Beacon {
     struct Refused: Error, CustomStringConvertible { var description: String }
     for key in fields.keys where !["uuid", "major", "minor"].contains(key) { throw Refused(description: "unknown field '\(key)'") }
     guard let text = fields["uuid"], let uuid = UUID(uuidString: text) else { throw Refused(description: "needs a uuid") }

@@ -95,6 +95,23 @@ public struct BeaconParameters: Sendable, Hashable {
     /// The run's parameters.
     public static let run = BeaconParameters()
 
+    /// Whether a beacon with these parameters goes in extended PDUs, where the run's beacons do
+    /// so or not (`runSends`: `--extended-pdu`, data longer than a legacy PDU carries, or the
+    /// Coded PHY): its own `pdu` says; else the run's, or its own PHY being Coded. The one place
+    /// this is decided: the advertisers ask it, and so does what a description lets a beacon's
+    /// data hold (`maximumDataLength(whereTheRunSends:)`).
+    public func sendsExtendedPDUs(whereTheRunSends runSends: Bool) -> Bool {
+        if let pdu { return pdu == .extended }
+        return runSends || phy == .coded
+    }
+
+    /// The most advertising data a beacon with these parameters carries: 251 bytes in extended
+    /// PDUs (`sendsExtendedPDUs(whereTheRunSends:)`), else the 31 of a legacy PDU.
+    public func maximumDataLength(whereTheRunSends runSends: Bool) -> Int {
+        sendsExtendedPDUs(whereTheRunSends: runSends) ? AdvertisingData.extendedPDUMaximumLength
+            : AdvertisingData.legacyMaximumLength
+    }
+
     /// These parameters apart from the address (and its rotation): what a set beacons take
     /// turns on keeps for them all.
     public var apartFromAddress: BeaconParameters {

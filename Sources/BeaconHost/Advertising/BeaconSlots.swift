@@ -140,11 +140,10 @@ final class BeaconSlots {
         return usesExtendedPDUs(with: entries[index].parameters)
     }
 
-    /// Whether a beacon with parameters `own` sends extended PDUs: the one place this is asked.
-    /// Its own `pdu` says; else the run's do, or its own PHY is Coded.
+    /// Whether a beacon with parameters `own` sends extended PDUs here
+    /// (`BeaconParameters.sendsExtendedPDUs(whereTheRunSends:)`).
     func usesExtendedPDUs(with own: BeaconParameters) -> Bool {
-        if let pdu = own.pdu { return pdu == .extended }
-        return extendedPDUs || own.phy == .coded
+        own.sendsExtendedPDUs(whereTheRunSends: extendedPDUs)
     }
 
     /// - Parameters:
