@@ -365,6 +365,29 @@ extension Rig {
                                        + "have: drop --legacy"), "\(legacy.stderr)")
     }
 
+    /// A beacon of its own extended PDUs (`pdu=extended`) carries data over 31 bytes beside a
+    /// beacon of legacy ones of its own (`pdu=legacy`: else the run's data would send it in
+    /// extended ones too), with no `--extended-pdu` for the run: an extended scanner hears its
+    /// bytes exactly, a legacy scanner the other beacon's.
+    @Test(.notUnderEmulation("the CLI's own scan starts seconds late and misses the emitter's 2 s"))
+    func aBeaconOfItsOwnExtendedPDUsCarriesMoreThan31Bytes() throws {
+        let payload = String(repeating: "22", count: 40)
+        // Flags, then the manufacturer data: length 0x2B (type, company, 40 bytes).
+        let long = try HexText.parse("0201062BFF5900" + payload)
+        let short = try HexText.parse("0201061AFF4C000215" + "39ED98FF2900441A802F9C398FC199D2" + "00010002C5")
+        let scanner = try TestScanner(port: port, extended: true)
+        let legacyScanner = try TestScanner(port: port)
+        let emitter = try BackgroundProcess.beaconEmit(["-i", device, "--duration", "2",
+                                                       "--beacon", "uuid=39ED98FF-2900-441A-802F-9C398FC199D2,major=1,minor=2,pdu=legacy",
+                                                       "--beacon", "manufacturer-data=0x0059:\(payload),pdu=extended"])
+        let reports = try scanner.collect(timeout: .seconds(3)) { $0.contains { $0.data == long } }
+        #expect(reports.contains { $0.data == long }, "saw \(reports.map { HexText.format($0.data) })")
+        let legacyHeard = try legacyScanner.collect(timeout: .seconds(1)) { $0.contains { $0.data == short } }
+        #expect(legacyHeard.contains { $0.data == short } && !legacyHeard.contains { $0.data == long },
+                "\(legacyHeard.map { HexText.format($0.data) })")
+        #expect(emitter.wait() == 0, "\(emitter.stderr)")
+    }
+
     /// A scenario's beacon with a scan response: its set is scannable, and an active scanner
     /// gets the scan response exactly.
     @Test func aScenarioBeaconAnswersScans() throws {
