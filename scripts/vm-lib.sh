@@ -2,6 +2,9 @@
 # shellcheck shell=bash
 #
 # What the amd64 VM scripts share (sourced by scripts/vm-test and scripts/vm-systemd-test):
+#   vm_packages               what the VM checks run on (QEMU, the host's kernel, busybox, BlueZ's
+#                             tools...), installed by each script that boots one: steps started
+#                             side by side on a new machine each wait for them (install-deps locks)
 #   vm_kernel SPEC            sets vm_image, vm_version and vm_modules (its lib/modules/VERSION)
 #                             for host, trixie or newest (scripts/vm-kernel)
 #   vm_initramfs DIR MODULE...  puts busybox and the modules named, with what they depend on,
@@ -12,6 +15,12 @@
 #                             boots again, at most VM_BOOT_ATTEMPTS times in all (default 3)
 #   vm_results LOG NAME       prints the VMCHECK and VMINFO lines of LOG, and fails unless the
 #                             checks finished with at least one pass and no failure
+
+vm_packages() {
+    scripts/install-deps qemu-system-x86 linux-image-amd64 busybox-static bluez bluez-test-tools bluez-hcidump cpio \
+        libcap2-bin dbus python3-dbus python3-gi kmod xz-utils zstd
+    scripts/install-deps
+}
 
 vm_kernel() {
     local base
