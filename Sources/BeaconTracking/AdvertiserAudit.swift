@@ -220,10 +220,12 @@ struct AuditRules {
             ?? (specified.map { "\(Self.format($0.ms)) ms (within \(Self.format($0.within)) ms)" } ?? "at most 1 s (common practice: 100 ms to 1 s)")
         let ruleSource = configured != nil ? "the device's configuration" : source
         guard let estimate else {
-            return AuditRule(name: "interval", verdict: .inconclusive,
-                             seen: "\(reportsOnTime) report\(reportsOnTime == 1 ? "" : "s") on time, \(IntervalEstimate.reportsNeeded) needed to estimate"
-                                 + (needed.map { ": listen for about \(Int($0.rounded(.up))) s (--duration)" } ?? ""),
-                             wanted: wanted, source: ruleSource)
+            // Enough on time, and still none: too irregular to count whole periods between them.
+            let seen = reportsOnTime >= IntervalEstimate.reportsNeeded
+                ? "\(reportsOnTime) reports on time, too irregular to count the periods between them: listen again, on a less busy host"
+                : "\(reportsOnTime) report\(reportsOnTime == 1 ? "" : "s") on time, \(IntervalEstimate.reportsNeeded) needed to estimate"
+                    + (needed.map { ": listen for about \(Int($0.rounded(.up))) s (--duration)" } ?? "")
+            return AuditRule(name: "interval", verdict: .inconclusive, seen: seen, wanted: wanted, source: ruleSource)
         }
         let sure = estimate.uncertainty < 0.05 ? "" : ", within \(Self.format(max(0.1, estimate.uncertainty))) ms"
         let timed = estimate.eventsHeard - estimate.lateReads

@@ -158,6 +158,17 @@ public struct IntervalEstimate: Sendable, Hashable {
         // Reports early against every one on time, each on time against the one before: three
         // of them say the ones counted from were all late (the first report among them).
         var early: [Int] = []
+        // Reports late against every one on time, each on time against the one before: three of
+        // them say the advertiser's events moved later (a virtual controller held up by its
+        // host, a controller's clock reset) or the host's delay did; either way a phase of its own.
+        var late: [Int] = []
+        // The longest phase counted so far, where a later one replaced it: the period is counted
+        // within one phase (a constant offset changes no spacing within it).
+        var longest: [Int] = []
+        func newPhase(_ first: [Int]) {
+            if anchors.count > longest.count { longest = anchors }
+            anchors = first
+        }
         for index in 1..<onTime.count {
             var (number, residual) = place(index, after: anchors[anchors.count - 1])
             if residual < -onTimeWithin {
@@ -179,16 +190,32 @@ public struct IntervalEstimate: Sendable, Hashable {
                 }
                 numbers.append(number)
                 if early.count == 3 {
-                    anchors = early
+                    newPhase(early)
                     early = []
                 }
                 continue
             }
             early = []
+            if residual > onTimeWithin {
+                if let last = late.last, abs(place(index, after: last).residual) <= onTimeWithin {
+                    number = place(index, after: last).number
+                    late.append(index)
+                } else {
+                    late = [index]
+                }
+                numbers.append(number)
+                if late.count == 3 {
+                    newPhase(late)
+                    late = []
+                }
+                continue
+            }
+            late = []
             numbers.append(number)
-            if abs(residual) <= onTimeWithin { anchors.append(index) }
+            anchors.append(index)
         }
-        guard anchors.count >= 2, numbers[anchors[anchors.count - 1]] > 0 else { return nil }
+        if longest.count > anchors.count { anchors = longest }
+        guard anchors.count >= 2, numbers[anchors[anchors.count - 1]] > numbers[anchors[0]] else { return nil }
         // Nine steps in ten between reports on time a multiple of two (or three): the period is that
         // multiple of the base (a beacon heard at every second event cannot be told from one
         // advertising half as often; the evidence says the longer).
@@ -204,10 +231,12 @@ public struct IntervalEstimate: Sendable, Hashable {
         }
         var first = anchors[0], last = anchors[anchors.count - 1]
         var eventPeriod = (onTime[last] - onTime[first]) * 1000 / Double(numbers[last] - numbers[first])
+        // The first few and the last few, apart (with fewer than ten, each half).
+        let ends = min(5, anchors.count / 2)
         for _ in 0..<2 {
             let start = first
-            let head = residuals(anchors.prefix(5), from: start, period: eventPeriod)
-            let tail = residuals(anchors.suffix(5), from: start, period: eventPeriod)
+            let head = residuals(anchors.prefix(ends), from: start, period: eventPeriod)
+            let tail = residuals(anchors.suffix(ends), from: start, period: eventPeriod)
             first = head.min { $0.residual < $1.residual }!.index
             last = tail.min { $0.residual < $1.residual }!.index
             guard numbers[last] > numbers[first] else { return nil }
@@ -219,7 +248,7 @@ public struct IntervalEstimate: Sendable, Hashable {
             let values = residuals(slice, from: first, period: eventPeriod).map(\.residual)
             return (values.max() ?? 0) - (values.min() ?? 0)
         }
-        uncertainty = (scatter(anchors.prefix(5)) + scatter(anchors.suffix(5))) / Double(numbers[last] - numbers[first])
+        uncertainty = (scatter(anchors.prefix(ends)) + scatter(anchors.suffix(ends))) / Double(numbers[last] - numbers[first])
         let single = zip(onTime.indices.dropFirst(), onTime.indices).filter { numbers[$0] - numbers[$1] == 1 }
             .map { (onTime[$0] - onTime[$1]) * 1000 }.sorted()
         // A uniform delay over width w: the single spacings' 10th to 90th percentile is 0.8 w.
