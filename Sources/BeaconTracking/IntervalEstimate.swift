@@ -155,13 +155,12 @@ public struct IntervalEstimate: Sendable, Hashable {
             let number = numbers[anchor] + max(1, Int((elapsed / base).rounded()))
             return (number, elapsed - Double(number - numbers[anchor]) * base)
         }
-        // Reports early against every one on time, each on time against the one before: three
-        // of them say the ones counted from were all late (the first report among them).
-        var early: [Int] = []
-        // Reports late against every one on time, each on time against the one before: three of
-        // them say the advertiser's events moved later (a virtual controller held up by its
-        // host, a controller's clock reset) or the host's delay did; either way a phase of its own.
-        var late: [Int] = []
+        // Reports off the count against every one on time, on one side, each on time against the
+        // one before: three in a row start a phase of their own. Early ones say the ones counted
+        // from were all late (the first report among them); late ones say the advertiser's events
+        // moved later (a virtual controller held up by its host, a controller's clock reset) or
+        // the host's delay did.
+        var off: (early: Bool, run: [Int]) = (false, [])
         // The longest phase counted so far, where a later one replaced it: the period is counted
         // within one phase (a constant offset changes no spacing within it).
         var longest: [Int] = []
@@ -181,36 +180,23 @@ public struct IntervalEstimate: Sendable, Hashable {
                     break
                 }
             }
-            if residual < -onTimeWithin {
-                if let last = early.last, abs(place(index, after: last).residual) <= onTimeWithin {
-                    number = place(index, after: last).number
-                    early.append(index)
+            let early = residual < -onTimeWithin
+            if early || residual > onTimeWithin {
+                if off.early == early, let last = off.run.last, case let joined = place(index, after: last),
+                   abs(joined.residual) <= onTimeWithin {
+                    number = joined.number
+                    off.run.append(index)
                 } else {
-                    early = [index]
+                    off = (early, [index])
                 }
                 numbers.append(number)
-                if early.count == 3 {
-                    newPhase(early)
-                    early = []
+                if off.run.count == 3 {
+                    newPhase(off.run)
+                    off.run = []
                 }
                 continue
             }
-            early = []
-            if residual > onTimeWithin {
-                if let last = late.last, abs(place(index, after: last).residual) <= onTimeWithin {
-                    number = place(index, after: last).number
-                    late.append(index)
-                } else {
-                    late = [index]
-                }
-                numbers.append(number)
-                if late.count == 3 {
-                    newPhase(late)
-                    late = []
-                }
-                continue
-            }
-            late = []
+            off.run = []
             numbers.append(number)
             anchors.append(index)
         }
